@@ -1,0 +1,55 @@
+# nova — build, run, test, lint, bench, fuzz.
+GO        ?= go
+BIN       ?= bin/nova
+WORKSPACE ?= $(CURDIR)/playground
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+FUZZTIME  ?= 10s
+BENCHTIME ?= 1s
+
+.PHONY: all build run test vet fmt-check lint bench fuzz golden clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/nova
+
+## run: build nova and open the TUI on $(WORKSPACE) (created from the built-in defaults if missing)
+run: build
+	@mkdir -p "$(WORKSPACE)"
+	@./$(BIN) init "$(WORKSPACE)" >/dev/null
+	./$(BIN) --workspace "$(WORKSPACE)"
+
+## test: the whole suite (formatting, vet, race-enabled tests, the engine's import rule)
+test: fmt-check vet
+	$(GO) test -race -count=1 -timeout 12m ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './playground/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## lint: golangci-lint v2, pinned through the tool directive in go.mod
+lint:
+	$(GO) tool golangci-lint run ./...
+
+## bench: every benchmark (targets are in each package's benchmarks; figures go in issue notes)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## fuzz: run every fuzz target for $(FUZZTIME)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+## golden: rewrite the TUI golden files after an intended change
+golden:
+	$(GO) test ./tui/... -update
+
+clean:
+	rm -rf bin

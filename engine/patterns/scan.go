@@ -1,0 +1,371 @@
+package patterns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// maxLinkHops bounds symlink chains (Linux uses 40 too).
+const maxLinkHops = 40
+
+// ScanOptions tunes Scan and ScanFS.
+type ScanOptions struct {
+	// Parse is passed to Parse for every file (Split, MaxSize).
+	Parse ParseOptions
+	// Workers is the number of files parsed in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called with (0, total) once the tree is listed and then after
+	// every file with the number of files finished. It is called from the goroutine that called
+	// Scan, never concurrently, with done increasing by one each time.
+	Progress func(done, total int)
+}
+
+// SkippedFile is a *.md file that was deliberately not parsed (a meta file).
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// FileError is a *.md file (or an unreadable directory) that could not be turned into a Doc.
+type FileError struct {
+	Path string `json:"path"`
+	// Line is the 1-based line the problem is on, 0 when not tied to a line.
+	Line   int    `json:"line,omitempty"`
+	Reason string `json:"reason"`
+	// Err wraps a sentinel (ErrEmpty, ErrBinary, ErrSymlinkEscape, …) for errors.Is.
+	Err error `json:"-"`
+}
+
+// Counts summarises a scan. When the scan finished, Parsed+Skipped+Errors == Total.
+type Counts struct {
+	Total   int `json:"total"`
+	Parsed  int `json:"parsed"`
+	Skipped int `json:"skipped"`
+	Errors  int `json:"errors"`
+}
+
+// ScanResult holds every file's outcome, each list sorted by path.
+type ScanResult struct {
+	Docs    []Doc         `json:"docs"`
+	Skipped []SkippedFile `json:"skipped"`
+	Errors  []FileError   `json:"errors"`
+	Counts  Counts        `json:"counts"`
+}
+
+// IsMetaFile reports library bookkeeping files that are not patterns: README.md, INDEX.md,
+// KIRO-*.md and EXTRACTION-*.md, case-insensitively, in any folder.
+func IsMetaFile(name string) bool {
+	base := strings.ToUpper(path.Base(strings.ReplaceAll(name, "\\", "/")))
+	if !strings.HasSuffix(base, ".MD") {
+		return false
+	}
+	return base == "README.MD" || base == "INDEX.MD" ||
+		strings.HasPrefix(base, "KIRO-") || strings.HasPrefix(base, "EXTRACTION-")
+}
+
+func isMarkdown(name string) bool { return strings.EqualFold(path.Ext(name), ".md") }
+
+// Scan parses every *.md file under the directory root (see ScanFS). The tree is opened with
+// os.OpenRoot, so no path or symlink can reach outside root even if the tree changes during
+// the scan. A missing or unreadable root is the returned error; problems with single files
+// are in the result.
+func Scan(ctx context.Context, root string, opts ScanOptions) (ScanResult, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("scan patterns: %w", err)
+	}
+	if !st.IsDir() {
+		return ScanResult{}, fmt.Errorf("scan patterns: %s: not a directory", root)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("scan patterns: %w", err)
+	}
+	defer r.Close()
+	return ScanFS(ctx, r.FS(), opts)
+}
+
+type candidate struct {
+	path string
+	mode fs.FileMode
+}
+
+type outcome struct {
+	done    bool
+	doc     Doc
+	skipped string
+	err     *FileError
+}
+
+// ScanFS parses every *.md file (case-insensitive extension) in fsys, e.g. an embed.FS.
+//
+//   - Directories whose name starts with "." are not entered; symlinked directories are not
+//     followed.
+//   - Meta files (IsMetaFile) are reported in Skipped.
+//   - A symlinked *.md file is followed only when its target stays inside fsys; this needs fsys
+//     to implement fs.ReadLinkFS (os.DirFS and os.Root.FS do), otherwise it is refused too.
+//   - Every other problem (empty, binary, too large, bad front matter, …) is a FileError and
+//     the scan goes on.
+//
+// On cancellation ScanFS returns what it finished together with ctx.Err().
+func ScanFS(ctx context.Context, fsys fs.FS, opts ScanOptions) (ScanResult, error) {
+	var (
+		cands   []candidate
+		walkErr []FileError
+	)
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			walkErr = append(walkErr, FileError{Path: p, Reason: "cannot read: " + errText(err), Err: err})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if isMarkdown(d.Name()) {
+			cands = append(cands, candidate{path: p, mode: d.Type()})
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ScanResult{}, ctx.Err()
+		}
+		return ScanResult{}, fmt.Errorf("scan patterns: %w", err)
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].path < cands[j].path })
+
+	total := len(cands) + len(walkErr)
+	if opts.Progress != nil {
+		opts.Progress(0, total)
+	}
+	results := make([]outcome, len(cands))
+	done := len(walkErr)
+	if opts.Progress != nil && done > 0 {
+		opts.Progress(done, total)
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(cands)))
+	jobs := make(chan int)
+	finished := make(chan int, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				if ctx.Err() != nil {
+					continue // drain without work; the feeder stops soon
+				}
+				results[i] = scanOne(fsys, cands[i], opts.Parse)
+				finished <- i
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for i := range cands {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	for range finished {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+
+	res := ScanResult{Errors: walkErr}
+	for _, o := range results {
+		switch {
+		case !o.done:
+		case o.err != nil:
+			res.Errors = append(res.Errors, *o.err)
+		case o.skipped != "":
+			res.Skipped = append(res.Skipped, SkippedFile{Path: o.doc.SourceFile, Reason: o.skipped})
+		default:
+			res.Docs = append(res.Docs, o.doc)
+		}
+	}
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	res.Counts = Counts{Total: total, Parsed: len(res.Docs), Skipped: len(res.Skipped), Errors: len(res.Errors)}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// scanOne classifies, reads and parses one candidate.
+func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
+	if IsMetaFile(c.path) {
+		return outcome{done: true, doc: Doc{SourceFile: c.path}, skipped: "meta file (README/INDEX/KIRO-*/EXTRACTION-*), not a pattern"}
+	}
+	fail := func(line int, err error) outcome {
+		fe := &FileError{Path: c.path, Line: line, Err: err, Reason: errText(err)}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			if pe.Path == "" {
+				pe.Path = c.path
+			}
+			fe.Line, fe.Reason = pe.Line, pe.Reason()
+		}
+		return outcome{done: true, err: fe}
+	}
+	data, err := readCandidate(fsys, c, popts.maxSize())
+	if err != nil {
+		return fail(0, err)
+	}
+	doc, err := Parse(c.path, data, popts)
+	if err != nil {
+		return fail(0, err)
+	}
+	return outcome{done: true, doc: doc}
+}
+
+// readCandidate reads a regular file (or a symlink to one inside fsys) of at most maxSize bytes.
+func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
+	name := c.path
+	switch {
+	case c.mode&fs.ModeSymlink != 0:
+		target, info, err := resolveLink(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		if !info.Mode().IsRegular() {
+			return nil, &ParseError{Err: ErrNotRegular, Detail: "symlink target " + target + " is " + modeName(info.Mode())}
+		}
+		name = target
+	case c.mode&fs.ModeType != 0:
+		return nil, &ParseError{Err: ErrNotRegular, Detail: modeName(c.mode)}
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &ParseError{Err: ErrNotRegular, Detail: modeName(st.Mode())}
+	}
+	if st.Size() > maxSize {
+		return nil, &ParseError{Err: ErrTooLarge, Detail: fmt.Sprintf("%d bytes, limit %d", st.Size(), maxSize)}
+	}
+	// The limit also holds when the file grows between Stat and Read.
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return data, nil
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a regular file"
+}
+
+// resolveLink resolves name, a symlink inside fsys, component by component (like realpath),
+// refusing absolute targets and any ".." that climbs above the root. It returns the resolved
+// path and its Lstat info.
+func resolveLink(fsys fs.FS, name string) (string, fs.FileInfo, error) {
+	if _, ok := fsys.(fs.ReadLinkFS); !ok {
+		return "", nil, &ParseError{Err: ErrSymlinkEscape, Detail: "cannot verify the symlink target on this file system"}
+	}
+	pending := strings.Split(name, "/")
+	var (
+		done []string
+		info fs.FileInfo
+		hops int
+	)
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", nil, &ParseError{Err: ErrSymlinkEscape, Detail: "target climbs above the root"}
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := path.Join(path.Join(done...), c)
+		fi, err := fs.Lstat(fsys, cur)
+		if err != nil {
+			return "", nil, fmt.Errorf("resolve symlink: %w", err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, c)
+			info = fi
+			continue
+		}
+		hops++
+		if hops > maxLinkHops {
+			return "", nil, &ParseError{Err: ErrSymlinkLoop}
+		}
+		target, err := fs.ReadLink(fsys, cur)
+		if err != nil {
+			return "", nil, fmt.Errorf("resolve symlink: %w", err)
+		}
+		if target == "" || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "\\") || len(target) >= 2 && target[1] == ':' {
+			return "", nil, &ParseError{Err: ErrSymlinkEscape, Detail: fmt.Sprintf("absolute target %q", target)}
+		}
+		pending = append(strings.Split(target, "/"), pending...)
+	}
+	if len(done) == 0 || info == nil {
+		return "", nil, &ParseError{Err: ErrNotRegular, Detail: "symlink resolves to the root directory"}
+	}
+	return path.Join(done...), info, nil
+}

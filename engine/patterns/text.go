@@ -1,0 +1,260 @@
+package patterns
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxDescriptionRunes is the longest Description (and section description) Parse produces.
+const MaxDescriptionRunes = 500
+
+// maxTagRunes bounds tags made from headings; longer ones are cut at a hyphen.
+const maxTagRunes = 48
+
+var (
+	reImage     = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
+	reLink      = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
+	reRefLink   = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
+	reAutolink  = regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`)
+	reBreakTag  = regexp.MustCompile(`(?i)<br\s*/?>`)
+	reStrong    = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
+	reEmStar    = regexp.MustCompile(`(^|[^\w*])\*(\S(?:[^*]*?\S)?)\*`)
+	reEmUnder   = regexp.MustCompile(`(^|[^\w_])_(\S(?:[^_]*?\S)?)_($|[^\w_])`)
+	reStrike    = regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`)
+	reEscape    = regexp.MustCompile("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
+	reSpaces    = regexp.MustCompile(`\s+`)
+	reFieldLine = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$`)
+)
+
+// cleanInline turns one piece of inline markdown into plain text: links and images keep their
+// text, emphasis and code markers are removed, whitespace collapses to single spaces.
+func cleanInline(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = reImage.ReplaceAllString(s, "$1")
+	s = reLink.ReplaceAllString(s, "$1")
+	s = reRefLink.ReplaceAllString(s, "$1")
+	s = reAutolink.ReplaceAllString(s, "$1")
+	s = reBreakTag.ReplaceAllString(s, " ")
+	// Code spans keep their content verbatim (`__proto__` must not lose its underscores), and
+	// emphasis around a code span (**`useMemo`**) must still pair up: spans are swapped for
+	// private-use placeholders while emphasis is removed, then put back.
+	var (
+		b     strings.Builder
+		spans []string
+	)
+	for s != "" {
+		open := strings.IndexByte(s, '`')
+		if open < 0 {
+			b.WriteString(s)
+			break
+		}
+		n := 1
+		for open+n < len(s) && s[open+n] == '`' {
+			n++
+		}
+		end := indexRun(s[open+n:], s[open:open+n])
+		if end < 0 {
+			b.WriteString(s[:open+n])
+			s = s[open+n:]
+			continue
+		}
+		b.WriteString(s[:open])
+		b.WriteString(placeholder(len(spans)))
+		spans = append(spans, strings.TrimSpace(s[open+n:open+n+end]))
+		s = s[open+n+end+n:]
+	}
+	out := cleanEmphasis(b.String())
+	if len(spans) > 0 {
+		pairs := make([]string, 0, 2*len(spans))
+		for i, sp := range spans {
+			pairs = append(pairs, placeholder(i), sp)
+		}
+		out = strings.NewReplacer(pairs...).Replace(out)
+	}
+	out = strings.TrimSuffix(strings.TrimSpace(out), "\\") // hard line break marker
+	return strings.TrimSpace(reSpaces.ReplaceAllString(out, " "))
+}
+
+// placeholder is a token of private-use runes standing for the i-th code span.
+func placeholder(i int) string {
+	return "\uE000" + strconv.Itoa(i) + "\uE001"
+}
+
+func cleanEmphasis(s string) string {
+	s = reStrong.ReplaceAllString(s, "$2")
+	s = reEmStar.ReplaceAllString(s, "$1$2")
+	s = reEmUnder.ReplaceAllString(s, "$1$2$3")
+	s = reStrike.ReplaceAllString(s, "$1")
+	return reEscape.ReplaceAllString(s, "$1")
+}
+
+// indexRun finds a backtick run of exactly len(run) backticks in s.
+func indexRun(s, run string) int {
+	off := 0
+	for {
+		i := strings.Index(s[off:], run)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		j := i + len(run)
+		if (i == 0 || s[i-1] != '`') && (j == len(s) || s[j] != '`') {
+			return i
+		}
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		off = j
+	}
+}
+
+// truncateWords cuts s to at most maxRunes runes, on a word boundary, ending in "…" when cut.
+func truncateWords(s string, maxRunes int) string {
+	if utf8.RuneCountInString(s) <= maxRunes {
+		return s
+	}
+	if maxRunes <= 1 {
+		return "…"
+	}
+	// Byte offset of the first rune that no longer fits once "…" is appended.
+	cut := len(s)
+	count := 0
+	for i := range s {
+		if count == maxRunes-1 {
+			cut = i
+			break
+		}
+		count++
+	}
+	head := s[:cut]
+	// Back up to the last space when the cut falls inside a word.
+	if cut < len(s) && !unicode.IsSpace(rune(s[cut])) {
+		if sp := strings.LastIndexFunc(head, unicode.IsSpace); sp > 0 {
+			head = head[:sp]
+		}
+	}
+	head = strings.TrimRightFunc(head, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == ';' || r == ':' || r == '-' || r == '—'
+	})
+	return head + "…"
+}
+
+// kebab lowercases s and joins runs of letters and digits with single hyphens. Apostrophes are
+// dropped first so that "Don't" becomes "dont", not "don-t".
+func kebab(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	dash := false
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '’' || r == '`':
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// clipTag shortens a long kebab tag at a hyphen so it stays at most maxTagRunes runes.
+func clipTag(t string) string {
+	if utf8.RuneCountInString(t) <= maxTagRunes {
+		return t
+	}
+	runes := []rune(t)
+	cut := string(runes[:maxTagRunes])
+	if i := strings.LastIndexByte(cut, '-'); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.Trim(cut, "-")
+}
+
+// slug is GitHub's heading anchor rule: lowercase, drop everything that is not a letter, digit,
+// space, hyphen or underscore, then spaces become hyphens.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(cleanInline(s)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// humanize turns a file name into a title: "use-local_storage.md" → "Use Local Storage".
+func humanize(name string) string {
+	name = strings.TrimSuffix(name, pathExt(name))
+	name = stripNumericPrefix(name)
+	words := strings.FieldsFunc(name, func(r rune) bool {
+		return r == '-' || r == '_' || r == '.' || unicode.IsSpace(r)
+	})
+	for i, w := range words {
+		r, size := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + w[size:]
+	}
+	return strings.Join(words, " ")
+}
+
+func pathExt(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[i:]
+	}
+	return ""
+}
+
+// stripNumericPrefix removes an ordering prefix such as "01-", "7_" or "12. ".
+func stripNumericPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return s
+	}
+	j := i
+	for j < len(s) && (s[j] == '-' || s[j] == '_' || s[j] == '.' || s[j] == ' ') {
+		j++
+	}
+	if j == i || j == len(s) {
+		return s // "2fa" or "01-" keep their digits
+	}
+	return s[j:]
+}
+
+// fieldLine parses a `**Field:** value` (or `**Field**: value`) line. The key is lowercased.
+func fieldLine(s string) (key, value string, ok bool) {
+	m := reFieldLine.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", false
+	}
+	key = strings.ToLower(strings.TrimSpace(m[1]))
+	if key == "" {
+		return "", "", false
+	}
+	return key, strings.TrimSpace(m[2]), true
+}
+
+// wordCount counts space-separated words that contain a letter or digit.
+func wordCount(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,454 @@
+package textindex
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxTokenLen bounds a token in bytes. Longer runs of letters are hashes, base64 blobs or
+// minified code; they are dropped rather than indexed.
+const maxTokenLen = 64
+
+// Character classes of the tokenizer.
+const (
+	clsSep uint8 = iota
+	clsLower
+	clsUpper
+	clsDigit
+	clsUnder
+	clsMark // combining mark: part of a word, dropped from the output
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clsLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clsUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clsDigit
+	}
+	t['_'] = clsUnder
+	return t
+}()
+
+// runeClass classifies a rune; non-letters and non-digits are separators.
+func runeClass(r rune) uint8 {
+	if r < utf8.RuneSelf {
+		return asciiClass[r]
+	}
+	switch {
+	case unicode.Is(unicode.Mn, r):
+		return clsMark
+	case unicode.IsUpper(r):
+		return clsUpper
+	case unicode.IsLetter(r):
+		return clsLower // lowercase, titlecase and caseless letters
+	case unicode.IsDigit(r):
+		return clsDigit
+	}
+	return clsSep
+}
+
+// foldTable maps lowercase Latin letters with diacritics to their ASCII base, so that "café"
+// and "cafe" are the same token. (golang.org/x/text would do full Unicode normalisation, but
+// this package is limited to the standard library and Latin text is what shows up in code.)
+var foldTable = func() (t [0x250]string) {
+	pairs := []string{
+		"àáâãäåāăą", "a", "çćĉċč", "c", "ďđð", "d", "èéêëēĕėęě", "e", "ĝğġģ", "g",
+		"ĥħ", "h", "ìíîïĩīĭįı", "i", "ĵ", "j", "ķ", "k", "ĺļľŀł", "l", "ñńņňŉ", "n",
+		"òóôõöøōŏő", "o", "ŕŗř", "r", "śŝşšș", "s", "ţťŧț", "t", "ùúûüũūŭůűų", "u",
+		"ŵ", "w", "ýÿŷ", "y", "źżž", "z", "ß", "ss", "æ", "ae", "œ", "oe", "þ", "th", "ĳ", "ij",
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		for _, r := range pairs[i] {
+			t[r] = pairs[i+1]
+		}
+	}
+	return t
+}()
+
+// appendFolded appends the lowercase, accent-folded form of r.
+func appendFolded(b []byte, r rune) []byte {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return append(b, byte(r))
+	}
+	r = unicode.ToLower(r)
+	if r < rune(len(foldTable)) && foldTable[r] != "" {
+		return append(b, foldTable[r]...)
+	}
+	return utf8.AppendRune(b, r)
+}
+
+// tokenizer splits text into lowercase, accent-folded surface tokens. A run of letters,
+// digits and underscores is one identifier; it is split on underscores and on case changes
+// (companyId → company, id; HTTPServer → http, server) and, when it has several parts, the
+// joined form is emitted as well (companyid, httpserver), so user_id and userId meet.
+// Letter–digit changes do not split (i18n, utf8, oauth2). Tokens shorter than two bytes or
+// longer than maxTokenLen are dropped. The zero value is ready to use; it is not safe for
+// concurrent use.
+type tokenizer struct {
+	part []byte
+	comp []byte
+}
+
+// each calls emit for every token of s. The slice passed to emit is valid only during the call.
+func (tz *tokenizer) each(s string, emit func(tok []byte)) {
+	n := len(s)
+	i := 0
+	for i < n {
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiClass[c] == clsSep {
+				i++
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if runeClass(r) == clsSep {
+				i += size
+				continue
+			}
+		}
+		start := i
+		simple := true // only ASCII lowercase letters and digits
+		for i < n {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				cl := asciiClass[c]
+				if cl == clsSep {
+					break
+				}
+				if cl == clsUpper || cl == clsUnder {
+					simple = false
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if runeClass(r) == clsSep {
+				break
+			}
+			simple = false
+			i += size
+		}
+		run := s[start:i]
+		if simple {
+			if len(run) >= 2 && len(run) <= maxTokenLen {
+				tz.part = append(tz.part[:0], run...)
+				emit(tz.part)
+			}
+			continue
+		}
+		tz.split(run, emit)
+	}
+}
+
+// split handles an identifier run that has capitals, underscores or non-ASCII letters.
+func (tz *tokenizer) split(run string, emit func(tok []byte)) {
+	tz.part = tz.part[:0]
+	tz.comp = tz.comp[:0]
+	parts := 0
+	prev := clsSep
+	for j := 0; j < len(run); {
+		r, size := rune(run[j]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(run[j:])
+		}
+		cl := runeClass(r)
+		j += size
+		switch cl {
+		case clsMark:
+			continue
+		case clsUnder:
+			parts += tz.flush(emit)
+			prev = clsSep
+			continue
+		case clsUpper:
+			boundary := prev == clsLower || prev == clsDigit
+			if !boundary && prev == clsUpper && j < len(run) {
+				// "HTTPServer": the last capital before a lowercase letter starts a new part.
+				nr, _ := utf8.DecodeRuneInString(run[j:])
+				boundary = runeClass(nr) == clsLower
+			}
+			if boundary {
+				parts += tz.flush(emit)
+			}
+		}
+		prev = cl
+		// Keep buffers bounded on pathological input; anything past maxTokenLen is dropped anyway.
+		if len(tz.part) <= maxTokenLen {
+			tz.part = appendFolded(tz.part, r)
+		}
+		if len(tz.comp) <= maxTokenLen {
+			tz.comp = appendFolded(tz.comp, r)
+		}
+	}
+	parts += tz.flush(emit)
+	if parts >= 2 && len(tz.comp) >= 2 && len(tz.comp) <= maxTokenLen {
+		emit(tz.comp)
+	}
+}
+
+// flush emits the current part and reports whether it was non-empty.
+func (tz *tokenizer) flush(emit func(tok []byte)) int {
+	if len(tz.part) == 0 {
+		return 0
+	}
+	if len(tz.part) >= 2 && len(tz.part) <= maxTokenLen {
+		emit(tz.part)
+	}
+	tz.part = tz.part[:0]
+	return 1
+}
+
+// stopWords are dropped from documents and queries. Words that carry meaning in programming
+// rules ("new", "null", "use", "get", "set") are deliberately kept.
+var stopWords = func() map[string]struct{} {
+	words := []string{
+		"about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+		"are", "aren", "as", "at", "be", "because", "been", "before", "being", "below",
+		"between", "both", "but", "by", "can", "cannot", "could", "couldn", "did", "didn",
+		"do", "does", "doesn", "doing", "don", "down", "during", "each", "eg", "etc", "few",
+		"for", "from", "further", "had", "hadn", "has", "hasn", "have", "haven", "having",
+		"he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "ie", "if",
+		"in", "into", "is", "isn", "it", "its", "itself", "just", "ll", "may", "me", "might",
+		"more", "most", "must", "my", "myself", "no", "nor", "not", "now", "of", "off", "on",
+		"once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "re",
+		"same", "shall", "she", "should", "shouldn", "so", "some", "such", "than", "that",
+		"the", "their", "theirs", "them", "themselves", "then", "there", "these", "they",
+		"this", "those", "through", "to", "too", "under", "until", "up", "upon", "us", "ve",
+		"very", "via", "was", "wasn", "we", "were", "weren", "what", "when", "where", "which",
+		"while", "who", "whom", "why", "will", "with", "won", "would", "wouldn", "you",
+		"your", "yours", "yourself", "yourselves",
+	}
+	m := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+func isStopWord(tok []byte) bool {
+	_, ok := stopWords[string(tok)]
+	return ok
+}
+
+// Phrase compounds: "log in", "logged out", "sign up" ... are also indexed as login, logout,
+// signup, so that prose and identifiers meet and the auth synonyms apply. A head is a stem,
+// a tail a stop word that follows it directly.
+const (
+	headLog = 1 + iota
+	headSign
+)
+
+const (
+	tailIn = 1 + iota
+	tailOut
+	tailUp
+	tailOn
+)
+
+var phraseTerms = [3][5]string{
+	headLog:  {tailIn: "login", tailOut: "logout", tailOn: "logon"},
+	headSign: {tailIn: "signin", tailOut: "signout", tailUp: "signup", tailOn: "signon"},
+}
+
+func headCode(term []byte) uint8 {
+	switch string(term) {
+	case "log":
+		return headLog
+	case "sign":
+		return headSign
+	}
+	return 0
+}
+
+func tailCode(tok []byte) uint8 {
+	switch string(tok) {
+	case "in":
+		return tailIn
+	case "out":
+		return tailOut
+	case "up":
+		return tailUp
+	case "on":
+		return tailOn
+	}
+	return 0
+}
+
+// tokInfo is what the analyzer knows about one surface token.
+type tokInfo struct {
+	stop bool
+	head uint8 // phrase head code of the stem, 0 if none
+	tail uint8 // phrase tail code of a stop word, 0 if none
+}
+
+// normalize turns a surface token into its index term, written to dst[:0]. For a stop word
+// the returned term is empty.
+func normalize(dst, tok []byte) ([]byte, tokInfo) {
+	if isStopWord(tok) {
+		return dst[:0], tokInfo{stop: true, tail: tailCode(tok)}
+	}
+	dst = stem(append(dst[:0], tok...))
+	return dst, tokInfo{head: headCode(dst)}
+}
+
+// phraseState tracks the previous token for phrase compounds.
+type phraseState struct{ head uint8 }
+
+// next records a token and returns the phrase compound it completes, if any.
+func (p *phraseState) next(info tokInfo) string {
+	prev := p.head
+	p.head = info.head
+	if prev != 0 && info.tail != 0 {
+		return phraseTerms[prev][info.tail]
+	}
+	return ""
+}
+
+// Analyze returns the index terms of text in order: lowercased, accent-folded, identifiers
+// split (and joined), stop words removed, stemmed, with phrase compounds such as "login" for
+// "logged in". It is the same analysis the [Index] applies to documents and queries (queries
+// are then expanded with synonyms). It never panics and always returns valid UTF-8.
+func Analyze(text string) []string {
+	var (
+		tz     tokenizer
+		buf    []byte
+		phrase phraseState
+		out    []string
+	)
+	tz.each(text, func(tok []byte) {
+		var info tokInfo
+		buf, info = normalize(buf, tok)
+		if !info.stop {
+			out = append(out, string(buf))
+		}
+		if p := phrase.next(info); p != "" {
+			out = append(out, p)
+		}
+	})
+	return out
+}
+
+// stemIrregular covers common words the suffix rules get wrong.
+var stemIrregular = map[string]string{
+	"used": "use", "using": "use", "embed": "embed", "indices": "index", "vertices": "vertex",
+	"children": "child", "data": "data", "news": "news", "series": "series", "status": "status",
+}
+
+type suffixRule struct {
+	suf, rep string
+	min      int // minimum length of the result
+	undouble bool
+}
+
+// derivational suffixes, first match wins.
+var derivRules = []suffixRule{
+	{"ization", "ize", 4, false},
+	{"isation", "ise", 4, false},
+	{"ational", "ate", 4, false},
+	{"ation", "ate", 4, false},
+	{"ator", "ate", 4, false},
+	{"ment", "", 4, false},
+	{"ness", "", 3, false},
+	{"ity", "", 4, false},
+	{"ly", "", 4, false},
+	{"er", "", 4, true},
+}
+
+// stem is a light English stemmer, hand-written because go.mod pins no stemming library
+// (no snowball/porter package) and only the standard library may be used. It applies, in
+// order: Harman's S-stemmer for plurals; -ed/-ing (with undoubling: logging → log); one
+// derivational suffix (-ization, -ation, -ator, -ment, -ness, -ity, -ly, -er); and a final
+// -e (so cache/cached/caching all become "cach"). It is conflation for retrieval, not
+// linguistics: stems need not be words, they only need to agree between documents and
+// queries. Only ASCII-letter words of four or more letters are touched. It works in place.
+func stem(b []byte) []byte {
+	if len(b) < 4 || len(b) > maxTokenLen {
+		return b
+	}
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return b // digits, non-ASCII: i18n, utf8, café
+		}
+	}
+	if s, ok := stemIrregular[string(b)]; ok {
+		return append(b[:0], s...)
+	}
+	// 1. Plurals (Harman 1991).
+	switch {
+	case hasSuffix(b, "ies") && !hasSuffix(b, "eies") && !hasSuffix(b, "aies"):
+		if len(b) >= 5 {
+			b = append(b[:len(b)-3], 'y')
+		}
+	case hasSuffix(b, "es") && !hasSuffix(b, "aes") && !hasSuffix(b, "ees") && !hasSuffix(b, "oes"):
+		b = b[:len(b)-1]
+	case hasSuffix(b, "s") && !hasSuffix(b, "us") && !hasSuffix(b, "ss") && !hasSuffix(b, "is"):
+		b = b[:len(b)-1]
+	}
+	// 2. Inflections.
+	switch {
+	case hasSuffix(b, "eed"):
+	case hasSuffix(b, "ied") && len(b) >= 5:
+		b = append(b[:len(b)-3], 'y')
+	case hasSuffix(b, "ing") && len(b) >= 6 && hasVowel(b[:len(b)-3]):
+		b = undouble(b[:len(b)-3])
+	case hasSuffix(b, "ed") && len(b) >= 5 && hasVowel(b[:len(b)-2]):
+		b = undouble(b[:len(b)-2])
+	}
+	// 3. One derivational suffix.
+	for _, r := range derivRules {
+		if hasSuffix(b, r.suf) && len(b)-len(r.suf)+len(r.rep) >= r.min {
+			b = append(b[:len(b)-len(r.suf)], r.rep...)
+			if r.undouble {
+				b = undouble(b)
+			}
+			break
+		}
+	}
+	// 4. Final e.
+	if len(b) >= 4 && b[len(b)-1] == 'e' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func hasSuffix(b []byte, suf string) bool {
+	return len(b) >= len(suf) && string(b[len(b)-len(suf):]) == suf
+}
+
+func isVowel(c byte) bool {
+	switch c {
+	case 'a', 'e', 'i', 'o', 'u', 'y':
+		return true
+	}
+	return false
+}
+
+func hasVowel(b []byte) bool {
+	for _, c := range b {
+		if isVowel(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// undouble turns a final double consonant into a single one (stopp → stop), except l, s and
+// z (call, pass, buzz), and never below three letters (add stays add).
+func undouble(b []byte) []byte {
+	n := len(b)
+	if n >= 4 && b[n-1] == b[n-2] && !isVowel(b[n-1]) {
+		switch b[n-1] {
+		case 'l', 's', 'z':
+		default:
+			return b[:n-1]
+		}
+	}
+	return b
+}

@@ -1,0 +1,150 @@
+package textindex
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAnalyzeIdentifiers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ident, words, joined string
+	}{
+		{"companyId", "company id", "companyid"},
+		{"company_id", "company id", "companyid"},
+		{"HTTPServer", "http server", "httpserver"},
+		{"parseJSONBody", "parse json body", "parsejsonbody"},
+		{"MAX_RETRY_COUNT", "max retry count", "maxretrycount"},
+		{"base64Encode", "base64 encode", "base64encode"},
+	}
+	for _, c := range cases {
+		got := Analyze(c.ident)
+		for _, w := range Analyze(c.words) {
+			assert.Contains(t, got, w, "%s should yield the parts of %q", c.ident, c.words)
+		}
+		assert.Subset(t, got, Analyze(c.joined), "%s should yield the joined form", c.ident)
+	}
+	// snake_case and camelCase spellings of one identifier meet.
+	assert.ElementsMatch(t, Analyze("userId"), Analyze("user_id"))
+	// Letter–digit boundaries do not split.
+	for _, w := range []string{"i18n", "a11y", "utf8", "oauth2"} {
+		assert.Equal(t, []string{w}, Analyze(w))
+	}
+}
+
+func TestAnalyzeStopWordsAndShortTokens(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, Analyze("the and of to in is it a I"))
+	assert.Empty(t, Analyze("!!! ... --- ***"))
+	assert.Empty(t, Analyze(""))
+	assert.Empty(t, Analyze(strings.Repeat("x", maxTokenLen+1)), "overlong tokens are dropped")
+	assert.Equal(t, Analyze("database"), Analyze("the database"))
+}
+
+func TestStemConflation(t *testing.T) {
+	t.Parallel()
+	groups := [][]string{
+		{"cache", "caches", "cached", "caching"},
+		{"test", "tests", "tested", "testing"},
+		{"deploy", "deploys", "deployed", "deploying", "deployment", "deployments"},
+		{"validate", "validated", "validating", "validation", "validator"},
+		{"query", "queries", "queried", "querying"},
+		{"log", "logs", "logged", "logging", "logger"},
+		{"retry", "retries", "retried", "retrying"},
+		{"secure", "securely", "security"},
+		{"optimize", "optimized", "optimizing", "optimization", "optimizer"},
+		{"authenticate", "authenticated", "authentication"},
+		{"handle", "handles", "handled", "handling", "handler"},
+		{"render", "renders", "rendered", "rendering"},
+		{"class", "classes"},
+		{"use", "uses", "used", "using"},
+		{"stop", "stopped", "stopping"},
+	}
+	for _, g := range groups {
+		want := string(stem([]byte(g[0])))
+		for _, w := range g[1:] {
+			assert.Equal(t, want, string(stem([]byte(w))), "%s should conflate with %s", w, g[0])
+		}
+	}
+	distinct := [][2]string{{"user", "use"}, {"string", "str"}, {"speed", "sped"}, {"add", "ad"}, {"status", "statu"}}
+	for _, p := range distinct {
+		assert.NotEqual(t, string(stem([]byte(p[0]))), p[1], "%s over-stemmed", p[0])
+	}
+}
+
+func TestAnalyzePhrases(t *testing.T) {
+	t.Parallel()
+	assert.Contains(t, Analyze("users stay logged in"), "login")
+	assert.Contains(t, Analyze("how to sign up"), "signup")
+	assert.Contains(t, Analyze("log out everywhere"), "logout")
+	assert.NotContains(t, Analyze("login in"), "loginin")
+	assert.NotContains(t, Analyze("the log file in the repo"), "login", "a stop word between breaks the phrase")
+}
+
+func TestAnalyzeUnicode(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, Analyze("cafe"), Analyze("Café"))
+	assert.Equal(t, Analyze("cafe"), Analyze("CAFÉ"))
+	assert.Equal(t, Analyze("cafe"), Analyze("cafe\u0301"), "combining accents are dropped")
+	assert.Equal(t, Analyze("strasse"), Analyze("Straße"))
+	assert.Equal(t, []string{"привет", "мир"}, Analyze("Привет, мир!"))
+	assert.Equal(t, []string{"日本語"}, Analyze("日本語"))
+	assert.Equal(t, Analyze("über schall"), Analyze("ÜberSchall")[:2], "camelCase splits non-ASCII too")
+}
+
+func TestAnalyzeMalformedInput(t *testing.T) {
+	t.Parallel()
+	inputs := []string{
+		"\xff\xfe\xfd", "valid \xc3 broken", "a\x00b\x00companyId", string([]byte{0xe2, 0x82}),
+		strings.Repeat("ab_", 10000), strings.Repeat("aB", 10000), strings.Repeat("é", 5000),
+	}
+	for _, in := range inputs {
+		terms := Analyze(in)
+		for _, term := range terms {
+			assert.True(t, utf8.ValidString(term), "%q", term)
+			assert.NotEmpty(t, term)
+			assert.LessOrEqual(t, len(term), maxTokenLen)
+		}
+	}
+	require.Contains(t, Analyze("a\x00b\x00companyId"), "company")
+}
+
+func TestSynonymMap(t *testing.T) {
+	t.Parallel()
+	login := Analyze("login")[0]
+	assert.Contains(t, defaultSynonymMap[login], Analyze("authentication")[0])
+	assert.Contains(t, defaultSynonymMap[login], Analyze("session")[0])
+	assert.NotContains(t, defaultSynonymMap[login], login, "a term is not its own synonym")
+	db := Analyze("db")[0]
+	assert.Contains(t, defaultSynonymMap[db], Analyze("database")[0])
+	for _, group := range defaultSynonyms {
+		for _, w := range group {
+			assert.Len(t, Analyze(w), 1, "synonym %q should analyse to one term", w)
+		}
+	}
+}
+
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"", "companyId user_id HTTPServer", "users stay logged in", "Café Straße привет 日本語",
+		"\xff\xfe", "a\u0301b", "MAX_RETRY_COUNT=3", "i18n a11y", "log in\x00sign up",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		terms := Analyze(s)
+		for _, term := range terms {
+			if term == "" || !utf8.ValidString(term) || len(term) > maxTokenLen {
+				t.Fatalf("bad term %q from %q", term, s)
+			}
+		}
+		again := Analyze(s)
+		if strings.Join(terms, "\x00") != strings.Join(again, "\x00") {
+			t.Fatalf("analysis of %q is not deterministic", s)
+		}
+	})
+}

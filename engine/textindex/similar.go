@@ -1,0 +1,392 @@
+package textindex
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Errors of the near-duplicate detector.
+var (
+	// ErrMinHashParams reports a hash count that is not a positive multiple of the band count.
+	ErrMinHashParams = errors.New("textindex: number of hashes must be a positive multiple of the number of bands")
+	// ErrSignatureLength reports a signature made by a MinHasher of another size.
+	ErrSignatureLength = errors.New("textindex: signature length does not match the detector")
+)
+
+// eachWord calls fn with every word of s: a run of letters and digits, lowercased and
+// accent-folded. Unlike the index analyzer it keeps stop words and one-letter words, does not
+// stem and does not split identifiers: similarity thresholds (dedup at 0.7, curation at
+// 0.65) are meant on the words as written.
+func eachWord(s string, fn func(w []byte)) {
+	var buf []byte
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		switch runeClass(r) {
+		case clsLower, clsUpper, clsDigit:
+			buf = appendFolded(buf, r)
+		case clsMark:
+		default:
+			if len(buf) > 0 {
+				fn(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	if len(buf) > 0 {
+		fn(buf)
+	}
+}
+
+// WordTokens returns the set of words of s, lowercased and accent-folded; see [Jaccard].
+func WordTokens(s string) map[string]struct{} {
+	set := map[string]struct{}{}
+	eachWord(s, func(w []byte) { set[string(w)] = struct{}{} })
+	return set
+}
+
+// Jaccard returns the Jaccard similarity of the word sets of a and b: |A∩B| / |A∪B|, from 0
+// to 1. Words are runs of letters and digits, compared case- and accent-insensitively, with
+// no stemming. Two texts without words are identical (1).
+func Jaccard(a, b string) float64 {
+	return JaccardSets(WordTokens(a), WordTokens(b))
+}
+
+// JaccardSets returns |A∩B| / |A∪B|; two empty sets have similarity 1.
+func JaccardSets[T comparable](a, b map[T]struct{}) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	inter := 0
+	for k := range a {
+		if _, ok := b[k]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// WordShingles returns the set of runs of k consecutive words of s, joined by single spaces
+// (words as in [WordTokens]). A text of fewer than k words (but at least one) is one shingle;
+// k < 1 counts as 1.
+func WordShingles(s string, k int) map[string]struct{} {
+	k = max(k, 1)
+	var words []string
+	eachWord(s, func(w []byte) { words = append(words, string(w)) })
+	set := map[string]struct{}{}
+	if len(words) == 0 {
+		return set
+	}
+	if len(words) < k {
+		set[strings.Join(words, " ")] = struct{}{}
+		return set
+	}
+	for i := 0; i+k <= len(words); i++ {
+		set[strings.Join(words[i:i+k], " ")] = struct{}{}
+	}
+	return set
+}
+
+// CharShingles returns the set of k-rune windows of s after normalisation: words as in
+// [WordTokens], separated by single spaces. A normalised text shorter than k runes (but not
+// empty) is one shingle; k < 1 counts as 1.
+func CharShingles(s string, k int) map[string]struct{} {
+	k = max(k, 1)
+	var norm []byte
+	eachWord(s, func(w []byte) {
+		if len(norm) > 0 {
+			norm = append(norm, ' ')
+		}
+		norm = append(norm, w...)
+	})
+	set := map[string]struct{}{}
+	if len(norm) == 0 {
+		return set
+	}
+	// starts[i] is the byte offset of rune i; windows are [starts[i], starts[i+k]).
+	starts := make([]int, 0, len(norm)+1)
+	for i := range string(norm) {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(norm))
+	runes := len(starts) - 1
+	if runes < k {
+		set[string(norm)] = struct{}{}
+		return set
+	}
+	for i := 0; i+k <= runes; i++ {
+		set[string(norm[starts[i]:starts[i+k]])] = struct{}{}
+	}
+	return set
+}
+
+// mix64 is the splitmix64 finaliser: a fast bijective 64-bit mixer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// hashBytes is 64-bit FNV-1a followed by mix64; deterministic across runs and processes
+// (hash/maphash is randomly seeded per process, which would make stored signatures useless).
+func hashBytes(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return mix64(h)
+}
+
+// Signature is a MinHash signature: per hash function, the minimum hash over a set.
+type Signature []uint64
+
+// Similarity estimates the Jaccard similarity of the sets behind two signatures of the same
+// MinHasher: the fraction of positions where they agree. Signatures of different lengths
+// have similarity 0.
+func (s Signature) Similarity(o Signature) float64 {
+	if len(s) != len(o) || len(s) == 0 {
+		return 0
+	}
+	eq := 0
+	for i := range s {
+		if s[i] == o[i] {
+			eq++
+		}
+	}
+	return float64(eq) / float64(len(s))
+}
+
+// MinHasher computes MinHash signatures with a fixed family of hash functions, so signatures
+// are comparable across runs and can be stored. It is safe for concurrent use.
+type MinHasher struct {
+	seeds []uint64
+	bands int
+}
+
+// NewMinHasher returns a MinHasher with numHashes hash functions whose signatures an [LSH]
+// splits into bands bands of numHashes/bands rows. More hashes give a more precise estimate
+// (standard error ≈ sqrt(J(1-J)/numHashes)); the band count sets where the LSH's candidate
+// probability rises, around [MinHasher.Threshold]. See [SuggestBands].
+func NewMinHasher(numHashes, bands int) (*MinHasher, error) {
+	if numHashes <= 0 || bands <= 0 || numHashes%bands != 0 {
+		return nil, fmt.Errorf("new minhasher (%d hashes, %d bands): %w", numHashes, bands, ErrMinHashParams)
+	}
+	m := &MinHasher{seeds: make([]uint64, numHashes), bands: bands}
+	state := uint64(0x6e6f7661) // fixed seed: "nova"
+	for i := range m.seeds {
+		state += 0x9e3779b97f4a7c15
+		m.seeds[i] = mix64(state)
+	}
+	return m, nil
+}
+
+// NumHashes returns the signature length.
+func (m *MinHasher) NumHashes() int { return len(m.seeds) }
+
+// Bands returns the number of LSH bands.
+func (m *MinHasher) Bands() int { return m.bands }
+
+// Threshold returns the approximate similarity (1/b)^(1/r) at which two documents become LSH
+// candidates with probability about one half or more.
+func (m *MinHasher) Threshold() float64 {
+	r := float64(len(m.seeds) / m.bands)
+	return math.Pow(1/float64(m.bands), 1/r)
+}
+
+// Signature returns the signature of the word set of text (see [WordTokens]), so that
+// estimates approximate [Jaccard]. For long documents, word shingles usually separate
+// near-duplicates from same-topic documents better: use
+// m.SignatureOf(WordShingles(text, 3)).
+func (m *MinHasher) Signature(text string) Signature {
+	sig := m.empty()
+	eachWord(text, func(w []byte) { m.update(sig, hashBytes(w)) })
+	return sig
+}
+
+// SignatureOf returns the signature of a set of strings (e.g. shingles).
+func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
+	sig := m.empty()
+	for s := range set {
+		m.update(sig, hashBytes([]byte(s)))
+	}
+	return sig
+}
+
+func (m *MinHasher) empty() Signature {
+	sig := make(Signature, len(m.seeds))
+	for i := range sig {
+		sig[i] = math.MaxUint64
+	}
+	return sig
+}
+
+func (m *MinHasher) update(sig Signature, h uint64) {
+	for i, seed := range m.seeds {
+		sig[i] = min(sig[i], mix64(h^seed))
+	}
+}
+
+// SuggestBands returns the number of bands (a divisor of numHashes) that makes pairs with
+// similarity at least threshold LSH candidates with probability ≥ 0.95 while admitting as few
+// less similar pairs as possible: the largest rows-per-band that still gives that recall.
+func SuggestBands(numHashes int, threshold float64) int {
+	if numHashes <= 0 {
+		return 1
+	}
+	best := numHashes // one row per band: the most permissive
+	bestT := 0.0
+	for b := 1; b <= numHashes; b++ {
+		if numHashes%b != 0 {
+			continue
+		}
+		r := float64(numHashes / b)
+		recall := 1 - math.Pow(1-math.Pow(threshold, r), float64(b))
+		if t := math.Pow(1/float64(b), 1/r); recall >= 0.95 && t > bestT {
+			best, bestT = b, t
+		}
+	}
+	return best
+}
+
+// Match is a near-duplicate found by [LSH.Near].
+type Match struct {
+	ID         uint64
+	Similarity float64 // estimated Jaccard similarity
+}
+
+// LSH is a banded locality-sensitive hash over MinHash signatures: two signatures that agree
+// on every row of at least one band are candidates. It is safe for concurrent use.
+type LSH struct {
+	mu      sync.RWMutex
+	bands   int
+	rows    int
+	buckets []map[uint64][]uint64
+	sigs    map[uint64]Signature
+}
+
+// NewLSH returns an empty LSH for signatures of m.
+func NewLSH(m *MinHasher) *LSH {
+	l := &LSH{
+		bands:   m.bands,
+		rows:    len(m.seeds) / m.bands,
+		buckets: make([]map[uint64][]uint64, m.bands),
+		sigs:    map[uint64]Signature{},
+	}
+	for i := range l.buckets {
+		l.buckets[i] = map[uint64][]uint64{}
+	}
+	return l
+}
+
+func (l *LSH) bandKey(sig Signature, band int) uint64 {
+	h := uint64(band) + 1
+	for _, v := range sig[band*l.rows : (band+1)*l.rows] {
+		h = mix64(h ^ v)
+	}
+	return h
+}
+
+// Add stores a signature under id, replacing any signature stored under the same id.
+func (l *LSH) Add(id uint64, sig Signature) error {
+	if len(sig) != l.bands*l.rows {
+		return fmt.Errorf("lsh add %d: %w", id, ErrSignatureLength)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.removeLocked(id)
+	l.sigs[id] = slices.Clone(sig)
+	for b := range l.bands {
+		k := l.bandKey(sig, b)
+		l.buckets[b][k] = append(l.buckets[b][k], id)
+	}
+	return nil
+}
+
+// Remove deletes the signature stored under id and reports whether there was one.
+func (l *LSH) Remove(id uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.removeLocked(id)
+}
+
+func (l *LSH) removeLocked(id uint64) bool {
+	sig, ok := l.sigs[id]
+	if !ok {
+		return false
+	}
+	delete(l.sigs, id)
+	for b := range l.bands {
+		k := l.bandKey(sig, b)
+		ids := slices.DeleteFunc(l.buckets[b][k], func(x uint64) bool { return x == id })
+		if len(ids) == 0 {
+			delete(l.buckets[b], k)
+		} else {
+			l.buckets[b][k] = ids
+		}
+	}
+	return true
+}
+
+// Len returns the number of stored signatures.
+func (l *LSH) Len() int {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return len(l.sigs)
+}
+
+// Candidates returns the ids, ascending, of stored signatures that share at least one band
+// with sig. A signature of the wrong length has no candidates.
+func (l *LSH) Candidates(sig Signature) []uint64 {
+	if len(sig) != l.bands*l.rows {
+		return nil
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.candidatesLocked(sig)
+}
+
+func (l *LSH) candidatesLocked(sig Signature) []uint64 {
+	var out []uint64
+	for b := range l.bands {
+		out = append(out, l.buckets[b][l.bandKey(sig, b)]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Near returns the candidates whose estimated similarity to sig is at least threshold, most
+// similar first (ties by ascending id). This is the near-duplicate test: candidates come
+// from the bands, the threshold is then applied to the full signature.
+func (l *LSH) Near(sig Signature, threshold float64) []Match {
+	if len(sig) != l.bands*l.rows {
+		return nil
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	var out []Match
+	for _, id := range l.candidatesLocked(sig) {
+		if s := sig.Similarity(l.sigs[id]); s >= threshold {
+			out = append(out, Match{ID: id, Similarity: s})
+		}
+	}
+	slices.SortFunc(out, func(a, b Match) int {
+		return cmp.Or(cmp.Compare(b.Similarity, a.Similarity), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}

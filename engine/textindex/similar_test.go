@@ -1,0 +1,213 @@
+package textindex
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWordTokens(t *testing.T) {
+	t.Parallel()
+	got := WordTokens("Validate INPUT, validate output; café-crème a")
+	assert.Equal(t, map[string]struct{}{
+		"validate": {}, "input": {}, "output": {}, "cafe": {}, "creme": {}, "a": {},
+	}, got)
+	assert.Empty(t, WordTokens(" ... \xff "))
+}
+
+func TestJaccard(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		a, b string
+		want float64
+	}{
+		{"a b c", "a b d", 2.0 / 4},
+		{"a b c", "A, B. C!", 1},
+		{"a b c", "x y z", 0},
+		{"a a a b", "a b", 1},
+		{"", "", 1},
+		{"", "a", 0},
+		{"one two three four", "one two", 0.5},
+	}
+	for _, c := range cases {
+		assert.InDelta(t, c.want, Jaccard(c.a, c.b), 1e-12, "%q vs %q", c.a, c.b)
+		assert.InDelta(t, c.want, Jaccard(c.b, c.a), 1e-12, "symmetric")
+	}
+	// The dedup thresholds nova uses: a reworded lesson is a duplicate, a different one is not.
+	dup := Jaccard("Always validate user input on the server before saving it",
+		"Always validate the user input on the server before saving")
+	assert.GreaterOrEqual(t, dup, 0.7)
+	other := Jaccard("Always validate user input on the server before saving it",
+		"Prefer table-driven tests with parallel subtests")
+	assert.Less(t, other, 0.65)
+}
+
+func TestShingles(t *testing.T) {
+	t.Parallel()
+	ws := WordShingles("The quick brown fox, the quick", 2)
+	assert.Equal(t, map[string]struct{}{
+		"the quick": {}, "quick brown": {}, "brown fox": {}, "fox the": {},
+	}, ws)
+	assert.Equal(t, map[string]struct{}{"only two": {}}, WordShingles("only two", 3))
+	assert.Empty(t, WordShingles("!!!", 2))
+	assert.Len(t, WordShingles("a b c", 0), 3, "k < 1 counts as 1")
+
+	cs := CharShingles("Ab  cd", 3)
+	assert.Equal(t, map[string]struct{}{"ab ": {}, "b c": {}, " cd": {}}, cs)
+	assert.Equal(t, map[string]struct{}{"xy": {}}, CharShingles("xy", 5))
+	assert.Len(t, CharShingles("日本語です", 2), 4, "windows are runes, not bytes")
+	assert.Empty(t, CharShingles("", 3))
+}
+
+func TestNewMinHasherErrors(t *testing.T) {
+	t.Parallel()
+	for _, p := range [][2]int{{0, 1}, {10, 3}, {10, 0}, {-4, 2}} {
+		_, err := NewMinHasher(p[0], p[1])
+		assert.ErrorIs(t, err, ErrMinHashParams, "%v", p)
+	}
+	m, err := NewMinHasher(128, 16)
+	require.NoError(t, err)
+	assert.Equal(t, 128, m.NumHashes())
+	assert.Equal(t, 16, m.Bands())
+	assert.InDelta(t, math.Pow(1.0/16, 1.0/8), m.Threshold(), 1e-12)
+}
+
+// randomSetPair returns two word sets over a shared pool with a chosen overlap.
+func randomSetPair(rng *rand.Rand, size int, keep float64) (map[string]struct{}, map[string]struct{}) {
+	a, b := map[string]struct{}{}, map[string]struct{}{}
+	for len(a) < size {
+		a[fmt.Sprintf("w%d", rng.IntN(1_000_000))] = struct{}{}
+	}
+	for w := range a {
+		if rng.Float64() < keep {
+			b[w] = struct{}{}
+		}
+	}
+	for len(b) < size {
+		b[fmt.Sprintf("v%d", rng.IntN(1_000_000))] = struct{}{}
+	}
+	return a, b
+}
+
+func TestMinHashEstimatesJaccard(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(256, 32)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	sumErr, maxErr := 0.0, 0.0
+	const pairs = 60
+	for i := range pairs {
+		a, b := randomSetPair(rng, 50+rng.IntN(300), float64(i)/pairs)
+		truth := JaccardSets(a, b)
+		est := m.SignatureOf(a).Similarity(m.SignatureOf(b))
+		d := math.Abs(est - truth)
+		sumErr += d
+		maxErr = max(maxErr, d)
+	}
+	// Standard error with 256 hashes is at most 0.031.
+	assert.Less(t, sumErr/pairs, 0.035, "mean absolute error")
+	assert.Less(t, maxErr, 0.13, "max absolute error")
+
+	// Text signatures estimate Jaccard on words.
+	x := "always wrap errors with a short lowercase context and the original error"
+	y := "always wrap errors with short context and keep the original error value"
+	assert.InDelta(t, Jaccard(x, y), m.Signature(x).Similarity(m.Signature(y)), 0.15)
+
+	// Deterministic: a second MinHasher makes the same signatures.
+	m2, err := NewMinHasher(256, 32)
+	require.NoError(t, err)
+	assert.Equal(t, m.Signature(x), m2.Signature(x))
+	assert.Equal(t, 1.0, m.Signature("").Similarity(m.Signature("")))
+	assert.Equal(t, 0.0, m.Signature("").Similarity(m.Signature("word")))
+	assert.Equal(t, 0.0, m.Signature(x).Similarity(m.Signature(x)[:10]), "length mismatch")
+}
+
+func TestLSHFindsNearDuplicates(t *testing.T) {
+	t.Parallel()
+	const threshold = 0.7
+	m, err := NewMinHasher(128, SuggestBands(128, threshold))
+	require.NoError(t, err)
+	lsh := NewLSH(m)
+	rng := rand.New(rand.NewPCG(9, 9))
+	g := newGenerator(77)
+	texts := make([]string, 400)
+	for i := range texts {
+		var b strings.Builder
+		g.text(&b, 600+rng.IntN(800))
+		texts[i] = b.String()
+		require.NoError(t, lsh.Add(uint64(i), m.Signature(texts[i])))
+	}
+	require.Equal(t, len(texts), lsh.Len())
+
+	// A near-duplicate: a few words changed and a sentence appended.
+	for i := 0; i < len(texts); i += 10 {
+		words := strings.Fields(texts[i])
+		for range len(words) / 20 {
+			words[rng.IntN(len(words))] = "changed"
+		}
+		dup := strings.Join(words, " ") + " One more closing sentence."
+		truth := Jaccard(texts[i], dup)
+		require.GreaterOrEqual(t, truth, threshold+0.05, "generated pair is a near-duplicate")
+		near := lsh.Near(m.Signature(dup), threshold)
+		require.NotEmpty(t, near, "near-duplicate of %d", i)
+		assert.Equal(t, uint64(i), near[0].ID)
+		assert.InDelta(t, truth, near[0].Similarity, 0.15)
+	}
+
+	// Unrelated texts from the same generator are not near-duplicates of anything.
+	falsePos := 0
+	for range 100 {
+		var b strings.Builder
+		g.text(&b, 600+rng.IntN(800))
+		falsePos += len(lsh.Near(m.Signature(b.String()), threshold))
+	}
+	assert.Zero(t, falsePos)
+
+	assert.True(t, lsh.Remove(0))
+	assert.False(t, lsh.Remove(0))
+	assert.NotContains(t, lsh.Candidates(m.Signature(texts[0])), uint64(0))
+	require.NoError(t, lsh.Add(1, m.Signature(texts[0])), "re-adding replaces")
+	assert.Equal(t, []uint64{1}, ids2(lsh.Near(m.Signature(texts[0]), 0.99)))
+	assert.Equal(t, len(texts)-1, lsh.Len())
+
+	other, err := NewMinHasher(64, 8)
+	require.NoError(t, err)
+	assert.True(t, errors.Is(lsh.Add(5, other.Signature("x")), ErrSignatureLength))
+	assert.Nil(t, lsh.Candidates(other.Signature("x")))
+	assert.Nil(t, lsh.Near(other.Signature("x"), 0.5))
+}
+
+func ids2(ms []Match) []uint64 {
+	out := make([]uint64, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func TestSuggestBands(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{64, 100, 128, 256} {
+		for _, th := range []float64{0.5, 0.65, 0.7, 0.8, 0.9} {
+			b := SuggestBands(n, th)
+			require.Zero(t, n%b, "bands divide hashes")
+			r := float64(n / b)
+			recall := 1 - math.Pow(1-math.Pow(th, r), float64(b))
+			assert.GreaterOrEqual(t, recall, 0.95, "n=%d threshold=%v bands=%d", n, th, b)
+			// Fewer bands (more rows) would miss the recall target.
+			for fewer := b - 1; fewer >= 1; fewer-- {
+				if n%fewer == 0 {
+					rr := float64(n / fewer)
+					assert.Less(t, 1-math.Pow(1-math.Pow(th, rr), float64(fewer)), 0.95)
+					break
+				}
+			}
+		}
+	}
+}

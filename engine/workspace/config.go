@@ -1,0 +1,412 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// ErrConfig marks every configuration problem.
+var ErrConfig = errors.New("invalid config")
+
+// Tier names.
+const (
+	TierFree    = "free"
+	TierPremium = "premium"
+)
+
+// Config is .nova/config.yaml. Every field has a typed default (Defaults).
+type Config struct {
+	Version   int             `yaml:"version" json:"version"`
+	Tier      string          `yaml:"tier" json:"tier"`
+	Autonomy  int             `yaml:"autonomy" json:"autonomy"`
+	Theme     string          `yaml:"theme" json:"theme"`
+	UserID    string          `yaml:"userId" json:"userId"`
+	Ollama    OllamaConfig    `yaml:"ollama" json:"ollama"`
+	Models    ModelsConfig    `yaml:"models" json:"models"`
+	Budgets   BudgetsConfig   `yaml:"budgets" json:"budgets"`
+	Checks    []string        `yaml:"checks" json:"checks"`
+	Commands  CommandsConfig  `yaml:"commands" json:"commands"`
+	Build     BuildConfig     `yaml:"build" json:"build"`
+	Rehearsal RehearsalConfig `yaml:"rehearsal" json:"rehearsal"`
+	Vault     VaultConfig     `yaml:"vault" json:"vault"`
+	Import    ImportConfig    `yaml:"import" json:"import"`
+}
+
+// OllamaConfig is how nova reaches the model server.
+type OllamaConfig struct {
+	Host      string   `yaml:"host" json:"host"`
+	Timeout   Duration `yaml:"timeout" json:"timeout"`
+	NumCtx    int      `yaml:"numCtx" json:"numCtx"`
+	KeepAlive Duration `yaml:"keepAlive" json:"keepAlive"`
+	Retries   int      `yaml:"retries" json:"retries"`
+}
+
+// ModelsConfig maps tiers to model names.
+type ModelsConfig struct {
+	Small  string `yaml:"small" json:"small"`
+	Medium string `yaml:"medium" json:"medium"`
+	Large  string `yaml:"large" json:"large"`
+	Embed  string `yaml:"embed" json:"embed"`
+}
+
+// BudgetsConfig holds token budgets.
+type BudgetsConfig struct {
+	PromptTokens  int     `yaml:"promptTokens" json:"promptTokens"`
+	VaultShare    float64 `yaml:"vaultShare" json:"vaultShare"`
+	PlaybookShare float64 `yaml:"playbookShare" json:"playbookShare"`
+	BuildTokens   int     `yaml:"buildTokens" json:"buildTokens"`
+	ToolOutput    int     `yaml:"toolOutput" json:"toolOutput"`
+}
+
+// CommandsConfig governs runCommand.
+type CommandsConfig struct {
+	Allow   []string `yaml:"allow" json:"allow"`
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+}
+
+// BuildConfig governs builds.
+type BuildConfig struct {
+	Parallelism int  `yaml:"parallelism" json:"parallelism"`
+	Judge       bool `yaml:"judge" json:"judge"`
+}
+
+// RehearsalConfig governs rehearsal.
+type RehearsalConfig struct {
+	Branches    int `yaml:"branches" json:"branches"`
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+}
+
+// VaultConfig governs the taste vault.
+type VaultConfig struct {
+	OptInGlobal bool `yaml:"optInGlobal" json:"optInGlobal"`
+}
+
+// ImportConfig governs pattern imports.
+type ImportConfig struct {
+	DedupThreshold float64 `yaml:"dedupThreshold" json:"dedupThreshold"`
+	BaseConfidence float64 `yaml:"baseConfidence" json:"baseConfidence"`
+}
+
+// Duration is a time.Duration written as "90s" / "5m" in YAML and JSON.
+type Duration time.Duration
+
+// invalidDuration marks a value that did not parse.
+const invalidDuration = Duration(-1)
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalYAML implements yaml.BytesMarshaler.
+func (d Duration) MarshalYAML() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalYAML implements yaml.BytesUnmarshaler.
+func (d *Duration) UnmarshalYAML(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"'`)
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		// Reported by validate, which knows the field name and so the line.
+		*d = invalidDuration
+		return nil
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler (JSON output).
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Defaults returns the built-in configuration.
+func Defaults() Config {
+	return Config{
+		Version:  1,
+		Tier:     TierFree,
+		Autonomy: 2,
+		Theme:    "nova-dark",
+		UserID:   "local",
+		Ollama: OllamaConfig{
+			Host:      "http://127.0.0.1:11434",
+			Timeout:   Duration(5 * time.Minute),
+			NumCtx:    8192,
+			KeepAlive: Duration(5 * time.Minute),
+			Retries:   2,
+		},
+		Models: ModelsConfig{
+			Small:  "qwen2.5-coder:1.5b",
+			Medium: "qwen2.5-coder:7b",
+			Large:  "qwen2.5-coder:14b",
+			Embed:  "nomic-embed-text",
+		},
+		Budgets: BudgetsConfig{
+			PromptTokens:  8192,
+			VaultShare:    0.15,
+			PlaybookShare: 0.10,
+			ToolOutput:    800,
+		},
+		Checks: []string{},
+		Commands: CommandsConfig{
+			Allow:   []string{"go build", "go test", "go vet", "gofmt -l", "npm test", "npx tsc --noEmit"},
+			Timeout: Duration(2 * time.Minute),
+		},
+		Build:     BuildConfig{Parallelism: 1},
+		Rehearsal: RehearsalConfig{Branches: 2, Concurrency: 1},
+		Import:    ImportConfig{DedupThreshold: 0.8, BaseConfidence: 0.85},
+	}
+}
+
+// ConfigError names the file, line and field of a configuration problem.
+type ConfigError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": %s", e.Field)
+	}
+	fmt.Fprintf(&b, ": %s", e.Msg)
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) hold.
+func (e *ConfigError) Unwrap() error { return ErrConfig }
+
+// ParseConfig decodes and validates config data on top of the defaults.
+// file is only used in messages.
+func ParseConfig(file string, data []byte) (Config, error) {
+	cfg := Defaults()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil
+	}
+	if err := yaml.UnmarshalWithOptions(data, &cfg, yaml.Strict()); err != nil {
+		return Defaults(), yamlError(file, err)
+	}
+	if errs := cfg.validate(); len(errs) > 0 {
+		for i := range errs {
+			errs[i].File = file
+			errs[i].Line = lineOf(data, errs[i].Field)
+		}
+		// Report the first problem in file order, so messages are stable.
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		return Defaults(), errs[0]
+	}
+	return cfg, nil
+}
+
+// yamlError turns a goccy/go-yaml error into a ConfigError.
+func yamlError(file string, err error) error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		ce := &ConfigError{File: file, Msg: ye.GetMessage()}
+		if tok := ye.GetToken(); tok != nil && tok.Position != nil {
+			ce.Line = tok.Position.Line
+			ce.Field = fieldNear(tok.Value, ye)
+		}
+		return ce
+	}
+	return &ConfigError{File: file, Msg: err.Error()}
+}
+
+func fieldNear(tokValue string, err error) string {
+	var uf *yaml.UnknownFieldError
+	if errors.As(err, &uf) {
+		return tokValue
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		if te.StructFieldName != nil {
+			return *te.StructFieldName
+		}
+	}
+	return ""
+}
+
+// lineOf finds the line of a dotted field (e.g. "ollama.host") in data.
+func lineOf(data []byte, field string) int {
+	p, err := yaml.PathString("$." + field)
+	if err != nil {
+		return 0
+	}
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return 0
+	}
+	n, err := p.FilterFile(f)
+	if err != nil || n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
+		return 0
+	}
+	return n.GetToken().Position.Line
+}
+
+func (c *Config) validate() []*ConfigError {
+	var errs []*ConfigError
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &ConfigError{Field: field, Msg: fmt.Sprintf(format, a...)})
+	}
+	if c.Tier != TierFree && c.Tier != TierPremium {
+		bad("tier", "must be %q or %q, got %q", TierFree, TierPremium, c.Tier)
+	}
+	if c.Autonomy < 0 || c.Autonomy > 5 {
+		bad("autonomy", "must be between 0 and 5, got %d", c.Autonomy)
+	}
+	if strings.TrimSpace(c.Theme) == "" {
+		bad("theme", "must not be empty")
+	}
+	if _, err := NormalizeHost(c.Ollama.Host); err != nil {
+		bad("ollama.host", "%v", err)
+	}
+	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive, "commands.timeout": c.Commands.Timeout} {
+		if d == invalidDuration {
+			bad(field, "want a duration like 30s or 5m")
+		}
+	}
+	if c.Ollama.NumCtx < 0 {
+		bad("ollama.numCtx", "must not be negative")
+	}
+	if c.Ollama.Retries < 0 || c.Ollama.Retries > 10 {
+		bad("ollama.retries", "must be between 0 and 10")
+	}
+	for name, v := range map[string]string{"models.small": c.Models.Small, "models.medium": c.Models.Medium, "models.large": c.Models.Large} {
+		if strings.TrimSpace(v) == "" {
+			bad(name, "must name a model (e.g. qwen2.5-coder:7b)")
+		}
+	}
+	if c.Budgets.PromptTokens < 512 {
+		bad("budgets.promptTokens", "must be at least 512, got %d", c.Budgets.PromptTokens)
+	}
+	if c.Budgets.VaultShare < 0 || c.Budgets.VaultShare > 0.15 {
+		bad("budgets.vaultShare", "must be between 0 and 0.15, got %g", c.Budgets.VaultShare)
+	}
+	if c.Budgets.PlaybookShare < 0 || c.Budgets.PlaybookShare > 0.10 {
+		bad("budgets.playbookShare", "must be between 0 and 0.10, got %g", c.Budgets.PlaybookShare)
+	}
+	if c.Budgets.BuildTokens < 0 {
+		bad("budgets.buildTokens", "must not be negative (0 means no limit)")
+	}
+	if c.Budgets.ToolOutput < 100 {
+		bad("budgets.toolOutput", "must be at least 100 characters")
+	}
+	for i, chk := range c.Checks {
+		if strings.TrimSpace(chk) == "" {
+			bad(fmt.Sprintf("checks[%d]", i), "must not be empty")
+		}
+	}
+	if c.Build.Parallelism < 1 || c.Build.Parallelism > 16 {
+		bad("build.parallelism", "must be between 1 and 16, got %d", c.Build.Parallelism)
+	}
+	if c.Rehearsal.Branches < 2 || c.Rehearsal.Branches > 3 {
+		bad("rehearsal.branches", "must be 2 or 3, got %d", c.Rehearsal.Branches)
+	}
+	if c.Rehearsal.Concurrency < 1 || c.Rehearsal.Concurrency > 3 {
+		bad("rehearsal.concurrency", "must be between 1 and 3, got %d", c.Rehearsal.Concurrency)
+	}
+	if c.Import.DedupThreshold <= 0 || c.Import.DedupThreshold > 1 {
+		bad("import.dedupThreshold", "must be in (0, 1], got %g", c.Import.DedupThreshold)
+	}
+	if c.Import.BaseConfidence < 0 || c.Import.BaseConfidence > 1 {
+		bad("import.baseConfidence", "must be between 0 and 1, got %g", c.Import.BaseConfidence)
+	}
+	return errs
+}
+
+// NormalizeHost applies Ollama's OLLAMA_HOST rules: scheme defaults to http,
+// port to 11434 (80/443 when a scheme is given without port), host to
+// 127.0.0.1; 0.0.0.0 is reached through loopback.
+func NormalizeHost(s string) (string, error) {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), `"'`))
+	if s == "" {
+		return "http://127.0.0.1:11434", nil
+	}
+	scheme, hostport, ok := strings.Cut(s, "://")
+	defaultPort := "11434"
+	if !ok {
+		scheme, hostport = "http", s
+	} else {
+		switch scheme {
+		case "http":
+			defaultPort = "80"
+		case "https":
+			defaultPort = "443"
+		default:
+			return "", fmt.Errorf("unsupported scheme %q (use http or https)", scheme)
+		}
+	}
+	hostport, path, _ := strings.Cut(hostport, "/")
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, defaultPort
+		if i := strings.LastIndex(hostport, ":"); i >= 0 && !strings.Contains(hostport, "]") && strings.Count(hostport, ":") == 1 {
+			host, port = hostport[:i], hostport[i+1:]
+		}
+	}
+	if host == "" || host == "0.0.0.0" {
+		host = "127.0.0.1"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("invalid port %q", port)
+	}
+	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	if path != "" {
+		u.Path = "/" + path
+	}
+	return u.String(), nil
+}
+
+// Override records one environment variable that changed the config.
+type Override struct {
+	Env   string `json:"env"`
+	Field string `json:"field"`
+	Value string `json:"value"`
+}
+
+// ApplyEnv applies environment overrides (OLLAMA_HOST, NOVA_TIER or
+// NOVA26_TIER, NOVA_AUTONOMY) and reports what changed.
+func (c *Config) ApplyEnv(getenv func(string) string) ([]Override, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var out []Override
+	if v := getenv("OLLAMA_HOST"); v != "" {
+		h, err := NormalizeHost(v)
+		if err != nil {
+			return out, &ConfigError{File: "environment", Field: "OLLAMA_HOST", Msg: err.Error()}
+		}
+		c.Ollama.Host = h
+		out = append(out, Override{Env: "OLLAMA_HOST", Field: "ollama.host", Value: h})
+	}
+	for _, env := range []string{"NOVA26_TIER", "NOVA_TIER"} { // NOVA_TIER wins
+		if v := strings.ToLower(strings.TrimSpace(getenv(env))); v != "" {
+			if v != TierFree && v != TierPremium {
+				return out, &ConfigError{File: "environment", Field: env, Msg: fmt.Sprintf("must be free or premium, got %q", v)}
+			}
+			c.Tier = v
+			out = append(out, Override{Env: env, Field: "tier", Value: v})
+		}
+	}
+	if v := strings.TrimSpace(getenv("NOVA_AUTONOMY")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 5 {
+			return out, &ConfigError{File: "environment", Field: "NOVA_AUTONOMY", Msg: fmt.Sprintf("must be a whole number from 0 to 5, got %q", v)}
+		}
+		c.Autonomy = n
+		out = append(out, Override{Env: "NOVA_AUTONOMY", Field: "autonomy", Value: v})
+	}
+	return out, nil
+}

@@ -1,0 +1,265 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func noEnv(string) string { return "" }
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func testDefaults() fstest.MapFS {
+	return fstest.MapFS{
+		".nova/config.yaml":      {Data: []byte("# defaults\ntier: free\ntheme: nova-dark\n")},
+		".nova/agents/MARS.yaml": {Data: []byte("id: MARS\n")},
+		".nova/patterns/a.md":    {Data: []byte("# A\n")},
+	}
+}
+
+func TestLocateWalksUp(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".nova"), 0o755))
+	deep := filepath.Join(root, "a", "b", "c")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	got, err := Locate("", deep, noEnv)
+	require.NoError(t, err)
+	assert.Equal(t, root, got)
+}
+
+func TestLocateExplicitAndEnv(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, ".nova"), 0o755))
+	}
+	got, err := Locate(a, t.TempDir(), envOf(map[string]string{EnvVar: b}))
+	require.NoError(t, err)
+	assert.Equal(t, a, got, "--workspace beats NOVA_WORKSPACE")
+	got, err = Locate("", t.TempDir(), envOf(map[string]string{EnvVar: b}))
+	require.NoError(t, err)
+	assert.Equal(t, b, got)
+	got, err = Locate(filepath.Join(a, ".nova"), "", noEnv)
+	require.NoError(t, err)
+	assert.Equal(t, a, got, "pointing at .nova itself works")
+}
+
+func TestLocateNotFound(t *testing.T) {
+	t.Parallel()
+	_, err := Locate("", t.TempDir(), noEnv)
+	require.ErrorIs(t, err, ErrNotFound)
+	assert.Contains(t, err.Error(), "nova init")
+	_, err = Locate(t.TempDir(), "", noEnv)
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestInitIsIdempotentAndKeepsUserFiles(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	rep, err := Init(root, testDefaults())
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"config.yaml", "agents/MARS.yaml", "patterns/a.md"}, rep.Created)
+
+	userCfg := []byte("tier: premium\n# mine\n")
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "config.yaml"), userCfg, 0o644))
+	rep, err = Init(root, testDefaults())
+	require.NoError(t, err)
+	assert.Empty(t, rep.Created)
+	assert.Len(t, rep.Kept, 3)
+	got, err := os.ReadFile(filepath.Join(root, ".nova", "config.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, userCfg, got)
+}
+
+func TestInitUnwritable(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		// root ignores permission bits; use a file where a directory must go.
+		root := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(root, ".nova"), []byte("x"), 0o644))
+		_, err := Init(root, testDefaults())
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), ".nova")
+		return
+	}
+	root := t.TempDir()
+	require.NoError(t, os.Chmod(root, 0o500))
+	_, err := Init(root, testDefaults())
+	require.Error(t, err)
+}
+
+func TestConfigDefaultsWhenMissingOrEmpty(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, Defaults(), cfg)
+	cfg, err = ParseConfig("c.yaml", []byte("tier: premium\n"))
+	require.NoError(t, err)
+	assert.Equal(t, TierPremium, cfg.Tier)
+	assert.Equal(t, 2, cfg.Autonomy, "untouched keys keep defaults")
+}
+
+func TestConfigErrorsNameFileLineField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, data, field string
+		line              int
+	}{
+		{"bad value", "tier: free\nautonomy: 9\n", "autonomy", 2},
+		{"nested value", "ollama:\n  host: http://x\n  retries: 99\n", "ollama.retries", 3},
+		{"unknown field", "tier: free\ncolour: red\n", "colour", 2},
+		{"wrong type", "tier: free\nbudgets:\n  promptTokens: lots\n", "", 3},
+		{"syntax", "tier: free\nmodels: [unclosed\n", "", 2},
+		{"bad duration", "ollama:\n  timeout: soon\n", "ollama.timeout", 2},
+		{"bad tier", "# comment\n\ntier: gold\n", "tier", 3},
+		{"share too big", "budgets:\n  vaultShare: 0.5\n", "budgets.vaultShare", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseConfig("/w/.nova/config.yaml", []byte(tc.data))
+			require.Error(t, err)
+			require.ErrorIs(t, err, ErrConfig)
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, "/w/.nova/config.yaml", ce.File)
+			assert.Equal(t, tc.line, ce.Line, err.Error())
+			if tc.field != "" {
+				assert.Equal(t, tc.field, ce.Field)
+			}
+			assert.True(t, strings.HasPrefix(err.Error(), "/w/.nova/config.yaml:"), err.Error())
+		})
+	}
+}
+
+func TestShippedConfigParses(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../.nova/config.yaml")
+	require.NoError(t, err)
+	cfg, err := ParseConfig("config.yaml", data)
+	require.NoError(t, err)
+	assert.Equal(t, Defaults(), cfg, "the shipped file documents exactly the built-in defaults")
+}
+
+func TestEnvOverrides(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	ov, err := cfg.ApplyEnv(envOf(map[string]string{
+		"OLLAMA_HOST": "gpu-box:11500", "NOVA26_TIER": "free", "NOVA_TIER": "premium", "NOVA_AUTONOMY": "4",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://gpu-box:11500", cfg.Ollama.Host)
+	assert.Equal(t, TierPremium, cfg.Tier, "NOVA_TIER wins over NOVA26_TIER")
+	assert.Equal(t, 4, cfg.Autonomy)
+	assert.Len(t, ov, 4)
+
+	cfg = Defaults()
+	_, err = cfg.ApplyEnv(envOf(map[string]string{"NOVA_AUTONOMY": "eleven"}))
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "NOVA_AUTONOMY")
+	cfg = Defaults()
+	ov, err = cfg.ApplyEnv(envOf(map[string]string{"NOVA26_TIER": "premium"}))
+	require.NoError(t, err)
+	assert.Equal(t, TierPremium, cfg.Tier, "the Nova26 name is accepted")
+	assert.Equal(t, "NOVA26_TIER", ov[0].Env)
+}
+
+func TestNormalizeHost(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"":                      "http://127.0.0.1:11434",
+		"0.0.0.0":               "http://127.0.0.1:11434",
+		"localhost":             "http://localhost:11434",
+		":11500":                "http://127.0.0.1:11500",
+		"example.com:8080":      "http://example.com:8080",
+		"https://ollama.lan":    "https://ollama.lan:443",
+		"http://10.0.0.5":       "http://10.0.0.5:80",
+		"http://h:1/proxy":      "http://h:1/proxy",
+		"[::1]:11434":           "http://[::1]:11434",
+		`"http://quoted:7"`:     "http://quoted:7",
+		"http://127.0.0.1:1234": "http://127.0.0.1:1234",
+	}
+	for in, want := range cases {
+		got, err := NormalizeHost(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"ftp://x", "host:notaport", "host:99999"} {
+		_, err := NormalizeHost(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestLoadAppliesConfigAndEnv(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	_, err := Init(root, testDefaults())
+	require.NoError(t, err)
+	w, err := Load(root, envOf(map[string]string{"NOVA_AUTONOMY": "3"}))
+	require.NoError(t, err)
+	assert.Equal(t, 3, w.Config.Autonomy)
+	assert.Equal(t, filepath.Join(root, ".nova", "nova.db"), w.DBPath())
+
+	require.NoError(t, os.WriteFile(w.ConfigPath(), []byte("autonomy: -1\n"), 0o644))
+	_, err = Load(root, noEnv)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), w.ConfigPath()+":1: autonomy")
+}
+
+func TestSetConfigValueKeepsComments(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	orig := "# my settings\ntier: free # keep me\ntheme: nova-dark\nautonomy: 1\n"
+	require.NoError(t, os.WriteFile(path, []byte(orig), 0o644))
+	require.NoError(t, SetConfigValue(path, "theme", "high-contrast"))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "# my settings")
+	assert.Contains(t, string(got), "# keep me")
+	cfg, err := ParseConfig(path, got)
+	require.NoError(t, err)
+	assert.Equal(t, "high-contrast", cfg.Theme)
+	assert.Equal(t, 1, cfg.Autonomy)
+
+	path2 := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path2, []byte("tier: free"), 0o644))
+	require.NoError(t, SetConfigValue(path2, "theme", "nova-light"))
+	cfg, err = ParseConfig(path2, mustRead(t, path2))
+	require.NoError(t, err)
+	assert.Equal(t, "nova-light", cfg.Theme)
+
+	assert.Error(t, SetConfigValue(path2, "tier", "gold"), "an invalid value never lands on disk")
+	cfg, err = ParseConfig(path2, mustRead(t, path2))
+	require.NoError(t, err)
+	assert.Equal(t, TierFree, cfg.Tier)
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return b
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte("tier: free\nautonomy: 2\n"))
+	f.Add([]byte("ollama:\n  host: [\n"))
+	f.Add([]byte("budgets: {promptTokens: -1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfig("fuzz.yaml", data)
+		if err == nil {
+			if errs := cfg.validate(); len(errs) > 0 {
+				t.Fatalf("accepted an invalid config: %v", errs[0])
+			}
+		}
+	})
+}

@@ -1,0 +1,112 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ErrBadRecord means a stored value could not be decoded.
+var ErrBadRecord = errors.New("bad record")
+
+// codecMagic starts every versioned value, so a stray byte string is told
+// apart from a record. The byte after it is the record version.
+const codecMagic = 'n'
+
+// Codec encodes values of T as versioned JSON: the bytes 'n', version, then
+// the JSON document. Unmarshal always copies, so decoded values never alias
+// bbolt memory.
+type Codec[T any] struct {
+	// Version is written with every value (1..255).
+	Version uint8
+	// Upgrade, if set, decodes values written with an older version.
+	Upgrade func(from uint8, raw []byte) (T, error)
+}
+
+// Marshal encodes v.
+func (c Codec[T]) Marshal(v T) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode record: %w", err)
+	}
+	out := make([]byte, 0, len(body)+2)
+	out = append(out, codecMagic, c.version())
+	return append(out, body...), nil
+}
+
+// Unmarshal decodes b.
+func (c Codec[T]) Unmarshal(b []byte) (T, error) {
+	var zero T
+	if len(b) < 2 || b[0] != codecMagic {
+		return zero, fmt.Errorf("%w: missing version header", ErrBadRecord)
+	}
+	ver, raw := b[1], b[2:]
+	if ver != c.version() {
+		if ver < c.version() && c.Upgrade != nil {
+			return c.Upgrade(ver, raw)
+		}
+		return zero, fmt.Errorf("%w: version %d, expected %d", ErrBadRecord, ver, c.version())
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return zero, fmt.Errorf("%w: %v", ErrBadRecord, err)
+	}
+	return v, nil
+}
+
+func (c Codec[T]) version() uint8 {
+	if c.Version == 0 {
+		return 1
+	}
+	return c.Version
+}
+
+// Get decodes the value at key in bucket; ErrNotFound if absent.
+func (c Codec[T]) Get(b *bolt.Bucket, key []byte) (T, error) {
+	var zero T
+	if b == nil {
+		return zero, ErrNotFound
+	}
+	raw := b.Get(key)
+	if raw == nil {
+		return zero, ErrNotFound
+	}
+	return c.Unmarshal(raw)
+}
+
+// Put encodes v and stores it at key.
+func (c Codec[T]) Put(b *bolt.Bucket, key []byte, v T) error {
+	raw, err := c.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
+
+// Key encodes a sequence id as an 8-byte big-endian key, so bbolt's byte
+// order is numeric order.
+func Key(id uint64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, id)
+	return k
+}
+
+// ParseKey decodes a key made by Key; 0 if it is not 8 bytes.
+func ParseKey(k []byte) uint64 {
+	if len(k) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(k)
+}
+
+// NextID returns the bucket's next sequence number.
+func NextID(b *bolt.Bucket) (uint64, error) {
+	id, err := b.NextSequence()
+	if err != nil {
+		return 0, fmt.Errorf("next id: %w", err)
+	}
+	return id, nil
+}

@@ -1,0 +1,100 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Migration moves the schema from Version-1 to Version.
+type Migration struct {
+	Version int
+	Name    string
+	Up      func(tx *bolt.Tx) error
+}
+
+// Migrations is the ordered list of schema migrations. Append only; never
+// reorder or edit one that has shipped. Each has a test in migrate_test.go.
+var Migrations = []Migration{
+	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+}
+
+// SchemaVersion is the schema this binary writes: the last migration's.
+var SchemaVersion = Migrations[len(Migrations)-1].Version
+
+func migrateCreateBuckets(tx *bolt.Tx) error {
+	for _, name := range Registry {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	meta := tx.Bucket(BucketMeta)
+	if meta.Get(metaCreatedKey) == nil {
+		return meta.Put(metaCreatedKey, []byte(time.Now().UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+func readSchema(tx *bolt.Tx) int {
+	meta := tx.Bucket(BucketMeta)
+	if meta == nil {
+		return 0
+	}
+	v, err := strconv.Atoi(string(meta.Get(metaSchemaKey)))
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func writeSchema(tx *bolt.Tx, v int) error {
+	meta, err := tx.CreateBucketIfNotExists(BucketMeta)
+	if err != nil {
+		return err
+	}
+	return meta.Put(metaSchemaKey, []byte(strconv.Itoa(v)))
+}
+
+// migrate runs pending migrations in one transaction.
+func (db *DB) migrate() error {
+	return runMigrations(db, Migrations)
+}
+
+func runMigrations(db *DB, list []Migration) error {
+	current, err := db.SchemaVersion()
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	latest := 0
+	if len(list) > 0 {
+		latest = list[len(list)-1].Version
+	}
+	if current > latest {
+		return fmt.Errorf("%s has schema %d, this nova knows %d: %w (upgrade nova)", db.path, current, latest, ErrSchemaTooNew)
+	}
+	if current == latest {
+		return nil
+	}
+	if db.readOnly {
+		if current == 0 {
+			return fmt.Errorf("open %s: %w", db.path, ErrNoDatabase)
+		}
+		return fmt.Errorf("%s needs migrating from schema %d to %d: %w (run any nova command that writes)", db.path, current, latest, ErrReadOnly)
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		for _, m := range list {
+			if m.Version <= current {
+				continue
+			}
+			if err := m.Up(tx); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
+			}
+			if err := writeSchema(tx, m.Version); err != nil {
+				return fmt.Errorf("migration %d: write schema: %w", m.Version, err)
+			}
+		}
+		return nil
+	})
+}

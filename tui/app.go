@@ -1,0 +1,444 @@
+// Package tui is nova's Bubble Tea v2 application: the root model routes
+// between pages, owns the header, status bar, help and command palette, and
+// turns engine events into messages.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/palette"
+	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/pages/home"
+)
+
+// Minimum terminal size nova lays out for.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+)
+
+// ollamaEvery is how often the status bar re-probes Ollama.
+const ollamaEvery = 15 * time.Second
+
+type ollamaTickMsg struct{}
+type themeSavedMsg struct {
+	name string
+	err  error
+}
+type clearToastMsg struct{ seq int }
+
+// PageFactory builds one page; pages are registered in order.
+type PageFactory struct {
+	ID  string
+	New func(*common.Common) common.Page
+}
+
+// Options configures the app.
+type Options struct {
+	// Themes is the registry of palettes (built-ins plus the workspace's).
+	Themes *themes.Registry
+	// Pages overrides the page list (tests); nil means DefaultPages.
+	Pages []PageFactory
+	// ThemeErrors are problems loading user themes, shown once at start.
+	ThemeErrors []error
+}
+
+// DefaultPages lists nova's screens in tab order.
+func DefaultPages() []PageFactory {
+	return []PageFactory{
+		{ID: home.ID, New: func(c *common.Common) common.Page { return home.New(c) }},
+	}
+}
+
+// Model is the root model.
+type Model struct {
+	c       *common.Common
+	themes  *themes.Registry
+	pages   []common.Page
+	ids     []string
+	active  int
+	events  <-chan engine.Event
+	help    help.Model
+	palette *palette.Model
+
+	showHelp    bool
+	showPalette bool
+	ollama      *engine.OllamaStatus
+	toast       string
+	toastErr    bool
+	toastSeq    int
+	startErrs   []error
+}
+
+// New builds the root model for ws. ctx bounds every engine call and the
+// event subscription.
+func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
+	reg := opts.Themes
+	if reg == nil {
+		reg = themes.NewRegistry()
+	}
+	pal, err := reg.Get(ws.Config().Theme)
+	if err != nil {
+		pal = themes.NovaDark
+		opts.ThemeErrors = append(opts.ThemeErrors, err)
+	}
+	c := &common.Common{
+		Ctx:    ctx,
+		Styles: themes.Build(pal),
+		KeyMap: keymap.DefaultKeyMap(),
+		WS:     ws,
+	}
+	factories := opts.Pages
+	if factories == nil {
+		factories = DefaultPages()
+	}
+	m := &Model{c: c, themes: reg, help: help.New(), startErrs: opts.ThemeErrors}
+	for _, f := range factories {
+		m.pages = append(m.pages, f.New(c))
+		m.ids = append(m.ids, f.ID)
+	}
+	m.help.Styles = c.Styles.Help
+	m.palette = palette.New(c, m.paletteItems())
+	m.events = ws.Subscribe(ctx)
+	if len(m.startErrs) > 0 {
+		m.toast, m.toastErr = "theme: "+m.startErrs[0].Error(), true
+	}
+	return m
+}
+
+// Common exposes the shared context (tests).
+func (m *Model) Common() *common.Common { return m.c }
+
+// ActivePage returns the id of the visible page.
+func (m *Model) ActivePage() string { return m.ids[m.active] }
+
+func (m *Model) paletteItems() []palette.Item {
+	var items []palette.Item
+	for i, p := range m.pages {
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: fmt.Sprintf("alt+%d", i+1), Msg: common.NavigateMsg{Page: m.ids[i]}})
+	}
+	for _, name := range m.themes.Names() {
+		hint := ""
+		if name == m.c.Styles.Name {
+			hint = "current"
+		}
+		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
+	}
+	items = append(items,
+		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
+		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
+		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: tea.QuitMsg{}},
+	)
+	return items
+}
+
+type refreshAllMsg struct{}
+type toggleHelpMsg struct{}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
+	for _, p := range m.pages {
+		cmds = append(cmds, p.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.Width, m.c.Height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+
+	case palette.ClosedMsg:
+		m.showPalette = false
+		if msg.Chosen != nil {
+			chosen := msg.Chosen.Msg
+			return m, func() tea.Msg { return chosen }
+		}
+		return m, nil
+
+	case common.NavigateMsg:
+		cmd := m.navigate(msg.Page)
+		page := m.pages[m.active]
+		_, fwd := page.Update(msg)
+		return m, tea.Batch(cmd, fwd)
+
+	case common.SetThemeMsg:
+		return m, m.setTheme(msg.Name)
+
+	case themeSavedMsg:
+		if msg.err != nil {
+			return m, m.setToast("theme "+msg.name+" applied but not saved: "+msg.err.Error(), true)
+		}
+		return m, m.setToast("theme "+msg.name+" saved to config.yaml", false)
+
+	case refreshAllMsg:
+		return m, m.broadcast(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+
+	case toggleHelpMsg:
+		m.showHelp = !m.showHelp
+		return m, nil
+
+	case common.ToastMsg:
+		return m, m.setToast(msg.Text, msg.Error)
+
+	case common.ErrMsg:
+		if msg.Err == nil || errors.Is(msg.Err, context.Canceled) {
+			return m, nil
+		}
+		return m, m.setToast(msg.Err.Error(), true)
+
+	case clearToastMsg:
+		if msg.seq == m.toastSeq {
+			m.toast = ""
+		}
+		return m, nil
+
+	case ollamaTickMsg:
+		return m, tea.Batch(m.c.FetchOllama(), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }))
+
+	case common.OllamaMsg:
+		st := msg.Status
+		m.ollama = &st
+		return m, m.broadcast(msg)
+
+	case common.EventMsg:
+		// Re-arm first so no event waits behind a slow page.
+		cmds := []tea.Cmd{common.WaitEvent(m.events)}
+		if msg.Event.Type == engine.EventThemeChanged && msg.Event.Text != m.c.Styles.Name {
+			m.applyTheme(msg.Event.Text)
+		}
+		cmds = append(cmds, m.broadcast(msg))
+		return m, tea.Batch(cmds...)
+	}
+	// Everything else (results of commands) goes to every page: each page
+	// ignores what is not its own.
+	return m, m.broadcast(msg)
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	km := m.c.KeyMap
+	if key.Matches(msg, km.ForceQuit) {
+		return m, tea.Quit
+	}
+	if m.showPalette {
+		_, cmd := m.palette.Update(msg)
+		return m, cmd
+	}
+	if m.showHelp {
+		if key.Matches(msg, km.Help, km.Back, km.Quit) {
+			m.showHelp = false
+		}
+		return m, nil
+	}
+	page := m.pages[m.active]
+	if key.Matches(msg, km.Palette) {
+		m.showPalette = true
+		m.palette.SetItems(m.paletteItems())
+		m.palette.SetSize(m.c.Width, m.c.Height)
+		return m, m.palette.Open()
+	}
+	if !page.Capturing() {
+		switch {
+		case key.Matches(msg, km.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, km.Help):
+			m.showHelp = true
+			return m, nil
+		case key.Matches(msg, km.NextPage):
+			return m, m.navigate(m.ids[(m.active+1)%len(m.pages)])
+		case key.Matches(msg, km.PrevPage):
+			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
+		}
+		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse} {
+			if key.Matches(msg, b) && i < len(m.pages) {
+				return m, m.navigate(m.ids[i])
+			}
+		}
+	}
+	_, cmd := page.Update(msg)
+	return m, cmd
+}
+
+func (m *Model) navigate(id string) tea.Cmd {
+	for i, pid := range m.ids {
+		if pid == id {
+			m.active = i
+			return nil
+		}
+	}
+	return m.setToast("no screen "+id, true)
+}
+
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.pages))
+	for _, p := range m.pages {
+		_, cmd := p.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) setToast(text string, isErr bool) tea.Cmd {
+	m.toastSeq++
+	m.toast, m.toastErr = text, isErr
+	seq := m.toastSeq
+	return tea.Tick(6*time.Second, func(time.Time) tea.Msg { return clearToastMsg{seq: seq} })
+}
+
+func (m *Model) applyTheme(name string) bool {
+	pal, err := m.themes.Get(name)
+	if err != nil {
+		return false
+	}
+	*m.c.Styles = *themes.Build(pal)
+	m.help.Styles = m.c.Styles.Help
+	m.layout()
+	return true
+}
+
+func (m *Model) setTheme(name string) tea.Cmd {
+	if !m.applyTheme(name) {
+		return m.setToast("unknown theme "+name, true)
+	}
+	ws, ctx := m.c.WS, m.c.Ctx
+	return func() tea.Msg { return themeSavedMsg{name: name, err: ws.SetTheme(ctx, name)} }
+}
+
+func (m *Model) bodyHeight() int { return max(0, m.c.Height-3) }
+
+func (m *Model) layout() {
+	for _, p := range m.pages {
+		p.SetSize(m.c.Width, m.bodyHeight())
+	}
+	m.palette.SetSize(m.c.Width, m.c.Height)
+	m.help.SetWidth(m.c.Width - 8)
+}
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "nova — " + filepath.Base(m.c.WS.Info().Root)
+	return v
+}
+
+func (m *Model) render() string {
+	s := m.c.Styles
+	w, h := m.c.Width, m.c.Height
+	if w == 0 || h == 0 {
+		return ""
+	}
+	if w < MinWidth || h < MinHeight {
+		msg := s.Title.Render("nova needs a bigger window") + "\n\n" +
+			s.Text.Render(fmt.Sprintf("The terminal is %d×%d; nova lays out from %d×%d.", w, h, MinWidth, MinHeight)) + "\n" +
+			s.Muted.Render("Enlarge the window, or press q to quit.")
+		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, lipgloss.NewStyle().MaxWidth(w).Render(msg))
+	}
+	header := m.headerView()
+	body := common.FitHeight(m.pages[m.active].View(), m.bodyHeight())
+	body = lipgloss.NewStyle().MaxWidth(w).Render(body)
+	status := m.statusView()
+	screen := lipgloss.JoinVertical(lipgloss.Left, header, body, status)
+	switch {
+	case m.showPalette:
+		screen = common.Overlay(screen, m.palette.View(), w, h)
+	case m.showHelp:
+		screen = common.Overlay(screen, m.helpView(), w, h)
+	}
+	return screen
+}
+
+func (m *Model) headerView() string {
+	s := m.c.Styles
+	logo := s.Logo.Render("✦ nova")
+	var tabs []string
+	for i, p := range m.pages {
+		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		if i == m.active {
+			tabs = append(tabs, s.TabActive.Render(label))
+		} else {
+			tabs = append(tabs, s.Tab.Render(label))
+		}
+	}
+	line := logo + " " + strings.Join(tabs, s.TabSep.Render("│"))
+	right := s.Subtle.Render("ctrl+p commands · ? help")
+	gap := m.c.Width - lipgloss.Width(line) - lipgloss.Width(right)
+	if gap < 1 {
+		right, gap = "", max(0, m.c.Width-lipgloss.Width(line))
+	}
+	return s.Header.Width(m.c.Width).Render(common.Truncate(line+strings.Repeat(" ", gap)+right, m.c.Width))
+}
+
+func (m *Model) statusView() string {
+	s := m.c.Styles
+	info := m.c.WS.Info()
+	cfg := m.c.WS.Config()
+	left := s.StatusKey.Render(filepath.Base(info.Root)) +
+		s.StatusValue.Render(cfg.Tier) + s.StatusSep.Render("│") +
+		s.StatusValue.Render(fmt.Sprintf("autonomy %d", cfg.Autonomy)) + s.StatusSep.Render("│")
+	switch {
+	case m.ollama == nil:
+		left += s.StatusValue.Render("ollama …")
+	case m.ollama.Reachable:
+		left += s.StatusOK.Render("● ollama " + m.ollama.Version)
+	default:
+		left += s.StatusErr.Render("○ ollama offline")
+	}
+	if info.ReadOnly {
+		left += s.StatusWarn.Render("read-only")
+	}
+	room := max(0, m.c.Width-lipgloss.Width(left)-2)
+	var right string
+	if m.toast != "" {
+		style := s.StatusValue
+		if m.toastErr {
+			style = s.StatusErr
+		}
+		right = style.Render(common.Truncate(m.toast, max(0, room-2)))
+	} else {
+		h := m.help // a copy: View must not change the model
+		h.SetWidth(room)
+		right = s.StatusValue.Render(h.ShortHelpView(m.pages[m.active].ShortHelp()))
+	}
+	gap := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(right))
+	return s.StatusBar.Width(m.c.Width).Render(left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right)
+}
+
+func (m *Model) helpView() string {
+	s := m.c.Styles
+	km := m.c.KeyMap
+	page := m.pages[m.active]
+	global := [][]key.Binding{
+		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
+		{km.NextPage, km.PrevPage, km.GoHome, km.Refresh},
+	}
+	var b strings.Builder
+	b.WriteString(s.DialogTitle.Render("Keys — "+page.Title()) + "\n\n")
+	if groups := page.FullHelp(); len(groups) > 0 {
+		b.WriteString(m.help.FullHelpView(groups) + "\n\n")
+	}
+	b.WriteString(s.Subtitle.Render("Everywhere") + "\n")
+	b.WriteString(m.help.FullHelpView(global) + "\n\n")
+	b.WriteString(s.Subtle.Render("? or esc closes this help"))
+	return s.Dialog.MaxWidth(m.c.Width - 4).Render(b.String())
+}

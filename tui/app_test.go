@@ -1,0 +1,292 @@
+package tui_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui"
+)
+
+// fakeWS is a deterministic workspace for golden views.
+type fakeWS struct {
+	mu     sync.Mutex
+	cfg    workspace.Config
+	sum    engine.Summary
+	ollama engine.OllamaStatus
+	themes []string
+	events chan engine.Event
+}
+
+func newFake() *fakeWS {
+	cfg := workspace.Defaults()
+	return &fakeWS{
+		cfg: cfg,
+		sum: engine.Summary{Root: "/home/dev/shop", Tier: "free", Autonomy: 2, Theme: cfg.Theme, SchemaVersion: 1,
+			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2},
+		ollama: engine.OllamaStatus{
+			Probe: llm.Probe{Host: "http://127.0.0.1:11434", Reachable: true, Version: "0.12.3",
+				Models: []llm.Model{{Name: "qwen2.5-coder:1.5b"}, {Name: "qwen2.5-coder:7b"}}},
+			Tiers: []engine.TierModel{
+				{Tier: "small", Model: "qwen2.5-coder:1.5b", Installed: true},
+				{Tier: "medium", Model: "qwen2.5-coder:7b", Installed: true},
+				{Tier: "large", Model: "qwen2.5-coder:14b"},
+				{Tier: "embed", Model: "nomic-embed-text", Optional: true},
+			},
+		},
+		events: make(chan engine.Event, 16),
+	}
+}
+
+func (f *fakeWS) Info() engine.Info {
+	return engine.Info{Root: "/home/dev/shop", DBPath: "/home/dev/shop/.nova/nova.db"}
+}
+func (f *fakeWS) Config() workspace.Config                      { f.mu.Lock(); defer f.mu.Unlock(); return f.cfg }
+func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event { return f.events }
+func (f *fakeWS) Summary(context.Context) (engine.Summary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sum, nil
+}
+func (f *fakeWS) Ollama(context.Context) engine.OllamaStatus { return f.ollama }
+func (f *fakeWS) SetTheme(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.themes = append(f.themes, name)
+	f.cfg.Theme = name
+	return nil
+}
+func (f *fakeWS) Close() error { return nil }
+
+// drive runs cmd and feeds every resulting message back into m, breadth
+// first, skipping timers and the event wait (they would block).
+func drive(t *testing.T, m tea.Model, cmd tea.Cmd) tea.Model {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0 && steps < 200; steps++ {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := runCmd(c)
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			var next tea.Cmd
+			m, next = m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return m
+}
+
+// runCmd runs a command but gives up on ones that block (ticks, waits).
+func runCmd(c tea.Cmd) tea.Msg {
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- c() }()
+	select {
+	case msg := <-ch:
+		return msg
+	case <-time.After(50 * time.Millisecond):
+		return nil
+	}
+}
+
+func newModel(t *testing.T, ws engine.Workspace, w, h int) tea.Model {
+	t.Helper()
+	m := tui.New(context.Background(), ws, tui.Options{})
+	var model tea.Model = m
+	model = drive(t, model, model.Init())
+	model, _ = model.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return model
+}
+
+func press(t *testing.T, m tea.Model, keys ...string) tea.Model {
+	t.Helper()
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "ctrl+p":
+			msg = tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}
+		default:
+			r := []rune(k)
+			msg = tea.KeyPressMsg{Code: r[0], Text: k}
+		}
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		m = drive(t, m, cmd)
+	}
+	return m
+}
+
+// pinned renders the view through the ANSI256 colour profile, so goldens do
+// not depend on the terminal running the tests.
+func pinned(t *testing.T, m tea.Model) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
+	_, err := w.WriteString(m.View().Content)
+	require.NoError(t, err)
+	return buf.String()
+}
+
+func plain(m tea.Model) string {
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.Ascii}
+	_, _ = w.WriteString(m.View().Content)
+	return buf.String()
+}
+
+func TestGoldenViews(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("home_%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			m := newModel(t, newFake(), size[0], size[1])
+			golden.RequireEqual(t, pinned(t, m))
+		})
+		t.Run(fmt.Sprintf("help_%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			m := press(t, newModel(t, newFake(), size[0], size[1]), "?")
+			golden.RequireEqual(t, pinned(t, m))
+		})
+	}
+}
+
+func TestLayoutFitsEverySize(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}} {
+		m := newModel(t, newFake(), size[0], size[1])
+		for _, overlay := range []string{"", "?"} {
+			v := m
+			if overlay != "" {
+				v = press(t, m, overlay)
+			}
+			lines := strings.Split(plain(v), "\n")
+			assert.Len(t, lines, size[1], "%dx%d overlay=%q", size[0], size[1], overlay)
+			for i, l := range lines {
+				assert.LessOrEqual(t, lipgloss.Width(l), size[0], "%dx%d line %d too wide: %q", size[0], size[1], i, l)
+			}
+		}
+	}
+}
+
+func TestTooSmallTerminal(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(), 60, 20)
+	out := plain(m)
+	assert.Contains(t, out, "nova needs a bigger window")
+	assert.Contains(t, out, "60×20")
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	assert.Contains(t, plain(m), "Workspace")
+}
+
+func TestHomeShowsCountsAndOllama(t *testing.T) {
+	t.Parallel()
+	out := plain(newModel(t, newFake(), 160, 48))
+	for _, want := range []string{"42", "vault nodes", "approvals", "online", "qwen2.5-coder:14b", "ollama pull qwen2.5-coder:14b", "/home/dev/shop"} {
+		assert.Contains(t, out, want)
+	}
+	ws := newFake()
+	ws.ollama = engine.OllamaStatus{Probe: llm.Probe{Host: "http://127.0.0.1:1", Error: "connection refused"}}
+	ws.sum.VaultNodes = 0
+	out = plain(newModel(t, ws, 120, 40))
+	assert.Contains(t, out, "offline")
+	assert.Contains(t, out, "ollama serve")
+	assert.Contains(t, out, "The vault is empty", "empty state guides the user")
+}
+
+func TestHomeRefreshesOnEvents(t *testing.T) {
+	t.Parallel()
+	ws := newFake()
+	m := newModel(t, ws, 120, 40)
+	ws.mu.Lock()
+	ws.sum.VaultNodes = 4242
+	ws.mu.Unlock()
+	var cmd tea.Cmd
+	m, cmd = m.Update(commonEvent(engine.Event{Type: engine.EventChanged, Topic: "vault"}))
+	// The debounce tick fires after 150ms; run it for real.
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(plain(m), "4242") && time.Now().Before(deadline) {
+		m = driveSlow(m, cmd)
+		cmd = nil
+	}
+	assert.Contains(t, plain(m), "4242")
+}
+
+func TestPaletteSwitchesAndPersistsTheme(t *testing.T) {
+	t.Parallel()
+	ws := newFake()
+	m := newModel(t, ws, 120, 40)
+	m = press(t, m, "ctrl+p")
+	assert.Contains(t, plain(m), "Commands")
+	m = press(t, m, "l", "i", "g", "h", "t")
+	out := plain(m)
+	assert.Contains(t, out, "nova-light")
+	assert.NotContains(t, out, "high-contrast", "the list filters as you type")
+	m = press(t, m, "enter")
+	assert.NotContains(t, plain(m), "Commands", "palette closes")
+	assert.Equal(t, "nova-light", m.(*tui.Model).Common().Styles.Name)
+	ws.mu.Lock()
+	assert.Equal(t, []string{"nova-light"}, ws.themes, "the choice is persisted through the workspace")
+	ws.mu.Unlock()
+	assert.Contains(t, plain(m), "saved to config.yaml")
+}
+
+func TestUserThemeAndUnknownTheme(t *testing.T) {
+	t.Parallel()
+	reg := themes.NewRegistry()
+	ws := newFake()
+	ws.cfg.Theme = "missing-one"
+	m := tui.New(context.Background(), ws, tui.Options{Themes: reg})
+	var model tea.Model = m
+	model, _ = model.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	assert.Equal(t, themes.DefaultName, m.Common().Styles.Name, "an unknown theme falls back to the default")
+	assert.Contains(t, plain(model), "unknown theme")
+}
+
+func TestQuitKeys(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(), 100, 30)
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	require.NotNil(t, cmd)
+	assert.Equal(t, tea.QuitMsg{}, cmd())
+	// q inside the palette filters instead of quitting.
+	m = press(t, m, "ctrl+p")
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if cmd != nil {
+		assert.NotEqual(t, tea.QuitMsg{}, runCmd(cmd))
+	}
+}
+
+func TestErrorsShowInStatusBar(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(), 120, 30)
+	m, _ = m.Update(commonErr(errors.New("vault is locked")))
+	assert.Contains(t, plain(m), "vault is locked")
+	m, _ = m.Update(commonErr(context.Canceled))
+	assert.Contains(t, plain(m), "vault is locked", "a cancellation is not reported as a failure")
+}

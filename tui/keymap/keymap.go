@@ -1,0 +1,94 @@
+// Package keymap is nova's one keymap: every binding the TUI knows, built by
+// DefaultKeyMap and matched with key.Matches. Screens list the bindings they
+// use in their help.KeyMap.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds every key binding.
+type KeyMap struct {
+	// Global.
+	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
+	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
+
+	// Navigation.
+	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
+	Enter, Select, Filter, Tab, ShiftTab                 key.Binding
+
+	// Dialogs.
+	Confirm, Cancel key.Binding
+
+	// Actions used by several screens.
+	Reinforce, Demote, Delete, Link, Tags, Graph, Conflicts    key.Binding
+	Apply, Discard, Approve, Reject, Regenerate, SplitToggle   key.Binding
+	Why, SyncScroll, Pause, Cancelrun, New, Edit, Sort, Branch key.Binding
+	Jump1, Jump2, Jump3                                        key.Binding
+}
+
+// DefaultKeyMap returns nova's bindings.
+func DefaultKeyMap() *KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return &KeyMap{
+		Quit:      b("q", "quit", "q"),
+		ForceQuit: b("ctrl+c", "quit", "ctrl+c"),
+		Help:      b("?", "help", "?"),
+		Palette:   b("ctrl+p", "commands", "ctrl+p"),
+		Back:      b("esc", "back", "esc"),
+		NextPage:  b("ctrl+→/]", "next screen", "ctrl+right", "]"),
+		PrevPage:  b("ctrl+←/[", "prev screen", "ctrl+left", "["),
+		Refresh:   b("ctrl+r", "refresh", "ctrl+r"),
+
+		GoHome:      b("alt+1", "home", "alt+1"),
+		GoVault:     b("alt+2", "vault", "alt+2"),
+		GoImport:    b("alt+3", "import", "alt+3"),
+		GoAgents:    b("alt+4", "agents", "alt+4"),
+		GoChanges:   b("alt+5", "changes", "alt+5"),
+		GoBuild:     b("alt+6", "build", "alt+6"),
+		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
+		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
+
+		Up:       b("↑/k", "up", "up", "k"),
+		Down:     b("↓/j", "down", "down", "j"),
+		Left:     b("←/h", "left", "left", "h"),
+		Right:    b("→/l", "right", "right", "l"),
+		PageUp:   b("pgup", "page up", "pgup"),
+		PageDown: b("pgdn", "page down", "pgdown"),
+		Top:      b("g/home", "top", "g", "home"),
+		Bottom:   b("G/end", "bottom", "G", "end"),
+		Enter:    b("enter", "open", "enter"),
+		Select:   b("space", "toggle", "space"),
+		Filter:   b("/", "search", "/"),
+		Tab:      b("tab", "next", "tab"),
+		ShiftTab: b("shift+tab", "previous", "shift+tab"),
+
+		Confirm: b("y/enter", "confirm", "y", "enter"),
+		Cancel:  b("n/esc", "cancel", "n", "esc"),
+
+		Reinforce:   b("+", "reinforce", "+", "="),
+		Demote:      b("-", "demote", "-"),
+		Delete:      b("d", "delete", "d"),
+		Link:        b("l", "link", "L"),
+		Tags:        b("t", "tags", "t"),
+		Graph:       b("v", "graph", "v"),
+		Conflicts:   b("c", "conflicts", "c"),
+		Apply:       b("a", "apply", "a"),
+		Discard:     b("x", "discard", "x"),
+		Approve:     b("enter", "approve", "enter"),
+		Reject:      b("x", "reject", "x"),
+		Regenerate:  b("r", "regenerate", "r"),
+		SplitToggle: b("s", "split/unified", "s"),
+		Why:         b("w", "why", "w"),
+		SyncScroll:  b("y", "sync scroll", "y"),
+		Pause:       b("p", "pause/resume", "p"),
+		Cancelrun:   b("X", "cancel run", "X"),
+		New:         b("n", "new", "n"),
+		Edit:        b("e", "edit", "e"),
+		Sort:        b("o", "sort", "o"),
+		Branch:      b("b", "branch", "b"),
+		Jump1:       b("1", "branch 1", "1"),
+		Jump2:       b("2", "branch 2", "2"),
+		Jump3:       b("3", "branch 3", "3"),
+	}
+}

@@ -1,0 +1,327 @@
+// Package home is nova's start screen: the workspace at a glance, Ollama's
+// state and models, and what waits for you.
+package home
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+)
+
+// ID is the router id of the page.
+const ID = "home"
+
+type refreshMsg struct{ seq int }
+
+// Model is the Home page.
+type Model struct {
+	c       *common.Common
+	width   int
+	height  int
+	summary *engine.Summary
+	sumErr  error
+	ollama  *engine.OllamaStatus
+	seq     int
+	// activity is the session's event feed, oldest first.
+	activity []activity
+}
+
+// New builds the page.
+func New(c *common.Common) *Model { return &Model{c: c} }
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Home" }
+
+// Capturing implements common.Page.
+func (m *Model) Capturing() bool { return false }
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return m.c.FetchSummary() }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case common.SummaryMsg:
+		if msg.Err != nil {
+			m.sumErr = msg.Err
+			return m, nil
+		}
+		s := msg.Summary
+		m.summary, m.sumErr = &s, nil
+	case common.OllamaMsg:
+		st := msg.Status
+		m.ollama = &st
+	case common.EventMsg:
+		m.record(msg.Event)
+		if msg.Event.Type == engine.EventChanged || msg.Event.Type == engine.EventDone ||
+			msg.Event.Type == engine.EventFailed || msg.Event.Type == engine.EventNeedsApproval {
+			// Coalesce bursts of changes into one refresh.
+			m.seq++
+			return m, common.Debounce(150*time.Millisecond, refreshMsg{seq: m.seq})
+		}
+	case refreshMsg:
+		if msg.seq == m.seq {
+			return m, m.c.FetchSummary()
+		}
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.c.KeyMap.Refresh) {
+			return m, tea.Batch(m.c.FetchSummary(), m.c.FetchOllama())
+		}
+	}
+	return m, nil
+}
+
+// View implements common.Component.
+func (m *Model) View() string {
+	s := m.c.Styles
+	if m.width <= 0 {
+		return ""
+	}
+	info := m.c.WS.Info()
+	cfg := m.c.WS.Config()
+	// lipgloss v2 widths include borders and padding.
+	wide := m.width >= 110
+	colW, colW2 := m.width, m.width
+	if wide {
+		colW = (m.width - 1) / 2
+		colW2 = m.width - 1 - colW
+	}
+
+	// Workspace panel.
+	var ws strings.Builder
+	ws.WriteString(s.PanelTitleActive.Render("Workspace") + "\n")
+	ws.WriteString(s.Bold.Render(common.Truncate(filepath.Base(info.Root), colW-4)) + "  " + s.Muted.Render(common.Truncate(info.Root, max(0, colW-8-len(filepath.Base(info.Root))))) + "\n")
+	ws.WriteString(kv(s, "tier", cfg.Tier) + "   " + kv(s, "autonomy", fmt.Sprintf("%d", cfg.Autonomy)) + "   " + kv(s, "theme", s.Name) + "\n")
+	dbLine := kv(s, "database", ".nova/nova.db")
+	if m.summary != nil {
+		dbLine += s.Subtle.Render(fmt.Sprintf(" · schema %d", m.summary.SchemaVersion))
+	}
+	if info.ReadOnly {
+		dbLine += " " + s.BadgeWarn.Render("read-only")
+	}
+	ws.WriteString(dbLine)
+	for _, o := range info.Overrides {
+		ws.WriteString("\n" + s.Subtle.Render(fmt.Sprintf("%s overrides %s", o.Env, o.Field)))
+	}
+	wsPanel := s.Panel.Width(colW).Render(ws.String())
+
+	olPanel := s.Panel.Width(colW2).Render(m.ollamaView(colW2 - 4))
+
+	top := lipgloss.JoinVertical(lipgloss.Left, wsPanel, olPanel)
+	if wide {
+		h := max(lipgloss.Height(wsPanel), lipgloss.Height(olPanel))
+		wsPanel = s.Panel.Width(colW).Height(h).Render(ws.String())
+		olPanel = s.Panel.Width(colW2).Height(h).Render(m.ollamaView(colW2 - 4))
+		top = lipgloss.JoinHorizontal(lipgloss.Top, wsPanel, " ", olPanel)
+	}
+
+	cards := m.cardsView()
+	next := m.nextStepsView()
+	body := lipgloss.JoinVertical(lipgloss.Left, top, cards, next)
+	if room := m.height - lipgloss.Height(body); room >= 5 {
+		body = lipgloss.JoinVertical(lipgloss.Left, body, m.activityView(room))
+	}
+	return common.FitHeight(body, m.height)
+}
+
+// activityView lists recent engine events, newest first.
+func (m *Model) activityView(h int) string {
+	s := m.c.Styles
+	title := s.PanelTitleActive.Render("Activity")
+	rows := h - 3
+	var lines []string
+	for i := len(m.activity) - 1; i >= 0 && len(lines) < rows; i-- {
+		a := m.activity[i]
+		lines = append(lines, s.Subtle.Render(a.at.Format("15:04:05"))+"  "+s.Text.Render(common.Truncate(a.text, m.width-16)))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, s.Muted.Render("Nothing has happened yet in this session. Builds, imports and approvals show up here."))
+	}
+	return s.Panel.Width(m.width).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
+}
+
+type activity struct {
+	at   time.Time
+	text string
+}
+
+// maxActivity bounds the feed kept in memory.
+const maxActivity = 200
+
+func (m *Model) record(ev engine.Event) {
+	text := describe(ev)
+	if text == "" {
+		return
+	}
+	at := ev.Time
+	if at.IsZero() {
+		at = time.Now()
+	}
+	m.activity = append(m.activity, activity{at: at, text: text})
+	if len(m.activity) > maxActivity {
+		m.activity = m.activity[len(m.activity)-maxActivity:]
+	}
+}
+
+// describe turns an event into one line for the feed ("" to skip).
+func describe(ev engine.Event) string {
+	switch ev.Type {
+	case engine.EventDelta, engine.EventProgress, engine.EventOllama:
+		return ""
+	case engine.EventThemeChanged:
+		return "theme switched to " + ev.Text
+	}
+	var parts []string
+	if ev.Topic != "" {
+		parts = append(parts, ev.Topic)
+	}
+	if ev.TaskID != "" {
+		parts = append(parts, ev.TaskID)
+	}
+	if ev.Status != "" {
+		parts = append(parts, ev.Status)
+	} else {
+		parts = append(parts, string(ev.Type))
+	}
+	if ev.Text != "" {
+		parts = append(parts, "— "+ev.Text)
+	}
+	return strings.Join(parts, " ")
+}
+
+func kv(s *themes.Styles, k, v string) string { return s.Muted.Render(k+" ") + s.Text.Render(v) }
+
+func (m *Model) ollamaView(w int) string {
+	s := m.c.Styles
+	var b strings.Builder
+	b.WriteString(s.PanelTitleActive.Render("Ollama") + "\n")
+	switch {
+	case m.ollama == nil:
+		b.WriteString(s.Muted.Render("checking " + m.c.WS.Config().Ollama.Host + " …"))
+	case !m.ollama.Reachable:
+		b.WriteString(s.BadgeErr.Render("offline") + " " + s.Muted.Render(common.Truncate(m.ollama.Host, w-10)) + "\n")
+		b.WriteString(s.Text.Render(common.Truncate("Start it with `ollama serve`, or set OLLAMA_HOST.", w)) + "\n")
+		b.WriteString(s.Subtle.Render("nova works offline: vault, imports and reviews need no model."))
+	default:
+		b.WriteString(s.BadgeOK.Render("online") + " " + s.Muted.Render(common.Truncate(fmt.Sprintf("v%s · %s · %d models", m.ollama.Version, m.ollama.Host, len(m.ollama.Models)), w-10)))
+		for _, t := range m.ollama.Tiers {
+			mark := s.Success.Render("✓")
+			note := ""
+			if !t.Installed {
+				mark = s.Error.Render("✗")
+				note = s.Subtle.Render("  ollama pull " + t.Model)
+				if t.Optional {
+					mark = s.Warning.Render("○")
+				}
+			}
+			b.WriteString("\n" + mark + " " + s.Muted.Render(fmt.Sprintf("%-6s", t.Tier)) + " " + s.Text.Render(common.Truncate(t.Model, w-10)) + note)
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) cardsView() string {
+	s := m.c.Styles
+	type card struct {
+		label string
+		value int
+		hint  string
+	}
+	val := func(f func(*engine.Summary) int) int {
+		if m.summary == nil {
+			return -1
+		}
+		return f(m.summary)
+	}
+	cards := []card{
+		{"vault nodes", val(func(x *engine.Summary) int { return x.VaultNodes }), "taste vault"},
+		{"playbooks", val(func(x *engine.Summary) int { return x.Playbooks }), "per agent"},
+		{"builds", val(func(x *engine.Summary) int { return x.Builds }), "build plans run"},
+		{"approvals", val(func(x *engine.Summary) int { return x.PendingApprovals }), "waiting for you"},
+	}
+	if m.height < 34 {
+		// Short screens get one strip instead of four cards.
+		var parts []string
+		for _, c := range cards {
+			v := "…"
+			if c.value >= 0 {
+				v = fmt.Sprintf("%d", c.value)
+			}
+			st := s.Title
+			if c.label == "approvals" && c.value > 0 {
+				st = s.Accent.Bold(true)
+			}
+			parts = append(parts, st.Render(v)+" "+s.Text.Render(c.label))
+		}
+		return s.Panel.Width(m.width).Render(strings.Join(parts, s.Subtle.Render("  ·  ")))
+	}
+	n := len(cards)
+	var out []string
+	for i, c := range cards {
+		cw := m.width / n
+		if i == n-1 {
+			cw = m.width - cw*(n-1)
+		}
+		v := s.Muted.Render("…")
+		if c.value >= 0 {
+			st := s.Title
+			if c.label == "approvals" && c.value > 0 {
+				st = s.Accent.Bold(true)
+			}
+			v = st.Render(fmt.Sprintf("%d", c.value))
+		}
+		content := v + "\n" + s.Text.Render(c.label) + "\n" + s.Subtle.Render(common.Truncate(c.hint, cw-4))
+		out = append(out, s.Panel.Width(cw).Render(content))
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, out...)
+}
+
+func (m *Model) nextStepsView() string {
+	s := m.c.Styles
+	if m.sumErr != nil {
+		return s.Panel.Width(m.width).Render(s.Error.Render("Could not read the workspace: " + m.sumErr.Error()))
+	}
+	if m.summary == nil {
+		return ""
+	}
+	var lines []string
+	if m.summary.VaultNodes == 0 {
+		lines = append(lines, "• The vault is empty. Import a pattern library: "+s.Key.Render("ctrl+p")+" → Import, or `nova import DIR`.")
+	}
+	if m.summary.Builds == 0 {
+		lines = append(lines, "• No builds yet. Run a build plan from .nova/prds/ with `nova build run PRD`.")
+	}
+	if m.ollama != nil && !m.ollama.Reachable {
+		lines = append(lines, "• Ollama is offline: agents and builds wait until it is reachable.")
+	}
+	if m.summary.PendingApprovals > 0 {
+		lines = append(lines, fmt.Sprintf("• %d change(s) wait for your approval.", m.summary.PendingApprovals))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "• All caught up. "+s.Key.Render("ctrl+p")+" lists everything you can do.")
+	}
+	title := s.PanelTitleActive.Render("Next steps")
+	body := make([]string, 0, len(lines))
+	for _, l := range lines {
+		body = append(body, s.Text.Render(common.Truncate(l, m.width-6)))
+	}
+	return s.Panel.Width(m.width).Render(title + "\n" + strings.Join(body, "\n"))
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.c.KeyMap.Refresh} }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{{m.c.KeyMap.Refresh}} }
