@@ -52,7 +52,7 @@ func (c Codec[T]) Unmarshal(b []byte) (T, error) {
 	}
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return zero, fmt.Errorf("%w: %v", ErrBadRecord, err)
+		return zero, fmt.Errorf("%w: %w", ErrBadRecord, err)
 	}
 	return v, nil
 }

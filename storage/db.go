@@ -130,7 +130,7 @@ func classifyOpenError(path string, err error) error {
 		return fmt.Errorf("%w: %s is locked by another nova process (close it, or retry in a moment)", ErrInUse, path)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch):
-		return fmt.Errorf("open %s: %w (%v; restore a backup with `nova db backup` copies, or move the file away)", path, ErrCorrupt, err)
+		return fmt.Errorf("open %s: %w (%w; restore a backup made with `nova db backup`, or move the file away)", path, ErrCorrupt, err)
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("open %s: %w (check the permissions of .nova/)", path, err)
 	}

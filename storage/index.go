@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Index is a secondary index stored in a shared index bucket. Entries are
@@ -30,7 +31,7 @@ func (ix Index) key(value string, id uint64) []byte {
 func (ix Index) Add(tx *bolt.Tx, value string, id uint64) error {
 	b := tx.Bucket(ix.Bucket)
 	if b == nil {
-		return bolt.ErrBucketNotFound
+		return berrors.ErrBucketNotFound
 	}
 	return b.Put(ix.key(value, id), []byte{})
 }

@@ -44,6 +44,10 @@ type Styles struct {
 	Help                                              help.Styles
 	TextInput                                         textinput.Styles
 	Chroma                                            *chroma.Style
+
+	// DiffAddWord and DiffDelWord mark the changed words inside a changed
+	// line (intra-line highlighting): a stronger tint of DiffAdd/DiffDel.
+	DiffAddWord, DiffDelWord lipgloss.Style
 }
 
 // Build turns a palette into Styles. It is the only place styles are made.
@@ -119,6 +123,8 @@ func Build(p Palette) *Styles {
 	s.DiffAddSign = fg(t.Success).Background(t.DiffAdd).Bold(true)
 	s.DiffDelSign = fg(t.Error).Background(t.DiffDel).Bold(true)
 	s.DiffEmpty = fg(t.Subtle)
+	s.DiffAddWord = lipgloss.NewStyle().Background(tint(t.DiffAdd, t.Success))
+	s.DiffDelWord = lipgloss.NewStyle().Background(tint(t.DiffDel, t.Error))
 
 	s.EdgeLabel = fg(t.Secondary).Italic(true)
 	s.EdgeConflict = fg(t.Error).Bold(true)
@@ -143,6 +149,14 @@ func Build(p Palette) *Styles {
 	s.TextInput = ti
 	s.Chroma = chromaStyle(p)
 	return s
+}
+
+// tint moves base a third of the way towards toward (CIELAB blend).
+func tint(base, toward color.Color) color.Color {
+	if c := lipgloss.Blend1D(4, base, toward); len(c) == 4 {
+		return c[1]
+	}
+	return base
 }
 
 // chromaStyle maps the palette onto syntax-highlighting token classes.

@@ -30,7 +30,7 @@ func TestUserThemeLoadsAndFallsBack(t *testing.T) {
 	r := NewRegistry()
 	errs := r.LoadDir(dir)
 	require.Len(t, errs, 2)
-	assert.Regexp(t, regexp.MustCompile(`broken\.yaml:3: colors\.primary`), errs[0].Error())
+	assert.Regexp(t, `broken\.yaml:3: colors\.primary`, errs[0].Error())
 	assert.Contains(t, errs[1].Error(), "syntax.yaml:1")
 	p, err := r.Get("mine")
 	require.NoError(t, err)
@@ -52,8 +52,8 @@ func TestShippedExampleTheme(t *testing.T) {
 func TestBar(t *testing.T) {
 	t.Parallel()
 	s := Build(NovaDark)
-	assert.Equal(t, "", s.Bar(0.5, 0))
-	assert.Equal(t, 10, len([]rune(stripANSI(s.Bar(0.7, 10)))))
+	assert.Empty(t, s.Bar(0.5, 0))
+	assert.Len(t, []rune(stripANSI(s.Bar(0.7, 10))), 10)
 	assert.Equal(t, "███████░░░", stripANSI(s.Bar(0.7, 10)))
 	assert.Equal(t, "██████████", stripANSI(s.Bar(3, 10)))
 }

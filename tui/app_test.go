@@ -24,8 +24,11 @@ import (
 	"github.com/nova-dev/nova/tui"
 )
 
-// fakeWS is a deterministic workspace for golden views.
+// fakeWS is a deterministic workspace for golden views. It embeds the
+// interface so capabilities added later compile; calling one not overridden
+// here panics, which tests of those screens must not do.
 type fakeWS struct {
+	engine.Workspace
 	mu     sync.Mutex
 	cfg    workspace.Config
 	sum    engine.Summary

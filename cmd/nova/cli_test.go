@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -225,7 +224,7 @@ func TestBadInputExitCodes(t *testing.T) {
 	// The TUI without a terminal or workspace fails cleanly too.
 	r = runNova(t, t.TempDir(), nil)
 	assert.Equal(t, 1, r.code)
-	assert.True(t, strings.Contains(r.stderr, "no nova workspace found"), r.stderr)
+	assert.Contains(t, r.stderr, "no nova workspace found")
 }
 
 func TestInitUnwritableDir(t *testing.T) {

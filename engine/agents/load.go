@@ -19,7 +19,7 @@ import (
 )
 
 // maxSpecSize bounds one agent file; a role prompt is a few KiB.
-const maxSpecSize = 1 << 20
+const maxSpecSize = 256 << 10
 
 // ParseSpec decodes and validates one agent file. name is used in errors and
 // for the file-name/id check (pass "" to skip that check). The returned Spec
@@ -35,6 +35,9 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 		return fail(0, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), maxSpecSize), nil)
 	}
 
+	if line := yamlTooDeep(data); line > 0 {
+		return fail(line, "", fmt.Sprintf("nesting is deeper than %d levels", maxYAMLNesting), nil)
+	}
 	file, err := parseYAML(data)
 	if err != nil {
 		return spec, []error{yamlError(name, err, nil)}
@@ -118,6 +121,10 @@ func load(fsys fs.FS, dir string, display func(string) string) (*Roster, []error
 			continue
 		}
 		file := display(e.Name())
+		if info, err := e.Info(); err == nil && info.Size() > maxSpecSize {
+			errs = append(errs, &SpecError{File: file, Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", info.Size(), maxSpecSize)})
+			continue
+		}
 		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			errs = append(errs, &SpecError{File: file, Msg: "cannot read file", Err: err})

@@ -73,7 +73,7 @@ func specErrors(t *testing.T, errs []error) []*SpecError {
 	for _, err := range errs {
 		var se *SpecError
 		require.ErrorAs(t, err, &se, "error %v", err)
-		assert.ErrorIs(t, err, ErrInvalidSpec)
+		require.ErrorIs(t, err, ErrInvalidSpec)
 		out = append(out, se)
 	}
 	return out
@@ -101,9 +101,7 @@ func TestLoadShippedRoster(t *testing.T) {
 
 	for _, id := range append(slices.Clone(nova26Roles), "researcher", "implementer") {
 		spec, err := r.Get(id)
-		if !assert.NoError(t, err, id) {
-			continue
-		}
+		require.NoError(t, err, id)
 		assert.Equal(t, id, spec.ID)
 		assert.Equal(t, SchemaV1, spec.Schema, id)
 		assert.NotEmpty(t, spec.Display.Name, id)
@@ -276,10 +274,10 @@ func TestUnknownToolNamesFieldAndLine(t *testing.T) {
 
 func TestUnknownFieldsAreReportedWithLines(t *testing.T) {
 	t.Parallel()
-	content := minimal("X") + "tols: [editFile]\nlimits:\n  maxStep: 3\ndisplay:\n  nmae: X\n"
+	content := minimal("X") + "tols: [editFile]\nlimits:\n  maxStep: 3\ndisplay:\n  title: X\n"
 	_, errs := ParseSpec("X.yaml", []byte(content))
 	ses := specErrors(t, errs)
-	assert.Equal(t, []string{"tols", "limits.maxStep", "display.nmae"}, fieldsOf(ses))
+	assert.Equal(t, []string{"tols", "limits.maxStep", "display.title"}, fieldsOf(ses))
 	assert.Equal(t, []int{5, 7, 9}, []int{ses[0].Line, ses[1].Line, ses[2].Line})
 }
 
@@ -433,7 +431,7 @@ func TestLoadMissingDir(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	r, errs := Load(missing)
 	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], os.ErrNotExist)
+	require.ErrorIs(t, errs[0], os.ErrNotExist)
 	assert.Contains(t, errs[0].Error(), missing)
 	assert.Zero(t, r.Len())
 }
@@ -495,8 +493,8 @@ func TestSpecErrorFormatting(t *testing.T) {
 	cause := errors.New("boom")
 	e := &SpecError{File: "a/B.yaml", Line: 3, Field: "tools[0]", Msg: "bad", Err: cause}
 	assert.Equal(t, "a/B.yaml:3: tools[0]: bad", e.Error())
-	assert.ErrorIs(t, e, ErrInvalidSpec)
-	assert.ErrorIs(t, e, cause)
+	require.ErrorIs(t, e, ErrInvalidSpec)
+	require.ErrorIs(t, e, cause)
 	assert.Equal(t, "role: missing", (&SpecError{Field: "role", Msg: "missing"}).Error())
 	assert.Equal(t, "line 2: x", (&SpecError{Line: 2, Msg: "x"}).Error())
 }
@@ -538,4 +536,26 @@ func FuzzParseSpec(f *testing.F) {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+func TestDeepNestingIsRejectedQuickly(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		doc  string
+		line int
+	}{
+		"flow":   {minimal("X") + "staticContext: " + strings.Repeat("[", 100_000) + "\n", 5},
+		"block":  {minimal("X") + "examples:\n" + strings.Repeat("- ", 100_000) + "x\n", 6},
+		"indent": {minimal("X") + "x:\n" + strings.Repeat(" ", 10_000) + "y: 1\n", 6},
+	} {
+		_, errs := ParseSpec("X.yaml", []byte(tc.doc))
+		ses := specErrors(t, errs)
+		require.Len(t, ses, 1, name)
+		assert.Equal(t, tc.line, ses[0].Line, name)
+		assert.Contains(t, ses[0].Msg, "nesting", name)
+	}
+	// Ordinary brackets and quotes in text are fine.
+	ok := minimal("X") + "staticContext: |\n  use [a] and {b}, it's \"quoted [\" # not [a comment\n"
+	_, errs := ParseSpec("X.yaml", []byte(ok))
+	assert.Empty(t, errs)
 }

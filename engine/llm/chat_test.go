@@ -336,7 +336,7 @@ func TestChatUnreachableNamesHost(t *testing.T) {
 	assert.Contains(t, msg, host)
 	assert.Contains(t, msg, "ollama serve")
 	assert.Contains(t, msg, "OLLAMA_HOST")
-	assert.Contains(t, msg, "models.host in .nova/config.yaml")
+	assert.Contains(t, msg, "ollama.host in .nova/config.yaml")
 	var ue *llm.UnreachableError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, c.Host(), ue.Host)

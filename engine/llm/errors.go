@@ -51,7 +51,7 @@ type UnreachableError struct {
 
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("ollama is not reachable at %s (%v): start it with \"ollama serve\", "+
-		"or point nova at it with OLLAMA_HOST or models.host in .nova/config.yaml", e.Host, e.Err)
+		"or point nova at it with OLLAMA_HOST or ollama.host in .nova/config.yaml", e.Host, e.Err)
 }
 
 // Is reports whether target is ErrUnreachable.

@@ -192,10 +192,12 @@ var genericTags = map[string]bool{
 	"dont-do-this": true, "do-this-instead": true, "do": true, "dont": true,
 }
 
+// The heading helpers below take a heading's plain text (block.plain), never raw markdown.
+
 // isBoilerplateHeading reports provenance headings ("Source", "Adapted from …"): their content
 // is never prose for the description and never a tag.
 func isBoilerplateHeading(text string) bool {
-	k := kebab(cleanInline(text))
+	k := kebab(text)
 	switch k {
 	case "source", "sources", "provenance", "metadata", "credits", "references":
 		return true
@@ -210,7 +212,7 @@ func isBoilerplateHeading(text string) bool {
 
 // isOverviewHeading reports headings whose section is preferred for the description.
 func isOverviewHeading(text string) bool {
-	switch kebab(cleanInline(text)) {
+	switch kebab(text) {
 	case "overview", "summary", "introduction", "intro", "description", "purpose", "about", "tldr", "tl-dr", "what-it-is", "problem":
 		return true
 	}
@@ -219,7 +221,7 @@ func isOverviewHeading(text string) bool {
 
 // patternHeadingPrefix matches "Pattern", "Pattern 2", "Pattern:" … at the start of a heading.
 func isPatternHeading(text string) bool {
-	t := strings.TrimSpace(cleanInline(text))
+	t := strings.TrimSpace(text)
 	if len(t) < 7 || !strings.EqualFold(t[:7], "pattern") {
 		return false
 	}
@@ -232,7 +234,7 @@ func isPatternHeading(text string) bool {
 
 // stripPatternPrefix turns "Pattern 2: Retry Logic" into "Retry Logic" and "Pattern" into "".
 func stripPatternPrefix(text string) string {
-	t := strings.TrimSpace(cleanInline(text))
+	t := strings.TrimSpace(text)
 	if !isPatternHeading(t) {
 		return t
 	}
@@ -242,7 +244,7 @@ func stripPatternPrefix(text string) string {
 	return strings.TrimSpace(t)
 }
 
-// headingTag is the tag rule for a heading: inline markdown removed, a "Pattern N:" or "N."
+// headingTag is the tag rule for a heading (plain text): a "Pattern N:" or "N."
 // prefix removed, kebab-cased, cut to 48 runes; "" for generic, provenance, trailing ("Anti-
 // Patterns (What NOT to Do)", "When to Use …", "Related …") or numeric-only headings.
 func headingTag(text string) string {

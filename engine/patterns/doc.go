@@ -43,7 +43,8 @@
 // Per-file problems are *ParseError values wrapping ErrEmpty, ErrBinary, ErrTooLarge,
 // ErrNotUTF8, ErrHeadless, ErrFrontMatter, ErrUnsafePath, ErrSymlinkEscape, ErrSymlinkLoop or
 // ErrNotRegular.
-// A file is headless when it has no heading, no front matter title and no prose paragraph.
+// A file is headless when it has no heading and no prose paragraph (lists, tables and code
+// alone) and its front matter gives neither title nor description.
 // Meta files (README.md, INDEX.md, KIRO-*.md, EXTRACTION-*.md) are skipped by a scan, not
 // failed. Parse never panics.
 package patterns

@@ -16,7 +16,8 @@ var (
 	ErrTooLarge = errors.New("file too large")
 	// ErrNotUTF8: the file is not valid UTF-8 (UTF-16 files included).
 	ErrNotUTF8 = errors.New("not valid UTF-8")
-	// ErrHeadless: no heading, no front matter title and no prose paragraph at all.
+	// ErrHeadless: no heading and no prose paragraph at all (and no front matter title or
+	// description): lists, tables or code alone are not a pattern.
 	ErrHeadless = errors.New("no heading and no prose")
 	// ErrFrontMatter: the leading YAML front matter is malformed or has a bad value.
 	ErrFrontMatter = errors.New("malformed front matter")

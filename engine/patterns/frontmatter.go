@@ -45,6 +45,32 @@ func withinBudget(v any, budget *int, depth int) bool {
 	return true
 }
 
+// jsonSafe rewrites decoded YAML so that encoding/json accepts it (Doc is printed by
+// `--json` commands): ±Inf and NaN become strings, maps with non-string keys get string keys.
+func jsonSafe(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonSafe(e)
+		}
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonSafe(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = jsonSafe(e)
+		}
+	}
+	return v
+}
+
 // frontMatter is the subset of YAML front matter keys Parse understands. Unknown keys are kept
 // in Doc.FrontMatter but otherwise ignored.
 type frontMatter struct {
@@ -58,7 +84,7 @@ type frontMatter struct {
 // splitFrontMatter separates a leading "---" YAML block from the markdown body. It returns the
 // YAML text, the body, and the file line number of the body's first line. ok is false when the
 // text does not start with a front matter fence.
-func splitFrontMatter(text string) (yml, body string, bodyLine int, ok bool, err error) {
+func splitFrontMatter(text string) (yml, body string, bodyLine int, ok bool, err *ParseError) {
 	nl := strings.IndexByte(text, '\n')
 	if nl < 0 || strings.TrimRight(text[:nl], " \t") != "---" {
 		return "", text, 1, false, nil
@@ -91,7 +117,7 @@ func keyLine(yml, key string, firstLine int) int {
 }
 
 // parseFrontMatter decodes the YAML block. firstLine is the file line of the YAML's first line.
-func parseFrontMatter(yml string, firstLine int) (fm frontMatter, err error) {
+func parseFrontMatter(yml string, firstLine int) (fm frontMatter, err *ParseError) {
 	if len(yml) > maxFrontMatterBytes {
 		return fm, &ParseError{Line: firstLine, Err: ErrFrontMatter, Detail: fmt.Sprintf("front matter is larger than %d bytes", maxFrontMatterBytes)}
 	}
@@ -131,8 +157,8 @@ func parseFrontMatter(yml string, firstLine int) (fm frontMatter, err error) {
 	if !withinBudget(m, &budget, 0) {
 		return fm, &ParseError{Line: firstLine, Err: ErrFrontMatter, Detail: fmt.Sprintf("front matter expands to more than %d values (nested too deep or too many aliases)", maxFrontMatterValues)}
 	}
-	fm.raw = m
-	bad := func(key, want string, v any) error {
+	fm.raw = jsonSafe(m).(map[string]any)
+	bad := func(key, want string, v any) *ParseError {
 		return &ParseError{Line: keyLine(yml, key, firstLine), Err: ErrFrontMatter, Detail: fmt.Sprintf("%s: want %s, got %v", key, want, v)}
 	}
 	for k, v := range m {

@@ -41,6 +41,7 @@ type block struct {
 	kind  blockKind
 	level int      // heading level 1..6
 	text  string   // heading text (raw inline markdown)
+	plain string   // heading text as plain text (cleanInline of text, computed once)
 	lines []string // raw lines (paragraph, list, table, quote, html)
 	info  string   // fence info string
 	code  string   // fence content
@@ -322,7 +323,7 @@ func scanBlocks(lines []line) ([]block, []string) {
 			continue
 		}
 		if lvl, text, ok := atxHeading(s); ok {
-			blocks = append(blocks, block{kind: kindHeading, level: lvl, text: text, first: i, last: i, num: lines[i].num})
+			blocks = append(blocks, block{kind: kindHeading, level: lvl, text: text, plain: cleanInline(text), first: i, last: i, num: lines[i].num})
 			i++
 			continue
 		}
@@ -396,6 +397,7 @@ func scanBlocks(lines []line) ([]block, []string) {
 			b := rawBlock(kindHeading, lines, i, j+1)
 			b.level = setext
 			b.text = strings.TrimSpace(strings.Join(b.lines[:len(b.lines)-1], " "))
+			b.plain = cleanInline(b.text)
 			b.lines = nil
 			blocks = append(blocks, b)
 			i = j + 2

@@ -219,23 +219,15 @@ func (p *parser) parse(text string) (Doc, *ParseError) {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		text = strings.ReplaceAll(text, "\r", "\n")
 	}
-	yml, body, bodyLine, hasFM, ferr := splitFrontMatter(text)
-	if ferr != nil {
-		var pe *ParseError
-		if errors.As(ferr, &pe) {
-			return Doc{}, pe
-		}
-		return Doc{}, &ParseError{Err: ErrFrontMatter, Detail: ferr.Error()}
+	yml, body, bodyLine, hasFM, perr := splitFrontMatter(text)
+	if perr != nil {
+		return Doc{}, perr
 	}
 	var fm frontMatter
 	if hasFM {
-		var err error
-		if fm, err = parseFrontMatter(yml, 2); err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) {
-				return Doc{}, pe
-			}
-			return Doc{}, &ParseError{Err: ErrFrontMatter, Detail: err.Error()}
+		// The YAML starts on line 2, right after the opening "---".
+		if fm, perr = parseFrontMatter(yml, 2); perr != nil {
+			return Doc{}, perr
 		}
 	}
 	p.body = body
@@ -244,8 +236,8 @@ func (p *parser) parse(text string) (Doc, *ParseError) {
 	p.blocks, warnings = scanBlocks(p.lines)
 	p.computeAnchors()
 
-	if fm.title == "" && !p.hasHeading() && !p.hasAnyProse() {
-		return Doc{}, &ParseError{Err: ErrHeadless, Detail: "no heading, no front matter title and no prose paragraph"}
+	if fm.title == "" && fm.description == "" && !p.hasHeading() && !p.hasAnyProse() {
+		return Doc{}, &ParseError{Err: ErrHeadless, Detail: "no heading, no prose paragraph and no front matter title or description"}
 	}
 
 	doc := Doc{
@@ -254,7 +246,7 @@ func (p *parser) parse(text string) (Doc, *ParseError) {
 		FrontMatter: fm.raw,
 		Fields:      p.headerFields(),
 	}
-	doc.Title = fm.title
+	doc.Title = cleanInline(fm.title)
 	if doc.Title == "" {
 		doc.Title = p.firstH1()
 	}
@@ -333,7 +325,7 @@ func firstField(fields map[string]string, keys ...string) (string, bool) {
 
 func (p *parser) hasHeading() bool {
 	for _, b := range p.blocks {
-		if b.kind == kindHeading && cleanInline(b.text) != "" {
+		if b.kind == kindHeading && b.plain != "" {
 			return true
 		}
 	}
@@ -351,10 +343,8 @@ func (p *parser) hasAnyProse() bool {
 
 func (p *parser) firstH1() string {
 	for _, b := range p.blocks {
-		if b.kind == kindHeading && b.level == 1 {
-			if t := cleanInline(b.text); t != "" {
-				return t
-			}
+		if b.kind == kindHeading && b.level == 1 && b.plain != "" {
+			return b.plain
 		}
 	}
 	return ""
@@ -368,7 +358,7 @@ func (p *parser) computeAnchors() {
 		if b.kind != kindHeading {
 			continue
 		}
-		s := slug(b.text)
+		s := slug(b.plain)
 		a := s
 		if n, ok := seen[s]; ok {
 			a = fmt.Sprintf("%s-%d", s, n)
@@ -386,7 +376,7 @@ func (p *parser) computeAnchors() {
 func (p *parser) headerFields() map[string]string {
 	var fields map[string]string
 	for _, b := range p.blocks {
-		if b.kind == kindHeading && b.level >= 2 && !isBoilerplateHeading(b.text) {
+		if b.kind == kindHeading && b.level >= 2 && !isBoilerplateHeading(b.plain) {
 			break
 		}
 		fields = collectFields(b, fields)
@@ -415,14 +405,21 @@ func collectFields(b block, fields map[string]string) map[string]string {
 
 func (p *parser) codeExamples(from, to int) []CodeExample {
 	var out []CodeExample
+	// The heading in force at from; sections start right after theirs, so this is O(1) there.
 	heading := ""
-	for i := 0; i < to && i < len(p.blocks); i++ {
+	for i := min(from, len(p.blocks)) - 1; i >= 0; i-- {
+		if p.blocks[i].kind == kindHeading {
+			heading = p.blocks[i].plain
+			break
+		}
+	}
+	for i := from; i < to && i < len(p.blocks); i++ {
 		b := p.blocks[i]
 		if b.kind == kindHeading {
-			heading = cleanInline(b.text)
+			heading = b.plain
 			continue
 		}
-		if b.kind != kindFence || i < from {
+		if b.kind != kindFence {
 			continue
 		}
 		out = append(out, CodeExample{
@@ -453,7 +450,7 @@ func (p *parser) docTags(category string, fmTags []string, fieldTags string) []s
 	}
 	for _, b := range p.blocks {
 		if b.kind == kindHeading && b.level == 2 {
-			tags = appendTags(tags, seen, headingTag(b.text))
+			tags = appendTags(tags, seen, headingTag(b.plain))
 		}
 	}
 	return tags
@@ -490,7 +487,7 @@ func (p *parser) headingText(s scope) string {
 	if s.head < 0 {
 		return ""
 	}
-	return p.blocks[s.head].text
+	return p.blocks[s.head].plain
 }
 
 // description picks the summary paragraph. The order of preference is:
@@ -572,7 +569,7 @@ func (p *parser) description(title string) string {
 }
 
 func isTrailingHeading(text string) bool {
-	k := kebab(cleanInline(text))
+	k := kebab(text)
 	for _, pre := range []string{"anti-pattern", "antipattern", "related", "files-to-modify", "see-also", "references", "when-to-use", "when-not-to-use", "benefits"} {
 		if strings.HasPrefix(k, pre) {
 			return true
@@ -685,7 +682,7 @@ func isEmphasisOnly(t string) bool {
 func (p *parser) sections(doc *Doc) []Section {
 	var heads []int
 	for i, b := range p.blocks {
-		if b.kind == kindHeading && b.level == 2 && isPatternHeading(b.text) {
+		if b.kind == kindHeading && b.level == 2 && isPatternHeading(b.plain) {
 			heads = append(heads, i)
 		}
 	}
@@ -703,8 +700,8 @@ func (p *parser) sections(doc *Doc) []Section {
 		}
 		h := p.blocks[hi]
 		sec := Section{
-			Heading:          cleanInline(h.text),
-			Title:            stripPatternPrefix(h.text),
+			Heading:          h.plain,
+			Title:            stripPatternPrefix(h.plain),
 			Anchor:           p.anchor[hi],
 			ParentSourceFile: doc.SourceFile,
 			Line:             h.num,
@@ -728,7 +725,7 @@ func (p *parser) sections(doc *Doc) []Section {
 			b := p.blocks[j]
 			fields = collectFields(b, fields)
 			if b.kind == kindHeading && b.level == 3 {
-				sec.Tags = appendTags(sec.Tags, seen, headingTag(b.text))
+				sec.Tags = appendTags(sec.Tags, seen, headingTag(b.plain))
 			}
 		}
 		if v, ok := fields["priority"]; ok {
@@ -760,8 +757,8 @@ func (p *parser) sectionDescription(from, to int, title string) string {
 	var outline []string
 	for i := from; i < to && i < len(p.blocks); i++ {
 		b := p.blocks[i]
-		if b.kind == kindHeading && b.level == 3 && headingTag(b.text) != "" {
-			outline = append(outline, cleanInline(b.text))
+		if b.kind == kindHeading && b.level == 3 && headingTag(b.plain) != "" {
+			outline = append(outline, b.plain)
 		}
 		if b.kind != kindParagraph {
 			continue

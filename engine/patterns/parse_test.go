@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -199,6 +200,13 @@ This paragraph is not the description because front matter gives one.
 	assert.Equal(t, []string{"general", "a", "b"}, d.Tags)
 	assert.Equal(t, "P0", d.Priority)
 	assert.Equal(t, 9, d.Reusability)
+
+	// Whatever YAML decodes to, the Doc still encodes as JSON (for --json output).
+	d, err = Parse("x.md", []byte("---\nx: .inf\ny: [.nan, 1]\nz: {1: a}\n---\n# T\n"), ParseOptions{})
+	require.NoError(t, err)
+	out, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"x":"+Inf"`)
 }
 
 // aliasBomb is a "billion laughs" front matter: 9^8 values once the aliases are expanded.

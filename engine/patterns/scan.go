@@ -160,9 +160,12 @@ func ScanFS(ctx context.Context, fsys fs.FS, opts ScanOptions) (ScanResult, erro
 		opts.Progress(0, total)
 	}
 	results := make([]outcome, len(cands))
-	done := len(walkErr)
-	if opts.Progress != nil && done > 0 {
-		opts.Progress(done, total)
+	done := 0
+	for range walkErr {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
 	}
 
 	workers := opts.Workers

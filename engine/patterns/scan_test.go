@@ -283,3 +283,34 @@ func TestScanUnreadableDir(t *testing.T) {
 	assert.Equal(t, res.Counts.Total, res.Counts.Parsed+res.Counts.Skipped+res.Counts.Errors)
 	assert.True(t, errors.Is(res.Errors[0].Err, fs.ErrPermission))
 }
+
+// lockedFS fails to list one directory, like a directory without read permission.
+type lockedFS struct {
+	fstest.MapFS
+	locked string
+}
+
+func (l lockedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == l.locked {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrPermission}
+	}
+	return l.MapFS.ReadDir(name)
+}
+
+func TestScanFSUnreadableDir(t *testing.T) {
+	t.Parallel()
+	mfs := lockedFS{MapFS: fstest.MapFS{
+		"ok/a.md":     &fstest.MapFile{Data: []byte(goodPattern)},
+		"locked/b.md": &fstest.MapFile{Data: []byte(goodPattern)},
+	}, locked: "locked"}
+	res, err := ScanFS(context.Background(), mfs, ScanOptions{})
+	require.NoError(t, err, "one unreadable folder does not fail the scan")
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, "locked", res.Errors[0].Path)
+	assert.ErrorIs(t, res.Errors[0].Err, fs.ErrPermission)
+	assert.Equal(t, Counts{Total: 2, Parsed: 1, Errors: 1}, res.Counts)
+
+	// The root itself failing is the scan's error.
+	_, err = ScanFS(context.Background(), lockedFS{MapFS: fstest.MapFS{"a.md": &fstest.MapFile{}}, locked: "."}, ScanOptions{})
+	assert.ErrorIs(t, err, fs.ErrPermission)
+}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -137,7 +137,7 @@ func (p *PRD) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("save prd: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	defer func() { _ = os.Remove(tmp.Name()) }() // fails harmlessly after a successful rename
 	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("save prd: %w", err)
@@ -263,7 +263,7 @@ func caseClash[V any](m map[string]V, known []string, prefix string) *ParseError
 	if len(bad) == 0 {
 		return nil
 	}
-	sort.Strings(bad)
+	slices.Sort(bad)
 	for _, f := range known {
 		if strings.EqualFold(bad[0], f) {
 			return &ParseError{Offset: -1, Field: prefix + bad[0],
@@ -313,7 +313,7 @@ func jsonType(goType string) string {
 func extras[V any](m map[string]V, known []string) map[string]json.RawMessage {
 	var out map[string]json.RawMessage
 	for k, v := range m {
-		if containsString(known, k) {
+		if slices.Contains(known, k) {
 			continue
 		}
 		var raw json.RawMessage
@@ -333,15 +333,6 @@ func extras[V any](m map[string]V, known []string) map[string]json.RawMessage {
 		out[k] = raw
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // lineCol converts a byte offset into a 1-based line and column.
@@ -374,6 +365,9 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 		return &ParseError{Name: name, Format: "yaml", Line: line, Column: col, Offset: -1, Field: field, Msg: msg, Err: err}
 	}
 
+	if line := yamlTooDeep(data); line > 0 {
+		return nil, perr(line, 0, "", fmt.Sprintf("nesting is deeper than %d levels", maxYAMLNesting), nil)
+	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, yamlError(name, err, nil)

@@ -223,3 +223,23 @@ func TestCaseVariantsOfKnownFieldsAreRejected(t *testing.T) {
 		assert.Equal(t, name, pe.Name)
 	}
 }
+
+func TestDeepYAMLNestingIsRejectedQuickly(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]string{
+		"flow seq":   "meta: {name: x}\ntasks: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n",
+		"flow map":   "meta: {name: x}\ntasks: " + strings.Repeat("{a: ", 100_000) + "\n",
+		"block seq":  "meta: {name: x}\ntasks: \n" + strings.Repeat("- ", 100_000) + "x\n",
+		"deep index": "meta: {name: x}\ntasks:\n" + strings.Repeat("  ", 5_000) + "- x\n",
+	} {
+		_, err := Parse("deep.yaml", []byte(doc))
+		pe := parseError(t, err)
+		assert.Contains(t, pe.Msg, "nesting", name)
+		assert.Positive(t, pe.Line, name)
+	}
+	// Brackets inside quoted or commented text do not count.
+	doc := "meta: {name: \"[[[[\"}\ntasks:\n  - {id: a, title: '{{{{ it''s [', agent: X} # ]]]] [[[[\n"
+	p, err := Parse("ok.yaml", []byte(doc))
+	require.NoError(t, err)
+	assert.Equal(t, "{{{{ it's [", p.Tasks[0].Title)
+}

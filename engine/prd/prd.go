@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Sentinel errors callers branch on.
@@ -50,8 +51,12 @@ func Statuses() []Status {
 // ignored, "" means pending, and aliases such as "in_progress", "completed"
 // or "error" map to running, done and failed. ok is false for anything else.
 func ParseStatus(s string) (st Status, ok bool) {
-	k := strings.ToLower(strings.TrimSpace(s))
-	k = strings.NewReplacer("-", "_", " ", "_").Replace(k)
+	k := strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' {
+			return '_'
+		}
+		return unicode.ToLower(r)
+	}, strings.TrimSpace(s))
 	switch k {
 	case "", "pending", "todo", "to_do", "new", "queued", "open":
 		return StatusPending, true

@@ -2,7 +2,6 @@ package prd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -147,7 +146,7 @@ func TestCorpusUnknownAgentsAreEachNamed(t *testing.T) {
 	err = Validate(p, func(a string) bool { return a != missing && knownNova26(a) })
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, ErrInvalid)
 	var got []string
 	for _, pr := range ve.Problems {
 		assert.Equal(t, "agent", pr.Field)
@@ -350,8 +349,8 @@ func TestValidationErrorFormatting(t *testing.T) {
 		{TaskID: "a", Field: "title", Message: "is empty"}, {Field: "tasks", Message: "x"},
 	}}
 	assert.Equal(t, "p.json: 2 problems:\n  - task a: title: is empty\n  - tasks: x", two.Error())
-	assert.ErrorIs(t, two, ErrInvalid)
-	assert.False(t, errors.Is(two, ErrMalformed))
+	require.ErrorIs(t, two, ErrInvalid)
+	require.NotErrorIs(t, two, ErrMalformed)
 	assert.Equal(t, "prd: invalid", (&ValidationError{}).Error())
 }
 

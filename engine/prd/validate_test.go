@@ -103,7 +103,7 @@ func TestCycleDetection(t *testing.T) {
 
 func TestCycleDetectionOnLongChains(t *testing.T) {
 	t.Parallel()
-	const n = 100_000
+	const n = 30_000
 	specs := make([]string, n)
 	specs[0] = "t0"
 	for i := 1; i < n; i++ {

@@ -84,6 +84,18 @@ func appendFolded(b []byte, r rune) []byte {
 	return utf8.AppendRune(b, r)
 }
 
+// byteClass classifies bytes for the tokenizer's fast path: all bytes >= 0x80 are
+// clsNonASCII and need rune decoding.
+const clsNonASCII = clsMark + 1
+
+var byteClass = func() (t [256]uint8) {
+	copy(t[:], asciiClass[:])
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = clsNonASCII
+	}
+	return t
+}()
+
 // tokenizer splits text into lowercase, accent-folded surface tokens. A run of letters,
 // digits and underscores is one identifier; it is split on underscores and on case changes
 // (companyId → company, id; HTTPServer → http, server) and, when it has several parts, the
@@ -94,19 +106,24 @@ func appendFolded(b []byte, r rune) []byte {
 type tokenizer struct {
 	part []byte
 	comp []byte
+	arr  [2][maxTokenLen + 16]byte // backing arrays of part and comp, with slack for packToken
 }
 
-// each calls emit for every token of s. The slice passed to emit is valid only during the call.
+// each calls emit for every token of s. The slice passed to emit is valid only during the
+// call; its capacity is at least 16 bytes (see packToken).
 func (tz *tokenizer) each(s string, emit func(tok []byte)) {
+	if tz.part == nil {
+		tz.part, tz.comp = tz.arr[0][:0], tz.arr[1][:0]
+	}
 	n := len(s)
 	i := 0
 	for i < n {
-		if c := s[i]; c < utf8.RuneSelf {
-			if asciiClass[c] == clsSep {
-				i++
-				continue
-			}
-		} else {
+		cl := byteClass[s[i]]
+		if cl == clsSep {
+			i++
+			continue
+		}
+		if cl == clsNonASCII {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if runeClass(r) == clsSep {
 				i += size
@@ -116,15 +133,16 @@ func (tz *tokenizer) each(s string, emit func(tok []byte)) {
 		start := i
 		simple := true // only ASCII lowercase letters and digits
 		for i < n {
-			c := s[i]
-			if c < utf8.RuneSelf {
-				cl := asciiClass[c]
-				if cl == clsSep {
-					break
-				}
-				if cl == clsUpper || cl == clsUnder {
-					simple = false
-				}
+			cl := byteClass[s[i]]
+			if cl == clsLower || cl == clsDigit {
+				i++
+				continue
+			}
+			if cl == clsSep {
+				break
+			}
+			simple = false
+			if cl != clsNonASCII {
 				i++
 				continue
 			}
@@ -132,18 +150,16 @@ func (tz *tokenizer) each(s string, emit func(tok []byte)) {
 			if runeClass(r) == clsSep {
 				break
 			}
-			simple = false
 			i += size
 		}
-		run := s[start:i]
 		if simple {
-			if len(run) >= 2 && len(run) <= maxTokenLen {
-				tz.part = append(tz.part[:0], run...)
+			if l := i - start; l >= 2 && l <= maxTokenLen {
+				tz.part = append(tz.part[:0], s[start:i]...)
 				emit(tz.part)
 			}
 			continue
 		}
-		tz.split(run, emit)
+		tz.split(s[start:i], emit)
 	}
 }
 

@@ -3,6 +3,7 @@ package textindex
 import (
 	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // batchParallelMin is the batch size from which AddBatch analyses documents in parallel and
@@ -28,8 +29,9 @@ func (ix *Index) AddBatch(docs []Doc) {
 	ix.afterWrite()
 }
 
-// batchWorker analyses a contiguous chunk of a batch with its own term dictionary into its
-// own posting lists (ordinals are global, so the chunks' lists only need concatenating).
+// batchWorker analyses a contiguous chunk of a batch with its own term dictionary. Its
+// postings go to a flat stream, document by document (sequential writes); scattering them
+// into per-term lists is deferred to one tight pass once every list's size is known.
 type batchWorker struct {
 	ix     *Index
 	base   int32 // ordinal of the chunk's first document
@@ -38,13 +40,23 @@ type batchWorker struct {
 	cache  surfaceTable
 	dict   map[string]int32
 	terms  []string
-	lists  []localList
+	df     []int32
+	last   []int32 // per term: ordinal+1 of the last document it occurred in
+	slot   []int32 // per term: stream position of that posting
+	stOrd  []int32
+	stTerm []int32
+	stTF   []uint32
 	totals [MaxFields]uint64
-}
 
-type localList struct {
-	docs []int32
-	tfs  []uint32
+	// Current document and field.
+	ord   int32
+	fi    int
+	shift uint
+	ph    phraseState
+	lens  [MaxFields]uint32
+	emit  func(tok []byte)
+	// capBuf holds a lowercased capitalised word, with the slack packToken wants.
+	capBuf [maxTokenLen + 16]byte
 }
 
 func (w *batchWorker) termID(term []byte) int32 {
@@ -55,13 +67,15 @@ func (w *batchWorker) termID(term []byte) int32 {
 	s := string(term)
 	w.dict[s] = id
 	w.terms = append(w.terms, s)
-	w.lists = append(w.lists, localList{})
+	w.df = append(w.df, 0)
+	w.last = append(w.last, 0)
+	w.slot = append(w.slot, 0)
 	return id
 }
 
 func (w *batchWorker) lookup(tok []byte) centry {
-	h := hashToken(tok)
-	if e, ok := w.cache.get(tok, h); ok {
+	k := makeTokenKey(tok)
+	if e, ok := w.cache.get(&k); ok {
 		return e
 	}
 	var info tokInfo
@@ -70,63 +84,159 @@ func (w *batchWorker) lookup(tok []byte) centry {
 	if !info.stop {
 		e.term = w.termID(w.buf)
 	}
-	w.cache.put(tok, h, e)
+	w.cache.put(&k, e)
 	return e
 }
 
 // add counts one occurrence of term t in field slot shift of document ord.
 func (w *batchWorker) add(t, ord int32, shift uint) {
-	l := &w.lists[t]
-	if n := len(l.docs); n > 0 && l.docs[n-1] == ord {
-		if l.tfs[n-1]>>shift&0xff < 0xff {
-			l.tfs[n-1] += 1 << shift
+	if w.last[t] == ord+1 {
+		s := w.slot[t]
+		if w.stTF[s]>>shift&0xff < 0xff {
+			w.stTF[s] += 1 << shift
 		}
 		return
 	}
-	l.docs = append(l.docs, ord)
-	l.tfs = append(l.tfs, 1<<shift)
+	w.last[t] = ord + 1
+	w.slot[t] = int32(len(w.stTerm))
+	w.stOrd = append(w.stOrd, ord)
+	w.stTerm = append(w.stTerm, t)
+	w.stTF = append(w.stTF, 1<<shift)
+	w.df[t]++
 }
 
-// analyze indexes docs into the worker's lists. It writes only the chunk's own per-document
-// slots of the index and reads nothing that changes meanwhile.
-func (w *batchWorker) analyze(docs []Doc) {
-	ix := w.ix
-	for i, d := range docs {
-		ord := w.base + int32(i)
-		if ix.isDead(ord) { // superseded by a later document of the same batch
-			continue
-		}
-		var lens [MaxFields]uint32
-		for _, f := range d.Fields {
-			fi := ix.fieldIndex(f.Name)
-			shift := uint(8 * fi)
-			var ph phraseState
-			w.tz.each(f.Text, func(tok []byte) {
-				e := w.lookup(tok)
-				if e.term >= 0 {
-					w.add(e.term, ord, shift)
-					lens[fi]++
-				}
-				if p := ph.next(e.info); p != "" {
-					w.buf = append(w.buf[:0], p...)
-					w.add(w.termID(w.buf), ord, shift)
-					lens[fi]++
-				}
-			})
-		}
-		var code uint32
-		for f := range ix.nf {
-			code |= lenCode(lens[f]) << (8 * f)
-			w.totals[f] += uint64(lens[f])
-		}
-		ix.lens[ord] = lens
-		ix.codes[ord] = code
+// take records one analysed token of the current field.
+func (w *batchWorker) take(e centry) {
+	if e.term >= 0 {
+		w.add(e.term, w.ord, w.shift)
+		w.lens[w.fi]++
+	}
+	if p := w.ph.next(e.info); p != "" {
+		w.buf = append(w.buf[:0], p...)
+		w.add(w.termID(w.buf), w.ord, w.shift)
+		w.lens[w.fi]++
 	}
 }
 
-// addParallel is AddBatch for large batches: analyse chunks in parallel, each into its own
-// lists, then merge the dictionaries and concatenate every term's chunk lists in chunk order
-// into one exactly sized allocation.
+// scan is tokenizer.each fused with the surface cache for the common case, a run of ASCII
+// lowercase letters and digits that is already cached: it is looked up in place, with no
+// copy and no callback. Everything else takes the general path.
+func (w *batchWorker) scan(s string) {
+	n := len(s)
+	for i := 0; i < n; {
+		cl := byteClass[s[i]]
+		if cl == clsSep {
+			i++
+			continue
+		}
+		if cl == clsUpper {
+			// A capitalised word (sentence start, title): lowercase it into a buffer.
+			j := i + 1
+			for j < n && (byteClass[s[j]] == clsLower || byteClass[s[j]] == clsDigit) {
+				j++
+			}
+			if l := j - i; (j == n || byteClass[s[j]] == clsSep) && l <= maxTokenLen {
+				if l >= 2 {
+					tok := append(w.capBuf[:0], s[i]+('a'-'A'))
+					tok = append(tok, s[i+1:j]...)
+					w.take(w.lookup(tok))
+				}
+				i = j
+				continue
+			}
+		}
+		if cl != clsLower && cl != clsDigit {
+			// Let the general tokenizer take the whole run.
+			start := i
+			for i < n && (byteClass[s[i]] != clsSep || s[i] >= utf8.RuneSelf) {
+				if s[i] < utf8.RuneSelf {
+					i++
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if runeClass(r) == clsSep {
+					break
+				}
+				i += size
+			}
+			if i == start { // a non-ASCII separator
+				_, size := utf8.DecodeRuneInString(s[i:])
+				i += size
+				continue
+			}
+			w.tz.each(s[start:i], w.emit)
+			continue
+		}
+		start := i
+		for i < n && (byteClass[s[i]] == clsLower || byteClass[s[i]] == clsDigit) {
+			i++
+		}
+		if i < n && byteClass[s[i]] != clsSep {
+			// The run goes on with capitals, underscores or non-ASCII: general path.
+			for i < n && (byteClass[s[i]] != clsSep || s[i] >= utf8.RuneSelf) {
+				if s[i] < utf8.RuneSelf {
+					i++
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if runeClass(r) == clsSep {
+					break
+				}
+				i += size
+			}
+			w.tz.each(s[start:i], w.emit)
+			continue
+		}
+		if l := i - start; l >= 2 && l <= maxTokenLen {
+			if e, ok := w.cache.getAt(s, start, i); ok {
+				w.take(e)
+			} else {
+				w.tz.each(s[start:i], w.emit)
+			}
+		}
+	}
+}
+
+// analyze runs the first pass over docs. It writes only the chunk's own per-document slots of
+// the index and reads nothing that changes meanwhile.
+func (w *batchWorker) analyze(docs []Doc) {
+	ix := w.ix
+	size := 0
+	for _, d := range docs {
+		for _, f := range d.Fields {
+			size += len(f.Text)
+		}
+	}
+	w.stOrd = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTerm = make([]int32, 0, size/12+16)
+	w.stTF = make([]uint32, 0, size/12+16)
+	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
+	for i, d := range docs {
+		w.ord = w.base + int32(i)
+		if ix.isDead(w.ord) { // superseded by a later document of the same batch
+			continue
+		}
+		w.lens = [MaxFields]uint32{}
+		for _, f := range d.Fields {
+			w.fi = ix.fieldIndex(f.Name)
+			w.shift = uint(8 * w.fi)
+			w.ph = phraseState{}
+			w.scan(f.Text)
+		}
+		var code uint32
+		for f := range ix.nf {
+			code |= lenCode(w.lens[f]) << (8 * f)
+			w.totals[f] += uint64(w.lens[f])
+		}
+		ix.lens[w.ord] = w.lens
+		ix.codes[w.ord] = code
+	}
+}
+
+// addParallel is AddBatch for large batches: analyse chunks in parallel, merge the chunk
+// dictionaries, lay out every term's new postings contiguously in one arena, let each chunk
+// scatter its stream into its own disjoint ranges in parallel, and finally attach the arena
+// ranges to the lists (appending where a list already had postings).
 func (ix *Index) addParallel(docs []Doc) {
 	base := ix.newOrdinals(len(docs))
 	for i, d := range docs {
@@ -149,63 +259,75 @@ func (ix *Index) addParallel(docs []Doc) {
 	}
 	wg.Wait()
 
-	// Merge the dictionaries: parts[g] lists the chunk lists of global term g, in chunk order.
-	type part struct{ k, lt int32 }
-	parts := map[int32][]part{}
-	var touched []int32
+	// Merge the dictionaries and count each term's new postings.
+	gids := make([][]int32, nw)
 	for k, w := range workers {
 		for f := range ix.nf {
 			ix.totals[f] += w.totals[f]
 		}
+		gids[k] = make([]int32, len(w.terms))
 		for lt, term := range w.terms {
-			if len(w.lists[lt].docs) == 0 {
-				continue
-			}
-			g := ix.termIDString(term)
-			if _, ok := parts[g]; !ok {
-				touched = append(touched, g)
-			}
-			parts[g] = append(parts[g], part{int32(k), int32(lt)})
+			gids[k][lt] = ix.termIDString(term)
 		}
 	}
+	count := make([]int32, len(ix.posts))
+	for k, w := range workers {
+		for lt, g := range gids[k] {
+			count[g] += w.df[lt]
+		}
+	}
+	// Arena layout: term g's new postings occupy [start[g], start[g]+count[g]); each chunk's
+	// cursor for a term starts after the earlier chunks' postings of that term.
+	start := make([]int32, len(ix.posts))
+	total := int32(0)
+	var touched []int32
+	for g, c := range count {
+		if c > 0 {
+			start[g] = total
+			total += c
+			touched = append(touched, int32(g))
+		}
+	}
+	cursors := make([][]int32, nw)
+	next := slices.Clone(start)
+	for k, w := range workers {
+		cur := make([]int32, len(w.terms))
+		for lt, g := range gids[k] {
+			cur[lt] = next[g]
+			next[g] += w.df[lt]
+		}
+		cursors[k] = cur
+	}
+	docArena := make([]int32, total)
+	tfArena := make([]uint32, total)
+	for k, w := range workers {
+		wg.Go(func() {
+			cur := cursors[k]
+			for s, lt := range w.stTerm {
+				p := cur[lt]
+				cur[lt]++
+				docArena[p] = w.stOrd[s]
+				tfArena[p] = w.stTF[s]
+			}
+		})
+	}
+	wg.Wait()
+	for k := range workers {
+		workers[k] = nil // let the streams go before the lists are finished
+	}
+
 	oldLen := make([]int, len(touched))
-	fresh := 0
 	for i, g := range touched {
-		oldLen[i] = len(ix.posts[g].docs)
-		if oldLen[i] == 0 {
-			for _, p := range parts[g] {
-				fresh += len(workers[p.k].lists[p.lt].docs)
-			}
-		}
-	}
-	// Carve fresh lists out of one arena, then copy in parallel.
-	docArena := make([]int32, fresh)
-	tfArena := make([]uint32, fresh)
-	for i, g := range touched {
-		n := oldLen[i]
-		for _, p := range parts[g] {
-			n += len(workers[p.k].lists[p.lt].docs)
-		}
 		pl := &ix.posts[g]
+		oldLen[i] = len(pl.docs)
+		lo, hi := start[g], start[g]+count[g]
 		if oldLen[i] == 0 {
-			pl.docs, docArena = docArena[:0:n], docArena[n:]
-			pl.tfs, tfArena = tfArena[:0:n], tfArena[n:]
+			pl.docs, pl.tfs = docArena[lo:hi:hi], tfArena[lo:hi:hi]
 		} else {
-			pl.docs = slices.Grow(pl.docs, n-oldLen[i])
-			pl.tfs = slices.Grow(pl.tfs, n-oldLen[i])
+			pl.docs = append(pl.docs, docArena[lo:hi]...)
+			pl.tfs = append(pl.tfs, tfArena[lo:hi]...)
 		}
 	}
-	parallelFor(len(touched), 64, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pl := &ix.posts[touched[i]]
-			for _, p := range parts[touched[i]] {
-				l := &workers[p.k].lists[p.lt]
-				pl.docs = append(pl.docs, l.docs...)
-				pl.tfs = append(pl.tfs, l.tfs...)
-				*l = localList{}
-			}
-		}
-	})
 
 	if ix.driftExceeded() {
 		ix.resetBounds()

@@ -372,8 +372,8 @@ func (ix *Index) termID(term []byte) int32 {
 
 // lookup analyses one surface token through the cache.
 func (ix *Index) lookup(tok []byte) centry {
-	h := hashToken(tok)
-	if e, ok := ix.cache.get(tok, h); ok {
+	k := makeTokenKey(tok)
+	if e, ok := ix.cache.get(&k); ok {
 		return e
 	}
 	var info tokInfo
@@ -385,7 +385,7 @@ func (ix *Index) lookup(tok []byte) centry {
 	if ix.cache.len() >= maxCache {
 		ix.cache.reset()
 	}
-	ix.cache.put(tok, h, e)
+	ix.cache.put(&k, e)
 	return e
 }
 

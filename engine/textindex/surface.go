@@ -2,92 +2,173 @@ package textindex
 
 import "encoding/binary"
 
-// surfaceTable caches the analysis of surface tokens (the lowercase words as they appear) so
-// that stop-word checks, stemming and dictionary look-ups run once per distinct word rather
-// than once per occurrence. It is an open-addressing table rather than a Go map because it is
-// probed once per token while building (tens of millions of times for a large vault) and
-// hashing the bytes in place, without a string header, roughly halves that cost.
+// surfaceTable caches the analysis of surface tokens (lowercase words as they appear) so that
+// stop-word checks, stemming and dictionary look-ups run once per distinct word rather than
+// once per occurrence. It is an open-addressing table rather than a Go map because it is
+// probed once per token while building (tens of millions of times for a large vault): the
+// first 16 bytes of the key and the value live in the slot itself, so a hit costs one
+// cache line and two integer comparisons, with no string header to follow.
 type surfaceTable struct {
-	slots   []surfaceSlot // power-of-two length, linear probing
-	entries []surfaceEntry
+	slots []surfaceSlot // power-of-two length, linear probing
+	used  int
+	long  []string // full keys of tokens longer than 16 bytes
 }
 
 type surfaceSlot struct {
-	tag uint32 // high half of the hash; 0 with idx 0 means empty
-	idx uint32 // 1 + index into entries
+	k0, k1 uint64 // first 16 bytes of the token, little-endian, zero-padded
+	n      uint8  // token length; 0 marks an empty slot
+	val    centry
+	long   int32 // for tokens longer than 16 bytes: 1 + index into long
 }
 
-type surfaceEntry struct {
-	key  string
-	hash uint64
-	val  centry
-}
-
-// hashToken is a fast non-cryptographic hash of a short byte string (eight bytes at a time,
-// multiply–xorshift mixing).
-func hashToken(b []byte) uint64 {
-	h := uint64(len(b)) * 0x9e3779b97f4a7c15
-	for len(b) >= 8 {
-		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
-		h ^= h >> 31
-		b = b[8:]
+// packToken returns the first 16 bytes of b as two little-endian words, zero-padded. When
+// cap(b) >= 16 (the tokenizer guarantees it) it loads whole words and masks them.
+func packToken(b []byte) (k0, k1 uint64) {
+	n := len(b)
+	if n >= 16 {
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
 	}
-	var t uint64
+	if cap(b) >= 16 {
+		w := b[:16]
+		k0, k1 = binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		if n < 8 {
+			return k0 & (1<<(8*n) - 1), 0
+		}
+		return k0, k1 & (1<<(8*(n-8)) - 1)
+	}
 	for i, c := range b {
-		t |= uint64(c) << (8 * i)
+		if i < 8 {
+			k0 |= uint64(c) << (8 * i)
+		} else {
+			k1 |= uint64(c) << (8 * (i - 8))
+		}
 	}
-	h = (h ^ t) * 0x94d049bb133111eb
+	return k0, k1
+}
+
+// tokenKey is a token prepared for a table look-up.
+type tokenKey struct {
+	k0, k1, hash uint64
+	tok          []byte
+}
+
+func makeTokenKey(tok []byte) tokenKey {
+	k0, k1 := packToken(tok)
+	h := k0*0x9e3779b97f4a7c15 ^ k1*0xc2b2ae3d27d4eb4f ^ uint64(len(tok))
+	if len(tok) > 16 {
+		for _, c := range tok[16:] {
+			h = (h ^ uint64(c)) * 0x100000001b3
+		}
+	}
+	return tokenKey{k0: k0, k1: k1, hash: finishHash(h), tok: tok}
+}
+
+func finishHash(h uint64) uint64 {
+	h ^= h >> 32
+	h *= 0xbf58476d1ce4e5b9
 	return h ^ h>>29
 }
 
-// get returns the cached analysis of tok, whose hash is h.
-func (t *surfaceTable) get(tok []byte, h uint64) (centry, bool) {
+// load64 reads s[i:i+8] as a little-endian word (the compiler merges the byte loads).
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// getAt looks up the token s[start:end] in place, without copying it. It handles tokens of
+// at most 16 bytes with 16 readable bytes from start, and reports ok=false otherwise or when
+// the token is not cached.
+func (t *surfaceTable) getAt(s string, start, end int) (centry, bool) {
+	n := end - start
+	if n > 16 || start+16 > len(s) || len(t.slots) == 0 {
+		return centry{}, false
+	}
+	k0, k1 := load64(s, start), load64(s, start+8)
+	if n < 8 {
+		k0, k1 = k0&(1<<(8*n)-1), 0
+	} else {
+		k1 &= 1<<(8*(n-8)) - 1
+	}
+	h := finishHash(k0*0x9e3779b97f4a7c15 ^ k1*0xc2b2ae3d27d4eb4f ^ uint64(n))
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.n == 0 {
+			return centry{}, false
+		}
+		if int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
+			return sl.val, true
+		}
+	}
+}
+
+func (t *surfaceTable) matches(s *surfaceSlot, k *tokenKey) bool {
+	return int(s.n) == len(k.tok) && s.k0 == k.k0 && s.k1 == k.k1 &&
+		(s.long == 0 || t.long[s.long-1] == string(k.tok))
+}
+
+// get returns the cached analysis of a token.
+func (t *surfaceTable) get(k *tokenKey) (centry, bool) {
 	if len(t.slots) == 0 {
 		return centry{}, false
 	}
 	mask := uint64(len(t.slots) - 1)
-	tag := uint32(h >> 32)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s.idx == 0 {
+	for i := k.hash & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.n == 0 {
 			return centry{}, false
 		}
-		if s.tag == tag {
-			if e := &t.entries[s.idx-1]; e.key == string(tok) {
-				return e.val, true
-			}
+		if t.matches(s, k) {
+			return s.val, true
 		}
 	}
 }
 
-// put adds tok (not present) with hash h.
-func (t *surfaceTable) put(tok []byte, h uint64, v centry) {
-	if 2*(len(t.entries)+1) > len(t.slots) {
+// put adds a token that is not in the table. Tokens must be 1..255 bytes long.
+func (t *surfaceTable) put(k *tokenKey, v centry) {
+	if 2*(t.used+1) > len(t.slots) {
 		t.grow()
 	}
-	t.entries = append(t.entries, surfaceEntry{key: string(tok), hash: h, val: v})
-	t.insert(h, uint32(len(t.entries)))
+	s := surfaceSlot{k0: k.k0, k1: k.k1, n: uint8(len(k.tok)), val: v}
+	if len(k.tok) > 16 {
+		t.long = append(t.long, string(k.tok))
+		s.long = int32(len(t.long))
+	}
+	t.insert(k.hash, s)
+	t.used++
 }
 
-func (t *surfaceTable) insert(h uint64, idx uint32) {
+func (t *surfaceTable) insert(h uint64, s surfaceSlot) {
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
-	for t.slots[i].idx != 0 {
+	for t.slots[i].n != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = surfaceSlot{tag: uint32(h >> 32), idx: idx}
+	t.slots[i] = s
 }
 
 func (t *surfaceTable) grow() {
-	t.slots = make([]surfaceSlot, max(1024, 2*len(t.slots)))
-	for i := range t.entries {
-		t.insert(t.entries[i].hash, uint32(i+1))
+	old := t.slots
+	t.slots = make([]surfaceSlot, max(1024, 2*len(old)))
+	var buf [maxTokenLen]byte
+	for i := range old {
+		s := &old[i]
+		if s.n == 0 {
+			continue
+		}
+		var tok []byte
+		if s.long != 0 {
+			tok = append(buf[:0], t.long[s.long-1]...)
+		} else {
+			binary.LittleEndian.PutUint64(buf[:], s.k0)
+			binary.LittleEndian.PutUint64(buf[8:], s.k1)
+			tok = buf[:s.n]
+		}
+		t.insert(makeTokenKey(tok).hash, *s)
 	}
 }
 
-func (t *surfaceTable) len() int { return len(t.entries) }
+func (t *surfaceTable) len() int { return t.used }
 
-func (t *surfaceTable) reset() {
-	t.slots = nil
-	t.entries = nil
-}
+func (t *surfaceTable) reset() { *t = surfaceTable{} }

@@ -285,7 +285,7 @@ func TestConcurrentRecording(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			_, err := chat(t, c, "llama3.2:3b", true)
-			assert.NoError(t, err) //nolint:testifylint // require must not run off the test goroutine
+			assert.NoError(t, err)
 		})
 	}
 	wg.Wait()

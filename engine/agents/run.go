@@ -1,0 +1,156 @@
+package agents
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/nova-dev/nova/engine/tools"
+)
+
+// FailureKind classifies why a run failed.
+type FailureKind string
+
+// Failure kinds.
+const (
+	FailToolError        FailureKind = "tool_error"
+	FailTimeout          FailureKind = "timeout"
+	FailValidationFailed FailureKind = "validation_failed"
+	FailStuck            FailureKind = "stuck"
+	FailPolicyDenied     FailureKind = "policy_denied"
+	FailUnknown          FailureKind = "unknown"
+)
+
+// RecoveryHint suggests what the caller (a build, a user) may try next.
+type RecoveryHint string
+
+// Recovery hints.
+const (
+	HintRetry            RecoveryHint = "retry"
+	HintEscalateModel    RecoveryHint = "escalate_model"
+	HintChangeStrategy   RecoveryHint = "change_strategy"
+	HintSwitchSpecialist RecoveryHint = "switch_specialist"
+	HintAskUser          RecoveryHint = "ask_user"
+)
+
+// Failure describes a failed run.
+type Failure struct {
+	Kind    FailureKind `json:"kind"`
+	Message string      `json:"message"`
+	// Cause is a short machine-readable reason within the kind, e.g.
+	// "ollama_unreachable", "model_not_found", "max_steps", "empty_reply".
+	Cause string `json:"cause,omitempty"`
+	// PartialResult is what the agent had produced when it stopped (its
+	// last text, and the files it staged).
+	PartialResult string         `json:"partialResult,omitempty"`
+	RecoveryHints []RecoveryHint `json:"recoveryHints"`
+}
+
+// RunMeta measures a run.
+type RunMeta struct {
+	Duration     time.Duration `json:"duration"` // nanoseconds
+	PromptTokens int           `json:"promptTokens"`
+	EvalTokens   int           `json:"evalTokens"`
+	LLMCalls     int           `json:"llmCalls"`
+	Steps        int           `json:"steps"`
+	ToolCalls    int           `json:"toolCalls"`
+	Tier         string        `json:"tier"`
+	Model        string        `json:"model"`
+	Escalations  int           `json:"escalations"`
+	Compressions int           `json:"compressions"`
+	Reflections  int           `json:"reflections"`
+	// TextMode is true when the model had no native tool calling and the
+	// loop used the Thought/Action/Action Input format.
+	TextMode bool `json:"textMode,omitempty"`
+}
+
+// SpecialistOutcome is the result of one agent run: ok with a result, or a
+// failure.
+type SpecialistOutcome struct {
+	OK      bool     `json:"ok"`
+	Result  string   `json:"result,omitempty"`
+	Failure *Failure `json:"failure,omitempty"`
+	Meta    RunMeta  `json:"meta"`
+}
+
+// RunStatus is a run's lifecycle state.
+type RunStatus string
+
+// Run states.
+const (
+	RunRunning  RunStatus = "running"
+	RunDone     RunStatus = "done"
+	RunFailed   RunStatus = "failed"
+	RunCanceled RunStatus = "canceled"
+)
+
+// VerdictStatus is the verifier's conclusion.
+type VerdictStatus string
+
+// Verdicts.
+const (
+	VerdictPassed       VerdictStatus = "passed"
+	VerdictFailed       VerdictStatus = "failed"
+	VerdictInconclusive VerdictStatus = "inconclusive"
+)
+
+// Verification tiers, strongest first: evidence (a staged content hash),
+// execution (a command's exit code), claim (only the model's word).
+const (
+	TierEvidence  = "evidence"
+	TierExecution = "execution"
+	TierClaim     = "claim"
+)
+
+// Check is one verified claim.
+type Check struct {
+	Tier    string        `json:"tier"`
+	Subject string        `json:"subject"` // a path or a command
+	Status  VerdictStatus `json:"status"`
+	Detail  string        `json:"detail"`
+	TraceID uint64        `json:"traceId,omitempty"`
+}
+
+// Verdict is the verifier's report on a run.
+type Verdict struct {
+	Status VerdictStatus `json:"status"`
+	Checks []Check       `json:"checks"`
+}
+
+// Run is one agent run as stored in the runs bucket.
+type Run struct {
+	ID      uint64    `json:"id"`
+	Agent   string    `json:"agent"`
+	Task    string    `json:"task"`
+	TaskID  string    `json:"taskId,omitempty"`
+	BuildID string    `json:"buildId,omitempty"`
+	Status  RunStatus `json:"status"`
+	// Tier and Model are where the run started; Outcome.Meta says where it
+	// ended.
+	Tier        string            `json:"tier"`
+	Model       string            `json:"model"`
+	Outcome     SpecialistOutcome `json:"outcome"`
+	Verdict     Verdict           `json:"verdict"`
+	ChangesetID uint64            `json:"changesetId,omitempty"`
+	// Files are the paths staged in the changeset.
+	Files      []string  `json:"files,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+}
+
+// Trace is one recorded tool invocation of a run (bucket traces).
+type Trace struct {
+	ID    uint64 `json:"id"`
+	RunID uint64 `json:"runId"`
+	Step  int    `json:"step"`
+	Tool  string `json:"tool"`
+	// Args is the canonical JSON of the arguments; ArgsHash its sha256.
+	Args     json.RawMessage `json:"args"`
+	ArgsHash string          `json:"argsHash"`
+	Status   tools.Status    `json:"status"`
+	Kind     tools.Kind      `json:"kind,omitempty"`
+	Duration time.Duration   `json:"duration"`
+	// Output is the full output (what the model saw may be truncated).
+	Output   string           `json:"output"`
+	Evidence []tools.Evidence `json:"evidence,omitempty"`
+	Time     time.Time        `json:"time"`
+}

@@ -1,0 +1,225 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/nova-dev/nova/engine/tools"
+)
+
+// VerifyInput is what Verify checks.
+type VerifyInput struct {
+	Outcome SpecialistOutcome
+	Traces  []Trace
+	// StagedHash returns the sha256 of path as the run leaves it (the
+	// changeset's proposed content, else the disk's), or tools.Absent.
+	StagedHash func(path string) (string, error)
+}
+
+// Verify checks what a run claims against what it did, in three tiers:
+//
+//   - evidence: every file a tool reported staging must still hash, in the
+//     changeset, to what the tool reported;
+//   - execution: the last run of each command must have exited 0 (a command
+//     that ran before a later change proves nothing about it: inconclusive);
+//   - claim: files the final answer says it changed without any staged
+//     change, and "tests pass" without a command, are only the model's word:
+//     inconclusive.
+//
+// The verdict is failed when the run failed or any check failed,
+// inconclusive when any check is inconclusive or nothing was checked, and
+// passed otherwise.
+func Verify(in VerifyInput) Verdict {
+	v := Verdict{Checks: []Check{}}
+	type fileClaim struct {
+		hash  string
+		trace uint64
+		index int
+	}
+	lastFile := map[string]fileClaim{}
+	var fileOrder []string
+	type cmdRun struct {
+		code  int
+		trace uint64
+		index int
+		timed bool
+	}
+	lastCmd := map[string]cmdRun{}
+	var cmdOrder []string
+	lastWrite := -1
+	for i, t := range in.Traces {
+		if t.Status == tools.StatusTimeout && t.Tool == tools.NameRunCommand {
+			cmd := commandOf(t)
+			if _, seen := lastCmd[cmd]; !seen {
+				cmdOrder = append(cmdOrder, cmd)
+			}
+			lastCmd[cmd] = cmdRun{trace: t.ID, index: i, timed: true}
+			continue
+		}
+		if t.Status != tools.StatusOK && t.Status != tools.StatusFailed {
+			continue
+		}
+		for _, e := range t.Evidence {
+			switch e.Kind {
+			case "file":
+				if _, seen := lastFile[e.Path]; !seen {
+					fileOrder = append(fileOrder, e.Path)
+				}
+				lastFile[e.Path] = fileClaim{hash: e.SHA256, trace: t.ID, index: i}
+				lastWrite = i
+			case "command":
+				if e.ExitCode == nil {
+					continue
+				}
+				if _, seen := lastCmd[e.Command]; !seen {
+					cmdOrder = append(cmdOrder, e.Command)
+				}
+				lastCmd[e.Command] = cmdRun{code: *e.ExitCode, trace: t.ID, index: i}
+			}
+		}
+	}
+
+	for _, p := range fileOrder {
+		fc := lastFile[p]
+		c := Check{Tier: TierEvidence, Subject: p, TraceID: fc.trace}
+		var got string
+		var err error
+		if in.StagedHash != nil {
+			got, err = in.StagedHash(p)
+		}
+		switch {
+		case in.StagedHash == nil:
+			c.Status, c.Detail = VerdictInconclusive, "no changeset to check against"
+		case err != nil:
+			c.Status, c.Detail = VerdictInconclusive, "could not read the staged content: "+err.Error()
+		case got == fc.hash:
+			c.Status, c.Detail = VerdictPassed, "staged content matches sha256 "+short(fc.hash)
+			if fc.hash == tools.Absent {
+				c.Detail = "deletion is staged"
+			}
+		default:
+			c.Status = VerdictFailed
+			c.Detail = fmt.Sprintf("the tool reported sha256 %s but the changeset holds %s", short(fc.hash), short(got))
+		}
+		v.Checks = append(v.Checks, c)
+	}
+
+	for _, cmd := range cmdOrder {
+		r := lastCmd[cmd]
+		c := Check{Tier: TierExecution, Subject: cmd, TraceID: r.trace}
+		switch {
+		case r.timed:
+			c.Status, c.Detail = VerdictFailed, "did not finish within its timeout"
+		case r.code != 0:
+			c.Status, c.Detail = VerdictFailed, fmt.Sprintf("exit code %d", r.code)
+		case r.index < lastWrite:
+			c.Status, c.Detail = VerdictInconclusive, "exit code 0, but files were changed after it ran"
+		default:
+			c.Status, c.Detail = VerdictPassed, "exit code 0"
+		}
+		v.Checks = append(v.Checks, c)
+	}
+
+	if in.Outcome.OK {
+		for _, p := range claimedPaths(in.Outcome.Result) {
+			if covered(p, fileOrder) {
+				continue
+			}
+			v.Checks = append(v.Checks, Check{Tier: TierClaim, Subject: p, Status: VerdictInconclusive,
+				Detail: "the answer says this file changed, but no change to it was staged"})
+		}
+		if len(cmdOrder) == 0 && claimsTestsPass(in.Outcome.Result) {
+			v.Checks = append(v.Checks, Check{Tier: TierClaim, Subject: "tests", Status: VerdictInconclusive,
+				Detail: "the answer says checks passed, but no command was run"})
+		}
+		if len(v.Checks) == 0 {
+			v.Checks = append(v.Checks, Check{Tier: TierClaim, Subject: "answer", Status: VerdictInconclusive,
+				Detail: "the answer is backed by no tool evidence"})
+		}
+	}
+
+	switch {
+	case !in.Outcome.OK:
+		v.Status = VerdictFailed
+	case slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Status == VerdictFailed }):
+		v.Status = VerdictFailed
+	case slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Status == VerdictInconclusive }):
+		v.Status = VerdictInconclusive
+	default:
+		v.Status = VerdictPassed
+	}
+	return v
+}
+
+func commandOf(t Trace) string {
+	var a struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(t.Args, &a)
+	if argv, err := tools.SplitCommand(a.Command); err == nil {
+		return strings.Join(argv, " ")
+	}
+	return a.Command
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+var (
+	claimVerb = regexp.MustCompile(`(?i)\b(add|added|adds|create|created|creates|write|wrote|written|change|changed|changes|update|updated|updates|modify|modified|modifies|edit|edited|edits|delete|deleted|deletes|remove|removed|removes)\b`)
+	pathToken = regexp.MustCompile("[A-Za-z0-9_./\\-]+\\.[A-Za-z0-9]{1,8}")
+	testsPass = regexp.MustCompile(`(?i)\b(tests?|build|checks?)\b[^.\n]{0,40}\b(pass|passed|passes|ok|green|succeed|succeeded)\b`)
+)
+
+var sourceExt = map[string]bool{
+	"go": true, "ts": true, "tsx": true, "js": true, "jsx": true, "mjs": true, "py": true, "rs": true,
+	"java": true, "kt": true, "swift": true, "rb": true, "c": true, "h": true, "cpp": true, "cc": true,
+	"cs": true, "php": true, "md": true, "json": true, "yaml": true, "yml": true, "toml": true, "sql": true,
+	"css": true, "scss": true, "html": true, "sh": true, "txt": true, "mod": true, "sum": true, "proto": true,
+}
+
+// claimedPaths extracts paths the answer says it changed: path-like tokens
+// on lines that carry a change verb.
+func claimedPaths(answer string) []string {
+	var out []string
+	for line := range strings.SplitSeq(answer, "\n") {
+		if !claimVerb.MatchString(line) {
+			continue
+		}
+		for _, tok := range pathToken.FindAllString(line, -1) {
+			if strings.Contains(line, "://"+tok) {
+				continue
+			}
+			tok = strings.TrimLeft(strings.TrimRight(tok, ".-"), "./")
+			ext := strings.TrimPrefix(path.Ext(tok), ".")
+			if tok == "" || (!strings.Contains(tok, "/") && !sourceExt[strings.ToLower(ext)]) {
+				continue
+			}
+			if !slices.Contains(out, tok) {
+				out = append(out, tok)
+			}
+		}
+	}
+	return out
+}
+
+// covered reports whether a claimed path matches a staged one (the answer
+// may name it by its tail: "health.go" for "internal/health/health.go").
+func covered(claim string, staged []string) bool {
+	for _, p := range staged {
+		if p == claim || strings.HasSuffix(p, "/"+claim) {
+			return true
+		}
+	}
+	return false
+}
+
+func claimsTestsPass(answer string) bool { return testsPass.MatchString(answer) }

@@ -1,0 +1,414 @@
+// Package tools is the permissioned tool registry the agent loop calls:
+// every tool declares a JSON Schema for its arguments (validated before the
+// tool runs), which agents may or may not use it, a timeout, and whether it
+// mutates the workspace.
+//
+// The core tools are readFile, listFiles, searchFiles, writeFile, editFile,
+// deleteFile and runCommand ([Core]). Every path they touch goes through
+// [Confine]: it must resolve inside the workspace root. Mutating tools never
+// write to disk; they stage into the run's changeset through the [Stage]
+// interface (implemented by engine/changes), and reads see what the run has
+// staged. runCommand runs only allowlisted commands, without a shell, after
+// an approval below autonomy 4.
+//
+// Failures are values, not panics: [Registry.Execute] always returns a
+// [Result] whose Kind says what went wrong (validation_failed,
+// policy_denied, tool_error, timeout), so the agent loop can feed it back to
+// the model as an observation.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nova-dev/nova/engine/llm"
+)
+
+// DefaultTimeout bounds a tool that declares no timeout of its own... except
+// runCommand, which waits for an approval first and then applies the
+// configured command timeout itself (Tool.Timeout < 0).
+const DefaultTimeout = 30 * time.Second
+
+// Tool is one registered tool.
+type Tool struct {
+	// Name is what the model calls (e.g. "readFile").
+	Name string
+	// Description tells the model what the tool does.
+	Description string
+	// Schema is the JSON Schema (draft 2020-12) of the arguments object.
+	Schema json.RawMessage
+	// Mutating tools change the workspace (through the changeset).
+	Mutating bool
+	// Timeout bounds one invocation; 0 means DefaultTimeout, negative means
+	// the tool manages its own timeout.
+	Timeout time.Duration
+	// AllowedAgents, when non-empty, are the only agents (ids, any case)
+	// that may call the tool. BlockedAgents may never call it.
+	AllowedAgents []string
+	BlockedAgents []string
+	// Run executes the tool with arguments already validated against Schema.
+	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
+}
+
+// Output is what a tool's Run returns on success.
+type Output struct {
+	// Text is the full output shown to the model (the loop truncates it).
+	Text string
+	// Evidence backs claims made from this output (the verifier reads it).
+	Evidence []Evidence
+	// Failed marks an invocation that ran but did not succeed (a command
+	// exiting non-zero): the status is StatusFailed, not StatusError.
+	Failed bool
+}
+
+// Evidence is a verifiable fact produced by a tool invocation.
+type Evidence struct {
+	// Kind is "file" (a staged write or deletion) or "command".
+	Kind string `json:"kind"`
+	// Path is the workspace-relative path of a file.
+	Path string `json:"path,omitempty"`
+	// SHA256 is the hex digest of the staged content, or "absent" for a
+	// staged deletion.
+	SHA256 string `json:"sha256,omitempty"`
+	// ChangesetID is the changeset the file was staged in.
+	ChangesetID uint64 `json:"changesetId,omitempty"`
+	// Command and ExitCode describe a runCommand invocation.
+	Command  string `json:"command,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+}
+
+// Status is the outcome of one invocation, as recorded in traces.
+type Status string
+
+// Invocation statuses.
+const (
+	StatusOK      Status = "ok"      // ran and succeeded
+	StatusFailed  Status = "failed"  // ran and reported failure (non-zero exit)
+	StatusError   Status = "error"   // the tool failed (KindToolError)
+	StatusDenied  Status = "denied"  // refused by policy (KindPolicyDenied)
+	StatusInvalid Status = "invalid" // unknown tool or bad arguments (KindValidation)
+	StatusTimeout Status = "timeout" // ran out of time (KindTimeout)
+)
+
+// Call is one tool call requested by the model.
+type Call struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Result is the outcome of Execute. It is never a Go error: failures are
+// described by Status, Kind and Err so that they can be shown to the model.
+type Result struct {
+	Tool     string        `json:"tool"`
+	Args     string        `json:"args"` // canonical JSON of the arguments
+	ArgsHash string        `json:"argsHash"`
+	Status   Status        `json:"status"`
+	Kind     Kind          `json:"kind,omitempty"`
+	Output   string        `json:"output"` // full output, or the error message
+	Evidence []Evidence    `json:"evidence,omitempty"`
+	Duration time.Duration `json:"duration"`
+	Mutating bool          `json:"mutating,omitempty"`
+	// Err is the error behind a non-OK status.
+	Err error `json:"-"`
+}
+
+// OK reports whether the tool ran and succeeded.
+func (r Result) OK() bool { return r.Status == StatusOK }
+
+// Registry holds tools by name. It is safe for concurrent use once built.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]*entry
+	order []string
+}
+
+type entry struct {
+	tool   Tool
+	schema *jsonschema.Schema
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{tools: map[string]*entry{}} }
+
+// Register adds a tool, compiling its schema. A duplicate name, a missing
+// Run, or a schema that does not compile is an error.
+func (r *Registry) Register(t Tool) error {
+	if strings.TrimSpace(t.Name) == "" {
+		return errors.New("register tool: empty name")
+	}
+	if t.Run == nil {
+		return fmt.Errorf("register tool %s: no Run function", t.Name)
+	}
+	schema := t.Schema
+	if len(bytes.TrimSpace(schema)) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+		t.Schema = schema
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return fmt.Errorf("register tool %s: schema is not JSON: %w", t.Name, err)
+	}
+	url := "mem:///nova/tools/" + t.Name + ".schema.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return fmt.Errorf("register tool %s: %w", t.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return fmt.Errorf("register tool %s: schema: %w", t.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name]; dup {
+		return fmt.Errorf("register tool %s: already registered", t.Name)
+	}
+	r.tools[t.Name] = &entry{tool: t, schema: sch}
+	r.order = append(r.order, t.Name)
+	return nil
+}
+
+// Get returns the tool with this name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return e.tool, true
+}
+
+// Names lists the registered tools in registration order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.order)
+}
+
+// Permit reports whether agent may call the tool: it must be registered,
+// listed in offered (the agent's spec; nil means every tool), and pass the
+// tool's AllowedAgents/BlockedAgents. The error wraps ErrUnknownTool or
+// ErrPolicyDenied.
+func (r *Registry) Permit(agent string, offered []string, name string) error {
+	t, ok := r.Get(name)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	if offered != nil && !slices.Contains(offered, name) {
+		return denied("agent %s may not use %s (not in its tools)", agent, name)
+	}
+	if containsFold(t.BlockedAgents, agent) {
+		return denied("agent %s is blocked from %s", agent, name)
+	}
+	if len(t.AllowedAgents) > 0 && !containsFold(t.AllowedAgents, agent) {
+		return denied("%s is reserved for %s", name, strings.Join(t.AllowedAgents, ", "))
+	}
+	return nil
+}
+
+// For lists the tools agent may call among offered (nil: all), in
+// registration order.
+func (r *Registry) For(agent string, offered []string) []Tool {
+	var out []Tool
+	for _, name := range r.Names() {
+		if r.Permit(agent, offered, name) == nil {
+			t, _ := r.Get(name)
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// LLMTools converts tools to the llm package's native tool definitions.
+func LLMTools(ts []Tool) []llm.Tool {
+	out := make([]llm.Tool, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
+	}
+	return out
+}
+
+// Validate checks args against the tool's schema. The error wraps
+// ErrUnknownTool or ErrInvalidArgs and says what is wrong in words a model
+// can act on.
+func (r *Registry) Validate(name string, args json.RawMessage) error {
+	r.mu.RLock()
+	e, ok := r.tools[name]
+	r.mu.RUnlock()
+	if !ok {
+		return fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, strings.Join(r.Names(), ", "))
+	}
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return invalid("%s: arguments are not valid JSON: %v", name, err)
+	}
+	if err := e.schema.Validate(inst); err != nil {
+		return invalid("%s: %s", name, schemaMessage(err))
+	}
+	return nil
+}
+
+// schemaMessage flattens a jsonschema validation error into one line per
+// problem, without the schema URLs.
+func schemaMessage(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var msgs []string
+	var walk func(u *jsonschema.OutputUnit)
+	walk = func(u *jsonschema.OutputUnit) {
+		if u.Error != nil {
+			loc := u.InstanceLocation
+			if loc == "" {
+				loc = "arguments"
+			} else {
+				loc = "argument " + strings.TrimPrefix(loc, "/")
+			}
+			msgs = append(msgs, loc+": "+u.Error.String())
+		}
+		for i := range u.Errors {
+			walk(&u.Errors[i])
+		}
+	}
+	out := ve.BasicOutput()
+	walk(out)
+	if len(msgs) == 0 {
+		return ve.Error()
+	}
+	// The first basic-output unit repeats the summary; keep the specifics.
+	if len(msgs) > 1 {
+		msgs = msgs[1:]
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Execute permits, validates and runs one call. It never panics on the
+// model's input and never returns a Go error: see Result.
+func (r *Registry) Execute(ctx context.Context, env *Env, call Call) (res Result) {
+	start := time.Now()
+	canon, hash := CanonicalArgs(call.Args)
+	res = Result{Tool: call.Name, Args: canon, ArgsHash: hash}
+	defer func() {
+		res.Duration = time.Since(start)
+		if p := recover(); p != nil {
+			res.Status, res.Kind = StatusError, KindToolError
+			res.Err = fmt.Errorf("tool %s crashed: %v", call.Name, p)
+			res.Output = res.Err.Error()
+		}
+	}()
+	fail := func(err error) Result {
+		res.Err = err
+		res.Kind = KindOf(err)
+		res.Output = err.Error()
+		switch res.Kind {
+		case KindPolicyDenied:
+			res.Status = StatusDenied
+		case KindValidation:
+			res.Status = StatusInvalid
+		case KindTimeout:
+			res.Status = StatusTimeout
+		default:
+			res.Status = StatusError
+		}
+		return res
+	}
+	if env == nil {
+		env = &Env{}
+	}
+	if err := r.Permit(env.Agent, env.Tools, call.Name); err != nil {
+		if errors.Is(err, ErrUnknownTool) {
+			var names []string
+			for _, t := range r.For(env.Agent, env.Tools) {
+				names = append(names, t.Name)
+			}
+			err = fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, call.Name, strings.Join(names, ", "))
+		}
+		return fail(err)
+	}
+	t, _ := r.Get(call.Name)
+	res.Mutating = t.Mutating
+	if err := r.Validate(call.Name, call.Args); err != nil {
+		return fail(err)
+	}
+	args := call.Args
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	timeout := t.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	out, err := t.Run(runCtx, env, args)
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %s did not finish within %s", ErrToolTimeout, call.Name, timeout)
+		}
+		return fail(err)
+	}
+	res.Output = out.Text
+	res.Evidence = out.Evidence
+	res.Status = StatusOK
+	if out.Failed {
+		res.Status = StatusFailed
+		res.Kind = KindToolError
+	}
+	return res
+}
+
+// CanonicalArgs returns the arguments as canonical JSON (keys sorted, no
+// insignificant space) and its sha256, so that two calls with the same
+// arguments written differently compare equal. Arguments that are not JSON
+// are hashed as they are.
+func CanonicalArgs(args json.RawMessage) (string, string) {
+	trimmed := bytes.TrimSpace(args)
+	canon := string(trimmed)
+	if len(trimmed) == 0 {
+		canon = "{}"
+	} else {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err == nil {
+			if b, err := json.Marshal(v); err == nil {
+				canon = string(b)
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(canon))
+	return canon, hex.EncodeToString(sum[:])
+}
+
+// SHA256 returns the hex digest of b.
+func SHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

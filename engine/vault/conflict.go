@@ -1,0 +1,135 @@
+package vault
+
+import (
+	"strings"
+	"unicode"
+)
+
+// statement is a node's content reduced to a polarity and a core: "Never
+// use eval()" is (negative, "eval"), "Always use eval" is (positive,
+// "eval"), "Do not log secrets" is (negative, "log secrets") and "Log
+// secrets" is (positive, "log secrets").
+type statement struct {
+	neg  bool
+	core string
+}
+
+// Leading words that carry no meaning for the comparison.
+var fillerWords = map[string]bool{
+	"you": true, "we": true, "i": true, "please": true, "should": true, "must": true,
+	"to": true, "always": true, "ever": true, "generally": true, "really": true, "also": true,
+}
+
+// Negations at the start of a statement, as word sequences.
+var negations = [][]string{
+	{"never"}, {"avoid"}, {"avoiding"}, {"dont"}, {"don", "t"}, {"do", "not"}, {"does", "not"},
+	{"should", "not"}, {"shouldn", "t"}, {"shouldnt"}, {"must", "not"}, {"mustn", "t"}, {"mustnt"},
+	{"no", "longer"}, {"stop"}, {"cannot"}, {"can", "not"}, {"not"},
+}
+
+// Verbs of use stripped after the polarity, so "never use X", "avoid X" and
+// "prefer X" share the core X.
+var useVerbs = map[string]bool{"use": true, "using": true, "prefer": true, "preferring": true, "choose": true, "pick": true}
+
+// Articles are dropped from the core.
+var articles = map[string]bool{"a": true, "an": true, "the": true}
+
+// maxStatementWords bounds the work on long contents.
+const maxStatementWords = 64
+
+// statementWords splits s into lower-case words of letters and digits.
+func statementWords(s string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		if len(out) >= maxStatementWords {
+			break
+		}
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+		case r == '\'' || r == '’':
+			// "don't" → "dont"
+		default:
+			flush()
+		}
+	}
+	if len(out) < maxStatementWords {
+		flush()
+	}
+	return out
+}
+
+// parseStatement reduces content to its polarity and core. ok is false when
+// nothing is left to compare (empty content or only markers).
+func parseStatement(content string) (statement, bool) {
+	words := statementWords(content)
+	i := 0
+	skip := func() {
+		for i < len(words) && fillerWords[words[i]] {
+			i++
+		}
+	}
+	neg := false
+	for range 2 { // "you should never", "never avoid" (double negation)
+		skip()
+		matched := false
+		for _, n := range negations {
+			if hasWordsAt(words, i, n) {
+				neg = !neg
+				i += len(n)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			break
+		}
+	}
+	skip()
+	verb := false // "prefer X over Y" and "use X instead of Y" are about X
+	if i < len(words) && useVerbs[words[i]] {
+		verb = true
+		i++
+	}
+	var core []string
+	for _, w := range words[i:] {
+		if verb && (w == "over" || w == "instead") {
+			break
+		}
+		if !articles[w] {
+			core = append(core, w)
+		}
+	}
+	if len(core) == 0 {
+		return statement{}, false
+	}
+	return statement{neg: neg, core: strings.Join(core, " ")}, true
+}
+
+func hasWordsAt(words []string, i int, seq []string) bool {
+	if i+len(seq) > len(words) {
+		return false
+	}
+	for j, w := range seq {
+		if words[i+j] != w {
+			return false
+		}
+	}
+	return true
+}
+
+// DetectConflict reports whether two statements contradict each other: the
+// same core with opposite polarity — "never X" vs "always X", "avoid X" vs
+// "use X" / "prefer X", "do not X" vs "X". It is symmetric and never panics.
+func DetectConflict(a, b string) bool {
+	sa, okA := parseStatement(a)
+	sb, okB := parseStatement(b)
+	return okA && okB && sa.neg != sb.neg && sa.core == sb.core
+}

@@ -1,0 +1,455 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/storage"
+)
+
+// Secondary indexes in vault_idx (see the package comment).
+var (
+	ixType = storage.Index{Bucket: storage.BucketVaultIndex, Name: "type"}
+	ixTag  = storage.Index{Bucket: storage.BucketVaultIndex, Name: "tag"}
+	ixUser = storage.Index{Bucket: storage.BucketVaultIndex, Name: "user"}
+	ixConf = storage.Index{Bucket: storage.BucketVaultIndex, Name: "conf"}
+	ixCore = storage.Index{Bucket: storage.BucketVaultIndex, Name: "core"}
+	ixFrom = storage.Index{Bucket: storage.BucketVaultIndex, Name: "efrom"}
+	ixTo   = storage.Index{Bucket: storage.BucketVaultIndex, Name: "eto"}
+	ixRel  = storage.Index{Bucket: storage.BucketVaultIndex, Name: "erel"}
+)
+
+// revKey holds the change counter in vault_idx. Index keys always contain a
+// 0x00 separator, so a key without one never collides with them.
+var revKey = []byte("~rev")
+
+var (
+	nodeCodec = storage.Codec[Node]{Version: 1}
+	edgeCodec = storage.Codec[Edge]{Version: 1}
+)
+
+// Bodies are stored as raw UTF-8 after a two-byte header ('b', version)
+// rather than through storage.Codec: a body is opaque text of up to 1 MB and
+// the index rebuild reads every one of them, so skipping JSON string
+// unescaping matters there.
+const bodyMagic, bodyVersion = 'b', 1
+
+func encodeBody(s string) []byte {
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, bodyMagic, bodyVersion)
+	return append(out, s...)
+}
+
+func decodeBody(b []byte) string {
+	if len(b) < 2 || b[0] != bodyMagic {
+		return ""
+	}
+	return string(b[2:])
+}
+
+// confValue encodes a confidence so that byte order is numeric order.
+func confValue(c float64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], math.Float64bits(clamp01(c)+0)) // +0 turns -0 into 0
+	return string(b[:])
+}
+
+func parseConfValue(b []byte) float64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return math.Float64frombits(binary.BigEndian.Uint64(b))
+}
+
+func idValue(id uint64) string { return string(storage.Key(id)) }
+
+// coreValue keys the core of a node's statement (see parseStatement), so
+// duplicates and contradictions are found without scanning.
+func coreValue(core string) string {
+	sum := sha256.Sum256([]byte(core))
+	return hex.EncodeToString(sum[:12])
+}
+
+type ixEntry struct {
+	ix    storage.Index
+	value string
+}
+
+func nodeEntries(n *Node) []ixEntry {
+	es := make([]ixEntry, 0, 4+len(n.Tags))
+	es = append(es, ixEntry{ixType, string(n.Type)}, ixEntry{ixUser, n.UserID}, ixEntry{ixConf, confValue(n.Confidence)})
+	for _, t := range n.Tags {
+		es = append(es, ixEntry{ixTag, t})
+	}
+	if st, ok := parseStatement(n.Content); ok {
+		es = append(es, ixEntry{ixCore, coreValue(st.core)})
+	}
+	return es
+}
+
+func edgeEntries(e *Edge) []ixEntry {
+	return []ixEntry{{ixFrom, idValue(e.From)}, {ixTo, idValue(e.To)}, {ixRel, string(e.Relation)}}
+}
+
+func buckets(tx *bolt.Tx) (nodes, edges, bodies *bolt.Bucket, err error) {
+	nodes, edges, bodies = tx.Bucket(storage.BucketVaultNodes), tx.Bucket(storage.BucketVaultEdges), tx.Bucket(storage.BucketVaultBodies)
+	if nodes == nil || edges == nil || bodies == nil || tx.Bucket(storage.BucketVaultIndex) == nil {
+		return nil, nil, nil, fmt.Errorf("vault buckets missing: %w", storage.ErrCorrupt)
+	}
+	return nodes, edges, bodies, nil
+}
+
+// getNode reads a node (without its body) in tx.
+func getNode(tx *bolt.Tx, id uint64) (Node, error) {
+	n, err := nodeCodec.Get(tx.Bucket(storage.BucketVaultNodes), storage.Key(id))
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return Node{}, fmt.Errorf("node %d: %w", id, ErrNotFound)
+		}
+		return Node{}, fmt.Errorf("node %d: %w", id, err)
+	}
+	n.ID = id
+	if n.Tags == nil {
+		n.Tags = []string{}
+	}
+	return n, nil
+}
+
+func getBody(tx *bolt.Tx, id uint64) string {
+	b := tx.Bucket(storage.BucketVaultBodies)
+	if b == nil {
+		return ""
+	}
+	return decodeBody(b.Get(storage.Key(id)))
+}
+
+func getEdge(tx *bolt.Tx, id uint64) (Edge, error) {
+	e, err := edgeCodec.Get(tx.Bucket(storage.BucketVaultEdges), storage.Key(id))
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return Edge{}, fmt.Errorf("edge %d: %w", id, ErrNotFound)
+		}
+		return Edge{}, fmt.Errorf("edge %d: %w", id, err)
+	}
+	e.ID = id
+	return e, nil
+}
+
+func hasNode(tx *bolt.Tx, id uint64) bool {
+	return tx.Bucket(storage.BucketVaultNodes).Get(storage.Key(id)) != nil
+}
+
+// writeSet records what a write transaction changed, so the in-memory index
+// and the change event follow the commit.
+type writeSet struct {
+	op      string
+	nodes   map[uint64]*Node // written nodes, with bodies; nil = removed
+	text    map[uint64]bool  // whether the searchable text changed
+	edges   []uint64
+	rev     uint64
+	rebuild bool // too many changes: drop the in-memory index instead
+}
+
+func newWriteSet(op string) *writeSet {
+	return &writeSet{op: op, nodes: map[uint64]*Node{}, text: map[uint64]bool{}}
+}
+
+func (ws *writeSet) putNode(n *Node, textChanged bool) {
+	c := n.clone()
+	ws.nodes[n.ID] = &c
+	ws.text[n.ID] = ws.text[n.ID] || textChanged
+}
+
+func (ws *writeSet) removeNode(id uint64) {
+	ws.nodes[id] = nil
+	ws.text[id] = true
+}
+
+func (ws *writeSet) change() Change {
+	c := Change{Op: ws.op, Revision: ws.rev}
+	for id := range ws.nodes {
+		c.Nodes = append(c.Nodes, id)
+	}
+	slices.Sort(c.Nodes)
+	c.Edges = slices.Clone(ws.edges)
+	slices.Sort(c.Edges)
+	c.Edges = slices.Compact(c.Edges)
+	return c
+}
+
+// update runs fn in one write transaction, bumps the revision, then applies
+// the write set to the in-memory index and publishes the change.
+func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *writeSet) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if v.db.ReadOnly() {
+		return storage.ErrReadOnly
+	}
+	v.wmu.Lock()
+	var ws *writeSet
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		ws = newWriteSet(op)
+		if _, _, _, err := buckets(tx); err != nil {
+			return err
+		}
+		if err := fn(tx, ws); err != nil {
+			return err
+		}
+		rev, err := bumpRevision(tx)
+		ws.rev = rev
+		return err
+	})
+	if err != nil {
+		v.wmu.Unlock()
+		return err
+	}
+	v.search.apply(ws)
+	v.emb.forget(ws)
+	v.wmu.Unlock()
+	v.notify(ws.change())
+	return nil
+}
+
+func bumpRevision(tx *bolt.Tx) (uint64, error) {
+	b := tx.Bucket(storage.BucketVaultIndex)
+	rev := storage.ParseKey(b.Get(revKey)) + 1
+	return rev, b.Put(revKey, storage.Key(rev))
+}
+
+// Revision returns the vault's change counter: it grows with every committed
+// write, so a screen can tell whether its data is stale.
+func (v *Vault) Revision(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var rev uint64
+	err := v.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(storage.BucketVaultIndex); b != nil {
+			rev = storage.ParseKey(b.Get(revKey))
+		}
+		return nil
+	})
+	return rev, err
+}
+
+// putNodeTx stores n (assigning an id when n.ID is 0) and its index entries;
+// old is the stored version being replaced, if any.
+func putNodeTx(tx *bolt.Tx, n *Node, old *Node) error {
+	nodes := tx.Bucket(storage.BucketVaultNodes)
+	if n.ID == 0 {
+		id, err := storage.NextID(nodes)
+		if err != nil {
+			return err
+		}
+		n.ID = id
+	} else if n.ID > nodes.Sequence() {
+		if err := nodes.SetSequence(n.ID); err != nil {
+			return fmt.Errorf("set node sequence: %w", err)
+		}
+	}
+	if old != nil {
+		for _, e := range nodeEntries(old) {
+			if err := e.ix.Remove(tx, e.value, old.ID); err != nil {
+				return fmt.Errorf("unindex node %d: %w", old.ID, err)
+			}
+		}
+	}
+	for _, e := range nodeEntries(n) {
+		if err := e.ix.Add(tx, e.value, n.ID); err != nil {
+			return fmt.Errorf("index node %d: %w", n.ID, err)
+		}
+	}
+	rec := *n
+	rec.Body = ""
+	rec.HasBody = n.Body != ""
+	if err := nodeCodec.Put(nodes, storage.Key(n.ID), rec); err != nil {
+		return fmt.Errorf("store node %d: %w", n.ID, err)
+	}
+	bodies := tx.Bucket(storage.BucketVaultBodies)
+	if n.Body != "" {
+		if err := bodies.Put(storage.Key(n.ID), encodeBody(n.Body)); err != nil {
+			return fmt.Errorf("store body of node %d: %w", n.ID, err)
+		}
+	} else if old == nil || old.HasBody {
+		if err := bodies.Delete(storage.Key(n.ID)); err != nil {
+			return fmt.Errorf("delete body of node %d: %w", n.ID, err)
+		}
+	}
+	return nil
+}
+
+// removeNodeTx deletes a node, its body, its index entries and every edge
+// touching it.
+func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
+	n, err := getNode(tx, id)
+	if err != nil {
+		return err
+	}
+	for _, e := range nodeEntries(&n) {
+		if err := e.ix.Remove(tx, e.value, id); err != nil {
+			return fmt.Errorf("unindex node %d: %w", id, err)
+		}
+	}
+	var edgeIDs []uint64
+	collect := func(eid uint64) bool { edgeIDs = append(edgeIDs, eid); return true }
+	ixFrom.IDs(tx, idValue(id), collect)
+	ixTo.IDs(tx, idValue(id), collect)
+	slices.Sort(edgeIDs)
+	for _, eid := range slices.Compact(edgeIDs) {
+		if err := removeEdgeTx(tx, ws, eid); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(storage.BucketVaultNodes).Delete(storage.Key(id)); err != nil {
+		return fmt.Errorf("delete node %d: %w", id, err)
+	}
+	if err := tx.Bucket(storage.BucketVaultBodies).Delete(storage.Key(id)); err != nil {
+		return fmt.Errorf("delete body of node %d: %w", id, err)
+	}
+	ws.removeNode(id)
+	return nil
+}
+
+func putEdgeTx(tx *bolt.Tx, e *Edge) error {
+	edges := tx.Bucket(storage.BucketVaultEdges)
+	if e.ID == 0 {
+		id, err := storage.NextID(edges)
+		if err != nil {
+			return err
+		}
+		e.ID = id
+	} else if e.ID > edges.Sequence() {
+		if err := edges.SetSequence(e.ID); err != nil {
+			return fmt.Errorf("set edge sequence: %w", err)
+		}
+	}
+	for _, en := range edgeEntries(e) {
+		if err := en.ix.Add(tx, en.value, e.ID); err != nil {
+			return fmt.Errorf("index edge %d: %w", e.ID, err)
+		}
+	}
+	if err := edgeCodec.Put(edges, storage.Key(e.ID), *e); err != nil {
+		return fmt.Errorf("store edge %d: %w", e.ID, err)
+	}
+	return nil
+}
+
+func removeEdgeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
+	e, err := getEdge(tx, id)
+	if err != nil {
+		return err
+	}
+	for _, en := range edgeEntries(&e) {
+		if err := en.ix.Remove(tx, en.value, id); err != nil {
+			return fmt.Errorf("unindex edge %d: %w", id, err)
+		}
+	}
+	if err := tx.Bucket(storage.BucketVaultEdges).Delete(storage.Key(id)); err != nil {
+		return fmt.Errorf("delete edge %d: %w", id, err)
+	}
+	ws.edges = append(ws.edges, id)
+	return nil
+}
+
+// findEdge returns the id of an existing from→to edge of relation rel, or 0.
+func findEdge(tx *bolt.Tx, from, to uint64, rel Relation) uint64 {
+	var found uint64
+	ixFrom.IDs(tx, idValue(from), func(eid uint64) bool {
+		e, err := getEdge(tx, eid)
+		if err == nil && e.To == to && e.Relation == rel {
+			found = eid
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// edgeIDsOf lists the edges leaving (out) or entering (in) a node.
+func edgeIDsOf(tx *bolt.Tx, id uint64, out, in bool) []uint64 {
+	var ids []uint64
+	add := func(eid uint64) bool { ids = append(ids, eid); return true }
+	if out {
+		ixFrom.IDs(tx, idValue(id), add)
+	}
+	if in {
+		ixTo.IDs(tx, idValue(id), add)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// lowestConfidence returns up to n node ids with the lowest confidence,
+// skipping keep; ties go to the oldest id.
+func lowestConfidence(tx *bolt.Tx, n int, keep map[uint64]bool) []uint64 {
+	var out []uint64
+	b := tx.Bucket(storage.BucketVaultIndex)
+	p := []byte(ixConf.Name + "\x00")
+	c := b.Cursor()
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(out) < n; k, _ = c.Next() {
+		if len(k) != len(p)+8+1+8 {
+			continue
+		}
+		id := storage.ParseKey(k[len(k)-8:])
+		if !keep[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// confRange calls fn with (id, confidence) for nodes whose confidence is at
+// least min, highest first when desc, until fn returns false.
+func confRange(tx *bolt.Tx, minConf float64, desc bool, fn func(id uint64, conf float64) bool) {
+	b := tx.Bucket(storage.BucketVaultIndex)
+	if b == nil {
+		return
+	}
+	p := []byte(ixConf.Name + "\x00")
+	c := b.Cursor()
+	parse := func(k []byte) (uint64, float64, bool) {
+		if len(k) != len(p)+8+1+8 || !bytes.HasPrefix(k, p) {
+			return 0, 0, false
+		}
+		return storage.ParseKey(k[len(k)-8:]), parseConfValue(k[len(p) : len(p)+8]), true
+	}
+	if !desc {
+		start := append(slices.Clone(p), confValue(minConf)...)
+		for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+			if id, conf, ok := parse(k); ok && !fn(id, conf) {
+				return
+			}
+		}
+		return
+	}
+	// Descending: seek past the end of the prefix and walk back.
+	end := append(slices.Clone(p[:len(p)-1]), 0x01)
+	k, _ := c.Seek(end)
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, p); k, _ = c.Prev() {
+		id, conf, ok := parse(k)
+		if !ok {
+			continue
+		}
+		if conf < minConf {
+			return
+		}
+		if !fn(id, conf) {
+			return
+		}
+	}
+}

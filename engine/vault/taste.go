@@ -1,0 +1,311 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/storage"
+)
+
+// ConflictStrength is the strength of contradicts edges made by Learn.
+const ConflictStrength = 0.9
+
+// LearnResult says what Learn did with one node.
+type LearnResult struct {
+	// Node is the stored node: the new one, or the existing equivalent that
+	// was reinforced instead.
+	Node Node `json:"node"`
+	// Created is false when an equivalent node (same type, same statement)
+	// existed and was reinforced.
+	Created bool `json:"created"`
+	// Evicted lists nodes removed to stay within the tier's MaxNodes.
+	Evicted []uint64 `json:"evicted,omitempty"`
+	// Conflicts lists the nodes the new node contradicts; a contradicts
+	// edge now joins each of them to it.
+	Conflicts []uint64 `json:"conflicts,omitempty"`
+}
+
+// Learn adds a node the taste-vault way: an equivalent node (same type and
+// statement) is reinforced instead of duplicated; when the tier is full the
+// lowest-confidence node is evicted; a node whose statement contradicts an
+// existing one ("never X" / "always X", "avoid X" / "use X", "do not X" /
+// "X") gets a contradicts edge to it.
+func (v *Vault) Learn(ctx context.Context, n Node) (LearnResult, error) {
+	rs, err := v.LearnAll(ctx, []Node{n})
+	if err != nil {
+		return LearnResult{}, err
+	}
+	return rs[0], nil
+}
+
+// LearnAll learns several nodes in one transaction (see Learn).
+func (v *Vault) LearnAll(ctx context.Context, nodes []Node) ([]LearnResult, error) {
+	prepared := make([]Node, len(nodes))
+	for i, n := range nodes {
+		p, err := v.prepare(n)
+		if err != nil {
+			return nil, err
+		}
+		prepared[i] = p
+	}
+	var out []LearnResult
+	err := v.update(ctx, "learn", func(tx *bolt.Tx, ws *writeSet) error {
+		out = out[:0]
+		for _, n := range prepared {
+			r, err := v.learnTx(tx, ws, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (v *Vault) learnTx(tx *bolt.Tx, ws *writeSet, n Node) (LearnResult, error) {
+	st, hasStatement := parseStatement(n.Content)
+	var conflicts []uint64
+	if hasStatement {
+		var same []uint64
+		ixCore.IDs(tx, coreValue(st.core), func(id uint64) bool { same = append(same, id); return true })
+		for _, id := range same {
+			old, err := getNode(tx, id)
+			if err != nil {
+				continue
+			}
+			ost, ok := parseStatement(old.Content)
+			if !ok || ost.core != st.core {
+				continue // hash collision
+			}
+			if ost.neg == st.neg && old.Type == n.Type {
+				got, err := v.modifyTx(tx, ws, id, func(o *Node) error {
+					o.Confidence = round6(min(1, o.Confidence+ReinforceStep))
+					o.Tags = NormalizeTags(append(o.Tags, n.Tags...))
+					if len(o.Tags) > MaxTags {
+						o.Tags = o.Tags[:MaxTags]
+					}
+					return nil
+				}, false)
+				if err != nil {
+					return LearnResult{}, err
+				}
+				return LearnResult{Node: got}, nil
+			}
+			if ost.neg != st.neg {
+				conflicts = append(conflicts, id)
+			}
+		}
+	}
+	var evicted []uint64
+	if maxNodes := v.Limits().MaxNodes; maxNodes > 0 {
+		count := tx.Bucket(storage.BucketVaultNodes).Stats().KeyN
+		if count >= maxNodes {
+			for _, id := range lowestConfidence(tx, count-maxNodes+1, nil) {
+				if err := removeNodeTx(tx, ws, id); err != nil {
+					return LearnResult{}, err
+				}
+				evicted = append(evicted, id)
+			}
+		}
+	}
+	n.ID = 0
+	if err := putNodeTx(tx, &n, nil); err != nil {
+		return LearnResult{}, err
+	}
+	ws.putNode(&n, true)
+	var linked []uint64
+	for _, id := range conflicts {
+		if slices.Contains(evicted, id) {
+			continue
+		}
+		if _, err := linkTx(tx, ws, n.ID, id, Contradicts, ConflictStrength, v.now()); err != nil {
+			return LearnResult{}, err
+		}
+		linked = append(linked, id)
+	}
+	return LearnResult{Node: n.clone(), Created: true, Evicted: evicted, Conflicts: linked}, nil
+}
+
+// Task is the build task a result belongs to.
+type Task struct {
+	BuildID     string `json:"buildId"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+}
+
+// LearnFromBuildResult turns a task's outcome into vault nodes (see
+// BuildLessons) and learns them in one transaction. A failure becomes a
+// Mistake with confidence 0.9.
+func (v *Vault) LearnFromBuildResult(ctx context.Context, task Task, agent, output string, success bool) ([]LearnResult, error) {
+	lessons := BuildLessons(task, agent, output, success)
+	if len(lessons) == 0 {
+		return []LearnResult{}, nil
+	}
+	return v.LearnAll(ctx, lessons)
+}
+
+// Injected is the provenance of a vault context: what went into the prompt.
+type Injected struct {
+	NodeIDs   []uint64 `json:"nodeIds"`
+	WisdomIDs []uint64 `json:"wisdomIds"`
+}
+
+// VaultContext is the block injected into a prompt.
+type VaultContext struct {
+	// Text is the <taste_vault_context> block, or "" when nothing fits.
+	Text string `json:"text"`
+	// Tokens estimates Text (ceil(chars/4)); MaxTokens is the cap (15 % of
+	// the prompt budget).
+	Tokens    int `json:"tokens"`
+	MaxTokens int `json:"maxTokens"`
+	Injected
+}
+
+// VaultShare is the part of the prompt budget the vault context may use.
+const VaultShare = 0.15
+
+// DefaultPromptTokens is used when BuildVaultContext gets no budget.
+const DefaultPromptTokens = 8192
+
+// Limits of the vault context.
+const (
+	contextPersonal = 8
+	contextEntryLen = 600
+)
+
+// EstimateTokens is nova's token estimate: ceil(chars/4).
+func EstimateTokens(s string) int { return (len([]rune(s)) + 3) / 4 }
+
+// BuildVaultContext assembles the <taste_vault_context> block for a task:
+// the personal nodes most relevant to the task (and agent), then the tier's
+// global wisdom (4 free, 12 premium), trimmed from the bottom until it fits
+// in 15 % of budgetTokens. The returned ids are exactly what was injected.
+func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string, budgetTokens int) (VaultContext, error) {
+	if budgetTokens <= 0 {
+		budgetTokens = DefaultPromptTokens
+	}
+	if tier == "" {
+		tier = v.opts.Tier
+	}
+	vc := VaultContext{MaxTokens: int(float64(budgetTokens) * VaultShare), Injected: Injected{NodeIDs: []uint64{}, WisdomIDs: []uint64{}}}
+	type entry struct {
+		line   string
+		id     uint64
+		global bool
+	}
+	var personal, global []entry
+	query := strings.TrimSpace(task + " " + agent)
+	if query != "" {
+		hits, err := v.GetRelevantPatterns(ctx, query, contextPersonal)
+		if err != nil {
+			return vc, err
+		}
+		for _, h := range hits {
+			personal = append(personal, entry{
+				line: fmt.Sprintf("- [%s, confidence %.2f] %s", h.Type, h.Confidence, oneLine(h.Content, contextEntryLen)),
+				id:   h.ID,
+			})
+		}
+	}
+	patterns, err := v.wisdom.ForTier(ctx, tier)
+	if err != nil {
+		return vc, err
+	}
+	for _, p := range patterns {
+		global = append(global, entry{line: "- " + oneLine(p.Node.Content, contextEntryLen), id: p.ID, global: true})
+	}
+	render := func(ps, gs []entry) string {
+		if len(ps)+len(gs) == 0 {
+			return ""
+		}
+		var b strings.Builder
+		b.WriteString("<taste_vault_context>\n")
+		if len(ps) > 0 {
+			b.WriteString("Personal patterns (from this workspace's taste vault):\n")
+			for _, e := range ps {
+				b.WriteString(e.line)
+				b.WriteByte('\n')
+			}
+		}
+		if len(gs) > 0 {
+			b.WriteString("Global wisdom (shared, community-backed):\n")
+			for _, e := range gs {
+				b.WriteString(e.line)
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString("</taste_vault_context>")
+		return b.String()
+	}
+	text := render(personal, global)
+	for text != "" && EstimateTokens(text) > vc.MaxTokens {
+		if len(global) > 0 {
+			global = global[:len(global)-1]
+		} else {
+			personal = personal[:len(personal)-1]
+		}
+		text = render(personal, global)
+	}
+	vc.Text = text
+	vc.Tokens = EstimateTokens(text)
+	for _, e := range personal {
+		vc.NodeIDs = append(vc.NodeIDs, e.id)
+	}
+	for _, e := range global {
+		vc.WisdomIDs = append(vc.WisdomIDs, e.id)
+	}
+	return vc, nil
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.TrimSpace(truncate(s, n-1)) + "…"
+	}
+	return s
+}
+
+// ReinforceInjected credits what a successful task was given: each injected
+// node gains ReinforceStep confidence and one helpful count, each injected
+// wisdom pattern one success. Nodes deleted since are skipped.
+func (v *Vault) ReinforceInjected(ctx context.Context, inj Injected) error {
+	if len(inj.NodeIDs) > 0 {
+		err := v.update(ctx, "reinforce", func(tx *bolt.Tx, ws *writeSet) error {
+			seen := map[uint64]bool{}
+			for _, id := range inj.NodeIDs {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				_, err := v.modifyTx(tx, ws, id, func(n *Node) error {
+					n.Confidence = round6(min(1, n.Confidence+ReinforceStep))
+					n.HelpfulCount++
+					return nil
+				}, false)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, id := range inj.WisdomIDs {
+		if err := v.wisdom.RecordSuccess(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}

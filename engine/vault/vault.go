@@ -1,0 +1,146 @@
+package vault
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/nova-dev/nova/storage"
+)
+
+// Tier names (the workspace config's tier).
+const (
+	TierFree    = "free"
+	TierPremium = "premium"
+)
+
+// Limits are what a tier allows.
+type Limits struct {
+	// MaxNodes is the most nodes Learn keeps (0 = unlimited); when full it
+	// evicts the lowest-confidence node.
+	MaxNodes int `json:"maxNodes"`
+	// GlobalInjections is how many global-wisdom patterns go into a prompt.
+	GlobalInjections int `json:"globalInjections"`
+}
+
+// TierLimits returns the limits of a tier; anything but "premium" is free.
+func TierLimits(tier string) Limits {
+	if tier == TierPremium {
+		return Limits{MaxNodes: 0, GlobalInjections: 12}
+	}
+	return Limits{MaxNodes: 500, GlobalInjections: 4}
+}
+
+// Embedder computes embeddings; *llm.Client implements it.
+type Embedder interface {
+	Embed(ctx context.Context, model string, inputs []string) ([][]float32, error)
+}
+
+// Change describes a committed write, for Options.OnChange.
+type Change struct {
+	// Op names the write: "add", "update", "remove", "link", "unlink",
+	// "learn", "import", "reinforce", "wisdom", ...
+	Op string `json:"op"`
+	// Nodes and Edges are the ids written (created, changed or removed).
+	Nodes []uint64 `json:"nodes,omitempty"`
+	Edges []uint64 `json:"edges,omitempty"`
+	// Revision is the vault's change counter after the write.
+	Revision uint64 `json:"revision"`
+}
+
+// Options configures a Vault. The zero value works (user "local", free tier,
+// no embeddings).
+type Options struct {
+	// UserID owns nodes added without one; default "local".
+	UserID string
+	// Tier is "free" or "premium" (see TierLimits).
+	Tier string
+	// OptInGlobal says UserID shares high-confidence nodes with global
+	// wisdom (config vault.optInGlobal). Other users opt in through
+	// Wisdom.SetOptIn.
+	OptInGlobal bool
+	// ProjectTerms are project-specific words (workspace name, module path)
+	// that the wisdom sanitizer replaces.
+	ProjectTerms []string
+	// Embedder and EmbedModel enable re-ranking of search results with
+	// embeddings; both must be set. Any failure falls back silently.
+	Embedder   Embedder
+	EmbedModel string
+	// EmbedTimeout bounds one embedding call; default 1.5 s.
+	EmbedTimeout time.Duration
+	// OnChange is called after every committed write, outside any
+	// transaction and lock. It must not block for long.
+	OnChange func(Change)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Vault is the taste vault over one workspace database. It is safe for
+// concurrent use. Construction does no I/O; the full-text index is built on
+// first use (or in the background after Warm) from bbolt.
+type Vault struct {
+	db   *storage.DB
+	opts Options
+
+	// wmu serialises write transactions together with the in-memory index
+	// update that follows each commit, so the index applies commits in order.
+	wmu sync.Mutex
+
+	search *searchState
+	emb    *embedState
+	wisdom *Wisdom
+
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	bgWG     sync.WaitGroup
+}
+
+// New returns the vault over db. It does no I/O and never fails.
+func New(db *storage.DB, opts Options) *Vault {
+	if opts.UserID == "" {
+		opts.UserID = "local"
+	}
+	if opts.Tier == "" {
+		opts.Tier = TierFree
+	}
+	if opts.EmbedTimeout <= 0 {
+		opts.EmbedTimeout = 1500 * time.Millisecond
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	v := &Vault{db: db, opts: opts, bgCtx: ctx, bgCancel: cancel}
+	v.search = newSearchState(v)
+	v.emb = &embedState{vecs: map[uint64]embVec{}}
+	v.wisdom = &Wisdom{v: v}
+	return v
+}
+
+// Close stops background work (an index build in progress). It does not
+// close the database.
+func (v *Vault) Close() error {
+	v.bgCancel()
+	v.bgWG.Wait()
+	return nil
+}
+
+// Wisdom returns the global-wisdom pipeline of this vault.
+func (v *Vault) Wisdom() *Wisdom { return v.wisdom }
+
+// Options returns the options the vault was built with.
+func (v *Vault) Options() Options { return v.opts }
+
+// Limits returns the limits of the vault's tier.
+func (v *Vault) Limits() Limits { return TierLimits(v.opts.Tier) }
+
+// ReadOnly reports whether writes will fail with storage.ErrReadOnly.
+func (v *Vault) ReadOnly() bool { return v.db.ReadOnly() }
+
+func (v *Vault) now() time.Time { return v.opts.Now().UTC() }
+
+func (v *Vault) notify(c Change) {
+	if v.opts.OnChange != nil {
+		v.opts.OnChange(c)
+	}
+}
