@@ -10,8 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
+	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
@@ -31,6 +35,31 @@ type Workspace interface {
 	Ollama(ctx context.Context) OllamaStatus
 	// SetTheme persists the theme name in config.yaml.
 	SetTheme(ctx context.Context, name string) error
+	// Agents loads the roster from .nova/agents; problems with files are
+	// returned beside the agents that loaded.
+	Agents() (*agents.Roster, []error)
+	// Changes is the changeset store (list, get, apply, discard).
+	Changes() *changes.Store
+	// Runs is the store of agent runs and their tool traces.
+	Runs() *agents.RunStore
+	// RunAgent runs one task through an agent; progress is published with
+	// Topic "agent" (see runtime.go).
+	RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error)
+	// RunEvents replays the recent events of a run started by this process.
+	RunEvents(runID uint64) []agents.Event
+	// AnswerApproval answers an EventNeedsApproval request by its id.
+	AnswerApproval(id string, approve bool) error
+	// Vault is the taste vault (graph memory, retrieval, learning); built on
+	// first use, cheap to call (engine/vault.go).
+	Vault() *vault.Vault
+	// Wisdom is the global-wisdom pipeline of the vault.
+	Wisdom() *vault.Wisdom
+	// Importer imports pattern libraries into the vault in undoable batches
+	// (engine/importer.go).
+	Importer() *importer.Importer
+	// StarterPatternsDir is the workspace's shipped pattern library,
+	// .nova/patterns (the import wizard's default source).
+	StarterPatternsDir() string
 	// Close releases the database.
 	Close() error
 }
@@ -66,6 +95,10 @@ type Local struct {
 
 	mu  sync.RWMutex
 	cfg workspace.Config
+
+	rt  runtimeState // agent runtime, built on first use (runtime.go)
+	vs  vaultState   // taste vault, built on first use (vault.go)
+	imp importState  // pattern importer, built on first use (importer.go)
 }
 
 var _ Workspace = (*Local)(nil)
@@ -153,6 +186,7 @@ func (l *Local) Publish(ev Event) {
 
 // Close implements Workspace.
 func (l *Local) Close() error {
+	l.closeVault()
 	l.bus.Shutdown()
 	return l.db.Close()
 }
@@ -260,6 +294,11 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 		}
 		*c.dst = n
 	}
+	pending, err := l.pendingApprovals(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.PendingApprovals += pending
 	return s, nil
 }
 

@@ -26,7 +26,7 @@
 //	imports              pattern-import batches by id
 //	import_files         content hash and node id per imported source file; key = source path
 //	changesets           staged file changes by id
-//	traces               tool traces of agent runs, by run id
+//	traces               tool traces of agent runs; key = run id + trace id (8+8 bytes big-endian)
 //	runs                 agent runs (outcome, tokens, verdict) by id
 //	builds               builds by id
 //	build_tasks          per-task state of builds; key = build id + task ordinal

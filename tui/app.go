@@ -15,13 +15,18 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/palette"
 	"github.com/nova-dev/nova/tui/keymap"
+	agentspage "github.com/nova-dev/nova/tui/pages/agents"
+	changespage "github.com/nova-dev/nova/tui/pages/changes"
 	"github.com/nova-dev/nova/tui/pages/home"
+	"github.com/nova-dev/nova/tui/pages/importwiz"
+	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
 )
 
 // Minimum terminal size nova lays out for.
@@ -60,6 +65,10 @@ type Options struct {
 func DefaultPages() []PageFactory {
 	return []PageFactory{
 		{ID: home.ID, New: func(c *common.Common) common.Page { return home.New(c) }},
+		{ID: vaultpage.ID, New: func(c *common.Common) common.Page { return vaultpage.New(c) }},
+		{ID: importwiz.ID, New: func(c *common.Common) common.Page { return importwiz.New(c) }},
+		{ID: agentspage.ID, New: func(c *common.Common) common.Page { return agentspage.New(c) }},
+		{ID: changespage.ID, New: func(c *common.Common) common.Page { return changespage.New(c) }},
 	}
 }
 
@@ -163,7 +172,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		// Pages are already sized; they may need to fetch what the new
+		// size shows (a page cannot return a command from SetSize).
+		return m, m.broadcast(msg)
 
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
@@ -418,7 +429,9 @@ func (m *Model) statusView() string {
 	} else {
 		h := m.help // a copy: View must not change the model
 		h.SetWidth(room)
-		right = s.StatusValue.Render(h.ShortHelpView(m.pages[m.active].ShortHelp()))
+		// help adds an item that overflows when its ellipsis does not fit,
+		// so cut the line to the room.
+		right = s.StatusValue.Render(ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…"))
 	}
 	gap := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(right))
 	return s.StatusBar.Width(m.c.Width).Render(left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right)

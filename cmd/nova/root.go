@@ -39,6 +39,9 @@ func (a *app) rootCmd() *cobra.Command {
 	root.Flags().BoolVar(&initMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(a.initCmd(), a.versionCmd(), a.doctorCmd(), a.dbCmd())
+	root.AddCommand(a.importCmd())
+	root.AddCommand(a.vaultCmd(), a.wisdomCmd())
+	root.AddCommand(a.agentCmd(), a.agentsCmd(), a.changesCmd())
 	return root
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -72,8 +74,26 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
-// Runner runs agents: the ReAct loop over the tool registry, staging writes
-// in a changeset and recording runs and traces. It is safe for concurrent
+// Runner runs agents: a ReAct loop over the tool registry.
+//
+// Each step sends the history to the model: with native Ollama tool calls
+// when the model supports them (asked once per model with Show; a chat
+// refused for tools switches too), else in the Thought/Action/Action Input
+// text format parsed by ParseReAct. Tool calls run through
+// tools.Registry.Execute, each recorded as a Trace; writes are staged in the
+// run's changeset (changes.Draft), never on disk. A reply without a tool
+// call is the final answer.
+//
+// Guards: spec limits (maxSteps, maxToolCalls, timeout); the same call with
+// the same arguments RepeatLimit times with no change in between stops the
+// run as stuck; malformed replies, unknown tools and bad arguments are fed
+// back as observations, and repeated ones escalate the tier (up to
+// spec.maxTier) before failing with validation_failed; repeated policy
+// denials and tool errors fail the run. Every forcedReasoningInterval tool
+// calls a "stop and reflect" message is injected; tool outputs are cut to
+// ToolOutputBudget characters (the trace keeps them whole); a history past
+// CompressAt estimated tokens is summarised with the small tier. The result
+// is verified (Verify) and stored with the run. It is safe for concurrent
 // runs.
 type Runner struct {
 	LLM      *llm.Client
@@ -110,7 +130,7 @@ type RunOptions struct {
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
 var (
-	ErrEmptyTask     = errors.New("empty task")
+	ErrEmptyTask      = errors.New("empty task")
 	ErrRunnerNotWired = errors.New("runner is not fully configured")
 )
 
@@ -164,7 +184,10 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	}
 	st.env = &tools.Env{
 		Root: r.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: st.draft,
-		Commands: st.set.Commands, Autonomy: st.set.Autonomy, Approve: st.approve,
+		Commands: st.set.Commands, Autonomy: st.set.Autonomy,
+	}
+	if opts.Approve != nil {
+		st.env.Approve = st.approve
 	}
 	st.toolList = r.Tools.For(spec.ID, offered)
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
@@ -231,9 +254,6 @@ func (st *loopState) emit(ev Event) {
 
 // approve wraps the caller's approval function with events.
 func (st *loopState) approve(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
-	if st.opts.Approve == nil {
-		return false, errors.New("no one can approve in this session")
-	}
 	ok, err := st.opts.Approve(ctx, req)
 	status := "denied"
 	if ok && err == nil {
@@ -314,10 +334,6 @@ func (st *loopState) chat(ctx context.Context) (llm.ChatResult, error) {
 	}
 	if !st.textMode {
 		req.Tools = tools.LLMTools(st.toolList)
-	}
-	if st.opts.Meter != nil {
-		// Record in the caller's meter too (after the call, from the result).
-		defer func() {}()
 	}
 	step := st.meta.Steps
 	res, err := st.r.LLM.Chat(ctx, req, func(d llm.Delta) {
@@ -489,7 +505,7 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	st.emit(Event{Type: EventToolResult, Step: st.meta.Steps, Tool: res.Tool, Status: string(res.Status),
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
-	obs = truncateOutput(res.Output, st.set.ToolOutputBudget, st.run.ID, tr.ID)
+	obs = TruncateOutput(res.Output, st.set.ToolOutputBudget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}
@@ -643,17 +659,22 @@ func (st *loopState) stagedHash(path string) (string, error) {
 		return tools.SHA256(f.Content), nil
 	}
 	// Not staged (e.g. a write that restored the disk content): the disk.
-	res := st.r.Tools.Execute(context.Background(), &tools.Env{Root: st.r.Root, Tools: []string{tools.NameReadFile}},
-		tools.Call{Name: tools.NameReadFile, Args: mustJSON(map[string]string{"path": path})})
-	if res.Status != tools.StatusOK {
-		return tools.Absent, nil
-	}
 	return diskHash(st.r.Root, path)
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
+func diskHash(root, path string) (string, error) {
+	abs, err := tools.Confine(root, path)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tools.Absent, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return tools.SHA256(data), nil
 }
 
 func clip(s string, n int) string {

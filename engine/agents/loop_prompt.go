@@ -121,9 +121,9 @@ func historyTokens(msgs []llm.Message) int {
 	return total
 }
 
-// truncateOutput cuts a tool output to budget characters and says where the
+// TruncateOutput cuts a tool output to budget characters and says where the
 // full output is.
-func truncateOutput(s string, budget int, runID, traceID uint64) string {
+func TruncateOutput(s string, budget int, runID, traceID uint64) string {
 	if budget <= 0 {
 		return s
 	}

@@ -252,10 +252,38 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Changeset, error) {
 	return out, nil
 }
 
+// statusCodec decodes only a changeset's status (the same record format):
+// counting does not copy file contents out of the database.
+var statusCodec = storage.Codec[struct {
+	Status Status `json:"status"`
+}]{Version: 1}
+
 // CountPending is the number of changesets waiting for a decision.
 func (s *Store) CountPending(ctx context.Context) (int, error) {
-	list, err := s.List(ctx, Filter{Status: StatusPending})
-	return len(list), err
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketChangesets)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			st, err := statusCodec.Unmarshal(v)
+			if err != nil {
+				return fmt.Errorf("changeset %d: %w", storage.ParseKey(k), err)
+			}
+			if st.Status == StatusPending {
+				n++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count pending changesets: %w", err)
+	}
+	return n, nil
 }
 
 // Get returns one changeset, or an error wrapping ErrNotFound.

@@ -253,65 +253,36 @@ func isStopWord(tok []byte) bool {
 	return ok
 }
 
-// Phrase compounds: "log in", "logged out", "sign up" ... are also indexed as login, logout,
-// signup, so that prose and identifiers meet and the auth synonyms apply. A head is a stem,
-// a tail a stop word that follows it directly.
-const (
-	headLog = 1 + iota
-	headSign
-)
-
-const (
-	tailIn = 1 + iota
-	tailOut
-	tailUp
-	tailOn
-)
-
-var phraseTerms = [3][5]string{
-	headLog:  {tailIn: "login", tailOut: "logout", tailOn: "logon"},
-	headSign: {tailIn: "signin", tailOut: "signout", tailUp: "signup", tailOn: "signon"},
-}
-
-func headCode(term []byte) uint8 {
-	switch string(term) {
-	case "log":
-		return headLog
-	case "sign":
-		return headSign
+// Phrase compounds: two-word expressions that mean one thing ("log in", "logged out",
+// "sign up", "screen reader", "soft delete", "rate limit") are also indexed as one term
+// (login, logout, signup, screenreader, softdelete, ratelimit), so that prose and identifiers
+// meet and the concept groups apply. A head is the stem of the first word; a tail is the
+// second word, a stop word by its surface form or another word by its stem.
+var (
+	phraseHeads = map[string]uint8{"log": 1, "sign": 2, "screen": 3, "soft": 4, "rat": 5}
+	phraseTails = map[string]uint8{"in": 1, "out": 2, "up": 3, "on": 4, "read": 5, "delet": 6, "limit": 7}
+	phraseTerms = map[[2]uint8]string{
+		{1, 1}: "login", {1, 2}: "logout", {1, 4}: "logon",
+		{2, 1}: "signin", {2, 2}: "signout", {2, 3}: "signup", {2, 4}: "signon",
+		{3, 5}: "screenreader", {4, 6}: "softdelete", {5, 7}: "ratelimit",
 	}
-	return 0
-}
-
-func tailCode(tok []byte) uint8 {
-	switch string(tok) {
-	case "in":
-		return tailIn
-	case "out":
-		return tailOut
-	case "up":
-		return tailUp
-	case "on":
-		return tailOn
-	}
-	return 0
-}
+)
 
 // tokInfo is what the analyzer knows about one surface token.
 type tokInfo struct {
 	stop bool
-	head uint8 // phrase head code of the stem, 0 if none
-	tail uint8 // phrase tail code of a stop word, 0 if none
+	head uint8 // phrase head code, 0 if none
+	tail uint8 // phrase tail code, 0 if none
 }
 
 // normalize turns a surface token into its index term, written to dst[:0]. For a stop word
 // the returned term is empty.
 func normalize(dst, tok []byte) ([]byte, tokInfo) {
 	if isStopWord(tok) {
-		return dst[:0], tokInfo{stop: true, tail: tailCode(tok)}
+		return dst[:0], tokInfo{stop: true, tail: phraseTails[string(tok)]}
 	}
 	dst = stem(append(dst[:0], tok...))
-	return dst, tokInfo{head: headCode(dst)}
+	return dst, tokInfo{head: phraseHeads[string(dst)], tail: phraseTails[string(dst)]}
 }
 
 // phraseState tracks the previous token for phrase compounds.
@@ -322,7 +293,7 @@ func (p *phraseState) next(info tokInfo) string {
 	prev := p.head
 	p.head = info.head
 	if prev != 0 && info.tail != 0 {
-		return phraseTerms[prev][info.tail]
+		return phraseTerms[[2]uint8{prev, info.tail}]
 	}
 	return ""
 }

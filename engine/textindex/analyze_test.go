@@ -1,6 +1,7 @@
 package textindex
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -81,6 +82,9 @@ func TestAnalyzePhrases(t *testing.T) {
 	assert.Contains(t, Analyze("users stay logged in"), "login")
 	assert.Contains(t, Analyze("how to sign up"), "signup")
 	assert.Contains(t, Analyze("log out everywhere"), "logout")
+	assert.Contains(t, Analyze("works with a screen reader"), "screenreader")
+	assert.Contains(t, Analyze("soft-deleted rows"), "softdelete")
+	assert.Contains(t, Analyze("rate limiting"), "ratelimit")
 	assert.NotContains(t, Analyze("login in"), "loginin")
 	assert.NotContains(t, Analyze("the log file in the repo"), "login", "a stop word between breaks the phrase")
 }
@@ -113,17 +117,27 @@ func TestAnalyzeMalformedInput(t *testing.T) {
 	require.Contains(t, Analyze("a\x00b\x00companyId"), "company")
 }
 
-func TestSynonymMap(t *testing.T) {
+func TestConceptGroups(t *testing.T) {
 	t.Parallel()
-	login := Analyze("login")[0]
-	assert.Contains(t, defaultSynonymMap[login], Analyze("authentication")[0])
-	assert.Contains(t, defaultSynonymMap[login], Analyze("session")[0])
-	assert.NotContains(t, defaultSynonymMap[login], login, "a term is not its own synonym")
-	db := Analyze("db")[0]
-	assert.Contains(t, defaultSynonymMap[db], Analyze("database")[0])
+	shared := func(a, b string) bool {
+		for _, g := range defaultConcepts[Analyze(a)[0]] {
+			if slices.Contains(defaultConcepts[Analyze(b)[0]], g) {
+				return true
+			}
+		}
+		return false
+	}
+	assert.True(t, shared("login", "authentication"))
+	assert.True(t, shared("signin", "session"))
+	assert.True(t, shared("db", "database"))
+	assert.True(t, shared("memoize", "cache"))
+	assert.False(t, shared("login", "database"))
+	assert.True(t, isConceptTerm(conceptTerm(3)))
 	for _, group := range defaultSynonyms {
 		for _, w := range group {
-			assert.Len(t, Analyze(w), 1, "synonym %q should analyse to one term", w)
+			terms := Analyze(w)
+			assert.Len(t, terms, 1, "synonym %q should analyse to one term", w)
+			assert.False(t, isConceptTerm(terms[0]))
 		}
 	}
 }

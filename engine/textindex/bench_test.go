@@ -8,10 +8,13 @@ import (
 	"time"
 )
 
-// Speed targets (checked here, never in unit tests), on 100k generated documents:
-//   - Search p95 < 5 ms, and p95(100k) / p95(1k) < 10 (BenchmarkSearch100k reports both);
+// Speed targets (checked here, never in unit tests), on 100k generated documents (see
+// gen_test.go for what they look like):
+//   - Search p95 < 5 ms, and p95(100k) / p95(1k) < 10 (BenchmarkSearch100k reports both,
+//     over the same 1,000 queries; p95-raw-ms is the unfiltered figure, see latencies);
 //   - AddBatch of 10k documents well under 1 s (BenchmarkAddBatch10k);
-//   - building the index over 100k documents < 1 s (BenchmarkBuild100k).
+//   - building the index over 100k documents < 1 s (BenchmarkBuild100k; cpu-ms/op is the
+//     process CPU time, which on a shared machine says more than wall time).
 
 var (
 	benchMu      sync.Mutex
@@ -62,22 +65,29 @@ func benchQueries() []benchQuery {
 	return qs
 }
 
-// latencies runs every query passes times (after one warm-up pass) and returns the sorted
-// per-query latencies.
-func latencies(ix *Index, qs []benchQuery, passes int) []time.Duration {
+// latencies returns, sorted, each query's latency: the fastest of runs runs (after a warm-up
+// pass). Taking the fastest run filters out time spent descheduled, which dominates raw
+// samples on a busy shared machine; raw holds every sample, sorted, for comparison.
+func latencies(ix *Index, qs []benchQuery, runs int) (lat, raw []time.Duration) {
 	for _, q := range qs {
 		ix.Search(q.text, 10, q.filter)
 	}
-	lat := make([]time.Duration, 0, len(qs)*passes)
-	for range passes {
-		for _, q := range qs {
+	lat = make([]time.Duration, len(qs))
+	for i := range lat {
+		lat[i] = time.Hour
+	}
+	for range runs {
+		for i, q := range qs {
 			t0 := time.Now()
 			ix.Search(q.text, 10, q.filter)
-			lat = append(lat, time.Since(t0))
+			d := time.Since(t0)
+			lat[i] = min(lat[i], d)
+			raw = append(raw, d)
 		}
 	}
 	slices.Sort(lat)
-	return lat
+	slices.Sort(raw)
+	return lat, raw
 }
 
 func pct(sorted []time.Duration, p float64) float64 {
@@ -88,13 +98,10 @@ func pct(sorted []time.Duration, p float64) float64 {
 func benchmarkSearch(b *testing.B, n int) {
 	ix := benchIndex(n)
 	qs := benchQueries()
-	lat := latencies(ix, qs, 3)
-	b.ReportMetric(pct(lat, 0.50), "p50-ms")
-	b.ReportMetric(pct(lat, 0.95), "p95-ms")
-	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	lat, raw := latencies(ix, qs, 5)
+	var small []time.Duration
 	if n != 1000 {
-		small := latencies(benchIndex(1000), qs, 3)
-		b.ReportMetric(pct(lat, 0.95)/pct(small, 0.95), "p95-ratio-vs-1k")
+		small, _ = latencies(benchIndex(1000), qs, 5)
 	}
 	i := 0
 	for b.Loop() {
@@ -102,6 +109,33 @@ func benchmarkSearch(b *testing.B, n int) {
 		ix.Search(q.text, 10, q.filter)
 		i++
 	}
+	// Reported after the loop: b.Loop resets the timer, which drops earlier metrics.
+	b.ReportMetric(pct(lat, 0.50), "p50-ms")
+	b.ReportMetric(pct(lat, 0.95), "p95-ms")
+	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	b.ReportMetric(pct(raw, 0.95), "p95-raw-ms")
+	if small != nil {
+		b.ReportMetric(pct(lat, 0.95)/pct(small, 0.95), "p95-ratio-vs-1k")
+	}
+}
+
+// BenchmarkSearchLong100k: task-description-sized queries (20–40 words), as prompt assembly
+// sends them.
+func BenchmarkSearchLong100k(b *testing.B) {
+	ix := benchIndex(100_000)
+	g := newGenerator(4242)
+	qs := make([]benchQuery, 300)
+	for i := range qs {
+		qs[i].text = g.longQuery()
+	}
+	lat, _ := latencies(ix, qs, 3)
+	i := 0
+	for b.Loop() {
+		ix.Search(qs[i%len(qs)].text, 10, nil)
+		i++
+	}
+	b.ReportMetric(pct(lat, 0.50), "p50-ms")
+	b.ReportMetric(pct(lat, 0.95), "p95-ms")
 }
 
 func BenchmarkSearch1k(b *testing.B)   { benchmarkSearch(b, 1000) }

@@ -40,12 +40,13 @@ type batchWorker struct {
 	cache  surfaceTable
 	dict   map[string]int32
 	terms  []string
+	concpt [][]int32 // per term: its concept terms
 	df     []int32
 	last   []int32 // per term: ordinal+1 of the last document it occurred in
 	slot   []int32 // per term: stream position of that posting
-	stOrd  []int32
 	stTerm []int32
 	stTF   []uint32
+	docEnd []int32 // per document of the chunk: end of its postings in the stream
 	totals [MaxFields]uint64
 
 	// Current document and field.
@@ -63,13 +64,29 @@ func (w *batchWorker) termID(term []byte) int32 {
 	if id, ok := w.dict[string(term)]; ok {
 		return id
 	}
+	return w.newTerm(string(term))
+}
+
+func (w *batchWorker) newTerm(s string) int32 {
 	id := int32(len(w.terms))
-	s := string(term)
 	w.dict[s] = id
 	w.terms = append(w.terms, s)
+	w.concpt = append(w.concpt, nil)
 	w.df = append(w.df, 0)
 	w.last = append(w.last, 0)
 	w.slot = append(w.slot, 0)
+	if gs := w.ix.concepts[s]; len(gs) > 0 {
+		cs := make([]int32, len(gs))
+		for i, g := range gs {
+			name := w.ix.cnames[g]
+			c, ok := w.dict[name]
+			if !ok {
+				c = w.newTerm(name)
+			}
+			cs[i] = c
+		}
+		w.concpt[id] = cs
+	}
 	return id
 }
 
@@ -88,6 +105,14 @@ func (w *batchWorker) lookup(tok []byte) centry {
 	return e
 }
 
+// addTerm counts one occurrence of term t, and of its concepts, in the current field.
+func (w *batchWorker) addTerm(t int32) {
+	w.add(t, w.ord, w.shift)
+	for _, c := range w.concpt[t] {
+		w.add(c, w.ord, w.shift)
+	}
+}
+
 // add counts one occurrence of term t in field slot shift of document ord.
 func (w *batchWorker) add(t, ord int32, shift uint) {
 	if w.last[t] == ord+1 {
@@ -99,7 +124,6 @@ func (w *batchWorker) add(t, ord int32, shift uint) {
 	}
 	w.last[t] = ord + 1
 	w.slot[t] = int32(len(w.stTerm))
-	w.stOrd = append(w.stOrd, ord)
 	w.stTerm = append(w.stTerm, t)
 	w.stTF = append(w.stTF, 1<<shift)
 	w.df[t]++
@@ -108,12 +132,12 @@ func (w *batchWorker) add(t, ord int32, shift uint) {
 // take records one analysed token of the current field.
 func (w *batchWorker) take(e centry) {
 	if e.term >= 0 {
-		w.add(e.term, w.ord, w.shift)
+		w.addTerm(e.term)
 		w.lens[w.fi]++
 	}
 	if p := w.ph.next(e.info); p != "" {
 		w.buf = append(w.buf[:0], p...)
-		w.add(w.termID(w.buf), w.ord, w.shift)
+		w.addTerm(w.termID(w.buf))
 		w.lens[w.fi]++
 	}
 }
@@ -207,13 +231,14 @@ func (w *batchWorker) analyze(docs []Doc) {
 			size += len(f.Text)
 		}
 	}
-	w.stOrd = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
-	w.stTerm = make([]int32, 0, size/12+16)
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
 	w.stTF = make([]uint32, 0, size/12+16)
+	w.docEnd = make([]int32, len(docs))
 	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
 	for i, d := range docs {
 		w.ord = w.base + int32(i)
 		if ix.isDead(w.ord) { // superseded by a later document of the same batch
+			w.docEnd[i] = int32(len(w.stTerm))
 			continue
 		}
 		w.lens = [MaxFields]uint32{}
@@ -230,6 +255,7 @@ func (w *batchWorker) analyze(docs []Doc) {
 		}
 		ix.lens[w.ord] = w.lens
 		ix.codes[w.ord] = code
+		w.docEnd[i] = int32(len(w.stTerm))
 	}
 }
 
@@ -303,11 +329,17 @@ func (ix *Index) addParallel(docs []Doc) {
 	for k, w := range workers {
 		wg.Go(func() {
 			cur := cursors[k]
-			for s, lt := range w.stTerm {
-				p := cur[lt]
-				cur[lt]++
-				docArena[p] = w.stOrd[s]
-				tfArena[p] = w.stTF[s]
+			start := int32(0)
+			for i, end := range w.docEnd {
+				ord := w.base + int32(i)
+				for s := start; s < end; s++ {
+					lt := w.stTerm[s]
+					p := cur[lt]
+					cur[lt]++
+					docArena[p] = ord
+					tfArena[p] = w.stTF[s]
+				}
+				start = end
 			}
 		})
 	}
@@ -338,16 +370,4 @@ func (ix *Index) addParallel(docs []Doc) {
 			ix.computeBounds(&ix.posts[touched[i]], oldLen[i]>>blockShift)
 		}
 	})
-}
-
-// termIDString is termID for a string key.
-func (ix *Index) termIDString(term string) int32 {
-	if id, ok := ix.dict[term]; ok {
-		return id
-	}
-	id := int32(len(ix.terms))
-	ix.dict[term] = id
-	ix.terms = append(ix.terms, term)
-	ix.posts = append(ix.posts, plist{})
-	return id
 }

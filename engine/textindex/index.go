@@ -54,9 +54,10 @@ type Hit struct {
 	Score float64
 }
 
-// FieldSpec declares a field and how it is scored (BM25F): an occurrence in the field counts
-// Weight times an occurrence in a weight-1 field, and B (0..1) is how strongly the field's
-// length is normalised against its average length.
+// FieldSpec declares a field and how it is scored. Each field's term frequency is
+// length-normalised and saturated on its own (BM25), then the fields are weighted and summed:
+// a match in the field is worth up to Weight times a match in a weight-1 field. B (0..1) is
+// how strongly the field's length is normalised against its average length; 0 turns that off.
 type FieldSpec struct {
 	Name   string
 	Weight float64
@@ -85,8 +86,8 @@ type Options struct {
 	// unless NoDefaultSynonyms is set.
 	Synonyms          [][]string
 	NoDefaultSynonyms bool
-	// SynonymWeight scales the score of a synonym of a query term; 0 means 0.5, a negative
-	// value disables expansion.
+	// SynonymWeight scales the score of the concept (synonym group) terms a query term adds;
+	// 0 means 0.5, a negative value disables synonyms.
 	SynonymWeight float64
 	// NoFuzzy disables the fallback for query terms that are not in the index: terms
 	// starting with them (prefix) or, failing that, one edit away (typos).
@@ -110,20 +111,40 @@ const (
 type plist struct {
 	docs []int32   // ordinals, ascending
 	tfs  []uint32  // per-field term frequencies, one byte per field
-	bmax []float64 // per block: max pseudo-frequency under the reference normalisation
-	max  float64   // max of bmax
+	bmax []float64 // per block: max posting value (normTable.v) under the reference normalisation
 }
 
-// normTable[f][c] is field f's weight divided by its length normalisation for length code c.
-type normTable [MaxFields][256]float64
+// normTable scores postings for given average field lengths.
+type normTable struct {
+	norm [MaxFields][256]float64 // per field and length code: 1 / (1 - b + b·len/avgLen)
+	w    [MaxFields]float64
+	k1   float64
+}
 
-// x is the BM25F pseudo-frequency of a posting: the weighted, length-normalised sum of its
-// per-field term frequencies.
-func (t *normTable) x(tf, code uint32) float64 {
-	return float64(tf&0xff)*t[0][code&0xff] +
-		float64(tf>>8&0xff)*t[1][code>>8&0xff] +
-		float64(tf>>16&0xff)*t[2][code>>16&0xff] +
-		float64(tf>>24)*t[3][code>>24]
+// v is a posting's value: Σ_f w_f · t_f / (k1 + t_f) over its fields, with t_f the field's
+// term frequency times its length normalisation. Each field saturates on its own (BM25 per
+// field, weighted and summed) so that a title match counts in full instead of being drowned
+// by a long body that mentions the term many times. A term's score in a document is
+// query weight × idf × (k1+1) × v.
+func (t *normTable) v(tf, code uint32) float64 {
+	s := 0.0
+	if b := tf & 0xff; b != 0 {
+		n := float64(b) * t.norm[0][code&0xff]
+		s += t.w[0] * n / (t.k1 + n)
+	}
+	if b := tf >> 8 & 0xff; b != 0 {
+		n := float64(b) * t.norm[1][code>>8&0xff]
+		s += t.w[1] * n / (t.k1 + n)
+	}
+	if b := tf >> 16 & 0xff; b != 0 {
+		n := float64(b) * t.norm[2][code>>16&0xff]
+		s += t.w[2] * n / (t.k1 + n)
+	}
+	if b := tf >> 24; b != 0 {
+		n := float64(b) * t.norm[3][code>>24]
+		s += t.w[3] * n / (t.k1 + n)
+	}
+	return s
 }
 
 // lenDecode maps a length code to a field length: exact below 40, then geometric (≈5 %
@@ -165,8 +186,9 @@ type centry struct {
 // maxCache bounds the surface-token cache of the single-document path.
 const maxCache = 1 << 20
 
-// Index is an in-memory BM25F full-text index. It is safe for concurrent use: searches run in
-// parallel, writes are exclusive.
+// Index is an in-memory ranked full-text index (BM25 over weighted fields). Use [New]; the zero
+// value is not usable. It is safe for concurrent use: searches run in parallel, writes are
+// exclusive.
 type Index struct {
 	mu sync.RWMutex
 
@@ -176,7 +198,8 @@ type Index struct {
 	weights   [MaxFields]float64
 	bs        [MaxFields]float64
 	k1        float64
-	syn       synonymMap
+	concepts  conceptMap // nil when synonyms are off
+	cnames    []string   // concept term of each group
 	synWeight float64
 	fuzzy     bool
 
@@ -190,9 +213,10 @@ type Index struct {
 	totals  [MaxFields]uint64 // sum of live documents' field lengths
 
 	// Terms.
-	dict  map[string]int32
-	terms []string
-	posts []plist
+	dict         map[string]int32
+	terms        []string
+	posts        []plist
+	termConcepts [][]int32 // per term: the concept terms it also counts for
 
 	// Reference normalisation behind the bounds in plist.bmax.
 	refAvg  [MaxFields]float64
@@ -253,14 +277,20 @@ func New(opts Options) *Index {
 	if ix.synWeight == 0 {
 		ix.synWeight = 0.5
 	}
+	groups := len(defaultSynonyms) + len(opts.Synonyms)
 	switch {
 	case ix.synWeight < 0:
+		groups = 0
 	case opts.NoDefaultSynonyms:
-		ix.syn = buildSynonyms(opts.Synonyms)
+		ix.concepts = buildConcepts(opts.Synonyms)
+		groups = len(opts.Synonyms)
 	case len(opts.Synonyms) > 0:
-		ix.syn = buildSynonyms(defaultSynonyms, opts.Synonyms)
+		ix.concepts = buildConcepts(defaultSynonyms, opts.Synonyms)
 	default:
-		ix.syn = defaultSynonymMap
+		ix.concepts = defaultConcepts
+	}
+	for g := range groups {
+		ix.cnames = append(ix.cnames, conceptTerm(g))
 	}
 	ix.normDirty.Store(true)
 	ix.sortedDirty.Store(true)
@@ -362,11 +392,30 @@ func (ix *Index) termID(term []byte) int32 {
 	if id, ok := ix.dict[string(term)]; ok {
 		return id
 	}
+	return ix.newTerm(string(term))
+}
+
+// termIDString is termID for a string key.
+func (ix *Index) termIDString(term string) int32 {
+	if id, ok := ix.dict[term]; ok {
+		return id
+	}
+	return ix.newTerm(term)
+}
+
+func (ix *Index) newTerm(term string) int32 {
 	id := int32(len(ix.terms))
-	s := string(term)
-	ix.dict[s] = id
-	ix.terms = append(ix.terms, s)
+	ix.dict[term] = id
+	ix.terms = append(ix.terms, term)
 	ix.posts = append(ix.posts, plist{})
+	ix.termConcepts = append(ix.termConcepts, nil)
+	if gs := ix.concepts[term]; len(gs) > 0 {
+		cs := make([]int32, len(gs))
+		for i, g := range gs {
+			cs[i] = ix.termIDString(ix.cnames[g])
+		}
+		ix.termConcepts[id] = cs
+	}
 	return id
 }
 
@@ -389,8 +438,16 @@ func (ix *Index) lookup(tok []byte) centry {
 	return e
 }
 
-// bump counts one occurrence of term t in field slot shift of document ord, the newest one.
+// bump counts one occurrence of term t (and of its concepts) in field slot shift of document
+// ord, the newest one.
 func (ix *Index) bump(t, ord int32, shift uint) {
+	ix.bumpOne(t, ord, shift)
+	for _, c := range ix.termConcepts[t] {
+		ix.bumpOne(c, ord, shift)
+	}
+}
+
+func (ix *Index) bumpOne(t, ord int32, shift uint) {
 	pl := &ix.posts[t]
 	if n := len(pl.docs); n > 0 && pl.docs[n-1] == ord {
 		if pl.tfs[n-1]>>shift&0xff < 0xff {
@@ -438,13 +495,12 @@ func (ix *Index) addLocked(id uint64, fields []Field) {
 	for _, t := range ix.touched {
 		pl := &ix.posts[t]
 		n := len(pl.docs)
-		x := ix.refNorm.x(pl.tfs[n-1], code)
+		x := ix.refNorm.v(pl.tfs[n-1], code)
 		if b := (n - 1) >> blockShift; b == len(pl.bmax) {
 			pl.bmax = append(pl.bmax, x)
 		} else {
 			pl.bmax[b] = max(pl.bmax[b], x)
 		}
-		pl.max = max(pl.max, x)
 	}
 }
 
@@ -471,17 +527,20 @@ func (ix *Index) avgLens() (avg [MaxFields]float64) {
 }
 
 func (ix *Index) buildNorm(avg [MaxFields]float64) (t normTable) {
+	t.k1 = ix.k1
 	for f := range ix.nf {
-		w, b := ix.weights[f], ix.bs[f]
-		for c := range t[f] {
-			t[f][c] = w / (1 - b + b*lenDecode[c]/avg[f])
+		b := ix.bs[f]
+		t.w[f] = ix.weights[f]
+		for c := range t.norm[f] {
+			t.norm[f][c] = 1 / (1 - b + b*lenDecode[c]/avg[f])
 		}
 	}
 	return t
 }
 
-// boundScale is how much the current normalisation can exceed the reference one: a field's
-// normalised weight grows at most in proportion to its average length.
+// boundScale is how much a posting's value under the current normalisation can exceed its
+// value under the reference one: a field's length normalisation grows at most in proportion
+// to its average length, and saturation t/(k1+t) grows less than its argument.
 func (ix *Index) boundScale() float64 {
 	avg := ix.avgLens()
 	s := 1.0
@@ -532,13 +591,9 @@ func (ix *Index) computeBounds(pl *plist, first int) {
 		lo, hi := b<<blockShift, min((b+1)<<blockShift, len(pl.docs))
 		m := 0.0
 		for i := lo; i < hi; i++ {
-			m = max(m, ix.refNorm.x(pl.tfs[i], ix.codes[pl.docs[i]]))
+			m = max(m, ix.refNorm.v(pl.tfs[i], ix.codes[pl.docs[i]]))
 		}
 		pl.bmax[b] = m
-	}
-	pl.max = 0
-	for _, m := range pl.bmax {
-		pl.max = max(pl.max, m)
 	}
 }
 
@@ -577,20 +632,30 @@ func (ix *Index) compact() {
 			pl.docs, pl.tfs = pl.docs[:n], pl.tfs[:n]
 		}
 	})
-	n := 0
+	n := int32(0)
+	newID := make([]int32, len(ix.posts))
 	for t := range ix.posts {
 		if len(ix.posts[t].docs) == 0 {
 			delete(ix.dict, ix.terms[t])
+			newID[t] = -1
 			continue
 		}
+		newID[t] = n
 		ix.posts[n] = ix.posts[t]
 		ix.terms[n] = ix.terms[t]
-		ix.dict[ix.terms[n]] = int32(n)
+		ix.termConcepts[n] = ix.termConcepts[t]
+		ix.dict[ix.terms[n]] = n
 		n++
 	}
 	clear(ix.posts[n:])
 	clear(ix.terms[n:])
-	ix.posts, ix.terms = ix.posts[:n], ix.terms[:n]
+	clear(ix.termConcepts[n:])
+	ix.posts, ix.terms, ix.termConcepts = ix.posts[:n], ix.terms[:n], ix.termConcepts[:n]
+	for _, cs := range ix.termConcepts {
+		for i, c := range cs {
+			cs[i] = newID[c] // a concept has every document of its members: it survives them
+		}
+	}
 	ix.cache.reset()
 	ix.resetBounds()
 }

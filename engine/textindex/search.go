@@ -3,6 +3,7 @@ package textindex
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -25,29 +26,31 @@ type qterm struct {
 
 // cursor walks one posting list during a search.
 type cursor struct {
-	docs  []int32
-	tfs   []uint32
-	bmax  []float64
-	pos   int
-	mult  float64 // query weight × idf × (k1+1)
-	ub    float64 // bound on the term's contribution to any document
-	blk   int     // block whose bound is cached in blkUB, -1 for none
-	blkUB float64
+	docs []int32
+	tfs  []uint32
+	bmax []float64
+	pos  int
+	doc  int32   // docs[pos], or endDoc when exhausted
+	mult float64 // query weight × idf × (k1+1)
+	wb   int     // first block that may overlap the current window
+	wub  float64 // bound on the term's contribution within the current window
 }
 
-func (c *cursor) doc() int32 {
-	if c.pos < len(c.docs) {
-		return c.docs[c.pos]
+func (c *cursor) reset(pos int) {
+	c.pos = pos
+	if pos < len(c.docs) {
+		c.doc = c.docs[pos]
+	} else {
+		c.doc = endDoc
 	}
-	return endDoc
 }
 
 // seek moves to the first posting with a document >= d, galloping from the current one.
 func (c *cursor) seek(d int32) {
-	docs, pos := c.docs, c.pos
-	if pos >= len(docs) || docs[pos] >= d {
+	if c.doc >= d {
 		return
 	}
+	docs, pos := c.docs, c.pos
 	lo, step := pos, 1
 	hi := pos + 1
 	for hi < len(docs) && docs[hi] < d {
@@ -65,17 +68,12 @@ func (c *cursor) seek(d int32) {
 			hi = m
 		}
 	}
-	c.pos = l
+	c.reset(l)
 }
 
-// blockBound returns the bound of the current block and its last document.
-func (c *cursor) blockBound(k1, scale float64) (float64, int32) {
-	b := c.pos >> blockShift
-	if b != c.blk {
-		x := c.bmax[b] * scale
-		c.blk, c.blkUB = b, c.mult*x/(k1+x)*boundSlack
-	}
-	return c.blkUB, c.docs[min((b+1)<<blockShift, len(c.docs))-1]
+// blockLast returns the last document of block b.
+func (c *cursor) blockLast(b int) int32 {
+	return c.docs[min((b+1)<<blockShift, len(c.docs))-1]
 }
 
 type heapEntry struct {
@@ -90,8 +88,11 @@ type searchScratch struct {
 	terms   []qterm
 	lits    []string
 	cursors []cursor
+	order   []*cursor
 	prefix  []float64
 	heap    []heapEntry
+	acc     [windowSize]float64
+	touched [windowSize / 64]uint64
 	cands   []fallbackCand
 }
 
@@ -112,12 +113,14 @@ func (ix *Index) Search(query string, limit int, filter func(id uint64) bool) []
 		return nil
 	}
 	s := ix.scratch.Get().(*searchScratch)
-	defer ix.scratch.Put(s)
 	ix.expandQuery(s, query)
-	if len(s.terms) == 0 {
-		return nil
+	var hits []Hit
+	if len(s.terms) > 0 {
+		hits = ix.run(s, limit, filter)
 	}
-	return ix.run(s, limit, filter)
+	// Not deferred: if filter panics, the half-used accumulator must not be reused.
+	ix.scratch.Put(s)
+	return hits
 }
 
 // addTerm adds a term to the query, keeping the highest weight of duplicates.
@@ -138,18 +141,30 @@ func (ix *Index) expandQuery(s *searchScratch, query string) {
 	s.terms = s.terms[:0]
 	s.lits = s.lits[:0]
 	var ph phraseState
+	headAt := -1 // index in s.lits of a term the previous token added
 	s.tz.each(query, func(tok []byte) {
 		if len(s.lits) >= maxQueryTerms {
 			return
 		}
 		var info tokInfo
 		s.buf, info = normalize(s.buf, tok)
+		added := -1
 		if !info.stop {
-			s.lits = appendUnique(s.lits, s.buf)
+			n := len(s.lits)
+			if s.lits = appendUnique(s.lits, s.buf); len(s.lits) > n {
+				added = n
+			}
 		}
 		if p := ph.next(info); p != "" {
-			s.lits = appendUnique(s.lits, []byte(p))
+			// "logged in" asks about login, not about logging: the phrase replaces its head
+			// (documents keep both, so this loses no match).
+			if headAt >= 0 {
+				s.lits[headAt] = p
+			} else {
+				s.lits = appendUnique(s.lits, []byte(p))
+			}
 		}
+		headAt = added
 	})
 	for _, lit := range s.lits {
 		if id, ok := ix.dict[lit]; ok {
@@ -158,12 +173,9 @@ func (ix *Index) expandQuery(s *searchScratch, query string) {
 			ix.fallback(s, lit)
 		}
 	}
-	if ix.syn == nil {
-		return
-	}
 	for _, lit := range s.lits {
-		for _, u := range ix.syn[lit] {
-			if id, ok := ix.dict[u]; ok {
+		for _, g := range ix.concepts[lit] {
+			if id, ok := ix.dict[ix.cnames[g]]; ok {
 				s.addTerm(id, ix.synWeight)
 			}
 		}
@@ -254,7 +266,12 @@ func (ix *Index) sortedTerms() []string {
 	if ix.sortedDirty.Load() {
 		ix.sortedMu.Lock()
 		if ix.sortedDirty.Load() {
-			ix.sorted = append(ix.sorted[:0], ix.terms...)
+			ix.sorted = ix.sorted[:0]
+			for _, t := range ix.terms {
+				if !isConceptTerm(t) {
+					ix.sorted = append(ix.sorted, t)
+				}
+			}
 			slices.Sort(ix.sorted)
 			ix.sortedDirty.Store(false)
 		}
@@ -278,15 +295,159 @@ func (ix *Index) currentNorm() (*normTable, float64) {
 	return &ix.norm, ix.normScale
 }
 
-// run evaluates the expanded query document-at-a-time with MaxScore and block-max skipping.
+// Windows of documents scored together; see run.
+const (
+	windowShift = 10
+	windowSize  = 1 << windowShift
+)
+
+// run evaluates the expanded query window by window, with MaxScore pruning on block-max
+// bounds, in the manner of Lucene's MaxScoreBulkScorer.
 //
-// Terms are ordered by their score bound. Once the top-k heap is full with threshold θ, the
-// longest prefix of terms whose bounds sum to at most θ is "non-essential": a document that
-// contains only those terms cannot enter the heap, so candidates come from the essential
-// lists only and non-essential lists are merely probed. Before scoring a candidate, the
-// block bounds of the essential lists can rule out a whole window of documents at once.
+// The documents are cut into windows of 1,024 ordinals. For each window every term gets a
+// bound on its contribution there: the largest block bound among its posting blocks that
+// overlap the window (usually well below its global bound). With θ the score a document must
+// beat to enter the top-k heap, a window whose bounds sum to at most θ is skipped whole.
+// Otherwise the terms are ordered by bound and the longest prefix whose bounds sum to at
+// most θ is "non-essential": a document having only those terms cannot enter the heap. The
+// essential terms are scored term-at-a-time into a small accumulator (a tight loop over
+// their postings in the window); each document so reached becomes a candidate, and the
+// non-essential lists are only probed for candidates, stopping as soon as the candidate's
+// remaining bound falls to θ.
 func (ix *Index) run(s *searchScratch, limit int, filter func(uint64) bool) []Hit {
 	norm, scale := ix.currentNorm()
+	cs := ix.cursors(s)
+	if len(cs) == 0 {
+		return nil
+	}
+	n := len(cs)
+	ord := s.order[:0]
+	for i := range cs {
+		ord = append(ord, &cs[i])
+	}
+	s.order = ord
+	prefix := s.prefix[:0]
+	acc := &s.acc
+	touched := &s.touched
+	h := s.heap[:0]
+	full := false
+	theta := 0.0
+	codes := ix.codes
+
+	for {
+		first := int32(endDoc)
+		for i := range cs {
+			first = min(first, cs[i].doc)
+		}
+		if first == endDoc {
+			break
+		}
+		lo := first &^ (windowSize - 1)
+		hi := lo + windowSize
+		// Window bounds.
+		total := 0.0
+		for _, c := range ord {
+			c.windowBound(lo, hi, scale)
+			total += c.wub
+		}
+		if full && total <= theta {
+			for i := range cs {
+				cs[i].seek(hi)
+			}
+			continue
+		}
+		slices.SortFunc(ord, func(a, b *cursor) int { return cmp.Compare(a.wub, b.wub) })
+		prefix = append(prefix[:0], 0)
+		for i, c := range ord {
+			prefix = append(prefix, prefix[i]+c.wub)
+		}
+		e := 0 // ord[e:] are essential
+		for e < n && prefix[e+1] <= theta {
+			e++
+		}
+		// Essential terms, term-at-a-time.
+		for _, c := range ord[e:] {
+			c.seek(lo)
+			docs, tfs, mult := c.docs, c.tfs, c.mult
+			p := c.pos
+			for ; p < len(docs) && docs[p] < hi; p++ {
+				d := docs[p]
+				i := d - lo
+				acc[i] += mult * norm.v(tfs[p], codes[d])
+				touched[i>>6] |= 1 << (i & 63)
+			}
+			c.reset(p)
+		}
+		// Candidates, in document order.
+		for wi := range touched {
+			for word := touched[wi]; word != 0; word &= word - 1 {
+				i := int32(wi<<6 | bits.TrailingZeros64(word))
+				score := acc[i]
+				acc[i] = 0
+				d := lo + i
+				if ix.isDead(d) || (full && score+prefix[e] <= theta) {
+					continue
+				}
+				code := codes[d]
+				pruned := false
+				for j := e - 1; j >= 0; j-- {
+					if score+prefix[j+1] <= theta {
+						pruned = true
+						break
+					}
+					c := ord[j]
+					c.seek(d)
+					if c.doc == d {
+						score += c.mult * norm.v(c.tfs[c.pos], code)
+					}
+				}
+				if pruned || (full && score <= theta) {
+					continue
+				}
+				if filter != nil && !filter(ix.ids[d]) {
+					continue
+				}
+				if !full {
+					h = append(h, heapEntry{score: score, ord: d})
+					heapUp(h, len(h)-1)
+					if len(h) < limit {
+						continue
+					}
+					full = true
+				} else {
+					h[0] = heapEntry{score: score, ord: d}
+					heapDown(h, 0)
+				}
+				theta = h[0].score
+			}
+			touched[wi] = 0
+		}
+		for _, c := range ord[:e] {
+			c.seek(hi)
+		}
+	}
+	s.heap = h
+	s.prefix = prefix
+	return ix.hits(h)
+}
+
+// windowBound sets c.wub to the bound of the term's contribution to documents in [lo, hi):
+// the largest bound of its posting blocks overlapping that range.
+func (c *cursor) windowBound(lo, hi int32, scale float64) {
+	b := c.wb
+	for b < len(c.bmax) && c.blockLast(b) < lo {
+		b++
+	}
+	c.wb = b
+	m := 0.0
+	for ; b < len(c.bmax) && c.docs[b<<blockShift] < hi; b++ {
+		m = max(m, c.bmax[b])
+	}
+	c.wub = c.mult * m * scale * boundSlack
+}
+
+// cursors opens a cursor per query term that has postings.
+func (ix *Index) cursors(s *searchScratch) []cursor {
 	k1 := ix.k1
 	nDocs := float64(len(ix.ids))
 	cs := s.cursors[:0]
@@ -298,105 +459,16 @@ func (ix *Index) run(s *searchScratch, limit int, filter func(uint64) bool) []Hi
 		}
 		idf := math.Log(1 + (nDocs-df+0.5)/(df+0.5))
 		mult := qt.weight * idf * (k1 + 1)
-		x := pl.max * scale
-		cs = append(cs, cursor{
-			docs: pl.docs, tfs: pl.tfs, bmax: pl.bmax, mult: mult,
-			ub: mult * x / (k1 + x) * boundSlack, blk: -1,
-		})
+		c := cursor{docs: pl.docs, tfs: pl.tfs, bmax: pl.bmax, mult: mult}
+		c.reset(0)
+		cs = append(cs, c)
 	}
 	s.cursors = cs
-	if len(cs) == 0 {
-		return nil
-	}
-	slices.SortFunc(cs, func(a, b cursor) int { return cmp.Compare(a.ub, b.ub) })
-	n := len(cs)
-	prefix := append(s.prefix[:0], 0)
-	for i := range cs {
-		prefix = append(prefix, prefix[i]+cs[i].ub)
-	}
-	s.prefix = prefix
+	return cs
+}
 
-	h := s.heap[:0]
-	full := false
-	theta := 0.0
-	e := 0 // cs[e:] are essential
-	codes := ix.codes
-outer:
-	for {
-		d := int32(endDoc)
-		for i := e; i < n; i++ {
-			d = min(d, cs[i].doc())
-		}
-		if d == endDoc {
-			break
-		}
-		if full {
-			bound, w := prefix[e], int32(endDoc)
-			for i := e; i < n; i++ {
-				c := &cs[i]
-				if c.pos < len(c.docs) {
-					ub, last := c.blockBound(k1, scale)
-					bound += ub
-					w = min(w, last)
-				}
-			}
-			if bound <= theta {
-				for i := e; i < n; i++ {
-					cs[i].seek(w + 1)
-				}
-				continue
-			}
-		}
-		score := 0.0
-		code := codes[d]
-		for i := e; i < n; i++ {
-			c := &cs[i]
-			if c.pos < len(c.docs) && c.docs[c.pos] == d {
-				x := norm.x(c.tfs[c.pos], code)
-				score += c.mult * x / (k1 + x)
-				c.pos++
-			}
-		}
-		if ix.isDead(d) {
-			continue
-		}
-		for i := e - 1; i >= 0; i-- {
-			if score+prefix[i+1] <= theta {
-				continue outer
-			}
-			c := &cs[i]
-			c.seek(d)
-			if c.pos < len(c.docs) && c.docs[c.pos] == d {
-				x := norm.x(c.tfs[c.pos], code)
-				score += c.mult * x / (k1 + x)
-			}
-		}
-		if full && score <= theta {
-			continue
-		}
-		if filter != nil && !filter(ix.ids[d]) {
-			continue
-		}
-		if !full {
-			h = append(h, heapEntry{score: score, ord: d})
-			heapUp(h, len(h)-1)
-			if len(h) < limit {
-				continue
-			}
-			full = true
-		} else {
-			h[0] = heapEntry{score: score, ord: d}
-			heapDown(h, 0)
-		}
-		theta = h[0].score
-		for e < n && prefix[e+1] <= theta {
-			e++
-		}
-		if e == n {
-			break
-		}
-	}
-	s.heap = h
+// hits turns the heap into results, best first.
+func (ix *Index) hits(h []heapEntry) []Hit {
 	hits := make([]Hit, len(h))
 	for i, he := range h {
 		hits[i] = Hit{ID: ix.ids[he.ord], Score: he.score}

@@ -1,13 +1,17 @@
 package textindex
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // defaultSynonyms are the built-in concept groups of programming vocabulary. A query term
-// that belongs to a group is expanded (one hop, down-weighted by Options.SynonymWeight) to
-// the other members of every group it belongs to, so paraphrased queries still hit: "keep
-// users logged in" reaches a note about sessions and authentication. Members are plain words;
-// they go through the same analysis as documents, so "authenticated" and "authentication"
-// need not both be listed. Members that analyse to more than one term are ignored.
+// that belongs to a group also matches, down-weighted by Options.SynonymWeight, documents
+// that contain any member of the group (see conceptMap), so paraphrased queries still hit:
+// "keep users logged in" reaches a note about sessions and authentication. Members are plain
+// words; they go through the same analysis as documents, so "authenticated" and
+// "authentication" need not both be listed. Members that analyse to more than one term are
+// ignored.
 var defaultSynonyms = [][]string{
 	{"auth", "authn", "authentication", "authenticate", "login", "logon", "logout", "signin",
 		"signon", "signout", "signup", "sso", "oauth", "session", "credential", "jwt", "identity"},
@@ -40,7 +44,7 @@ var defaultSynonyms = [][]string{
 	{"validate", "validation", "validator", "sanitize", "schema", "constraint"},
 	{"ratelimit", "throttle", "throttling", "quota", "ratelimiter"},
 	{"route", "routing", "router", "navigation", "navigate", "url"},
-	{"api", "endpoint", "rest", "http", "rpc", "grpc", "graphql", "handler"},
+	{"api", "endpoint", "rest", "http", "rpc", "grpc", "graphql"},
 	{"fetch", "request", "download", "load", "loader"},
 	{"docs", "documentation", "readme", "docstring", "godoc", "comment"},
 	{"style", "css", "theme", "color", "colour", "palette", "lipgloss"},
@@ -59,33 +63,36 @@ var defaultSynonyms = [][]string{
 	{"bug", "defect", "regression", "issue", "fix", "hotfix"},
 }
 
-// synonymMap maps a term to the other terms of all its groups, sorted and deduplicated.
-type synonymMap map[string][]string
+// conceptMap maps an analysed term to the concept groups it belongs to.
+//
+// Synonyms are indexed, not expanded at query time: every occurrence of a group member also
+// counts as an occurrence of the group's concept term (named conceptTerm(g), which no text
+// can produce), and a query term adds the concept terms of its groups, down-weighted. So a
+// group behaves like one pooled term with its own document frequency, as Lucene's
+// SynonymQuery scores synonyms, and a query stays a handful of posting lists instead of one
+// per group member.
+type conceptMap map[string][]int32
 
-func buildSynonyms(groups ...[][]string) synonymMap {
-	m := synonymMap{}
+func buildConcepts(groups ...[][]string) conceptMap {
+	m := conceptMap{}
+	g := int32(0)
 	for _, gs := range groups {
-		for _, g := range gs {
-			var terms []string
-			for _, w := range g {
-				if t := Analyze(w); len(t) == 1 {
-					terms = append(terms, t[0])
+		for _, group := range gs {
+			for _, w := range group {
+				if t := Analyze(w); len(t) == 1 && !slices.Contains(m[t[0]], g) {
+					m[t[0]] = append(m[t[0]], g)
 				}
 			}
-			for _, t := range terms {
-				for _, u := range terms {
-					if u != t {
-						m[t] = append(m[t], u)
-					}
-				}
-			}
+			g++
 		}
-	}
-	for t, us := range m {
-		slices.Sort(us)
-		m[t] = slices.Compact(us)
 	}
 	return m
 }
 
-var defaultSynonymMap = buildSynonyms(defaultSynonyms)
+// conceptTerm names the concept term of group g; the NUL byte keeps it out of reach of the
+// analyzer, of prefix and of fuzzy matching.
+func conceptTerm(g int) string { return "\x00" + strconv.Itoa(g) }
+
+func isConceptTerm(t string) bool { return t != "" && t[0] == 0 }
+
+var defaultConcepts = buildConcepts(defaultSynonyms)

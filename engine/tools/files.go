@@ -259,8 +259,8 @@ func readFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 
 // walkFiles calls fn for every entry below startRel (a confined, slash
 // separated relative path) in lexical order, skipping .git directories,
-// nova's database and what .gitignore files exclude. Symlinks are reported
-// but not followed.
+// .nova (unless the walk starts inside it), nova's database and what
+// .gitignore files exclude. Symlinks are reported but not followed.
 func walkFiles(ctx context.Context, root, startRel string, fn func(rel string, d fs.DirEntry) error) error {
 	rootReal, err := RealRoot(root)
 	if err != nil {
@@ -293,7 +293,9 @@ func walkFiles(ctx context.Context, root, startRel string, fn func(rel string, d
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if d.Name() == ".git" || (rel != startRel && ig.Ignored(rel, true)) {
+			// .git is version control's; .nova is nova's own (agents may
+			// still read it by naming it, or list it explicitly).
+			if d.Name() == ".git" || (rel == ".nova" && startRel == ".") || (rel != startRel && ig.Ignored(rel, true)) {
 				return filepath.SkipDir
 			}
 			if rel == "." {
@@ -648,7 +650,7 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 	case a.Search == a.Replace:
 		return Output{}, fmt.Errorf("search and replace are identical; nothing to change in %s", v.rel)
 	}
-	updated := []byte(strings.Replace(text, a.Search, a.Replace, -1))
+	updated := []byte(strings.ReplaceAll(text, a.Search, a.Replace))
 	id, err := env.Stage.Put(ctx, v.rel, updated)
 	if err != nil {
 		return Output{}, fmt.Errorf("stage %s: %w", v.rel, err)

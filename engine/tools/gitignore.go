@@ -2,6 +2,7 @@ package tools
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -135,37 +136,47 @@ func (r *ignoreRule) match(rel string, isDir bool) bool {
 		ok, err := path.Match(r.segs[0], path.Base(p))
 		return err == nil && ok
 	}
-	return matchSegs(r.segs, strings.Split(p, "/"), 0)
+	return matchSegs(r.segs, strings.Split(p, "/"))
 }
 
 // matchSegs matches pattern segments against path segments; "**" matches
 // zero or more whole segments (one or more when it ends the pattern, so
-// that "dir/**" matches what is inside dir but not dir itself). depth bounds
-// the recursion for patterns with many "**".
-func matchSegs(pat, segs []string, depth int) bool {
-	if depth > 16 {
-		return false
-	}
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			if len(pat) == 1 {
-				return len(segs) > 0
+// that "dir/**" matches what is inside dir but not dir itself). Patterns
+// without "**" match segment by segment; the others by dynamic programming
+// over (pattern, path) positions, so that many "**" cannot make it
+// exponential.
+func matchSegs(pat, segs []string) bool {
+	if !slices.Contains(pat, "**") {
+		if len(pat) != len(segs) {
+			return false
+		}
+		for i := range pat {
+			if ok, err := path.Match(pat[i], segs[i]); err != nil || !ok {
+				return false
 			}
-			for i := 0; i <= len(segs); i++ {
-				if matchSegs(pat[1:], segs[i:], depth+1) {
-					return true
-				}
-			}
-			return false
 		}
-		if len(segs) == 0 {
-			return false
-		}
-		ok, err := path.Match(pat[0], segs[0])
-		if err != nil || !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+		return true
 	}
-	return len(segs) == 0
+	p, n := len(pat), len(segs)
+	// next[j] holds "pat[i+1:] matches segs[j:]" while row i is computed.
+	next := make([]bool, n+1)
+	cur := make([]bool, n+1)
+	next[n] = true
+	for i := p - 1; i >= 0; i-- {
+		for j := n; j >= 0; j-- {
+			switch {
+			case pat[i] == "**" && i == p-1:
+				cur[j] = j < n
+			case pat[i] == "**":
+				cur[j] = next[j] || (j < n && cur[j+1])
+			case j == n:
+				cur[j] = false
+			default:
+				ok, err := path.Match(pat[i], segs[j])
+				cur[j] = err == nil && ok && next[j+1]
+			}
+		}
+		next, cur = cur, next
+	}
+	return next[0]
 }

@@ -272,7 +272,8 @@ func schemaMessage(err error) string {
 	var msgs []string
 	var walk func(u *jsonschema.OutputUnit)
 	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil {
+		// A unit with children only summarises them; keep the specifics.
+		if u.Error != nil && len(u.Errors) == 0 {
 			loc := u.InstanceLocation
 			if loc == "" {
 				loc = "arguments"
@@ -289,10 +290,6 @@ func schemaMessage(err error) string {
 	walk(out)
 	if len(msgs) == 0 {
 		return ve.Error()
-	}
-	// The first basic-output unit repeats the summary; keep the specifics.
-	if len(msgs) > 1 {
-		msgs = msgs[1:]
 	}
 	return strings.Join(msgs, "; ")
 }

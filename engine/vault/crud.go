@@ -62,6 +62,7 @@ func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 	}
 	err := v.update(ctx, "add", func(tx *bolt.Tx, ws *writeSet) error {
 		ws.rebuild = len(out) > rebuildThreshold
+		batch := &ixBatch{}
 		for i := range out {
 			if i%1024 == 0 {
 				if err := ctx.Err(); err != nil {
@@ -69,12 +70,12 @@ func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 				}
 			}
 			out[i].ID = 0
-			if err := putNodeTx(tx, &out[i], nil); err != nil {
+			if err := putNodeTx(tx, &out[i], nil, batch); err != nil {
 				return err
 			}
 			ws.putNode(&out[i], true)
 		}
-		return nil
+		return batch.flush(tx)
 	})
 	if err != nil {
 		return nil, err

@@ -115,13 +115,30 @@ func NormalizeLanguage(lang string) string {
 	return l
 }
 
-// GuessLanguage guesses "go" or "typescript" from code, or "".
+// GuessLanguage guesses "go" or "typescript" from code by counting
+// telltale constructs of each, or returns "" when neither wins.
 func GuessLanguage(code string) string {
+	goScore, tsScore := 0, 0
+	if reGoPackage.MatchString(code) {
+		goScore += 3
+	}
+	for _, s := range []string{"func ", ":= ", "err != nil", "fmt.", "errors.", "context.Context", "[]byte", "chan "} {
+		if strings.Contains(code, s) {
+			goScore++
+		}
+	}
+	if reTSImport.MatchString(code) {
+		tsScore += 3
+	}
+	for _, s := range []string{"=> ", "const ", "let ", "interface ", ": string", "export ", "await ", "z.object(", "===", "?."} {
+		if strings.Contains(code, s) {
+			tsScore++
+		}
+	}
 	switch {
-	case reGoPackage.MatchString(code) || (strings.Contains(code, "func ") && strings.Contains(code, ":=")):
+	case goScore > tsScore:
 		return "go"
-	case reTSImport.MatchString(code) || strings.Contains(code, "=>") || strings.Contains(code, "const ") ||
-		strings.Contains(code, "interface ") || strings.Contains(code, "z.object("):
+	case tsScore > goScore:
 		return "typescript"
 	}
 	return ""
@@ -194,29 +211,30 @@ func BuildLessons(task Task, agent, output string, success bool) []Node {
 		})
 		return out
 	}
-	add := func(typ NodeType, content string, conf float64, tags ...string) {
-		for _, n := range out {
-			if n.Content == content {
+	add := func(n Node) {
+		for _, o := range out {
+			if o.Content == n.Content {
 				return
 			}
 		}
-		out = append(out, Node{Type: typ, Content: content, Confidence: conf, Source: source, Tags: tag(tags...)})
+		n.Source = source
+		n.Tags = tag(n.Tags...)
+		out = append(out, n)
 	}
 	if strings.Contains(output, "requireAuth") {
-		add(Strategy, lessonRequireAuth, 0.8, "auth", "security")
+		add(Node{Type: Strategy, Content: lessonRequireAuth, Confidence: 0.8, Tags: []string{"auth", "security"}})
 	}
 	if strings.Contains(output, "companyId") && strings.EqualFold(strings.TrimSpace(agent), "PLUTO") {
-		add(Pattern, lessonCompanyID, 0.8, "multi-tenant", "database")
+		add(Node{Type: Pattern, Content: lessonCompanyID, Confidence: 0.8, Tags: []string{"multi-tenant", "database"}})
 	}
 	if strings.Contains(output, "Math.floor") {
-		add(Decision, lessonMathFloor, 0.7, "numbers")
+		add(Node{Type: Decision, Content: lessonMathFloor, Confidence: 0.7, Tags: []string{"numbers"}})
 	}
 	if strings.Contains(output, "z.object") {
-		add(Pattern, lessonZod, 0.75, "validation", "typescript")
+		add(Node{Type: Pattern, Content: lessonZod, Confidence: 0.75, Tags: []string{"validation", "typescript"}})
 	}
 	for _, n := range DetectPatterns(output, "") {
-		add(n.Type, n.Content, n.Confidence, n.Tags...)
-		out[len(out)-1].Language = n.Language
+		add(n)
 	}
 	if len([]rune(output)) > 200 {
 		out = append(out, Node{

@@ -242,9 +242,42 @@ func (v *Vault) Revision(ctx context.Context) (uint64, error) {
 	return rev, err
 }
 
+// ixBatch collects index entries of a large write and puts them in key
+// order: bbolt keeps a leaf's inserts in one growing slice until commit, so
+// many inserts in random order into one transaction are quadratic (memmove),
+// while ascending inserts append.
+type ixBatch struct{ keys [][]byte }
+
+// ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
+func ixKey(ix storage.Index, value string, id uint64) []byte {
+	k := make([]byte, 0, len(ix.Name)+len(value)+10)
+	k = append(k, ix.Name...)
+	k = append(k, 0)
+	k = append(k, value...)
+	k = append(k, 0)
+	return append(k, storage.Key(id)...)
+}
+
+func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
+	b.keys = append(b.keys, ixKey(ix, value, id))
+}
+
+func (b *ixBatch) flush(tx *bolt.Tx) error {
+	slices.SortFunc(b.keys, bytes.Compare)
+	bk := tx.Bucket(storage.BucketVaultIndex)
+	for _, k := range b.keys {
+		if err := bk.Put(k, []byte{}); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	b.keys = nil
+	return nil
+}
+
 // putNodeTx stores n (assigning an id when n.ID is 0) and its index entries;
-// old is the stored version being replaced, if any.
-func putNodeTx(tx *bolt.Tx, n *Node, old *Node) error {
+// old is the stored version being replaced, if any. With batch set, new
+// index entries are collected there (flush before commit).
+func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	nodes := tx.Bucket(storage.BucketVaultNodes)
 	if n.ID == 0 {
 		id, err := storage.NextID(nodes)
@@ -265,6 +298,10 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node) error {
 		}
 	}
 	for _, e := range nodeEntries(n) {
+		if len(batch) > 0 && batch[0] != nil {
+			batch[0].add(e.ix, e.value, n.ID)
+			continue
+		}
 		if err := e.ix.Add(tx, e.value, n.ID); err != nil {
 			return fmt.Errorf("index node %d: %w", n.ID, err)
 		}
@@ -320,7 +357,7 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 	return nil
 }
 
-func putEdgeTx(tx *bolt.Tx, e *Edge) error {
+func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 	edges := tx.Bucket(storage.BucketVaultEdges)
 	if e.ID == 0 {
 		id, err := storage.NextID(edges)
@@ -334,6 +371,10 @@ func putEdgeTx(tx *bolt.Tx, e *Edge) error {
 		}
 	}
 	for _, en := range edgeEntries(e) {
+		if len(batch) > 0 && batch[0] != nil {
+			batch[0].add(en.ix, en.value, e.ID)
+			continue
+		}
 		if err := en.ix.Add(tx, en.value, e.ID); err != nil {
 			return fmt.Errorf("index edge %d: %w", e.ID, err)
 		}

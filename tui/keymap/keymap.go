@@ -23,6 +23,14 @@ type KeyMap struct {
 	Apply, Discard, Approve, Reject, Regenerate, SplitToggle   key.Binding
 	Why, SyncScroll, Pause, Cancelrun, New, Edit, Sort, Branch key.Binding
 	Jump1, Jump2, Jump3                                        key.Binding
+
+	// Vault browser: history back (after jumping to a neighbour) and the
+	// graph view's depth.
+	HistoryBack, DepthMore, DepthLess, Depth key.Binding
+
+	// Import wizard: folder navigation, the next step, and the summary's
+	// actions.
+	OpenDir, ParentDir, NextStep, OpenVault, UndoImport key.Binding
 }
 
 // DefaultKeyMap returns nova's bindings.
@@ -69,7 +77,7 @@ func DefaultKeyMap() *KeyMap {
 		Reinforce:   b("+", "reinforce", "+", "="),
 		Demote:      b("-", "demote", "-"),
 		Delete:      b("d", "delete", "d"),
-		Link:        b("l", "link", "L"),
+		Link:        b("L", "link", "L"),
 		Tags:        b("t", "tags", "t"),
 		Graph:       b("v", "graph", "v"),
 		Conflicts:   b("c", "conflicts", "c"),
@@ -90,5 +98,16 @@ func DefaultKeyMap() *KeyMap {
 		Jump1:       b("1", "branch 1", "1"),
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
+
+		HistoryBack: b("⌫/esc", "back", "backspace"),
+		DepthMore:   b("+", "deeper", "+", "="),
+		DepthLess:   b("-", "shallower", "-"),
+		Depth:       b("1–5", "depth", "1", "2", "3", "4", "5"),
+
+		OpenDir:    b("→/l", "open folder", "right", "l"),
+		ParentDir:  b("←/h/⌫", "parent folder", "left", "h", "backspace"),
+		NextStep:   b("tab", "next step", "tab"),
+		OpenVault:  b("v", "open in vault", "v"),
+		UndoImport: b("u", "undo import", "u"),
 	}
 }

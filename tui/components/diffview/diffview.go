@@ -93,7 +93,7 @@ func New(c *common.Common) *Model {
 // position. The returned command highlights the syntax off the UI
 // goroutine; run it and pass its message to Update.
 func (m *Model) SetContent(path, original, proposed string) tea.Cmd {
-	if m.doc != nil && m.doc.path == path && m.doc.old == original && m.doc.new == proposed {
+	if d := m.doc; d != nil && d.status != statusNotice && d.path == path && d.old == original && d.new == proposed {
 		if m.doc.hl == nil {
 			return m.doc.highlightCmd()
 		}
@@ -102,6 +102,16 @@ func (m *Model) SetContent(path, original, proposed string) tea.Cmd {
 	m.doc = newDocument(path, original, proposed)
 	m.offset, m.xoff = 0, 0
 	return m.doc.highlightCmd()
+}
+
+// SetNotice shows a message for path instead of a diff, e.g. for a file
+// whose content is not available as text.
+func (m *Model) SetNotice(path, title, hint string) {
+	if d := m.doc; d != nil && d.status == statusNotice && d.path == path && d.title == title && d.hint == hint {
+		return
+	}
+	m.doc = &document{path: path, status: statusNotice, title: title, hint: hint, maxWidth: -1}
+	m.offset, m.xoff = 0, 0
 }
 
 // Path returns the file shown.
@@ -387,6 +397,8 @@ func (m *Model) message() string {
 	case statusTooLarge:
 		title = "File too large to diff"
 		hint = sizes(d) + fmt.Sprintf(" — the limit is %s or %d lines a side.", humanBytes(MaxBytes), MaxLines)
+	case statusNotice:
+		title, hint = d.title, d.hint
 	}
 	w := m.width
 	return "\n" + m.c.Empty(common.Truncate(title, w), common.Truncate(hint, w))

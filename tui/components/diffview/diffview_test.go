@@ -233,6 +233,12 @@ func TestMessagesInsteadOfGarbage(t *testing.T) {
 	m := New(newCommon())
 	m.SetSize(80, 10)
 	assert.Contains(t, plain(m.View()), "No file selected", "a fresh view has an empty state")
+	m.SetNotice("logo.png", "Binary file", "not shown")
+	out := plain(m.View())
+	assert.Contains(t, out, "logo.png")
+	assert.Contains(t, out, "Binary file")
+	settle(t, m, m.SetContent("logo.png", "", "a\n"))
+	assert.Contains(t, plain(m.View()), "+1")
 }
 
 func TestControlCharactersAreNeutralised(t *testing.T) {
@@ -286,9 +292,10 @@ func TestFitsEverySize(t *testing.T) {
 	t.Parallel()
 	old := goSource(120) + "\t// 日本語のコメント and an emoji 🚀 in a line that is long enough to be cut off somewhere\n"
 	new := editSource(old) + "\t// 日本語のコメント\n"
+	m := newView(t, 100, 24, "x/y/z/a/very/deep/path/to/some/file_with_a_long_name.go", old, new)
 	for _, w := range []int{30, 31, 45, 80, 100, 139, 140, 141, 160, 199, 250} {
 		for _, split := range []bool{false, true} {
-			m := newView(t, w, 24, "x/y/z/a/very/deep/path/to/some/file_with_a_long_name.go", old, new)
+			m.SetSize(w, 24)
 			if split {
 				m.SetMode(Split)
 			} else {
@@ -487,4 +494,16 @@ func FuzzDocument(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCountLines(t *testing.T) {
+	t.Parallel()
+	m := newView(t, 100, 10, "a.go", sampleOld, sampleNew)
+	adds, dels := CountLines(sampleOld, sampleNew)
+	wa, wd := m.Stats()
+	assert.Equal(t, [2]int{wa, wd}, [2]int{adds, dels})
+	adds, dels = CountLines("", "a\nb\n")
+	assert.Equal(t, [2]int{2, 0}, [2]int{adds, dels})
+	adds, dels = CountLines("x\x00", "y")
+	assert.Equal(t, [2]int{0, 0}, [2]int{adds, dels}, "binary content has no line counts")
 }

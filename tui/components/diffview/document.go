@@ -32,6 +32,7 @@ const (
 	statusBinary
 	statusNotUTF8
 	statusTooLarge
+	statusNotice // a caller's message (SetNotice)
 )
 
 // kind is the kind of one diff line.
@@ -99,6 +100,8 @@ type document struct {
 	words map[int32][2][][2]int // intra-line ranges by deleted line index
 	// maxWidth is the widest shown line in cells (-1 until computed).
 	maxWidth int
+	// title and hint are the message of a statusNotice document.
+	title, hint string
 }
 
 // newDocument computes the diff of old → new. It never fails: content that
@@ -333,4 +336,21 @@ func (d *document) longest() int {
 		d.maxWidth = max(d.maxWidth, textWidth(s))
 	}
 	return d.maxWidth
+}
+
+// CountLines returns the added and deleted line counts of old → new, as the
+// view's header shows them, without building a view (e.g. for file lists).
+// Binary, non-UTF-8 and oversized content counts as zero.
+func CountLines(old, new string) (adds, dels int) {
+	if old == new || isBinary(old) || isBinary(new) || !utf8.ValidString(old) || !utf8.ValidString(new) ||
+		len(old) > MaxBytes || len(new) > MaxBytes {
+		return 0, 0
+	}
+	a, aNoEOL := splitLines(old)
+	b, bNoEOL := splitLines(new)
+	for _, d := range lcs.DiffLines(eolKeyed(a, aNoEOL), eolKeyed(b, bNoEOL)) {
+		dels += d.End - d.Start
+		adds += d.ReplEnd - d.ReplStart
+	}
+	return adds, dels
 }

@@ -1,0 +1,849 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/nova-dev/nova/engine/patterns"
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/storage"
+)
+
+// errNoChange rolls back an import that would write nothing.
+var errNoChange = errors.New("nothing to import")
+
+// Import scans src and previews (opts.DryRun) or applies the import.
+func (im *Importer) Import(ctx context.Context, src Source, opts Options) (Result, error) {
+	if _, err := im.resolve(opts); err != nil {
+		return Result{}, err
+	}
+	p, err := im.Scan(ctx, src, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.DryRun {
+		return im.Preview(ctx, p, opts)
+	}
+	return im.Apply(ctx, p, opts)
+}
+
+// Preview reports what Apply would do with p and opts, writing nothing.
+func (im *Importer) Preview(ctx context.Context, p *Plan, opts Options) (Result, error) {
+	o, err := im.resolve(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	if err := im.ensureEmbed(ctx, p, o); err != nil {
+		return Result{}, err
+	}
+	res := im.newResult(p, o, true)
+	err = im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
+		ds, err := im.decide(ctx, r, p, o)
+		if err != nil {
+			return err
+		}
+		x := im.newExec(p, o, &res, &dryWriter{v: im.v, r: r, nextID: dryIDBase})
+		return x.run(ctx, ds)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res.finish(start)
+	return res, nil
+}
+
+// Apply imports p with opts in one write transaction (opts.DryRun makes it a Preview). When
+// nothing would change, nothing is written and Result.Batch is 0. When ctx is cancelled the
+// transaction is rolled back and ctx.Err() returned.
+func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, error) {
+	if opts.DryRun {
+		return im.Preview(ctx, p, opts)
+	}
+	o, err := im.resolve(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if im.db.ReadOnly() {
+		return Result{}, fmt.Errorf("import: %w", storage.ErrReadOnly)
+	}
+	start := time.Now()
+	if err := im.ensureEmbed(ctx, p, o); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = im.v.WithImportTx(ctx, func(t *vault.ImportTx) error {
+		res = im.newResult(p, o, false)
+		ds, err := im.decide(ctx, &t.ReadTx, p, o)
+		if err != nil {
+			return err
+		}
+		x := im.newExec(p, o, &res, &txWriter{t: t})
+		if err := x.run(ctx, ds); err != nil {
+			return err
+		}
+		if !res.Changed() {
+			return errNoChange
+		}
+		o.progress(PhaseCommit, 0, 1)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoChange):
+		res.Batch = 0
+	case err != nil:
+		return Result{}, err
+	default:
+		o.progress(PhaseCommit, 1, 1)
+		if im.cfg.OnCommit != nil {
+			im.cfg.OnCommit(Commit{Batch: res.Batch, Source: res.Source, Nodes: res.NodesAdded + res.NodesUpdated + res.NodesRemoved})
+		}
+	}
+	res.finish(start)
+	return res, nil
+}
+
+func (im *Importer) newResult(p *Plan, o Options, dry bool) Result {
+	res := Result{
+		DryRun: dry, Source: p.Label, User: o.User, Split: o.Split,
+		BaseConfidence: o.BaseConfidence, DedupThreshold: o.DedupThreshold,
+	}
+	p.mu.Lock()
+	if p.embedWarn != "" && !o.NoDedup {
+		res.Warnings = append(res.Warnings, p.embedWarn)
+	}
+	p.mu.Unlock()
+	return res
+}
+
+// decision is what happens to one parsed file.
+type decision struct {
+	action Action
+	skip   skipKind
+	reason string
+	// rec is the file's record, if it has one (possibly stale: its node is gone).
+	rec   *fileRecord
+	dupOf string
+	dupID uint64
+	sim   float64
+}
+
+// effectiveSplit says whether a file gets section nodes.
+func effectiveSplit(o Options, d *patterns.Doc) bool { return o.Split && len(d.Sections) > 0 }
+
+// decide classifies every doc: excluded, unchanged, updated, duplicate or new.
+func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Options) ([]decision, error) {
+	docs := p.Scan.Docs
+	ds := make([]decision, len(docs))
+	excluded := make(map[string]bool, len(o.Exclude))
+	for _, e := range o.Exclude {
+		excluded[e] = true
+	}
+	tx := r.Bolt()
+	var candidates []int
+	for i := range docs {
+		d := &docs[i]
+		if excluded[d.SourceFile] {
+			ds[i] = decision{action: ActionSkipped, skip: skipExcluded, reason: reasonExcluded}
+			continue
+		}
+		rec, err := getFile(tx, fileKey(o.User, d.SourceFile))
+		if err != nil {
+			return nil, err
+		}
+		ds[i].rec = rec
+		if rec == nil || !r.Has(rec.NodeID) {
+			ds[i].action = ActionNew
+			candidates = append(candidates, i)
+			continue
+		}
+		if rec.Hash == d.ContentHash && rec.Split == effectiveSplit(o, d) && sectionsExist(r, rec) {
+			ds[i].action, ds[i].skip = ActionSkipped, skipUnchanged
+			ds[i].reason = fmt.Sprintf("unchanged since batch %d", rec.Batch)
+			continue
+		}
+		ds[i].action = ActionUpdated
+	}
+	if o.NoDedup || len(candidates) == 0 {
+		return ds, nil
+	}
+
+	dd := newDedup(o.DedupThreshold)
+	stored := map[uint64][]byte{}
+	c := tx.Bucket(storage.BucketImportFiles).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if rec, err := fileCodec.Unmarshal(v); err == nil && len(rec.Sig) > 0 {
+			stored[rec.NodeID] = rec.Sig
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dd.loadVault(r, stored)
+	// Files of the batch that keep their node are compared with their new text.
+	for i := range docs {
+		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
+			_ = dd.lsh.Add(ds[i].rec.NodeID, p.sigs[i])
+		}
+	}
+	hasNode := func(i int) bool {
+		a := ds[i].action
+		return a == ActionNew || a == ActionUpdated || ds[i].skip == skipUnchanged
+	}
+	for _, i := range candidates {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if m, ok := dd.best(p.sigs[i], nil); ok {
+			ds[i].action, ds[i].sim = ActionDuplicate, round3(m.Similarity)
+			if m.ID&batchBit != 0 {
+				ds[i].dupOf = docs[m.ID&^batchBit].SourceFile
+			} else {
+				ds[i].dupID, ds[i].dupOf = m.ID, nodeLabel(r, m.ID)
+			}
+			ds[i].reason = fmt.Sprintf("near-duplicate of %s (similarity %.2f)", ds[i].dupOf, ds[i].sim)
+			continue
+		}
+		if em, ok := embedOf(p, i); ok {
+			switch {
+			case em.Doc >= 0 && em.Doc < i && hasNode(em.Doc):
+				ds[i].action, ds[i].dupOf = ActionDuplicate, docs[em.Doc].SourceFile
+			case em.Node > 0 && r.Has(em.Node):
+				ds[i].action, ds[i].dupID, ds[i].dupOf = ActionDuplicate, em.Node, nodeLabel(r, em.Node)
+			}
+			if ds[i].action == ActionDuplicate {
+				ds[i].sim = round3(em.Cosine)
+				ds[i].reason = fmt.Sprintf("same meaning as %s (embedding similarity %.2f)", ds[i].dupOf, ds[i].sim)
+				continue
+			}
+		}
+		_ = dd.lsh.Add(batchBit|uint64(i), p.sigs[i])
+	}
+	return ds, nil
+}
+
+func sectionsExist(r *vault.ReadTx, rec *fileRecord) bool {
+	for _, id := range rec.Sections {
+		if !r.Has(id) {
+			return false
+		}
+	}
+	return true
+}
+
+func nodeLabel(r *vault.ReadTx, id uint64) string {
+	n, err := r.Get(id, false)
+	if err != nil || n.Source == "" || n.Source == vault.SourceManual {
+		return fmt.Sprintf("node %d", id)
+	}
+	return fmt.Sprintf("node %d (%s)", id, n.Source)
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+// writer is what the executor writes through: the vault's import transaction, or a dry
+// writer that only counts.
+type writer interface {
+	read() *vault.ReadTx
+	has(id uint64) bool
+	add(n vault.Node) (vault.Node, error)
+	replace(n vault.Node) (vault.Node, error)
+	remove(id uint64) error
+	link(from, to uint64, rel vault.Relation) (id uint64, created bool, err error)
+	unlink(id uint64) error
+	edge(id uint64) (vault.Edge, bool)
+	edgesOf(id uint64) []vault.Edge
+	nextBatchID() (uint64, error)
+	putFile(key []byte, rec *fileRecord) error
+	putBatch(b *Batch) error
+	dry() bool
+}
+
+// exec applies decisions through a writer and fills the result and the batch record.
+type exec struct {
+	im    *Importer
+	p     *Plan
+	o     Options
+	w     writer
+	res   *Result
+	batch Batch
+	// orig holds the records before the batch (nil: none), pending the records after it.
+	orig      map[string]*fileRecord
+	pending   map[string]*fileRecord
+	cats      map[string]bool
+	addedEdge map[uint64]bool
+	reports   map[int][]NodeReport // doc index → file report then section reports
+}
+
+func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
+	return &exec{
+		im: im, p: p, o: o, w: w, res: res,
+		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{},
+		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
+	}
+}
+
+func (x *exec) run(ctx context.Context, ds []decision) error {
+	id, err := x.w.nextBatchID()
+	if err != nil {
+		return err
+	}
+	x.batch = Batch{
+		ID: id, Source: x.p.Label, User: x.o.User, Time: x.im.now(), Split: x.o.Split,
+		BaseConfidence: x.o.BaseConfidence, DedupThreshold: x.o.DedupThreshold,
+		Added: []uint64{}, AddedEdges: []uint64{}, Updated: []vault.Node{}, Removed: []vault.Node{},
+		RemovedEdges: []vault.Edge{}, Files: []FileChange{},
+	}
+	x.res.Batch = id
+	docs := x.p.Scan.Docs
+	x.o.progress(PhaseWrite, 0, len(docs))
+	for i := range docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d := ds[i]
+		rep := x.report(i, d)
+		var err error
+		switch d.action {
+		case ActionNew:
+			err = x.addFile(i, d, &rep)
+		case ActionUpdated:
+			err = x.updateFile(i, d, &rep)
+		}
+		if err != nil {
+			return err
+		}
+		x.reports[i] = append([]NodeReport{rep}, x.reports[i]...)
+		x.o.progress(PhaseWrite, i+1, len(docs))
+	}
+	if err := x.rethread(); err != nil {
+		return err
+	}
+	x.collect()
+	if !x.res.Changed() {
+		return nil
+	}
+	keys := make([]string, 0, len(x.pending))
+	for k := range x.pending {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		rec := x.pending[k]
+		rec.Batch = x.batch.ID
+		if err := x.w.putFile([]byte(k), rec); err != nil {
+			return err
+		}
+		x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
+	}
+	x.batch.Counts = BatchCounts{
+		Files: x.res.Files, Loaded: x.res.Loaded, Skipped: x.res.Skipped, Errors: x.res.Errors,
+		New: x.res.New, Updated: x.res.Updated, Unchanged: x.res.Unchanged, Duplicates: x.res.Duplicates,
+		NodesAdded: x.res.NodesAdded, NodesUpdated: x.res.NodesUpdated, NodesRemoved: x.res.NodesRemoved,
+		EdgesAdded: x.res.EdgesAdded, EdgesRemoved: x.res.EdgesRemoved,
+	}
+	return x.w.putBatch(&x.batch)
+}
+
+// report is the file's report before anything is written.
+func (x *exec) report(i int, d decision) NodeReport {
+	doc := &x.p.Scan.Docs[i]
+	dr := doc.Draft(x.o.draftOptions())
+	rep := NodeReport{
+		Title: dr.Title, Category: dr.Category, Type: dr.Type, Priority: dr.Priority,
+		Reusability: dr.Reusability, CodeExamples: dr.CodeExampleCount, SourceFile: dr.Source,
+		Action: d.action, Reason: d.reason, Confidence: dr.Confidence, Language: dr.Language,
+		Tags: dr.Tags, Summary: dr.Content, DuplicateOf: d.dupOf, Similarity: d.sim, Warnings: slices.Clone(doc.Warnings),
+		skip: d.skip,
+	}
+	if effectiveSplit(x.o, doc) {
+		rep.Sections = len(doc.Sections)
+	}
+	if d.rec != nil && (d.action == ActionUpdated || d.skip == skipUnchanged) {
+		rep.ID = d.rec.NodeID
+	}
+	return rep
+}
+
+// fatal tells errors that abort the transaction from per-node validation failures.
+func fatal(err error) bool { return err != nil && !errors.Is(err, vault.ErrInvalid) }
+
+func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
+	doc := &x.p.Scan.Docs[i]
+	n, err := x.w.add(nodeFor(doc.Draft(x.o.draftOptions())))
+	if err != nil {
+		if fatal(err) {
+			return err
+		}
+		rep.Action, rep.Reason = ActionError, "invalid node: "+err.Error()
+		return nil
+	}
+	x.res.NodesAdded++
+	x.batch.Added = append(x.batch.Added, n.ID)
+	if !x.w.dry() {
+		rep.ID = n.ID
+	}
+	rec := &fileRecord{
+		User: x.o.User, Source: doc.SourceFile, Root: x.p.Label, Hash: doc.ContentHash,
+		NodeID: n.ID, Category: doc.Category, Sig: encodeSig(x.p.sigs[i]),
+	}
+	key := string(fileKey(x.o.User, doc.SourceFile))
+	x.orig[key] = d.rec
+	if d.rec != nil {
+		// A stale record (its node was deleted): its category chain needs re-threading too.
+		x.cats[d.rec.Category] = true
+	}
+	x.pending[key] = rec
+	x.cats[doc.Category] = true
+	if effectiveSplit(x.o, doc) {
+		rec.Split = true
+		rec.Sections = map[string]uint64{}
+		for _, sd := range doc.SectionDrafts(x.o.draftOptions()) {
+			srep, err := x.addSection(n.ID, sd, rec)
+			if err != nil {
+				return err
+			}
+			x.reports[i] = append(x.reports[i], srep)
+		}
+	}
+	return nil
+}
+
+// sectionReport describes a section draft.
+func (x *exec) sectionReport(sd patterns.NodeDraft, action Action) NodeReport {
+	return NodeReport{
+		Title: sd.Title, Category: sd.Category, Type: sd.Type, Priority: sd.Priority,
+		Reusability: sd.Reusability, CodeExamples: sd.CodeExampleCount, SourceFile: sd.Source,
+		Action: action, Confidence: sd.Confidence, Language: sd.Language, Tags: sd.Tags,
+		Summary: sd.Content, ParentSource: sd.ParentSource,
+	}
+}
+
+func (x *exec) addSection(parent uint64, sd patterns.NodeDraft, rec *fileRecord) (NodeReport, error) {
+	srep := x.sectionReport(sd, ActionNew)
+	sn, err := x.w.add(nodeFor(sd))
+	if err != nil {
+		if fatal(err) {
+			return srep, err
+		}
+		srep.Action, srep.Reason = ActionError, "invalid node: "+err.Error()
+		return srep, nil
+	}
+	x.res.NodesAdded++
+	x.batch.Added = append(x.batch.Added, sn.ID)
+	if !x.w.dry() {
+		srep.ID = sn.ID
+	}
+	rec.Sections[sd.Anchor] = sn.ID
+	return srep, x.ensureLink(sn.ID, parent, vault.Refines)
+}
+
+func (x *exec) ensureLink(from, to uint64, rel vault.Relation) error {
+	id, created, err := x.w.link(from, to, rel)
+	if err != nil {
+		return err
+	}
+	if created {
+		x.res.EdgesAdded++
+		x.batch.AddedEdges = append(x.batch.AddedEdges, id)
+		x.addedEdge[id] = true
+	}
+	return nil
+}
+
+// replaceNode replaces node id with n, keeping what the vault learned about it.
+func (x *exec) replaceNode(id uint64, n vault.Node) (bool, error) {
+	before, err := x.w.read().Get(id, true)
+	if err != nil {
+		return false, err
+	}
+	n.ID = id
+	n.HelpfulCount = before.HelpfulCount
+	n.GlobalSuccessCount = before.GlobalSuccessCount
+	if _, err := x.w.replace(n); err != nil {
+		if fatal(err) {
+			return false, err
+		}
+		return false, nil
+	}
+	x.res.NodesUpdated++
+	x.batch.Updated = append(x.batch.Updated, before)
+	return true, nil
+}
+
+func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
+	doc := &x.p.Scan.Docs[i]
+	n := nodeFor(doc.Draft(x.o.draftOptions()))
+	if err := x.im.v.CheckNode(n); err != nil {
+		rep.Action, rep.Reason = ActionError, "invalid node: "+err.Error()
+		return nil
+	}
+	ok, err := x.replaceNode(d.rec.NodeID, n)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		rep.Action, rep.Reason = ActionError, "invalid node"
+		return nil
+	}
+	key := string(fileKey(x.o.User, doc.SourceFile))
+	x.orig[key] = d.rec
+	rec := d.rec.clone()
+	x.pending[key] = rec
+	x.cats[d.rec.Category] = true
+	x.cats[doc.Category] = true
+	rec.Root, rec.Hash, rec.Category = x.p.Label, doc.ContentHash, doc.Category
+	rec.Sig = encodeSig(x.p.sigs[i])
+	rec.Split = effectiveSplit(x.o, doc)
+
+	old := rec.Sections
+	rec.Sections = nil
+	if rec.Split {
+		rec.Sections = map[string]uint64{}
+		for _, sd := range doc.SectionDrafts(x.o.draftOptions()) {
+			sid, had := old[sd.Anchor]
+			if had && x.w.has(sid) {
+				srep := x.sectionReport(sd, ActionUpdated)
+				srep.ID = sid
+				ok, err := x.replaceNode(sid, nodeFor(sd))
+				if err != nil {
+					return err
+				}
+				if !ok {
+					srep.Action, srep.Reason = ActionError, "invalid node"
+				}
+				rec.Sections[sd.Anchor] = sid
+				if err := x.ensureLink(sid, rec.NodeID, vault.Refines); err != nil {
+					return err
+				}
+				x.reports[i] = append(x.reports[i], srep)
+				continue
+			}
+			srep, err := x.addSection(rec.NodeID, sd, rec)
+			if err != nil {
+				return err
+			}
+			x.reports[i] = append(x.reports[i], srep)
+		}
+	}
+	anchors := make([]string, 0, len(old))
+	for a := range old {
+		anchors = append(anchors, a)
+	}
+	sort.Strings(anchors)
+	for _, a := range anchors {
+		if _, kept := rec.Sections[a]; kept {
+			continue
+		}
+		if err := x.removeNode(old[a]); err != nil {
+			return err
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("section #%s is gone: its node %d is removed", a, old[a]))
+	}
+	return nil
+}
+
+// removeNode deletes a node the batch no longer wants, keeping it and its edges for undo.
+func (x *exec) removeNode(id uint64) error {
+	if !x.w.has(id) {
+		return nil
+	}
+	before, err := x.w.read().Get(id, true)
+	if err != nil {
+		return err
+	}
+	for _, e := range x.w.edgesOf(id) {
+		if x.addedEdge[e.ID] {
+			x.dropAddedEdge(e.ID)
+			continue
+		}
+		x.batch.RemovedEdges = append(x.batch.RemovedEdges, e)
+		x.res.EdgesRemoved++
+	}
+	if err := x.w.remove(id); err != nil {
+		return err
+	}
+	x.batch.Removed = append(x.batch.Removed, before)
+	x.res.NodesRemoved++
+	return nil
+}
+
+func (x *exec) dropAddedEdge(id uint64) {
+	delete(x.addedEdge, id)
+	x.batch.AddedEdges = slices.DeleteFunc(x.batch.AddedEdges, func(e uint64) bool { return e == id })
+	x.res.EdgesAdded--
+}
+
+// mutable returns the pending copy of a record, making one on first change.
+func (x *exec) mutable(r *fileRecord) *fileRecord {
+	key := string(fileKey(r.User, r.Source))
+	if p, ok := x.pending[key]; ok {
+		return p
+	}
+	c := r.clone()
+	x.pending[key] = c
+	if _, seen := x.orig[key]; !seen {
+		x.orig[key] = r
+	}
+	return c
+}
+
+// rethread makes the `supports` chain of every touched category link each file node to the
+// next one (path order): stale chain edges are removed, missing ones added.
+func (x *exec) rethread() error {
+	if len(x.cats) == 0 {
+		return nil
+	}
+	byKey := map[string]*fileRecord{}
+	for _, r := range userFiles(x.w.read().Bolt(), x.o.User) {
+		byKey[string(fileKey(r.User, r.Source))] = r
+	}
+	for k, r := range x.pending {
+		byKey[k] = r
+	}
+	cats := make([]string, 0, len(x.cats))
+	for c := range x.cats {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
+	for _, cat := range cats {
+		var chain []*fileRecord
+		for _, r := range byKey {
+			if r.Category == cat && x.w.has(r.NodeID) {
+				chain = append(chain, r)
+			}
+		}
+		sort.Slice(chain, func(i, j int) bool { return chain[i].Source < chain[j].Source })
+		for i, r := range chain {
+			var want uint64
+			if i+1 < len(chain) {
+				want = chain[i+1].NodeID
+			}
+			if r.NextEdge != 0 {
+				e, ok := x.w.edge(r.NextEdge)
+				if ok && e.From == r.NodeID && e.To == want {
+					continue
+				}
+				if ok {
+					if x.addedEdge[e.ID] {
+						x.dropAddedEdge(e.ID)
+					} else {
+						x.batch.RemovedEdges = append(x.batch.RemovedEdges, e)
+						x.res.EdgesRemoved++
+					}
+					if err := x.w.unlink(e.ID); err != nil {
+						return err
+					}
+				}
+				r = x.mutable(r)
+				r.NextEdge = 0
+			}
+			if want == 0 {
+				continue
+			}
+			id, created, err := x.w.link(r.NodeID, want, vault.Supports)
+			if err != nil {
+				return err
+			}
+			if created {
+				x.res.EdgesAdded++
+				x.batch.AddedEdges = append(x.batch.AddedEdges, id)
+				x.addedEdge[id] = true
+				r = x.mutable(r)
+				r.NextEdge = id
+			}
+		}
+	}
+	return nil
+}
+
+// collect puts every report in path order (files, then their sections) and counts.
+func (x *exec) collect() {
+	type row struct {
+		path string
+		reps []NodeReport
+	}
+	rows := make([]row, 0, len(x.p.Scan.Docs)+len(x.p.Scan.Skipped)+len(x.p.Scan.Errors))
+	for i, d := range x.p.Scan.Docs {
+		rows = append(rows, row{d.SourceFile, x.reports[i]})
+	}
+	for _, s := range x.p.Scan.Skipped {
+		rows = append(rows, row{s.Path, []NodeReport{{
+			Title: path.Base(s.Path), SourceFile: s.Path, Action: ActionSkipped, Reason: reasonMeta, skip: skipMeta,
+		}}})
+	}
+	for _, e := range x.p.Scan.Errors {
+		reason := e.Reason
+		if e.Line > 0 && !startsWithLine(reason) {
+			reason = fmt.Sprintf("line %d: %s", e.Line, reason)
+		}
+		rows = append(rows, row{e.Path, []NodeReport{{
+			Title: path.Base(e.Path), SourceFile: e.Path, Action: ActionError, Reason: reason,
+		}}})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].path < rows[j].path })
+	x.res.Nodes = x.res.Nodes[:0]
+	for _, r := range rows {
+		x.res.Nodes = append(x.res.Nodes, r.reps...)
+	}
+	x.res.count()
+}
+
+func startsWithLine(s string) bool { return len(s) > 5 && s[:5] == "line " }
+
+// dryIDBase numbers the nodes and edges a dry run pretends to create.
+const dryIDBase = uint64(1) << 62
+
+// dryWriter counts instead of writing.
+type dryWriter struct {
+	v        *vault.Vault
+	r        *vault.ReadTx
+	nextID   uint64
+	added    map[uint64]bool
+	removed  map[uint64]bool
+	edges    map[uint64]vault.Edge
+	unlinked map[uint64]bool
+}
+
+func (w *dryWriter) init() {
+	if w.added == nil {
+		w.added, w.removed = map[uint64]bool{}, map[uint64]bool{}
+		w.edges, w.unlinked = map[uint64]vault.Edge{}, map[uint64]bool{}
+	}
+}
+
+func (w *dryWriter) read() *vault.ReadTx { return w.r }
+func (w *dryWriter) dry() bool           { return true }
+
+func (w *dryWriter) has(id uint64) bool {
+	w.init()
+	return w.added[id] || (!w.removed[id] && w.r.Has(id))
+}
+
+func (w *dryWriter) add(n vault.Node) (vault.Node, error) {
+	w.init()
+	if err := w.v.CheckNode(n); err != nil {
+		return vault.Node{}, err
+	}
+	w.nextID++
+	n.ID = w.nextID
+	w.added[n.ID] = true
+	return n, nil
+}
+
+func (w *dryWriter) replace(n vault.Node) (vault.Node, error) {
+	return n, w.v.CheckNode(n)
+}
+
+func (w *dryWriter) remove(id uint64) error {
+	w.init()
+	w.removed[id] = true
+	delete(w.added, id)
+	return nil
+}
+
+func (w *dryWriter) link(from, to uint64, rel vault.Relation) (uint64, bool, error) {
+	w.init()
+	if e, ok := w.r.FindEdge(from, to, rel); ok && !w.unlinked[e.ID] {
+		return e.ID, false, nil
+	}
+	for id, e := range w.edges {
+		if e.From == from && e.To == to && e.Relation == rel {
+			return id, false, nil
+		}
+	}
+	w.nextID++
+	w.edges[w.nextID] = vault.Edge{ID: w.nextID, From: from, To: to, Relation: rel}
+	return w.nextID, true, nil
+}
+
+func (w *dryWriter) unlink(id uint64) error {
+	w.init()
+	w.unlinked[id] = true
+	delete(w.edges, id)
+	return nil
+}
+
+func (w *dryWriter) edge(id uint64) (vault.Edge, bool) {
+	w.init()
+	if e, ok := w.edges[id]; ok {
+		return e, true
+	}
+	if w.unlinked[id] {
+		return vault.Edge{}, false
+	}
+	e, err := w.r.Edge(id)
+	if err != nil || w.removed[e.From] || w.removed[e.To] {
+		return vault.Edge{}, false
+	}
+	return e, true
+}
+
+func (w *dryWriter) edgesOf(id uint64) []vault.Edge {
+	var out []vault.Edge
+	for _, e := range w.r.Edges(id) {
+		if !w.unlinked[e.ID] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (w *dryWriter) nextBatchID() (uint64, error)      { return 0, nil }
+func (w *dryWriter) putFile([]byte, *fileRecord) error { return nil }
+func (w *dryWriter) putBatch(*Batch) error             { return nil }
+
+// txWriter writes through the vault's import transaction.
+type txWriter struct{ t *vault.ImportTx }
+
+func (w *txWriter) read() *vault.ReadTx                      { return &w.t.ReadTx }
+func (w *txWriter) dry() bool                                { return false }
+func (w *txWriter) has(id uint64) bool                       { return w.t.Has(id) }
+func (w *txWriter) add(n vault.Node) (vault.Node, error)     { return w.t.Add(n) }
+func (w *txWriter) replace(n vault.Node) (vault.Node, error) { return w.t.Replace(n) }
+func (w *txWriter) remove(id uint64) error                   { return w.t.Remove(id) }
+func (w *txWriter) unlink(id uint64) error                   { return w.t.Unlink(id) }
+
+func (w *txWriter) link(from, to uint64, rel vault.Relation) (uint64, bool, error) {
+	e, created, err := w.t.Link(from, to, rel, 0)
+	return e.ID, created, err
+}
+
+func (w *txWriter) edge(id uint64) (vault.Edge, bool) {
+	e, err := w.t.Edge(id)
+	return e, err == nil
+}
+
+func (w *txWriter) edgesOf(id uint64) []vault.Edge { return w.t.Edges(id) }
+
+func (w *txWriter) nextBatchID() (uint64, error) {
+	b := w.t.Bolt().Bucket(storage.BucketImports)
+	if b == nil {
+		return 0, fmt.Errorf("imports bucket missing: %w", storage.ErrCorrupt)
+	}
+	return storage.NextID(b)
+}
+
+func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
+	b := w.t.Bolt().Bucket(storage.BucketImportFiles)
+	if b == nil {
+		return fmt.Errorf("import_files bucket missing: %w", storage.ErrCorrupt)
+	}
+	return fileCodec.Put(b, key, *rec)
+}
+
+func (w *txWriter) putBatch(bt *Batch) error {
+	return batchCodec.Put(w.t.Bolt().Bucket(storage.BucketImports), storage.Key(bt.ID), *bt)
+}
+
+func embedOf(p *Plan, i int) (embedMatch, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	em, ok := p.embed[i]
+	return em, ok
+}

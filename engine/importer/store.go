@@ -1,0 +1,285 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/engine/textindex"
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/storage"
+)
+
+// fileRecord is the value of bucket import_files: what the last import of one source file
+// (under one user) wrote.
+type fileRecord struct {
+	User   string `json:"user"`
+	Source string `json:"source"`
+	// Root labels the library the file was last imported from.
+	Root string `json:"root"`
+	// Hash is the hex SHA-256 of the file.
+	Hash     string `json:"hash"`
+	NodeID   uint64 `json:"nodeId"`
+	Category string `json:"category"`
+	Split    bool   `json:"split"`
+	// Sections maps a section anchor to its node (split mode).
+	Sections map[string]uint64 `json:"sections,omitempty"`
+	// NextEdge is the category `supports` edge this importer drew from NodeID to the next file
+	// of the category, 0 when none.
+	NextEdge uint64 `json:"nextEdge,omitempty"`
+	// Sig is the MinHash signature of the file, 8 bytes per hash, big-endian.
+	Sig   []byte `json:"sig,omitempty"`
+	Batch uint64 `json:"batch"`
+}
+
+func (r *fileRecord) clone() *fileRecord {
+	c := *r
+	if r.Sections != nil {
+		c.Sections = make(map[string]uint64, len(r.Sections))
+		for k, v := range r.Sections {
+			c.Sections[k] = v
+		}
+	}
+	c.Sig = slices.Clone(r.Sig)
+	return &c
+}
+
+// nodeIDs lists the file node and its section nodes.
+func (r *fileRecord) nodeIDs() []uint64 {
+	ids := []uint64{r.NodeID}
+	for _, id := range r.Sections {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// Batch is the value of bucket imports: one committed import and how to undo it.
+type Batch struct {
+	ID     uint64    `json:"id"`
+	Source string    `json:"source"`
+	User   string    `json:"user"`
+	Time   time.Time `json:"time"`
+	Split  bool      `json:"split"`
+
+	BaseConfidence float64 `json:"baseConfidence"`
+	DedupThreshold float64 `json:"dedupThreshold"`
+
+	// Added and AddedEdges are the nodes and edges this batch created.
+	Added      []uint64 `json:"added"`
+	AddedEdges []uint64 `json:"addedEdges"`
+	// Updated holds the previous value (with body) of every node the batch replaced.
+	Updated []vault.Node `json:"updated"`
+	// Removed and RemovedEdges hold what the batch deleted (sections that disappeared, stale
+	// category edges), with bodies and ids, to restore on undo.
+	Removed      []vault.Node `json:"removed"`
+	RemovedEdges []vault.Edge `json:"removedEdges"`
+	// Files holds the file records as they were before the batch (nil: there was none).
+	Files []FileChange `json:"files"`
+
+	Counts BatchCounts `json:"counts"`
+	// UndoneAt is set once the batch has been undone.
+	UndoneAt *time.Time `json:"undoneAt,omitempty"`
+}
+
+// FileChange is one import_files record before a batch changed it.
+type FileChange struct {
+	Key    string      `json:"key"`
+	Before *fileRecord `json:"before,omitempty"`
+}
+
+// BatchCounts are the counts of a batch (see Result).
+type BatchCounts struct {
+	Files        int `json:"files"`
+	Loaded       int `json:"loaded"`
+	Skipped      int `json:"skipped"`
+	Errors       int `json:"errors"`
+	New          int `json:"new"`
+	Updated      int `json:"updated"`
+	Unchanged    int `json:"unchanged"`
+	Duplicates   int `json:"duplicates"`
+	NodesAdded   int `json:"nodesAdded"`
+	NodesUpdated int `json:"nodesUpdated"`
+	NodesRemoved int `json:"nodesRemoved"`
+	EdgesAdded   int `json:"edgesAdded"`
+	EdgesRemoved int `json:"edgesRemoved"`
+}
+
+// touches lists every node id the batch added, replaced or removed.
+func (b *Batch) touches() map[uint64]bool {
+	m := make(map[uint64]bool, len(b.Added)+len(b.Updated)+len(b.Removed))
+	for _, id := range b.Added {
+		m[id] = true
+	}
+	for _, n := range b.Updated {
+		m[n.ID] = true
+	}
+	for _, n := range b.Removed {
+		m[n.ID] = true
+	}
+	return m
+}
+
+var (
+	fileCodec  = storage.Codec[fileRecord]{Version: 1}
+	batchCodec = storage.Codec[Batch]{Version: 1}
+	listCodec  = storage.Codec[[]string]{Version: 1}
+)
+
+// fileKey is the import_files key of a source file imported under user.
+func fileKey(user, source string) []byte {
+	k := make([]byte, 0, len(user)+1+len(source))
+	k = append(k, user...)
+	k = append(k, 0)
+	return append(k, source...)
+}
+
+func getFile(tx *bolt.Tx, key []byte) (*fileRecord, error) {
+	r, err := fileCodec.Get(tx.Bucket(storage.BucketImportFiles), key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import record %q: %w", bytes.ReplaceAll(key, []byte{0}, []byte{'/'}), err)
+	}
+	return &r, nil
+}
+
+// userFiles lists the records of one user, in source order.
+func userFiles(tx *bolt.Tx, user string) []*fileRecord {
+	var out []*fileRecord
+	p := fileKey(user, "")
+	c := tx.Bucket(storage.BucketImportFiles).Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		r, err := fileCodec.Unmarshal(v)
+		if err != nil {
+			continue
+		}
+		out = append(out, &r)
+	}
+	return out
+}
+
+func encodeSig(sig textindex.Signature) []byte {
+	b := make([]byte, 8*len(sig))
+	for i, v := range sig {
+		binary.BigEndian.PutUint64(b[8*i:], v)
+	}
+	return b
+}
+
+func decodeSig(b []byte) textindex.Signature {
+	if len(b) == 0 || len(b)%8 != 0 {
+		return nil
+	}
+	sig := make(textindex.Signature, len(b)/8)
+	for i := range sig {
+		sig[i] = binary.BigEndian.Uint64(b[8*i:])
+	}
+	return sig
+}
+
+// Batches lists every batch, newest first.
+func (im *Importer) Batches(ctx context.Context) ([]Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []Batch{}
+	err := im.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketImports)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			bt, err := batchCodec.Unmarshal(v)
+			if err != nil {
+				return fmt.Errorf("import batch %d: %w", storage.ParseKey(k), err)
+			}
+			bt.ID = storage.ParseKey(k)
+			out = append(out, bt)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Batch returns one batch.
+func (im *Importer) Batch(ctx context.Context, id uint64) (Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return Batch{}, err
+	}
+	var bt Batch
+	err := im.db.View(func(tx *bolt.Tx) error {
+		var err error
+		bt, err = getBatch(tx, id)
+		return err
+	})
+	return bt, err
+}
+
+func getBatch(tx *bolt.Tx, id uint64) (Batch, error) {
+	bt, err := batchCodec.Get(tx.Bucket(storage.BucketImports), storage.Key(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		return Batch{}, fmt.Errorf("batch %d: %w", id, ErrBatchNotFound)
+	}
+	if err != nil {
+		return Batch{}, fmt.Errorf("batch %d: %w", id, err)
+	}
+	bt.ID = id
+	return bt, nil
+}
+
+// recentKey holds the recent import sources in bucket settings.
+var recentKey = []byte("import.recentSources")
+
+// maxRecent bounds the recent sources list.
+const maxRecent = 8
+
+// RecentSources lists the directories imported from most recently, newest first.
+func (im *Importer) RecentSources(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	err := im.db.View(func(tx *bolt.Tx) error {
+		l, err := listCodec.Get(tx.Bucket(storage.BucketSettings), recentKey)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return nil // a damaged list is just forgotten
+		}
+		out = l
+		return nil
+	})
+	return out, err
+}
+
+// RememberSource puts dir first in the recent sources list.
+func (im *Importer) RememberSource(ctx context.Context, dir string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dir == "" {
+		return nil
+	}
+	return im.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketSettings)
+		if b == nil {
+			return fmt.Errorf("settings bucket missing: %w", storage.ErrCorrupt)
+		}
+		l, _ := listCodec.Get(b, recentKey)
+		l = slices.DeleteFunc(l, func(s string) bool { return s == dir })
+		l = append([]string{dir}, l...)
+		if len(l) > maxRecent {
+			l = l[:maxRecent]
+		}
+		return listCodec.Put(b, recentKey, l)
+	})
+}

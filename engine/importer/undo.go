@@ -1,0 +1,143 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/storage"
+)
+
+// UndoResult counts what an undo changed.
+type UndoResult struct {
+	Batch         uint64 `json:"batch"`
+	Source        string `json:"source"`
+	NodesRemoved  int    `json:"nodesRemoved"`
+	EdgesRemoved  int    `json:"edgesRemoved"`
+	NodesRestored int    `json:"nodesRestored"`
+	EdgesRestored int    `json:"edgesRestored"`
+	// Missing counts nodes or edges the batch added that were already gone.
+	Missing int `json:"missing"`
+}
+
+// Undo reverts batch id in one transaction: the nodes and edges it added are removed, the
+// nodes it replaced or removed get their previous value back (same ids), and the file records
+// are restored, so importing the same files again behaves as before the batch. A batch whose
+// nodes a later, still active batch changed gives ErrUndoBlocked; undo the later one first.
+func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
+	if im.db.ReadOnly() {
+		return UndoResult{}, fmt.Errorf("undo: %w", storage.ErrReadOnly)
+	}
+	out := UndoResult{Batch: id}
+	err := im.v.WithImportTx(ctx, func(t *vault.ImportTx) error {
+		out = UndoResult{Batch: id}
+		tx := t.Bolt()
+		bt, err := getBatch(tx, id)
+		if err != nil {
+			return err
+		}
+		out.Source = bt.Source
+		if bt.UndoneAt != nil {
+			return fmt.Errorf("batch %d: %w (%s)", id, ErrAlreadyUndone, bt.UndoneAt.Format("2006-01-02 15:04"))
+		}
+		if err := blockingBatch(t, &bt); err != nil {
+			return err
+		}
+		for _, eid := range bt.AddedEdges {
+			if _, err := t.Edge(eid); err != nil {
+				out.Missing++
+				continue
+			}
+			if err := t.Unlink(eid); err != nil {
+				return err
+			}
+			out.EdgesRemoved++
+		}
+		for _, nid := range bt.Added {
+			if !t.Has(nid) {
+				out.Missing++
+				continue
+			}
+			out.EdgesRemoved += len(t.Edges(nid))
+			if err := t.Remove(nid); err != nil {
+				return err
+			}
+			out.NodesRemoved++
+		}
+		for _, list := range [][]vault.Node{bt.Updated, bt.Removed} {
+			for _, n := range list {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := t.Restore(n); err != nil {
+					return err
+				}
+				out.NodesRestored++
+			}
+		}
+		for _, e := range bt.RemovedEdges {
+			if err := t.RestoreEdge(e); err != nil {
+				if errors.Is(err, vault.ErrNotFound) {
+					out.Missing++
+					continue
+				}
+				return err
+			}
+			out.EdgesRestored++
+		}
+		files := tx.Bucket(storage.BucketImportFiles)
+		for _, fc := range bt.Files {
+			if fc.Before == nil {
+				if err := files.Delete([]byte(fc.Key)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := fileCodec.Put(files, []byte(fc.Key), *fc.Before); err != nil {
+				return err
+			}
+		}
+		now := im.now()
+		bt.UndoneAt = &now
+		return batchCodec.Put(tx.Bucket(storage.BucketImports), storage.Key(id), bt)
+	})
+	if err != nil {
+		return UndoResult{}, err
+	}
+	if im.cfg.OnCommit != nil {
+		im.cfg.OnCommit(Commit{Batch: id, Undo: true, Source: out.Source, Nodes: out.NodesRemoved + out.NodesRestored})
+	}
+	return out, nil
+}
+
+// blockingBatch returns ErrUndoBlocked when a later batch that is still active touched a node
+// of bt: replaced or removed it, or added or removed an edge at it (undoing bt first would
+// pull nodes from under that batch's record).
+func blockingBatch(t *vault.ImportTx, bt *Batch) error {
+	mine := bt.touches()
+	c := t.Bolt().Bucket(storage.BucketImports).Cursor()
+	for k, v := c.Seek(storage.Key(bt.ID + 1)); k != nil; k, v = c.Next() {
+		later, err := batchCodec.Unmarshal(v)
+		if err != nil || later.UndoneAt != nil {
+			continue
+		}
+		touched := later.touches()
+		for _, e := range later.RemovedEdges {
+			touched[e.From], touched[e.To] = true, true
+		}
+		for _, eid := range later.AddedEdges {
+			if e, err := t.Edge(eid); err == nil {
+				touched[e.From], touched[e.To] = true, true
+			}
+		}
+		for nid := range touched {
+			if mine[nid] {
+				id := storage.ParseKey(k)
+				return fmt.Errorf("batch %d: %w: batch %d changed node %d or its links; undo batch %d first",
+					bt.ID, ErrUndoBlocked, id, nid, id)
+			}
+		}
+	}
+	return nil
+}

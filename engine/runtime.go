@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/workspace"
+)
+
+// Topics of the agent runtime's events.
+const (
+	// TopicAgent carries a run's progress (RunID set; Payload is an
+	// agents.Event). EventNeedsApproval also uses it (Payload is a
+	// tools.ApprovalRequest; answer with AnswerApproval).
+	TopicAgent = "agent"
+	// TopicChanges says a changeset changed (Payload is a changes.Notice).
+	TopicChanges = "changes"
+)
+
+// ErrNoSuchApproval: AnswerApproval got an id nobody is waiting for.
+var ErrNoSuchApproval = errors.New("no approval request with this id is waiting")
+
+// RunOptions configures RunAgent.
+type RunOptions struct {
+	// Tier overrides the agent's starting tier ("small", "medium", "large").
+	Tier string
+	// ExtraContext blocks are added to the system prompt (vault, playbook).
+	ExtraContext []string
+	// Approve answers runCommand approvals (the CLI's y/N prompt). When nil,
+	// an EventNeedsApproval is published and the run waits for
+	// AnswerApproval (the TUI's dialog) or the end of ctx.
+	Approve tools.ApproveFunc
+	// OnEvent also receives the run's events, on the run's goroutine.
+	OnEvent func(agents.Event)
+	// TaskID and BuildID link the run to a build task.
+	TaskID, BuildID string
+}
+
+// RunResult is a finished (or failed) agent run: outcome with tokens,
+// verdict, changeset id and staged files.
+type RunResult = agents.Run
+
+// maxRunEvents bounds the events kept per run for RunEvents, and
+// maxRunLogs the number of runs kept.
+const (
+	maxRunEvents = 2000
+	maxRunLogs   = 32
+)
+
+// runtimeState is the agent runtime of a Local, built on first use.
+type runtimeState struct {
+	once    sync.Once
+	tools   *tools.Registry
+	changes *changes.Store
+	runs    *agents.RunStore
+	runner  *agents.Runner
+
+	mu        sync.Mutex
+	approvals map[string]pendingApproval
+	logs      map[uint64][]agents.Event
+	logOrder  []uint64
+}
+
+type pendingApproval struct {
+	req    tools.ApprovalRequest
+	answer chan bool
+}
+
+func (l *Local) runtime() *runtimeState {
+	rt := &l.rt
+	rt.once.Do(func() {
+		cfg := l.Config()
+		rt.tools = tools.Core()
+		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Notify: func(n changes.Notice) {
+			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
+				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action), Payload: n})
+		}})
+		rt.runs = agents.NewRunStore(l.db)
+		rt.runner = &agents.Runner{
+			LLM:     l.llm,
+			Models:  modelsOf(cfg),
+			Tools:   rt.tools,
+			Changes: rt.changes,
+			Runs:    rt.runs,
+			Root:    l.ws.Root,
+			Settings: agents.Settings{
+				ToolOutputBudget: cfg.Budgets.ToolOutput,
+				CompressAt:       cfg.Budgets.PromptTokens * 3 / 4,
+				Autonomy:         cfg.Autonomy,
+				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
+			},
+		}
+		rt.approvals = map[string]pendingApproval{}
+		rt.logs = map[uint64][]agents.Event{}
+	})
+	return rt
+}
+
+func modelsOf(cfg workspace.Config) llm.Models {
+	return llm.Models{
+		llm.TierSmall: cfg.Models.Small, llm.TierMedium: cfg.Models.Medium,
+		llm.TierLarge: cfg.Models.Large, llm.TierEmbed: cfg.Models.Embed,
+	}
+}
+
+// Agents loads the roster from .nova/agents. Good files are loaded even when
+// others are bad; every problem is returned beside the roster.
+func (l *Local) Agents() (*agents.Roster, []error) {
+	return agents.Load(filepath.Join(l.Dir(), "agents"))
+}
+
+// Changes is the changeset store: list, get (files with original and
+// proposed content, diffs), apply, discard.
+func (l *Local) Changes() *changes.Store { return l.runtime().changes }
+
+// Runs is the store of agent runs (outcome, tokens, verdict) and their tool
+// traces.
+func (l *Local) Runs() *agents.RunStore { return l.runtime().runs }
+
+// Tools is the tool registry agents run with.
+func (l *Local) Tools() *tools.Registry { return l.runtime().tools }
+
+// RunAgent runs one task through an agent of the roster. Progress is
+// published as events with Topic "agent" and the run's id (token deltas as
+// droppable EventDelta, tool calls and the like as EventLog with the
+// agents.Event in Payload, the end as EventDone or EventFailed after the run
+// is committed). Writes are staged in a changeset (RunResult.ChangesetID).
+// A run that fails is not an error: see RunResult.Outcome.
+func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error) {
+	rt := l.runtime()
+	roster, loadErrs := l.Agents()
+	spec, err := roster.Get(agentID)
+	if err != nil {
+		for _, e := range loadErrs {
+			var se *agents.SpecError
+			if errors.As(e, &se) && strings.EqualFold(strings.TrimSuffix(path.Base(filepath.ToSlash(se.File)), path.Ext(se.File)), agentID) {
+				return RunResult{}, fmt.Errorf("agent %s cannot run: %w", agentID, e)
+			}
+		}
+		return RunResult{}, fmt.Errorf("%w (known: %s)", err, strings.Join(roster.IDs(), ", "))
+	}
+	var tier llm.Tier
+	if opts.Tier != "" {
+		t, err := llm.ParseTier(opts.Tier)
+		if err != nil || t == llm.TierEmbed {
+			return RunResult{}, fmt.Errorf("tier %q: want small, medium or large", opts.Tier)
+		}
+		tier = t
+	}
+	approve := opts.Approve
+	if approve == nil {
+		approve = l.askSubscribers
+	} else {
+		inner := approve
+		approve = func(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
+			l.Publish(approvalEvent(req))
+			return inner(ctx, req)
+		}
+	}
+	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
+		Tier: tier, ExtraContext: opts.ExtraContext, Approve: approve,
+		TaskID: opts.TaskID, BuildID: opts.BuildID,
+		OnEvent: func(ev agents.Event) {
+			l.logRunEvent(ev)
+			e := engineEvent(ev)
+			e.TaskID, e.BuildID = opts.TaskID, opts.BuildID
+			l.Publish(e)
+			if opts.OnEvent != nil {
+				opts.OnEvent(ev)
+			}
+		},
+	})
+}
+
+// engineEvent wraps a run event for the broker.
+func engineEvent(ev agents.Event) Event {
+	e := Event{Topic: TopicAgent, RunID: strconv.FormatUint(ev.RunID, 10), Time: ev.Time,
+		Status: string(ev.Type), Text: ev.Text, Payload: ev}
+	switch ev.Type {
+	case agents.EventDelta:
+		e.Type = EventDelta
+	case agents.EventStep:
+		e.Type, e.Done = EventProgress, ev.Step
+	case agents.EventDone:
+		e.Type, e.Status = EventDone, ev.Status
+	case agents.EventFailed:
+		e.Type, e.Status = EventFailed, ev.Status
+	default:
+		e.Type = EventLog
+		switch ev.Type {
+		case agents.EventToolCall:
+			e.Text = ev.Tool + " " + ev.Args
+		case agents.EventToolResult:
+			e.Text = ev.Tool + " → " + ev.Status + ": " + ev.Text
+		}
+	}
+	return e
+}
+
+func approvalEvent(req tools.ApprovalRequest) Event {
+	return Event{
+		Type: EventNeedsApproval, Topic: TopicAgent, RunID: strconv.FormatUint(req.RunID, 10), Status: req.ID,
+		Text:    fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir),
+		Payload: req,
+	}
+}
+
+// askSubscribers publishes an approval request and waits for AnswerApproval.
+func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
+	rt := l.runtime()
+	ch := make(chan bool, 1)
+	rt.mu.Lock()
+	rt.approvals[req.ID] = pendingApproval{req: req, answer: ch}
+	rt.mu.Unlock()
+	defer func() {
+		rt.mu.Lock()
+		delete(rt.approvals, req.ID)
+		rt.mu.Unlock()
+	}()
+	l.Publish(approvalEvent(req))
+	select {
+	case ok := <-ch:
+		return ok, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// AnswerApproval answers a waiting EventNeedsApproval request (its id is in
+// the event's Status and Payload).
+func (l *Local) AnswerApproval(id string, approve bool) error {
+	rt := l.runtime()
+	rt.mu.Lock()
+	p, ok := rt.approvals[id]
+	if ok {
+		delete(rt.approvals, id)
+	}
+	rt.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNoSuchApproval, id)
+	}
+	p.answer <- approve
+	return nil
+}
+
+// PendingApprovalRequests lists the approval requests waiting for an answer.
+func (l *Local) PendingApprovalRequests() []tools.ApprovalRequest {
+	rt := l.runtime()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make([]tools.ApprovalRequest, 0, len(rt.approvals))
+	for _, p := range rt.approvals {
+		out = append(out, p.req)
+	}
+	return out
+}
+
+func (l *Local) logRunEvent(ev agents.Event) {
+	if ev.Type == agents.EventDelta {
+		return
+	}
+	rt := l.runtime()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	log, ok := rt.logs[ev.RunID]
+	if !ok {
+		rt.logOrder = append(rt.logOrder, ev.RunID)
+		if len(rt.logOrder) > maxRunLogs {
+			delete(rt.logs, rt.logOrder[0])
+			rt.logOrder = rt.logOrder[1:]
+		}
+	}
+	if len(log) >= maxRunEvents {
+		log = log[1:]
+	}
+	rt.logs[ev.RunID] = append(log, ev)
+}
+
+// RunEvents returns the events (without token deltas) of a run started by
+// this process, oldest first; nil for other runs. A screen opened in the
+// middle of a run replays them, then follows Subscribe.
+func (l *Local) RunEvents(runID uint64) []agents.Event {
+	rt := l.runtime()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return append([]agents.Event(nil), rt.logs[runID]...)
+}
+
+// pendingApprovals counts pending changesets and waiting approval requests
+// (Summary.PendingApprovals).
+func (l *Local) pendingApprovals(ctx context.Context) (int, error) {
+	n, err := l.Changes().CountPending(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count pending changesets: %w", err)
+	}
+	return n + len(l.PendingApprovalRequests()), nil
+}

@@ -1,0 +1,80 @@
+// Package vault is nova's taste vault: a graph memory of strategies,
+// mistakes, preferences, patterns and decisions learned in a workspace, the
+// retrieval that injects it into prompts, and the global-wisdom pipeline that
+// shares the best of it.
+//
+// # Graph memory
+//
+// A [Node] has a type, a short content (the summary), an optional title and
+// long body, a confidence (0–1), a helpful count, tags, a user, a language
+// and a source (an imported file's path, "build:ID/task:ID", or "manual").
+// An [Edge] links two nodes with a relation (supports, contradicts, refines,
+// replaces, depends_on) and a strength. [Vault.Add], [Vault.Update] (a
+// [Patch] of pointers), [Vault.Remove] (which removes the node's edges),
+// [Vault.Link], [Vault.Reinforce], [Vault.Demote] and [Vault.IncrementHelpful]
+// are the writes; [Vault.List] (paged, by type, tag, user or substring),
+// [Vault.Related], [Vault.Neighbours], [Vault.Traverse], [Vault.Conflicts],
+// [Vault.Stats] and [Vault.Tags] are the reads. Bad input returns errors
+// matching [ErrInvalid]; missing records [ErrNotFound].
+//
+// # Storage
+//
+// Everything lives in the workspace's bbolt file, in buckets created by
+// storage migration 1:
+//
+//	vault_nodes   id → Node without its body (storage.Codec, version 1); HasBody says a body exists
+//	vault_bodies  id → 'b' 0x01 + raw UTF-8 body (not JSON: the index rebuild reads every body)
+//	vault_edges   id → Edge (storage.Codec, version 1)
+//	vault_idx     storage.Index entries name 0x00 value 0x00 id:
+//	                type  node type          → node ids
+//	                tag   lower-case tag     → node ids
+//	                user  user id            → node ids
+//	                conf  8-byte big-endian float64 bits of the confidence → node ids
+//	                      (byte order is numeric order: high-confidence and
+//	                      eviction queries are range scans)
+//	                core  hash of the statement core (see DetectConflict) → node ids
+//	                      (duplicates and contradictions are found without a scan)
+//	                efrom / eto  8-byte node id → edge ids
+//	                erel  relation       → edge ids
+//	              plus "~rev": the change counter, bumped by every write
+//	wisdom        nested buckets: patterns (id → WisdomPattern), sources
+//	              (vault node id → pattern id), promotions (user 0x00 time node →
+//	              pattern id, the weekly rate limit), optin (user → "1"/"0")
+//
+// Every write is one bbolt transaction (nodes, bodies, index entries and the
+// counter together), so a process killed at any moment leaves the vault
+// consistent. Options.OnChange is called after the commit.
+//
+// # Retrieval
+//
+// [Vault.Search] and [Vault.GetRelevantPatterns] rank with BM25F from
+// engine/textindex over title, content, tags and the full body (so a
+// paraphrased query reaches a node through its body and the synonym map),
+// blended with confidence and helpful count; a node sharing no term with the
+// query never ranks. When an [Embedder] and a model are configured the top
+// results are re-ranked by embedding similarity within a bounded timeout;
+// any failure falls back silently (and embeddings are skipped for 30 s).
+//
+// The in-memory index is not persisted: it is built from bbolt on first use
+// (or in the background after [Vault.Warm]) with all processors, and then
+// follows every committed write. Writes that happen while it is being built
+// are replayed at the end of the build.
+//
+// # Taste vault
+//
+// [Vault.Learn] adds a node the taste-vault way: duplicates are reinforced,
+// the tier's node limit evicts the lowest-confidence node, and contradictions
+// get a contradicts edge. [Vault.LearnFromBuildResult] applies the build
+// heuristics ([BuildLessons], [DetectPatterns]); [Vault.BuildVaultContext]
+// renders the <taste_vault_context> block within 15 % of a token budget and
+// returns what it injected, which [Vault.ReinforceInjected] credits after a
+// success.
+//
+// # Global wisdom
+//
+// [Wisdom] promotes high-confidence nodes of opted-in users as sanitized
+// copies ([Sanitize]), merges near-duplicates (Jaccard ≥ 0.7), limits each
+// user to 5 promotions a week, keeps a pattern pending until 3 users back
+// it, demotes it after 3 harm reports, and serves the best active patterns
+// per tier ([Wisdom.ForTier]).
+package vault

@@ -1,0 +1,354 @@
+package vault
+
+// Support for bulk importers (engine/importer): one vault write transaction
+// that the caller drives node by node and shares with its own buckets, plus
+// restores with the same ids for undo. Written by the importer's owner; the
+// rest of the package does not depend on it.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/storage"
+)
+
+// ReadTx is a read view of the vault inside a bbolt transaction (see
+// Vault.WithReadTx and Vault.WithImportTx). It must not be used after the callback returns.
+type ReadTx struct {
+	v  *Vault
+	tx *bolt.Tx
+}
+
+// Bolt returns the underlying transaction, so a caller can read (and, in an
+// ImportTx, write) its own buckets atomically with the vault.
+func (r *ReadTx) Bolt() *bolt.Tx { return r.tx }
+
+// Has reports whether node id exists.
+func (r *ReadTx) Has(id uint64) bool { return id != 0 && hasNode(r.tx, id) }
+
+// Get returns a node, with its body when withBody is set.
+func (r *ReadTx) Get(id uint64, withBody bool) (Node, error) {
+	n, err := getNode(r.tx, id)
+	if err != nil {
+		return Node{}, err
+	}
+	if withBody && n.HasBody {
+		n.Body = getBody(r.tx, id)
+	}
+	return n, nil
+}
+
+// Body returns a node's body ("" when it has none).
+func (r *ReadTx) Body(id uint64) string { return getBody(r.tx, id) }
+
+// ForEachNode calls fn with every node (without body) in id order until fn
+// returns false. Undecodable records are skipped.
+func (r *ReadTx) ForEachNode(fn func(n Node) bool) {
+	c := r.tx.Bucket(storage.BucketVaultNodes).Cursor()
+	for k, raw := c.First(); k != nil; k, raw = c.Next() {
+		n, err := nodeCodec.Unmarshal(raw)
+		if err != nil {
+			continue
+		}
+		n.ID = storage.ParseKey(k)
+		if n.Tags == nil {
+			n.Tags = []string{}
+		}
+		if !fn(n) {
+			return
+		}
+	}
+}
+
+// Edge returns one edge.
+func (r *ReadTx) Edge(id uint64) (Edge, error) { return getEdge(r.tx, id) }
+
+// FindEdge returns the from→to edge of relation rel, if there is one.
+func (r *ReadTx) FindEdge(from, to uint64, rel Relation) (Edge, bool) {
+	id := findEdge(r.tx, from, to, rel)
+	if id == 0 {
+		return Edge{}, false
+	}
+	e, err := getEdge(r.tx, id)
+	return e, err == nil
+}
+
+// Edges returns the edges touching node id (both directions), by id.
+func (r *ReadTx) Edges(id uint64) []Edge {
+	var out []Edge
+	for _, eid := range edgeIDsOf(r.tx, id, true, true) {
+		if e, err := getEdge(r.tx, eid); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WithReadTx runs fn in a read-only transaction of the vault's database.
+func (v *Vault) WithReadTx(ctx context.Context, fn func(r *ReadTx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return v.db.View(func(tx *bolt.Tx) error {
+		if _, _, _, err := buckets(tx); err != nil {
+			return err
+		}
+		return fn(&ReadTx{v: v, tx: tx})
+	})
+}
+
+// ImportTx is one vault write transaction driven by a bulk importer. Every
+// write is validated like the public calls; when fn returns an error (or
+// ctx is cancelled and fn returns ctx.Err()) nothing is written.
+//
+// New index entries are collected and put in key order just before the
+// commit (see ixBatch), so importing 10,000 files in one transaction stays
+// linear. Reads of edges through ImportTx see the edges it added; before an
+// operation that would need the deferred entries in bbolt (removing a node or
+// edge added in the same transaction) they are flushed first.
+type ImportTx struct {
+	ReadTx
+	ws    *writeSet
+	nodes int
+
+	batch   *ixBatch
+	fresh   map[uint64]bool     // nodes whose index entries are deferred
+	pending map[edgeKey]uint64  // edges added in this transaction
+	byNode  map[uint64][]uint64 // node → edges added in this transaction
+	pendIDs map[uint64]bool     // ids of those edges
+}
+
+type edgeKey struct {
+	from, to uint64
+	rel      Relation
+}
+
+// WithImportTx runs fn in one write transaction (op "import" in Change). The
+// in-memory search index and OnChange follow the commit as for every write.
+func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) error {
+	return v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
+		t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
+		t.reset()
+		if err := fn(t); err != nil {
+			return err
+		}
+		return t.flush()
+	})
+}
+
+func (t *ImportTx) reset() {
+	t.batch = &ixBatch{}
+	t.fresh = map[uint64]bool{}
+	t.pending = map[edgeKey]uint64{}
+	t.byNode = map[uint64][]uint64{}
+	t.pendIDs = map[uint64]bool{}
+}
+
+// flush puts the deferred index entries (in key order).
+func (t *ImportTx) flush() error {
+	if err := t.batch.flush(t.tx); err != nil {
+		return err
+	}
+	t.reset()
+	return nil
+}
+
+// settle flushes when id (a node) or edge has deferred index entries.
+func (t *ImportTx) settle(node, edge uint64) error {
+	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0)) || (edge != 0 && t.pendIDs[edge]) {
+		return t.flush()
+	}
+	return nil
+}
+
+func (t *ImportTx) touched() {
+	t.nodes++
+	if t.nodes > rebuildThreshold {
+		t.ws.rebuild = true
+	}
+}
+
+// FindEdge returns the from→to edge of relation rel, including edges added in
+// this transaction.
+func (t *ImportTx) FindEdge(from, to uint64, rel Relation) (Edge, bool) {
+	if id, ok := t.pending[edgeKey{from, to, rel}]; ok {
+		e, err := getEdge(t.tx, id)
+		return e, err == nil
+	}
+	return t.ReadTx.FindEdge(from, to, rel)
+}
+
+// Edges returns the edges touching node id, including edges added in this
+// transaction, by id.
+func (t *ImportTx) Edges(id uint64) []Edge {
+	out := t.ReadTx.Edges(id)
+	for _, eid := range t.byNode[id] {
+		if e, err := getEdge(t.tx, eid); err == nil {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b Edge) int { return cmpU64(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b Edge) bool { return a.ID == b.ID })
+}
+
+// Add stores a new node (validated as by Vault.Add) and returns it with its id.
+func (t *ImportTx) Add(n Node) (Node, error) {
+	p, err := t.v.prepare(n)
+	if err != nil {
+		return Node{}, err
+	}
+	if err := putNodeTx(t.tx, &p, nil, t.batch); err != nil {
+		return Node{}, err
+	}
+	t.fresh[p.ID] = true
+	t.ws.putNode(&p, true)
+	t.touched()
+	return p.clone(), nil
+}
+
+// Replace overwrites every field of node n.ID with n (validated), keeping
+// its id, its creation time and its edges; UpdatedAt becomes now.
+func (t *ImportTx) Replace(n Node) (Node, error) {
+	if err := t.settle(n.ID, 0); err != nil {
+		return Node{}, err
+	}
+	old, err := getNode(t.tx, n.ID)
+	if err != nil {
+		return Node{}, err
+	}
+	n = n.clone()
+	if err := n.normalize(t.v.opts.UserID, true); err != nil {
+		return Node{}, err
+	}
+	n.CreatedAt = old.CreatedAt
+	n.UpdatedAt = t.v.now()
+	if err := putNodeTx(t.tx, &n, &old, t.batch); err != nil {
+		return Node{}, err
+	}
+	t.fresh[n.ID] = true
+	t.ws.putNode(&n, true)
+	t.touched()
+	return n.clone(), nil
+}
+
+// Restore writes n exactly as given (same id and timestamps), replacing the
+// node with that id if it exists: the inverse of Replace and Remove, for undo.
+// n should carry its body (Get with withBody).
+func (t *ImportTx) Restore(n Node) error {
+	if n.ID == 0 {
+		return invalidf("restore: node has no id")
+	}
+	if err := t.settle(n.ID, 0); err != nil {
+		return err
+	}
+	n = n.clone()
+	created, updated := n.CreatedAt, n.UpdatedAt
+	if err := n.normalize(t.v.opts.UserID, false); err != nil {
+		return fmt.Errorf("restore node %d: %w", n.ID, err)
+	}
+	n.CreatedAt, n.UpdatedAt = created, updated
+	var oldp *Node
+	if old, err := getNode(t.tx, n.ID); err == nil {
+		oldp = &old
+	}
+	if err := putNodeTx(t.tx, &n, oldp, t.batch); err != nil {
+		return err
+	}
+	t.fresh[n.ID] = true
+	t.ws.putNode(&n, true)
+	t.touched()
+	return nil
+}
+
+// Remove deletes a node and every edge touching it.
+func (t *ImportTx) Remove(id uint64) error {
+	if err := t.settle(id, 0); err != nil {
+		return err
+	}
+	if err := removeNodeTx(t.tx, t.ws, id); err != nil {
+		return err
+	}
+	t.touched()
+	return nil
+}
+
+// Link adds a from→to edge unless one of that relation exists already;
+// created says whether it was added. Strength 0 means DefaultStrength.
+func (t *ImportTx) Link(from, to uint64, rel Relation, strength float64) (e Edge, created bool, err error) {
+	if !rel.Valid() {
+		if rel, err = ParseRelation(string(rel)); err != nil {
+			return Edge{}, false, err
+		}
+	}
+	if err := checkConfidence(strength, "strength"); err != nil {
+		return Edge{}, false, err
+	}
+	if strength == 0 {
+		strength = DefaultStrength
+	}
+	if from == to {
+		return Edge{}, false, invalidf("node %d cannot link to itself", from)
+	}
+	for _, id := range []uint64{from, to} {
+		if !hasNode(t.tx, id) {
+			return Edge{}, false, fmt.Errorf("link %d → %d: node %d: %w", from, to, id, ErrNotFound)
+		}
+	}
+	if ex, ok := t.FindEdge(from, to, rel); ok {
+		return ex, false, nil
+	}
+	e = Edge{From: from, To: to, Relation: rel, Strength: strength, CreatedAt: t.v.now()}
+	if err := t.putEdge(&e); err != nil {
+		return Edge{}, false, err
+	}
+	return e, true, nil
+}
+
+func (t *ImportTx) putEdge(e *Edge) error {
+	if err := putEdgeTx(t.tx, e, t.batch); err != nil {
+		return err
+	}
+	t.pending[edgeKey{e.From, e.To, e.Relation}] = e.ID
+	t.byNode[e.From] = append(t.byNode[e.From], e.ID)
+	t.byNode[e.To] = append(t.byNode[e.To], e.ID)
+	t.pendIDs[e.ID] = true
+	t.ws.edges = append(t.ws.edges, e.ID)
+	return nil
+}
+
+// Unlink removes an edge.
+func (t *ImportTx) Unlink(id uint64) error {
+	if err := t.settle(0, id); err != nil {
+		return err
+	}
+	return removeEdgeTx(t.tx, t.ws, id)
+}
+
+// RestoreEdge writes e with its id, for undo. Both endpoints must exist
+// (ErrNotFound); an edge that exists already is left as it is.
+func (t *ImportTx) RestoreEdge(e Edge) error {
+	if e.ID == 0 {
+		return invalidf("restore: edge has no id")
+	}
+	if !e.Relation.Valid() || e.From == e.To {
+		return invalidf("restore edge %d: bad relation or self link", e.ID)
+	}
+	for _, id := range []uint64{e.From, e.To} {
+		if !hasNode(t.tx, id) {
+			return fmt.Errorf("restore edge %d: node %d: %w", e.ID, id, ErrNotFound)
+		}
+	}
+	if _, err := getEdge(t.tx, e.ID); err == nil {
+		return nil
+	}
+	return t.putEdge(&e)
+}
+
+// CheckNode reports whether Add would accept n (ErrInvalid otherwise), without writing.
+func (v *Vault) CheckNode(n Node) error {
+	_, err := v.prepare(n)
+	return err
+}

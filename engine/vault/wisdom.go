@@ -1,0 +1,607 @@
+package vault
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/engine/textindex"
+	"github.com/nova-dev/nova/storage"
+)
+
+// Global-wisdom rules.
+const (
+	// MinWisdomConfidence is the confidence a node needs to be promoted.
+	MinWisdomConfidence = 0.85
+	// WisdomDedupThreshold is the word-token Jaccard similarity at which a
+	// promotion backs an existing pattern instead of adding one.
+	WisdomDedupThreshold = 0.7
+	// PromotionsPerWeek is how many promotions one user may make in any
+	// seven days (anti-gaming).
+	PromotionsPerWeek = 5
+	// BackersToActivate is how many distinct users must back a pattern
+	// before it is active (injected into prompts).
+	BackersToActivate = 3
+	// HarmReportsToDemote is how many distinct reporters demote a pattern.
+	HarmReportsToDemote = 3
+
+	promotionWindow = 7 * 24 * time.Hour
+	recencyFull     = 30 * 24 * time.Hour
+	recencyZero     = 180 * 24 * time.Hour
+	helpfulFull     = 10 // helpful count + successes at which helpfulness is 1
+	diversityFull   = 5  // backers at which diversity is 1
+)
+
+// WisdomStatus is the lifecycle state of a pattern.
+type WisdomStatus string
+
+// Pattern states.
+const (
+	// WisdomPending: fewer than BackersToActivate users back it.
+	WisdomPending WisdomStatus = "pending"
+	// WisdomActive: backed enough, not demoted; injected into prompts.
+	WisdomActive WisdomStatus = "active"
+	// WisdomDemoted: reported harmful by HarmReportsToDemote users.
+	WisdomDemoted WisdomStatus = "demoted"
+)
+
+// HarmReport is one user's report that a pattern did harm.
+type HarmReport struct {
+	UserID string    `json:"userId"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// WisdomPattern is a sanitized node shared as global wisdom.
+type WisdomPattern struct {
+	ID uint64 `json:"id"`
+	// Node is the sanitized copy (Node.ID is the pattern id, IsGlobal set).
+	Node          Node         `json:"node"`
+	SourceNodeIDs []uint64     `json:"sourceNodeIds"`
+	Status        WisdomStatus `json:"status"`
+	Backers       []string     `json:"backers"`
+	HarmReports   []HarmReport `json:"harmReports"`
+	// Successes counts successful tasks it was injected into.
+	Successes int `json:"successes"`
+	// Score is computed when read (see WisdomScore).
+	Score     float64   `json:"score"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// WisdomScore is helpful×0.6 + diversity×0.3 + recency×0.1, clamped to 0–1:
+// helpful = (helpfulCount + successes)/10, diversity = backers/5 (each capped
+// at 1), recency = 1 up to 30 days since the last update, then linear to 0
+// at 180 days.
+func WisdomScore(p WisdomPattern, now time.Time) float64 {
+	helpful := min(1, float64(max(0, p.Node.HelpfulCount+p.Successes))/helpfulFull)
+	diversity := min(1, float64(len(p.Backers))/diversityFull)
+	return round6(clamp01(helpful*0.6 + diversity*0.3 + Recency(now.Sub(p.UpdatedAt))*0.1))
+}
+
+// Recency is 1 for ages up to 30 days, then falls linearly to 0 at 180 days.
+func Recency(age time.Duration) float64 {
+	switch {
+	case age <= recencyFull:
+		return 1
+	case age >= recencyZero:
+		return 0
+	}
+	return 1 - float64(age-recencyFull)/float64(recencyZero-recencyFull)
+}
+
+// Wisdom is the global-wisdom pipeline: promotion of high-confidence nodes
+// of opted-in users (sanitized, deduplicated, rate-limited), backing by
+// distinct users, harm reports, and the best active patterns per tier. It is
+// persisted in the wisdom bucket of the same database.
+type Wisdom struct{ v *Vault }
+
+// Nested buckets of the wisdom bucket.
+var (
+	wbPatterns   = []byte("patterns")   // pattern id → WisdomPattern
+	wbSources    = []byte("sources")    // vault node id → pattern id
+	wbPromotions = []byte("promotions") // user 0x00 time(unix ns) node id → pattern id
+	wbOptIn      = []byte("optin")      // user → "1" or "0"
+)
+
+var patternCodec = storage.Codec[WisdomPattern]{Version: 1}
+
+func wisdomBucket(tx *bolt.Tx, name []byte, create bool) (*bolt.Bucket, error) {
+	root := tx.Bucket(storage.BucketWisdom)
+	if root == nil {
+		return nil, fmt.Errorf("wisdom bucket missing: %w", storage.ErrCorrupt)
+	}
+	if b := root.Bucket(name); b != nil || !create {
+		return b, nil
+	}
+	return root.CreateBucket(name)
+}
+
+func (w *Wisdom) write(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+	return w.v.update(ctx, "wisdom."+op, func(tx *bolt.Tx, _ *writeSet) error { return fn(tx) })
+}
+
+// SetOptIn records whether a user shares high-confidence nodes.
+func (w *Wisdom) SetOptIn(ctx context.Context, userID string, on bool) error {
+	userID = cleanKey(userID)
+	if userID == "" {
+		return invalidf("user id is empty")
+	}
+	return w.write(ctx, "optin", func(tx *bolt.Tx) error {
+		b, err := wisdomBucket(tx, wbOptIn, true)
+		if err != nil {
+			return err
+		}
+		val := []byte("0")
+		if on {
+			val = []byte("1")
+		}
+		return b.Put([]byte(userID), val)
+	})
+}
+
+// OptedIn reports whether a user shares with global wisdom: their recorded
+// choice, else the vault's OptInGlobal for its own user.
+func (w *Wisdom) OptedIn(ctx context.Context, userID string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var on bool
+	err := w.v.db.View(func(tx *bolt.Tx) error {
+		on = w.optedInTx(tx, userID)
+		return nil
+	})
+	return on, err
+}
+
+func (w *Wisdom) optedInTx(tx *bolt.Tx, userID string) bool {
+	if b, _ := wisdomBucket(tx, wbOptIn, false); b != nil {
+		if v := b.Get([]byte(userID)); v != nil {
+			return string(v) == "1"
+		}
+	}
+	return userID == w.v.opts.UserID && w.v.opts.OptInGlobal
+}
+
+// PromoteResult says what a promotion did.
+type PromoteResult struct {
+	Pattern WisdomPattern `json:"pattern"`
+	// Merged is true when the node backed an existing similar pattern.
+	Merged bool `json:"merged"`
+	// Already is true when the node had been promoted before (nothing changed).
+	Already bool `json:"already"`
+}
+
+// Promote shares a vault node with global wisdom on behalf of its user. The
+// node needs confidence ≥ 0.85 and an opted-in user (ErrNotEligible); a user
+// may promote 5 nodes a week (ErrRateLimited). The node is sanitized into a
+// new pattern (the original is untouched); a pattern similar to an existing
+// one (Jaccard ≥ 0.7) backs that one instead. A pattern is pending until 3
+// distinct users back it.
+func (w *Wisdom) Promote(ctx context.Context, nodeID uint64) (PromoteResult, error) {
+	var res PromoteResult
+	err := w.write(ctx, "promote", func(tx *bolt.Tx) error {
+		var err error
+		res, err = w.promoteTx(tx, nodeID)
+		return err
+	})
+	if err != nil {
+		return PromoteResult{}, err
+	}
+	res.Pattern.Score = WisdomScore(res.Pattern, w.v.now())
+	return res, nil
+}
+
+func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
+	n, err := getNode(tx, nodeID)
+	if err != nil {
+		return PromoteResult{}, err
+	}
+	if n.HasBody {
+		n.Body = getBody(tx, nodeID)
+	}
+	if n.Confidence < MinWisdomConfidence {
+		return PromoteResult{}, fmt.Errorf("node %d: %w: confidence %.2f is below %.2f", nodeID, ErrNotEligible, n.Confidence, MinWisdomConfidence)
+	}
+	if !w.optedInTx(tx, n.UserID) {
+		return PromoteResult{}, fmt.Errorf("node %d: %w: user %q has not opted in to global wisdom (vault.optInGlobal)", nodeID, ErrNotEligible, n.UserID)
+	}
+	patterns, err := wisdomBucket(tx, wbPatterns, true)
+	if err != nil {
+		return PromoteResult{}, err
+	}
+	sources, err := wisdomBucket(tx, wbSources, true)
+	if err != nil {
+		return PromoteResult{}, err
+	}
+	if pid := sources.Get(storage.Key(nodeID)); pid != nil {
+		p, err := getPattern(tx, storage.ParseKey(pid))
+		if err == nil {
+			return PromoteResult{Pattern: p, Already: true}, nil
+		}
+	}
+	now := w.v.now()
+	promos, err := wisdomBucket(tx, wbPromotions, true)
+	if err != nil {
+		return PromoteResult{}, err
+	}
+	if k := promotionsSince(promos, n.UserID, now.Add(-promotionWindow)); k >= PromotionsPerWeek {
+		return PromoteResult{}, fmt.Errorf("user %q: %w: %d promotions in the last 7 days (at most %d)", n.UserID, ErrRateLimited, k, PromotionsPerWeek)
+	}
+	clean := Sanitize(n, w.v.opts.ProjectTerms...)
+	var res PromoteResult
+	best, bestSim := uint64(0), 0.0
+	words := textindex.WordTokens(clean.Content)
+	c := patterns.Cursor()
+	for k, val := c.First(); k != nil; k, val = c.Next() {
+		p, err := patternCodec.Unmarshal(val)
+		if err != nil {
+			continue
+		}
+		if sim := textindex.JaccardSets(words, textindex.WordTokens(p.Node.Content)); sim >= WisdomDedupThreshold && sim > bestSim {
+			best, bestSim = storage.ParseKey(k), sim
+		}
+	}
+	if best != 0 {
+		p, err := getPattern(tx, best)
+		if err != nil {
+			return PromoteResult{}, err
+		}
+		if !slices.Contains(p.Backers, n.UserID) {
+			p.Backers = append(p.Backers, n.UserID)
+		}
+		if !slices.Contains(p.SourceNodeIDs, nodeID) {
+			p.SourceNodeIDs = append(p.SourceNodeIDs, nodeID)
+		}
+		p.Node.HelpfulCount += n.HelpfulCount
+		p.Node.Confidence = max(p.Node.Confidence, n.Confidence)
+		p.UpdatedAt = now
+		res = PromoteResult{Pattern: p, Merged: true}
+	} else {
+		id, err := storage.NextID(patterns)
+		if err != nil {
+			return PromoteResult{}, err
+		}
+		clean.ID = id
+		clean.CreatedAt, clean.UpdatedAt = now, now
+		res = PromoteResult{Pattern: WisdomPattern{
+			ID: id, Node: clean, SourceNodeIDs: []uint64{nodeID}, Backers: []string{n.UserID},
+			HarmReports: []HarmReport{}, CreatedAt: now, UpdatedAt: now,
+		}}
+	}
+	p := &res.Pattern
+	p.Status = statusOf(p)
+	if err := patternCodec.Put(patterns, storage.Key(p.ID), *p); err != nil {
+		return PromoteResult{}, fmt.Errorf("store wisdom pattern %d: %w", p.ID, err)
+	}
+	if err := sources.Put(storage.Key(nodeID), storage.Key(p.ID)); err != nil {
+		return PromoteResult{}, err
+	}
+	if err := promos.Put(append(promotionKey(n.UserID, now), storage.Key(nodeID)...), storage.Key(p.ID)); err != nil {
+		return PromoteResult{}, err
+	}
+	return res, nil
+}
+
+func statusOf(p *WisdomPattern) WisdomStatus {
+	reporters := map[string]bool{}
+	for _, r := range p.HarmReports {
+		reporters[r.UserID] = true
+	}
+	switch {
+	case p.Status == WisdomDemoted || len(reporters) >= HarmReportsToDemote:
+		return WisdomDemoted
+	case len(p.Backers) >= BackersToActivate:
+		return WisdomActive
+	}
+	return WisdomPending
+}
+
+// promotionKey is the prefix of a promotion-log key: user 0x00 time; the
+// full key adds the node id, so promotions at the same instant stay apart.
+func promotionKey(user string, at time.Time) []byte {
+	k := append([]byte(user), 0)
+	return append(k, storage.Key(uint64(max(at.UnixNano(), 0)))...)
+}
+
+func promotionsSince(b *bolt.Bucket, user string, since time.Time) int {
+	p := append([]byte(user), 0)
+	start := promotionKey(user, since)
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		if len(k) == len(p)+16 {
+			n++
+		}
+	}
+	return n
+}
+
+func getPattern(tx *bolt.Tx, id uint64) (WisdomPattern, error) {
+	b, err := wisdomBucket(tx, wbPatterns, false)
+	if err != nil {
+		return WisdomPattern{}, err
+	}
+	p, err := patternCodec.Get(b, storage.Key(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		return WisdomPattern{}, fmt.Errorf("wisdom pattern %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return WisdomPattern{}, fmt.Errorf("wisdom pattern %d: %w", id, err)
+	}
+	p.ID = id
+	return p, nil
+}
+
+func (w *Wisdom) modify(ctx context.Context, op string, id uint64, fn func(p *WisdomPattern) error) (WisdomPattern, error) {
+	var out WisdomPattern
+	err := w.write(ctx, op, func(tx *bolt.Tx) error {
+		p, err := getPattern(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+		p.Status = statusOf(&p)
+		b, err := wisdomBucket(tx, wbPatterns, true)
+		if err != nil {
+			return err
+		}
+		out = p
+		return patternCodec.Put(b, storage.Key(id), p)
+	})
+	if err != nil {
+		return WisdomPattern{}, err
+	}
+	out.Score = WisdomScore(out, w.v.now())
+	return out, nil
+}
+
+// Endorse records that another user backs a pattern (a user counts once).
+func (w *Wisdom) Endorse(ctx context.Context, id uint64, userID string) (WisdomPattern, error) {
+	userID = cleanKey(userID)
+	if userID == "" {
+		return WisdomPattern{}, invalidf("user id is empty")
+	}
+	return w.modify(ctx, "endorse", id, func(p *WisdomPattern) error {
+		if !slices.Contains(p.Backers, userID) {
+			p.Backers = append(p.Backers, userID)
+			p.UpdatedAt = w.v.now()
+		}
+		return nil
+	})
+}
+
+// ReportHarm records a user's report that a pattern did harm. Reports from
+// three distinct users demote it for good; a user's repeated report counts
+// once.
+func (w *Wisdom) ReportHarm(ctx context.Context, id uint64, userID, reason string) (WisdomPattern, error) {
+	userID = cleanKey(userID)
+	if userID == "" {
+		userID = w.v.opts.UserID
+	}
+	return w.modify(ctx, "report", id, func(p *WisdomPattern) error {
+		for _, r := range p.HarmReports {
+			if r.UserID == userID {
+				return nil
+			}
+		}
+		p.HarmReports = append(p.HarmReports, HarmReport{UserID: userID, Reason: oneLine(cleanText(reason), 500), At: w.v.now()})
+		return nil
+	})
+}
+
+// RecordSuccess counts a successful task the pattern was injected into.
+func (w *Wisdom) RecordSuccess(ctx context.Context, id uint64) error {
+	_, err := w.modify(ctx, "success", id, func(p *WisdomPattern) error {
+		p.Successes++
+		p.Node.GlobalSuccessCount++
+		p.UpdatedAt = w.v.now()
+		return nil
+	})
+	return err
+}
+
+// Get returns one pattern.
+func (w *Wisdom) Get(ctx context.Context, id uint64) (WisdomPattern, error) {
+	if err := ctx.Err(); err != nil {
+		return WisdomPattern{}, err
+	}
+	var p WisdomPattern
+	err := w.v.db.View(func(tx *bolt.Tx) error {
+		var err error
+		p, err = getPattern(tx, id)
+		return err
+	})
+	p.Score = WisdomScore(p, w.v.now())
+	return p, err
+}
+
+// List returns the patterns with the given status ("" = all), best score
+// first (ties by id).
+func (w *Wisdom) List(ctx context.Context, status WisdomStatus) ([]WisdomPattern, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch status {
+	case "", WisdomPending, WisdomActive, WisdomDemoted:
+	default:
+		return nil, invalidf("unknown wisdom status %q (want pending, active or demoted)", status)
+	}
+	out := []WisdomPattern{}
+	now := w.v.now()
+	err := w.v.db.View(func(tx *bolt.Tx) error {
+		b, err := wisdomBucket(tx, wbPatterns, false)
+		if err != nil || b == nil {
+			return err
+		}
+		c := b.Cursor()
+		for k, val := c.First(); k != nil; k, val = c.Next() {
+			p, err := patternCodec.Unmarshal(val)
+			if err != nil || (status != "" && p.Status != status) {
+				continue
+			}
+			p.ID = storage.ParseKey(k)
+			p.Score = WisdomScore(p, now)
+			out = append(out, p)
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b WisdomPattern) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmpU64(a.ID, b.ID))
+	})
+	return out, err
+}
+
+// ForTier returns the best active patterns for a tier: 12 for premium, 4
+// otherwise.
+func (w *Wisdom) ForTier(ctx context.Context, tier string) ([]WisdomPattern, error) {
+	ps, err := w.List(ctx, WisdomActive)
+	if err != nil {
+		return nil, err
+	}
+	if n := TierLimits(tier).GlobalInjections; len(ps) > n {
+		ps = ps[:n]
+	}
+	return ps, nil
+}
+
+// ForPremium returns the 12 best active patterns.
+func (w *Wisdom) ForPremium(ctx context.Context) ([]WisdomPattern, error) {
+	return w.ForTier(ctx, TierPremium)
+}
+
+// ForFree returns the 4 best active patterns.
+func (w *Wisdom) ForFree(ctx context.Context) ([]WisdomPattern, error) {
+	return w.ForTier(ctx, TierFree)
+}
+
+// Candidates lists the vault nodes Collect would promote: confidence ≥ 0.85,
+// opted-in user, not promoted yet; highest confidence first.
+func (w *Wisdom) Candidates(ctx context.Context) ([]Node, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []Node{}
+	err := w.v.db.View(func(tx *bolt.Tx) error {
+		sources, _ := wisdomBucket(tx, wbSources, false)
+		confRange(tx, MinWisdomConfidence, true, func(id uint64, _ float64) bool {
+			if sources != nil && sources.Get(storage.Key(id)) != nil {
+				return true
+			}
+			n, err := getNode(tx, id)
+			if err == nil && w.optedInTx(tx, n.UserID) {
+				out = append(out, n)
+			}
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+// CollectSkip is a candidate Collect did not promote.
+type CollectSkip struct {
+	NodeID uint64 `json:"nodeId"`
+	Reason string `json:"reason"`
+}
+
+// CollectReport says what Collect did.
+type CollectReport struct {
+	Created []uint64      `json:"created"` // new pattern ids
+	Merged  []uint64      `json:"merged"`  // existing pattern ids backed
+	Skipped []CollectSkip `json:"skipped"`
+}
+
+// Collect promotes every candidate (see Candidates) in one transaction;
+// those over a user's weekly limit are skipped with the reason.
+func (w *Wisdom) Collect(ctx context.Context) (CollectReport, error) {
+	rep := CollectReport{Created: []uint64{}, Merged: []uint64{}, Skipped: []CollectSkip{}}
+	cands, err := w.Candidates(ctx)
+	if err != nil || len(cands) == 0 {
+		return rep, err
+	}
+	err = w.write(ctx, "collect", func(tx *bolt.Tx) error {
+		rep = CollectReport{Created: []uint64{}, Merged: []uint64{}, Skipped: []CollectSkip{}}
+		for _, n := range cands {
+			res, err := w.promoteTx(tx, n.ID)
+			switch {
+			case errors.Is(err, ErrRateLimited), errors.Is(err, ErrNotEligible), errors.Is(err, ErrNotFound):
+				rep.Skipped = append(rep.Skipped, CollectSkip{NodeID: n.ID, Reason: err.Error()})
+			case err != nil:
+				return err
+			case res.Already:
+			case res.Merged:
+				rep.Merged = append(rep.Merged, res.Pattern.ID)
+			default:
+				rep.Created = append(rep.Created, res.Pattern.ID)
+			}
+		}
+		return nil
+	})
+	return rep, err
+}
+
+// WisdomStats summarises global wisdom.
+type WisdomStats struct {
+	Patterns    int     `json:"patterns"`
+	Active      int     `json:"active"`
+	Pending     int     `json:"pending"`
+	Demoted     int     `json:"demoted"`
+	Backers     int     `json:"backers"` // distinct users
+	HarmReports int     `json:"harmReports"`
+	Successes   int     `json:"successes"`
+	AvgScore    float64 `json:"avgScore"`
+	OptedIn     bool    `json:"optedIn"` // the vault's own user
+}
+
+// Stats counts patterns by status, distinct backers and reports.
+func (w *Wisdom) Stats(ctx context.Context) (WisdomStats, error) {
+	ps, err := w.List(ctx, "")
+	if err != nil {
+		return WisdomStats{}, err
+	}
+	st := WisdomStats{Patterns: len(ps)}
+	users := map[string]bool{}
+	sum := 0.0
+	for _, p := range ps {
+		switch p.Status {
+		case WisdomActive:
+			st.Active++
+		case WisdomDemoted:
+			st.Demoted++
+		default:
+			st.Pending++
+		}
+		for _, b := range p.Backers {
+			users[b] = true
+		}
+		st.HarmReports += len(p.HarmReports)
+		st.Successes += p.Successes
+		sum += p.Score
+	}
+	st.Backers = len(users)
+	if len(ps) > 0 {
+		st.AvgScore = round6(sum / float64(len(ps)))
+	}
+	st.OptedIn, err = w.OptedIn(ctx, w.v.opts.UserID)
+	return st, err
+}
+
+// ParseWisdomStatus accepts a status name in any case.
+func ParseWisdomStatus(s string) (WisdomStatus, error) {
+	st := WisdomStatus(strings.ToLower(strings.TrimSpace(s)))
+	switch st {
+	case "", WisdomPending, WisdomActive, WisdomDemoted:
+		return st, nil
+	}
+	return "", invalidf("unknown wisdom status %q (want pending, active or demoted)", s)
+}

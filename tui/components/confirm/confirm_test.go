@@ -1,0 +1,90 @@
+package confirm
+
+import (
+	"context"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/keymap"
+)
+
+func newDialog() *Model {
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c)
+	m.SetSize(100, 30)
+	return m
+}
+
+func answer(t *testing.T, m *Model, keys ...tea.KeyPressMsg) (ResultMsg, bool) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(k)
+		if cmd != nil {
+			res, ok := cmd().(ResultMsg)
+			require.True(t, ok)
+			return res, true
+		}
+	}
+	return ResultMsg{}, false
+}
+
+var (
+	kY     = tea.KeyPressMsg{Code: 'y', Text: "y"}
+	kN     = tea.KeyPressMsg{Code: 'n', Text: "n"}
+	kEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+	kEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+	kLeft  = tea.KeyPressMsg{Code: tea.KeyLeft}
+	kQ     = tea.KeyPressMsg{Code: 'q', Text: "q"}
+)
+
+func TestAnswers(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		danger bool
+		keys   []tea.KeyPressMsg
+		yes    bool
+	}{
+		{"y", true, []tea.KeyPressMsg{kY}, true},
+		{"n", false, []tea.KeyPressMsg{kN}, false},
+		{"esc", false, []tea.KeyPressMsg{kEsc}, false},
+		{"enter on a dangerous question says no", true, []tea.KeyPressMsg{kEnter}, false},
+		{"enter on a safe question says yes", false, []tea.KeyPressMsg{kEnter}, true},
+		{"← then enter", true, []tea.KeyPressMsg{kLeft, kEnter}, true},
+		{"other keys wait", true, []tea.KeyPressMsg{kQ, kY}, true},
+	}
+	for _, c := range cases {
+		m := newDialog()
+		m.Open(Options{ID: "x", Title: "Forget?", Body: "Gone for good.", Danger: c.danger, Payload: 42})
+		require.True(t, m.Active())
+		res, ok := answer(t, m, c.keys...)
+		require.True(t, ok, c.name)
+		assert.Equal(t, c.yes, res.Confirmed, c.name)
+		assert.Equal(t, "x", res.ID)
+		assert.Equal(t, 42, res.Payload)
+		assert.False(t, m.Active(), "the dialog closes")
+	}
+}
+
+func TestViewAndClosed(t *testing.T) {
+	t.Parallel()
+	m := newDialog()
+	assert.Empty(t, m.View())
+	_, cmd := m.Update(kY)
+	assert.Nil(t, cmd, "a closed dialog ignores keys")
+	m.Open(Options{ID: "x", Title: "Forget node #3?", Body: "It is removed.", Yes: "Forget", No: "Keep", Danger: true})
+	out := ansi.Strip(m.View())
+	for _, want := range []string{"Forget node #3?", "It is removed.", "Forget", "Keep", "y yes"} {
+		assert.Contains(t, out, want)
+	}
+	// The focused button (Keep) uses the active style.
+	assert.Contains(t, m.View(), m.c.Styles.ButtonActive.Render("Keep"))
+	m.Close()
+	assert.False(t, m.Active())
+}

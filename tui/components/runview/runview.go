@@ -1,0 +1,766 @@
+// Package runview is the live view of one agent run: the streamed model
+// text, tool calls as they happen, approve/deny prompts for commands, and the
+// final outcome with its verdict and a link to the staged changeset.
+//
+// The run itself is engine.Workspace.RunAgent in a tea.Cmd. Its events reach
+// the view twice over: through RunOptions.OnEvent (a channel the view
+// drains, so nothing of this run is missed) and through the engine's event
+// bus (common.EventMsg), which carries the approval requests; those are
+// answered with Workspace.AnswerApproval. The owner must pass every message
+// to Update.
+package runview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/tui/common"
+)
+
+// ChangesPage is the router id of the Changes screen the outcome links to.
+const ChangesPage = "changes"
+
+// streamBuffer is how many run events wait for the UI before token deltas
+// start being dropped (other events wait for room).
+const streamBuffer = 1024
+
+// State is where the run is.
+type State uint8
+
+// Run states.
+const (
+	Idle State = iota
+	Running
+	Done
+	Failed
+	Canceled
+)
+
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Done:
+		return "done"
+	case Failed:
+		return "failed"
+	case Canceled:
+		return "canceled"
+	}
+	return "idle"
+}
+
+// stream is one run's private event channel; its pointer identifies the run
+// in messages.
+type stream struct {
+	ctx     context.Context
+	ch      chan agents.Event
+	dropped atomic.Int64
+}
+
+// push is RunOptions.OnEvent: deltas are dropped when the UI is behind,
+// everything else waits for room (or for the run to be canceled).
+func (s *stream) push(ev agents.Event) {
+	if ev.Type == agents.EventDelta {
+		select {
+		case s.ch <- ev:
+		default:
+			s.dropped.Add(1)
+		}
+		return
+	}
+	select {
+	case s.ch <- ev:
+	case <-s.ctx.Done():
+	}
+}
+
+type eventMsg struct {
+	st *stream
+	ev agents.Event
+}
+
+type finishedMsg struct {
+	st  *stream
+	run agents.Run
+	err error
+}
+
+type answeredMsg struct {
+	st      *stream
+	id      string
+	approve bool
+	err     error
+}
+
+type tickMsg struct{ st *stream }
+
+// itemKind is the kind of one log entry.
+type itemKind uint8
+
+const (
+	itemStep itemKind = iota
+	itemText
+	itemCall
+	itemResult
+	itemNote
+	itemError
+)
+
+type item struct {
+	kind itemKind
+	text string
+	ok   bool // itemResult: the tool succeeded
+	// wrapped caches the rendered lines for width w.
+	wrapped []string
+	w       int
+}
+
+// Model is the run view.
+type Model struct {
+	c      *common.Common
+	width  int
+	height int
+	now    func() time.Time
+
+	spec    agents.Spec
+	task    string
+	st      *stream
+	cancel  context.CancelFunc
+	state   State
+	runID   uint64
+	step    int
+	tier    string
+	model   string
+	started time.Time
+
+	items  []*item
+	text   *item // the text item deltas append to
+	result *agents.Run
+	err    error
+
+	approval  *tools.ApprovalRequest
+	answering bool
+	early     []tools.ApprovalRequest // requests seen before the run id was known
+
+	offset int
+	follow bool
+}
+
+// New returns an idle view.
+func New(c *common.Common) *Model { return &Model{c: c, now: time.Now, follow: true} }
+
+// State returns where the run is.
+func (m *Model) State() State { return m.state }
+
+// Running reports whether a run is in progress.
+func (m *Model) Running() bool { return m.state == Running }
+
+// Agent returns the id of the agent of the current (or last) run.
+func (m *Model) Agent() string { return m.spec.ID }
+
+// RunID is the engine's id of the run (0 until it started).
+func (m *Model) RunID() uint64 { return m.runID }
+
+// Result is the finished run, nil while it runs.
+func (m *Model) Result() *agents.Run { return m.result }
+
+// WaitingApproval reports whether a command waits for approve/deny.
+func (m *Model) WaitingApproval() bool { return m.approval != nil }
+
+// Start runs task through spec's agent. A run still in progress is
+// canceled first.
+func (m *Model) Start(spec agents.Spec, task string) tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	ctx, cancel := context.WithCancel(m.c.Ctx)
+	st := &stream{ctx: ctx, ch: make(chan agents.Event, streamBuffer)}
+	*m = Model{c: m.c, width: m.width, height: m.height, now: m.now, follow: true,
+		spec: spec, task: task, st: st, cancel: cancel, state: Running, started: m.now()}
+	ws := m.c.WS
+	run := func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = finishedMsg{st: st, err: fmt.Errorf("engine call failed: %v", r)}
+			}
+			close(st.ch) // the run's goroutine has returned: no more OnEvent
+		}()
+		res, err := ws.RunAgent(ctx, spec.ID, task, engine.RunOptions{OnEvent: st.push})
+		return finishedMsg{st: st, run: res, err: err}
+	}
+	return tea.Batch(run, wait(st), m.tick())
+}
+
+func wait(st *stream) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-st.ch
+		if !ok {
+			return nil
+		}
+		return eventMsg{st: st, ev: ev}
+	}
+}
+
+func (m *Model) tick() tea.Cmd {
+	st := m.st
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{st: st} })
+}
+
+// Cancel stops the run.
+func (m *Model) Cancel() {
+	if m.cancel != nil && m.state == Running {
+		m.cancel()
+		m.add(&item{kind: itemNote, text: "canceling…"})
+	}
+}
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h; m.clamp() }
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case eventMsg:
+		if msg.st != m.st {
+			return m, nil
+		}
+		m.event(msg.ev)
+		return m, wait(m.st)
+	case finishedMsg:
+		if msg.st != m.st {
+			return m, nil
+		}
+		m.finish(msg.run, msg.err)
+		return m, nil
+	case tickMsg:
+		if msg.st == m.st && m.state == Running {
+			return m, m.tick()
+		}
+		return m, nil
+	case answeredMsg:
+		if msg.st != m.st {
+			return m, nil
+		}
+		m.answering = false
+		if msg.err != nil {
+			text := "could not answer the approval: " + msg.err.Error()
+			if errors.Is(msg.err, engine.ErrNoSuchApproval) {
+				text = "the approval request is no longer waiting (the run moved on or ended)"
+			}
+			m.add(&item{kind: itemError, text: text})
+		}
+		if m.approval != nil && m.approval.ID == msg.id {
+			m.approval = nil
+		}
+		return m, nil
+	case common.EventMsg:
+		m.busEvent(msg.Event)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// busEvent picks this run's approval requests off the engine bus.
+func (m *Model) busEvent(ev engine.Event) {
+	if ev.Type != engine.EventNeedsApproval || ev.Topic != engine.TopicAgent || m.state != Running {
+		return
+	}
+	req, ok := ev.Payload.(tools.ApprovalRequest)
+	if !ok {
+		return
+	}
+	switch {
+	case m.runID == 0:
+		m.early = append(m.early, req)
+	case req.RunID == m.runID:
+		m.ask(req)
+	}
+}
+
+func (m *Model) ask(req tools.ApprovalRequest) {
+	r := req
+	m.approval = &r
+	m.add(&item{kind: itemNote, text: fmt.Sprintf("approval needed: %s wants to run `%s` in %s", req.Agent, req.Command, dirOf(req.Dir))})
+}
+
+func dirOf(d string) string {
+	if d == "" || d == "." {
+		return "the workspace root"
+	}
+	return d
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.approval != nil && !m.answering {
+		switch {
+		case key.Matches(msg, km.Confirm):
+			return m.answer(true)
+		case key.Matches(msg, km.Cancel):
+			return m.answer(false)
+		}
+	}
+	body := m.bodyHeight()
+	switch {
+	case key.Matches(msg, km.Cancelrun):
+		m.Cancel()
+	case key.Matches(msg, km.Enter):
+		if m.result != nil && m.result.ChangesetID != 0 {
+			id := m.result.ChangesetID
+			return func() tea.Msg { return common.NavigateMsg{Page: ChangesPage, Arg: id} }
+		}
+	case key.Matches(msg, km.Down):
+		m.scroll(1)
+	case key.Matches(msg, km.Up):
+		m.scroll(-1)
+	case key.Matches(msg, km.PageDown):
+		m.scroll(max(1, body-1))
+	case key.Matches(msg, km.PageUp):
+		m.scroll(-max(1, body-1))
+	case key.Matches(msg, km.Top):
+		m.follow = false
+		m.offset = 0
+	case key.Matches(msg, km.Bottom):
+		m.follow = true
+		m.clamp()
+	}
+	return nil
+}
+
+func (m *Model) answer(approve bool) tea.Cmd {
+	req := *m.approval
+	m.answering = true
+	ws, st := m.c.WS, m.st
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = answeredMsg{st: st, id: req.ID, approve: approve, err: fmt.Errorf("engine call failed: %v", r)}
+			}
+		}()
+		return answeredMsg{st: st, id: req.ID, approve: approve, err: ws.AnswerApproval(req.ID, approve)}
+	}
+}
+
+// event records one run event.
+func (m *Model) event(ev agents.Event) {
+	if ev.RunID != 0 && m.runID == 0 {
+		m.runID = ev.RunID
+		early := m.early
+		m.early = nil
+		for _, r := range early {
+			if r.RunID == m.runID {
+				m.ask(r)
+			}
+		}
+	}
+	if ev.Tier != "" {
+		m.tier = ev.Tier
+	}
+	if ev.Model != "" {
+		m.model = ev.Model
+	}
+	switch ev.Type {
+	case agents.EventStart:
+		m.add(&item{kind: itemNote, text: "run started"})
+	case agents.EventStep:
+		m.step = ev.Step
+		m.text = nil
+		m.add(&item{kind: itemStep, text: fmt.Sprintf("step %d", ev.Step)})
+	case agents.EventDelta:
+		if ev.Reset && m.text != nil {
+			m.text.text, m.text.wrapped = "", nil
+		}
+		if m.text == nil {
+			m.text = &item{kind: itemText}
+			m.add(m.text)
+		}
+		m.text.text += ev.Text
+		m.text.wrapped = nil
+		m.clamp()
+	case agents.EventToolCall:
+		m.text = nil
+		m.add(&item{kind: itemCall, text: ev.Tool + " " + ev.Args})
+	case agents.EventToolResult:
+		m.text = nil
+		line := ev.Tool + " → " + ev.Status
+		if t := firstLine(ev.Text); t != "" {
+			line += ": " + t
+		}
+		m.add(&item{kind: itemResult, text: line, ok: ev.Status == string(tools.StatusOK)})
+	case agents.EventApproval:
+		m.add(&item{kind: itemNote, text: "command " + ev.Status})
+		m.approval = nil
+	case agents.EventFeedback, agents.EventReflect, agents.EventCompress, agents.EventEscalate, agents.EventTextMode:
+		m.text = nil
+		text := string(ev.Type)
+		if ev.Text != "" {
+			text += ": " + firstLine(ev.Text)
+		}
+		m.add(&item{kind: itemNote, text: text})
+	case agents.EventDone, agents.EventFailed:
+		if ev.Run != nil {
+			m.finish(*ev.Run, nil)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func (m *Model) finish(run agents.Run, err error) {
+	if m.state != Running && m.result != nil {
+		return
+	}
+	m.approval = nil
+	m.text = nil
+	switch {
+	case err != nil:
+		m.err = err
+		m.state = Failed
+		if errors.Is(err, context.Canceled) {
+			m.state = Canceled
+		}
+		return
+	case run.ID == 0:
+		return // an event without the record; the result comes with finishedMsg
+	}
+	r := run
+	m.result = &r
+	m.runID = r.ID
+	switch r.Status {
+	case agents.RunDone:
+		m.state = Done
+	case agents.RunCanceled:
+		m.state = Canceled
+	default:
+		m.state = Failed
+	}
+	m.clamp()
+}
+
+func (m *Model) add(it *item) {
+	m.items = append(m.items, it)
+	m.clamp()
+}
+
+func (m *Model) scroll(n int) {
+	m.offset += n
+	m.follow = false
+	m.clamp()
+	if m.offset >= m.maxOffset() {
+		m.follow = true
+	}
+}
+
+// bodyHeight is the log's height: the view minus the header (3 lines) and
+// the footer (approval prompt or outcome).
+func (m *Model) bodyHeight() int {
+	return max(1, m.height-3-lipgloss.Height(m.footer()))
+}
+
+func (m *Model) maxOffset() int { return max(0, len(m.logLines())-m.bodyHeight()) }
+
+func (m *Model) clamp() {
+	if m.width <= 0 {
+		return
+	}
+	if m.follow {
+		m.offset = m.maxOffset()
+	}
+	m.offset = max(0, min(m.offset, m.maxOffset()))
+}
+
+// logLines renders the log at the current width.
+func (m *Model) logLines() []string {
+	s := m.c.Styles
+	w := max(10, m.width)
+	var out []string
+	for _, it := range m.items {
+		if it.wrapped == nil || it.w != w {
+			it.w = w
+			it.wrapped = m.renderItem(it, w)
+			_ = s
+		}
+		out = append(out, it.wrapped...)
+	}
+	return out
+}
+
+func (m *Model) renderItem(it *item, w int) []string {
+	s := m.c.Styles
+	switch it.kind {
+	case itemStep:
+		label := " " + it.text + " "
+		return []string{s.Subtitle.Render(label) + s.Subtle.Render(strings.Repeat("─", max(0, w-lipgloss.Width(label))))}
+	case itemText:
+		if strings.TrimSpace(it.text) == "" {
+			return nil
+		}
+		return strings.Split(s.Text.Width(w).Render(sanitize(it.text)), "\n")
+	case itemCall:
+		return wrapPrefixed(s.Info.Render("→ "), s.Text, sanitize(it.text), w)
+	case itemResult:
+		mark := s.Success.Render("✓ ")
+		if !it.ok {
+			mark = s.Error.Render("✗ ")
+		}
+		return wrapPrefixed(mark, s.Muted, sanitize(it.text), w)
+	case itemError:
+		return wrapPrefixed(s.Error.Render("! "), s.Error, sanitize(it.text), w)
+	}
+	return wrapPrefixed(s.Subtle.Render("· "), s.Subtle, sanitize(it.text), w)
+}
+
+// wrapPrefixed wraps text after a 2-cell prefix, at most 3 lines.
+func wrapPrefixed(prefix string, st lipgloss.Style, text string, w int) []string {
+	lines := strings.Split(st.Width(max(1, w-2)).Render(text), "\n")
+	if len(lines) > 3 {
+		lines = append(lines[:3:3], st.Render("…"))
+	}
+	for i := range lines {
+		if i == 0 {
+			lines[i] = prefix + lines[i]
+		} else {
+			lines[i] = "  " + lines[i]
+		}
+	}
+	return lines
+}
+
+// sanitize removes control characters a model may emit (an ESC would drive
+// the terminal); newlines and tabs stay.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// View implements common.Component.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	s := m.c.Styles
+	if m.state == Idle {
+		return common.FitHeight(m.c.Empty("No run yet.", "Pick an agent and press n to give it a task."), m.height)
+	}
+	header := m.header()
+	footer := m.footer()
+	body := m.bodyHeight()
+	lines := m.logLines()
+	start := max(0, min(m.offset, len(lines)-body))
+	end := min(len(lines), start+body)
+	view := append([]string(nil), lines[start:end]...)
+	if len(lines) == 0 {
+		view = []string{s.Muted.Render("waiting for the model…")}
+	}
+	out := header + "\n" + common.FitHeight(strings.Join(view, "\n"), body)
+	if footer != "" {
+		out += "\n" + footer
+	}
+	return common.FitHeight(out, m.height)
+}
+
+// header: agent, state, step, model, time; the task; a rule.
+func (m *Model) header() string {
+	s := m.c.Styles
+	name := m.spec.ID
+	if m.spec.Display.Emoji != "" {
+		name = m.spec.Display.Emoji + " " + name
+	}
+	var parts []string
+	if m.runID != 0 {
+		parts = append(parts, fmt.Sprintf("run %d", m.runID))
+	}
+	if m.step > 0 {
+		parts = append(parts, fmt.Sprintf("step %d", m.step))
+	}
+	if m.tier != "" || m.model != "" {
+		parts = append(parts, strings.TrimSpace(m.tier+" "+m.model))
+	}
+	elapsed := m.now().Sub(m.started)
+	if m.result != nil {
+		elapsed = m.result.Outcome.Meta.Duration
+	}
+	parts = append(parts, formatDuration(elapsed))
+	line := s.Title.Render(name) + " " + s.Band(m.state.String()).Render(m.state.String()) + " " +
+		s.Muted.Render(strings.Join(parts, " · "))
+	task := s.Text.Render(common.Truncate("Task: "+strings.Join(strings.Fields(m.task), " "), m.width))
+	rule := s.Subtle.Render(strings.Repeat("─", m.width))
+	return lipgloss.NewStyle().MaxWidth(m.width).Render(line) + "\n" + task + "\n" + rule
+}
+
+// footer is the approval prompt, or the outcome of a finished run.
+func (m *Model) footer() string {
+	s := m.c.Styles
+	km := m.c.KeyMap
+	w := m.width
+	switch {
+	case m.approval != nil:
+		r := m.approval
+		var b strings.Builder
+		b.WriteString(s.Warning.Bold(true).Render("Approve this command?") + "\n")
+		b.WriteString(s.Bold.Render(common.Truncate("$ "+r.Command, w-4)) + "\n")
+		detail := "in " + dirOf(r.Dir)
+		if r.Reason != "" {
+			detail += " — " + r.Reason
+		}
+		b.WriteString(s.Muted.Render(common.Truncate(detail, w-4)) + "\n")
+		if m.answering {
+			b.WriteString(s.Subtle.Render("answering…"))
+		} else {
+			b.WriteString(s.Key.Render(km.Confirm.Help().Key) + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
+				s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("deny"))
+		}
+		return s.PanelFocused.Width(w).Render(b.String())
+	case m.err != nil:
+		title := s.Error.Bold(true).Render("Run failed")
+		if m.state == Canceled {
+			title = s.Warning.Bold(true).Render("Run canceled")
+		}
+		return s.Panel.Width(w).Render(title + "\n" + s.Text.Width(w-4).Render(sanitize(m.err.Error())))
+	case m.result != nil:
+		return s.Panel.Width(w).Render(m.outcome(w - 4))
+	}
+	return ""
+}
+
+func (m *Model) outcome(w int) string {
+	s := m.c.Styles
+	km := m.c.KeyMap
+	r := m.result
+	o := r.Outcome
+	var lines []string
+	head := s.Success.Bold(true).Render("✓ Done")
+	if !o.OK {
+		head = s.Error.Bold(true).Render("✗ Failed")
+		if r.Status == agents.RunCanceled {
+			head = s.Warning.Bold(true).Render("Canceled")
+		}
+	}
+	meta := fmt.Sprintf("%s tokens (%d in, %d out) · %d steps · %d tool calls", formatTokens(o.Meta.PromptTokens+o.Meta.EvalTokens),
+		o.Meta.PromptTokens, o.Meta.EvalTokens, o.Meta.Steps, o.Meta.ToolCalls)
+	lines = append(lines, head+"  "+s.Muted.Render(common.Truncate(meta, w-lipgloss.Width(head)-2)))
+	if o.Failure != nil {
+		f := o.Failure
+		msg := string(f.Kind) + ": " + f.Message
+		lines = append(lines, s.Error.Render(common.Truncate(sanitize(firstLine(msg)), w)))
+		if len(f.RecoveryHints) > 0 {
+			hints := make([]string, len(f.RecoveryHints))
+			for i, h := range f.RecoveryHints {
+				hints[i] = strings.ReplaceAll(string(h), "_", " ")
+			}
+			lines = append(lines, s.Subtle.Render(common.Truncate("next: "+strings.Join(hints, ", "), w)))
+		}
+	} else if res := firstLine(o.Result); res != "" {
+		lines = append(lines, s.Text.Render(common.Truncate(sanitize(res), w)))
+	}
+	if v := r.Verdict; v.Status != "" {
+		passed := 0
+		for _, c := range v.Checks {
+			if c.Status == agents.VerdictPassed {
+				passed++
+			}
+		}
+		line := "verdict " + s.Band(string(v.Status)).Render(string(v.Status))
+		if len(v.Checks) > 0 {
+			line += " " + s.Muted.Render(fmt.Sprintf("%d/%d checks passed", passed, len(v.Checks)))
+			for _, c := range v.Checks {
+				if c.Status == agents.VerdictFailed {
+					line += s.Error.Render(common.Truncate(" · ✗ "+c.Subject+": "+c.Detail, max(0, w-lipgloss.Width(line))))
+					break
+				}
+			}
+		}
+		lines = append(lines, line)
+	}
+	if r.ChangesetID != 0 {
+		link := fmt.Sprintf("changeset #%d · %d file%s staged", r.ChangesetID, len(r.Files), plural(len(r.Files)))
+		lines = append(lines, s.Link.Render(link)+"  "+s.Key.Render(km.Enter.Help().Key)+" "+s.KeyDesc.Render("review in Changes"))
+	} else if o.OK {
+		lines = append(lines, s.Subtle.Render("No files were staged."))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func formatTokens(n int) string {
+	if n >= 10_000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	switch {
+	case m.approval != nil:
+		return []key.Binding{withHelp(km.Confirm, "approve"), withHelp(km.Cancel, "deny")}
+	case m.state == Running:
+		return []key.Binding{km.Cancelrun, km.Down, km.Up}
+	case m.result != nil && m.result.ChangesetID != 0:
+		return []key.Binding{withHelp(km.Enter, "review changes"), km.Down, km.Up}
+	}
+	return []key.Binding{km.Down, km.Up}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	return [][]key.Binding{
+		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
+		{withHelp(km.Confirm, "approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
+	}
+}
+
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

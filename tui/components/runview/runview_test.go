@@ -1,0 +1,356 @@
+package runview
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/keymap"
+)
+
+var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// fakeWS answers approvals and runs a scripted RunAgent.
+type fakeWS struct {
+	engine.Workspace
+	mu      sync.Mutex
+	answers map[string]bool
+	run     func(ctx context.Context, opts engine.RunOptions) (engine.RunResult, error)
+}
+
+func (f *fakeWS) AnswerApproval(id string, approve bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id == "gone" {
+		return fmt.Errorf("%w: %s", engine.ErrNoSuchApproval, id)
+	}
+	if f.answers == nil {
+		f.answers = map[string]bool{}
+	}
+	f.answers[id] = approve
+	return nil
+}
+
+func (f *fakeWS) RunAgent(ctx context.Context, _, _ string, opts engine.RunOptions) (engine.RunResult, error) {
+	return f.run(ctx, opts)
+}
+
+var mars = agents.Spec{ID: "MARS", Display: agents.Display{Name: "Mars", Emoji: "🔧"}}
+
+func newModel(ws engine.Workspace, w, h int) *Model {
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
+	m := New(c)
+	m.now = func() time.Time { return epoch.Add(14 * time.Second) }
+	m.SetSize(w, h)
+	return m
+}
+
+// script puts m in a running state fed by synthetic events.
+func script(m *Model) *stream {
+	st := &stream{ctx: context.Background(), ch: make(chan agents.Event, 1)}
+	m.spec, m.task, m.st, m.state, m.started = mars, "Add a /health endpoint that reports the build version", st, Running, epoch
+	return st
+}
+
+func feed(m *Model, st *stream, evs ...agents.Event) {
+	for _, ev := range evs {
+		ev.RunID = 42
+		m.Update(eventMsg{st: st, ev: ev})
+	}
+}
+
+var progress = []agents.Event{
+	{Type: agents.EventStart, Tier: "medium", Model: "qwen2.5-coder:7b"},
+	{Type: agents.EventStep, Step: 1},
+	{Type: agents.EventDelta, Text: "I will look at the "},
+	{Type: agents.EventDelta, Text: "server first."},
+	{Type: agents.EventToolCall, Tool: "readFile", Args: `{"path":"server.go"}`},
+	{Type: agents.EventToolResult, Tool: "readFile", Status: "ok", Text: "package main\n..."},
+	{Type: agents.EventStep, Step: 2},
+	{Type: agents.EventToolCall, Tool: "writeFile", Args: `{"path":"health.go","content":"package main…"}`},
+	{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok", Text: "staged health.go in changeset 3"},
+	{Type: agents.EventStep, Step: 3},
+	{Type: agents.EventToolCall, Tool: "runCommand", Args: `{"command":"go test ./..."}`},
+}
+
+var request = tools.ApprovalRequest{ID: "ap-1", RunID: 42, Agent: "MARS", Tool: "runCommand", Command: "go test ./...", Dir: ".", Reason: "autonomy 2 asks before commands"}
+
+func approvalEvent(req tools.ApprovalRequest) common.EventMsg {
+	return common.EventMsg{Event: engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "42", Status: req.ID, Payload: req}}
+}
+
+var finished = agents.Run{
+	ID: 42, Agent: "MARS", Status: agents.RunDone, ChangesetID: 3, Files: []string{"health.go", "main.go"},
+	Outcome: agents.SpecialistOutcome{OK: true, Result: "Added health.go and registered /health in main.go.",
+		Meta: agents.RunMeta{Duration: 23 * time.Second, PromptTokens: 5120, EvalTokens: 610, Steps: 4, ToolCalls: 4}},
+	Verdict: agents.Verdict{Status: agents.VerdictPassed, Checks: []agents.Check{
+		{Tier: agents.TierEvidence, Subject: "health.go", Status: agents.VerdictPassed},
+		{Tier: agents.TierExecution, Subject: "go test ./...", Status: agents.VerdictPassed}}},
+}
+
+func pinned(t *testing.T, s string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
+	_, err := w.WriteString(s)
+	require.NoError(t, err)
+	return buf.String()
+}
+
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	t.Run("approval_100x30", func(t *testing.T) {
+		t.Parallel()
+		m := newModel(&fakeWS{}, 100, 30)
+		st := script(m)
+		feed(m, st, progress...)
+		m.Update(approvalEvent(request))
+		require.True(t, m.WaitingApproval())
+		golden.RequireEqual(t, pinned(t, m.View()))
+	})
+	t.Run("done_100x30", func(t *testing.T) {
+		t.Parallel()
+		m := newModel(&fakeWS{}, 100, 30)
+		st := script(m)
+		feed(m, st, progress...)
+		feed(m, st,
+			agents.Event{Type: agents.EventApproval, Status: "approved"},
+			agents.Event{Type: agents.EventToolResult, Tool: "runCommand", Status: "ok", Text: "ok  example.com/app 0.01s"},
+			agents.Event{Type: agents.EventStep, Step: 4},
+			agents.Event{Type: agents.EventDelta, Text: "Added health.go and registered /health in main.go."},
+			agents.Event{Type: agents.EventDone, Run: &finished})
+		m.Update(finishedMsg{st: st, run: finished})
+		golden.RequireEqual(t, pinned(t, m.View()))
+	})
+	t.Run("failed_80x20", func(t *testing.T) {
+		t.Parallel()
+		m := newModel(&fakeWS{}, 80, 20)
+		st := script(m)
+		feed(m, st, progress[:4]...)
+		failed := agents.Run{ID: 42, Status: agents.RunFailed, Outcome: agents.SpecialistOutcome{
+			Failure: &agents.Failure{Kind: agents.FailToolError, Message: "ollama is unreachable at 127.0.0.1:11434", Cause: "ollama_unreachable",
+				RecoveryHints: []agents.RecoveryHint{agents.HintRetry, agents.HintEscalateModel}},
+			Meta: agents.RunMeta{Duration: 3 * time.Second, PromptTokens: 800, Steps: 1}}}
+		m.Update(finishedMsg{st: st, run: failed})
+		golden.RequireEqual(t, pinned(t, m.View()))
+	})
+}
+
+func TestApproveAndDeny(t *testing.T) {
+	t.Parallel()
+	ws := &fakeWS{}
+	m := newModel(ws, 100, 30)
+	st := script(m)
+	feed(m, st, progress...)
+	m.Update(approvalEvent(request))
+	out := ansi.Strip(m.View())
+	assert.Contains(t, out, "Approve this command?")
+	assert.Contains(t, out, "$ go test ./...")
+	assert.Contains(t, out, "autonomy 2 asks before commands")
+
+	_, cmd := m.Update(press("y"))
+	require.NotNil(t, cmd)
+	assert.Contains(t, ansi.Strip(m.View()), "answering…")
+	m.Update(cmd())
+	assert.False(t, m.WaitingApproval())
+	assert.Equal(t, map[string]bool{"ap-1": true}, ws.answers)
+
+	second := request
+	second.ID = "ap-2"
+	m.Update(approvalEvent(second))
+	_, cmd = m.Update(press("n"))
+	m.Update(cmd())
+	assert.Equal(t, false, ws.answers["ap-2"], "n denies")
+
+	// Another run's request is not ours.
+	other := request
+	other.ID, other.RunID = "ap-3", 7
+	m.Update(approvalEvent(other))
+	assert.False(t, m.WaitingApproval())
+
+	// A request that is gone is reported, not fatal.
+	gone := request
+	gone.ID = "gone"
+	m.Update(approvalEvent(gone))
+	_, cmd = m.Update(press("y"))
+	m.Update(cmd())
+	assert.Contains(t, ansi.Strip(m.View()), "no longer waiting")
+}
+
+func TestApprovalBeforeRunIDIsKept(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	m.Update(approvalEvent(request)) // the bus was faster than the run's own channel
+	assert.False(t, m.WaitingApproval())
+	feed(m, st, progress[0])
+	assert.True(t, m.WaitingApproval())
+}
+
+func TestOutcomeLinksToChanges(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	feed(m, st, progress...)
+	_, cmd := m.Update(press("enter"))
+	assert.Nil(t, cmd, "nothing to open while running")
+	m.Update(finishedMsg{st: st, run: finished})
+	out := ansi.Strip(m.View())
+	for _, want := range []string{"✓ Done", "5730 tokens (5120 in, 610 out)", "2/2 checks passed", "changeset #3 · 2 files staged", "review in Changes"} {
+		assert.Contains(t, out, want)
+	}
+	_, cmd = m.Update(press("enter"))
+	require.NotNil(t, cmd)
+	assert.Equal(t, common.NavigateMsg{Page: ChangesPage, Arg: uint64(3)}, cmd())
+}
+
+func TestStartStreamsAndCancels(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	ws := &fakeWS{run: func(ctx context.Context, opts engine.RunOptions) (engine.RunResult, error) {
+		opts.OnEvent(agents.Event{Type: agents.EventStart, RunID: 9})
+		opts.OnEvent(agents.Event{Type: agents.EventStep, RunID: 9, Step: 1})
+		for i := range 5000 { // more deltas than the buffer: some are dropped, none blocks
+			opts.OnEvent(agents.Event{Type: agents.EventDelta, RunID: 9, Text: fmt.Sprint(i % 10)})
+		}
+		close(started)
+		<-ctx.Done()
+		r := engine.RunResult{ID: 9, Status: agents.RunCanceled}
+		opts.OnEvent(agents.Event{Type: agents.EventFailed, RunID: 9, Run: &r})
+		return r, nil
+	}}
+	m := newModel(ws, 80, 20)
+	msgs := make(chan tea.Msg, 64)
+	var exec func(tea.Cmd)
+	exec = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		go func() { msgs <- cmd() }()
+	}
+	dispatch := func(msg tea.Msg) {
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				exec(c)
+			}
+		default:
+			_, cmd := m.Update(msg)
+			exec(cmd)
+		}
+	}
+	exec(m.Start(mars, "loop forever"))
+	assert.True(t, m.Running())
+	deadline := time.After(10 * time.Second)
+	for m.RunID() != 9 || m.step != 1 || !isClosed(started) {
+		select {
+		case msg := <-msgs:
+			dispatch(msg)
+		case <-deadline:
+			t.Fatal("no events")
+		}
+	}
+	dispatch(press("X"))
+	for m.Running() {
+		select {
+		case msg := <-msgs:
+			dispatch(msg)
+		case <-deadline:
+			t.Fatal("the run did not stop")
+		}
+	}
+	assert.Equal(t, Canceled, m.State())
+	assert.Contains(t, ansi.Strip(m.View()), "canceled")
+}
+
+func TestStaleAndHostileInput(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 80, 20)
+	st := script(m)
+	other := &stream{ctx: context.Background()}
+	m.Update(eventMsg{st: other, ev: agents.Event{Type: agents.EventToolCall, Tool: "deleteFile"}})
+	assert.NotContains(t, ansi.Strip(m.View()), "deleteFile", "events of another run are ignored")
+	feed(m, st, agents.Event{Type: agents.EventStep, Step: 1},
+		agents.Event{Type: agents.EventDelta, Text: "clear\x1b[2J screen\x07"})
+	raw := m.View()
+	assert.NotContains(t, raw, "\x1b[2J")
+	assert.NotContains(t, raw, "\a")
+	assert.Contains(t, ansi.Strip(raw), "clear[2J screen")
+}
+
+func TestRunErrorAndIdle(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 80, 20)
+	assert.Contains(t, ansi.Strip(m.View()), "No run yet.")
+	st := script(m)
+	m.Update(finishedMsg{st: st, err: errors.New("unknown agent (known: MARS)")})
+	assert.Equal(t, Failed, m.State())
+	assert.Contains(t, ansi.Strip(m.View()), "unknown agent")
+}
+
+func TestFitsAndScrolls(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{76, 19}, {96, 25}, {156, 43}, {246, 65}} {
+		m := newModel(&fakeWS{}, size[0], size[1])
+		st := script(m)
+		for i := range 40 {
+			feed(m, st, agents.Event{Type: agents.EventStep, Step: i + 1},
+				agents.Event{Type: agents.EventDelta, Text: strings.Repeat("word ", 40)},
+				agents.Event{Type: agents.EventToolCall, Tool: "readFile", Args: strings.Repeat("x", 300)})
+		}
+		m.Update(approvalEvent(request))
+		check := func() {
+			lines := strings.Split(ansi.Strip(m.View()), "\n")
+			assert.Len(t, lines, size[1])
+			for i, l := range lines {
+				assert.LessOrEqual(t, lipgloss.Width(l), size[0], "%v line %d: %q", size, i, l)
+			}
+		}
+		check()
+		assert.Contains(t, ansi.Strip(m.View()), "step 40", "follows the newest output")
+		m.Update(press("g"))
+		assert.Contains(t, ansi.Strip(m.View()), " step 1 ─")
+		check()
+		m.Update(finishedMsg{st: st, run: finished})
+		check()
+	}
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,626 @@
+// Package agents is the Agents screen: the roster loaded from .nova/agents
+// (with the files that failed to load and why), the definition of the
+// selected agent, recent runs, and the live view of a run started from here
+// (n asks for the task).
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/engine"
+	eng "github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/runview"
+)
+
+// ID is the router id of the page.
+const ID = "agents"
+
+// recentRuns is how many runs the page lists.
+const recentRuns = 30
+
+type mode uint8
+
+const (
+	modeRoster mode = iota
+	modeInput
+	modeRun
+)
+
+type rosterMsg struct {
+	specs []eng.Spec
+	errs  []error
+	err   error
+}
+
+type runsMsg struct {
+	runs []eng.Run
+	err  error
+}
+
+type refreshMsg struct{ seq int }
+
+// Model is the Agents page.
+type Model struct {
+	c      *common.Common
+	width  int
+	height int
+	now    func() time.Time
+
+	specs    []eng.Spec
+	loadErrs []error
+	loaded   bool
+	err      error
+	runs     []eng.Run
+	runsErr  error
+
+	sel   int
+	mode  mode
+	input textinput.Model
+	rv    *runview.Model
+	seq   int
+}
+
+// New builds the page.
+func New(c *common.Common) *Model {
+	in := textinput.New()
+	in.Placeholder = "describe the task, e.g. add a health check endpoint"
+	in.Prompt = "› "
+	in.CharLimit = 4000
+	in.SetStyles(c.Styles.TextInput)
+	return &Model{c: c, now: time.Now, input: in, rv: runview.New(c)}
+}
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Agents" }
+
+// Capturing implements common.Page: typing a task, or answering an
+// approval, owns the keyboard.
+func (m *Model) Capturing() bool {
+	return m.mode == modeInput || (m.mode == modeRun && m.rv.WaitingApproval())
+}
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.loadRoster(), m.loadRuns()) }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.rv.SetSize(max(0, w-4), max(0, h-2))
+	m.input.SetWidth(max(10, m.dialogWidth()-10))
+}
+
+// guard runs an engine call off the UI goroutine, turning a panic (a
+// workspace without the capability) into an error message.
+func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = wrap(fmt.Errorf("engine call failed: %v", r))
+			}
+		}()
+		return f()
+	}
+}
+
+func (m *Model) loadRoster() tea.Cmd {
+	ws := m.c.WS
+	return guard(func() tea.Msg {
+		r, errs := ws.Agents()
+		if r == nil {
+			return rosterMsg{errs: errs}
+		}
+		return rosterMsg{specs: r.List(), errs: errs}
+	}, func(err error) tea.Msg { return rosterMsg{err: err} })
+}
+
+func (m *Model) loadRuns() tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	return guard(func() tea.Msg {
+		runs, err := ws.Runs().List(ctx, eng.RunFilter{Limit: recentRuns})
+		return runsMsg{runs: runs, err: err}
+	}, func(err error) tea.Msg { return runsMsg{err: err} })
+}
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case rosterMsg:
+		m.loaded = true
+		m.err = msg.err
+		if msg.err == nil {
+			keep := m.selectedID()
+			m.specs, m.loadErrs = msg.specs, msg.errs
+			m.sel = 0
+			for i, s := range m.specs {
+				if s.ID == keep {
+					m.sel = i
+				}
+			}
+		}
+		return m, nil
+	case runsMsg:
+		m.runsErr = msg.err
+		if msg.err == nil {
+			m.runs = msg.runs
+		}
+		return m, nil
+	case refreshMsg:
+		if msg.seq == m.seq {
+			return m, m.loadRuns()
+		}
+		return m, nil
+	case common.EventMsg:
+		_, cmd := m.rv.Update(msg)
+		ev := msg.Event
+		if ev.Topic == engine.TopicAgent && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed ||
+			(ev.Type == engine.EventLog && ev.Status == string(eng.EventStart))) {
+			m.seq++
+			return m, tea.Batch(cmd, common.Debounce(200*time.Millisecond, refreshMsg{seq: m.seq}))
+		}
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	// Run events, highlight results and the like belong to the run view
+	// (and the input's cursor blink to the input).
+	_, cmd := m.rv.Update(msg)
+	if m.mode == modeInput {
+		var icmd tea.Cmd
+		m.input, icmd = m.input.Update(msg)
+		cmd = tea.Batch(cmd, icmd)
+	}
+	return m, cmd
+}
+
+func (m *Model) selectedID() string {
+	if m.sel >= 0 && m.sel < len(m.specs) {
+		return m.specs[m.sel].ID
+	}
+	return ""
+}
+
+func (m *Model) selected() (eng.Spec, bool) {
+	if m.sel >= 0 && m.sel < len(m.specs) {
+		return m.specs[m.sel], true
+	}
+	return eng.Spec{}, false
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch m.mode {
+	case modeInput:
+		switch {
+		case key.Matches(msg, km.Back):
+			m.mode = modeRoster
+			m.input.Blur()
+			return nil
+		case msg.String() == "enter":
+			task := strings.TrimSpace(m.input.Value())
+			spec, ok := m.selected()
+			if task == "" || !ok {
+				return nil
+			}
+			m.input.Blur()
+			m.mode = modeRun
+			cmd := m.rv.Start(spec, task)
+			m.seq++
+			return tea.Batch(cmd, common.Debounce(300*time.Millisecond, refreshMsg{seq: m.seq}))
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
+	case modeRun:
+		if key.Matches(msg, km.Back) && !m.rv.WaitingApproval() {
+			m.mode = modeRoster
+			return nil
+		}
+		_, cmd := m.rv.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, km.Refresh):
+		return tea.Batch(m.loadRoster(), m.loadRuns())
+	case key.Matches(msg, km.New):
+		if _, ok := m.selected(); !ok {
+			return nil
+		}
+		if m.rv.Running() {
+			return common.Toast("a run is in progress: open it with enter, cancel it with X")
+		}
+		m.mode = modeInput
+		m.input.SetValue("")
+		m.input.SetStyles(m.c.Styles.TextInput)
+		return m.input.Focus()
+	case key.Matches(msg, km.Enter):
+		if m.rv.State() != runview.Idle {
+			m.mode = modeRun
+		}
+		return nil
+	case key.Matches(msg, km.Down):
+		m.sel = min(m.sel+1, len(m.specs)-1)
+	case key.Matches(msg, km.Up):
+		m.sel = max(m.sel-1, 0)
+	case key.Matches(msg, km.PageDown):
+		m.sel = min(m.sel+5, len(m.specs)-1)
+	case key.Matches(msg, km.PageUp):
+		m.sel = max(m.sel-5, 0)
+	case key.Matches(msg, km.Top):
+		m.sel = 0
+	case key.Matches(msg, km.Bottom):
+		m.sel = len(m.specs) - 1
+	}
+	m.sel = max(0, m.sel)
+	return nil
+}
+
+func (m *Model) dialogWidth() int { return min(80, max(44, m.width-8)) }
+
+// View implements common.Component.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	s := m.c.Styles
+	var body string
+	switch {
+	case m.mode == modeRun:
+		body = s.PanelFocused.Width(m.width).Height(m.height).Render(m.rv.View())
+	case !m.loaded:
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Muted.Render("Loading agents…"))
+	case m.err != nil:
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Error.Render("Could not load the agents") + "\n" +
+			s.Text.Width(m.width-4).Render(m.err.Error()) + "\n\n" + s.Subtle.Render("ctrl+r retries."))
+	case len(m.specs) == 0 && len(m.loadErrs) == 0:
+		body = s.Panel.Width(m.width).Height(m.height).Render(m.c.Empty("No agents.",
+			"Agent definitions live in .nova/agents/<ID>.yaml; `nova init` writes the shipped roster."))
+	default:
+		lw := max(30, min(52, m.width*2/5))
+		left := m.rosterView(lw, m.height)
+		rw := m.width - lw
+		runsH := 0
+		if m.height >= 20 {
+			runsH = max(6, m.height/3)
+		}
+		right := m.detailView(rw, m.height-runsH)
+		if runsH > 0 {
+			right = lipgloss.JoinVertical(lipgloss.Left, right, m.runsView(rw, runsH))
+		}
+		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	}
+	body = common.FitHeight(body, m.height)
+	if m.mode == modeInput {
+		body = common.Overlay(body, m.inputView(), m.width, m.height)
+	}
+	return body
+}
+
+// rosterView lists the agents, then the files that failed to load.
+func (m *Model) rosterView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	head := s.PanelTitleActive.Render("Agents") + " " + s.Muted.Render(fmt.Sprintf("%d", len(m.specs)))
+	if n := invalidFiles(m.loadErrs); n > 0 {
+		head += " " + s.BadgeErr.Render(fmt.Sprintf("%d invalid", n))
+	}
+	var errLines []string
+	if len(m.loadErrs) > 0 {
+		errLines = append(errLines, "", s.Error.Bold(true).Render("Invalid agent files"))
+		budget := max(2, (h-2)/3)
+		for _, e := range m.loadErrs {
+			for _, l := range strings.Split(s.Error.Width(inner-2).Render(errText(e)), "\n") {
+				errLines = append(errLines, "  "+l)
+			}
+		}
+		if len(errLines) > budget+2 {
+			more := len(errLines) - budget - 1
+			errLines = append(errLines[:budget+1], s.Subtle.Render(common.Truncate(fmt.Sprintf("  … %d more lines (`nova agents validate`)", more), inner)))
+		}
+	}
+	rows := max(1, h-3-len(errLines))
+	start := max(0, min(m.sel-rows+1, len(m.specs)-rows))
+	var lines []string
+	for i := start; i < len(m.specs) && i < start+rows; i++ {
+		sp := m.specs[i].WithDefaults()
+		emoji := sp.Display.Emoji
+		if emoji == "" {
+			emoji = "·"
+		}
+		emoji = padCells(emoji, 2)
+		right := string(sp.Tier)
+		if sp.Domain != "" {
+			right = sp.Domain + " · " + right
+		}
+		name := sp.ID
+		room := inner - 3 - lipgloss.Width(name) - 1
+		right = common.Truncate(right, max(0, room))
+		gap := strings.Repeat(" ", max(1, inner-3-lipgloss.Width(name)-lipgloss.Width(right)))
+		if i == m.sel {
+			lines = append(lines, emoji+" "+s.Selected.Width(inner-3).Render(name+gap+right))
+		} else {
+			lines = append(lines, emoji+" "+s.Bold.Render(name)+gap+s.Muted.Render(right))
+		}
+	}
+	if len(m.specs) == 0 {
+		lines = append(lines, s.Muted.Render("No agent loaded."))
+	}
+	content := head + "\n" + strings.Join(lines, "\n")
+	if len(errLines) > 0 {
+		content = common.FitHeight(content, h-2-len(errLines)) + "\n" + strings.Join(errLines, "\n")
+	}
+	return s.PanelFocused.Width(w).Height(h).Render(content)
+}
+
+// padCells pads an emoji to n cells so names line up.
+func padCells(s string, n int) string {
+	if w := lipgloss.Width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+// invalidFiles counts the files behind load errors (a file may have several).
+func invalidFiles(errs []error) int {
+	files := map[string]bool{}
+	for _, e := range errs {
+		var se *eng.SpecError
+		if errors.As(e, &se) && se.File != "" {
+			files[se.File] = true
+		} else {
+			files[e.Error()] = true
+		}
+	}
+	return len(files)
+}
+
+// reflow joins the hard-wrapped lines of a paragraph so that it wraps at
+// the panel's width; blank lines and list items start new paragraphs.
+func reflow(text string, w int, st lipgloss.Style) []string {
+	var paras []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			paras = append(paras, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+			flush()
+			paras = append(paras, "")
+			continue
+		case strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || (len(t) > 2 && t[0] >= '0' && t[0] <= '9' && t[1] == '.'):
+			flush()
+		}
+		cur = append(cur, t)
+	}
+	flush()
+	var out []string
+	for _, p := range paras {
+		if p == "" {
+			out = append(out, "")
+			continue
+		}
+		if strings.HasPrefix(p, "- ") || strings.HasPrefix(p, "* ") {
+			lines := strings.Split(st.Width(max(1, w-2)).Render(p[2:]), "\n")
+			for i, l := range lines {
+				if i == 0 {
+					out = append(out, p[:2]+l)
+				} else {
+					out = append(out, "  "+l)
+				}
+			}
+			continue
+		}
+		out = append(out, strings.Split(st.Width(w).Render(p), "\n")...)
+	}
+	return out
+}
+
+func errText(err error) string {
+	var se *eng.SpecError
+	if errors.As(err, &se) {
+		file := se.File
+		if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+			file = file[i+1:]
+		}
+		c := *se
+		c.File = file
+		return c.Error()
+	}
+	return err.Error()
+}
+
+// detailView is the definition of the selected agent.
+func (m *Model) detailView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	sp, ok := m.selected()
+	if !ok {
+		return s.Panel.Width(w).Height(h).Render(s.Muted.Render("No agent selected."))
+	}
+	d := sp.WithDefaults()
+	var b []string
+	title := d.ID
+	if d.Display.Emoji != "" {
+		title = d.Display.Emoji + " " + title
+	}
+	if d.Display.Name != "" && d.Display.Name != d.ID {
+		title += " — " + d.Display.Name
+	}
+	b = append(b, s.Title.Render(common.Truncate(title, inner)))
+	if d.Display.Description != "" {
+		b = append(b, strings.Split(s.Text.Width(inner).Render(d.Display.Description), "\n")...)
+	}
+	tier := string(d.Tier)
+	if d.MaxTier != d.Tier {
+		tier += " → " + string(d.MaxTier)
+	}
+	facts := []string{kv(m, "domain", orDash(d.Domain)), kv(m, "tier", tier)}
+	if d.Version != "" {
+		facts = append(facts, kv(m, "version", d.Version))
+	}
+	b = append(b, "", strings.Join(facts, "   "))
+	b = append(b, kv(m, "limits", fmt.Sprintf("%d steps · %d tool calls · %s", d.Limits.MaxSteps, d.Limits.MaxToolCalls, d.Limits.TimeoutDuration())))
+	tools := "none (answers only)"
+	if len(d.Tools) > 0 {
+		tools = strings.Join(d.Tools, ", ")
+	}
+	b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "tools", tools)), "\n")...)
+	if d.ReadOnly() {
+		b = append(b, s.Subtle.Render("read-only: stages no files and runs no commands"))
+	}
+	b = append(b, "", s.Subtitle.Render("Role"))
+	b = append(b, reflow(d.Role, inner, s.Text)...)
+	if len(d.Examples) > 0 {
+		b = append(b, "", s.Subtitle.Render(fmt.Sprintf("Examples (%d)", len(d.Examples))))
+		for _, ex := range d.Examples {
+			b = append(b, s.Muted.Render("in  ")+s.Text.Render(common.Truncate(oneLine(ex.Input), inner-4)))
+			b = append(b, s.Muted.Render("out ")+s.Text.Render(common.Truncate(oneLine(ex.Output), inner-4)))
+		}
+	}
+	room := h - 3
+	if len(b) > room {
+		b = append(b[:max(0, room-1)], s.Subtle.Render(common.Truncate("… the full definition: "+orDash(sourceName(d.Source)), inner)))
+	}
+	b = append(b[:min(len(b), room)], "")
+	footer := s.Key.Render("n") + " " + s.KeyDesc.Render("new run")
+	if m.rv.State() != runview.Idle {
+		footer += s.Subtle.Render("  ·  ") + s.Key.Render("enter") + " " + s.KeyDesc.Render("open run ("+m.rv.State().String()+")")
+	}
+	content := common.FitHeight(strings.Join(b, "\n"), h-3) + "\n" + footer
+	return s.Panel.Width(w).Height(h).Render(content)
+}
+
+func sourceName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return ".nova/agents/" + p[i+1:]
+	}
+	return p
+}
+
+func kv(m *Model, k, v string) string {
+	return m.c.Styles.Muted.Render(k+" ") + m.c.Styles.Text.Render(v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// runsView lists recent runs: agent, outcome, verdict, tokens, age, task.
+func (m *Model) runsView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	head := s.PanelTitle.Render("Recent runs")
+	var lines []string
+	switch {
+	case m.runsErr != nil:
+		lines = append(lines, s.Error.Render(common.Truncate("could not list runs: "+m.runsErr.Error(), inner)))
+	case len(m.runs) == 0:
+		lines = append(lines, s.Muted.Render("No runs yet."), s.Subtle.Render(common.Truncate("Select an agent and press n to give it a task.", inner)))
+	}
+	for i, r := range m.runs {
+		if i >= h-3 {
+			break
+		}
+		st := string(r.Status)
+		badge := s.Band(st).Render(st)
+		verdict := ""
+		if v := string(r.Verdict.Status); v != "" {
+			verdict = " " + s.Muted.Render("verdict ") + s.Band(v).Render(v)
+		}
+		tok := r.Outcome.Meta.PromptTokens + r.Outcome.Meta.EvalTokens
+		meta := s.Muted.Render(fmt.Sprintf(" %s tok · %s", formatTokens(tok), age(m.now(), r.StartedAt)))
+		left := s.Subtle.Render(fmt.Sprintf("#%-3d ", r.ID)) + s.Bold.Render(fmt.Sprintf("%-8s ", r.Agent)) + badge + verdict + meta
+		task := "  " + oneLine(r.Task)
+		room := inner - lipgloss.Width(left)
+		if room > 6 {
+			left += s.Text.Render(common.Truncate(task, room))
+		}
+		lines = append(lines, lipgloss.NewStyle().MaxWidth(inner).Render(left))
+	}
+	return s.Panel.Width(w).Height(h).Render(head + "\n" + strings.Join(lines, "\n"))
+}
+
+func formatTokens(n int) string {
+	if n >= 10_000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func (m *Model) inputView() string {
+	s := m.c.Styles
+	sp, _ := m.selected()
+	name := sp.ID
+	if sp.Display.Emoji != "" {
+		name = sp.Display.Emoji + " " + name
+	}
+	w := m.dialogWidth()
+	var b strings.Builder
+	b.WriteString(s.DialogTitle.Render("New run — "+name) + "\n\n")
+	b.WriteString(s.Text.Render("What should it do?") + "\n")
+	b.WriteString(m.input.View() + "\n\n")
+	b.WriteString(s.Subtle.Render(common.Truncate("File writes are staged as a changeset; commands ask for approval.", w-6)) + "\n")
+	b.WriteString(s.Key.Render("enter") + " " + s.KeyDesc.Render("start") + s.Subtle.Render("  ·  ") + s.Key.Render("esc") + " " + s.KeyDesc.Render("cancel"))
+	return s.Dialog.Width(w).Render(b.String())
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	switch m.mode {
+	case modeInput:
+		return []key.Binding{withHelp(km.Enter, "start"), withHelp(km.Back, "cancel")}
+	case modeRun:
+		return append(m.rv.ShortHelp(), withHelp(km.Back, "roster"))
+	}
+	return []key.Binding{km.Down, km.Up, withHelp(km.New, "new run"), withHelp(km.Enter, "open run")}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	groups := [][]key.Binding{
+		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
+		{withHelp(km.New, "new run"), withHelp(km.Enter, "open run"), withHelp(km.Back, "back to roster"), km.Refresh},
+	}
+	return append(groups, m.rv.FullHelp()...)
+}
+
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

@@ -1,0 +1,323 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	nova "github.com/nova-dev/nova"
+	"github.com/nova-dev/nova/engine"
+	eng "github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/runview"
+	"github.com/nova-dev/nova/tui/keymap"
+)
+
+var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// newWS is a real workspace with the shipped roster, one broken agent file
+// and (when srv is set) Ollama pointed at the fake server.
+func newWS(t *testing.T, srv *ollamatest.Server) *engine.Local {
+	t.Helper()
+	root := t.TempDir()
+	_, err := workspace.Init(root, nova.Defaults)
+	require.NoError(t, err)
+	broken := "schema: kb.specialist/1\nid: BROKEN\nrole: breaks things\ntools: [readFile, teleport]\nlimits:\n  timeout: soon\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "agents", "BROKEN.yaml"), []byte(broken), 0o644))
+	host := "http://127.0.0.1:1"
+	if srv != nil {
+		host = srv.URL()
+	}
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(k string) string {
+		if k == "OLLAMA_HOST" {
+			return host
+		}
+		return ""
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+func seedRuns(t *testing.T, ws *engine.Local) {
+	t.Helper()
+	ctx := context.Background()
+	for _, r := range []eng.Run{
+		{Agent: "MARS", Task: "Add a /health endpoint", Status: eng.RunDone, StartedAt: epoch.Add(-3 * time.Hour),
+			Outcome: eng.SpecialistOutcome{OK: true, Meta: eng.RunMeta{PromptTokens: 5120, EvalTokens: 610}},
+			Verdict: eng.Verdict{Status: eng.VerdictPassed}, ChangesetID: 1},
+		{Agent: "VENUS", Task: "Polish the settings form", Status: eng.RunFailed, StartedAt: epoch.Add(-20 * time.Minute),
+			Outcome: eng.SpecialistOutcome{Failure: &eng.Failure{Kind: eng.FailTimeout, Message: "timed out"}, Meta: eng.RunMeta{PromptTokens: 14200, EvalTokens: 300}}},
+	} {
+		_, err := ws.Runs().Create(ctx, r)
+		require.NoError(t, err)
+	}
+}
+
+// loop is a small Bubble Tea runtime: commands run in goroutines, their
+// messages come back to the page in order, and engine events are pumped
+// like the root model does.
+type loop struct {
+	t      *testing.T
+	m      *Model
+	msgs   chan tea.Msg
+	navs   []common.NavigateMsg
+	events <-chan engine.Event
+}
+
+func newLoop(t *testing.T, ws engine.Workspace, w, h int) *loop {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
+	m := New(c)
+	m.now = func() time.Time { return epoch }
+	m.SetSize(w, h)
+	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256), events: ws.Subscribe(ctx)}
+	l.exec(common.WaitEvent(l.events))
+	l.exec(m.Init())
+	l.until(func() bool { return m.loaded && (m.runs != nil || m.runsErr != nil) })
+	return l
+}
+
+func (l *loop) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() { l.msgs <- cmd() }()
+}
+
+func (l *loop) dispatch(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.exec(c)
+		}
+	case common.NavigateMsg:
+		l.navs = append(l.navs, msg)
+	case common.EventMsg:
+		_, cmd := l.m.Update(msg)
+		l.exec(cmd)
+		l.exec(common.WaitEvent(l.events))
+	default:
+		_, cmd := l.m.Update(msg)
+		l.exec(cmd)
+	}
+}
+
+// until processes messages until cond holds.
+func (l *loop) until(cond func() bool) {
+	l.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-l.msgs:
+			l.dispatch(msg)
+		case <-deadline:
+			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
+		}
+	}
+}
+
+// settle processes what arrives within d.
+func (l *loop) settle(d time.Duration) {
+	end := time.After(d)
+	for {
+		select {
+		case msg := <-l.msgs:
+			l.dispatch(msg)
+		case <-end:
+			return
+		}
+	}
+}
+
+func (l *loop) press(keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		case "space":
+			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+		default:
+			r := []rune(k)
+			msg = tea.KeyPressMsg{Code: r[0], Text: k}
+		}
+		l.dispatch(msg)
+	}
+}
+
+func (l *loop) typeText(s string) {
+	for _, r := range s {
+		if r == ' ' {
+			l.press("space")
+			continue
+		}
+		l.press(string(r))
+	}
+}
+
+func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
+
+func (l *loop) pinned() string {
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
+	_, err := w.WriteString(l.m.View())
+	require.NoError(l.t, err)
+	return buf.String()
+}
+
+func selectAgent(l *loop, id string) {
+	for i, s := range l.m.specs {
+		if s.ID == id {
+			l.m.sel = i
+			return
+		}
+	}
+	l.t.Fatalf("no agent %s", id)
+}
+
+func TestGoldenPages(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{160, 45}, {100, 27}, {80, 21}} {
+		t.Run(fmt.Sprintf("agents_%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			ws := newWS(t, nil)
+			seedRuns(t, ws)
+			l := newLoop(t, ws, size[0], size[1])
+			selectAgent(l, "MARS")
+			golden.RequireEqual(t, l.pinned())
+		})
+	}
+	t.Run("new_run_100x27", func(t *testing.T) {
+		t.Parallel()
+		l := newLoop(t, newWS(t, nil), 100, 27)
+		selectAgent(l, "MARS")
+		l.press("n")
+		l.typeText("add a health check")
+		assert.True(t, l.m.Capturing(), "typing the task owns the keyboard")
+		golden.RequireEqual(t, l.pinned())
+	})
+}
+
+func TestRosterDetailsAndInvalidFiles(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, nil)
+	seedRuns(t, ws)
+	l := newLoop(t, ws, 160, 45)
+	selectAgent(l, "MARS")
+	out := l.plain()
+	for _, want := range []string{
+		"Agents 23", "1 invalid", "Invalid agent files", "BROKEN.yaml", "teleport", "limits.timeout",
+		"MARS — Mars", "domain backend", "tier medium → large", "16 steps · 40 tool calls · 10m0s",
+		"readFile, listFiles, searchFiles, writeFile, editFile, runCommand", "Role", "You are MARS",
+		"Recent runs", "VENUS", "failed", "14.5k tok · 20m ago", "5730 tok · 3h ago", "passed",
+	} {
+		assert.Contains(t, out, want)
+	}
+	l.press("j")
+	assert.NotEqual(t, "MARS", l.m.selectedID(), "j moves the selection")
+}
+
+func TestBrokenWorkspaceShowsError(t *testing.T) {
+	t.Parallel()
+	type bare struct{ engine.Workspace }
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: bare{}}
+	m := New(c)
+	m.SetSize(100, 24)
+	for _, cmd := range []tea.Cmd{m.loadRoster(), m.loadRuns()} {
+		m.Update(cmd())
+	}
+	out := ansi.Strip(m.View())
+	assert.Contains(t, out, "Could not load the agents")
+	assert.Contains(t, out, "engine call failed")
+}
+
+func TestRunFromTheRoster(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"))
+	srv.Enqueue(
+		ollamatest.Text("Let me look around.").WithToolCalls(ollamatest.Call("listFiles", map[string]any{})),
+		ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "health.go", "content": "package main\n\n// health reports liveness.\nfunc health() string { return \"ok\" }\n"})),
+		ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": "go vet ./..."})),
+		ollamatest.Text("Added health.go with a health function."),
+	)
+	ws := newWS(t, srv)
+	l := newLoop(t, ws, 120, 36)
+	selectAgent(l, "MARS")
+	l.press("n")
+	l.press("enter") // an empty task does nothing
+	assert.Equal(t, modeInput, l.m.mode)
+	l.typeText("add a health check")
+	l.press("enter")
+	require.Equal(t, modeRun, l.m.mode)
+
+	l.until(func() bool { return l.m.rv.WaitingApproval() })
+	out := l.plain()
+	assert.Contains(t, out, "Approve this command?")
+	assert.Contains(t, out, "go vet ./...")
+	assert.Contains(t, out, "→ writeFile")
+	assert.True(t, l.m.Capturing(), "the approval owns the keyboard")
+	l.press("n") // deny: nothing runs
+
+	l.until(func() bool { return l.m.rv.Result() != nil })
+	out = l.plain()
+	assert.Contains(t, out, "✓ Done")
+	assert.Contains(t, out, "command denied")
+	assert.Contains(t, out, "Added health.go")
+	res := l.m.rv.Result()
+	require.NotZero(t, res.ChangesetID)
+	assert.Contains(t, out, fmt.Sprintf("changeset #%d · 1 file staged", res.ChangesetID))
+
+	l.press("enter")
+	l.until(func() bool { return len(l.navs) > 0 })
+	assert.Equal(t, common.NavigateMsg{Page: runview.ChangesPage, Arg: res.ChangesetID}, l.navs[0])
+
+	// esc goes back to the roster; the run is listed; enter reopens it.
+	l.press("esc")
+	assert.Equal(t, modeRoster, l.m.mode)
+	l.until(func() bool { return len(l.m.runs) > 0 })
+	assert.Equal(t, "add a health check", l.m.runs[0].Task)
+	assert.Contains(t, l.plain(), "add a he")
+	l.press("enter")
+	assert.Equal(t, modeRun, l.m.mode)
+}
+
+func TestFitsEverySize(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, nil)
+	seedRuns(t, ws)
+	for _, size := range [][2]int{{80, 21}, {100, 27}, {120, 37}, {160, 45}, {200, 57}, {250, 67}} {
+		l := newLoop(t, ws, size[0], size[1])
+		for _, keys := range [][]string{nil, {"j", "j", "j"}, {"G"}, {"n"}} {
+			l.press(keys...)
+			lines := strings.Split(l.plain(), "\n")
+			assert.Len(t, lines, size[1], "%v %v", size, keys)
+			for i, ln := range lines {
+				assert.LessOrEqual(t, lipgloss.Width(ln), size[0], "%v %v line %d: %q", size, keys, i, ln)
+			}
+		}
+	}
+}

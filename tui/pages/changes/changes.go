@@ -1,0 +1,714 @@
+// Package changes is the Changes screen: the changesets agents staged, the
+// files of the selected one, and the diff of the selected file. Pending
+// changesets are applied to the working tree or discarded from here, after
+// a confirmation.
+package changes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/engine"
+	chg "github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/diffview"
+)
+
+// ID is the router id of the page.
+const ID = "changes"
+
+// historyLimit bounds the applied/discarded changesets listed under the
+// pending ones.
+const historyLimit = 30
+
+// splitFrom is the page width from which the diff is split (old | new).
+const splitFrom = diffview.SplitMinWidth
+
+type focus uint8
+
+const (
+	focusSets focus = iota
+	focusFiles
+	focusDiff
+)
+
+// fileStat is the line counts of one staged file.
+type fileStat struct{ adds, dels int }
+
+// loadedMsg carries the changesets (newest first, pending first).
+type loadedMsg struct {
+	sets  []chg.Changeset
+	stats map[uint64][]fileStat
+	err   error
+}
+
+type refreshMsg struct{ seq int }
+
+// actionMsg is the result of an apply or a discard.
+type actionMsg struct {
+	apply  bool
+	id     uint64
+	report chg.ApplyReport
+	err    error
+}
+
+type dialogKind uint8
+
+const (
+	dialogApply dialogKind = iota + 1
+	dialogDiscard
+	dialogConflict
+)
+
+type dialog struct {
+	kind      dialogKind
+	set       chg.Changeset
+	conflicts []chg.Conflict
+}
+
+// Model is the Changes page.
+type Model struct {
+	c      *common.Common
+	width  int
+	height int
+	now    func() time.Time
+
+	sets    []chg.Changeset
+	stats   map[uint64][]fileStat
+	loaded  bool
+	loadErr error
+	pending int
+
+	sel     int
+	fileSel int
+	focus   focus
+	want    uint64 // changeset to select once loaded (NavigateMsg)
+
+	dv       *diffview.Model
+	userMode bool // the user toggled split/unified: stop following the width
+	shownKey string
+
+	dialog *dialog
+	busy   string
+	seq    int
+}
+
+// New builds the page.
+func New(c *common.Common) *Model {
+	return &Model{c: c, now: time.Now, dv: diffview.New(c)}
+}
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Changes" }
+
+// Capturing implements common.Page: an open dialog owns the keyboard.
+func (m *Model) Capturing() bool { return m.dialog != nil }
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return m.load() }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.layoutDiff()
+}
+
+// sidebarWidth is the width of the changeset and file lists.
+func (m *Model) sidebarWidth() int {
+	return max(28, min(44, m.width*3/10))
+}
+
+func (m *Model) layoutDiff() {
+	dw := m.width - m.sidebarWidth()
+	m.dv.SetSize(max(0, dw-4), max(0, m.height-2))
+	if !m.userMode {
+		if m.width >= splitFrom {
+			m.dv.SetMode(diffview.Split)
+		} else {
+			m.dv.SetMode(diffview.Unified)
+		}
+	}
+}
+
+// guard runs an engine call and turns a panic into an error, so that a
+// workspace without this capability (or a bug behind the facade) shows a
+// message instead of taking the TUI down.
+func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = wrap(fmt.Errorf("engine call failed: %v", r))
+			}
+		}()
+		out, err := f()
+		if err != nil {
+			return wrap(err)
+		}
+		return out
+	}
+}
+
+// load reads the changesets off the UI goroutine and counts their lines.
+func (m *Model) load() tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	return guard(func() (tea.Msg, error) {
+		all, err := ws.Changes().List(ctx, chg.Filter{})
+		if err != nil {
+			return nil, err
+		}
+		var pending, rest []chg.Changeset
+		for _, cs := range all {
+			if cs.Status == chg.StatusPending {
+				pending = append(pending, cs)
+			} else if len(rest) < historyLimit {
+				rest = append(rest, cs)
+			}
+		}
+		sets := append(pending, rest...)
+		stats := make(map[uint64][]fileStat, len(sets))
+		for _, cs := range sets {
+			st := make([]fileStat, len(cs.Files))
+			for i, f := range cs.Files {
+				st[i].adds, st[i].dels = diffview.CountLines(f.Original, f.Proposed)
+			}
+			stats[cs.ID] = st
+		}
+		return loadedMsg{sets: sets, stats: stats}, nil
+	}, func(err error) tea.Msg { return loadedMsg{err: err} })
+}
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		return m, m.loaded2(msg)
+	case refreshMsg:
+		if msg.seq == m.seq {
+			return m, m.load()
+		}
+		return m, nil
+	case actionMsg:
+		return m, m.actionDone(msg)
+	case common.NavigateMsg:
+		if msg.Page != ID {
+			return m, nil
+		}
+		if id, ok := asID(msg.Arg); ok {
+			m.want = id
+			m.focus = focusFiles
+			return m, m.load()
+		}
+		return m, nil
+	case common.EventMsg:
+		ev := msg.Event
+		if (ev.Type == engine.EventChanged && (ev.Topic == engine.TopicChanges || ev.Topic == engine.TopicAgent)) ||
+			(ev.Topic == engine.TopicAgent && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed)) {
+			m.seq++
+			return m, common.Debounce(150*time.Millisecond, refreshMsg{seq: m.seq})
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	_, cmd := m.dv.Update(msg)
+	return m, cmd
+}
+
+func asID(v any) (uint64, bool) {
+	switch id := v.(type) {
+	case uint64:
+		return id, id > 0
+	case int:
+		return uint64(id), id > 0
+	}
+	return 0, false
+}
+
+// loaded2 installs a fresh list, keeping the selection by id and path.
+func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
+	m.loaded = true
+	if msg.err != nil {
+		m.loadErr = msg.err
+		return nil
+	}
+	var keepID uint64
+	var keepPath string
+	if cs, ok := m.current(); ok {
+		keepID = cs.ID
+		if f, ok := m.currentFile(); ok {
+			keepPath = f.Path
+		}
+	}
+	if m.want != 0 {
+		keepID, keepPath = m.want, ""
+	}
+	m.loadErr = nil
+	m.sets, m.stats = msg.sets, msg.stats
+	m.pending = 0
+	for _, cs := range m.sets {
+		if cs.Status == chg.StatusPending {
+			m.pending++
+		}
+	}
+	m.sel, m.fileSel = 0, 0
+	for i, cs := range m.sets {
+		if cs.ID == keepID {
+			m.sel = i
+			m.want = 0
+			for j, f := range cs.Files {
+				if f.Path == keepPath {
+					m.fileSel = j
+				}
+			}
+		}
+	}
+	if m.want != 0 {
+		// The changeset is not listed (too old); stop looking for it.
+		m.want = 0
+	}
+	return m.showFile()
+}
+
+func (m *Model) current() (chg.Changeset, bool) {
+	if m.sel < 0 || m.sel >= len(m.sets) {
+		return chg.Changeset{}, false
+	}
+	return m.sets[m.sel], true
+}
+
+func (m *Model) currentFile() (chg.File, bool) {
+	cs, ok := m.current()
+	if !ok || m.fileSel < 0 || m.fileSel >= len(cs.Files) {
+		return chg.File{}, false
+	}
+	return cs.Files[m.fileSel], true
+}
+
+// showFile puts the selected file into the diff view.
+func (m *Model) showFile() tea.Cmd {
+	f, ok := m.currentFile()
+	if !ok {
+		m.dv.SetNotice("", "No file selected", "Pick a changeset, then a file.")
+		return nil
+	}
+	cs, _ := m.current()
+	k := fmt.Sprintf("%d/%s/%s/%s", cs.ID, f.Path, f.BaseHash, f.ProposedHash)
+	if f.OriginalBinary {
+		m.dv.SetNotice(f.Path, "Binary file — not shown", fmt.Sprintf("The original is binary; the proposal is %d bytes.", len(f.Proposed)))
+		m.shownKey = k
+		return nil
+	}
+	m.shownKey = k
+	return m.dv.SetContent(f.Path, f.Original, f.Proposed)
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.dialog != nil {
+		return m.dialogKey(msg)
+	}
+	switch {
+	case key.Matches(msg, km.Refresh):
+		return m.load()
+	case key.Matches(msg, km.Tab):
+		m.focus = (m.focus + 1) % 3
+		return nil
+	case key.Matches(msg, km.ShiftTab):
+		m.focus = (m.focus + 2) % 3
+		return nil
+	case key.Matches(msg, km.SplitToggle):
+		m.dv.ToggleMode()
+		m.userMode = true
+		return nil
+	case key.Matches(msg, km.Apply):
+		return m.ask(dialogApply)
+	case key.Matches(msg, km.Discard):
+		return m.ask(dialogDiscard)
+	case key.Matches(msg, km.Back):
+		if m.focus > focusSets {
+			m.focus--
+		}
+		return nil
+	case key.Matches(msg, km.Enter):
+		if m.focus < focusDiff {
+			m.focus++
+		}
+		return nil
+	}
+	switch m.focus {
+	case focusDiff:
+		_, cmd := m.dv.Update(msg)
+		return cmd
+	case focusSets:
+		if n := m.move(msg, m.sel, len(m.sets)); n != m.sel {
+			m.sel, m.fileSel = n, 0
+			return m.showFile()
+		}
+	case focusFiles:
+		cs, _ := m.current()
+		if n := m.move(msg, m.fileSel, len(cs.Files)); n != m.fileSel {
+			m.fileSel = n
+			return m.showFile()
+		}
+	}
+	return nil
+}
+
+// move applies a list-navigation key to index i of n items.
+func (m *Model) move(msg tea.KeyPressMsg, i, n int) int {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.Down):
+		i++
+	case key.Matches(msg, km.Up):
+		i--
+	case key.Matches(msg, km.PageDown):
+		i += 5
+	case key.Matches(msg, km.PageUp):
+		i -= 5
+	case key.Matches(msg, km.Top):
+		i = 0
+	case key.Matches(msg, km.Bottom):
+		i = n - 1
+	}
+	return max(0, min(i, n-1))
+}
+
+// ask opens the confirmation of an apply or a discard.
+func (m *Model) ask(kind dialogKind) tea.Cmd {
+	cs, ok := m.current()
+	if !ok || m.busy != "" {
+		return nil
+	}
+	if cs.Status != chg.StatusPending {
+		return common.Toast(fmt.Sprintf("changeset #%d is already %s", cs.ID, cs.Status))
+	}
+	m.dialog = &dialog{kind: kind, set: cs}
+	return nil
+}
+
+func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	d := m.dialog
+	switch {
+	case key.Matches(msg, km.Cancel):
+		m.dialog = nil
+		return nil
+	case key.Matches(msg, km.Confirm):
+		m.dialog = nil
+		switch d.kind {
+		case dialogApply:
+			return m.apply(d.set.ID, false)
+		case dialogConflict:
+			return m.apply(d.set.ID, true)
+		case dialogDiscard:
+			return m.discard(d.set.ID)
+		}
+	}
+	return nil
+}
+
+func (m *Model) apply(id uint64, force bool) tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	m.busy = fmt.Sprintf("applying #%d…", id)
+	return guard(func() (tea.Msg, error) {
+		rep, err := ws.Changes().Apply(ctx, id, chg.ApplyOptions{Force: force})
+		return actionMsg{apply: true, id: id, report: rep, err: err}, nil
+	}, func(err error) tea.Msg { return actionMsg{apply: true, id: id, err: err} })
+}
+
+func (m *Model) discard(id uint64) tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	m.busy = fmt.Sprintf("discarding #%d…", id)
+	return guard(func() (tea.Msg, error) {
+		_, err := ws.Changes().Discard(ctx, id)
+		return actionMsg{id: id, err: err}, nil
+	}, func(err error) tea.Msg { return actionMsg{id: id, err: err} })
+}
+
+func (m *Model) actionDone(msg actionMsg) tea.Cmd {
+	m.busy = ""
+	var conflict *chg.ConflictError
+	switch {
+	case errors.As(msg.err, &conflict):
+		set := chg.Changeset{ID: msg.id}
+		if cs, ok := m.current(); ok && cs.ID == msg.id {
+			set = cs
+		}
+		m.dialog = &dialog{kind: dialogConflict, set: set, conflicts: conflict.Conflicts}
+		return nil
+	case errors.Is(msg.err, context.Canceled):
+		return m.load()
+	case msg.err != nil:
+		return tea.Batch(common.Failure(msg.err), m.load())
+	case msg.apply:
+		text := fmt.Sprintf("applied changeset #%d: %d file(s) written", msg.id, len(msg.report.Applied))
+		if n := len(msg.report.Overwritten); n > 0 {
+			text += fmt.Sprintf(", %d overwritten", n)
+		}
+		return tea.Batch(common.Toast(text), m.load())
+	}
+	return tea.Batch(common.Toast(fmt.Sprintf("discarded changeset #%d", msg.id)), m.load())
+}
+
+// View implements common.Component.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	s := m.c.Styles
+	var body string
+	switch {
+	case !m.loaded:
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Muted.Render("Loading changesets…"))
+	case m.loadErr != nil:
+		body = s.Panel.Width(m.width).Height(m.height).Render(
+			s.Error.Render("Could not read the changesets") + "\n" +
+				s.Text.Render(common.Truncate(m.loadErr.Error(), m.width-4)) + "\n\n" +
+				s.Subtle.Render("ctrl+r retries."))
+	case len(m.sets) == 0:
+		hint := s.Subtle.Width(m.width - 4).Render("Agents stage every file they write here; nothing touches your files until you apply it. " +
+			"Start a run from Agents (n), or with `nova agent run AGENT \"TASK\"`.")
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Muted.Render("No changesets yet.") + "\n" + hint)
+	default:
+		sw := m.sidebarWidth()
+		setsH := max(6, m.height*2/5)
+		left := lipgloss.JoinVertical(lipgloss.Left,
+			m.setsView(sw, setsH),
+			m.filesView(sw, m.height-setsH))
+		panel := s.Panel
+		if m.focus == focusDiff {
+			panel = s.PanelFocused
+		}
+		m.dv.SetFocused(m.focus == focusDiff)
+		right := panel.Width(m.width - sw).Height(m.height).Render(m.dv.View())
+		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	}
+	body = common.FitHeight(body, m.height)
+	if m.dialog != nil {
+		body = common.Overlay(body, m.dialogView(), m.width, m.height)
+	}
+	return body
+}
+
+func (m *Model) setsView(w, h int) string {
+	s := m.c.Styles
+	panel, title := s.Panel, s.PanelTitle
+	if m.focus == focusSets {
+		panel, title = s.PanelFocused, s.PanelTitleActive
+	}
+	inner := w - 4
+	head := title.Render("Changesets") + " " + s.Muted.Render(fmt.Sprintf("%d pending", m.pending))
+	rows := max(1, (h-3)/2)
+	start := max(0, min(m.sel-rows+1, len(m.sets)-rows))
+	var lines []string
+	for i := start; i < len(m.sets) && i < start+rows; i++ {
+		cs := m.sets[i]
+		agent := cs.Agent
+		if agent == "" {
+			agent = "manual"
+		}
+		l1 := fmt.Sprintf("#%d %s", cs.ID, agent)
+		badge := statusBadge(s, cs.Status)
+		l1 = common.Truncate(l1, inner-lipgloss.Width(badge)-1)
+		l1 += strings.Repeat(" ", max(1, inner-lipgloss.Width(l1)-lipgloss.Width(badge))) + badge
+		meta := fmt.Sprintf("%d file%s · %s", len(cs.Files), plural(len(cs.Files)), age(m.now(), cs.CreatedAt))
+		if cs.RunID != 0 {
+			meta += fmt.Sprintf(" · run %d", cs.RunID)
+		}
+		l2 := "  " + common.Truncate(meta, inner-2)
+		if i == m.sel {
+			st := s.Selected
+			if m.focus != focusSets {
+				st = s.Bold
+			}
+			lines = append(lines, st.Width(inner).Render(l1), s.Muted.Render(l2))
+		} else {
+			lines = append(lines, s.Text.Render(l1), s.Subtle.Render(l2))
+		}
+	}
+	return panel.Width(w).Height(h).Render(head + "\n" + strings.Join(lines, "\n"))
+}
+
+func (m *Model) filesView(w, h int) string {
+	s := m.c.Styles
+	panel, title := s.Panel, s.PanelTitle
+	if m.focus == focusFiles {
+		panel, title = s.PanelFocused, s.PanelTitleActive
+	}
+	inner := w - 4
+	cs, _ := m.current()
+	head := title.Render("Files") + " " + s.Muted.Render(fmt.Sprintf("#%d", cs.ID))
+	var lines []string
+	if m.busy != "" {
+		lines = append(lines, s.Warning.Render(common.Truncate(m.busy, inner)))
+	} else if cs.Task != "" {
+		lines = append(lines, s.Subtle.Render(common.Truncate(cs.Task, inner)))
+	}
+	rows := max(1, h-3-len(lines))
+	start := max(0, min(m.fileSel-rows+1, len(cs.Files)-rows))
+	st := m.stats[cs.ID]
+	for i := start; i < len(cs.Files) && i < start+rows; i++ {
+		f := cs.Files[i]
+		op := opBadge(s, f)
+		counts := ""
+		if i < len(st) {
+			counts = s.Success.Render(fmt.Sprintf("+%d", st[i].adds)) + " " + s.Error.Render(fmt.Sprintf("−%d", st[i].dels))
+		}
+		room := inner - 2 - lipgloss.Width(counts) - 1
+		path := truncLeft(f.Path, room)
+		gap := strings.Repeat(" ", max(1, inner-2-lipgloss.Width(path)-lipgloss.Width(counts)))
+		if i == m.fileSel {
+			ps := s.Selected
+			if m.focus != focusFiles {
+				ps = s.Bold
+			}
+			lines = append(lines, op+" "+ps.Render(path)+gap+counts)
+		} else {
+			lines = append(lines, op+" "+s.Text.Render(path)+gap+counts)
+		}
+	}
+	if len(cs.Files) == 0 {
+		lines = append(lines, s.Muted.Render("No files."))
+	}
+	return panel.Width(w).Height(h).Render(head + "\n" + strings.Join(lines, "\n"))
+}
+
+func (m *Model) dialogView() string {
+	s := m.c.Styles
+	km := m.c.KeyMap
+	d := m.dialog
+	w := min(72, max(40, m.width-8))
+	inner := w - 6
+	var b strings.Builder
+	files := fmt.Sprintf("%d file%s", len(d.set.Files), plural(len(d.set.Files)))
+	switch d.kind {
+	case dialogApply:
+		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Apply changeset #%d?", d.set.ID)) + "\n\n")
+		b.WriteString(s.Text.Render(common.Truncate("Writes "+files+" to the working tree:", inner)) + "\n")
+		b.WriteString(m.pathList(d.set, inner))
+	case dialogDiscard:
+		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Discard changeset #%d?", d.set.ID)) + "\n\n")
+		b.WriteString(s.Text.Render(common.Truncate("Drops the "+files+" it staged. Nothing on disk changes;", inner)) + "\n")
+		b.WriteString(s.Text.Render(common.Truncate("the changeset cannot be applied afterwards.", inner)) + "\n")
+	case dialogConflict:
+		b.WriteString(s.Error.Bold(true).Render(fmt.Sprintf("Conflict — changeset #%d was not applied", d.set.ID)) + "\n\n")
+		b.WriteString(s.Text.Render(common.Truncate("These files changed on disk since they were staged:", inner)) + "\n")
+		for i, c := range d.conflicts {
+			if i == 8 {
+				b.WriteString(s.Subtle.Render(fmt.Sprintf("  … and %d more", len(d.conflicts)-i)) + "\n")
+				break
+			}
+			b.WriteString(s.Error.Render("  ✗ ") + s.Text.Render(truncLeft(c.Path, inner-22)) + " " + s.Muted.Render(c.Reason) + "\n")
+		}
+		b.WriteString("\n" + s.Warning.Render(common.Truncate("Applying anyway overwrites those changes.", inner)) + "\n")
+	}
+	confirm := "apply"
+	switch d.kind {
+	case dialogDiscard:
+		confirm = "discard"
+	case dialogConflict:
+		confirm = "overwrite anyway"
+	}
+	b.WriteString("\n" + s.Key.Render(km.Confirm.Help().Key) + " " + s.KeyDesc.Render(confirm) + s.Subtle.Render("  ·  ") +
+		s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("cancel"))
+	return s.Dialog.Width(w).Render(b.String())
+}
+
+func (m *Model) pathList(cs chg.Changeset, inner int) string {
+	var b strings.Builder
+	s := m.c.Styles
+	for i, f := range cs.Files {
+		if i == 6 {
+			b.WriteString(s.Subtle.Render(fmt.Sprintf("  … and %d more", len(cs.Files)-i)) + "\n")
+			break
+		}
+		b.WriteString("  " + opBadge(s, f) + " " + s.Text.Render(truncLeft(f.Path, inner-4)) + "\n")
+	}
+	return b.String()
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	if m.dialog != nil {
+		return []key.Binding{km.Confirm, km.Cancel}
+	}
+	return []key.Binding{withHelp(km.Tab, "next pane"), km.Apply, km.Discard, km.SplitToggle}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	return [][]key.Binding{
+		{km.Up, km.Down, withHelp(km.Tab, "next pane"), withHelp(km.ShiftTab, "previous pane"), withHelp(km.Enter, "open"), km.Back},
+		{km.Apply, km.Discard, km.SplitToggle, km.Refresh},
+		{km.PageDown, km.PageUp, km.Top, km.Bottom, km.Left, km.Right},
+	}
+}
+
+func statusBadge(s *themes.Styles, st chg.Status) string {
+	return s.Band(string(st)).Render(string(st))
+}
+
+func opBadge(s *themes.Styles, f chg.File) string {
+	switch f.Op {
+	case chg.OpCreate:
+		return s.Success.Bold(true).Render("A")
+	case chg.OpDelete:
+		return s.Error.Bold(true).Render("D")
+	}
+	return s.Warning.Bold(true).Render("M")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// age is a compact "how long ago".
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// truncLeft keeps the end of a path.
+func truncLeft(p string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if lipgloss.Width(p) <= w {
+		return p
+	}
+	r := []rune(p)
+	for len(r) > 0 && lipgloss.Width(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
+}
+
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}

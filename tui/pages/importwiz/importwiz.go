@@ -1,0 +1,726 @@
+// Package importwiz is the pattern-library import wizard (router id "import"):
+//
+//  1. Source: pick a folder (the workspace's shipped library .nova/patterns by default, or a
+//     recent one);
+//  2. Scan and preview: a progress bar while the files are parsed, then a table of what each
+//     file becomes (sort with o, filter with /, space includes or excludes a file, enter
+//     shows the file rendered next to the node it will create);
+//  3. Options: split sections, base confidence, dedup threshold, user, dry run;
+//  4. Import: one transaction with a progress bar; esc cancels and nothing is written;
+//  5. Summary: the counts, the files that failed and why, open the vault, undo the batch.
+//
+// esc goes back one step and ? shows the keys of the current step. Every engine call and
+// every file read runs in a tea.Cmd (cmds.go, dirpicker.go); results carry a generation so
+// the page drops those of abandoned work.
+package importwiz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/table"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/confirm"
+)
+
+// ID is the router id of the page.
+const ID = "import"
+
+// confirmUndo is the id of the undo question (ResultMsg is seen by every page).
+const confirmUndo = "import.undo"
+
+type step int
+
+const (
+	stepSource step = iota
+	stepScan
+	stepPreview
+	stepOptions
+	stepImport
+	stepSummary
+)
+
+// Sort orders of the preview table, cycled with o.
+var sortNames = []string{"path", "title", "category", "type", "priority", "reusability", "action"}
+
+// Model is the import wizard.
+type Model struct {
+	c      *common.Common
+	width  int
+	height int
+	im     *importer.Importer
+	step   step
+
+	// Source.
+	picker      dirPicker
+	recents     []string
+	recentFocus bool
+	recentIdx   int
+	source      string
+
+	// Work in flight.
+	gen    int
+	cancel context.CancelFunc
+	bar    progress.Model
+	prog   importer.Progress
+
+	// Preview.
+	plan       *importer.Plan
+	preview    importer.Result
+	previewSeq int
+	excluded   map[string]bool
+	rows       []importer.NodeReport
+	tbl        table.Model
+	sortBy     int
+	filter     textinput.Model
+	filtering  bool
+
+	// File preview (enter in the table).
+	detail    *importer.NodeReport
+	rendered  map[renderKey]string
+	renderErr error
+	vp        viewport.Model
+
+	// Options and result.
+	form    optionsForm
+	formErr error
+	result  *importer.Result
+	undone  *importer.UndoResult
+	summary viewport.Model
+	confirm *confirm.Model
+
+	// note is a one-line message under the step bar (a cancellation, an error).
+	note    string
+	noteErr bool
+}
+
+// New builds the page.
+func New(c *common.Common) *Model {
+	m := &Model{c: c, excluded: map[string]bool{}, rendered: map[renderKey]string{}, confirm: confirm.New(c)}
+	m.im = importerOf(c.WS)
+	def := importer.Options{User: "bistrolens-import", BaseConfidence: 0.85, DedupThreshold: importer.DefaultDedupThreshold}
+	if m.im != nil {
+		def = m.im.Defaults()
+	}
+	m.form = newOptionsForm(c, def)
+	m.bar = progress.New(progress.WithColors(c.Styles.T.Primary, c.Styles.T.Accent), progress.WithFillCharacters('█', '░'))
+	m.filter = textinput.New()
+	m.filter.Prompt = "/ "
+	m.filter.Placeholder = "filter by title, category, type, action or path"
+	m.filter.SetStyles(c.Styles.TextInput)
+	km := table.DefaultKeyMap()
+	km.PageDown.SetKeys("pgdown", "f")
+	km.HalfPageUp.SetKeys("ctrl+u")
+	km.HalfPageDown.SetKeys("ctrl+d")
+	m.tbl = table.New(table.WithKeyMap(km), table.WithFocused(true))
+	m.tbl.SetStyles(table.Styles{
+		Header:   c.Styles.PanelTitle.Padding(0, 1),
+		Cell:     c.Styles.Text.Padding(0, 1),
+		Selected: c.Styles.Selected,
+	})
+	m.vp = viewport.New()
+	m.summary = viewport.New()
+	return m
+}
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Import" }
+
+// Capturing implements common.Page: the filter and the options' text fields take letters.
+func (m *Model) Capturing() bool {
+	return m.filtering || (m.step == stepOptions && m.form.textFocused()) || m.confirm.Active()
+}
+
+// defaultSource is the workspace's shipped library, .nova/patterns.
+func (m *Model) defaultSource() string {
+	return filepath.Join(m.c.WS.Info().Root, workspace.DirName, "patterns")
+}
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.picker.list(m.defaultSource())}
+	if m.im != nil {
+		cmds = append(cmds, recentCmd(m.c.Ctx, m.im))
+	}
+	return tea.Batch(cmds...)
+}
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.layout()
+}
+
+// bodyHeight is the room under the step bar (and the note line).
+func (m *Model) bodyHeight() int { return max(1, m.height-2) }
+
+func (m *Model) layout() {
+	w := max(20, m.width)
+	m.bar.SetWidth(max(10, min(80, w-8)))
+	m.filter.SetWidth(max(10, w-8))
+	m.form.setWidth(inputWidth)
+	m.confirm.SetSize(m.width, m.height)
+	m.picker.setRoom(m.pickerRoom())
+	m.layoutTable()
+	m.layoutDetail()
+	m.layoutSummary()
+}
+
+func (m *Model) ctx() context.Context {
+	if m.c.Ctx == nil {
+		return context.Background()
+	}
+	return m.c.Ctx
+}
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case dirListedMsg:
+		m.picker.update(msg)
+		m.picker.setRoom(m.pickerRoom())
+	case recentMsg:
+		if msg.err == nil {
+			m.recents = msg.dirs
+			m.recentIdx = min(m.recentIdx, max(0, len(m.recents)-1))
+			m.picker.setRoom(m.pickerRoom())
+		}
+	case progressMsg:
+		if msg.gen == m.gen {
+			m.prog = msg.p
+		}
+		return m, msg.next // keep draining, even for abandoned work
+	case scanDoneMsg:
+		return m, m.scanDone(msg)
+	case previewMsg:
+		if msg.seq == m.previewSeq && msg.err == nil {
+			m.preview = msg.res
+			m.refreshRows()
+		}
+	case importDoneMsg:
+		return m, m.importDone(msg)
+	case undoDoneMsg:
+		if msg.err != nil {
+			m.setNote("undo failed: "+msg.err.Error(), true)
+			return m, nil
+		}
+		u := msg.res
+		m.undone = &u
+		m.layoutSummary()
+		return m, common.Toast(fmt.Sprintf("import batch %d undone", u.Batch))
+	case confirm.ResultMsg:
+		if msg.ID == confirmUndo && msg.Confirmed && m.result != nil && m.im != nil {
+			return m, undoCmd(m.ctx(), m.im, m.result.Batch)
+		}
+	case renderedMsg:
+		if msg.err != nil {
+			m.renderErr = msg.err
+		} else {
+			m.rendered[msg.key] = msg.out
+		}
+		return m, m.layoutDetail()
+	case tea.WindowSizeMsg:
+		// Sized already (SetSize); a file preview may need a rendering at the new width.
+		return m, m.layoutDetail()
+	case common.NavigateMsg:
+		if msg.Page == ID && m.step == stepSource && m.im != nil {
+			return m, recentCmd(m.ctx(), m.im)
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) setNote(s string, isErr bool) { m.note, m.noteErr = s, isErr }
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.confirm.Active() {
+		_, cmd := m.confirm.Update(msg)
+		return cmd
+	}
+	switch m.step {
+	case stepSource:
+		return m.keySource(msg)
+	case stepScan, stepImport:
+		if key.Matches(msg, m.c.KeyMap.Back) {
+			return m.cancelWork()
+		}
+	case stepPreview:
+		if m.detail != nil {
+			return m.keyDetail(msg)
+		}
+		return m.keyPreview(msg)
+	case stepOptions:
+		return m.keyOptions(msg)
+	case stepSummary:
+		return m.keySummary(msg)
+	}
+	return nil
+}
+
+// ---- step 1: source ----
+
+func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.im == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, km.Tab, km.ShiftTab):
+		if len(m.recents) > 0 {
+			m.recentFocus = !m.recentFocus
+		}
+	case key.Matches(msg, km.Up):
+		if m.recentFocus {
+			m.recentIdx = max(0, m.recentIdx-1)
+		} else {
+			m.picker.move(-1)
+		}
+	case key.Matches(msg, km.Down):
+		if m.recentFocus {
+			m.recentIdx = min(len(m.recents)-1, m.recentIdx+1)
+		} else {
+			m.picker.move(1)
+		}
+	case key.Matches(msg, km.PageUp):
+		m.picker.move(-m.pickerRoom())
+	case key.Matches(msg, km.PageDown):
+		m.picker.move(m.pickerRoom())
+	case key.Matches(msg, km.Top):
+		m.picker.top()
+	case key.Matches(msg, km.Bottom):
+		m.picker.bottom()
+	case key.Matches(msg, km.OpenDir):
+		if m.recentFocus {
+			m.recentFocus = false
+			return m.picker.list(m.recents[m.recentIdx])
+		}
+		return m.picker.open()
+	case key.Matches(msg, km.ParentDir):
+		if !m.recentFocus {
+			return m.picker.parent()
+		}
+	case key.Matches(msg, km.Enter):
+		dir := m.picker.selected()
+		if m.recentFocus && m.recentIdx < len(m.recents) {
+			dir = m.recents[m.recentIdx]
+		}
+		return m.startScan(dir)
+	}
+	return nil
+}
+
+// pickerRoom is the number of folder rows the source step shows.
+func (m *Model) pickerRoom() int {
+	h := m.bodyHeight() - 2 - 2 // panel border, path and info lines
+	if !m.sourceWide() && len(m.recents) > 0 {
+		h -= min(len(m.recents), 4) + 3
+	}
+	return max(1, h)
+}
+
+func (m *Model) sourceWide() bool { return m.width >= 110 }
+
+// ---- step 2: scan and preview ----
+
+func (m *Model) options() importer.Options {
+	o, err := m.form.options()
+	if err != nil && m.im != nil {
+		o = m.im.Defaults()
+		o.Split, o.DryRun = m.form.split, m.form.dryRun
+	}
+	o.Exclude = m.excludedList()
+	return o
+}
+
+func (m *Model) excludedList() []string {
+	out := make([]string, 0, len(m.excluded))
+	for p, ex := range m.excluded {
+		if ex {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (m *Model) startScan(dir string) tea.Cmd {
+	m.stopWork()
+	m.gen++
+	ctx, cancel := context.WithCancel(m.ctx())
+	m.cancel = cancel
+	m.source, m.step, m.prog = dir, stepScan, importer.Progress{Phase: importer.PhaseScan}
+	m.plan, m.detail, m.result, m.undone = nil, nil, nil, nil
+	m.excluded = map[string]bool{}
+	m.setNote("", false)
+	o := m.options()
+	o.Exclude = nil
+	return scanCmd(ctx, m.im, m.gen, dir, o)
+}
+
+func (m *Model) stopWork() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+}
+
+// cancelWork abandons the scan or the import in flight (esc). A cancelled import rolls
+// back: nothing is written.
+func (m *Model) cancelWork() tea.Cmd {
+	m.stopWork()
+	m.gen++
+	switch m.step {
+	case stepScan:
+		m.step = stepSource
+		m.setNote("Scan cancelled.", false)
+	case stepImport:
+		m.step = stepOptions
+		m.setNote("Import cancelled — nothing was written.", false)
+	}
+	return nil
+}
+
+func (m *Model) scanDone(msg scanDoneMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.cancel = nil
+	if msg.err != nil {
+		m.step = stepSource
+		if !errors.Is(msg.err, context.Canceled) {
+			m.setNote("Cannot import "+m.display(m.source)+": "+msg.err.Error(), true)
+		}
+		return nil
+	}
+	m.plan, m.preview = msg.plan, msg.res
+	m.step = stepPreview
+	m.sortBy = 0
+	m.filter.SetValue("")
+	m.refreshRows()
+	m.tbl.GotoTop()
+	return nil
+}
+
+// repreview runs Preview again with the current options and exclusions.
+func (m *Model) repreview() tea.Cmd {
+	if m.plan == nil || m.im == nil {
+		return nil
+	}
+	o, err := m.form.options()
+	m.formErr = err
+	if err != nil {
+		return nil
+	}
+	o.DryRun = true
+	o.Exclude = m.excludedList()
+	m.previewSeq++
+	return previewCmd(m.ctx(), m.im, m.previewSeq, m.plan, o)
+}
+
+func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.filtering {
+		switch msg.String() {
+		case "enter":
+			m.filtering = false
+			m.filter.Blur()
+			return nil
+		case "esc":
+			m.filtering = false
+			m.filter.Blur()
+			m.filter.SetValue("")
+			m.refreshRows()
+			return nil
+		}
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		m.refreshRows()
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, km.Back):
+		if m.filter.Value() != "" {
+			m.filter.SetValue("")
+			m.refreshRows()
+			return nil
+		}
+		m.step = stepSource
+		m.plan = nil
+		return nil
+	case key.Matches(msg, km.Filter):
+		m.filtering = true
+		return m.filter.Focus()
+	case key.Matches(msg, km.Sort):
+		m.sortBy = (m.sortBy + 1) % len(sortNames)
+		m.refreshRows()
+		return nil
+	case key.Matches(msg, km.Select):
+		r, ok := m.current()
+		if !ok || !toggleable(r) {
+			return nil
+		}
+		m.excluded[r.SourceFile] = !m.excluded[r.SourceFile]
+		return m.repreview()
+	case key.Matches(msg, km.Enter):
+		r, ok := m.current()
+		if !ok {
+			return nil
+		}
+		m.detail = &r
+		m.renderErr = nil
+		m.vp.GotoTop()
+		return m.layoutDetail()
+	case key.Matches(msg, km.NextStep):
+		m.step = stepOptions
+		m.formErr = nil
+		return tea.Batch(m.form.setFocus(fieldSplit), m.repreview())
+	}
+	var cmd tea.Cmd
+	m.tbl, cmd = m.tbl.Update(msg)
+	return cmd
+}
+
+// toggleable says whether a file can be included or excluded (meta files and failures are
+// never imported).
+func toggleable(r importer.NodeReport) bool {
+	return r.Action != importer.ActionError && !(r.Action == importer.ActionSkipped && strings.HasPrefix(r.Reason, "meta file"))
+}
+
+func (m *Model) current() (importer.NodeReport, bool) {
+	i := m.tbl.Cursor()
+	if i < 0 || i >= len(m.rows) {
+		return importer.NodeReport{}, false
+	}
+	return m.rows[i], true
+}
+
+func (m *Model) keyDetail(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.Back, km.Enter):
+		m.detail = nil
+		return nil
+	case key.Matches(msg, km.Up):
+		m.vp.ScrollUp(1)
+	case key.Matches(msg, km.Down):
+		m.vp.ScrollDown(1)
+	case key.Matches(msg, km.PageUp):
+		m.vp.PageUp()
+	case key.Matches(msg, km.PageDown, km.Select):
+		m.vp.PageDown()
+	case key.Matches(msg, km.Top):
+		m.vp.GotoTop()
+	case key.Matches(msg, km.Bottom):
+		m.vp.GotoBottom()
+	}
+	return nil
+}
+
+// ---- step 3: options ----
+
+func (m *Model) keyOptions(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.Back):
+		m.step = stepPreview
+		m.form.setFocus(fieldSplit)
+		return m.repreview()
+	case msg.String() == "up" || msg.String() == "shift+tab":
+		return m.form.setFocus(m.form.focus - 1)
+	case msg.String() == "down" || msg.String() == "tab":
+		return m.form.setFocus(m.form.focus + 1)
+	case key.Matches(msg, km.Enter):
+		return m.startImport()
+	}
+	if !m.form.textFocused() {
+		switch {
+		case key.Matches(msg, km.Up):
+			return m.form.setFocus(m.form.focus - 1)
+		case key.Matches(msg, km.Down):
+			return m.form.setFocus(m.form.focus + 1)
+		case key.Matches(msg, km.Select):
+			if m.form.toggle() {
+				return m.repreview()
+			}
+		}
+		return nil
+	}
+	cmd, changed := m.form.updateInput(msg)
+	if changed {
+		return tea.Batch(cmd, m.repreview())
+	}
+	return cmd
+}
+
+// ---- step 4: import ----
+
+func (m *Model) startImport() tea.Cmd {
+	o, err := m.form.options()
+	if err != nil {
+		m.formErr = err
+		return nil
+	}
+	if m.plan == nil || m.im == nil {
+		return nil
+	}
+	o.Exclude = m.excludedList()
+	m.stopWork()
+	m.gen++
+	ctx, cancel := context.WithCancel(m.ctx())
+	m.cancel = cancel
+	m.step, m.prog = stepImport, importer.Progress{Phase: importer.PhaseWrite}
+	m.setNote("", false)
+	m.form.setFocus(fieldSplit)
+	return importCmd(ctx, m.im, m.gen, m.plan, m.source, o)
+}
+
+func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.cancel = nil
+	if msg.err != nil {
+		m.step = stepOptions
+		if errors.Is(msg.err, context.Canceled) {
+			m.setNote("Import cancelled — nothing was written.", false)
+		} else {
+			m.setNote("Import failed, nothing was written: "+msg.err.Error(), true)
+		}
+		return nil
+	}
+	res := msg.res
+	m.result, m.undone = &res, nil
+	m.step = stepSummary
+	m.layoutSummary()
+	cmds := []tea.Cmd{recentCmd(m.ctx(), m.im)}
+	switch {
+	case res.DryRun:
+		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %d files would be imported", res.Loaded)))
+	case res.Batch != 0:
+		cmds = append(cmds, common.Toast(fmt.Sprintf("imported %d files (batch %d)", res.Loaded, res.Batch)))
+	}
+	return tea.Batch(cmds...)
+}
+
+// ---- step 5: summary ----
+
+func (m *Model) canUndo() bool {
+	return m.result != nil && m.result.Batch != 0 && m.undone == nil && m.im != nil && !m.im.ReadOnly()
+}
+
+func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.OpenVault):
+		var arg any
+		if m.result != nil && m.undone == nil {
+			for _, n := range m.result.Nodes {
+				if n.ID != 0 && n.ParentSource == "" && (n.Action == importer.ActionNew || n.Action == importer.ActionUpdated) {
+					arg = n.ID
+					break
+				}
+			}
+		}
+		return func() tea.Msg { return common.NavigateMsg{Page: "vault", Arg: arg} }
+	case key.Matches(msg, km.UndoImport):
+		if !m.canUndo() {
+			return nil
+		}
+		m.confirm.Open(confirm.Options{
+			ID:    confirmUndo,
+			Title: fmt.Sprintf("Undo import batch %d?", m.result.Batch),
+			Body: fmt.Sprintf("This removes the %d nodes and %d edges the batch added and restores the %d nodes it updated.",
+				m.result.NodesAdded, m.result.EdgesAdded, m.result.NodesUpdated+m.result.NodesRemoved),
+			Yes: "Undo", No: "Keep", Danger: true,
+		})
+		return nil
+	case key.Matches(msg, km.Back, km.Enter, km.New):
+		m.step = stepSource
+		m.result, m.undone, m.plan = nil, nil, nil
+		return m.picker.list(m.picker.path)
+	case key.Matches(msg, km.Up):
+		m.summary.ScrollUp(1)
+	case key.Matches(msg, km.Down):
+		m.summary.ScrollDown(1)
+	case key.Matches(msg, km.PageUp):
+		m.summary.PageUp()
+	case key.Matches(msg, km.PageDown):
+		m.summary.PageDown()
+	}
+	return nil
+}
+
+// ---- help ----
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
+	switch m.step {
+	case stepSource:
+		return []key.Binding{h(km.Enter, "enter", "scan folder"), km.OpenDir, km.ParentDir, h(km.Tab, "tab", "recent")}
+	case stepScan, stepImport:
+		return []key.Binding{h(km.Back, "esc", "cancel")}
+	case stepPreview:
+		if m.detail != nil {
+			return []key.Binding{km.Up, km.Down, h(km.Back, "esc", "back to table")}
+		}
+		if m.filtering {
+			return []key.Binding{h(km.Enter, "enter", "keep filter"), h(km.Back, "esc", "clear filter")}
+		}
+		return []key.Binding{h(km.Select, "space", "include/exclude"), h(km.Enter, "enter", "preview file"), km.Sort, km.Filter, h(km.NextStep, "tab", "options"), h(km.Back, "esc", "back")}
+	case stepOptions:
+		return []key.Binding{h(km.Enter, "enter", "import"), h(km.Select, "space", "toggle"), h(km.Down, "↑/↓", "field"), h(km.Back, "esc", "back")}
+	case stepSummary:
+		return []key.Binding{km.OpenVault, km.UndoImport, h(km.Enter, "enter", "new import")}
+	}
+	return nil
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
+	switch m.step {
+	case stepSource:
+		return [][]key.Binding{
+			{h(km.Enter, "enter", "scan the highlighted folder"), km.OpenDir, km.ParentDir},
+			{km.Up, km.Down, km.Top, km.Bottom, h(km.Tab, "tab", "folders / recent sources")},
+		}
+	case stepScan, stepImport:
+		return [][]key.Binding{{h(km.Back, "esc", "cancel (nothing is written)")}}
+	case stepPreview:
+		if m.detail != nil {
+			return [][]key.Binding{{km.Up, km.Down, km.PageUp, km.PageDown, h(km.Back, "esc/enter", "back to the table")}}
+		}
+		return [][]key.Binding{
+			{h(km.Select, "space", "include / exclude file"), h(km.Enter, "enter", "preview file and node"), h(km.Sort, "o", "sort: "+strings.Join(sortNames, ", ")), h(km.Filter, "/", "filter")},
+			{km.Up, km.Down, km.Top, km.Bottom, h(km.NextStep, "tab", "next: options"), h(km.Back, "esc", "back: source")},
+		}
+	case stepOptions:
+		return [][]key.Binding{
+			{h(km.Down, "↑/↓ tab", "move between fields"), h(km.Select, "space", "toggle switch"), h(km.Enter, "enter", "start the import")},
+			{h(km.Back, "esc", "back: preview")},
+		}
+	case stepSummary:
+		return [][]key.Binding{
+			{km.OpenVault, h(km.UndoImport, "u", "undo this batch (asks first)"), h(km.Enter, "enter/esc", "new import")},
+			{km.Up, km.Down, km.PageUp, km.PageDown},
+		}
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package vault_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/require"
+
+	nova "github.com/nova-dev/nova"
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/llm"
+	engvault "github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/vault/vaulttest"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/tui"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/pages/home"
+	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
+)
+
+// fixedNow is the clock of the test vaults, so timestamps in goldens are
+// stable.
+var fixedNow = time.Date(2025, 3, 14, 9, 26, 0, 0, time.UTC)
+
+// testWS is a real engine over a t.TempDir() workspace whose vault runs on
+// a fixed clock and whose Ollama is reported offline without a probe.
+type testWS struct {
+	*engine.Local
+	v *engvault.Vault
+}
+
+func (w *testWS) Vault() *engvault.Vault { return w.v }
+
+func (w *testWS) Ollama(context.Context) engine.OllamaStatus {
+	return engine.OllamaStatus{Probe: llm.Probe{Host: "http://127.0.0.1:11434", Error: "connection refused"}}
+}
+
+func newWS(t testing.TB) *testWS {
+	t.Helper()
+	root := t.TempDir()
+	_, err := workspace.Init(root, nova.Defaults)
+	require.NoError(t, err)
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	w := &testWS{Local: l}
+	w.v = engvault.New(l.DB(), engvault.Options{
+		Now: vaulttest.NewClock(fixedNow).Now,
+		OnChange: func(engvault.Change) {
+			l.Publish(engine.Event{Type: engine.EventChanged, Topic: "vault", Time: fixedNow})
+		},
+	})
+	t.Cleanup(func() {
+		_ = w.v.Close()
+		_ = l.Close()
+	})
+	return w
+}
+
+type fixtureNode struct {
+	typ     engvault.NodeType
+	title   string
+	content string
+	body    string
+	tags    []string
+	conf    float64
+	helpful int
+	source  string
+	user    string
+	global  bool
+}
+
+var fixtureNodes = []fixtureNode{
+	{engvault.Pattern, "Wrap errors with context", "Wrap every returned error with `fmt.Errorf(\"…: %w\", err)` so the chain names each layer it crossed.",
+		"## Why\n\nA bare `err` loses where it failed.\n\n- name the operation\n- keep `%w` so `errors.Is` still works\n\n```go\nreturn fmt.Errorf(\"open config: %w\", err)\n```",
+		[]string{"errors", "go"}, 0.86, 7, "patterns/errors/wrap.md", "", false},
+	{engvault.Strategy, "Return early on failure", "Handle the error first and return; keep the happy path unindented.", "", []string{"errors", "style"}, 0.74, 3, "patterns/style/early-return.md", "", false},
+	{engvault.Mistake, "Panicking on bad input", "A parser panicked on a truncated YAML file and took the whole TUI down.", "", []string{"errors", "parsing"}, 0.62, 0, "build:7/task:t3", "", false},
+	{engvault.Preference, "Prefer errors.Join for many failures", "When several checks fail, report them all with errors.Join instead of the first one.", "", []string{"errors"}, 0.7, 1, "manual", "", false},
+	{engvault.Decision, "Store everything in one bbolt file", "All workspace state lives in .nova/nova.db; no side files.", "", []string{"storage"}, 0.9, 12, "manual", "", false},
+	{engvault.Pattern, "Table-driven tests", "Write tests as a table of cases run in a loop with t.Run.", "", []string{"testing", "go"}, 0.81, 5, "patterns/testing/tables.md", "", false},
+	{engvault.Mistake, "Asserting on exact float output", "A test compared a float64 score with == and failed on another CPU.", "", []string{"testing"}, 0.55, 0, "build:9/task:t1", "", false},
+	{engvault.Strategy, "Debounce search as you type", "Wait ~150 ms after the last keystroke before querying; drop stale results by sequence number.", "", []string{"tui", "performance"}, 0.68, 2, "manual", "", false},
+	{engvault.Preference, "Ignore errors from Close", "Errors from Close on read-only files can be ignored.", "", []string{"errors"}, 0.4, 0, "manual", "", false},
+	{engvault.Decision, "Render markdown off the UI goroutine", "Glamour runs in a command and its output is cached per width.", "", []string{"tui", "performance"}, 0.77, 4, "manual", "team", true},
+	{engvault.Pattern, "Virtualise long lists", "Render only the visible window and page rows from the store.", "", []string{"tui", "performance"}, 0.83, 6, "patterns/tui/virtual-list.md", "", false},
+	{engvault.Preference, "Short commit subjects", "Keep the first line of a commit under 60 characters.", "", []string{"style"}, 0.5, 0, "manual", "", false},
+}
+
+var fixtureEdges = []struct {
+	from, to uint64
+	rel      engvault.Relation
+}{
+	{2, 1, engvault.Supports},
+	{4, 1, engvault.Refines},
+	{9, 1, engvault.Contradicts},
+	{2, 3, engvault.Replaces},
+	{4, 2, engvault.Supports},
+	{8, 11, engvault.DependsOn},
+	{10, 11, engvault.Supports},
+	{11, 8, engvault.Refines},
+	{7, 6, engvault.Contradicts},
+	{10, 8, engvault.Supports},
+}
+
+// fill adds the fixture: ids 1…12 in order, ten edges, two conflicts.
+func fill(t testing.TB, v *engvault.Vault) {
+	t.Helper()
+	ctx := context.Background()
+	for i, f := range fixtureNodes {
+		n, err := v.Add(ctx, engvault.Node{Type: f.typ, Title: f.title, Content: f.content, Body: f.body, Tags: f.tags,
+			Confidence: f.conf, HelpfulCount: f.helpful, Source: f.source, UserID: f.user, IsGlobal: f.global})
+		require.NoError(t, err)
+		require.Equal(t, uint64(i+1), n.ID)
+	}
+	for _, e := range fixtureEdges {
+		_, err := v.Link(ctx, e.from, e.to, e.rel, 0.9)
+		require.NoError(t, err)
+	}
+}
+
+// newApp builds the root model with Home and the vault page, sized, on the
+// vault page, with every start-up command run.
+func newApp(t testing.TB, ws engine.Workspace, w, h int) tea.Model {
+	t.Helper()
+	m, _ := newAppPage(t, ws, w, h)
+	return m
+}
+
+// newAppPage is newApp that also returns the vault page.
+func newAppPage(t testing.TB, ws engine.Workspace, w, h int) (tea.Model, *vaultpage.Model) {
+	t.Helper()
+	var page *vaultpage.Model
+	pages := []tui.PageFactory{
+		{ID: home.ID, New: func(c *common.Common) common.Page { return home.New(c) }},
+		{ID: vaultpage.ID, New: func(c *common.Common) common.Page { page = vaultpage.New(c); return page }},
+	}
+	var m tea.Model = tui.New(t.Context(), ws, tui.Options{Pages: pages})
+	m = drive(m, m.Init())
+	var cmd tea.Cmd
+	m, cmd = m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m = drive(m, cmd)
+	m, cmd = m.Update(tea.KeyPressMsg{Code: '2', Mod: tea.ModAlt})
+	return drive(m, cmd), page
+}
+
+// drive runs cmd and feeds the messages back, breadth first, a round of
+// commands at a time. Commands still running after roundWait (the event
+// wait, long ticks) are abandoned; ticks up to roundWait (the 150 ms
+// debounces) fire for real.
+func drive(m tea.Model, cmd tea.Cmd) tea.Model {
+	const roundWait = 400 * time.Millisecond
+	queue := []tea.Cmd{cmd}
+	for round := 0; len(queue) > 0 && round < 30; round++ {
+		type result struct {
+			i   int
+			msg tea.Msg
+		}
+		ch := make(chan result, len(queue))
+		n := 0
+		for i, c := range queue {
+			if c == nil {
+				continue
+			}
+			n++
+			go func() { ch <- result{i, c()} }()
+		}
+		msgs := make([]tea.Msg, len(queue))
+		deadline := time.After(roundWait)
+	collect:
+		for got := 0; got < n; got++ {
+			select {
+			case r := <-ch:
+				msgs[r.i] = r.msg
+			case <-deadline:
+				break collect
+			}
+		}
+		queue = nil
+		for _, msg := range msgs {
+			switch msg := msg.(type) {
+			case nil:
+			case tea.BatchMsg:
+				queue = append(queue, msg...)
+			case tea.QuitMsg:
+			default:
+				var next tea.Cmd
+				m, next = m.Update(msg)
+				queue = append(queue, next)
+			}
+		}
+	}
+	return m
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// press sends keys one by one, running what each returns.
+func press(m tea.Model, keys ...string) tea.Model {
+	for _, k := range keys {
+		var cmd tea.Cmd
+		m, cmd = m.Update(keyMsg(k))
+		m = drive(m, cmd)
+	}
+	return m
+}
+
+// typeText sends each rune as a key press without running the commands in
+// between (as a fast typist would), then runs them all.
+func typeText(m tea.Model, text string) tea.Model {
+	var cmds []tea.Cmd
+	for _, r := range text {
+		var cmd tea.Cmd
+		m, cmd = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		cmds = append(cmds, cmd)
+	}
+	return drive(m, tea.Batch(cmds...))
+}
+
+// pinned renders the view through the ANSI256 colour profile.
+func pinned(t testing.TB, m tea.Model) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
+	_, err := w.WriteString(m.View().Content)
+	require.NoError(t, err)
+	return buf.String()
+}
+
+// plain renders the view as text, without any escape sequence.
+func plain(m tea.Model) string { return ansi.Strip(m.View().Content) }

@@ -1,0 +1,149 @@
+package vault
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	engvault "github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/storage"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/keymap"
+)
+
+// vaultWS offers only the vault (the page needs nothing else).
+type vaultWS struct {
+	engine.Workspace
+	v *engvault.Vault
+}
+
+func (w vaultWS) Vault() *engvault.Vault { return w.v }
+
+func newPage(t *testing.T) (*Model, *engvault.Vault) {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "nova.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	v := engvault.New(db, engvault.Options{})
+	ctx := context.Background()
+	for _, c := range []string{"wrap errors with context", "return early on error", "table driven tests"} {
+		_, err := v.Add(ctx, engvault.Node{Type: engvault.Pattern, Content: c})
+		require.NoError(t, err)
+	}
+	c := &common.Common{Ctx: ctx, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: vaultWS{v: v}}
+	m := New(c)
+	m.SetSize(120, 30)
+	return m, v
+}
+
+func keyOf(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+// collect executes cmd synchronously, skipping timers: it returns the messages
+// of the commands that finish at once.
+func collect(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range b {
+			out = append(out, collect(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
+	t.Parallel()
+	m, _ := newPage(t)
+	m.Update(keyOf('/'))
+	require.True(t, m.Capturing())
+	for _, r := range "tabl" {
+		m.Update(keyOf(r))
+	}
+	assert.Equal(t, 4, m.searchSeq, "one sequence number per keystroke")
+	// Ticks of the first three keystrokes are stale: no search runs.
+	for seq := 1; seq <= 3; seq++ {
+		_, cmd := m.Update(searchTickMsg{seq: seq})
+		assert.Empty(t, collect(cmd), "tick %d is stale", seq)
+	}
+	// The last tick searches, in a command.
+	_, cmd := m.Update(searchTickMsg{seq: 4})
+	require.NotNil(t, cmd)
+	assert.True(t, m.searching)
+	var res searchMsg
+	for _, msg := range collect(cmd) {
+		if r, ok := msg.(searchMsg); ok {
+			res = r
+		}
+	}
+	require.Equal(t, 4, res.seq)
+	require.NotEmpty(t, res.results)
+
+	// A result that arrives after a newer keystroke is dropped.
+	m.Update(keyOf('e'))
+	m.Update(res)
+	assert.Empty(t, m.query, "stale results are not shown")
+	assert.Equal(t, 0, m.results.Len())
+
+	// The current one is shown.
+	res.seq = m.searchSeq
+	m.Update(res)
+	assert.Equal(t, "tabl", m.query)
+	assert.Equal(t, len(res.results), m.results.Len())
+	r, ok := m.results.Selected()
+	require.True(t, ok)
+	assert.Equal(t, "table driven tests", r.node.Content)
+}
+
+func TestStaleGraphAndDetailResultsAreDropped(t *testing.T) {
+	t.Parallel()
+	m, _ := newPage(t)
+	m.graphSeq = 5
+	m.Update(graphMsg{seq: 4, root: 1, nodes: []engvault.Node{{ID: 1}}})
+	assert.Zero(t, m.graph.Lines(), "an old graph is not shown")
+	m.Update(graphMsg{seq: 5, root: 1, nodes: []engvault.Node{{ID: 1, Content: "x"}}})
+	assert.Equal(t, 1, m.graph.Lines())
+
+	m.cfSeq = 2
+	m.Update(conflictsMsg{seq: 1, list: []engvault.Conflict{{}}})
+	assert.False(t, m.cfLoaded)
+}
+
+func TestRowsNeverExceedTheirWidth(t *testing.T) {
+	t.Parallel()
+	m, _ := newPage(t)
+	n := engvault.Node{ID: 7, Type: engvault.Mistake, Title: "a very long title that goes on and on and on and on",
+		Content: "content\nwith newlines and ünïcödé and 漢字 wide runes", Tags: []string{"one", "two", "three"}, Confidence: 0.5, HelpfulCount: 123}
+	for w := 40; w <= 200; w += 7 {
+		for _, sel := range []bool{false, true} {
+			line := m.renderRow(row{node: n, score: 0.5}, 0, sel, true, w)
+			assert.Equal(t, w, lipgloss.Width(line), "width %d", w)
+		}
+	}
+}
+
+func TestParseTags(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []string{"a", "b c", "d"}, parseTags(" a, b c ,,d, "))
+	assert.Equal(t, []string{}, parseTags(" , "))
+}
+
+func TestCountFormats(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "9999", count(9999))
+	assert.Equal(t, "100,000", count(100000))
+	assert.Equal(t, "1,234,567", count(1234567))
+	assert.Equal(t, "2.3k", compact(2345))
+	assert.Equal(t, "12k", compact(12345))
+	assert.Equal(t, "999", compact(999))
+}
