@@ -10,11 +10,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/rehearsal"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
@@ -57,6 +61,24 @@ type Workspace interface {
 	// Importer imports pattern libraries into the vault in undoable batches
 	// (engine/importer.go).
 	Importer() *importer.Importer
+	// Rehearsals is the rehearsal service (sessions of alternative
+	// branches: run, list, approve, reject, regenerate; engine/rehearsal.go).
+	Rehearsals() *rehearsal.Service
+	// Builds is the build engine (the Ralph loop over a PRD): list, get,
+	// tasks by phase, create/run/resume (Go), pause, cancel (engine/build.go).
+	Builds() *build.Engine
+	// StartBuild loads, validates and starts a PRD in the background.
+	StartBuild(ctx context.Context, prdPath string, opts build.Options) (build.Build, error)
+	// ResumeBuild continues a paused, canceled, failed or crashed build in
+	// the background (done tasks are not re-run).
+	ResumeBuild(ctx context.Context, id uint64, approve tools.ApproveFunc) error
+	// ACE is the playbook system: per-agent playbooks (rules, versions and
+	// their history, pending deltas), generator, reflector, curator,
+	// self-improvement profiles (engine/ace.go).
+	ACE() *ace.System
+	// RecordUserSignal learns from a user approving or rejecting an agent's
+	// change, with an optional reason, at every autonomy level.
+	RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error)
 	// StarterPatternsDir is the workspace's shipped pattern library,
 	// .nova/patterns (the import wizard's default source).
 	StarterPatternsDir() string
@@ -99,6 +121,10 @@ type Local struct {
 	rt  runtimeState // agent runtime, built on first use (runtime.go)
 	vs  vaultState   // taste vault, built on first use (vault.go)
 	imp importState  // pattern importer, built on first use (importer.go)
+
+	build buildState     // build engine and its hooks (build.go)
+	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
+	acs   aceState       // ACE playbook system, built in Open (ace.go)
 }
 
 var _ Workspace = (*Local)(nil)
@@ -123,13 +149,16 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Local{
+	l := &Local{
 		ws:  ws,
 		db:  db,
 		bus: events.New(Event.Droppable),
 		llm: client,
 		cfg: ws.Config,
-	}, nil
+	}
+	l.initRehearsal()
+	l.initACE()
+	return l, nil
 }
 
 // NewLLMClient builds the Ollama client from a config.
@@ -298,7 +327,13 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return s, err
 	}
-	s.PendingApprovals += pending
+	s.PendingApprovals += pending + l.pendingPlaybookDeltas(ctx)
+	if running, err := l.runningBuilds(ctx); err == nil {
+		s.RunningBuilds = running
+	}
+	if waiting, err := l.Rehearsals().CountPending(ctx); err == nil {
+		s.PendingApprovals += waiting
+	}
 	return s, nil
 }
 

@@ -84,6 +84,7 @@ func (l *Local) runtime() *runtimeState {
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action), Payload: n})
+			l.changeSignal(n) // a user's apply/discard teaches the agent's playbook (ace.go)
 		}})
 		rt.runs = agents.NewRunStore(l.db)
 		rt.runner = &agents.Runner{

@@ -64,8 +64,8 @@ type FieldSpec struct {
 	B      float64
 }
 
-// DefaultFields returns the default field specs: title and summary weighted above tags and
-// body.
+// DefaultFields returns the default field specs: title weighted highest, then summary and
+// tags, then body.
 func DefaultFields() []FieldSpec {
 	return []FieldSpec{
 		{Name: FieldTitle, Weight: 4, B: 0.5},

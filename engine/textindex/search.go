@@ -99,10 +99,11 @@ type searchScratch struct {
 // Search returns up to limit documents matching query, best first (ties by ascending id),
 // skipping documents for which filter (if not nil) returns false. limit <= 0 means
 // DefaultLimit. A query with no searchable terms (empty, only stop words or punctuation)
-// returns nil. Query terms are expanded with synonyms and, when unknown to the index, with
-// the terms they prefix or are one typo away from; expansions score below literal matches.
-// filter is called only for documents that would enter the result, under the index's read
-// lock, so it must not call back into the index's write methods.
+// returns nil. A query term that belongs to a concept group also matches documents with
+// other members of the group, and a term unknown to the index matches the terms it prefixes
+// or, failing that, those one typo away; such matches score below literal ones. filter is
+// called only for documents that would enter the result, under the index's read lock, so it
+// must not call the index's write methods.
 func (ix *Index) Search(query string, limit int, filter func(id uint64) bool) []Hit {
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -236,7 +237,10 @@ func (ix *Index) fallbackCand(term string) fallbackCand {
 }
 
 // withinOneEdit reports whether a and b differ by at most one insertion, deletion,
-// substitution or transposition of adjacent bytes. It runs in linear time.
+// substitution or transposition of adjacent bytes. It runs in linear time: a general edit
+// distance (agnivade/levenshtein is in go.mod, but only as a linter's dependency, and this
+// package sticks to the standard library) would be quadratic for a yes/no answer at
+// distance one.
 func withinOneEdit(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
@@ -480,7 +484,8 @@ func (ix *Index) hits(h []heapEntry) []Hit {
 }
 
 // The heap is a min-heap on score; among equal scores the later document is the smaller, so
-// earlier documents win ties deterministically.
+// earlier documents win ties deterministically. It is hand-written rather than
+// container/heap, whose interface methods would box every entry on the hot path.
 func heapLess(a, b heapEntry) bool {
 	return a.score < b.score || (a.score == b.score && a.ord > b.ord)
 }

@@ -144,6 +144,8 @@ func mix64(x uint64) uint64 {
 
 // hashBytes is 64-bit FNV-1a followed by mix64; deterministic across runs and processes
 // (hash/maphash is randomly seeded per process, which would make stored signatures useless).
+// It is inlined rather than taken from hash/fnv, whose hash.Hash64 interface costs an
+// allocation and an indirect call per word.
 func hashBytes(b []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range b {

@@ -3,6 +3,7 @@ package vault_test
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -410,7 +411,7 @@ func TestReinforceDemoteAndHelpfulBounds(t *testing.T) {
 	n2 := e.add(vault.Node{Type: vault.Pattern, Content: "y", Confidence: 0.7})
 	got, err = e.v.Reinforce(t.Context(), n2.ID)
 	require.NoError(t, err)
-	assert.Equal(t, 0.75, got.Confidence, "no floating-point residue")
+	assert.Equal(t, "0.75", strconv.FormatFloat(got.Confidence, 'f', -1, 64), "no floating-point residue")
 	got, err = e.v.IncrementHelpful(t.Context(), n2.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.HelpfulCount)

@@ -418,7 +418,9 @@ func (m *Model[T]) View() string {
 		rowW--
 	}
 	var thumbLo, thumbHi int
+	var thumb, track string
 	if bar {
+		thumb, track = s.BarFull.Render("┃"), s.BarEmpty.Render("│")
 		size := max(1, m.height*m.height/n)
 		pos := 0
 		if n > m.height {
@@ -439,9 +441,9 @@ func (m *Model[T]) View() string {
 		}
 		if bar {
 			if i >= thumbLo && i < thumbHi {
-				line += s.BarFull.Render("┃")
+				line += thumb
 			} else {
-				line += s.BarEmpty.Render("│")
+				line += track
 			}
 		}
 		lines = append(lines, line)

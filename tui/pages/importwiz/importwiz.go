@@ -126,8 +126,8 @@ func New(c *common.Common) *Model {
 	km.HalfPageDown.SetKeys("ctrl+d")
 	m.tbl = table.New(table.WithKeyMap(km), table.WithFocused(true))
 	m.tbl.SetStyles(table.Styles{
-		Header:   c.Styles.PanelTitle.Padding(0, 1),
-		Cell:     c.Styles.Text.Padding(0, 1),
+		Header:   c.Styles.PanelTitle.PaddingRight(1),
+		Cell:     c.Styles.Text.PaddingRight(1),
 		Selected: c.Styles.Selected,
 	})
 	m.vp = viewport.New()

@@ -286,7 +286,7 @@ func (m *Model) refreshRows() {
 func (m *Model) layoutTable() {
 	w := max(40, m.width)
 	fixed := []int{1, 0, 0, 10, 3, 5, 9, 0} // mark, title, category, type, pri, reuse, action, notes
-	avail := w - 2*len(fixed) - 1           // cell padding
+	avail := w - len(fixed) - 1             // one cell of padding per column
 	for _, f := range fixed {
 		avail -= f
 	}

@@ -215,7 +215,9 @@ func markdownSource(n engvault.Node) string {
 	if n.Body != "" {
 		src += "\n\n" + n.Body
 	}
-	return src
+	// A tab is one byte to width computations but up to eight cells on the
+	// terminal: expand it so the pane's border stays in place.
+	return strings.ReplaceAll(src, "\t", "    ")
 }
 
 func mdCmd(key mdKey, src string) tea.Cmd {

@@ -145,7 +145,8 @@ type Model struct {
 	tagsInput textinput.Model
 	tagsFor   uint64
 
-	rows map[rowKey]string // rendered list rows (view.go)
+	rows   map[rowKey]string // rendered list rows (view.go)
+	warmed bool              // the search index build has been asked for
 }
 
 // New builds the page.
@@ -192,7 +193,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.v == nil {
 		return nil
 	}
-	return tea.Batch(m.statsCmd(), m.browse.SetSource(listSource(m.v, "")), warmCmd(m.v))
+	return tea.Batch(m.statsCmd(), m.browse.SetSource(listSource(m.v, "")))
 }
 
 // SetSize implements common.Component.
@@ -637,6 +638,13 @@ func firstLine(s string) string {
 // ---- keys ----------------------------------------------------------------
 
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if !m.warmed && m.v != nil {
+		// Keys reach only the active page: the user is here, and will
+		// likely search. Build the search index in the background now
+		// rather than at start-up for everyone.
+		m.warmed = true
+		return tea.Batch(warmCmd(m.v), m.handleKey(k))
+	}
 	if m.confirm.Active() {
 		_, cmd := m.confirm.Update(k)
 		return cmd

@@ -275,6 +275,9 @@ func (m *Model) renderPickRow(r row, _ int, selected, _ bool, w int) string {
 	n := r.node
 	id := fmt.Sprintf("#%d ", n.ID)
 	text := clip(id+label(n), max(4, w-8))
+	if n.ID == m.linkFrom {
+		text = clip(id+"(this node) "+label(n), max(4, w-8))
+	}
 	if selected {
 		return s.Cursor.Render("▌") + " " + m.badge(n.Type) + " " + s.Selected.Render(pad(text, max(4, w-8)))
 	}
@@ -757,11 +760,11 @@ func (m *Model) relationView() string {
 	b.WriteString("  " + s.Tree.Render("─ ") + st.Render(string(rel)) + s.Tree.Render(" ─▶") + "\n")
 	b.WriteString(m.badge(m.linkTo.Type) + " " + s.Text.Render(clip(fmt.Sprintf("#%d %s", m.linkTo.ID, label(m.linkTo)), inner-6)) + "\n\n")
 	for i, r := range rels {
-		line := fmt.Sprintf("%d %-12s %s", i+1, r, relationHelp[r])
+		line := ansi.Truncate(fmt.Sprintf("%d %-12s %s", i+1, r, relationHelp[r]), inner-2, "…")
 		if i == m.relCursor {
-			b.WriteString(s.Cursor.Render("▌") + " " + s.Selected.Render(pad(clip(line, inner-2), inner-2)) + "\n")
+			b.WriteString(s.Cursor.Render("▌") + " " + s.Selected.Render(pad(line, inner-2)) + "\n")
 		} else {
-			b.WriteString("  " + s.Text.Render(clip(line, inner-2)) + "\n")
+			b.WriteString("  " + s.Text.Render(line) + "\n")
 		}
 	}
 	b.WriteString("\n" + s.Subtle.Render(clip("↑/↓ or 1–5 choose · enter links · esc back to the picker", inner)))

@@ -1,0 +1,598 @@
+package build
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/storage"
+)
+
+// Config is what a build engine needs from the workspace configuration.
+type Config struct {
+	// Root is the workspace root; OutputDir receives <build>/<task>.md
+	// (normally .nova/output).
+	Root, OutputDir string
+	Tier            string // "free" or "premium"
+	Autonomy        int
+	Parallelism     int // build.parallelism (default 1)
+	// Checks are the check commands (config.checks), run on a temporary
+	// copy of the workspace with the changeset applied.
+	Checks       []string
+	CheckTimeout time.Duration
+	// CopyLimit bounds the temporary copy (zero = defaults).
+	CopyLimit CopyLimit
+	// Judge turns on the MERCURY judge gate with JudgeModel.
+	Judge      bool
+	JudgeModel string
+	// PromptTokens is the prompt budget; VaultShare and PlaybookShare its
+	// parts for vault and playbook context (defaults 0.15 and 0.10).
+	PromptTokens  int
+	VaultShare    float64
+	PlaybookShare float64
+	// BuildTokens caps a build's tokens (0 = no cap).
+	BuildTokens int
+}
+
+// ExecRequest is one agent-loop execution of a task.
+type ExecRequest struct {
+	Agent   string
+	Task    string   // the user message: task, description, retry feedback
+	Extra   []string // context blocks for the system prompt
+	BuildID string
+	TaskID  string
+	Approve tools.ApproveFunc
+}
+
+// Executor runs the agent loop (engine.Local.RunAgent in production). A
+// failed run is not an error: see agents.Run.Outcome.
+type Executor func(ctx context.Context, req ExecRequest) (agents.Run, error)
+
+// Event kinds published by the engine.
+const (
+	KindTask    = "task"    // a task transition (Status is the task status)
+	KindDone    = "done"    // the build finished with every task done
+	KindFailed  = "failed"  // the build finished with tasks blocked, or stopped by its budget
+	KindChanged = "changed" // the build's state changed (paused, canceled, resumed, …)
+	KindLog     = "log"     // a human-readable line
+)
+
+// Event is a build event; the facade turns it into an engine.Event with
+// Topic "build". It is published after the state it describes is committed.
+type Event struct {
+	Kind    string
+	BuildID uint64
+	TaskID  string
+	Status  string
+	Text    string
+	Done    int
+	Total   int
+	Payload any // Task for KindTask, Build otherwise
+}
+
+// Deps are the collaborators of an Engine.
+type Deps struct {
+	DB      *storage.DB
+	Exec    Executor
+	Changes *changes.Store
+	// Vault may be nil (vault off).
+	Vault *vault.Vault
+	// LLM is used by the judge gate.
+	LLM *llm.Client
+	// KnownAgent checks agent names against the roster (nil = no check).
+	KnownAgent func(string) bool
+	// Hooks returns the current hooks (nil func or nil fields = off).
+	Hooks   func() Hooks
+	Publish func(Event)
+	// Logf receives diagnostic lines (nil = dropped).
+	Logf func(format string, args ...any)
+}
+
+// Engine runs builds.
+type Engine struct {
+	cfg   Config
+	d     Deps
+	store *Store
+
+	mu     sync.Mutex
+	active map[uint64]*control
+}
+
+type control struct {
+	cancel   context.CancelFunc
+	pause    atomic.Bool
+	canceled atomic.Bool
+	done     chan struct{}
+}
+
+// New returns an engine.
+func New(cfg Config, d Deps) *Engine {
+	if cfg.Parallelism < 1 {
+		cfg.Parallelism = 1
+	}
+	if cfg.PromptTokens <= 0 {
+		cfg.PromptTokens = vault.DefaultPromptTokens
+	}
+	if cfg.VaultShare <= 0 || cfg.VaultShare > vault.VaultShare {
+		cfg.VaultShare = vault.VaultShare
+	}
+	if cfg.PlaybookShare <= 0 || cfg.PlaybookShare > 0.10 {
+		cfg.PlaybookShare = 0.10
+	}
+	if cfg.CheckTimeout <= 0 {
+		cfg.CheckTimeout = 2 * time.Minute
+	}
+	if cfg.OutputDir == "" {
+		cfg.OutputDir = filepath.Join(cfg.Root, ".nova", "output")
+	}
+	if d.Publish == nil {
+		d.Publish = func(Event) {}
+	}
+	if d.Logf == nil {
+		d.Logf = func(string, ...any) {}
+	}
+	if d.Hooks == nil {
+		d.Hooks = func() Hooks { return Hooks{} }
+	}
+	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), active: map[uint64]*control{}}
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Store returns the build store.
+func (e *Engine) Store() *Store { return e.store }
+
+// Options configures a new build.
+type Options struct {
+	// Autonomy overrides the configured level (nil = config).
+	Autonomy *int
+	// Rehearse forces rehearsal of every task (premium tier, needs the hook).
+	Rehearse bool
+	// Approve answers runCommand approvals of the agents (nil = the
+	// executor's default: the TUI's dialog through events).
+	Approve tools.ApproveFunc
+}
+
+// Validate checks a PRD against the roster; nothing starts until it passes.
+func (e *Engine) Validate(p *prd.PRD) error {
+	return prd.Validate(p, e.d.KnownAgent)
+}
+
+// Create validates a PRD and stores a new build of it (nothing runs yet).
+// Tasks marked done in the PRD stay done; every other task starts pending.
+func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Options) (Build, error) {
+	if err := e.Validate(p); err != nil {
+		return Build{}, err
+	}
+	raw, err := p.Marshal()
+	if err != nil {
+		return Build{}, fmt.Errorf("encode prd: %w", err)
+	}
+	autonomy := e.cfg.Autonomy
+	if opts.Autonomy != nil {
+		autonomy = *opts.Autonomy
+	}
+	if autonomy < 0 || autonomy > 5 {
+		return Build{}, fmt.Errorf("autonomy must be between 0 and 5, got %d", autonomy)
+	}
+	now := time.Now()
+	name := cmp.Or(strings.TrimSpace(p.Meta.Name), strings.TrimSuffix(filepath.Base(prdPath), filepath.Ext(prdPath)), "build")
+	b := Build{Name: name, PRDPath: prdPath, Status: StatusPaused, Reason: "not started",
+		Autonomy: autonomy, Tier: e.cfg.Tier, Rehearse: opts.Rehearse, TokenBudget: e.cfg.BuildTokens,
+		Total: len(p.Tasks), CreatedAt: now, UpdatedAt: now, PRD: json.RawMessage(raw)}
+	tasks := make([]Task, len(p.Tasks))
+	for i, pt := range p.Tasks {
+		st := TaskPending
+		if pt.Status.Normalize() == prd.StatusDone {
+			st = TaskDone
+		}
+		tasks[i] = Task{Ordinal: i, ID: pt.ID, Title: pt.Title, Description: pt.Description, Agent: pt.Agent,
+			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st,
+			Output: pt.Output, Gates: []GateResult{}, History: []Attempt{},
+			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}}
+	}
+	if err := e.store.create(ctx, &b, tasks); err != nil {
+		return Build{}, fmt.Errorf("create build: %w", err)
+	}
+	e.publish(Event{Kind: KindChanged, BuildID: b.ID, Status: string(b.Status), Text: "build created", Total: b.Total, Payload: b.Summary()})
+	return b, nil
+}
+
+// List returns the builds, newest first (Active set for builds running in
+// this process).
+func (e *Engine) List(ctx context.Context) ([]Build, error) {
+	bs, err := e.store.List(ctx)
+	for i := range bs {
+		bs[i].Active = e.isActive(bs[i].ID)
+	}
+	return bs, err
+}
+
+// Get returns one build.
+func (e *Engine) Get(ctx context.Context, id uint64) (Build, error) {
+	b, err := e.store.Get(ctx, id)
+	b.Active = err == nil && e.isActive(id)
+	return b, err
+}
+
+// Tasks returns a build's tasks in file order.
+func (e *Engine) Tasks(ctx context.Context, id uint64) ([]Task, error) { return e.store.Tasks(ctx, id) }
+
+// Phases returns a build's tasks grouped by phase, ascending.
+func (e *Engine) Phases(ctx context.Context, id uint64) ([]Phase, error) {
+	ts, err := e.store.Tasks(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return GroupByPhase(ts), nil
+}
+
+func (e *Engine) isActive(id uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.active[id]
+	return ok
+}
+
+// Pause stops scheduling new tasks of a running build; running tasks finish,
+// then the build is paused (resumable).
+func (e *Engine) Pause(id uint64) error {
+	e.mu.Lock()
+	c, ok := e.active[id]
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %d", ErrNotActive, id)
+	}
+	c.pause.Store(true)
+	e.publish(Event{Kind: KindLog, BuildID: id, Status: "pausing", Text: "pausing: running tasks finish first"})
+	return nil
+}
+
+// Cancel stops a running build now; tasks that were running go back to
+// pending (a resume re-runs them).
+func (e *Engine) Cancel(id uint64) error {
+	e.mu.Lock()
+	c, ok := e.active[id]
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %d", ErrNotActive, id)
+	}
+	c.canceled.Store(true)
+	c.cancel()
+	return nil
+}
+
+// Wait blocks until the build stops running in this process (or ctx ends).
+func (e *Engine) Wait(ctx context.Context, id uint64) error {
+	e.mu.Lock()
+	c, ok := e.active[id]
+	e.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Go runs (or resumes) a build in the background, detached from the
+// caller's context: stop it with Pause or Cancel. opts.Approve may be nil.
+func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
+	c, err := e.claim(id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	go func() {
+		if _, err := e.run(ctx, id, c, approve); err != nil && !errors.Is(err, context.Canceled) {
+			e.d.Logf("build %d: %v\n", id, err)
+		}
+	}()
+	return nil
+}
+
+// Run runs (or resumes) a build and returns when it stops: done, failed,
+// paused, canceled, or ctx ended (then the build is paused, resumable).
+// Done tasks are never re-run; tasks that were running when a previous
+// process died are re-run.
+func (e *Engine) Run(ctx context.Context, id uint64, approve tools.ApproveFunc) (Build, error) {
+	c, err := e.claim(id)
+	if err != nil {
+		return Build{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c.cancel = cancel
+	return e.run(ctx, id, c, approve)
+}
+
+func (e *Engine) claim(id uint64) (*control, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.active[id]; ok {
+		return nil, fmt.Errorf("%w: %d", ErrActive, id)
+	}
+	c := &control{done: make(chan struct{}), cancel: func() {}}
+	e.active[id] = c
+	return c, nil
+}
+
+func (e *Engine) release(id uint64, c *control) {
+	e.mu.Lock()
+	delete(e.active, id)
+	e.mu.Unlock()
+	close(c.done)
+}
+
+func (e *Engine) publish(ev Event) { e.d.Publish(ev) }
+
+func (e *Engine) logf(id uint64, taskID, format string, args ...any) {
+	e.publish(Event{Kind: KindLog, BuildID: id, TaskID: taskID, Text: fmt.Sprintf(format, args...)})
+}
+
+// done is one finished task execution.
+type done struct {
+	task  Task
+	build Build
+}
+
+func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.ApproveFunc) (_ Build, err error) {
+	defer c.cancel()
+	defer e.release(id, c)
+	var tasks []Task
+	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
+		var changed []Task
+		for _, t := range ts {
+			switch t.Status {
+			case TaskRunning: // interrupted by a crash: re-run
+				t.Status = TaskPending
+				t.Interruptions++
+				if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason == "" {
+					t.History[n-1].Interrupted = true
+				}
+				changed = append(changed, t)
+			case TaskWaiting: // ask the rehearsal again (it finds its session)
+				t.Status = TaskPending
+				changed = append(changed, t)
+			}
+		}
+		if b.Status != StatusPaused || b.Reason != "not started" {
+			b.Resumes++
+		}
+		b.Status, b.Reason, b.FinishedAt = StatusRunning, "", time.Time{}
+		tasks = ts
+		for _, ch := range changed {
+			tasks[ch.Ordinal] = ch
+		}
+		return changed, nil
+	})
+	if err != nil {
+		return b, err
+	}
+	b.Active = true
+	e.publish(Event{Kind: KindChanged, BuildID: id, Status: string(b.Status), Text: "build running", Total: b.Total, Done: b.Counts[TaskDone], Payload: b.Summary()})
+
+	results := make(chan done)
+	inflight := map[string]bool{}
+	stopReason := ""
+	for {
+		if stopReason == "" {
+			switch {
+			case c.canceled.Load():
+				stopReason = "canceled"
+			case ctx.Err() != nil:
+				stopReason = "interrupted"
+			case c.pause.Load():
+				stopReason = "paused"
+			case b.TokenBudget > 0 && b.Tokens >= b.TokenBudget:
+				stopReason = "budget"
+			}
+		}
+		if stopReason == "" {
+			for _, t := range ready(tasks, inflight) {
+				if len(inflight) >= e.cfg.Parallelism {
+					break
+				}
+				inflight[t.ID] = true
+				deps := depsOf(tasks, t)
+				go func(t Task) {
+					nt, nb := e.runTask(ctx, b, t, deps, approve)
+					results <- done{task: nt, build: nb}
+				}(t)
+			}
+		}
+		if len(inflight) == 0 {
+			break
+		}
+		r := <-results
+		delete(inflight, r.task.ID)
+		tasks[r.task.Ordinal] = r.task
+		if r.build.ID != 0 {
+			b.Tokens, b.Counts, b.Wisdom = r.build.Tokens, r.build.Counts, r.build.Wisdom
+		}
+	}
+	return e.finish(id, tasks, stopReason, c)
+}
+
+// finish commits the build's end state, then publishes it.
+func (e *Engine) finish(id uint64, tasks []Task, stopReason string, c *control) (Build, error) {
+	var kind string
+	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
+		var blocked, waiting, pending []string
+		for _, t := range ts {
+			switch t.Status {
+			case TaskBlocked:
+				blocked = append(blocked, t.ID)
+			case TaskWaiting:
+				waiting = append(waiting, t.ID)
+			case TaskPending, TaskRunning:
+				pending = append(pending, t.ID)
+			}
+		}
+		kind = KindChanged
+		switch {
+		case stopReason == "canceled":
+			b.Status, b.Reason = StatusCanceled, "canceled by the user; `nova build resume` continues it"
+		case stopReason == "interrupted":
+			b.Status, b.Reason = StatusPaused, "interrupted; `nova build resume` continues it"
+		case stopReason == "paused":
+			b.Status, b.Reason = StatusPaused, "paused by the user"
+		case stopReason == "budget":
+			b.Status, kind = StatusFailed, KindFailed
+			b.Reason = fmt.Sprintf("%v: used %d of %d tokens (budgets.buildTokens); %d task(s) not run: raise the budget and resume",
+				ErrBudget, b.Tokens, b.TokenBudget, len(pending)+len(waiting))
+		case len(blocked)+len(waiting)+len(pending) == 0:
+			b.Status, b.Reason, kind = StatusDone, "", KindDone
+		case len(waiting) > 0 && len(blocked) == 0:
+			b.Status = StatusPaused
+			b.Reason = "waiting for a rehearsal choice on " + strings.Join(waiting, ", ")
+		default:
+			b.Status, kind = StatusFailed, KindFailed
+			var why []string
+			for _, t := range ts {
+				if t.Status == TaskBlocked {
+					why = append(why, t.ID+": "+firstLine(t.Reason))
+				}
+			}
+			b.Reason = fmt.Sprintf("%d task(s) blocked (%s); %d not run", len(blocked), strings.Join(why, "; "), len(pending)+len(waiting))
+		}
+		if b.Status == StatusDone || b.Status == StatusFailed {
+			b.FinishedAt = time.Now()
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return b, err
+	}
+	text := fmt.Sprintf("build %s: %d/%d tasks done", b.Status, b.Counts[TaskDone], b.Total)
+	if b.Reason != "" {
+		text += " — " + b.Reason
+	}
+	if b.Status == StatusDone || b.Status == StatusFailed {
+		text += fmt.Sprintf("; wisdom: %d learned, %d strengthened, %d reinforced, %d mistakes",
+			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
+	}
+	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
+	return b, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
+// ready returns the pending tasks whose dependencies are done, lower phase
+// first, then file order (prd.Ready's rule, over the build's own states).
+func ready(tasks []Task, inflight map[string]bool) []Task {
+	st := make(map[string]TaskStatus, len(tasks))
+	for _, t := range tasks {
+		st[t.ID] = t.Status
+	}
+	var out []Task
+	for _, t := range tasks {
+		if t.Status != TaskPending || inflight[t.ID] {
+			continue
+		}
+		ok := true
+		for _, d := range t.Dependencies {
+			if st[d] != TaskDone {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Task) int { return cmp.Compare(a.Phase, b.Phase) })
+	return out
+}
+
+func depsOf(tasks []Task, t Task) []Task {
+	var out []Task
+	for _, d := range t.Dependencies {
+		for _, x := range tasks {
+			if x.ID == d {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// idString formats a build id for events and paths.
+func idString(id uint64) string { return strconv.FormatUint(id, 10) }
+
+// ParseID parses a build id as printed ("7" or "#7").
+func ParseID(s string) (uint64, error) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("build id %q: want a positive number", s)
+	}
+	return n, nil
+}
+
+// outputPath is where a task's output is written: <OutputDir>/<build>/<task>.md,
+// the task id reduced to a safe file name.
+func (e *Engine) outputPath(buildID uint64, taskID string) string {
+	return filepath.Join(e.cfg.OutputDir, idString(buildID), safeName(taskID)+".md")
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), ".")
+	if out == "" {
+		out = "task"
+	}
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	return out
+}
+
+func writeOutput(path string, t Task, body string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# %s — %s\n\nAgent: %s · phase %d · status %s\n\n", t.ID, t.Title, t.Agent, t.Phase, t.Status)
+	sb.WriteString(body)
+	sb.WriteByte('\n')
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(sb.String()), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

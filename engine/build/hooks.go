@@ -1,0 +1,103 @@
+package build
+
+import (
+	"context"
+	"time"
+
+	"github.com/nova-dev/nova/engine/prd"
+)
+
+// PlaybookHook is implemented by engine/ace. The build engine calls Context
+// while it assembles a task's prompt (the block must fit in budgetTokens,
+// which is 10 % of the prompt budget) and AfterTask once a task's outcome is
+// committed. A nil PlaybookHook turns playbooks off.
+type PlaybookHook interface {
+	// Context returns the playbook block for one agent and task and the ids
+	// of the rules it contains (recorded on the task as provenance).
+	Context(ctx context.Context, agent, task string, budgetTokens int) (block string, ruleIDs []string, err error)
+	// AfterTask records the rules applied and the outcome; at autonomy ≥ 3
+	// it also runs the reflector and curator; it feeds self-improvement.
+	AfterTask(ctx context.Context, r TaskResult) error
+}
+
+// RehearsalHook is implemented by engine/rehearsal. A nil RehearsalHook
+// turns rehearsal off.
+type RehearsalHook interface {
+	// ShouldRehearse reports whether a task is risky enough to rehearse
+	// (the engine only asks on the premium tier).
+	ShouldRehearse(t prd.Task) bool
+	// Rehearse generates, scores and (at autonomy ≥ 3) selects branches.
+	// Below autonomy 3 it may return Waiting=true: the user must choose,
+	// and the task waits (status "waiting") until the session is decided.
+	Rehearse(ctx context.Context, req RehearsalRequest) (RehearsalOutcome, error)
+}
+
+// TaskResult is the committed outcome of one task attempt, handed to
+// PlaybookHook.AfterTask.
+type TaskResult struct {
+	BuildID string   `json:"buildId"`
+	Task    prd.Task `json:"task"`
+	Agent   string   `json:"agent"`
+	Output  string   `json:"output"`
+	Success bool     `json:"success"`
+	// Reason says why the task failed ("" on success).
+	Reason string `json:"reason,omitempty"`
+	// GateScore is the combined gate score, 0..1.
+	GateScore   float64 `json:"gateScore"`
+	ChangesetID uint64  `json:"changesetId,omitempty"`
+	// VaultNodeIDs are the vault nodes injected into the prompt.
+	VaultNodeIDs []uint64 `json:"vaultNodeIds"`
+	// RuleIDs are the playbook rules injected into the prompt.
+	RuleIDs  []string      `json:"ruleIds"`
+	Autonomy int           `json:"autonomy"`
+	Attempt  int           `json:"attempt"`
+	Duration time.Duration `json:"duration"`
+	Tokens   int           `json:"tokens"`
+	// Rehearsed is true when the output came from a rehearsal session.
+	Rehearsed bool `json:"rehearsed,omitempty"`
+}
+
+// RehearsalRequest asks engine/rehearsal to rehearse one build task.
+type RehearsalRequest struct {
+	BuildID string   `json:"buildId"`
+	Task    prd.Task `json:"task"`
+	Agent   string   `json:"agent"`
+	// Context holds the prompt context blocks the agent loop would get
+	// (dependency artifacts, vault, playbook, knowledge, retry feedback).
+	Context []string `json:"context"`
+	// Autonomy is the build's autonomy level.
+	Autonomy int `json:"autonomy"`
+	// Branches is the number of branches wanted (0 = the hook's default).
+	Branches int `json:"branches,omitempty"`
+}
+
+// RehearsalOutcome is what a rehearsal produced.
+type RehearsalOutcome struct {
+	SessionID uint64 `json:"sessionId"`
+	// ChangesetID is the changeset of the approved or auto-selected branch
+	// (0 while Waiting or when no branch was valid).
+	ChangesetID uint64 `json:"changesetId,omitempty"`
+	// Waiting is true when the user must choose a branch (autonomy < 3).
+	Waiting bool `json:"waiting"`
+	// Reason explains a waiting or failed rehearsal.
+	Reason string `json:"reason,omitempty"`
+	// Output is the winning branch's description and notes (the task output).
+	Output string `json:"output"`
+	// Tokens used by the rehearsal.
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// Hooks are the optional collaborators of a build engine; nil = off.
+type Hooks struct {
+	Playbook  PlaybookHook
+	Rehearsal RehearsalHook
+	Knowledge KnowledgeHook
+}
+
+// KnowledgeHook is implemented by the knowledge layer (imported pattern
+// libraries, cached docs, scoped facts). A nil KnowledgeHook adds no hits.
+type KnowledgeHook interface {
+	// Hits returns a block of knowledge relevant to the task, within
+	// budgetTokens, and the ids of what it contains (provenance).
+	Hits(ctx context.Context, agent, task string, budgetTokens int) (block string, ids []string, err error)
+}

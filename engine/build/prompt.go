@@ -1,0 +1,157 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/nova-dev/nova/engine/vault"
+)
+
+// ArtifactInlineTokens bounds the dependency previews inlined in a prompt
+// (lazy session state: previews inline, full text on demand).
+const ArtifactInlineTokens = 1200
+
+// minPreviewChars keeps each preview useful when a task has many deps.
+const minPreviewChars = 240
+
+// prompt is an assembled task prompt with its provenance.
+type prompt struct {
+	task      string   // the user message
+	extra     []string // system-prompt context blocks
+	vaultIDs  []uint64
+	wisdomIDs []uint64
+	ruleIDs   []string
+	knowIDs   []string
+	tokens    int
+}
+
+// TaskHeader is how a task's user message starts: "Task <id>: <title>".
+// Tests and tools find the task id in a prompt by it.
+func TaskHeader(id, title string) string { return fmt.Sprintf("Task %s: %s", id, title) }
+
+// assemble builds a task's prompt: the task (and the previous attempt's
+// failure), the dependency artifacts, vault context (≤ VaultShare of the
+// prompt budget), playbook context (≤ PlaybookShare) and knowledge hits.
+// Context sources that fail are logged and left out: a build does not stop
+// because the vault is busy.
+func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, feedback string, hooks Hooks) prompt {
+	var p prompt
+	var sb strings.Builder
+	sb.WriteString(TaskHeader(t.ID, t.Title))
+	fmt.Fprintf(&sb, "\nBuild: %s (phase %d)\n", b.Name, t.Phase)
+	if d := strings.TrimSpace(t.Description); d != "" {
+		sb.WriteString("\n" + d + "\n")
+	}
+	if feedback != "" {
+		sb.WriteString("\nYour previous attempt at this task failed. Fix this and try again:\n")
+		sb.WriteString(truncateRunes(feedback, 2000))
+		sb.WriteByte('\n')
+	}
+	p.task = sb.String()
+
+	if art := e.artifacts(deps); art != "" {
+		p.extra = append(p.extra, art)
+	}
+	query := t.Title + " " + t.Description
+	budget := e.cfg.PromptTokens
+	if v := e.d.Vault; v != nil {
+		// BuildVaultContext caps itself at 15 % of what it is given; scale
+		// the budget for a smaller configured share.
+		vb := int(float64(budget) * e.cfg.VaultShare / vault.VaultShare)
+		vc, err := v.BuildVaultContext(ctx, query, t.Agent, b.Tier, vb)
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "vault context: %v", err)
+		} else if vc.Text != "" {
+			p.extra = append(p.extra, vc.Text)
+			p.vaultIDs, p.wisdomIDs = vc.NodeIDs, vc.WisdomIDs
+		}
+	}
+	if hooks.Playbook != nil {
+		pb := int(float64(budget) * e.cfg.PlaybookShare)
+		block, ids, err := hooks.Playbook.Context(ctx, t.Agent, query, pb)
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "playbook context: %v", err)
+		} else if block = strings.TrimSpace(block); block != "" {
+			p.extra = append(p.extra, truncateTokens(block, pb))
+			p.ruleIDs = ids
+		}
+	}
+	if hooks.Knowledge != nil {
+		kb := budget / 10
+		block, ids, err := hooks.Knowledge.Hits(ctx, t.Agent, query, kb)
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "knowledge: %v", err)
+		} else if block = strings.TrimSpace(block); block != "" {
+			p.extra = append(p.extra, truncateTokens(block, kb))
+			p.knowIDs = ids
+		}
+	}
+	if p.vaultIDs == nil {
+		p.vaultIDs = []uint64{}
+	}
+	if p.wisdomIDs == nil {
+		p.wisdomIDs = []uint64{}
+	}
+	if p.ruleIDs == nil {
+		p.ruleIDs = []string{}
+	}
+	p.tokens = vault.EstimateTokens(p.task)
+	for _, x := range p.extra {
+		p.tokens += vault.EstimateTokens(x)
+	}
+	return p
+}
+
+// artifacts renders the outputs of a task's dependencies: a preview of each
+// inline (ArtifactInlineTokens in all), with the path of the full text.
+func (e *Engine) artifacts(deps []Task) string {
+	if len(deps) == 0 {
+		return ""
+	}
+	per := max(ArtifactInlineTokens*4/len(deps), minPreviewChars)
+	var sb strings.Builder
+	sb.WriteString("<dependency_artifacts>\nOutputs of the tasks this one depends on (previews; the full text of each is at the path given, read it with readFile when you need more):\n")
+	for _, d := range deps {
+		out := strings.TrimSpace(d.Output)
+		rel := d.OutputPath
+		if r, err := filepath.Rel(e.cfg.Root, d.OutputPath); err == nil && d.OutputPath != "" {
+			rel = filepath.ToSlash(r)
+		}
+		fmt.Fprintf(&sb, "\n## %s — %s (%s)\n", d.ID, d.Title, d.Agent)
+		if rel != "" {
+			fmt.Fprintf(&sb, "full output: %s (%d tokens)\n", rel, vault.EstimateTokens(out))
+		}
+		if out == "" {
+			sb.WriteString("(no output)\n")
+			continue
+		}
+		prev := truncateRunes(out, per)
+		sb.WriteString(prev)
+		if len(prev) < len(out) {
+			sb.WriteString(" …[preview truncated]")
+		}
+		sb.WriteByte('\n')
+	}
+	sb.WriteString("</dependency_artifacts>")
+	return sb.String()
+}
+
+// truncateRunes cuts s to at most n bytes on a rune boundary.
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+func truncateTokens(s string, tokens int) string {
+	if vault.EstimateTokens(s) <= tokens {
+		return s
+	}
+	return truncateRunes(s, tokens*4)
+}

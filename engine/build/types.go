@@ -1,0 +1,213 @@
+// Package build runs PRDs: the Ralph loop. It schedules a plan's tasks by
+// their dependencies (lower phase first, then file order), assembles each
+// task's prompt (agent role through the runner, the task, dependency outputs
+// as lazy artifacts, vault context ≤ 15 %, playbook context ≤ 10 %,
+// knowledge hits), executes it through the agent loop or a rehearsal, gates
+// the result (output, confinement, check commands on a temporary copy,
+// optional MERCURY judge), decides (done / retry once / blocked), applies
+// the changeset at autonomy ≥ 3, and learns (vault, playbook).
+//
+// Every state change is committed to bbolt (buckets builds and build_tasks)
+// before its event is published, so a build killed at any moment is resumed
+// by Resume without redoing done tasks; a task that was running when the
+// process died is re-run.
+//
+// The package never imports engine (the facade); engine/build.go wires it.
+package build
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/nova-dev/nova/engine/prd"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrNotFound: no build has this id.
+	ErrNotFound = errors.New("build not found")
+	// ErrActive: the build is already running in this process.
+	ErrActive = errors.New("build is already running")
+	// ErrNotActive: Pause or Cancel of a build that is not running here.
+	ErrNotActive = errors.New("build is not running in this process")
+	// ErrFinished: Resume of a build whose tasks are all done.
+	ErrFinished = errors.New("build is already finished")
+	// ErrBudget is the reason a build stops when budgets.buildTokens is spent.
+	ErrBudget = errors.New("build token budget exhausted")
+)
+
+// Status is the state of a build.
+type Status string
+
+// Build states. Running builds whose process died stay "running" in the
+// store until Resume; Active tells whether this process runs it.
+const (
+	StatusRunning  Status = "running"
+	StatusPaused   Status = "paused"   // paused, interrupted (ctrl+c) or waiting for a choice: resumable
+	StatusCanceled Status = "canceled" // canceled by the user: resumable
+	StatusDone     Status = "done"     // every task done
+	StatusFailed   Status = "failed"   // tasks blocked, or the token budget is spent
+)
+
+// TaskStatus is the state of one task of a build.
+type TaskStatus string
+
+// Task states.
+const (
+	TaskPending TaskStatus = "pending"
+	TaskRunning TaskStatus = "running"
+	TaskDone    TaskStatus = "done"
+	TaskBlocked TaskStatus = "blocked"
+	// TaskWaiting: a rehearsal waits for the user's choice.
+	TaskWaiting TaskStatus = "waiting"
+)
+
+// Build is one run of a PRD (bucket builds).
+type Build struct {
+	ID      uint64 `json:"id"`
+	Name    string `json:"name"`
+	PRDPath string `json:"prdPath,omitempty"`
+	Status  Status `json:"status"`
+	// Reason explains paused, canceled and failed builds.
+	Reason   string `json:"reason,omitempty"`
+	Autonomy int    `json:"autonomy"`
+	Tier     string `json:"tier"`
+	// Rehearse forces rehearsal for every task (needs a RehearsalHook).
+	Rehearse bool `json:"rehearse,omitempty"`
+	// Tokens used so far; TokenBudget the cap (0 = none).
+	Tokens      int `json:"tokens"`
+	TokenBudget int `json:"tokenBudget,omitempty"`
+	// Counts per task status.
+	Total  int                `json:"total"`
+	Counts map[TaskStatus]int `json:"counts"`
+	Wisdom WisdomImpact       `json:"wisdom"`
+	// Resumes counts Resume calls.
+	Resumes    int       `json:"resumes,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// PRD is the plan as it was when the build started (resume needs no file).
+	PRD json.RawMessage `json:"prd,omitempty"`
+	// Active is true while this process runs the build (not stored).
+	Active bool `json:"active"`
+}
+
+// Summary is the build without its PRD (for lists).
+func (b Build) Summary() Build { b.PRD = nil; return b }
+
+// WisdomImpact is what a build taught the vault.
+type WisdomImpact struct {
+	// Learned counts new vault nodes; Strengthened existing nodes an
+	// equivalent lesson reinforced.
+	Learned      int `json:"learned"`
+	Strengthened int `json:"strengthened"`
+	// Reinforced counts injected nodes credited after a success.
+	Reinforced int `json:"reinforced"`
+	// Mistakes counts failures recorded as Mistake nodes.
+	Mistakes int `json:"mistakes"`
+}
+
+// GateResult is one gate's verdict on an attempt.
+type GateResult struct {
+	Name     string        `json:"name"` // output, confinement, check:<cmd>, judge
+	Passed   bool          `json:"passed"`
+	Score    float64       `json:"score"`
+	Detail   string        `json:"detail,omitempty"`
+	Output   string        `json:"output,omitempty"` // command output (bounded)
+	Duration time.Duration `json:"duration"`
+	Skipped  bool          `json:"skipped,omitempty"`
+}
+
+// Attempt is one execution of a task.
+type Attempt struct {
+	N           int           `json:"n"`
+	RunID       uint64        `json:"runId,omitempty"`
+	SessionID   uint64        `json:"sessionId,omitempty"` // rehearsal session
+	ChangesetID uint64        `json:"changesetId,omitempty"`
+	Passed      bool          `json:"passed"`
+	Score       float64       `json:"score"`
+	Reason      string        `json:"reason,omitempty"`
+	Gates       []GateResult  `json:"gates"`
+	Tokens      int           `json:"tokens"`
+	Duration    time.Duration `json:"duration"`
+	StartedAt   time.Time     `json:"startedAt"`
+	Interrupted bool          `json:"interrupted,omitempty"`
+}
+
+// Task is the state of one PRD task inside a build (bucket build_tasks).
+type Task struct {
+	BuildID      uint64     `json:"buildId"`
+	Ordinal      int        `json:"ordinal"` // file order
+	ID           string     `json:"id"`
+	Title        string     `json:"title"`
+	Description  string     `json:"description"`
+	Agent        string     `json:"agent"`
+	Phase        int        `json:"phase"`
+	Dependencies []string   `json:"dependencies"`
+	Status       TaskStatus `json:"status"`
+	Reason       string     `json:"reason,omitempty"`
+	// Attempts counts finished attempts (interrupted ones excluded);
+	// Interruptions counts runs cut by a crash, ctrl+c or cancel.
+	Attempts      int `json:"attempts"`
+	Interruptions int `json:"interruptions,omitempty"`
+	// Output is the agent's final output (also in .nova/output/<build>/<task>.md).
+	Output     string `json:"output,omitempty"`
+	OutputPath string `json:"outputPath,omitempty"`
+	// ChangesetID is the changeset of the passing attempt; Applied says
+	// whether it was applied (autonomy ≥ 3); ApplyError why not.
+	ChangesetID uint64        `json:"changesetId,omitempty"`
+	Applied     bool          `json:"applied,omitempty"`
+	ApplyError  string        `json:"applyError,omitempty"`
+	Score       float64       `json:"score"`
+	Gates       []GateResult  `json:"gates"`
+	History     []Attempt     `json:"history"`
+	Tokens      int           `json:"tokens"`
+	Duration    time.Duration `json:"duration"`
+	Rehearsed   bool          `json:"rehearsed,omitempty"`
+	// Provenance: what was injected into the prompt.
+	VaultNodeIDs []uint64  `json:"vaultNodeIds"`
+	WisdomIDs    []uint64  `json:"wisdomIds"`
+	RuleIDs      []string  `json:"ruleIds"`
+	StartedAt    time.Time `json:"startedAt,omitzero"`
+	FinishedAt   time.Time `json:"finishedAt,omitzero"`
+}
+
+// PRDTask returns the task as a prd.Task.
+func (t Task) PRDTask() prd.Task {
+	return prd.Task{ID: t.ID, Title: t.Title, Description: t.Description, Agent: t.Agent,
+		Status: prd.Status(t.Status), Dependencies: append([]string(nil), t.Dependencies...),
+		Phase: t.Phase, Attempts: t.Attempts, Output: t.Output, Error: t.Reason}
+}
+
+// Phase groups a build's tasks (for the Build page).
+type Phase struct {
+	Phase int    `json:"phase"`
+	Tasks []Task `json:"tasks"`
+	// Done counts the phase's done tasks.
+	Done int `json:"done"`
+}
+
+// GroupByPhase groups tasks by phase, ascending, keeping file order.
+func GroupByPhase(tasks []Task) []Phase {
+	var out []Phase
+	idx := map[int]int{}
+	for _, t := range tasks {
+		i, ok := idx[t.Phase]
+		if !ok {
+			i = len(out)
+			idx[t.Phase] = i
+			out = append(out, Phase{Phase: t.Phase})
+		}
+		out[i].Tasks = append(out[i].Tasks, t)
+		if t.Status == TaskDone {
+			out[i].Done++
+		}
+	}
+	for i := 1; i < len(out); i++ { // insertion sort: few phases
+		for j := i; j > 0 && out[j].Phase < out[j-1].Phase; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/nova-dev/nova/engine/rehearsal"
+)
+
+// TopicRehearsal is the Topic of events about rehearsal sessions (Payload is
+// the rehearsal.Session without file contents: use Rehearsals().Get).
+const TopicRehearsal = "rehearsal"
+
+// rehearsalState is the rehearsal service of a Local, built on first use.
+type rehearsalState struct {
+	once sync.Once
+	svc  *rehearsal.Service
+}
+
+// initRehearsal wires the rehearsal hook into the build engine (called from
+// Open; it does no I/O: the service is built on first use).
+func (l *Local) initRehearsal() {
+	l.build.Rehearsal = &rehearsal.Hook{
+		Service: l.Rehearsals,
+		Log: func(s string) {
+			l.Publish(Event{Type: EventLog, Topic: TopicRehearsal, Text: s})
+		},
+	}
+}
+
+// Rehearsals is the rehearsal service: run a rehearsal, list, get, approve
+// (through the changeset store), reject, regenerate.
+func (l *Local) Rehearsals() *rehearsal.Service {
+	l.rh.once.Do(func() {
+		l.rh.svc = &rehearsal.Service{
+			DB:          l.db,
+			Root:        l.ws.Root,
+			LLM:         l.llm,
+			Changes:     l.Changes(),
+			Vault:       l.Vault(),
+			Config:      l.Config,
+			CallTimeout: l.Config().Ollama.Timeout.D(),
+			Notify: func(s rehearsal.Session) {
+				typ := EventChanged
+				if s.Status == rehearsal.StatusPending {
+					typ = EventNeedsApproval
+				}
+				l.Publish(Event{Type: typ, Topic: TopicRehearsal, TaskID: s.TaskID, BuildID: s.BuildID,
+					Status: string(s.Status), Text: fmt.Sprintf("rehearsal %d %s", s.ID, s.Status),
+					Payload: rehearsal.Brief(s)})
+			},
+		}
+	})
+	return l.rh.svc
+}

@@ -1,0 +1,751 @@
+// Package build is the Build screen: the task graph of a build grouped by
+// phase (status, dependencies, durations), the selected task's live output,
+// gate results, retries and token use, and its provenance (the vault nodes
+// and playbook rules that went into its prompt, each a jump away). Builds
+// start from a PRD picker (n), pause and resume (p) and cancel (X, after a
+// confirmation); b switches between builds.
+package build
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/confirm"
+)
+
+// ID is the router id of the page.
+const ID = "build"
+
+// Topic is the engine event topic of builds.
+const Topic = "build"
+
+// maxStream bounds the live output kept per task (bytes).
+const maxStream = 64 << 10
+
+// flushEvery is how often streamed deltas are folded into the view.
+const flushEvery = 50 * time.Millisecond
+
+// spinEvery is the spinner's frame time while a task runs.
+const spinEvery = 150 * time.Millisecond
+
+var spinFrames = []string{"◐", "◓", "◑", "◒"}
+
+type mode uint8
+
+const (
+	modeGraph mode = iota
+	modePicker
+	modeBuilds
+)
+
+type focus uint8
+
+const (
+	focusTasks focus = iota
+	focusProvenance
+	focusOutput
+)
+
+type listMsg struct {
+	builds []Summary
+	err    error
+}
+
+type detailMsg struct {
+	gen    int
+	detail Detail
+	err    error
+}
+
+type prdsMsg struct {
+	dir   string
+	files []prdFile
+	err   error
+}
+
+type startedMsg struct {
+	id   string
+	path string
+	err  error
+}
+
+type controlMsg struct {
+	verb string
+	err  error
+}
+
+type refreshMsg struct{ seq int }
+type flushMsg struct{}
+type spinMsg struct{}
+
+// prdFile is one entry of the PRD picker.
+type prdFile struct {
+	Path  string
+	Name  string // the file's base name
+	Title string // meta.name
+	Tasks int
+	Err   error // parse or validation problems; nil = can start
+}
+
+// Model is the Build page.
+type Model struct {
+	c      *common.Common
+	src    Source
+	width  int
+	height int
+	now    func() time.Time
+
+	builds  []Summary
+	listErr error
+	loaded  bool
+
+	cur     string // the shown build's id
+	detail  *Detail
+	detErr  error
+	gen     int
+	seq     int
+	sel     int // selected task index in order
+	order   []int
+	focus   focus
+	provSel int
+	scroll  int // output lines scrolled up from the bottom
+
+	streams map[string]*strings.Builder // key build/task
+	pending map[string]*pendingDelta
+	flushOn bool
+
+	spin   int
+	spinOn bool
+
+	mode      mode
+	prds      []prdFile
+	prdDir    string
+	prdErr    error
+	prdSel    int
+	prdLoaded bool
+	starting  bool
+	startErr  error
+
+	buildSel int
+	confirm  *confirm.Model
+}
+
+type pendingDelta struct {
+	reset bool
+	text  strings.Builder
+}
+
+// New builds the page over the workspace's build engine.
+func New(c *common.Common) *Model { return NewWithSource(c, sourceFor(c.WS)) }
+
+// NewWithSource builds the page over src (tests).
+func NewWithSource(c *common.Common, src Source) *Model {
+	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c),
+		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{}}
+}
+
+// SetClock fixes the page's clock (golden tests).
+func (m *Model) SetClock(now func() time.Time) { m.now = now }
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Build" }
+
+// Capturing implements common.Page: dialogs and pickers own the keyboard.
+func (m *Model) Capturing() bool { return m.mode != modeGraph || m.confirm.Active() }
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return m.loadList() }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.confirm.SetSize(w, h)
+}
+
+// guard runs an engine call off the UI goroutine, turning a panic (a
+// workspace without the capability) into an error message.
+func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = wrap(fmt.Errorf("engine call failed: %v", r))
+			}
+		}()
+		return f()
+	}
+}
+
+func (m *Model) loadList() tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return guard(func() tea.Msg {
+		b, err := src.List(ctx)
+		return listMsg{builds: b, err: err}
+	}, func(err error) tea.Msg { return listMsg{err: err} })
+}
+
+func (m *Model) loadDetail() tea.Cmd {
+	if m.cur == "" {
+		return nil
+	}
+	m.gen++
+	src, ctx, id, gen := m.src, m.c.Ctx, m.cur, m.gen
+	return guard(func() tea.Msg {
+		d, err := src.Get(ctx, id)
+		return detailMsg{gen: gen, detail: d, err: err}
+	}, func(err error) tea.Msg { return detailMsg{gen: gen, err: err} })
+}
+
+// loadPRDs lists .nova/prds/*.json|yaml|yml, parsing and validating each.
+func (m *Model) loadPRDs() tea.Cmd {
+	ws := m.c.WS
+	return guard(func() tea.Msg {
+		dir := filepath.Join(ws.Info().Root, ".nova", "prds")
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return prdsMsg{dir: dir, err: err}
+		}
+		roster, _ := ws.Agents()
+		known := func(id string) bool {
+			if roster == nil {
+				return true
+			}
+			_, err := roster.Get(id)
+			return err == nil
+		}
+		var files []prdFile
+		for _, e := range entries {
+			ext := strings.ToLower(filepath.Ext(e.Name()))
+			if e.IsDir() || (ext != ".json" && ext != ".yaml" && ext != ".yml") {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			f := prdFile{Path: p, Name: e.Name()}
+			plan, err := prd.Load(p)
+			if err == nil {
+				f.Title, f.Tasks = plan.Meta.Name, len(plan.Tasks)
+				err = prd.Validate(plan, known)
+			}
+			f.Err = err
+			files = append(files, f)
+		}
+		return prdsMsg{dir: dir, files: files}
+	}, func(err error) tea.Msg { return prdsMsg{err: err} })
+}
+
+func (m *Model) start(f prdFile) tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return guard(func() tea.Msg {
+		id, err := src.Start(ctx, f.Path)
+		return startedMsg{id: id, path: f.Path, err: err}
+	}, func(err error) tea.Msg { return startedMsg{path: f.Path, err: err} })
+}
+
+func (m *Model) control(verb string) tea.Cmd {
+	src, ctx, id := m.src, m.c.Ctx, m.cur
+	return guard(func() tea.Msg {
+		var err error
+		switch verb {
+		case "pause":
+			err = src.Pause(ctx, id)
+		case "resume":
+			err = src.Resume(ctx, id)
+		case "cancel":
+			err = src.Cancel(ctx, id)
+		}
+		return controlMsg{verb: verb, err: err}
+	}, func(err error) tea.Msg { return controlMsg{verb: verb, err: err} })
+}
+
+func (m *Model) refresh() tea.Cmd {
+	m.seq++
+	return common.Debounce(100*time.Millisecond, refreshMsg{seq: m.seq})
+}
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case listMsg:
+		m.loaded, m.listErr = true, msg.err
+		if msg.err != nil {
+			return m, nil
+		}
+		m.builds = msg.builds
+		if m.cur == "" && len(m.builds) > 0 {
+			m.cur = m.builds[0].ID
+			for _, b := range m.builds { // prefer a running build
+				if b.Active() {
+					m.cur = b.ID
+					break
+				}
+			}
+		}
+		return m, m.loadDetail()
+	case detailMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		m.detErr = msg.err
+		if msg.err == nil {
+			d := msg.detail
+			keep := m.selectedTaskID()
+			m.detail = &d
+			m.reorder(keep)
+			for _, t := range d.Tasks { // finished output replaces a lost stream
+				if t.Output != "" && t.Status != StatusRunning {
+					k := streamKey(d.ID, t.ID)
+					if sb := m.streams[k]; sb == nil || sb.Len() == 0 {
+						b := &strings.Builder{}
+						b.WriteString(t.Output)
+						m.streams[k] = b
+					}
+				}
+			}
+		}
+		return m, m.spinCmd()
+	case refreshMsg:
+		if msg.seq == m.seq {
+			return m, tea.Batch(m.loadList(), m.loadDetail())
+		}
+		return m, nil
+	case prdsMsg:
+		m.prdLoaded, m.prdErr, m.prdDir = true, msg.err, msg.dir
+		m.prds = msg.files
+		m.prdSel = min(m.prdSel, max(0, len(m.prds)-1))
+		return m, nil
+	case startedMsg:
+		m.starting = false
+		if msg.err != nil {
+			m.startErr = msg.err
+			return m, nil
+		}
+		m.mode, m.startErr = modeGraph, nil
+		m.cur, m.sel, m.focus, m.detail = msg.id, 0, focusTasks, nil
+		return m, tea.Batch(m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
+	case controlMsg:
+		if msg.err != nil {
+			return m, common.Failure(fmt.Errorf("%s build: %w", msg.verb, msg.err))
+		}
+		return m, tea.Batch(m.refresh(), common.Toast("build "+msg.verb+"d"))
+	case confirm.ResultMsg:
+		if msg.ID == "cancel-build" && msg.Confirmed {
+			return m, m.control("cancel")
+		}
+		return m, nil
+	case common.EventMsg:
+		return m, m.event(msg.Event)
+	case flushMsg:
+		m.flushOn = false
+		m.flush()
+		return m, nil
+	case spinMsg:
+		m.spinOn = false
+		m.spin = (m.spin + 1) % len(spinFrames)
+		return m, m.spinCmd()
+	case common.NavigateMsg:
+		if msg.Page == ID {
+			if id, ok := msg.Arg.(string); ok && id != "" && id != m.cur {
+				m.cur, m.sel, m.detail = id, 0, nil
+				return m, m.loadDetail()
+			}
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func streamKey(build, task string) string { return build + "/" + task }
+
+// event handles one engine event: deltas feed the live stream, task
+// transitions refresh the graph.
+func (m *Model) event(ev engine.Event) tea.Cmd {
+	if ev.BuildID == "" && ev.Topic != Topic {
+		return nil
+	}
+	if ev.Type == engine.EventDelta {
+		if ev.TaskID == "" {
+			return nil
+		}
+		k := streamKey(ev.BuildID, ev.TaskID)
+		p := m.pending[k]
+		if p == nil {
+			p = &pendingDelta{}
+			m.pending[k] = p
+		}
+		if isReset(ev) {
+			p.reset = true
+			p.text.Reset()
+		}
+		p.text.WriteString(ev.Text)
+		if !m.flushOn {
+			m.flushOn = true
+			return tea.Tick(flushEvery, func(time.Time) tea.Msg { return flushMsg{} })
+		}
+		return nil
+	}
+	if ev.Topic != Topic && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
+		return nil // agent log lines of a build task: not a transition
+	}
+	if ev.Type == engine.EventTask && ev.TaskID != "" && ev.Status == StatusRunning {
+		// A retry starts a fresh stream.
+		k := streamKey(ev.BuildID, ev.TaskID)
+		m.flush()
+		if sb := m.streams[k]; sb != nil && sb.Len() > 0 {
+			sb.WriteString("\n── attempt restarted ──\n")
+		}
+	}
+	if m.cur == "" && ev.BuildID != "" {
+		m.cur = ev.BuildID
+	}
+	return m.refresh()
+}
+
+// isReset reports a delta that discards the text streamed so far for the
+// step (an LLM retry).
+func isReset(ev engine.Event) bool {
+	if ev.Status == "reset" {
+		return true
+	}
+	if ae, ok := ev.Payload.(agents.Event); ok {
+		return ae.Reset
+	}
+	return false
+}
+
+// flush folds the coalesced deltas into the streams.
+func (m *Model) flush() {
+	for k, p := range m.pending {
+		sb := m.streams[k]
+		if sb == nil {
+			sb = &strings.Builder{}
+			m.streams[k] = sb
+		}
+		if p.reset {
+			// Drop the text of the attempt being retried: up to the last
+			// attempt marker, or all of it.
+			cur := sb.String()
+			sb.Reset()
+			if i := strings.LastIndex(cur, "\n── attempt restarted ──\n"); i >= 0 {
+				sb.WriteString(cur[:i+len("\n── attempt restarted ──\n")])
+			}
+		}
+		sb.WriteString(p.text.String())
+		if sb.Len() > maxStream {
+			tail := sb.String()[sb.Len()-maxStream/2:]
+			sb.Reset()
+			sb.WriteString("…")
+			sb.WriteString(tail)
+		}
+		delete(m.pending, k)
+	}
+}
+
+// spinCmd keeps the spinner turning while a task of the shown build runs.
+func (m *Model) spinCmd() tea.Cmd {
+	if m.spinOn || m.detail == nil {
+		return nil
+	}
+	running := false
+	for _, t := range m.detail.Tasks {
+		if t.Status == StatusRunning {
+			running = true
+			break
+		}
+	}
+	if !running {
+		return nil
+	}
+	m.spinOn = true
+	return tea.Tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+}
+
+// reorder sorts the tasks by phase (plan order within a phase) and keeps
+// the selection on the task with id keep.
+func (m *Model) reorder(keep string) {
+	m.order = m.order[:0]
+	if m.detail == nil {
+		return
+	}
+	for i := range m.detail.Tasks {
+		m.order = append(m.order, i)
+	}
+	tasks := m.detail.Tasks
+	slices.SortStableFunc(m.order, func(a, b int) int { return tasks[a].Phase - tasks[b].Phase })
+	if keep == "" {
+		// Follow the work: the first running task, else the first not done.
+		for i, idx := range m.order {
+			if tasks[idx].Status == StatusRunning {
+				m.sel = i
+				return
+			}
+		}
+		return
+	}
+	for i, idx := range m.order {
+		if tasks[idx].ID == keep {
+			m.sel = i
+			return
+		}
+	}
+	m.sel = min(m.sel, max(0, len(m.order)-1))
+}
+
+func (m *Model) selectedTask() (Task, bool) {
+	if m.detail == nil || m.sel < 0 || m.sel >= len(m.order) {
+		return Task{}, false
+	}
+	return m.detail.Tasks[m.order[m.sel]], true
+}
+
+func (m *Model) selectedTaskID() string {
+	if t, ok := m.selectedTask(); ok {
+		return t.ID
+	}
+	return ""
+}
+
+// provItems are the provenance entries of the selected task, in display
+// order: vault nodes, then rules.
+type provItem struct {
+	vault *VaultRef
+	rule  *RuleRef
+}
+
+func (m *Model) provItems() []provItem {
+	t, ok := m.selectedTask()
+	if !ok {
+		return nil
+	}
+	var items []provItem
+	for i := range t.VaultNodes {
+		items = append(items, provItem{vault: &t.VaultNodes[i]})
+	}
+	for i := range t.Rules {
+		items = append(items, provItem{rule: &t.Rules[i]})
+	}
+	return items
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.confirm.Active() {
+		_, cmd := m.confirm.Update(msg)
+		return cmd
+	}
+	switch m.mode {
+	case modePicker:
+		return m.pickerKey(msg)
+	case modeBuilds:
+		return m.buildsKey(msg)
+	}
+	switch {
+	case key.Matches(msg, km.Refresh):
+		return tea.Batch(m.loadList(), m.loadDetail())
+	case key.Matches(msg, km.New):
+		m.mode, m.prdLoaded, m.startErr, m.prdSel = modePicker, false, nil, 0
+		return m.loadPRDs()
+	case key.Matches(msg, km.Branch):
+		if len(m.builds) == 0 {
+			return nil
+		}
+		m.mode = modeBuilds
+		m.buildSel = 0
+		for i, b := range m.builds {
+			if b.ID == m.cur {
+				m.buildSel = i
+			}
+		}
+		return nil
+	case key.Matches(msg, km.Pause):
+		if m.detail == nil {
+			return nil
+		}
+		switch m.detail.Status {
+		case StatusPaused:
+			return m.control("resume")
+		case StatusRunning, StatusPending, StatusWaiting:
+			return m.control("pause")
+		}
+		return common.Toast("build " + m.detail.ID + " is " + m.detail.Status + ": nothing to pause")
+	case key.Matches(msg, km.Cancelrun):
+		if m.detail == nil || !m.detail.Active() {
+			return nil
+		}
+		m.confirm.Open(confirm.Options{ID: "cancel-build", Title: "Cancel build " + m.detail.ID + "?",
+			Body: fmt.Sprintf("%s — %d of %d tasks done. Running tasks stop; done tasks and staged changes are kept. `nova build resume %s` picks it up later.",
+				orDash(m.detail.Name), m.detail.Done, m.detail.Total, m.detail.ID),
+			Yes: "Cancel build", No: "Keep running", Danger: true})
+		return nil
+	case key.Matches(msg, km.Tab):
+		m.focus = (m.focus + 1) % 3
+		m.provSel = 0
+		return nil
+	case key.Matches(msg, km.ShiftTab):
+		m.focus = (m.focus + 2) % 3
+		m.provSel = 0
+		return nil
+	case key.Matches(msg, km.Back):
+		m.focus = focusTasks
+		return nil
+	}
+	switch m.focus {
+	case focusProvenance:
+		items := m.provItems()
+		switch {
+		case key.Matches(msg, km.Down):
+			m.provSel = min(m.provSel+1, len(items)-1)
+		case key.Matches(msg, km.Up):
+			m.provSel = max(m.provSel-1, 0)
+		case key.Matches(msg, km.Enter):
+			if m.provSel < 0 || m.provSel >= len(items) {
+				return nil
+			}
+			it := items[m.provSel]
+			if it.vault != nil {
+				id := it.vault.ID
+				return func() tea.Msg { return common.NavigateMsg{Page: "vault", Arg: id} }
+			}
+			id := it.rule.ID
+			return func() tea.Msg { return common.NavigateMsg{Page: "playbooks", Arg: id} }
+		}
+		m.provSel = max(0, m.provSel)
+		return nil
+	case focusOutput:
+		switch {
+		case key.Matches(msg, km.Up):
+			m.scroll++
+		case key.Matches(msg, km.Down):
+			m.scroll = max(0, m.scroll-1)
+		case key.Matches(msg, km.PageUp):
+			m.scroll += 10
+		case key.Matches(msg, km.PageDown):
+			m.scroll = max(0, m.scroll-10)
+		case key.Matches(msg, km.Bottom):
+			m.scroll = 0
+		}
+		return nil
+	}
+	n := len(m.order)
+	prev := m.sel
+	switch {
+	case key.Matches(msg, km.Down):
+		m.sel = min(m.sel+1, n-1)
+	case key.Matches(msg, km.Up):
+		m.sel = max(m.sel-1, 0)
+	case key.Matches(msg, km.PageDown):
+		m.sel = min(m.sel+8, n-1)
+	case key.Matches(msg, km.PageUp):
+		m.sel = max(m.sel-8, 0)
+	case key.Matches(msg, km.Top):
+		m.sel = 0
+	case key.Matches(msg, km.Bottom):
+		m.sel = n - 1
+	case key.Matches(msg, km.Enter):
+		m.focus = focusProvenance
+	}
+	m.sel = max(0, m.sel)
+	if m.sel != prev {
+		m.scroll, m.provSel = 0, 0
+	}
+	return nil
+}
+
+func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.Back):
+		if !m.starting {
+			m.mode = modeGraph
+		}
+	case key.Matches(msg, km.Down):
+		m.prdSel = min(m.prdSel+1, max(0, len(m.prds)-1))
+		m.startErr = nil
+	case key.Matches(msg, km.Up):
+		m.prdSel = max(m.prdSel-1, 0)
+		m.startErr = nil
+	case key.Matches(msg, km.Refresh):
+		return m.loadPRDs()
+	case msg.String() == "enter":
+		if m.starting || m.prdSel >= len(m.prds) {
+			return nil
+		}
+		f := m.prds[m.prdSel]
+		if f.Err != nil {
+			m.startErr = fmt.Errorf("%s cannot start until it is fixed", f.Name)
+			return nil
+		}
+		m.starting, m.startErr = true, nil
+		return m.start(f)
+	}
+	return nil
+}
+
+func (m *Model) buildsKey(msg tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	switch {
+	case key.Matches(msg, km.Back, km.Branch):
+		m.mode = modeGraph
+	case key.Matches(msg, km.Down):
+		m.buildSel = min(m.buildSel+1, len(m.builds)-1)
+	case key.Matches(msg, km.Up):
+		m.buildSel = max(m.buildSel-1, 0)
+	case msg.String() == "enter":
+		m.mode = modeGraph
+		if m.buildSel < len(m.builds) && m.builds[m.buildSel].ID != m.cur {
+			m.cur, m.sel, m.detail, m.focus = m.builds[m.buildSel].ID, 0, nil, focusTasks
+			return m.loadDetail()
+		}
+	}
+	return nil
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	switch {
+	case m.confirm.Active():
+		return m.confirm.ShortHelp()
+	case m.mode == modePicker:
+		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "start build"), withHelp(km.Back, "close")}
+	case m.mode == modeBuilds:
+		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "show build"), withHelp(km.Back, "close")}
+	case m.focus == focusProvenance:
+		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open source"), withHelp(km.Tab, "focus")}
+	}
+	return []key.Binding{withHelp(km.New, "new build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel"),
+		withHelp(km.Branch, "builds"), withHelp(km.Tab, "focus")}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	return [][]key.Binding{
+		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
+		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"), withHelp(km.Back, "back to tasks")},
+		{withHelp(km.New, "start a build from a PRD"), withHelp(km.Branch, "switch build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel build"), km.Refresh},
+	}
+}
+
+func withHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

@@ -1,0 +1,494 @@
+package build
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/tui/common"
+)
+
+// View implements common.Component.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	s := m.c.Styles
+	var body string
+	switch {
+	case !m.loaded:
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Muted.Render("Loading builds…"))
+	case m.listErr != nil:
+		body = s.Panel.Width(m.width).Height(m.height).Render(s.Error.Render("Could not list the builds") + "\n" +
+			s.Text.Width(m.width-4).Render(m.listErr.Error()) + "\n\n" + s.Subtle.Render("ctrl+r retries."))
+	case m.cur == "":
+		body = s.Panel.Width(m.width).Height(m.height).Render(m.c.Empty("No builds yet.",
+			"Press n to start one from a PRD in .nova/prds/, or run `nova build run PRD`.\n"+
+				"Tasks run agent by agent, phase by phase; their output, gates and provenance show here."))
+	default:
+		body = m.graphView()
+	}
+	body = common.FitHeight(body, m.height)
+	switch {
+	case m.confirm.Active():
+		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
+	case m.mode == modePicker:
+		body = common.Overlay(body, m.pickerView(), m.width, m.height)
+	case m.mode == modeBuilds:
+		body = common.Overlay(body, m.buildsView(), m.width, m.height)
+	}
+	return body
+}
+
+func (m *Model) graphView() string {
+	s := m.c.Styles
+	head := m.headerLine()
+	h := m.height - 1
+	if m.detail == nil {
+		msg := s.Muted.Render("Loading build " + m.cur + "…")
+		if m.detErr != nil {
+			msg = s.Error.Render(common.Truncate("Could not load build "+m.cur+": "+m.detErr.Error(), m.width-4))
+		}
+		return head + "\n" + s.Panel.Width(m.width).Height(h).Render(msg)
+	}
+	lw := max(34, min(64, m.width*2/5))
+	rw := m.width - lw
+	left := m.tasksView(lw, h)
+	dh := max(9, h*11/20)
+	if h-dh < 5 {
+		dh = h - 5
+	}
+	right := lipgloss.JoinVertical(lipgloss.Left, m.taskDetailView(rw, dh), m.outputView(rw, h-dh))
+	return head + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+}
+
+func (m *Model) headerLine() string {
+	s := m.c.Styles
+	d := m.detail
+	var parts []string
+	if d == nil {
+		parts = append(parts, s.Title.Render("Build "+m.cur))
+	} else {
+		parts = append(parts, s.Title.Render("Build "+d.ID), s.Bold.Render(common.Truncate(orDash(d.Name), 40)), s.Band(d.Status).Render(d.Status))
+		frac := 0.0
+		if d.Total > 0 {
+			frac = float64(d.Done) / float64(d.Total)
+		}
+		parts = append(parts, s.Text.Render(fmt.Sprintf("%d/%d done", d.Done, d.Total))+" "+s.Bar(frac, 12))
+		if !d.Started.IsZero() {
+			end := m.now()
+			if !d.Finished.IsZero() {
+				end = d.Finished
+			}
+			parts = append(parts, s.Muted.Render(fmtDur(end.Sub(d.Started))))
+		}
+	}
+	line := strings.Join(parts, "  ")
+	right := s.Key.Render("b") + " " + s.KeyDesc.Render(fmt.Sprintf("builds (%d)", len(m.builds))) + "  " +
+		s.Key.Render("n") + " " + s.KeyDesc.Render("new")
+	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right) - 1
+	if gap < 1 {
+		return lipgloss.NewStyle().MaxWidth(m.width).Render(line)
+	}
+	return " " + line + strings.Repeat(" ", gap) + right
+}
+
+// icon is a task status's glyph, coloured.
+func (m *Model) icon(status string) string {
+	s := m.c.Styles
+	switch status {
+	case StatusRunning:
+		return s.Warning.Render(spinFrames[m.spin%len(spinFrames)])
+	case StatusDone:
+		return s.Success.Render("✓")
+	case StatusFailed:
+		return s.Error.Render("✗")
+	case StatusBlocked:
+		return s.Error.Render("⊘")
+	case StatusWaiting:
+		return s.Accent.Render("◆")
+	case StatusReady:
+		return s.Info.Render("○")
+	}
+	return s.Muted.Render("○")
+}
+
+func (m *Model) tasksView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	d := m.detail
+	title := s.PanelTitleActive.Render("Tasks")
+	if m.focus != focusTasks {
+		title = s.PanelTitle.Render("Tasks")
+	}
+	title += " " + s.Muted.Render(fmt.Sprintf("%d", len(d.Tasks)))
+	if len(d.Tasks) == 0 {
+		return s.PanelFocused.Width(w).Height(h).Render(title + "\n" + s.Muted.Render("This build has no tasks."))
+	}
+	idW := 0
+	for _, t := range d.Tasks {
+		idW = max(idW, lipgloss.Width(t.ID))
+	}
+	idW = min(idW, max(4, inner/4))
+	// One line per task plus a header per phase.
+	type row struct {
+		text string
+		task int // index in order, -1 for a phase header
+	}
+	var rows []row
+	phase := -1
+	for i, idx := range m.order {
+		t := d.Tasks[idx]
+		if t.Phase != phase || i == 0 {
+			phase = t.Phase
+			done, total := 0, 0
+			for _, u := range d.Tasks {
+				if u.Phase == phase {
+					total++
+					if u.Status == StatusDone {
+						done++
+					}
+				}
+			}
+			rows = append(rows, row{text: s.Subtitle.Render(fmt.Sprintf("Phase %d", phase)) + " " + s.Subtle.Render(fmt.Sprintf("%d/%d", done, total)), task: -1})
+		}
+		right := ""
+		if dur := t.Duration(m.now()); dur > 0 {
+			right = fmtDur(dur)
+		}
+		if t.Attempts > 1 {
+			right = fmt.Sprintf("×%d ", t.Attempts) + right
+		}
+		id := common.Truncate(t.ID, idW)
+		id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
+		room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
+		label := t.Title
+		if len(t.Deps) > 0 {
+			label += "  ← " + strings.Join(t.Deps, ",")
+		}
+		label = common.Truncate(label, max(0, room))
+		gap := strings.Repeat(" ", max(1, inner-2-idW-1-lipgloss.Width(label)-lipgloss.Width(right)))
+		var text string
+		if i == m.sel {
+			text = m.icon(t.Status) + " " + s.Selected.Render(id+" "+label+gap+right)
+		} else {
+			title, deps, _ := strings.Cut(label, "  ← ")
+			lab := s.Text.Render(title)
+			if deps != "" {
+				lab += s.Subtle.Render("  ← " + deps)
+			}
+			text = m.icon(t.Status) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
+		}
+		rows = append(rows, row{text: text, task: i})
+	}
+	room := max(1, h-3)
+	selRow := 0
+	for i, r := range rows {
+		if r.task == m.sel {
+			selRow = i
+		}
+	}
+	start := max(0, min(selRow-room/2, len(rows)-room))
+	var lines []string
+	for i := start; i < len(rows) && len(lines) < room; i++ {
+		lines = append(lines, rows[i].text)
+	}
+	st := s.Panel
+	if m.focus == focusTasks {
+		st = s.PanelFocused
+	}
+	return st.Width(w).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
+}
+
+func (m *Model) taskDetailView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	t, ok := m.selectedTask()
+	if !ok {
+		return s.Panel.Width(w).Height(h).Render(s.Muted.Render("No task selected."))
+	}
+	var b []string
+	b = append(b, m.icon(t.Status)+" "+s.Title.Render(common.Truncate(t.ID+" — "+t.Title, inner-2)))
+	facts := []string{kvs(m, "agent", orDash(t.Agent)), s.Band(t.Status).Render(t.Status)}
+	if t.Attempts > 0 {
+		facts = append(facts, kvs(m, "attempt", fmt.Sprintf("%d", t.Attempts)))
+	}
+	if t.Tokens > 0 {
+		facts = append(facts, kvs(m, "tokens", fmtTokens(t.Tokens)))
+	}
+	if dur := t.Duration(m.now()); dur > 0 {
+		facts = append(facts, kvs(m, "time", fmtDur(dur)))
+	}
+	b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(strings.Join(facts, "  ")))
+	if len(t.Deps) > 0 {
+		var deps []string
+		for _, id := range t.Deps {
+			st := StatusPending
+			for _, u := range m.detail.Tasks {
+				if u.ID == id {
+					st = u.Status
+				}
+			}
+			deps = append(deps, m.icon(st)+" "+s.Text.Render(id))
+		}
+		b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(s.Muted.Render("needs ")+strings.Join(deps, "  ")))
+	}
+	if t.Reason != "" {
+		b = append(b, s.Error.Render(common.Truncate("✗ "+oneLine(t.Reason), inner)))
+	}
+	if t.ChangesetID != 0 {
+		b = append(b, s.Muted.Render(fmt.Sprintf("changeset #%d", t.ChangesetID))+s.Subtle.Render(" · alt+5 Changes"))
+	}
+	// Gates.
+	if len(t.Gates) > 0 || t.GateScore > 0 {
+		head := s.Subtitle.Render("Gates")
+		if t.GateScore > 0 || len(t.Gates) > 0 {
+			head += " " + s.Muted.Render(fmt.Sprintf("score %.2f", t.GateScore)) + " " + s.Bar(t.GateScore, 10)
+		}
+		b = append(b, head)
+		for _, g := range t.Gates {
+			mark := s.Success.Render("✓")
+			if !g.Passed {
+				mark = s.Error.Render("✗")
+			}
+			line := mark + " " + s.Text.Render(g.Name) + " " + s.Muted.Render(fmt.Sprintf("%.2f", g.Score))
+			if g.Detail != "" {
+				line += " " + s.Subtle.Render(common.Truncate(oneLine(g.Detail), max(0, inner-lipgloss.Width(line)-1)))
+			}
+			b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(line))
+		}
+	}
+	// Provenance.
+	items := m.provItems()
+	ptitle := s.PanelTitle.Render("Provenance")
+	if m.focus == focusProvenance {
+		ptitle = s.PanelTitleActive.Render("Provenance")
+	}
+	b = append(b, ptitle+" "+s.Muted.Render(fmt.Sprintf("%d vault · %d rules", len(t.VaultNodes), len(t.Rules))))
+	if len(items) == 0 {
+		hint := "Nothing from the vault or the playbook was injected."
+		if t.Status == StatusPending || t.Status == StatusReady {
+			hint = "Recorded when the task's prompt is assembled."
+		}
+		b = append(b, s.Subtle.Render(common.Truncate(hint, inner)))
+	}
+	room := h - 2 - len(b)
+	start := 0
+	if m.focus == focusProvenance && m.provSel >= room {
+		start = m.provSel - room + 1
+	}
+	for i := start; i < len(items) && i-start < max(0, room); i++ {
+		it := items[i]
+		var tag, text string
+		if it.vault != nil {
+			tag = s.BadgeInfo.Render("vault")
+			text = fmt.Sprintf("#%d %s %s", it.vault.ID, it.vault.Type, oneLine(it.vault.Content))
+		} else {
+			tag = s.BadgeAccent.Render("rule")
+			text = it.rule.ID + " " + oneLine(it.rule.Content)
+		}
+		text = common.Truncate(text, max(0, inner-lipgloss.Width(tag)-3))
+		cursor := "  "
+		if m.focus == focusProvenance && i == m.provSel {
+			cursor = s.Cursor.Render("› ")
+			text = s.Selected.Render(text)
+		} else {
+			text = s.Text.Render(text)
+		}
+		b = append(b, cursor+tag+" "+text)
+	}
+	if len(b) > h-2 {
+		b = b[:h-2]
+	}
+	st := s.Panel
+	if m.focus == focusProvenance {
+		st = s.PanelFocused
+	}
+	return st.Width(w).Height(h).Render(strings.Join(b, "\n"))
+}
+
+func (m *Model) outputView(w, h int) string {
+	s := m.c.Styles
+	inner := w - 4
+	t, _ := m.selectedTask()
+	title := s.PanelTitle.Render("Output")
+	if m.focus == focusOutput {
+		title = s.PanelTitleActive.Render("Output")
+	}
+	if t.Status == StatusRunning {
+		title += " " + s.Warning.Render("live")
+	}
+	text := ""
+	if m.detail != nil {
+		if sb := m.streams[streamKey(m.detail.ID, t.ID)]; sb != nil {
+			text = sb.String()
+		}
+		if p := m.pending[streamKey(m.detail.ID, t.ID)]; p != nil && !p.reset {
+			text += p.text.String()
+		}
+	}
+	room := max(1, h-3)
+	var lines []string
+	if strings.TrimSpace(text) == "" {
+		msg := "No output yet."
+		switch t.Status {
+		case StatusPending, StatusReady:
+			msg = "Waiting for its dependencies."
+		case StatusRunning:
+			msg = "Waiting for the model's first tokens…"
+		}
+		lines = []string{s.Muted.Render(msg)}
+	} else {
+		// Only the tail is wrapped: a long stream costs what the screen shows.
+		tail := text
+		if len(tail) > 8*inner*room {
+			tail = tail[len(tail)-8*inner*room:]
+		}
+		all := strings.Split(lipgloss.Wrap(strings.TrimRight(tail, "\n"), inner, " "), "\n")
+		end := max(0, len(all)-m.scroll)
+		start := max(0, end-room)
+		for _, l := range all[start:end] {
+			lines = append(lines, s.Text.Render(l))
+		}
+		if m.scroll > 0 {
+			title += " " + s.Subtle.Render(fmt.Sprintf("↑%d", m.scroll))
+		}
+	}
+	st := s.Panel
+	if m.focus == focusOutput {
+		st = s.PanelFocused
+	}
+	return st.Width(w).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
+}
+
+func (m *Model) dialogWidth() int { return min(84, max(44, m.width-8)) }
+
+func (m *Model) pickerView() string {
+	s := m.c.Styles
+	w := m.dialogWidth()
+	inner := w - 6
+	var b []string
+	b = append(b, s.DialogTitle.Render("Start a build"), "")
+	switch {
+	case !m.prdLoaded:
+		b = append(b, s.Muted.Render("Reading .nova/prds/…"))
+	case m.prdErr != nil:
+		b = append(b, s.Error.Render(common.Truncate("Cannot read .nova/prds: "+m.prdErr.Error(), inner)),
+			s.Subtle.Render(common.Truncate("Put PRD files (JSON or YAML) there, or run `nova plan \"goal\"`.", inner)))
+	case len(m.prds) == 0:
+		b = append(b, s.Muted.Render("No PRD in .nova/prds/."),
+			s.Subtle.Render(common.Truncate("Copy a PRD (JSON or YAML) there, or run `nova plan \"goal\"`.", inner)))
+	default:
+		b = append(b, s.Text.Render("PRDs in .nova/prds/:"))
+		maxRows := max(3, m.height/2-6)
+		start := max(0, min(m.prdSel-maxRows+1, len(m.prds)-maxRows))
+		for i := start; i < len(m.prds) && i-start < maxRows; i++ {
+			f := m.prds[i]
+			mark := s.Success.Render("✓")
+			info := fmt.Sprintf("%s · %d tasks", orDash(f.Title), f.Tasks)
+			if f.Err != nil {
+				mark = s.Error.Render("✗")
+				info = "invalid"
+			}
+			line := common.Truncate(f.Name+"  "+info, inner-4)
+			if i == m.prdSel {
+				line = s.Cursor.Render("›") + " " + mark + " " + s.Selected.Render(line)
+			} else {
+				line = "  " + mark + " " + s.Text.Render(line)
+			}
+			b = append(b, line)
+		}
+		if m.prdSel < len(m.prds) {
+			if f := m.prds[m.prdSel]; f.Err != nil {
+				b = append(b, "", s.Error.Bold(true).Render("Problems — nothing starts until they are fixed:"))
+				errLines := strings.Split(s.Error.Width(inner).Render(f.Err.Error()), "\n")
+				if room := max(2, m.height-len(b)-10); len(errLines) > room {
+					errLines = append(errLines[:room-1], s.Subtle.Render(fmt.Sprintf("… %d more lines", len(errLines)-room+1)))
+				}
+				b = append(b, errLines...)
+			}
+		}
+	}
+	if m.starting {
+		b = append(b, "", s.Warning.Render("Starting…"))
+	}
+	if m.startErr != nil {
+		b = append(b, "", strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
+	}
+	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
+		s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
+}
+
+func (m *Model) buildsView() string {
+	s := m.c.Styles
+	w := m.dialogWidth()
+	inner := w - 6
+	b := []string{s.DialogTitle.Render(fmt.Sprintf("Builds (%d)", len(m.builds))), ""}
+	maxRows := max(3, m.height-10)
+	start := max(0, min(m.buildSel-maxRows+1, len(m.builds)-maxRows))
+	for i := start; i < len(m.builds) && i-start < maxRows; i++ {
+		x := m.builds[i]
+		badge := s.Band(x.Status).Render(x.Status)
+		meta := fmt.Sprintf(" %d/%d · %s", x.Done, x.Total, age(m.now(), x.Started))
+		name := common.Truncate(x.ID+"  "+orDash(x.Name), max(0, inner-4-lipgloss.Width(badge)-len(meta)))
+		cursor := "  "
+		if i == m.buildSel {
+			cursor = s.Cursor.Render("› ")
+			name = s.Selected.Render(name)
+		} else {
+			name = s.Text.Render(name)
+		}
+		b = append(b, cursor+name+" "+badge+s.Muted.Render(meta))
+	}
+	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("show")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
+}
+
+func kvs(m *Model, k, v string) string {
+	return m.c.Styles.Muted.Render(k+" ") + m.c.Styles.Text.Render(v)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func fmtTokens(n int) string {
+	if n >= 10_000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+var _ = filepath.Base
