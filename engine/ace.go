@@ -22,6 +22,8 @@ type aceState struct {
 
 	mu   sync.Mutex
 	logf func(string, ...any) // extra diagnostics sink (the CLI's stderr)
+
+	deciding sync.Map // changeset id → true while ApplyChange/DiscardChange runs
 }
 
 // initACE builds the playbook system (no I/O) and hands its hook to the
@@ -87,27 +89,71 @@ func (l *Local) pendingPlaybookDeltas(ctx context.Context) int {
 	return n
 }
 
-// changeSignal turns a changeset applied or discarded by hand into a user
-// signal for the agent that staged it. Applies at autonomy ≥ 3 are made by
-// the build engine, not by a user, and are not learned from here.
+// changeSignal learns from a changeset applied or discarded outside the
+// build engine and rehearsal: one staged by a single agent run (`nova agent
+// run`, the TUI's agent view), which nothing but a user applies or discards.
+// Changesets of build tasks and rehearsal branches are applied and discarded
+// automatically too (failed attempts, autonomy ≥ 3, losing branches), so a
+// store notice cannot tell a user's decision from the engine's: for those
+// the user paths call ApplyChange / DiscardChange, which record the signal
+// explicitly (with the user's reason).
 func (l *Local) changeSignal(n changes.Notice) {
 	if l.acs.sys == nil || (n.Action != "applied" && n.Action != "discarded") {
 		return
+	}
+	if _, explicit := l.acs.deciding.Load(n.ID); explicit {
+		return // ApplyChange / DiscardChange records it
 	}
 	approved := n.Action == "applied"
 	if approved && n.Status != changes.StatusApplied {
 		return // partly applied: the rest may still be discarded
 	}
-	if approved && l.Config().Autonomy >= ace.ReflectAutonomy {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cs, err := l.Changes().Get(ctx, n.ID)
-	if err != nil || cs.Agent == "" {
+	if err != nil || cs.Agent == "" || cs.RunID == 0 {
+		return
+	}
+	run, err := l.Runs().Get(ctx, cs.RunID)
+	if err != nil || run.BuildID != "" || run.TaskID != "" {
 		return
 	}
 	if _, err := l.acs.sys.RecordUserSignal(ctx, cs.Agent, cs.Task, approved, ""); err != nil {
 		l.aceLog("ace: user signal for changeset %d: %v", n.ID, err)
+	}
+}
+
+// ApplyChange applies a changeset as a user's decision: like
+// Changes().Apply, and the approval (with an optional reason) is learned by
+// the agent's playbook and, with a reason, by the vault. Use it from the
+// user paths (the Changes page, `nova changes apply`).
+func (l *Local) ApplyChange(ctx context.Context, id uint64, opts changes.ApplyOptions, reason string) (changes.ApplyReport, error) {
+	l.acs.deciding.Store(id, true)
+	defer l.acs.deciding.Delete(id)
+	rep, err := l.Changes().Apply(ctx, id, opts)
+	if err == nil && rep.Changeset.Status == changes.StatusApplied {
+		l.decisionSignal(ctx, rep.Changeset, true, reason)
+	}
+	return rep, err
+}
+
+// DiscardChange discards a changeset as a user's decision (see
+// ApplyChange): the rejection and its reason are learned.
+func (l *Local) DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error) {
+	l.acs.deciding.Store(id, true)
+	defer l.acs.deciding.Delete(id)
+	cs, err := l.Changes().Discard(ctx, id)
+	if err == nil {
+		l.decisionSignal(ctx, cs, false, reason)
+	}
+	return cs, err
+}
+
+func (l *Local) decisionSignal(ctx context.Context, cs changes.Changeset, approved bool, reason string) {
+	if cs.Agent == "" || l.acs.sys == nil {
+		return
+	}
+	if _, err := l.acs.sys.RecordUserSignal(context.WithoutCancel(ctx), cs.Agent, cs.Task, approved, reason); err != nil {
+		l.aceLog("ace: user signal for changeset %d: %v", cs.ID, err)
 	}
 }

@@ -37,7 +37,6 @@ type buildState struct {
 func (l *Local) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
-		roster, _ := l.Agents()
 		l.build.eng = build.New(build.Config{
 			Root:          l.ws.Root,
 			OutputDir:     filepath.Join(l.Dir(), "output"),
@@ -53,12 +52,15 @@ func (l *Local) Builds() *build.Engine {
 			PlaybookShare: cfg.Budgets.PlaybookShare,
 			BuildTokens:   cfg.Budgets.BuildTokens,
 		}, build.Deps{
-			DB:         l.db,
-			Exec:       l.execBuildTask,
-			Changes:    l.Changes(),
-			Vault:      l.Vault(),
-			LLM:        l.llm,
-			KnownAgent: roster.Has,
+			DB:      l.db,
+			Exec:    l.execBuildTask,
+			Changes: l.Changes(),
+			Vault:   l.Vault(),
+			LLM:     l.llm,
+			KnownAgents: func() func(string) bool {
+				roster, _ := l.Agents()
+				return roster.Has
+			},
 			Hooks: func() build.Hooks {
 				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge}
 			},

@@ -79,6 +79,11 @@ type Workspace interface {
 	// RecordUserSignal learns from a user approving or rejecting an agent's
 	// change, with an optional reason, at every autonomy level.
 	RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error)
+	// ApplyChange and DiscardChange apply or discard a changeset as a user's
+	// decision, which the agent's playbook (and, with a reason, the vault)
+	// learns from; Changes().Apply/Discard do not (engine/ace.go).
+	ApplyChange(ctx context.Context, id uint64, opts changes.ApplyOptions, reason string) (changes.ApplyReport, error)
+	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
 	// StarterPatternsDir is the workspace's shipped pattern library,
 	// .nova/patterns (the import wizard's default source).
 	StarterPatternsDir() string

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -40,6 +41,12 @@ func (l *Local) Rehearsals() *rehearsal.Service {
 			Vault:       l.Vault(),
 			Config:      l.Config,
 			CallTimeout: l.Config().Ollama.Timeout.D(),
+			Playbook: func(ctx context.Context, agent, task string, budget int) (string, []string, error) {
+				if h := l.build.Playbook; h != nil {
+					return h.Context(ctx, agent, task, budget)
+				}
+				return "", nil, nil
+			},
 			Notify: func(s rehearsal.Session) {
 				typ := EventChanged
 				if s.Status == rehearsal.StatusPending {

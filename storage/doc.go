@@ -24,7 +24,7 @@
 //	vault_bodies         long node bodies stored beside the short summary, by node id
 //	wisdom               global-wisdom records (promotions, harm reports, backers) by node id
 //	imports              pattern-import batches by id
-//	import_files         content hash and node id per imported source file; key = source path
+//	import_files         content hash and node id per imported source file; key = user id + 0x00 + source path
 //	changesets           staged file changes by id
 //	traces               tool traces of agent runs; key = run id + trace id (8+8 bytes big-endian)
 //	runs                 agent runs (outcome, tokens, verdict) by id

@@ -23,9 +23,12 @@ import (
 	"github.com/nova-dev/nova/tui/components/palette"
 	"github.com/nova-dev/nova/tui/keymap"
 	agentspage "github.com/nova-dev/nova/tui/pages/agents"
+	buildpage "github.com/nova-dev/nova/tui/pages/build"
 	changespage "github.com/nova-dev/nova/tui/pages/changes"
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
+	"github.com/nova-dev/nova/tui/pages/playbooks"
+	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
 )
 
@@ -69,6 +72,9 @@ func DefaultPages() []PageFactory {
 		{ID: importwiz.ID, New: func(c *common.Common) common.Page { return importwiz.New(c) }},
 		{ID: agentspage.ID, New: func(c *common.Common) common.Page { return agentspage.New(c) }},
 		{ID: changespage.ID, New: func(c *common.Common) common.Page { return changespage.New(c) }},
+		{ID: buildpage.ID, New: func(c *common.Common) common.Page { return buildpage.New(c) }},
+		{ID: playbooks.ID, New: func(c *common.Common) common.Page { return playbooks.New(c) }},
+		{ID: rehearsalpage.ID, New: func(c *common.Common) common.Page { return rehearsalpage.New(c) }},
 	}
 }
 

@@ -293,3 +293,44 @@ func TestErrorsShowInStatusBar(t *testing.T) {
 	m, _ = m.Update(commonErr(context.Canceled))
 	assert.Contains(t, plain(m), "vault is locked", "a cancellation is not reported as a failure")
 }
+
+func TestHomeShowsRunningBuildsAndApprovals(t *testing.T) {
+	t.Parallel()
+	ws := newFake()
+	ws.sum.RunningBuilds = 1
+	out := plain(newModel(t, ws, 120, 40))
+	assert.Contains(t, out, "1 build(s) running")
+	assert.Contains(t, out, "2 approval(s) wait for you")
+	assert.Contains(t, out, "6 Build")
+	assert.Contains(t, out, "7 Playbooks")
+}
+
+func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}, {250, 70}} {
+		m := newModel(t, newFake(), size[0], size[1])
+		for _, page := range []struct {
+			key   rune
+			title string
+		}{{'6', "Build"}, {'7', "Playbooks"}} {
+			var cmd tea.Cmd
+			m, cmd = m.Update(tea.KeyPressMsg{Code: page.key, Mod: tea.ModAlt})
+			m = drive(t, m, cmd)
+			for _, overlay := range []string{"", "?"} {
+				v := m
+				if overlay != "" {
+					v = press(t, m, overlay)
+					assert.Contains(t, plain(v), "Keys — "+page.title)
+				}
+				lines := strings.Split(plain(v), "\n")
+				assert.Len(t, lines, size[1], "%s %dx%d", page.title, size[0], size[1])
+				for i, l := range lines {
+					assert.LessOrEqual(t, lipgloss.Width(l), size[0], "%s %dx%d line %d", page.title, size[0], size[1], i)
+				}
+				if overlay != "" {
+					m = press(t, v, "?") // close the help again
+				}
+			}
+		}
+	}
+}

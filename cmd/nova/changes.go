@@ -20,6 +20,7 @@ func (a *app) changesCmd() *cobra.Command {
 		status string
 		force  bool
 		yes    bool
+		reason string
 	)
 
 	list := &cobra.Command{
@@ -129,7 +130,8 @@ func (a *app) changesCmd() *cobra.Command {
 				id, len(cs.Files), strings.Join(cs.Paths(), ", ")), "apply"); !ok || err != nil {
 				return err
 			}
-			rep, err := store.Apply(cmd.Context(), id, changes.ApplyOptions{Force: force})
+			// The user's decision is learned (playbooks, vault) by ApplyChange.
+			rep, err := ws.ApplyChange(cmd.Context(), id, changes.ApplyOptions{Force: force}, reason)
 			if err != nil {
 				var ce *changes.ConflictError
 				if errors.As(err, &ce) {
@@ -180,7 +182,7 @@ func (a *app) changesCmd() *cobra.Command {
 				id, len(cs.Files)), "discard"); !ok || err != nil {
 				return err
 			}
-			cs, err = store.Discard(cmd.Context(), id)
+			cs, err = ws.DiscardChange(cmd.Context(), id, reason)
 			if err != nil {
 				return err
 			}
@@ -197,6 +199,7 @@ func (a *app) changesCmd() *cobra.Command {
 		cmd.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{apply, discard} {
+		c.Flags().StringVar(&reason, "reason", "", "why: learned by the agent's playbook and the vault")
 		c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	}
 	return cmd

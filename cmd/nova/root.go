@@ -42,6 +42,9 @@ func (a *app) rootCmd() *cobra.Command {
 	root.AddCommand(a.importCmd())
 	root.AddCommand(a.vaultCmd(), a.wisdomCmd())
 	root.AddCommand(a.agentCmd(), a.agentsCmd(), a.changesCmd())
+	root.AddCommand(a.playbookCmd())
+	root.AddCommand(a.buildCmd(), a.planCmd())
+	root.AddCommand(a.rehearseCmd(), a.rehearsalCmd())
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -62,6 +63,9 @@ func (r CurateReport) Applied() int {
 
 // Curator decides which deltas change a playbook.
 type Curator struct {
+	// mu serialises rounds, so concurrent tasks do not curate against a
+	// stale playbook.
+	mu    sync.Mutex
 	M     *Manager
 	Vault func() VaultAPI // nil, or returning nil: no promotion
 	Logf  func(string, ...any)
@@ -81,6 +85,8 @@ type CurateOptions struct {
 // Curate deduplicates, scores and applies deltas (MaxPerRound at most, the
 // best scores first) in one version, then promotes global candidates.
 func (c *Curator) Curate(ctx context.Context, agent string, deltas []Delta, o CurateOptions) (CurateReport, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if o.Origin == "" {
 		o.Origin = "curator"
 	}

@@ -15,6 +15,13 @@
 // playbook_history holding the applied [Change]s (each with the rule before
 // and after), so the history of a playbook is also its diff. Counters
 // (appliedCount, successCount, ...) change without a version bump.
+// [Manager.Diff] folds the versions between two numbers into one change per
+// rule; [FilterRules] filters (source, kind, tag, text) and sorts rules for
+// listings.
+//
+// Counters: a rule injected into a prompt is applied; a success of a task it
+// was applied to adds a success and a helpful count and SuccessStep of
+// confidence; a harm report (RecordHarm) removes HarmStep.
 //
 // # Relevance
 //
@@ -61,6 +68,14 @@
 // rules from high-confidence Preference nodes of the vault. At most 3
 // changes are kept; deltas under confidence 0.7 go to the pending queue
 // (bucket playbook_pending) and are applied only when a human approves them.
+//
+// # User signals
+//
+// [System.RecordUserSignal] learns from a user approving or rejecting an
+// agent's change at every autonomy level: a rule (a Preference or Mistake
+// quoting the reason, or a generic Strategy / Mistake for the task type),
+// applied directly since a user's word outranks any model, and, with a
+// reason, a vault node. A rule that already says the same is reinforced.
 //
 // # Storage
 //

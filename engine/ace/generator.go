@@ -32,7 +32,7 @@ type Injected struct {
 // to a task, within budgetTokens (nothing when no rule fits). It does not
 // record anything: see System.Context.
 func (m *Manager) Generate(ctx context.Context, agent, task string, budgetTokens int) (Injected, error) {
-	p, err := m.GetPlaybook(ctx, agent)
+	p, err := m.readShared(ctx, agent)
 	if err != nil {
 		return Injected{}, err
 	}

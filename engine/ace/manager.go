@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +45,12 @@ type Manager struct {
 	mu    sync.Mutex
 	terms map[string][]string // rule content+tags → analysed terms (sorted, unique)
 
+	// decoded caches the last decoded record per agent: a read whose bytes
+	// are unchanged skips JSON decoding and validation (big playbooks are
+	// read for every prompt).
+	decMu   sync.Mutex
+	decoded map[string]decodedPlaybook
+
 	// OnChange, when set, is called after every committed write with the
 	// operation ("playbook", "pending") and the agent.
 	OnChange func(op, agent string)
@@ -65,7 +70,12 @@ func NewManager(db *storage.DB, now func() time.Time, logf func(string, ...any))
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &Manager{db: db, now: now, logf: logf, terms: map[string][]string{}}
+	return &Manager{db: db, now: now, logf: logf, terms: map[string][]string{}, decoded: map[string]decodedPlaybook{}}
+}
+
+type decodedPlaybook struct {
+	raw []byte
+	p   Playbook
 }
 
 func historyKey(agent string, version int) []byte {
@@ -75,6 +85,12 @@ func historyKey(agent string, version int) []byte {
 // load decodes and validates a playbook record; a bad record is logged and
 // an empty playbook is returned.
 func (m *Manager) load(b *bolt.Bucket, agent string) Playbook {
+	return m.loadShared(b, agent).clone()
+}
+
+// loadShared is load without the final copy: the result may be shared with
+// the cache and must not be modified.
+func (m *Manager) loadShared(b *bolt.Bucket, agent string) Playbook {
 	def := Playbook{Agent: agent}
 	if b == nil {
 		return def
@@ -83,12 +99,42 @@ func (m *Manager) load(b *bolt.Bucket, agent string) Playbook {
 	if raw == nil {
 		return def
 	}
+	m.decMu.Lock()
+	c, ok := m.decoded[agent]
+	m.decMu.Unlock()
+	if ok && bytes.Equal(c.raw, raw) {
+		return c.p
+	}
 	p, err := playbookCodec.Unmarshal(raw)
 	if err != nil {
 		m.logf("ace: playbook %s: %v; using an empty playbook", agent, err)
 		return def
 	}
-	return m.validate(agent, p)
+	p = m.validate(agent, p)
+	m.decMu.Lock()
+	if len(m.decoded) > 256 {
+		clear(m.decoded)
+	}
+	m.decoded[agent] = decodedPlaybook{raw: bytes.Clone(raw), p: p}
+	m.decMu.Unlock()
+	return p
+}
+
+// readShared reads a playbook for ranking (not to be modified).
+func (m *Manager) readShared(ctx context.Context, agent string) (Playbook, error) {
+	agent = canonAgent(agent)
+	if err := validAgent(agent); err != nil {
+		return Playbook{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Playbook{}, err
+	}
+	var p Playbook
+	err := m.db.View(func(tx *bolt.Tx) error {
+		p = m.loadShared(tx.Bucket(storage.BucketPlaybooks), agent)
+		return nil
+	})
+	return p, err
 }
 
 // validate repairs what it can: bad rules are dropped (and logged), the
@@ -477,7 +523,7 @@ type ScoredRule struct {
 // GetActiveRules returns the rules most relevant to a task, best first (see
 // the package comment for the formula); limit ≤ 0 means all.
 func (m *Manager) GetActiveRules(ctx context.Context, agent, task string, limit int) ([]ScoredRule, error) {
-	p, err := m.GetPlaybook(ctx, agent)
+	p, err := m.readShared(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -486,31 +532,47 @@ func (m *Manager) GetActiveRules(ctx context.Context, agent, task string, limit 
 
 func (m *Manager) rank(p Playbook, task string, limit int) []ScoredRule {
 	q := uniqueSorted(textindex.Analyze(task))
-	out := make([]ScoredRule, 0, len(p.Rules))
+	type scored struct {
+		i            int
+		rel, overlap float64
+	}
+	sc := make([]scored, len(p.Rules))
 	m.mu.Lock()
-	for _, r := range p.Rules {
+	for i, r := range p.Rules {
 		terms := m.ruleTerms(r)
 		overlap := 0.0
 		if len(q) > 0 {
 			overlap = float64(countCommon(q, terms)) / float64(len(q))
 		}
 		rel := r.Confidence * r.smoothedSuccess() * (0.1 + 0.9*overlap) * (1 - 0.5*r.harmRate())
-		out = append(out, ScoredRule{Rule: r, Relevance: rel, Overlap: overlap})
+		sc[i] = scored{i, rel, overlap}
 	}
 	m.mu.Unlock()
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Relevance != out[j].Relevance {
-			return out[i].Relevance > out[j].Relevance
+	// Sort small records, not rules: ties by confidence, then playbook order.
+	slices.SortFunc(sc, func(a, b scored) int {
+		switch {
+		case a.rel != b.rel:
+			return cmpDesc(a.rel, b.rel)
+		case p.Rules[a.i].Confidence != p.Rules[b.i].Confidence:
+			return cmpDesc(p.Rules[a.i].Confidence, p.Rules[b.i].Confidence)
 		}
-		return out[i].Confidence > out[j].Confidence
+		return a.i - b.i
 	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	if limit > 0 && len(sc) > limit {
+		sc = sc[:limit]
 	}
-	for i := range out {
-		out[i].Rule = out[i].Rule.clone()
+	out := make([]ScoredRule, len(sc))
+	for k, s := range sc {
+		out[k] = ScoredRule{Rule: p.Rules[s.i].clone(), Relevance: s.rel, Overlap: s.overlap}
 	}
 	return out
+}
+
+func cmpDesc(a, b float64) int {
+	if a > b {
+		return -1
+	}
+	return 1
 }
 
 // ruleTerms caches the analysed terms of a rule's content and tags (m.mu

@@ -57,6 +57,17 @@ var taskClasses = []struct {
 	{"feature", []string{"add", "implement", "create", "feature", "support", "new", "build", "introduce"}},
 }
 
+// typeHints describe each task type in rule texts (distinct words keep the
+// rules of different types apart under the curator's Jaccard dedup).
+var typeHints = map[string]string{
+	"test": "tests, specs, coverage", "bugfix": "bug fixes, crashes, regressions",
+	"security": "auth, permissions, secrets", "performance": "speed, caching, latency",
+	"refactor": "refactors, renames, cleanups", "docs": "documentation, readme, comments",
+	"data": "schemas, migrations, queries", "api": "endpoints, routes, handlers",
+	"ui": "pages, components, layout", "config": "build, ci, deployment",
+	"feature": "new features", "general": "other tasks",
+}
+
 // TaskType classifies a task title by keywords (see the package comment).
 func TaskType(title string) string {
 	words := textindex.WordTokens(title)
@@ -264,16 +275,16 @@ func (s *System) RunReview(ctx context.Context, agent string, force bool) (Revie
 		shrink := float64(st.Samples) / float64(st.Samples+2)
 		if fail := 1 - st.SuccessRate; fail > WeakFailureRate {
 			ds = append(ds, Delta{Op: OpAdd, Kind: KindMistake, Source: SourceLearned,
-				Content: fmt.Sprintf("%s tasks fail often (%.0f%% of the last %d): read the surrounding code and the task's checks before writing, keep the change small and verify it builds.",
-					titleCase(st.TaskType), fail*100, st.Samples),
+				Content: fmt.Sprintf("%s work (%s) often fails: read the surrounding code and its checks before writing, keep each change small and verify it builds.",
+					titleCase(st.TaskType), typeHints[st.TaskType]),
 				Confidence: clamp01(fail * shrink), Helpful: fail, Tags: []string{st.TaskType, "self-review"},
-				Reason: "self-review: weak task type"})
+				Reason: fmt.Sprintf("self-review: %.0f%% of the last %d %s tasks failed", fail*100, st.Samples, st.TaskType)})
 		} else if st.SuccessRate >= StrongSuccessRate {
 			ds = append(ds, Delta{Op: OpAdd, Kind: KindStrategy, Source: SourceLearned,
-				Content: fmt.Sprintf("%s tasks go well (%.0f%% of the last %d succeed): keep the same approach and level of verification.",
-					titleCase(st.TaskType), st.SuccessRate*100, st.Samples),
+				Content: fmt.Sprintf("%s work (%s) goes well: keep the current approach and level of verification.",
+					titleCase(st.TaskType), typeHints[st.TaskType]),
 				Confidence: clamp01(st.SuccessRate * shrink), Helpful: st.SuccessRate, Tags: []string{st.TaskType, "self-review"},
-				Reason: "self-review: strong task type"})
+				Reason: fmt.Sprintf("self-review: %.0f%% of the last %d %s tasks succeeded", st.SuccessRate*100, st.Samples, st.TaskType)})
 		}
 	}
 	ds = append(ds, s.styleAdaptations(ctx)...)

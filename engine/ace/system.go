@@ -112,7 +112,11 @@ func (s *System) AfterTask(ctx context.Context, o Outcome, forceReflect bool) (A
 	if _, err := s.RecordOutcome(ctx, o.Agent, rep.TaskType, o.Success, o.GateScore); err != nil {
 		return rep, fmt.Errorf("record outcome: %w", err)
 	}
-	if forceReflect || o.Autonomy >= ReflectAutonomy || s.autonomy() >= ReflectAutonomy {
+	level := o.Autonomy // the build's level wins over the configured one
+	if level == 0 {
+		level = s.autonomy()
+	}
+	if forceReflect || level >= ReflectAutonomy {
 		cr, ds := s.Reflect(ctx, o)
 		rep.Reflected, rep.Deltas, rep.Curate = true, ds, cr
 	}

@@ -95,8 +95,9 @@ type Deps struct {
 	Vault *vault.Vault
 	// LLM is used by the judge gate.
 	LLM *llm.Client
-	// KnownAgent checks agent names against the roster (nil = no check).
-	KnownAgent func(string) bool
+	// KnownAgents returns the roster's membership test, read when a build
+	// is created (nil = no agent check).
+	KnownAgents func() func(string) bool
 	// Hooks returns the current hooks (nil func or nil fields = off).
 	Hooks   func() Hooks
 	Publish func(Event)
@@ -172,7 +173,11 @@ type Options struct {
 
 // Validate checks a PRD against the roster; nothing starts until it passes.
 func (e *Engine) Validate(p *prd.PRD) error {
-	return prd.Validate(p, e.d.KnownAgent)
+	var known func(string) bool
+	if e.d.KnownAgents != nil {
+		known = e.d.KnownAgents()
+	}
+	return prd.Validate(p, known)
 }
 
 // Create validates a PRD and stores a new build of it (nothing runs yet).
@@ -298,6 +303,13 @@ func (e *Engine) Wait(ctx context.Context, id uint64) error {
 // Go runs (or resumes) a build in the background, detached from the
 // caller's context: stop it with Pause or Cancel. opts.Approve may be nil.
 func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
+	b, err := e.store.Get(context.Background(), id)
+	if err != nil {
+		return err
+	}
+	if b.Status == StatusDone {
+		return nil
+	}
 	c, err := e.claim(id)
 	if err != nil {
 		return err
@@ -317,6 +329,10 @@ func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
 // Done tasks are never re-run; tasks that were running when a previous
 // process died are re-run.
 func (e *Engine) Run(ctx context.Context, id uint64, approve tools.ApproveFunc) (Build, error) {
+	b, err := e.store.Get(ctx, id)
+	if err != nil || b.Status == StatusDone {
+		return b, err // a done build has nothing left to run
+	}
 	c, err := e.claim(id)
 	if err != nil {
 		return Build{}, err
@@ -354,6 +370,7 @@ func (e *Engine) logf(id uint64, taskID, format string, args ...any) {
 type done struct {
 	task  Task
 	build Build
+	err   error
 }
 
 func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.ApproveFunc) (_ Build, err error) {
@@ -395,6 +412,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 	results := make(chan done)
 	inflight := map[string]bool{}
 	stopReason := ""
+	var storeErr error
 	for {
 		if stopReason == "" {
 			switch {
@@ -416,8 +434,8 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 				inflight[t.ID] = true
 				deps := depsOf(tasks, t)
 				go func(t Task) {
-					nt, nb := e.runTask(ctx, b, t, deps, approve)
-					results <- done{task: nt, build: nb}
+					nt, nb, err := e.runTask(ctx, b, t, deps, approve)
+					results <- done{task: nt, build: nb, err: err}
 				}(t)
 			}
 		}
@@ -426,16 +444,26 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 		}
 		r := <-results
 		delete(inflight, r.task.ID)
+		if r.err != nil { // the store failed: stop, leave the build resumable
+			storeErr = errors.Join(storeErr, r.err)
+			stopReason = "error"
+			c.cancel()
+			continue
+		}
 		tasks[r.task.Ordinal] = r.task
 		if r.build.ID != 0 {
 			b.Tokens, b.Counts, b.Wisdom = r.build.Tokens, r.build.Counts, r.build.Wisdom
 		}
 	}
-	return e.finish(id, tasks, stopReason, c)
+	fb, err := e.finish(id, stopReason)
+	if storeErr != nil {
+		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
+	}
+	return fb, err
 }
 
 // finish commits the build's end state, then publishes it.
-func (e *Engine) finish(id uint64, tasks []Task, stopReason string, c *control) (Build, error) {
+func (e *Engine) finish(id uint64, stopReason string) (Build, error) {
 	var kind string
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
 		var blocked, waiting, pending []string
@@ -453,7 +481,7 @@ func (e *Engine) finish(id uint64, tasks []Task, stopReason string, c *control) 
 		switch {
 		case stopReason == "canceled":
 			b.Status, b.Reason = StatusCanceled, "canceled by the user; `nova build resume` continues it"
-		case stopReason == "interrupted":
+		case stopReason == "interrupted" || stopReason == "error":
 			b.Status, b.Reason = StatusPaused, "interrupted; `nova build resume` continues it"
 		case stopReason == "paused":
 			b.Status, b.Reason = StatusPaused, "paused by the user"

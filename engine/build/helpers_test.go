@@ -28,7 +28,7 @@ import (
 var testModels = []string{"qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"}
 
 // taskRE finds the task id in a build prompt (see build.TaskHeader).
-var taskRE = regexp.MustCompile(`(?m)^Task (\S+):`)
+var taskRE = regexp.MustCompile(`PRD task (\S+?): `)
 
 // Script answers the fake Ollama by the task id found in the prompt: a task
 // with files first calls writeFile for each, then answers with its text; a
@@ -93,7 +93,7 @@ func (s *Script) Handle(_ int, req api.ChatRequest) ollamatest.Reply {
 	if txt, ok := s.Text[id]; ok {
 		return s.lat(ollamatest.Text(txt).WithTokens(100, 20))
 	}
-	return s.lat(ollamatest.Text("Done: " + id + ".").WithTokens(100, 20))
+	return s.lat(ollamatest.Text("Done: "+id+".").WithTokens(100, 20))
 }
 
 func (s *Script) lat(r ollamatest.Reply) ollamatest.Reply {
@@ -167,11 +167,11 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			}
 			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID})
 		},
-		Changes:    cs,
-		Vault:      h.Vault,
-		LLM:        client,
-		KnownAgent: roster.Has,
-		Hooks:      func() build.Hooks { return o.hooks },
+		Changes:     cs,
+		Vault:       h.Vault,
+		LLM:         client,
+		KnownAgents: func() func(string) bool { return roster.Has },
+		Hooks:       func() build.Hooks { return o.hooks },
 		Publish: func(ev build.Event) {
 			h.mu.Lock()
 			h.Events = append(h.Events, ev)

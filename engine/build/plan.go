@@ -78,6 +78,14 @@ func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, error)
 	if err != nil {
 		return nil, fmt.Errorf("ask SUN for a plan: %w", err)
 	}
+	return PRDFromPlan(raw, req.KnownAgent)
+}
+
+// PRDFromPlan turns a planner's JSON reply into a PRD: it parses it, fills
+// what the planner need not write (status pending, attempts 0, createdAt,
+// version) and validates it. On a validation failure the PRD is returned
+// with the error (wrapping ErrPlan and prd.ErrInvalid). It never panics.
+func PRDFromPlan(raw []byte, knownAgent func(string) bool) (*prd.PRD, error) {
 	p, err := prd.Parse("plan.json", raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
@@ -97,7 +105,7 @@ func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, error)
 			p.Tasks[i].Dependencies = []string{}
 		}
 	}
-	if err := prd.Validate(p, req.KnownAgent); err != nil {
+	if err := prd.Validate(p, knownAgent); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrPlan, err)
 	}
 	return p, nil

@@ -27,9 +27,9 @@ type prompt struct {
 	tokens    int
 }
 
-// TaskHeader is how a task's user message starts: "Task <id>: <title>".
+// TaskHeader is how a task's user message starts: "PRD task <id>: <title>".
 // Tests and tools find the task id in a prompt by it.
-func TaskHeader(id, title string) string { return fmt.Sprintf("Task %s: %s", id, title) }
+func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s", id, title) }
 
 // assemble builds a task's prompt: the task (and the previous attempt's
 // failure), the dependency artifacts, vault context (≤ VaultShare of the

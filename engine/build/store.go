@@ -69,7 +69,12 @@ func (s *Store) saveTask(t Task, mut func(b *Build)) (Build, error) {
 	var out Build
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		tb := tx.Bucket(storage.BucketBuildTasks)
-		if err := taskCodec.Put(tb, taskKey(t.BuildID, t.Ordinal), t); err != nil {
+		key := taskKey(t.BuildID, t.Ordinal)
+		old, err := taskCodec.Get(tb, key)
+		if err != nil {
+			return fmt.Errorf("build %d task %s: %w", t.BuildID, t.ID, err)
+		}
+		if err := taskCodec.Put(tb, key, t); err != nil {
 			return err
 		}
 		bb := tx.Bucket(storage.BucketBuilds)
@@ -77,11 +82,17 @@ func (s *Store) saveTask(t Task, mut func(b *Build)) (Build, error) {
 		if err != nil {
 			return err
 		}
-		tasks, err := tasksTx(tx, t.BuildID)
-		if err != nil {
-			return err
+		// Counts move with the one task (no re-read of every task).
+		if b.Counts == nil {
+			b.Counts = map[TaskStatus]int{}
 		}
-		b.Counts = countOf(tasks)
+		if old.Status != t.Status {
+			b.Counts[old.Status]--
+			if b.Counts[old.Status] <= 0 {
+				delete(b.Counts, old.Status)
+			}
+			b.Counts[t.Status]++
+		}
 		if mut != nil {
 			mut(&b)
 		}

@@ -30,7 +30,7 @@ type attemptResult struct {
 
 // runTask runs one task to done, blocked, waiting, or back to pending when
 // interrupted. Every transition is committed, then published.
-func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, approve tools.ApproveFunc) (Task, Build) {
+func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, approve tools.ApproveFunc) (Task, Build, error) {
 	hooks := e.d.Hooks()
 	feedback := ""
 	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" {
@@ -39,7 +39,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 	var last Build
 	for t.Attempts < MaxAttempts {
 		if ctx.Err() != nil {
-			return t, last
+			return t, last, nil
 		}
 		start := time.Now()
 		t.Status, t.Reason, t.StartedAt = TaskRunning, "", start
@@ -49,8 +49,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		t.History = append(t.History, att)
 		nb, err := e.commit(t, nil)
 		if err != nil {
-			t.Status, t.Reason = TaskPending, "store: "+err.Error()
-			return t, last
+			return t, last, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		last = nb
 		e.publishTask(t, "running", nb)
@@ -68,22 +67,22 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 				_, _ = e.d.Changes.Discard(context.WithoutCancel(ctx), res.changesetID)
 			}
 			nb, err := e.commit(t, func(b *Build) { b.Tokens += res.tokens })
-			if err == nil {
-				last = nb
-				e.publishTask(t, "interrupted", nb)
+			if err != nil {
+				return t, last, fmt.Errorf("task %s: %w", t.ID, err)
 			}
-			return t, last
+			e.publishTask(t, "interrupted", nb)
+			return t, nb, nil
 		}
 		if res.waiting {
 			att.Duration = time.Since(start)
 			t.History[len(t.History)-1] = att
 			t.Status, t.Reason = TaskWaiting, cmpOr(res.failure, "waiting for a rehearsal choice")
 			nb, err := e.commit(t, func(b *Build) { b.Tokens += res.tokens })
-			if err == nil {
-				last = nb
-				e.publishTask(t, string(t.Status), nb)
+			if err != nil {
+				return t, last, fmt.Errorf("task %s: %w", t.ID, err)
 			}
-			return t, last
+			e.publishTask(t, string(t.Status), nb)
+			return t, nb, nil
 		}
 
 		gates := e.gate(ctx, b, t, res)
@@ -102,13 +101,20 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 
 		// Learn (vault, playbook) before the outcome is committed, so the
 		// build's wisdom counts are committed with it.
-		impact := e.learn(ctx, b, t, res, passed, reason, att, hooks)
+		impact := e.learn(ctx, t, res, passed, reason)
 
 		final := passed || t.Attempts >= MaxAttempts
 		if passed {
 			t.Status, t.Reason, t.FinishedAt = TaskDone, "", time.Now()
 			if res.changesetID != 0 && b.Autonomy >= 3 {
-				if _, err := e.d.Changes.Apply(ctx, res.changesetID, changes.ApplyOptions{}); err != nil {
+				_, err := e.d.Changes.Apply(ctx, res.changesetID, changes.ApplyOptions{})
+				if errors.Is(err, changes.ErrNotPending) {
+					// e.g. a rehearsal branch its service already applied
+					if cs, gerr := e.d.Changes.Get(ctx, res.changesetID); gerr == nil && cs.Status == changes.StatusApplied {
+						err = nil
+					}
+				}
+				if err != nil {
 					t.ApplyError = err.Error()
 				} else {
 					t.Applied = true
@@ -146,8 +152,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			b.Wisdom.Mistakes += impact.Mistakes
 		})
 		if err != nil {
-			t.Status, t.Reason = TaskPending, "store: "+err.Error()
-			return t, last
+			return t, last, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		last = nb
 		e.publishTask(t, string(t.Status), nb)
@@ -160,13 +165,13 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			}
 		}
 		if final {
-			return t, last
+			return t, last, nil
 		}
 		if b.TokenBudget > 0 && last.Tokens >= b.TokenBudget {
-			return t, last // the scheduler stops the build with the budget reason
+			return t, last, nil // the scheduler stops the build with the budget reason
 		}
 	}
-	return t, last
+	return t, last, nil
 }
 
 func cmpOr(s, def string) string {
@@ -236,7 +241,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 
 // learn feeds the outcome to the vault: lessons (a failure becomes a
 // Mistake), and a success reinforces the injected nodes.
-func (e *Engine) learn(ctx context.Context, b Build, t Task, res attemptResult, passed bool, reason string, att Attempt, _ Hooks) WisdomImpact {
+func (e *Engine) learn(ctx context.Context, t Task, res attemptResult, passed bool, reason string) WisdomImpact {
 	var w WisdomImpact
 	v := e.d.Vault
 	if v == nil || ctx.Err() != nil {
@@ -267,6 +272,5 @@ func (e *Engine) learn(ctx context.Context, b Build, t Task, res attemptResult, 
 			w.Reinforced += len(t.VaultNodeIDs)
 		}
 	}
-	_ = att
 	return w
 }

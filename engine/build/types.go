@@ -9,7 +9,7 @@
 //
 // Every state change is committed to bbolt (buckets builds and build_tasks)
 // before its event is published, so a build killed at any moment is resumed
-// by Resume without redoing done tasks; a task that was running when the
+// by Run (or Go) again without redoing done tasks; a task that was running when the
 // process died is re-run.
 //
 // The package never imports engine (the facade); engine/build.go wires it.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -35,6 +38,11 @@ func (s *Service) Approve(ctx context.Context, id uint64, ref string, o ApproveO
 	b, ok := ss.Branch(ref)
 	if !ok {
 		return ss, fmt.Errorf("rehearsal %d: %w %q (have %s)", id, ErrNoBranch, ref, branchRefs(ss))
+	}
+	if !o.Force {
+		if err := s.checkOriginals(b); err != nil {
+			return ss, err
+		}
 	}
 	csID, written, err := s.stage(ctx, ss, b, true, o.Force)
 	if err != nil {
@@ -243,4 +251,35 @@ func branchRefs(ss Session) string {
 		out = append(out, fmt.Sprintf("%d=%s", i+1, b.ID))
 	}
 	return strings.Join(out, ", ")
+}
+
+// checkOriginals refuses a branch whose files changed on disk since the
+// rehearsal read them (the diff the user approved would not be the change
+// written). The error wraps changes.ErrConflict and names the files.
+func (s *Service) checkOriginals(b Branch) error {
+	var changed []string
+	for _, f := range b.Files {
+		_, abs, err := tools.ConfineRel(s.Root, f.Path)
+		if err != nil {
+			return fmt.Errorf("branch %s: %w", b.ID, err)
+		}
+		data, err := os.ReadFile(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !f.New {
+				changed = append(changed, f.Path+" (deleted)")
+			}
+		case err != nil:
+			return fmt.Errorf("read %s: %w", f.Path, err)
+		case f.New:
+			changed = append(changed, f.Path+" (created)")
+		case string(data) != f.OriginalContent:
+			changed = append(changed, f.Path)
+		}
+	}
+	if len(changed) > 0 {
+		return fmt.Errorf("branch %s: %w since the rehearsal: %s (regenerate, or approve with force)",
+			b.ID, changes.ErrConflict, strings.Join(changed, ", "))
+	}
+	return nil
 }

@@ -82,7 +82,7 @@ func KeyDifferences(ss Session) string {
 		{"tasteAlignment", first.TasteAlignment, second.TasteAlignment},
 	}
 	for _, d := range dims {
-		if d.x.Score != d.y.Score {
+		if fmt.Sprintf("%.2f", d.x.Score) != fmt.Sprintf("%.2f", d.y.Score) {
 			fmt.Fprintf(&b, "  %-14s %.2f vs %.2f (%s | %s)\n", d.name, d.x.Score, d.y.Score, d.x.Evidence, d.y.Evidence)
 		}
 	}

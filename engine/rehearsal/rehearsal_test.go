@@ -329,12 +329,17 @@ func TestApproveConflict(t *testing.T) {
 	ss, err := e.rehearse(2)
 	require.NoError(t, err)
 	e.write("calc/calc.go", "package calc // edited meanwhile\n")
-	// the changeset captures the disk at approval time, so a change before
-	// approval is not a conflict with the changeset; but the session's
-	// original differs: the branch is still written atomically.
-	ss, err = e.svc.Approve(context.Background(), ss.ID, ss.Branches[0].ID, ApproveOptions{})
-	require.NoError(t, err)
+	_, err = e.svc.Approve(context.Background(), ss.ID, "1", ApproveOptions{})
+	require.ErrorIs(t, err, changes.ErrConflict)
+	assert.Contains(t, err.Error(), "calc/calc.go")
 	got, _ := e.read("calc/calc.go")
+	assert.Equal(t, "package calc // edited meanwhile\n", got, "nothing written")
+	still, err := e.svc.Get(context.Background(), ss.ID)
+	require.NoError(t, err)
+	assert.True(t, still.Pending())
+	ss, err = e.svc.Approve(context.Background(), ss.ID, "1", ApproveOptions{Force: true})
+	require.NoError(t, err)
+	got, _ = e.read("calc/calc.go")
 	assert.Equal(t, ss.Branches[0].Files[0].ProposedContent, got)
 }
 
@@ -449,4 +454,29 @@ func TestCanceled(t *testing.T) {
 	_, err := e.svc.Rehearse(ctx, Request{Task: task("T1", "x"), Force: true})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoValid), err.Error())
+}
+
+func TestBuildHook(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, rehearsaltest.Three(), 0)
+	var logs []string
+	h := &Hook{Service: func() *Service { return e.svc }, Log: func(s string) { logs = append(logs, s) }}
+	assert.True(t, h.ShouldRehearse(prd.Task{Description: "a schema change"}))
+	out, err := h.Rehearse(context.Background(), buildReq("T9", 2))
+	require.NoError(t, err)
+	assert.True(t, out.Waiting)
+	assert.NotZero(t, out.SessionID)
+	e.cfg.Autonomy = 4
+	out, err = h.Rehearse(context.Background(), buildReq("T10", 3))
+	require.NoError(t, err)
+	assert.False(t, out.Waiting)
+	assert.NotZero(t, out.ChangesetID, "auto-selected branch is staged for the build to apply")
+	cs, err := e.store.Get(context.Background(), out.ChangesetID)
+	require.NoError(t, err)
+	assert.Equal(t, changes.StatusPending, cs.Status)
+	e.cfg.Tier = workspace.TierFree
+	_, err = h.Rehearse(context.Background(), buildReq("T11", 2))
+	require.ErrorIs(t, err, ErrTier)
+	require.Len(t, logs, 1)
+	assert.Contains(t, logs[0], "rehearsal would have run")
 }

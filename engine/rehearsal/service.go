@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,6 +161,10 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 	blocks := append([]string{}, ss.Context...)
 	var injected vault.Injected
 	var patterns []vault.Scored
+	// A build hands over the context blocks it already assembled (vault,
+	// playbook); they are not injected twice.
+	hasVault := slices.ContainsFunc(blocks, func(b string) bool { return strings.Contains(b, "<taste_vault_context>") })
+	hasPlaybook := slices.ContainsFunc(blocks, func(b string) bool { return strings.Contains(b, "<playbook_context") })
 	if s.Vault != nil {
 		vc, err := s.Vault.BuildVaultContext(ctx, taskText, ss.AgentName, cfg.Tier, budget)
 		if err != nil && ctx.Err() != nil {
@@ -167,14 +172,14 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 		}
 		if err == nil {
 			injected = vc.Injected
-			if vc.Text != "" {
+			if vc.Text != "" && !hasVault {
 				blocks = append(blocks, vc.Text)
 			}
 		}
 		patterns, _ = s.Vault.GetRelevantPatterns(ctx, taskText, 8)
 	}
 	var ruleIDs []string
-	if s.Playbook != nil {
+	if s.Playbook != nil && !hasPlaybook {
 		pb, ids, err := s.Playbook(ctx, ss.AgentName, taskText, budget/10)
 		if err == nil && pb != "" {
 			blocks = append(blocks, pb)

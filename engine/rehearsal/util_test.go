@@ -1,6 +1,8 @@
 package rehearsal
 
 import (
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/prd"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,4 +21,8 @@ func proposalOf(path, content string) proposal {
 		ProposedContent string `json:"proposedContent"`
 	}{path, content})
 	return p
+}
+
+func buildReq(id string, n int) build.RehearsalRequest {
+	return build.RehearsalRequest{Task: prd.Task{ID: id, Title: "t", Description: "add totals"}, Agent: "MARS", Branches: n}
 }

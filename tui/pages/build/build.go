@@ -20,6 +20,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
 )
@@ -115,7 +116,8 @@ type Model struct {
 	detErr  error
 	gen     int
 	seq     int
-	sel     int // selected task index in order
+	sel     int  // selected task index in order
+	follow  bool // the selection follows the running task until the user moves it
 	order   []int
 	focus   focus
 	provSel int
@@ -139,6 +141,27 @@ type Model struct {
 
 	buildSel int
 	confirm  *confirm.Model
+
+	// runs maps agent run ids to the build task they run (from the
+	// agent events, which carry both); approvals are the command
+	// approvals of build tasks waiting for the dialog, waiting the tasks
+	// whose approval is asked.
+	runs      map[string][2]string
+	approvals []approval
+	waiting   map[string]string // build/task -> command
+}
+
+// approval is a build task's request to run a command.
+type approval struct {
+	req   tools.ApprovalRequest
+	build string
+	task  string
+}
+
+type answeredMsg struct {
+	a   approval
+	yes bool
+	err error
 }
 
 type pendingDelta struct {
@@ -151,8 +174,9 @@ func New(c *common.Common) *Model { return NewWithSource(c, sourceFor(c.WS)) }
 
 // NewWithSource builds the page over src (tests).
 func NewWithSource(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c),
-		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{}}
+	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), follow: true,
+		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
+		runs: map[string][2]string{}, waiting: map[string]string{}}
 }
 
 // SetClock fixes the page's clock (golden tests).
@@ -215,7 +239,11 @@ func (m *Model) loadPRDs() tea.Cmd {
 		if err != nil {
 			return prdsMsg{dir: dir, err: err}
 		}
-		roster, _ := ws.Agents()
+		var roster *agents.Roster
+		func() {
+			defer func() { _ = recover() }() // a workspace without a roster
+			roster, _ = ws.Agents()
+		}()
 		known := func(id string) bool {
 			if roster == nil {
 				return true
@@ -231,7 +259,11 @@ func (m *Model) loadPRDs() tea.Cmd {
 			}
 			p := filepath.Join(dir, e.Name())
 			f := prdFile{Path: p, Name: e.Name()}
-			plan, err := prd.Load(p)
+			var plan *prd.PRD
+			data, err := os.ReadFile(p)
+			if err == nil {
+				plan, err = prd.Parse(e.Name(), data) // errors name the file, not the temp path
+			}
 			if err == nil {
 				f.Title, f.Tasks = plan.Meta.Name, len(plan.Tasks)
 				err = prd.Validate(plan, known)
@@ -284,7 +316,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if m.cur == "" && len(m.builds) > 0 {
 			m.cur = m.builds[0].ID
 			for _, b := range m.builds { // prefer a running build
-				if b.Active() {
+				if b.Live() {
 					m.cur = b.ID
 					break
 				}
@@ -330,18 +362,35 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, nil
 		}
 		m.mode, m.startErr = modeGraph, nil
-		m.cur, m.sel, m.focus, m.detail = msg.id, 0, focusTasks, nil
+		m.cur, m.sel, m.focus, m.detail, m.follow = msg.id, 0, focusTasks, nil, true
 		return m, tea.Batch(m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
 	case controlMsg:
 		if msg.err != nil {
 			return m, common.Failure(fmt.Errorf("%s build: %w", msg.verb, msg.err))
 		}
-		return m, tea.Batch(m.refresh(), common.Toast("build "+msg.verb+"d"))
+		done := map[string]string{"pause": "pausing: running tasks finish first", "resume": "resumed", "cancel": "canceled"}[msg.verb]
+		return m, tea.Batch(m.refresh(), common.Toast("build "+done))
 	case confirm.ResultMsg:
-		if msg.ID == "cancel-build" && msg.Confirmed {
-			return m, m.control("cancel")
+		switch msg.ID {
+		case "cancel-build":
+			if msg.Confirmed {
+				return m, m.control("cancel")
+			}
+		case "approve-command":
+			a, _ := msg.Payload.(approval)
+			return m, tea.Batch(m.answer(a, msg.Confirmed), m.nextApproval())
 		}
 		return m, nil
+	case answeredMsg:
+		delete(m.waiting, streamKey(msg.a.build, msg.a.task))
+		if msg.err != nil {
+			return m, common.Failure(fmt.Errorf("answer approval: %w", msg.err))
+		}
+		verb := "denied"
+		if msg.yes {
+			verb = "allowed"
+		}
+		return m, common.Toast(verb + " `" + msg.a.req.Command + "` for " + msg.a.task)
 	case common.EventMsg:
 		return m, m.event(msg.Event)
 	case flushMsg:
@@ -371,6 +420,12 @@ func streamKey(build, task string) string { return build + "/" + task }
 // event handles one engine event: deltas feed the live stream, task
 // transitions refresh the graph.
 func (m *Model) event(ev engine.Event) tea.Cmd {
+	if ev.Topic == engine.TopicAgent && ev.BuildID != "" && ev.RunID != "" {
+		m.runs[ev.RunID] = [2]string{ev.BuildID, ev.TaskID}
+	}
+	if ev.Type == engine.EventNeedsApproval && ev.Topic == engine.TopicAgent {
+		return m.askApproval(ev)
+	}
 	if ev.BuildID == "" && ev.Topic != Topic {
 		return nil
 	}
@@ -483,15 +538,17 @@ func (m *Model) reorder(keep string) {
 	}
 	tasks := m.detail.Tasks
 	slices.SortStableFunc(m.order, func(a, b int) int { return tasks[a].Phase - tasks[b].Phase })
-	if keep == "" {
-		// Follow the work: the first running task, else the first not done.
+	if keep == "" || m.follow {
+		// Follow the work: the first running task.
 		for i, idx := range m.order {
 			if tasks[idx].Status == StatusRunning {
 				m.sel = i
 				return
 			}
 		}
-		return
+		if keep == "" {
+			return
+		}
 	}
 	for i, idx := range m.order {
 		if tasks[idx].ID == keep {
@@ -573,14 +630,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		switch m.detail.Status {
-		case StatusPaused:
+		case StatusPaused, StatusCanceled, StatusFailed:
 			return m.control("resume")
 		case StatusRunning, StatusPending, StatusWaiting:
+			if !m.detail.Active {
+				// Stored as running but no process runs it (nova was
+				// killed): p picks it up here.
+				return m.control("resume")
+			}
 			return m.control("pause")
 		}
-		return common.Toast("build " + m.detail.ID + " is " + m.detail.Status + ": nothing to pause")
+		return common.Toast("build " + m.detail.ID + " is " + m.detail.Status + ": nothing to pause or resume")
 	case key.Matches(msg, km.Cancelrun):
-		if m.detail == nil || !m.detail.Active() {
+		if m.detail == nil || !m.detail.Live() {
 			return nil
 		}
 		m.confirm.Open(confirm.Options{ID: "cancel-build", Title: "Cancel build " + m.detail.ID + "?",
@@ -590,11 +652,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, km.Tab):
 		m.focus = (m.focus + 1) % 3
-		m.provSel = 0
+		m.provSel, m.follow = 0, false
 		return nil
 	case key.Matches(msg, km.ShiftTab):
 		m.focus = (m.focus + 2) % 3
-		m.provSel = 0
+		m.provSel, m.follow = 0, false
 		return nil
 	case key.Matches(msg, km.Back):
 		m.focus = focusTasks
@@ -617,8 +679,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				id := it.vault.ID
 				return func() tea.Msg { return common.NavigateMsg{Page: "vault", Arg: id} }
 			}
-			id := it.rule.ID
-			return func() tea.Msg { return common.NavigateMsg{Page: "playbooks", Arg: id} }
+			ref := it.rule.ID
+			if it.rule.Agent != "" {
+				ref = it.rule.Agent + "/" + ref // rule ids are per agent
+			}
+			return func() tea.Msg { return common.NavigateMsg{Page: "playbooks", Arg: ref} }
 		}
 		m.provSel = max(0, m.provSel)
 		return nil
@@ -653,11 +718,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Bottom):
 		m.sel = n - 1
 	case key.Matches(msg, km.Enter):
-		m.focus = focusProvenance
+		m.focus, m.follow = focusProvenance, false
 	}
 	m.sel = max(0, m.sel)
 	if m.sel != prev {
-		m.scroll, m.provSel = 0, 0
+		m.scroll, m.provSel, m.follow = 0, 0, false
 	}
 	return nil
 }
@@ -704,7 +769,7 @@ func (m *Model) buildsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "enter":
 		m.mode = modeGraph
 		if m.buildSel < len(m.builds) && m.builds[m.buildSel].ID != m.cur {
-			m.cur, m.sel, m.detail, m.focus = m.builds[m.buildSel].ID, 0, nil, focusTasks
+			m.cur, m.sel, m.detail, m.focus, m.follow = m.builds[m.buildSel].ID, 0, nil, focusTasks, true
 			return m.loadDetail()
 		}
 	}
@@ -748,4 +813,45 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// askApproval queues a build task's command approval (runCommand below
+// autonomy 4); other runs' approvals belong to the screen that started them.
+func (m *Model) askApproval(ev engine.Event) tea.Cmd {
+	req, ok := ev.Payload.(tools.ApprovalRequest)
+	if !ok {
+		return nil
+	}
+	bt, ok := m.runs[ev.RunID]
+	if !ok {
+		return nil
+	}
+	a := approval{req: req, build: bt[0], task: bt[1]}
+	m.waiting[streamKey(a.build, a.task)] = req.Command
+	m.approvals = append(m.approvals, a)
+	toast := common.Toast(fmt.Sprintf("build %s: %s wants to run `%s` — answer on the Build screen (alt+6)", a.build, a.task, req.Command))
+	return tea.Batch(toast, m.nextApproval())
+}
+
+// nextApproval opens the dialog for the oldest queued approval.
+func (m *Model) nextApproval() tea.Cmd {
+	if m.confirm.Active() || len(m.approvals) == 0 {
+		return nil
+	}
+	a := m.approvals[0]
+	m.approvals = m.approvals[1:]
+	body := fmt.Sprintf("%s (build %s, task %s) wants to run:\n\n  %s\n\nin %s.", orDash(a.req.Agent), a.build, a.task, a.req.Command, orDash(a.req.Dir))
+	if a.req.Reason != "" {
+		body += " " + a.req.Reason + "."
+	}
+	m.confirm.Open(confirm.Options{ID: "approve-command", Title: "Allow this command?", Body: body,
+		Yes: "Allow", No: "Deny", Danger: true, Payload: a})
+	return nil
+}
+
+func (m *Model) answer(a approval, yes bool) tea.Cmd {
+	ws := m.c.WS
+	return guard(func() tea.Msg {
+		return answeredMsg{a: a, yes: yes, err: ws.AnswerApproval(a.req.ID, yes)}
+	}, func(err error) tea.Msg { return answeredMsg{a: a, yes: yes, err: err} })
 }

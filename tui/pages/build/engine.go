@@ -106,6 +106,12 @@ func (s wsSource) Get(ctx context.Context, id string) (Detail, error) {
 		if t.Status == eb.TaskRunning {
 			task.Attempts = t.Attempts + 1 // the attempt under way
 		}
+		for _, a := range t.History {
+			if a.Interrupted {
+				continue
+			}
+			task.History = append(task.History, Attempt{N: a.N, Passed: a.Passed, Score: a.Score, Reason: a.Reason, Tokens: a.Tokens, Duration: a.Duration})
+		}
 		gates := t.Gates
 		if len(gates) == 0 && len(t.History) > 0 {
 			gates = t.History[len(t.History)-1].Gates
@@ -218,15 +224,10 @@ func (s wsSource) Pause(_ context.Context, id string) error {
 	return e.Pause(n)
 }
 
-func (s wsSource) Resume(ctx context.Context, id string) error {
+func (s wsSource) Resume(_ context.Context, id string) error {
 	n, err := parseID(id)
 	if err != nil {
 		return err
-	}
-	if w, ok := s.ws.(interface {
-		ResumeBuild(context.Context, uint64, eb.ApproveFunc) error
-	}); ok {
-		return w.ResumeBuild(ctx, n, nil)
 	}
 	e, err := s.engine()
 	if err != nil {

@@ -44,6 +44,9 @@ type Summary struct {
 	Finished time.Time
 	Done     int
 	Total    int
+	Reason   string // why a build paused, stopped or failed
+	Tokens   int
+	Active   bool // this process runs it
 }
 
 // Detail is a build with its tasks.
@@ -70,15 +73,28 @@ type Task struct {
 	Attempts         int
 	Started          time.Time
 	Finished         time.Time
+	Elapsed          time.Duration // stored duration of the finished attempts
+	Rehearsed        bool
 	Tokens           int
 	GateScore        float64
 	Gates            []Gate
+	History          []Attempt // finished attempts, oldest first
 	Reason           string
 	Output           string
 	ChangesetID      uint64
 	// Provenance: what went into the task's prompt.
 	VaultNodes []VaultRef
 	Rules      []RuleRef
+}
+
+// Attempt is one finished attempt of a task (retries show here).
+type Attempt struct {
+	N        int
+	Passed   bool
+	Score    float64
+	Reason   string
+	Tokens   int
+	Duration time.Duration
 }
 
 // VaultRef is one injected vault node.
@@ -98,6 +114,8 @@ type RuleRef struct {
 // Duration is how long the task ran (until now when it still runs).
 func (t Task) Duration(now time.Time) time.Duration {
 	switch {
+	case t.Status != StatusRunning && t.Elapsed > 0:
+		return t.Elapsed
 	case t.Started.IsZero():
 		return 0
 	case !t.Finished.IsZero():
@@ -106,8 +124,8 @@ func (t Task) Duration(now time.Time) time.Duration {
 	return now.Sub(t.Started)
 }
 
-// Active reports whether a build still runs (or is paused).
-func (s Summary) Active() bool {
+// Live reports whether a build still runs (or is paused).
+func (s Summary) Live() bool {
 	switch s.Status {
 	case StatusRunning, StatusPaused, StatusPending, StatusWaiting:
 		return true

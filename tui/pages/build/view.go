@@ -2,7 +2,6 @@ package build
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,6 +72,9 @@ func (m *Model) headerLine() string {
 		parts = append(parts, s.Title.Render("Build "+m.cur))
 	} else {
 		parts = append(parts, s.Title.Render("Build "+d.ID), s.Bold.Render(common.Truncate(orDash(d.Name), 40)), s.Band(d.Status).Render(d.Status))
+		if d.Status == StatusRunning && !d.Active {
+			parts = append(parts, s.Warning.Render("not running in this process — p resumes"))
+		}
 		frac := 0.0
 		if d.Total > 0 {
 			frac = float64(d.Done) / float64(d.Total)
@@ -86,17 +88,31 @@ func (m *Model) headerLine() string {
 			parts = append(parts, s.Muted.Render(fmtDur(end.Sub(d.Started))))
 		}
 	}
+	if d != nil && d.Reason != "" && d.Status != StatusRunning && d.Status != StatusDone {
+		parts = append(parts, s.Muted.Render(oneLine(d.Reason)))
+	}
 	line := strings.Join(parts, "  ")
 	right := s.Key.Render("b") + " " + s.KeyDesc.Render(fmt.Sprintf("builds (%d)", len(m.builds))) + "  " +
 		s.Key.Render("n") + " " + s.KeyDesc.Render("new")
 	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right) - 1
 	if gap < 1 {
-		return lipgloss.NewStyle().MaxWidth(m.width).Render(line)
+		return lipgloss.NewStyle().MaxWidth(m.width).Render(" " + line)
 	}
 	return " " + line + strings.Repeat(" ", gap) + right
 }
 
 // icon is a task status's glyph, coloured.
+// statusOf is a task's status, "waiting" while its command approval is
+// asked.
+func (m *Model) statusOf(t Task) string {
+	if m.detail != nil {
+		if _, ok := m.waiting[streamKey(m.detail.ID, t.ID)]; ok {
+			return StatusWaiting
+		}
+	}
+	return t.Status
+}
+
 func (m *Model) icon(status string) string {
 	s := m.c.Styles
 	switch status {
@@ -173,14 +189,14 @@ func (m *Model) tasksView(w, h int) string {
 		gap := strings.Repeat(" ", max(1, inner-2-idW-1-lipgloss.Width(label)-lipgloss.Width(right)))
 		var text string
 		if i == m.sel {
-			text = m.icon(t.Status) + " " + s.Selected.Render(id+" "+label+gap+right)
+			text = m.icon(m.statusOf(t)) + " " + s.Selected.Render(id+" "+label+gap+right)
 		} else {
 			title, deps, _ := strings.Cut(label, "  ← ")
 			lab := s.Text.Render(title)
 			if deps != "" {
 				lab += s.Subtle.Render("  ← " + deps)
 			}
-			text = m.icon(t.Status) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
+			text = m.icon(m.statusOf(t)) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
 		}
 		rows = append(rows, row{text: text, task: i})
 	}
@@ -211,7 +227,10 @@ func (m *Model) taskDetailView(w, h int) string {
 		return s.Panel.Width(w).Height(h).Render(s.Muted.Render("No task selected."))
 	}
 	var b []string
-	b = append(b, m.icon(t.Status)+" "+s.Title.Render(common.Truncate(t.ID+" — "+t.Title, inner-2)))
+	b = append(b, m.icon(m.statusOf(t))+" "+s.Title.Render(common.Truncate(t.ID+" — "+t.Title, inner-2)))
+	if cmd, ok := m.waiting[streamKey(m.detail.ID, t.ID)]; ok {
+		b = append(b, s.Accent.Render(common.Truncate("◆ waits for your approval to run `"+cmd+"`", inner)))
+	}
 	facts := []string{kvs(m, "agent", orDash(t.Agent)), s.Band(t.Status).Render(t.Status)}
 	if t.Attempts > 0 {
 		facts = append(facts, kvs(m, "attempt", fmt.Sprintf("%d", t.Attempts)))
@@ -222,7 +241,17 @@ func (m *Model) taskDetailView(w, h int) string {
 	if dur := t.Duration(m.now()); dur > 0 {
 		facts = append(facts, kvs(m, "time", fmtDur(dur)))
 	}
-	b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(strings.Join(facts, "  ")))
+	line := ""
+	for _, f := range facts { // whole facts only: drop what does not fit
+		if w := lipgloss.Width(line) + 2 + lipgloss.Width(f); line != "" && w > inner {
+			break
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += f
+	}
+	b = append(b, line)
 	if len(t.Deps) > 0 {
 		var deps []string
 		for _, id := range t.Deps {
@@ -261,13 +290,35 @@ func (m *Model) taskDetailView(w, h int) string {
 			b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(line))
 		}
 	}
+	// Retries: one line per attempt when there was more than one.
+	if len(t.History) > 1 {
+		var parts []string
+		for _, a := range t.History {
+			mark := s.Success.Render("✓")
+			if !a.Passed {
+				mark = s.Error.Render("✗")
+			}
+			p := s.Muted.Render(fmt.Sprintf("#%d ", a.N)) + mark + s.Text.Render(fmt.Sprintf(" %.2f", a.Score))
+			if a.Tokens > 0 {
+				p += s.Subtle.Render(" " + fmtTokens(a.Tokens) + " tok")
+			}
+			parts = append(parts, p)
+		}
+		line := s.Subtitle.Render("Attempts") + " " + strings.Join(parts, s.Subtle.Render(" · "))
+		b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(line))
+		for _, a := range t.History {
+			if !a.Passed && a.Reason != "" {
+				b = append(b, s.Subtle.Render(common.Truncate(fmt.Sprintf("  #%d: %s", a.N, oneLine(a.Reason)), inner)))
+			}
+		}
+	}
 	// Provenance.
 	items := m.provItems()
 	ptitle := s.PanelTitle.Render("Provenance")
 	if m.focus == focusProvenance {
 		ptitle = s.PanelTitleActive.Render("Provenance")
 	}
-	b = append(b, ptitle+" "+s.Muted.Render(fmt.Sprintf("%d vault · %d rules", len(t.VaultNodes), len(t.Rules))))
+	b = append(b, ptitle+" "+s.Muted.Render(plural(len(t.VaultNodes), "vault node")+" · "+plural(len(t.Rules), "rule")))
 	if len(items) == 0 {
 		hint := "Nothing from the vault or the playbook was injected."
 		if t.Status == StatusPending || t.Status == StatusReady {
@@ -416,7 +467,8 @@ func (m *Model) pickerView() string {
 		b = append(b, "", s.Warning.Render("Starting…"))
 	}
 	if m.startErr != nil {
-		b = append(b, "", strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
+		b = append(b, "")
+		b = append(b, strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
 	}
 	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
 		s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
@@ -491,4 +543,9 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
-var _ = filepath.Base
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -420,7 +420,7 @@ func (m *Model) apply(id uint64, force bool) tea.Cmd {
 	ws, ctx := m.c.WS, m.c.Ctx
 	m.busy = fmt.Sprintf("applying #%d…", id)
 	return guard(func() (tea.Msg, error) {
-		rep, err := ws.Changes().Apply(ctx, id, chg.ApplyOptions{Force: force})
+		rep, err := ws.ApplyChange(ctx, id, chg.ApplyOptions{Force: force}, "") // learned as the user's decision
 		return actionMsg{apply: true, id: id, report: rep, err: err}, nil
 	}, func(err error) tea.Msg { return actionMsg{apply: true, id: id, err: err} })
 }
@@ -429,7 +429,7 @@ func (m *Model) discard(id uint64) tea.Cmd {
 	ws, ctx := m.c.WS, m.c.Ctx
 	m.busy = fmt.Sprintf("discarding #%d…", id)
 	return guard(func() (tea.Msg, error) {
-		_, err := ws.Changes().Discard(ctx, id)
+		_, err := ws.DiscardChange(ctx, id, "") // learned as the user's decision
 		return actionMsg{id: id, err: err}, nil
 	}, func(err error) tea.Msg { return actionMsg{id: id, err: err} })
 }

@@ -11,8 +11,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 )
@@ -31,6 +33,9 @@ type Model struct {
 	sumErr  error
 	ollama  *engine.OllamaStatus
 	seq     int
+	// work is what runs or waits right now (running builds, pending
+	// playbook deltas); nil until fetched.
+	work *workMsg
 	// activity is the session's event feed, oldest first.
 	activity []activity
 }
@@ -45,7 +50,45 @@ func (m *Model) Title() string { return "Home" }
 func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
-func (m *Model) Init() tea.Cmd { return m.c.FetchSummary() }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(), m.fetchWork()) }
+
+// workMsg carries the running builds and the pending playbook deltas.
+type workMsg struct {
+	builds          []build.Build
+	playbookPending int
+}
+
+// fetchWork lists running builds and counts pending playbook deltas off
+// the UI goroutine. A workspace without these capabilities (a panic)
+// simply shows none.
+func (m *Model) fetchWork() tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	return func() tea.Msg {
+		var w workMsg
+		func() {
+			defer func() { _ = recover() }()
+			if e := ws.Builds(); e != nil {
+				bs, err := e.List(ctx)
+				if err == nil {
+					for _, b := range bs {
+						if b.Status == build.StatusRunning || b.Active {
+							w.builds = append(w.builds, b)
+						}
+					}
+				}
+			}
+		}()
+		func() {
+			defer func() { _ = recover() }()
+			if sys := ws.ACE(); sys != nil {
+				if n, err := sys.Playbooks().CountPending(ctx); err == nil {
+					w.playbookPending = n
+				}
+			}
+		}()
+		return w
+	}
+}
 
 // SetSize implements common.Component.
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
@@ -60,12 +103,14 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		s := msg.Summary
 		m.summary, m.sumErr = &s, nil
+	case workMsg:
+		m.work = &msg
 	case common.OllamaMsg:
 		st := msg.Status
 		m.ollama = &st
 	case common.EventMsg:
 		m.record(msg.Event)
-		if msg.Event.Type == engine.EventChanged || msg.Event.Type == engine.EventDone ||
+		if msg.Event.Type == engine.EventChanged || msg.Event.Type == engine.EventDone || msg.Event.Type == engine.EventTask ||
 			msg.Event.Type == engine.EventFailed || msg.Event.Type == engine.EventNeedsApproval {
 			// Coalesce bursts of changes into one refresh.
 			m.seq++
@@ -73,11 +118,11 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 	case refreshMsg:
 		if msg.seq == m.seq {
-			return m, m.c.FetchSummary()
+			return m, tea.Batch(m.c.FetchSummary(), m.fetchWork())
 		}
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.c.KeyMap.Refresh) {
-			return m, tea.Batch(m.c.FetchSummary(), m.c.FetchOllama())
+			return m, tea.Batch(m.c.FetchSummary(), m.c.FetchOllama(), m.fetchWork())
 		}
 	}
 	return m, nil
@@ -296,26 +341,23 @@ func (m *Model) nextStepsView() string {
 	if m.summary == nil {
 		return ""
 	}
-	var lines []string
+	lines := m.nowLines()
 	if m.summary.VaultNodes == 0 {
 		lines = append(lines, "• The vault is empty. Import a pattern library: "+s.Key.Render("ctrl+p")+" → Import, or `nova import DIR`.")
 	}
 	if m.summary.Builds == 0 {
-		lines = append(lines, "• No builds yet. Run a build plan from .nova/prds/ with `nova build run PRD`.")
+		lines = append(lines, "• No builds yet. Start one from .nova/prds/ on the Build screen ("+s.Key.Render("alt+6")+", n) or with `nova build run PRD`.")
 	}
 	if m.ollama != nil && !m.ollama.Reachable {
 		lines = append(lines, "• Ollama is offline: agents and builds wait until it is reachable.")
 	}
-	if m.summary.PendingApprovals > 0 {
-		lines = append(lines, fmt.Sprintf("• %d change(s) wait for your approval.", m.summary.PendingApprovals))
-	}
 	if len(lines) == 0 {
 		lines = append(lines, "• All caught up. "+s.Key.Render("ctrl+p")+" lists everything you can do.")
 	}
-	title := s.PanelTitleActive.Render("Next steps")
+	title := s.PanelTitleActive.Render("Now & next steps")
 	body := make([]string, 0, len(lines))
 	for _, l := range lines {
-		body = append(body, s.Text.Render(common.Truncate(l, m.width-6)))
+		body = append(body, ansi.Truncate(s.Text.Render(l), m.width-6, "…"))
 	}
 	return s.Panel.Width(m.width).Render(title + "\n" + strings.Join(body, "\n"))
 }
@@ -325,3 +367,43 @@ func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.c.KeyMap.Refr
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{{m.c.KeyMap.Refresh}} }
+
+// nowLines are the running builds and what waits for approval, first in
+// the next-steps panel.
+func (m *Model) nowLines() []string {
+	s := m.c.Styles
+	var lines []string
+	var builds []build.Build
+	pb := 0
+	if m.work != nil {
+		builds, pb = m.work.builds, m.work.playbookPending
+	}
+	maxBuilds := 3
+	if m.height < 34 {
+		maxBuilds = 1
+	}
+	for i, b := range builds {
+		if i == maxBuilds {
+			lines = append(lines, s.Subtle.Render(fmt.Sprintf("  … %d more running builds on the Build screen", len(builds)-maxBuilds)))
+			break
+		}
+		lines = append(lines, s.Warning.Render("◐")+s.Text.Render(fmt.Sprintf(" Build %d %q is running: %d/%d tasks done — ", b.ID, b.Name, b.Counts[build.TaskDone], b.Total))+
+			s.Key.Render("alt+6"))
+	}
+	if len(builds) == 0 && m.summary != nil && m.summary.RunningBuilds > 0 {
+		lines = append(lines, s.Warning.Render("◐")+s.Text.Render(fmt.Sprintf(" %d build(s) running — ", m.summary.RunningBuilds))+s.Key.Render("alt+6"))
+	}
+	if n := m.summary.PendingApprovals; n > 0 || pb > 0 {
+		n = max(n, pb)
+		line := s.Accent.Render("◆") + s.Text.Render(fmt.Sprintf(" %d approval(s) wait for you: ", n))
+		var where []string
+		if other := n - pb; other > 0 {
+			where = append(where, s.Text.Render(fmt.Sprintf("%d change(s)/rehearsal(s) ", other))+s.Key.Render("alt+5/alt+8"))
+		}
+		if pb > 0 {
+			where = append(where, s.Text.Render(fmt.Sprintf("%d playbook delta(s) ", pb))+s.Key.Render("alt+7"))
+		}
+		lines = append(lines, line+strings.Join(where, s.Subtle.Render(" · ")))
+	}
+	return lines
+}

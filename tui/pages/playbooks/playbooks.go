@@ -83,6 +83,7 @@ type playbookMsg struct {
 
 type pendingMsg struct {
 	items []ace.Pending
+	rules map[uint64]string // pending id -> current text of the rule it updates or removes
 	err   error
 }
 
@@ -122,8 +123,9 @@ type Model struct {
 	pbErr   error
 	pbAgent string
 
-	pending    []ace.Pending
-	pendingErr error
+	pending      []ace.Pending
+	pendingRules map[uint64]string
+	pendingErr   error
 
 	rules    []ace.Rule // filtered and sorted
 	ruleSel  int
@@ -238,7 +240,29 @@ func (m *Model) loadPending() tea.Cmd {
 			return pendingMsg{err: errNoPlaybooks}
 		}
 		p, err := src.ListPending(ctx)
-		return pendingMsg{items: p, err: err}
+		if err != nil {
+			return pendingMsg{err: err}
+		}
+		rules := map[uint64]string{}
+		books := map[string]*ace.Playbook{}
+		for _, d := range p {
+			if d.Delta.RuleID == "" {
+				continue
+			}
+			pb, seen := books[d.Agent]
+			if !seen {
+				if b, err := src.GetPlaybook(ctx, d.Agent); err == nil {
+					pb = &b
+				}
+				books[d.Agent] = pb
+			}
+			if pb != nil {
+				if r, ok := pb.Rule(d.Delta.RuleID); ok {
+					rules[d.ID] = r.Content
+				}
+			}
+		}
+		return pendingMsg{items: p, rules: rules}
 	}, func(err error) tea.Msg { return pendingMsg{err: err} })
 }
 
@@ -300,7 +324,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case pendingMsg:
 		m.pendingErr = msg.err
 		if msg.err == nil {
-			m.pending = msg.items
+			m.pending, m.pendingRules = msg.items, msg.rules
 			m.pendSel = min(m.pendSel, max(0, len(m.pending)-1))
 		}
 		return m, nil
@@ -608,7 +632,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			if r, ok := m.selectedRule(); ok {
 				m.confirm.Open(confirm.Options{ID: "delete-rule", Title: "Delete rule " + r.ID + "?",
 					Body: common.Truncate(oneLine(r.Content), 180) + "\n\nThe playbook gets a new version; the rule stays in its history.",
-					Yes: "Delete", No: "Keep", Danger: true, Payload: [2]string{m.pbAgent, r.ID}})
+					Yes:  "Delete", No: "Keep", Danger: true, Payload: [2]string{m.pbAgent, r.ID}})
 			}
 		}
 		m.ruleSel = max(0, m.ruleSel)
@@ -641,8 +665,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, km.Reject):
 			if p, ok := m.selectedPending(); ok {
 				m.confirm.Open(confirm.Options{ID: "reject-pending", Title: fmt.Sprintf("Reject delta #%d for %s?", p.ID, p.Agent),
-					Body: string(p.Delta.Op) + ": " + common.Truncate(oneLine(deltaText(p.Delta)), 180) + "\n\nIt leaves the queue and is not applied.",
-					Yes: "Reject", No: "Keep", Danger: true, Payload: p.ID})
+					Body: string(p.Delta.Op) + ": " + common.Truncate(oneLine(m.pendingText(p)), 180) + "\n\nIt leaves the queue and is not applied.",
+					Yes:  "Reject", No: "Keep", Danger: true, Payload: p.ID})
 			}
 		}
 		m.pendSel = max(0, m.pendSel)
@@ -796,4 +820,21 @@ func deltaText(d ace.Delta) string {
 		return d.Content
 	}
 	return d.RuleID
+}
+
+// pendingText describes what a pending delta changes: its content, or the
+// rule it updates or removes with that rule's current text.
+func (m *Model) pendingText(p ace.Pending) string {
+	d := p.Delta
+	if d.Op == ace.OpAdd {
+		return d.Content
+	}
+	text := d.RuleID
+	if cur, ok := m.pendingRules[p.ID]; ok {
+		text += " (" + cur + ")"
+	}
+	if d.Content != "" {
+		text += " → " + d.Content
+	}
+	return text
 }

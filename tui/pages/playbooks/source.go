@@ -25,7 +25,14 @@ var _ Source = (*ace.Manager)(nil)
 
 // sourceFor finds the playbook manager of a workspace: the facade's when it
 // has one, else a manager over the workspace's database.
-func sourceFor(ws engine.Workspace) Source {
+// A workspace whose ACE panics (a test fake without the capability) has
+// none: the page then says so.
+func sourceFor(ws engine.Workspace) (src Source) {
+	defer func() {
+		if recover() != nil {
+			src = nil
+		}
+	}()
 	if w, ok := ws.(interface{ ACE() *ace.System }); ok {
 		if sys := w.ACE(); sys != nil {
 			if m := sys.Playbooks(); m != nil {

@@ -59,7 +59,7 @@ func (m *Model) agentsView(w, h int) string {
 		name := common.Truncate(a.Agent, inner-2)
 		meta := "no rules yet"
 		if a.hasPlaybook {
-			meta = fmt.Sprintf("v%d · %d rules", a.Version, a.Rules)
+			meta = fmt.Sprintf("v%d · %s", a.Version, plural(a.Rules, "rule"))
 			if a.Tasks > 0 {
 				meta += fmt.Sprintf(" · %.0f%% ok", a.SuccessRate*100)
 			}
@@ -376,10 +376,7 @@ func (m *Model) pendingView(w, h int) []string {
 		op := opStyle(m, p.Delta.Op).Render(fmt.Sprintf("%-6s", p.Delta.Op))
 		head := fmt.Sprintf("#%-3d %-8s ", p.ID, common.Truncate(p.Agent, 8))
 		meta := fmt.Sprintf(" %.2f · %s", p.Delta.Confidence, age(m.now(), p.CreatedAt))
-		text := deltaText(p.Delta)
-		if p.Delta.Op != ace.OpAdd && p.Delta.Content != "" {
-			text = p.Delta.RuleID + ": " + text
-		}
+		text := m.pendingText(p)
 		text = common.Truncate(oneLine(text), max(0, w-2-lipgloss.Width(head)-7-lipgloss.Width(meta)))
 		if i == m.pendSel && m.right {
 			out = append(out, s.Cursor.Render("›")+" "+s.Selected.Render(head)+op+" "+s.Selected.Render(text)+s.Muted.Render(meta))
@@ -390,7 +387,11 @@ func (m *Model) pendingView(w, h int) []string {
 	if p, ok := m.selectedPending(); ok {
 		d := p.Delta
 		out = append(out, s.Subtle.Render(strings.Repeat("─", w)))
-		info := fmt.Sprintf("%s %s · from %s · confidence %.2f · score %.2f", d.Op, orDash(d.RuleID), orDash(p.Origin), d.Confidence, d.Score())
+		info := string(d.Op)
+		if d.RuleID != "" {
+			info += " " + d.RuleID
+		}
+		info += fmt.Sprintf(" · from %s · confidence %.2f · score %.2f", orDash(p.Origin), d.Confidence, d.Score())
 		if len(d.Tags) > 0 {
 			info += " · tags " + strings.Join(d.Tags, ", ")
 		}
@@ -452,4 +453,11 @@ func age(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

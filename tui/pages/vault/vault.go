@@ -86,9 +86,8 @@ type Model struct {
 	view        viewKind
 	focusDetail bool
 
-	stats    *engvault.Stats
-	statsErr error
-	tab      int // 0 = all, then engvault.NodeTypes()
+	stats *engvault.Stats
+	tab   int // 0 = all, then engvault.NodeTypes()
 
 	browse  *vlist.Model[row]
 	results *vlist.Model[row]
@@ -255,11 +254,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case statsMsg:
 		if msg.err != nil {
-			m.statsErr = msg.err
 			return common.Failure(fmt.Errorf("vault stats: %w", msg.err))
 		}
 		st := msg.stats
-		m.stats, m.statsErr = &st, nil
+		m.stats = &st
 		return nil
 	case searchTickMsg:
 		if msg.seq != m.searchSeq || m.v == nil {
@@ -1097,7 +1095,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom},
 		{with(km.Left, "←/→", "type tab"), with(km.Enter, "enter", "open detail"), km.Filter, with(km.Back, "esc", "clear search")},
-		actions, views,
+		actions, {km.Graph, km.Conflicts, km.Refresh},
 	}
 }
 

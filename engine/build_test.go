@@ -1,0 +1,93 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/llm/ollamatest"
+)
+
+const facadePRD = `{"meta":{"name":"facade"},"tasks":[
+ {"id":"f-1","title":"one","description":"first","agent":"MARS","status":"pending","dependencies":[],"phase":0,"attempts":0},
+ {"id":"f-2","title":"two","description":"second","agent":"VENUS","status":"pending","dependencies":["f-1"],"phase":1,"attempts":0}]}`
+
+func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "autonomy: 3\n")
+	re := regexp.MustCompile(`PRD task (\S+?): `)
+	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				if id := re.FindStringSubmatch(m.Content); id != nil {
+					if id[1] == "f-1" {
+						hasTool := false
+						for _, mm := range req.Messages {
+							hasTool = hasTool || mm.Role == "tool"
+						}
+						if !hasTool {
+							return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "f1.txt", "content": "one\n"}))
+						}
+					}
+					return ollamatest.Text("Done: " + id[1] + ".")
+				}
+				break
+			}
+		}
+		return ollamatest.Text("ok")
+	})
+	path := filepath.Join(root, "facade.json")
+	require.NoError(t, os.WriteFile(path, []byte(facadePRD), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := ws.Subscribe(ctx)
+	b, err := ws.StartBuild(ctx, path, build.Options{})
+	require.NoError(t, err)
+	evs := collect(t, ch, func(ev engine.Event) bool {
+		return ev.Topic == engine.TopicBuild && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed)
+	})
+	var seq []string
+	for _, ev := range evs {
+		if ev.Topic != engine.TopicBuild || ev.Type != engine.EventTask {
+			continue
+		}
+		assert.Equal(t, "1", ev.BuildID)
+		seq = append(seq, ev.TaskID+":"+ev.Status)
+		// Committed before published.
+		task := ev.Payload.(build.Task)
+		stored, err := ws.Builds().Tasks(ctx, b.ID)
+		require.NoError(t, err)
+		if ev.Status == "done" {
+			assert.Equal(t, build.TaskDone, stored[task.Ordinal].Status)
+		}
+	}
+	assert.Equal(t, []string{"f-1:running", "f-1:done", "f-2:running", "f-2:done"}, seq)
+	last := evs[len(evs)-1]
+	assert.Equal(t, engine.EventDone, last.Type)
+
+	got, err := ws.Builds().Get(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusDone, got.Status)
+	assert.Equal(t, 3, got.Autonomy, "autonomy from the config")
+	data, err := os.ReadFile(filepath.Join(root, "f1.txt"))
+	require.NoError(t, err, "autonomy 3 applies the changeset")
+	assert.Equal(t, "one\n", string(data))
+	_, err = os.Stat(filepath.Join(root, ".nova", "output", "1", "f-2.md"))
+	assert.NoError(t, err)
+
+	sum, err := ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.Builds)
+	assert.Zero(t, sum.RunningBuilds)
+
+	require.NoError(t, ws.Builds().Wait(ctx, b.ID))
+	assert.ErrorIs(t, ws.ResumeBuild(ctx, 42, nil), build.ErrNotFound)
+}

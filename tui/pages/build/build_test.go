@@ -1,0 +1,387 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	nova "github.com/nova-dev/nova"
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/tui/common"
+)
+
+func newFake(t *testing.T) *fakeWS {
+	t.Helper()
+	return &fakeWS{root: t.TempDir(), events: make(chan engine.Event, 64)}
+}
+
+// Page sizes are the body under the header and the status bar (3 lines).
+var sizes = [][2]int{{80, 21}, {160, 45}}
+
+func TestGoldenPages(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		name := fmt.Sprintf("%dx%d", size[0], size[1]+3)
+		t.Run("graph_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, newFake(t), sample(), size[0], size[1])
+			l.m.streams[streamKey("3", "ua-03")] = builder("func DailyActive(ctx context.Context, db *sql.DB, day time.Time) (int, error) {\n\t// count distinct users per UTC day\n")
+			golden.RequireEqual(t, l.pinned())
+		})
+		t.Run("provenance_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, newFake(t), sample(), size[0], size[1])
+			l.press("enter", "down")
+			golden.RequireEqual(t, l.pinned())
+		})
+		t.Run("empty_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, newFake(t), &fakeSource{}, size[0], size[1])
+			golden.RequireEqual(t, l.pinned())
+		})
+	}
+	t.Run("picker_invalid_100x30", func(t *testing.T) {
+		t.Parallel()
+		ws := newFake(t)
+		writePRDs(t, ws.root)
+		l := newLoop(t, ws, &fakeSource{}, 100, 27)
+		l.press("n")
+		l.until(func() bool { return l.m.prdLoaded })
+		golden.RequireEqual(t, l.pinned())
+	})
+}
+
+func builder(s string) *strings.Builder {
+	b := &strings.Builder{}
+	b.WriteString(s)
+	return b
+}
+
+const goodPRD = `{"meta":{"name":"Tiny API","version":"1"},"tasks":[
+ {"id":"t1","title":"Schema","description":"Write the schema","agent":"PLUTO","status":"pending","dependencies":[],"phase":1,"attempts":0},
+ {"id":"t2","title":"Handlers","description":"Write the handlers","agent":"MARS","status":"pending","dependencies":["t1"],"phase":2,"attempts":0},
+ {"id":"t3","title":"Docs","description":"Document the API","agent":"CALLISTO","status":"pending","dependencies":["t2"],"phase":3,"attempts":0}]}`
+
+const badPRD = `{"meta":{"name":"Broken"},"tasks":[
+ {"id":"a","title":"A","agent":"MARS","dependencies":["b"],"phase":1},
+ {"id":"b","title":"B","agent":"MARS","dependencies":["a"],"phase":1},
+ {"id":"a","title":"A again","agent":"MARS","dependencies":["zzz"],"phase":1}]}`
+
+func writePRDs(t *testing.T, root string) {
+	t.Helper()
+	dir := filepath.Join(root, ".nova", "prds")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a-broken.json"), []byte(badPRD), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b-tiny.json"), []byte(goodPRD), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a prd"), 0o644))
+}
+
+func TestLayoutFits(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 21}, {100, 27}, {120, 37}, {160, 45}, {200, 57}, {250, 67}} {
+		ws := newFake(t)
+		writePRDs(t, ws.root)
+		l := newLoop(t, ws, sample(), size[0], size[1])
+		for _, keys := range [][]string{nil, {"enter"}, {"tab"}, {"b"}, {"esc", "n"}, {"esc", "X"}} {
+			l.press(keys...)
+			l.settle(20 * time.Millisecond)
+			lines := strings.Split(l.plain(), "\n")
+			assert.Len(t, lines, size[1], "%v %v", size, keys)
+			for i, ln := range lines {
+				assert.LessOrEqual(t, lipgloss.Width(ln), size[0], "%v %v line %d: %q", size, keys, i, ln)
+			}
+		}
+	}
+}
+
+func TestGraphShowsPhasesStatusesAndDetail(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, newFake(t), sample(), 160, 45)
+	out := l.plain()
+	for _, want := range []string{
+		"Build 3", "UA Dashboard v1", "2/6 done", "Phase 1", "Phase 2", "Phase 3",
+		"✓ ua-01", "◐ ua-03", "◆ ua-04", "○ ua-05", "⊘ ua-06", "← ua-03,ua-04", "3m12s", "×2",
+		"ua-03 — Aggregate daily active users", "agent MARS", "needs ✓ ua-02",
+		"Provenance 2 vault nodes · 1 rule", "#12 strategy Aggregate in SQL", "r2 Wrap errors",
+		"Waiting for the model's first tokens…", "builds (2)",
+	} {
+		assert.Contains(t, out, want)
+	}
+	// The running task is selected first; j moves to the next.
+	assert.Equal(t, "ua-03", l.m.selectedTaskID())
+	l.press("k")
+	out = l.plain()
+	assert.Contains(t, out, "Attempts #1 ✗ 0.30 4300 tok · #2 ✓ 0.85 4800 tok")
+	assert.Contains(t, out, "#1: gate check:go build ./... failed: undefined: Event")
+	l.press("j", "j", "j", "j")
+	assert.Equal(t, "ua-06", l.m.selectedTaskID())
+	out = l.plain()
+	assert.Contains(t, out, "TestIngestBurst timed out")
+	assert.Contains(t, out, "✗ check:go test ./... 0.00")
+	assert.Contains(t, out, "score 0.40")
+}
+
+func TestProvenanceJumps(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, newFake(t), sample(), 160, 45)
+	l.press("enter")
+	require.Equal(t, focusProvenance, l.m.focus)
+	l.press("enter")
+	l.until(func() bool { return len(l.navs) == 1 })
+	assert.Equal(t, common.NavigateMsg{Page: "vault", Arg: uint64(12)}, l.navs[0])
+	l.press("down", "down", "enter")
+	l.until(func() bool { return len(l.navs) == 2 })
+	assert.Equal(t, common.NavigateMsg{Page: "playbooks", Arg: "MARS/r2"}, l.navs[1])
+	l.press("esc")
+	assert.Equal(t, focusTasks, l.m.focus)
+}
+
+func TestCancelAsksAndPauseToggles(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	l := newLoop(t, newFake(t), src, 120, 37)
+	l.press("X")
+	require.True(t, l.m.confirm.Active())
+	assert.True(t, l.m.Capturing())
+	assert.Contains(t, l.plain(), "Cancel build 3?")
+	l.press("enter") // No is focused first: a stray enter keeps the build
+	l.settle(50 * time.Millisecond)
+	assert.Empty(t, src.calls)
+	l.press("X", "y")
+	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 1 })
+	l.press("p")
+	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 2 })
+	src.mu.Lock()
+	assert.Equal(t, []string{"cancel 3", "pause 3"}, src.calls)
+	src.builds[0].Status = StatusPaused
+	src.mu.Unlock()
+	l.m.seq++
+	l.dispatch(refreshMsg{seq: l.m.seq})
+	l.until(func() bool { return l.m.detail.Status == StatusPaused })
+	l.press("p")
+	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 3 })
+	assert.Equal(t, "resume 3", src.calls[2])
+}
+
+func TestDeltasCoalesceAndReset(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	l := newLoop(t, ws, sample(), 120, 37)
+	delta := func(text string, reset bool) {
+		ws.events <- engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, BuildID: "3", TaskID: "ua-03", Text: text,
+			Payload: agents.Event{Type: agents.EventDelta, Text: text, Reset: reset}}
+	}
+	delta("SELECT count(", false)
+	delta("*) FROM ev", false)
+	l.until(func() bool { return len(l.m.pending) > 0 })
+	assert.Nil(t, l.m.streams[streamKey("3", "ua-03")], "deltas wait for the flush tick")
+	l.until(func() bool { return strings.Contains(l.plain(), "SELECT count(*) FROM ev") })
+	delta("garbage from a cut stream", false)
+	delta("", true)
+	delta("SELECT 1", false)
+	l.until(func() bool { return strings.Contains(l.plain(), "SELECT 1") })
+	assert.NotContains(t, l.plain(), "garbage", "a reset drops the retried attempt's text")
+	assert.NotContains(t, l.plain(), "SELECT count", "a reset drops the retried attempt's text")
+	// Deltas of other builds are not shown here.
+	ws.events <- engine.Event{Type: engine.EventDelta, BuildID: "99", TaskID: "ua-03", Text: "OTHER"}
+	l.settle(120 * time.Millisecond)
+	assert.NotContains(t, l.plain(), "OTHER")
+}
+
+func TestPickerValidatesBeforeStarting(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	writePRDs(t, ws.root)
+	src := &fakeSource{}
+	l := newLoop(t, ws, src, 120, 37)
+	assert.Contains(t, l.plain(), "No builds yet.")
+	assert.Contains(t, l.plain(), "nova build run PRD")
+	l.press("n")
+	assert.True(t, l.m.Capturing(), "the picker owns the keyboard")
+	l.until(func() bool { return l.m.prdLoaded })
+	require.Len(t, l.m.prds, 2, "only .json/.yaml files are listed")
+	out := l.plain()
+	assert.Contains(t, out, "a-broken.json")
+	assert.Contains(t, out, "duplicate")
+	assert.Contains(t, out, "cycle")
+	l.press("enter")
+	l.settle(50 * time.Millisecond)
+	assert.Empty(t, src.started, "an invalid PRD never starts")
+	assert.Contains(t, l.plain(), "cannot start until it is fixed")
+	src.err = errors.New("workspace in use")
+	l.press("j", "enter")
+	l.until(func() bool { return !l.m.starting && l.m.startErr != nil })
+	assert.Contains(t, l.plain(), "workspace in use")
+	assert.Equal(t, modePicker, l.m.mode, "the picker stays open on a failure")
+	src.err = nil
+	l.press("enter")
+	l.until(func() bool { return l.m.mode == modeGraph })
+	assert.Equal(t, []string{filepath.Join(ws.root, ".nova", "prds", "b-tiny.json")}, src.started)
+}
+
+func TestBuildsListSwitches(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, newFake(t), sample(), 120, 37)
+	l.press("b")
+	assert.Contains(t, l.plain(), "Builds (2)")
+	assert.Contains(t, l.plain(), "Settings page")
+	l.press("j", "enter")
+	l.until(func() bool { return l.m.detail != nil && l.m.detail.ID == "2" })
+	assert.Contains(t, l.plain(), "This build has no tasks.")
+}
+
+var _ = context.Background
+
+// TestStartBuildRunsThroughPhases starts a PRD from the picker against the
+// real engine and a fake Ollama at zero latency, and watches the tasks move
+// through their phases to done.
+func TestStartBuildRunsThroughPhases(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"),
+		ollamatest.WithDefaultReply(ollamatest.Text("Done: the work is written up.").WithTokens(120, 30)))
+	root := t.TempDir()
+	_, err := workspace.Init(root, nova.Defaults)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "prds", "tiny.json"), []byte(goodPRD), 0o644))
+	ws, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(k string) string {
+		switch k {
+		case "OLLAMA_HOST":
+			return srv.URL()
+		case "NOVA_AUTONOMY":
+			return "3"
+		}
+		return ""
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ws.Close() })
+
+	l := newLoop(t, ws, sourceFor(ws), 160, 45)
+	assert.Contains(t, l.plain(), "No builds yet.")
+	l.press("n")
+	l.until(func() bool { return l.m.prdLoaded })
+	var idx = -1
+	for i, f := range l.m.prds {
+		if f.Name == "tiny.json" {
+			idx = i
+			require.NoError(t, f.Err)
+		}
+	}
+	require.GreaterOrEqual(t, idx, 0, "tiny.json is listed")
+	l.m.prdSel = idx
+	l.press("enter")
+	l.until(func() bool { return l.m.mode == modeGraph && l.m.cur != "" })
+	seen := map[string]bool{}
+	l.until(func() bool {
+		if l.m.detail != nil {
+			for _, tk := range l.m.detail.Tasks {
+				seen[tk.ID+" "+tk.Status] = true
+			}
+		}
+		return l.m.detail != nil && l.m.detail.Status == StatusDone
+	})
+	out := l.plain()
+	assert.Contains(t, out, "3/3 done")
+	for _, want := range []string{"✓ t1", "✓ t2", "✓ t3", "Phase 1", "Phase 2", "Phase 3"} {
+		assert.Contains(t, out, want)
+	}
+	assert.True(t, seen["t1 done"] && seen["t3 done"])
+	// Phases ran in order: each task started after its dependency finished.
+	byID := map[string]Task{}
+	for _, tk := range l.m.detail.Tasks {
+		byID[tk.ID] = tk
+	}
+	for _, pair := range [][2]string{{"t1", "t2"}, {"t2", "t3"}} {
+		dep, next := byID[pair[0]], byID[pair[1]]
+		require.False(t, dep.Finished.IsZero() || next.Started.IsZero(), "%v", pair)
+		assert.False(t, next.Started.Before(dep.Finished), "%s starts after %s finished", pair[1], pair[0])
+	}
+	// The finished task shows its output and gates.
+	l.m.sel = 0
+	out = l.plain()
+	assert.Contains(t, out, "Done: the work is written up.")
+	assert.Contains(t, out, "Gates")
+}
+
+func TestSelectionFollowsRunningTaskUntilMoved(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	l := newLoop(t, newFake(t), src, 120, 37)
+	require.Equal(t, "ua-03", l.m.selectedTaskID())
+	next := func(mut func(d *Detail)) {
+		src.mu.Lock()
+		mut(&src.builds[0])
+		src.mu.Unlock()
+		l.m.seq++
+		gen := l.m.gen
+		l.dispatch(refreshMsg{seq: l.m.seq})
+		l.until(func() bool { return l.m.gen > gen && l.m.detail != nil })
+		l.settle(20 * time.Millisecond)
+	}
+	next(func(d *Detail) { d.Tasks[2].Status, d.Tasks[3].Status = StatusDone, StatusRunning })
+	assert.Equal(t, "ua-04", l.m.selectedTaskID(), "the selection follows the work")
+	l.press("k")
+	assert.Equal(t, "ua-03", l.m.selectedTaskID())
+	next(func(d *Detail) { d.Tasks[3].Status, d.Tasks[4].Status = StatusDone, StatusRunning })
+	assert.Equal(t, "ua-03", l.m.selectedTaskID(), "a task the user chose stays selected")
+}
+
+func TestResumeCanceledAndStalledBuilds(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	src.builds[0].Status, src.builds[0].Active, src.builds[0].Reason = StatusRunning, false, ""
+	l := newLoop(t, newFake(t), src, 160, 45)
+	assert.Contains(t, l.plain(), "not running in this process — p resumes")
+	l.press("p")
+	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 1 })
+	src.mu.Lock()
+	assert.Equal(t, "resume 3", src.calls[0])
+	src.builds[0].Status, src.builds[0].Reason = StatusCanceled, "canceled by the user"
+	src.mu.Unlock()
+	l.m.seq++
+	l.dispatch(refreshMsg{seq: l.m.seq})
+	l.until(func() bool { return l.m.detail.Status == StatusCanceled })
+	assert.Contains(t, l.plain(), "canceled by the user")
+	l.press("p")
+	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 2 })
+	assert.Equal(t, "resume 3", src.calls[1])
+}
+
+func TestBuildTaskCommandApproval(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	l := newLoop(t, ws, sample(), 160, 45)
+	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "7", BuildID: "3", TaskID: "ua-03", Status: "start"}
+	req := tools.ApprovalRequest{ID: "ap-1", RunID: 7, Agent: "MARS", Tool: "runCommand", Command: "go test ./...", Dir: ".", Reason: "autonomy 3 asks before running commands"}
+	ws.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "7", Status: "ap-1", Payload: req}
+	l.until(func() bool { return l.m.confirm.Active() })
+	out := l.plain()
+	assert.Contains(t, out, "Allow this command?")
+	assert.Contains(t, out, "go test ./...")
+	assert.Contains(t, out, "◆ waits for your approval to run `go test ./...`")
+	assert.True(t, l.m.Capturing())
+	// An approval of a run that is not a build task's is not ours.
+	ws.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "99", Status: "ap-2",
+		Payload: tools.ApprovalRequest{ID: "ap-2", RunID: 99, Command: "rm -rf /"}}
+	l.press("y")
+	l.until(func() bool { ws.mu.Lock(); defer ws.mu.Unlock(); return len(ws.answers) == 1 })
+	l.settle(50 * time.Millisecond)
+	ws.mu.Lock()
+	assert.Equal(t, []string{"ap-1 true"}, ws.answers)
+	ws.mu.Unlock()
+	assert.False(t, l.m.confirm.Active())
+	assert.NotContains(t, l.plain(), "waits for your approval")
+}

@@ -1,0 +1,191 @@
+package playbooks
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/require"
+
+	nova "github.com/nova-dev/nova"
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/keymap"
+)
+
+var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// newWS is a real workspace (shipped roster, Ollama on a dead port).
+func newWS(t *testing.T) *engine.Local {
+	t.Helper()
+	root := t.TempDir()
+	_, err := workspace.Init(root, nova.Defaults)
+	require.NoError(t, err)
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(k string) string {
+		if k == "OLLAMA_HOST" {
+			return "http://127.0.0.1:1"
+		}
+		return ""
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// clock ticks a minute per call from epoch, so stored times are
+// deterministic.
+func clock() func() time.Time {
+	n := 0
+	return func() time.Time { n++; return epoch.Add(time.Duration(n) * time.Minute) }
+}
+
+// loop is a small Bubble Tea runtime: commands run in goroutines and their
+// messages come back to the page in order.
+type loop struct {
+	t    *testing.T
+	m    *Model
+	msgs chan tea.Msg
+	navs []common.NavigateMsg
+}
+
+func newLoop(t *testing.T, ws engine.Workspace, src Source, w, h int) *loop {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
+	m := NewWithSource(c, src)
+	m.SetClock(func() time.Time { return epoch.Add(3 * time.Hour) })
+	m.SetSize(w, h)
+	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256)}
+	l.exec(m.Init())
+	l.until(func() bool {
+		return m.loaded && (m.pb != nil || m.pbErr != nil || len(m.agents) == 0) && (m.pending != nil || m.pendingErr != nil)
+	})
+	return l
+}
+
+func (l *loop) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() { l.msgs <- cmd() }()
+}
+
+func (l *loop) dispatch(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.exec(c)
+		}
+	case common.NavigateMsg:
+		l.navs = append(l.navs, msg)
+		_, cmd := l.m.Update(msg)
+		l.exec(cmd)
+	default:
+		_, cmd := l.m.Update(msg)
+		l.exec(cmd)
+	}
+}
+
+func (l *loop) until(cond func() bool) {
+	l.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-l.msgs:
+			l.dispatch(msg)
+		case <-deadline:
+			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
+		}
+	}
+}
+
+func (l *loop) settle(d time.Duration) {
+	end := time.After(d)
+	for {
+		select {
+		case msg := <-l.msgs:
+			l.dispatch(msg)
+		case <-end:
+			return
+		}
+	}
+}
+
+func (l *loop) press(keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "tab":
+			msg = tea.KeyPressMsg{Code: tea.KeyTab}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		case "space":
+			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+		default:
+			r := []rune(k)
+			msg = tea.KeyPressMsg{Code: r[0], Text: k}
+		}
+		l.dispatch(msg)
+	}
+}
+
+func (l *loop) typeText(s string) {
+	for _, r := range s {
+		if r == ' ' {
+			l.press("space")
+			continue
+		}
+		l.press(string(r))
+	}
+}
+
+func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
+
+func (l *loop) pinned() string {
+	var buf bytes.Buffer
+	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
+	_, err := w.WriteString(l.m.View())
+	require.NoError(l.t, err)
+	return buf.String()
+}
+
+// seed fills MARS's and VENUS's playbooks with rules, versions and pending
+// deltas.
+func seed(t *testing.T, mgr *ace.Manager) {
+	t.Helper()
+	ctx := context.Background()
+	_, _, err := mgr.AddRule(ctx, "MARS", "Validate request bodies at the handler boundary before any database call", []string{"api", "validation"}, 0.9)
+	require.NoError(t, err)
+	_, _, err = mgr.AddRule(ctx, "MARS", "Wrap errors with the operation that failed", []string{"errors"}, 0.7)
+	require.NoError(t, err)
+	_, _, err = mgr.UpdatePlaybook(ctx, "MARS", []ace.Delta{
+		{Op: ace.OpAdd, Content: "Keep handlers thin: move queries into a store type", Confidence: 0.6, Tags: []string{"design"}, Reason: "two tasks passed after the split"},
+		{Op: ace.OpAdd, Content: "Run go vet before declaring a task done", Confidence: 0.55, Tags: []string{"go", "checks"}},
+	}, "curator")
+	require.NoError(t, err)
+	_, err = mgr.EditRule(ctx, "MARS", "r2", "Wrap errors with the failing operation: fmt.Errorf(\"load user: %w\", err)", []string{"errors", "go"}, 0.75)
+	require.NoError(t, err)
+	require.NoError(t, mgr.DeleteRule(ctx, "MARS", "r4"))
+	require.NoError(t, mgr.RecordTaskApplied(ctx, "MARS", []string{"r1", "r2"}, true))
+	require.NoError(t, mgr.RecordTaskApplied(ctx, "MARS", []string{"r1", "r3"}, false))
+	_, _, err = mgr.AddRule(ctx, "VENUS", "Every form field gets a visible label", []string{"a11y"}, 0.85)
+	require.NoError(t, err)
+	_, err = mgr.AddPending(ctx, "MARS", ace.Delta{Op: ace.OpAdd, Content: "Return 422 for validation failures, not 400", Confidence: 0.7,
+		Helpful: 0.6, Tags: []string{"api"}, Reason: "the judge flagged 400s on invalid input twice"}, "curator")
+	require.NoError(t, err)
+	_, err = mgr.AddPending(ctx, "MARS", ace.Delta{Op: ace.OpRemove, RuleID: "r3", Confidence: 0.6, Reason: "failed in the last task it was applied to"}, "curator")
+	require.NoError(t, err)
+}

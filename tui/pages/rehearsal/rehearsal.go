@@ -1,0 +1,576 @@
+// Package rehearsal is the Rehearsal screen: the list of rehearsal sessions
+// (pending and past) and the review of one session. At 150 columns and more
+// the branches stand side by side, one diff view each; narrower, one branch
+// is shown at a time behind tabs. Each branch shows its approach, composite
+// score, quality band, the four score dimensions as bars and the check
+// result, its files as tabs and the diff of the selected file against the
+// original. Approving a branch (after a confirmation listing the files)
+// writes exactly its files through the changeset path; rejecting asks for a
+// reason. Past sessions are read-only. All engine calls run in tea.Cmds.
+package rehearsal
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nova-dev/nova/engine"
+	rh "github.com/nova-dev/nova/engine/rehearsal"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/diffview"
+)
+
+// ID is the router id of the page.
+const ID = "rehearsal"
+
+// SideBySideFrom is the page width from which branches are shown side by
+// side.
+const SideBySideFrom = 150
+
+// filters of the session list.
+const (
+	filterAll = iota
+	filterPending
+	filterDecided
+	filterCount
+)
+
+var filterNames = [filterCount]string{"All", "Pending", "Decided"}
+
+type listMsg struct {
+	sessions []rh.Session
+	err      error
+}
+
+type sessionMsg struct {
+	s   rh.Session
+	err error
+}
+
+type actionMsg struct {
+	verb string
+	s    rh.Session
+	err  error
+}
+
+type whyMsg struct {
+	id    uint64
+	nodes map[uint64]string
+}
+
+// Model is the Rehearsal page.
+type Model struct {
+	c      *common.Common
+	width  int
+	height int
+	now    func() time.Time
+
+	sessions []rh.Session
+	loaded   bool
+	loadErr  error
+	filter   int
+	sel      int
+	want     uint64
+
+	sess     *rh.Session
+	focus    int
+	fileSel  []int
+	dvs      []*diffview.Model
+	shown    []string
+	sync     bool
+	userMode diffview.Mode
+	why      bool
+	whyNodes map[uint64]string
+
+	dialog    *confirm.Model
+	rejecting bool
+	reason    textinput.Model
+	busy      string
+}
+
+// New builds the page.
+func New(c *common.Common) *Model {
+	in := textinput.New()
+	in.Placeholder = "why none of the branches fits (optional)"
+	in.Prompt = "› "
+	in.SetStyles(c.Styles.TextInput)
+	return &Model{c: c, now: time.Now, dialog: confirm.New(c), reason: in}
+}
+
+// Title implements common.Page.
+func (m *Model) Title() string { return "Rehearsal" }
+
+// Capturing implements common.Page: a dialog or the reason prompt owns the
+// keyboard.
+func (m *Model) Capturing() bool { return m.dialog.Active() || m.rejecting }
+
+// Init implements common.Component.
+func (m *Model) Init() tea.Cmd { return m.load() }
+
+// SetSize implements common.Component.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.dialog.SetSize(w, h)
+	m.reason.SetWidth(max(10, min(60, w-14)))
+	m.layout()
+}
+
+// Session returns the session under review (tests).
+func (m *Model) Session() (rh.Session, bool) {
+	if m.sess == nil {
+		return rh.Session{}, false
+	}
+	return *m.sess, true
+}
+
+// Focus is the focused branch index (tests).
+func (m *Model) Focus() int { return m.focus }
+
+func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = wrap(fmt.Errorf("engine call failed: %v", r))
+			}
+		}()
+		out, err := f()
+		if err != nil {
+			return wrap(err)
+		}
+		return out
+	}
+}
+
+func (m *Model) load() tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	return guard(func() (tea.Msg, error) {
+		list, err := ws.Rehearsals().List(ctx, rh.Filter{})
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			list[i] = rh.Brief(list[i])
+		}
+		return listMsg{sessions: list}, nil
+	}, func(err error) tea.Msg { return listMsg{err: err} })
+}
+
+func (m *Model) open(id uint64) tea.Cmd {
+	ws, ctx := m.c.WS, m.c.Ctx
+	return guard(func() (tea.Msg, error) {
+		s, err := ws.Rehearsals().Get(ctx, id)
+		return sessionMsg{s: s}, err
+	}, func(err error) tea.Msg { return sessionMsg{err: err} })
+}
+
+// visible is the filtered session list.
+func (m *Model) visible() []rh.Session {
+	var out []rh.Session
+	for _, s := range m.sessions {
+		switch {
+		case m.filter == filterPending && !s.Pending(),
+			m.filter == filterDecided && s.Pending():
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Update implements common.Component.
+func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case listMsg:
+		m.loaded, m.loadErr = true, msg.err
+		if msg.err == nil {
+			m.sessions = msg.sessions
+		}
+		m.sel = max(0, min(m.sel, len(m.visible())-1))
+		if m.want != 0 {
+			id := m.want
+			m.want = 0
+			return m, m.open(id)
+		}
+		return m, nil
+	case sessionMsg:
+		if msg.err != nil {
+			return m, common.Failure(msg.err)
+		}
+		return m, m.show(msg.s)
+	case actionMsg:
+		return m, m.actionDone(msg)
+	case whyMsg:
+		if m.sess != nil && m.sess.ID == msg.id {
+			m.whyNodes = msg.nodes
+		}
+		return m, nil
+	case confirm.ResultMsg:
+		if msg.ID == "approve" && msg.Confirmed {
+			ref, _ := msg.Payload.(string)
+			return m, m.approve(ref)
+		}
+		return m, nil
+	case common.NavigateMsg:
+		if msg.Page != ID {
+			return m, nil
+		}
+		if id, ok := msg.Arg.(uint64); ok && id != 0 {
+			if m.loaded {
+				return m, m.open(id)
+			}
+			m.want = id
+		}
+		return m, m.load()
+	case common.EventMsg:
+		if msg.Event.Topic == engine.TopicRehearsal {
+			return m, m.load()
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	// highlighting results and the like belong to the diff views
+	var cmds []tea.Cmd
+	for _, dv := range m.dvs {
+		_, cmd := dv.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	if m.dialog.Active() {
+		_, cmd := m.dialog.Update(k)
+		return cmd
+	}
+	if m.rejecting {
+		switch k.String() {
+		case "enter":
+			m.rejecting = false
+			reason := strings.TrimSpace(m.reason.Value())
+			m.reason.Blur()
+			return m.reject(reason)
+		case "esc":
+			m.rejecting = false
+			m.reason.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		m.reason, cmd = m.reason.Update(k)
+		return cmd
+	}
+	if m.sess == nil {
+		return m.listKey(k)
+	}
+	s := *m.sess
+	n := len(s.Branches)
+	switch {
+	case key.Matches(k, km.Back):
+		m.sess, m.why = nil, false
+		return m.load()
+	case key.Matches(k, km.Left):
+		m.setFocus(m.focus - 1)
+	case key.Matches(k, km.Right):
+		m.setFocus(m.focus + 1)
+	case key.Matches(k, km.Jump1):
+		m.setFocus(0)
+	case key.Matches(k, km.Jump2):
+		m.setFocus(1)
+	case key.Matches(k, km.Jump3):
+		m.setFocus(2)
+	case key.Matches(k, km.Tab), key.Matches(k, km.ShiftTab):
+		if n == 0 {
+			return nil
+		}
+		files := len(s.Branches[m.focus].Files)
+		d := 1
+		if key.Matches(k, km.ShiftTab) {
+			d = -1
+		}
+		m.fileSel[m.focus] = (m.fileSel[m.focus] + d + files) % max(1, files)
+		return m.refreshContent()
+	case key.Matches(k, km.SyncScroll):
+		m.sync = !m.sync
+		if m.sync && n > 0 {
+			m.syncFrom(m.focus)
+		}
+		return common.Toast(map[bool]string{true: "synchronised scrolling on", false: "synchronised scrolling off"}[m.sync])
+	case key.Matches(k, km.SplitToggle):
+		if n == 0 {
+			return nil
+		}
+		mode := diffview.Split
+		if m.dvs[m.focus].IsSplit() {
+			mode = diffview.Unified
+		}
+		m.userMode = mode
+		for _, dv := range m.dvs {
+			dv.SetMode(mode)
+		}
+	case key.Matches(k, km.Why):
+		m.why = !m.why
+		if m.why && m.whyNodes == nil {
+			return m.loadWhy()
+		}
+	case key.Matches(k, km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom):
+		if n == 0 {
+			return nil
+		}
+		_, cmd := m.dvs[m.focus].Update(k)
+		if m.sync {
+			m.syncFrom(m.focus)
+		}
+		return cmd
+	case key.Matches(k, km.Approve):
+		if !s.Pending() {
+			return common.Toast("this session is already decided (read-only)")
+		}
+		if n == 0 {
+			return nil
+		}
+		b := s.Branches[m.focus]
+		var paths []string
+		for _, f := range b.Files {
+			mark := "~"
+			if f.New {
+				mark = "+"
+			}
+			paths = append(paths, "  "+mark+" "+f.Path)
+		}
+		m.dialog.Open(confirm.Options{ID: "approve", Payload: b.ID,
+			Title: fmt.Sprintf("Approve branch %d (%s)?", m.focus+1, b.Approach),
+			Body: fmt.Sprintf("Writes %d file(s) through a changeset, and nothing else:\n%s",
+				len(b.Files), strings.Join(paths, "\n")),
+			Yes: "Approve", No: "Cancel"})
+	case key.Matches(k, km.Reject):
+		if !s.Pending() {
+			return common.Toast("this session is already decided (read-only)")
+		}
+		m.rejecting = true
+		m.reason.SetValue("")
+		return m.reason.Focus()
+	case key.Matches(k, km.Regenerate):
+		if !s.Pending() {
+			return common.Toast("this session is already decided (read-only)")
+		}
+		if m.busy != "" {
+			return nil
+		}
+		m.busy = "regenerating branches…"
+		ws, ctx, id := m.c.WS, m.c.Ctx, s.ID
+		return guard(func() (tea.Msg, error) {
+			out, err := ws.Rehearsals().Regenerate(ctx, id)
+			return actionMsg{verb: "regenerate", s: out}, err
+		}, func(err error) tea.Msg { return actionMsg{verb: "regenerate", err: err} })
+	}
+	return nil
+}
+
+func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
+	km := m.c.KeyMap
+	vis := m.visible()
+	switch {
+	case key.Matches(k, km.Up):
+		m.sel = max(0, m.sel-1)
+	case key.Matches(k, km.Down):
+		m.sel = max(0, min(len(vis)-1, m.sel+1))
+	case key.Matches(k, km.Top):
+		m.sel = 0
+	case key.Matches(k, km.Bottom):
+		m.sel = max(0, len(vis)-1)
+	case key.Matches(k, km.Tab):
+		m.filter = (m.filter + 1) % filterCount
+		m.sel = 0
+	case key.Matches(k, km.ShiftTab):
+		m.filter = (m.filter + filterCount - 1) % filterCount
+		m.sel = 0
+	case key.Matches(k, km.Enter):
+		if m.sel < len(vis) {
+			return m.open(vis[m.sel].ID)
+		}
+	case key.Matches(k, km.Refresh):
+		return m.load()
+	}
+	return nil
+}
+
+func (m *Model) setFocus(i int) {
+	if m.sess == nil || len(m.sess.Branches) == 0 {
+		return
+	}
+	m.focus = max(0, min(len(m.sess.Branches)-1, i))
+	for j, dv := range m.dvs {
+		dv.SetFocused(j == m.focus)
+	}
+}
+
+func (m *Model) syncFrom(i int) {
+	off := m.dvs[i].Offset()
+	for j, dv := range m.dvs {
+		if j != i {
+			dv.SetOffset(off)
+		}
+	}
+}
+
+// show makes s the session under review.
+func (m *Model) show(s rh.Session) tea.Cmd {
+	same := m.sess != nil && m.sess.ID == s.ID && len(m.sess.Rounds) == len(s.Rounds)
+	m.sess = &s
+	if !same {
+		m.focus, m.why, m.whyNodes = 0, false, nil
+		m.fileSel = make([]int, len(s.Branches))
+		m.dvs = make([]*diffview.Model, len(s.Branches))
+		m.shown = make([]string, len(s.Branches))
+		for i := range m.dvs {
+			m.dvs[i] = diffview.New(m.c)
+			if m.userMode != diffview.Auto {
+				m.dvs[i].SetMode(m.userMode)
+			}
+		}
+	}
+	m.setFocus(m.focus)
+	m.layout()
+	return m.refreshContent()
+}
+
+// refreshContent puts each branch's selected file into its diff view.
+func (m *Model) refreshContent() tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	for i, b := range m.sess.Branches {
+		if len(b.Files) == 0 {
+			continue
+		}
+		f := b.Files[min(m.fileSel[i], len(b.Files)-1)]
+		k := b.ID + "\x00" + f.Path
+		if m.shown[i] == k {
+			continue
+		}
+		m.shown[i] = k
+		cmds = append(cmds, m.dvs[i].SetContent(f.Path, f.OriginalContent, f.ProposedContent))
+		if m.sync && i != m.focus {
+			m.dvs[i].SetOffset(m.dvs[m.focus].Offset())
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) approve(ref string) tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	m.busy = "writing branch…"
+	ws, ctx, id := m.c.WS, m.c.Ctx, m.sess.ID
+	return guard(func() (tea.Msg, error) {
+		out, err := ws.Rehearsals().Approve(ctx, id, ref, rh.ApproveOptions{})
+		return actionMsg{verb: "approve", s: out}, err
+	}, func(err error) tea.Msg { return actionMsg{verb: "approve", err: err} })
+}
+
+func (m *Model) reject(reason string) tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	ws, ctx, id := m.c.WS, m.c.Ctx, m.sess.ID
+	return guard(func() (tea.Msg, error) {
+		out, err := ws.Rehearsals().Reject(ctx, id, reason)
+		return actionMsg{verb: "reject", s: out}, err
+	}, func(err error) tea.Msg { return actionMsg{verb: "reject", err: err} })
+}
+
+func (m *Model) actionDone(msg actionMsg) tea.Cmd {
+	m.busy = ""
+	if msg.err != nil {
+		if context.Cause(m.c.Ctx) != nil {
+			return nil
+		}
+		return common.Failure(fmt.Errorf("%s: %w", msg.verb, msg.err))
+	}
+	var text string
+	switch msg.verb {
+	case "approve":
+		text = fmt.Sprintf("approved %s: wrote %s", msg.s.Winner, strings.Join(msg.s.Written, ", "))
+		if msg.s.PreferenceID != 0 {
+			text += fmt.Sprintf(" · learned preference #%d", msg.s.PreferenceID)
+		}
+	case "reject":
+		text = fmt.Sprintf("rejected rehearsal #%d: %s", msg.s.ID, msg.s.Reason)
+	case "regenerate":
+		text = fmt.Sprintf("round %d: %d new branch(es)", len(msg.s.Rounds), len(msg.s.Branches))
+	}
+	return tea.Batch(m.show(msg.s), common.Toast(text), m.load())
+}
+
+// loadWhy reads the contents of the vault nodes the branches were given.
+func (m *Model) loadWhy() tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	s := *m.sess
+	ws, ctx := m.c.WS, m.c.Ctx
+	return guard(func() (tea.Msg, error) {
+		nodes := map[uint64]string{}
+		v := ws.Vault()
+		for _, b := range s.Branches {
+			ids := append(append([]uint64{}, b.VaultNodeIDs...), b.WisdomIDs...)
+			if r, ok := s.Result(b.ID); ok {
+				ids = append(ids, r.Reflected...)
+			}
+			for _, id := range ids {
+				if _, ok := nodes[id]; ok {
+					continue
+				}
+				n, err := v.Get(ctx, id)
+				if err != nil {
+					nodes[id] = "(no longer in the vault)"
+					continue
+				}
+				nodes[id] = fmt.Sprintf("[%s] %s", n.Type, n.Content)
+			}
+		}
+		return whyMsg{id: s.ID, nodes: nodes}, nil
+	}, func(error) tea.Msg { return whyMsg{id: s.ID, nodes: map[uint64]string{}} })
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	km := m.c.KeyMap
+	switch {
+	case m.dialog.Active():
+		return m.dialog.ShortHelp()
+	case m.rejecting:
+		return []key.Binding{withHelp(km.Enter, "reject all"), withHelp(km.Back, "cancel")}
+	case m.sess == nil:
+		return []key.Binding{withHelp(km.Enter, "review"), withHelp(km.Tab, "filter")}
+	}
+	return []key.Binding{withHelp(km.Left, "branch"), withHelp(km.Tab, "file"), km.Approve, withHelp(km.Reject, "reject all"), km.Why}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	if m.sess == nil {
+		return [][]key.Binding{{km.Up, km.Down, withHelp(km.Enter, "review"), withHelp(km.Tab, "next filter"), withHelp(km.ShiftTab, "previous filter"), km.Refresh}}
+	}
+	return [][]key.Binding{
+		{withHelp(km.Left, "previous branch"), withHelp(km.Right, "next branch"), km.Jump1, km.Jump2, km.Jump3},
+		{withHelp(km.Tab, "next file"), withHelp(km.ShiftTab, "previous file"), km.Down, km.Up, km.PageDown, km.PageUp},
+		{km.SyncScroll, km.SplitToggle, km.Why, withHelp(km.Back, "sessions")},
+		{km.Approve, withHelp(km.Reject, "reject all"), km.Regenerate},
+	}
+}
+
+func withHelp(b key.Binding, desc string) key.Binding {
+	h := b.Help()
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, desc))
+}
