@@ -5,6 +5,7 @@
 package pin
 
 import (
+	_ "charm.land/bubbles/v2/filepicker"
 	_ "charm.land/bubbles/v2/help"
 	_ "charm.land/bubbles/v2/key"
 	_ "charm.land/bubbles/v2/progress"
@@ -13,7 +14,6 @@ import (
 	_ "charm.land/bubbles/v2/textarea"
 	_ "charm.land/bubbles/v2/textinput"
 	_ "charm.land/bubbles/v2/viewport"
-	_ "charm.land/bubbles/v2/filepicker"
 	_ "charm.land/bubbletea/v2"
 	_ "charm.land/fang/v2"
 	_ "charm.land/glamour/v2"
