@@ -21,6 +21,7 @@
 //	vault_edges          vault edges by id
 //	vault_idx            secondary indexes of the vault (type, tag, user, edge endpoints);
 //	                     keys are index-name/value/0x00/id, values empty (see [Index])
+//	                     plus "~rev" (change counter) and "~textindex" (full-text index snapshot)
 //	vault_bodies         long node bodies stored beside the short summary, by node id
 //	wisdom               global-wisdom records (promotions, harm reports, backers) by node id
 //	imports              pattern-import batches by id

@@ -220,7 +220,7 @@ func (a *app) confirmChange(cmd *cobra.Command, yes bool, question, verb string)
 		return false, err
 	}
 	if !ok {
-		a.logf("not %s: nothing changed\n", map[string]string{"apply": "applied", "discard": "discarded"}[verb])
+		a.logf("not %s: nothing changed\n", map[string]string{"apply": "applied", "discard": "discarded", "undo": "undone"}[verb])
 		return false, &reportedError{msg: "declined"}
 	}
 	return true, nil

@@ -186,7 +186,7 @@ func (a *app) importListCmd() *cobra.Command {
 }
 
 func (a *app) importUndoCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, yes bool
 	cmd := &cobra.Command{
 		Use:   "undo BATCH",
 		Short: "Undo an import batch: remove what it added, restore what it changed",
@@ -215,6 +215,16 @@ func (a *app) importUndoCmd() *cobra.Command {
 					return err
 				}
 			}
+			b, err := im.Batch(ctx, id)
+			if err != nil {
+				return err
+			}
+			if b.UndoneAt == nil { // an already undone batch gets Undo's own error
+				q := fmt.Sprintf("Undo batch %d (%s): remove the %d node(s) it added and restore what it changed?", id, b.Source, len(b.Added))
+				if ok, err := a.confirmChange(cmd, yes, q, "undo"); !ok || err != nil {
+					return err
+				}
+			}
 			res, err := im.Undo(ctx, id)
 			if err != nil {
 				return err
@@ -228,6 +238,7 @@ func (a *app) importUndoCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
 }
 

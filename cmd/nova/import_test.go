@@ -183,7 +183,9 @@ func TestImportCorpusCLI(t *testing.T) {
 	assert.Contains(t, r.stdout, "BATCH")
 
 	// Undo restores the counts exactly.
-	r = runNova(t, dir, nil, "import", "undo", "last", "--json")
+	r = runNova(t, dir, nil, "import", "undo", "last")
+	assert.Equal(t, 2, r.code, "undo asks first; without a terminal it needs --yes")
+	r = runNova(t, dir, nil, "import", "undo", "last", "--json", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	var undo struct {
 		Batch        uint64 `json:"batch"`
@@ -255,7 +257,7 @@ func TestImportCLIBadInput(t *testing.T) {
 	assert.Contains(t, r.stderr, "could not be imported")
 
 	// Split and a user from the flags.
-	r = runNova(t, dir, nil, "import", "undo", "last")
+	r = runNova(t, dir, nil, "import", "undo", "last", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 }
 

@@ -25,16 +25,20 @@ func BenchmarkCorpusBuild(b *testing.B) {
 	p := loadCorpus(b, "prd-ua-dashboard-v1.json")
 	h := newHarness(b, harnessOpts{vault: true})
 	ctx := context.Background()
+	var cpu time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		bl, err := h.Eng.Create(ctx, p, "corpus", build.Options{})
 		require.NoError(b, err)
+		c0 := processCPU()
 		bl, err = h.Eng.Run(ctx, bl.ID, nil)
+		cpu += processCPU() - c0
 		require.NoError(b, err)
 		if bl.Status != build.StatusDone {
 			b.Fatalf("build %s: %s", bl.Status, bl.Reason)
 		}
 	}
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkTaskOverhead measures the engine's own cost per task (prompt
@@ -78,15 +82,16 @@ func benchOverhead(b *testing.B, nodes int) {
 	// Warm the vault's search once (its index is built on first use).
 	_, err = v.BuildVaultContext(ctx, queries[0], "MARS", "premium", 8192)
 	require.NoError(b, err)
-	var total time.Duration
+	var total, cpu time.Duration
 	tasks := 0
 	b.ResetTimer()
 	for b.Loop() {
 		bl, err := eng.Create(ctx, p, "overhead", build.Options{})
 		require.NoError(b, err)
-		start := time.Now()
+		start, c0 := time.Now(), processCPU()
 		bl, err = eng.Run(ctx, bl.ID, nil)
 		total += time.Since(start)
+		cpu += processCPU() - c0
 		tasks += perBuild
 		require.NoError(b, err)
 		if bl.Status != build.StatusDone {
@@ -94,4 +99,5 @@ func benchOverhead(b *testing.B, nodes int) {
 		}
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(tasks), "ms/task")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(tasks), "cpu-ms/task")
 }

@@ -648,3 +648,32 @@ func FuzzPRDFromPlan(f *testing.F) {
 		}
 	})
 }
+
+func TestCopyWorkspaceIsBoundedAndApplyToConfined(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := t.TempDir()
+	for _, p := range []string{"a.go", "sub/b.go", ".nova/nova.db", ".git/HEAD", "sub/.git/x"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(src, p), []byte("x"), 0o644))
+	}
+	dst := t.TempDir()
+	require.NoError(t, build.CopyWorkspace(ctx, src, dst, build.CopyLimit{}))
+	assert.FileExists(t, filepath.Join(dst, "sub", "b.go"))
+	assert.NoDirExists(t, filepath.Join(dst, ".nova"))
+	assert.NoDirExists(t, filepath.Join(dst, ".git"))
+	assert.NoDirExists(t, filepath.Join(dst, "sub", ".git"))
+
+	err := build.CopyWorkspace(ctx, src, t.TempDir(), build.CopyLimit{Files: 1})
+	assert.ErrorIs(t, err, build.ErrCopyTooLarge)
+
+	err = build.ApplyTo(dst, changes.Changeset{Files: []changes.File{{Path: "../escape.go", Op: changes.OpCreate, Proposed: "x"}}})
+	require.Error(t, err)
+	assert.NoFileExists(t, filepath.Join(filepath.Dir(dst), "escape.go"))
+	require.NoError(t, build.ApplyTo(dst, changes.Changeset{Files: []changes.File{
+		{Path: "new/c.go", Op: changes.OpCreate, Proposed: "package c\n"},
+		{Path: "a.go", Op: changes.OpDelete},
+	}}))
+	assert.FileExists(t, filepath.Join(dst, "new", "c.go"))
+	assert.NoFileExists(t, filepath.Join(dst, "a.go"))
+}

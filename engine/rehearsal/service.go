@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-dev/nova/engine/changes"
@@ -221,13 +222,26 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 	if len(cfg.Checks) > 0 {
 		checks = &CheckRunner{Root: s.Root, Checks: cfg.Checks, Timeout: cfg.Commands.Timeout.D()}
 	}
-	for _, b := range r.Branches {
-		res, hit, err := scoreBranch(ctx, b, checks, patterns)
+	// Branches are scored concurrently too (checks on temporary copies can
+	// be slow), within the same concurrency limit.
+	r.Results = make([]Result, len(r.Branches))
+	errs := make([]error, len(r.Branches))
+	sem := make(chan struct{}, max(1, cfg.Rehearsal.Concurrency))
+	var wg sync.WaitGroup
+	for i, b := range r.Branches {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, hit, err := scoreBranch(ctx, b, checks, patterns)
+			res.Reflected = hit
+			r.Results[i], errs[i] = res, err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			return fmt.Errorf("score branch %s: %w", b.ID, err)
+			return fmt.Errorf("score branch %s: %w", r.Branches[i].ID, err)
 		}
-		res.Reflected = hit
-		r.Results = append(r.Results, res)
 	}
 	ss.Rounds = append(ss.Rounds, r)
 	ss.Branches, ss.Results = r.Branches, r.Results

@@ -36,7 +36,8 @@
 //	                      (duplicates and contradictions are found without a scan)
 //	                efrom / eto  8-byte node id → edge ids
 //	                erel  relation       → edge ids
-//	              plus "~rev": the change counter, bumped by every write
+//	              plus "~rev": the change counter, bumped by every write, and
+//	              "~textindex": the full-text index snapshot (see snapshot.go)
 //	wisdom        nested buckets: patterns (id → WisdomPattern), sources
 //	              (vault node id → pattern id), promotions (user 0x00 time node →
 //	              pattern id, the weekly rate limit), optin (user → "1"/"0")
@@ -55,10 +56,13 @@
 // results are re-ranked by embedding similarity within a bounded timeout;
 // any failure falls back silently (and embeddings are skipped for 30 s).
 //
-// The in-memory index is not persisted: it is built from bbolt on first use
-// (or in the background after [Vault.Warm]) with all processors, and then
-// follows every committed write. Writes that happen while it is being built
-// are replayed at the end of the build.
+// The in-memory index is built on first use (or in the background after
+// [Vault.Warm]) and then follows every committed write; writes that happen
+// while it is being built are replayed at the end of the build. It is loaded
+// from a snapshot in vault_idx ("~textindex", stamped with "~rev") when that
+// snapshot is current, else rebuilt from bbolt with all processors. A
+// writable handle saves the snapshot at [Vault.Close] when the index is built
+// and newer than the stored one; a corrupt snapshot is logged and rebuilt.
 //
 // # Taste vault
 //

@@ -52,6 +52,11 @@ type searchState struct {
 	done   chan struct{}   // closed when the current build ends
 	err    error           // error of the last failed build
 	info   IndexInfo
+
+	// Revisions (the vault's "~rev") behind the index, for the snapshot (see
+	// snapshot.go): rev is the last write the index reflects, dirtyRev the
+	// last write seen while building, savedRev that of the stored snapshot.
+	rev, dirtyRev, savedRev uint64
 }
 
 // IndexInfo describes the in-memory index.
@@ -61,6 +66,9 @@ type IndexInfo struct {
 	Docs      int           `json:"docs"`
 	Skipped   int           `json:"skipped"` // undecodable records left out
 	BuildTime time.Duration `json:"buildTime"`
+	// FromSnapshot says the index was loaded from the stored snapshot
+	// instead of being rebuilt from the nodes.
+	FromSnapshot bool `json:"fromSnapshot"`
 }
 
 func newSearchState(v *Vault) *searchState { return &searchState{v: v} }
@@ -96,6 +104,7 @@ func (v *Vault) WaitIndex(ctx context.Context) error { return v.search.ensure(ct
 func (s *searchState) startLocked() {
 	s.status = stBuilding
 	s.dirty = map[uint64]bool{}
+	s.dirtyRev = 0
 	s.err = nil
 	done := make(chan struct{})
 	s.done = done
@@ -141,7 +150,7 @@ func (s *searchState) build(gen uint64, done chan struct{}) {
 	release := func() { once.Do(s.v.bgWG.Done) }
 	defer release()
 	start := time.Now()
-	ix, meta, skipped, err := s.v.loadIndex(s.v.bgCtx, release)
+	ix, meta, skipped, rev, fromSnap, err := s.v.snapshotOrLoad(s.v.bgCtx, release)
 	s.mu.Lock()
 	defer func() {
 		close(done)
@@ -169,7 +178,27 @@ func (s *searchState) build(gen uint64, done chan struct{}) {
 	}
 	s.ix, s.meta, s.dirty = ix, meta, nil
 	s.status = stReady
-	s.info = IndexInfo{Skipped: skipped, BuildTime: time.Since(start)}
+	s.rev = max(rev, s.dirtyRev)
+	if fromSnap {
+		s.savedRev = rev
+	}
+	s.info = IndexInfo{Skipped: skipped, BuildTime: time.Since(start), FromSnapshot: fromSnap}
+}
+
+// snapshotOrLoad returns the index from the stored snapshot when it is
+// current, else rebuilds it from the nodes (loadIndex). rev is the revision
+// the result reflects. A snapshot that cannot be used is logged, never fatal.
+func (v *Vault) snapshotOrLoad(ctx context.Context, release func()) (*textindex.Index, map[uint64]docMeta, int, uint64, bool, error) {
+	ix, meta, skipped, rev, found, err := v.loadSnapshot()
+	if err == nil && found {
+		release()
+		return ix, meta, skipped, rev, true, nil
+	}
+	if err != nil {
+		logSnapshotFallback(err)
+	}
+	ix, meta, skipped, rev, err = v.loadIndex(ctx, release)
+	return ix, meta, skipped, rev, false, err
 }
 
 // syncIDs re-reads nodes from bbolt into the index (removing deleted ones).
@@ -198,11 +227,19 @@ func (v *Vault) syncIDs(ix *textindex.Index, meta map[uint64]docMeta, ids []uint
 // apply brings the index in step with a committed write. It runs under
 // v.wmu, so commits are applied in order.
 func (s *searchState) apply(ws *writeSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Every write bumps the revision, also those that change no node (edges):
+	// the index then reflects the new revision as it is.
+	switch s.status {
+	case stBuilding:
+		s.dirtyRev = max(s.dirtyRev, ws.rev)
+	case stReady:
+		s.rev = max(s.rev, ws.rev)
+	}
 	if len(ws.nodes) == 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if ws.rebuild {
 		s.invalidateLocked()
 		return
@@ -269,19 +306,21 @@ type rawRec struct {
 
 // loadIndex reads every node and body in one read transaction, decodes them
 // on all processors and builds a fresh index. Undecodable records are
-// skipped and counted.
-func (v *Vault) loadIndex(ctx context.Context, release func()) (*textindex.Index, map[uint64]docMeta, int, error) {
+// skipped and counted. rev is the revision read in the same transaction.
+func (v *Vault) loadIndex(ctx context.Context, release func()) (*textindex.Index, map[uint64]docMeta, int, uint64, error) {
 	var (
 		docs    []textindex.Doc
 		metas   []docMeta
 		ok      []bool
 		skipped int
+		rev     uint64
 	)
 	err := v.db.View(func(tx *bolt.Tx) error {
 		nodesB, _, bodiesB, err := buckets(tx)
 		if err != nil {
 			return err
 		}
+		rev = storage.ParseKey(tx.Bucket(storage.BucketVaultIndex).Get(revKey))
 		var recs, bodies []rawRec
 		c := nodesB.Cursor()
 		for k, val := c.First(); k != nil; k, val = c.Next() {
@@ -331,7 +370,7 @@ func (v *Vault) loadIndex(ctx context.Context, release func()) (*textindex.Index
 	})
 	release()
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, 0, err
 	}
 	kept := docs[:0]
 	meta := make(map[uint64]docMeta, len(docs))
@@ -344,11 +383,11 @@ func (v *Vault) loadIndex(ctx context.Context, release func()) (*textindex.Index
 		meta[docs[i].ID] = metas[i]
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, 0, err
 	}
-	ix := textindex.New(textindex.Options{})
+	ix := textindex.New(indexOptions())
 	ix.AddBatch(kept)
-	return ix, meta, skipped, nil
+	return ix, meta, skipped, rev, nil
 }
 
 // SearchOptions configures Search.

@@ -117,11 +117,14 @@ func New(db *storage.DB, opts Options) *Vault {
 	return v
 }
 
-// Close stops background work (an index build in progress). It does not
-// close the database.
+// Close stops background work (an index build in progress) and, on a
+// writable handle, saves the full-text index snapshot when the index is built
+// and newer than the stored one (see SaveIndexSnapshot). It does not close
+// the database.
 func (v *Vault) Close() error {
 	v.bgCancel()
 	v.bgWG.Wait()
+	v.search.saveSnapshot()
 	return nil
 }
 

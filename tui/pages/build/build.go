@@ -433,25 +433,25 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 		if ev.TaskID == "" {
 			return nil
 		}
-		k := streamKey(ev.BuildID, ev.TaskID)
-		p := m.pending[k]
-		if p == nil {
-			p = &pendingDelta{}
-			m.pending[k] = p
-		}
 		if isReset(ev) {
+			p := m.pendingFor(ev.BuildID, ev.TaskID)
 			p.reset = true
 			p.text.Reset()
 		}
-		p.text.WriteString(ev.Text)
-		if !m.flushOn {
-			m.flushOn = true
-			return tea.Tick(flushEvery, func(time.Time) tea.Msg { return flushMsg{} })
-		}
-		return nil
+		return m.appendStream(ev.BuildID, ev.TaskID, ev.Text)
 	}
 	if ev.Topic != Topic && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
-		return nil // agent log lines of a build task: not a transition
+		// Agent events of a build task: tool calls and new steps go into
+		// the live stream; they are not transitions.
+		if ae, ok := ev.Payload.(agents.Event); ok && ev.TaskID != "" {
+			switch ae.Type {
+			case agents.EventToolCall:
+				return m.appendStream(ev.BuildID, ev.TaskID, "\n→ "+ae.Tool+" "+oneLine(ae.Args)+"\n")
+			case agents.EventToolResult:
+				return m.appendStream(ev.BuildID, ev.TaskID, "← "+ae.Tool+" "+ae.Status+"\n")
+			}
+		}
+		return nil
 	}
 	if ev.Type == engine.EventTask && ev.TaskID != "" && ev.Status == StatusRunning {
 		// A retry starts a fresh stream.
@@ -854,4 +854,25 @@ func (m *Model) answer(a approval, yes bool) tea.Cmd {
 	return guard(func() tea.Msg {
 		return answeredMsg{a: a, yes: yes, err: ws.AnswerApproval(a.req.ID, yes)}
 	}, func(err error) tea.Msg { return answeredMsg{a: a, yes: yes, err: err} })
+}
+
+func (m *Model) pendingFor(build, task string) *pendingDelta {
+	k := streamKey(build, task)
+	p := m.pending[k]
+	if p == nil {
+		p = &pendingDelta{}
+		m.pending[k] = p
+	}
+	return p
+}
+
+// appendStream queues text for a task's live stream; a flush tick folds
+// the queued text in, so a burst of deltas costs one render.
+func (m *Model) appendStream(build, task, text string) tea.Cmd {
+	m.pendingFor(build, task).text.WriteString(text)
+	if m.flushOn {
+		return nil
+	}
+	m.flushOn = true
+	return tea.Tick(flushEvery, func(time.Time) tea.Msg { return flushMsg{} })
 }

@@ -385,3 +385,15 @@ func TestBuildTaskCommandApproval(t *testing.T) {
 	assert.False(t, l.m.confirm.Active())
 	assert.NotContains(t, l.plain(), "waits for your approval")
 }
+
+func TestToolCallsShowInTheStream(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	l := newLoop(t, ws, sample(), 160, 45)
+	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
+		Payload: agents.Event{Type: agents.EventToolCall, Tool: "writeFile", Args: `{"path":"dau.go"}`}}
+	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
+		Payload: agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
+	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
+	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
+}

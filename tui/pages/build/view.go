@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/tui/common"
 )
@@ -71,7 +72,9 @@ func (m *Model) headerLine() string {
 	if d == nil {
 		parts = append(parts, s.Title.Render("Build "+m.cur))
 	} else {
-		parts = append(parts, s.Title.Render("Build "+d.ID), s.Bold.Render(common.Truncate(orDash(d.Name), 40)), s.Band(d.Status).Render(d.Status))
+		// The name gets what the other parts leave (they are short).
+		room := m.width - 2 - lipgloss.Width("Build "+d.ID) - lipgloss.Width(d.Status) - 2 - 34 - 8
+		parts = append(parts, s.Title.Render("Build "+d.ID), s.Bold.Render(common.Truncate(orDash(d.Name), max(8, min(40, room)))), s.Band(d.Status).Render(d.Status))
 		if d.Status == StatusRunning && !d.Active {
 			parts = append(parts, s.Warning.Render("not running in this process — p resumes"))
 		}
@@ -96,7 +99,7 @@ func (m *Model) headerLine() string {
 		s.Key.Render("n") + " " + s.KeyDesc.Render("new")
 	gap := m.width - lipgloss.Width(line) - lipgloss.Width(right) - 1
 	if gap < 1 {
-		return lipgloss.NewStyle().MaxWidth(m.width).Render(" " + line)
+		return ansi.Truncate(" "+line, m.width, "…")
 	}
 	return " " + line + strings.Repeat(" ", gap) + right
 }
@@ -178,7 +181,7 @@ func (m *Model) tasksView(w, h int) string {
 		if t.Attempts > 1 {
 			right = fmt.Sprintf("×%d ", t.Attempts) + right
 		}
-		id := common.Truncate(t.ID, idW)
+		id := truncLeft(t.ID, idW) // ids differ at the end (ua-001, ua-002)
 		id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
 		room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
 		label := t.Title
@@ -548,4 +551,16 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// truncLeft cuts s to width cells keeping its end, with a leading ellipsis.
+func truncLeft(s string, width int) string {
+	if lipgloss.Width(s) <= width || width <= 0 {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r))+1 > width {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }

@@ -815,13 +815,6 @@ func withHelp(b key.Binding, desc string) key.Binding {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func deltaText(d ace.Delta) string {
-	if d.Content != "" {
-		return d.Content
-	}
-	return d.RuleID
-}
-
 // pendingText describes what a pending delta changes: its content, or the
 // rule it updates or removes with that rule's current text.
 func (m *Model) pendingText(p ace.Pending) string {

@@ -396,6 +396,11 @@ func (m *Model) pendingView(w, h int) []string {
 			info += " · tags " + strings.Join(d.Tags, ", ")
 		}
 		out = append(out, s.Muted.Render(common.Truncate(info, w)))
+		full := strings.Split(s.Text.Width(w).Render(oneLine(m.pendingText(p))), "\n")
+		if len(full) > 2 {
+			full = append(full[:1], s.Text.Render(common.Truncate(strings.TrimSpace(full[1])+" …", w)))
+		}
+		out = append(out, full...)
 		if d.Reason != "" {
 			out = append(out, s.Text.Render(common.Truncate("why: "+oneLine(d.Reason), w)))
 		}
