@@ -77,48 +77,76 @@ func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 }
 func (f *fakeWS) Close() error { return nil }
 
-// drive runs cmd and feeds every resulting message back into m, breadth
-// first, skipping timers and the event wait (they would block).
+// drive runs cmd and feeds every resulting message back into m, level by
+// level. Commands of one level run concurrently and share one deadline, so
+// blocking ones (timers, the event wait) cost one wait per level, not one per
+// command, and slow data fetches under load are not dropped.
 func drive(t *testing.T, m tea.Model, cmd tea.Cmd) tea.Model {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0 && steps < 200; steps++ {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		msg := runCmd(c)
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			var next tea.Cmd
-			m, next = m.Update(msg)
-			queue = append(queue, next)
+	return driveWithin(m, cmd, 50*time.Millisecond)
+}
+
+func driveWithin(m tea.Model, cmd tea.Cmd, wait time.Duration) tea.Model {
+	level := []tea.Cmd{cmd}
+	for depth := 0; len(level) > 0 && depth < 20; depth++ {
+		msgs := runLevel(level, wait)
+		level = nil
+		for _, msg := range msgs {
+			switch msg := msg.(type) {
+			case nil:
+			case tea.BatchMsg:
+				level = append(level, msg...)
+			default:
+				var next tea.Cmd
+				m, next = m.Update(msg)
+				level = append(level, next)
+			}
 		}
 	}
 	return m
 }
 
+// runLevel runs cmds concurrently and returns, in order, the messages of
+// those that finished before the deadline (nil for the rest).
+func runLevel(cmds []tea.Cmd, wait time.Duration) []tea.Msg {
+	out := make([]tea.Msg, len(cmds))
+	type res struct {
+		i   int
+		msg tea.Msg
+	}
+	ch := make(chan res, len(cmds))
+	pending := 0
+	for i, c := range cmds {
+		if c == nil {
+			continue
+		}
+		pending++
+		go func(i int, c tea.Cmd) { ch <- res{i, c()} }(i, c)
+	}
+	deadline := time.After(wait)
+	for pending > 0 {
+		select {
+		case r := <-ch:
+			out[r.i] = r.msg
+			pending--
+		case <-deadline:
+			return out
+		}
+	}
+	return out
+}
+
 // runCmd runs a command but gives up on ones that block (ticks, waits).
 func runCmd(c tea.Cmd) tea.Msg {
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- c() }()
-	select {
-	case msg := <-ch:
-		return msg
-	case <-time.After(50 * time.Millisecond):
-		return nil
-	}
+	return runLevel([]tea.Cmd{c}, 50*time.Millisecond)[0]
 }
 
 func newModel(t *testing.T, ws engine.Workspace, w, h int) tea.Model {
 	t.Helper()
 	m := tui.New(context.Background(), ws, tui.Options{})
 	var model tea.Model = m
-	model = drive(t, model, model.Init())
+	// Start-up fetches may be slow on a loaded machine: give them time.
+	model = driveWithin(model, model.Init(), 500*time.Millisecond)
 	model, _ = model.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return model
 }

@@ -19,6 +19,7 @@ func (ix *Index) AddBatch(docs []Doc) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.materialize()
 	if len(docs) < batchParallelMin {
 		for _, d := range docs {
 			ix.addLocked(d.ID, d.Fields)

@@ -216,7 +216,8 @@ type Index struct {
 	dict         map[string]int32
 	terms        []string
 	posts        []plist
-	termConcepts [][]int32 // per term: the concept terms it also counts for
+	termConcepts [][]int32     // per term: the concept terms it also counts for
+	lazy         *lazyPostings // posting lists of a loaded snapshot not decoded yet, or nil
 
 	// Reference normalisation behind the bounds in plist.bmax.
 	refAvg  [MaxFields]float64
@@ -318,6 +319,7 @@ func (ix *Index) Has(id uint64) bool {
 func (ix *Index) Add(id uint64, fields ...Field) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.materialize()
 	ix.addLocked(id, fields)
 	ix.afterWrite()
 }
@@ -329,6 +331,7 @@ func (ix *Index) Upsert(id uint64, fields ...Field) { ix.Add(id, fields...) }
 func (ix *Index) Remove(id uint64) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.materialize()
 	ord, ok := ix.byID[id]
 	if !ok {
 		return false

@@ -233,7 +233,7 @@ func (ix *Index) fallback(s *searchScratch, term string) {
 
 func (ix *Index) fallbackCand(term string) fallbackCand {
 	id := ix.dict[term]
-	return fallbackCand{id: id, df: len(ix.posts[id].docs)}
+	return fallbackCand{id: id, df: ix.df(id)}
 }
 
 // withinOneEdit reports whether a and b differ by at most one insertion, deletion,
@@ -456,7 +456,7 @@ func (ix *Index) cursors(s *searchScratch) []cursor {
 	nDocs := float64(len(ix.ids))
 	cs := s.cursors[:0]
 	for _, qt := range s.terms {
-		pl := &ix.posts[qt.id]
+		pl := ix.postings(qt.id)
 		df := float64(len(pl.docs))
 		if df == 0 {
 			continue

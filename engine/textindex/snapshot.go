@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -103,6 +104,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 func (ix *Index) AppendSnapshot(dst []byte) []byte {
 	for {
 		ix.mu.Lock()
+		ix.materialize()
 		if ix.numDead > 0 {
 			ix.compact()
 			ix.normDirty.Store(true)
@@ -112,7 +114,7 @@ func (ix *Index) AppendSnapshot(dst []byte) []byte {
 		// Encoded under the read lock, so searches go on; a write that removed documents
 		// in between sends it round again.
 		ix.mu.RLock()
-		if ix.numDead == 0 {
+		if ix.numDead == 0 && ix.lazy == nil {
 			dst = ix.appendSnapshotLocked(dst)
 			ix.mu.RUnlock()
 			return dst
@@ -281,7 +283,9 @@ type termSpan struct {
 	at        int // first posting in the arenas
 }
 
-// Load decodes a snapshot (see [ReadFrom]). It does not keep data.
+// Load decodes a snapshot (see [ReadFrom]). It does not keep data. The header, documents
+// and dictionary are decoded and checked at once, the posting lists (covered by the
+// checksum) on first use; a list that turns out malformed then reads as empty.
 func Load(data []byte, opts Options) (*Index, error) {
 	ix := New(opts)
 	if len(data) < len(snapshotMagic)+1+4 || string(data[:len(snapshotMagic)]) != snapshotMagic {
@@ -440,26 +444,18 @@ func Load(data []byte, opts Options) (*Index, error) {
 	if at != nPost || r.off != len(body) {
 		return nil, fmt.Errorf("%w: posting count or trailing bytes", ErrBadSnapshot)
 	}
-	docArena := make([]int32, nPost)
-	tfArena := make([]uint32, nPost)
+	// The posting lists are decoded on first use (see lazyPostings): a process that loads
+	// an index to answer a few queries touches a handful of lists. The checksum above
+	// already covers them.
 	ix.posts = make([]plist, nTerms)
-	var bad atomic.Int64
-	bad.Store(-1)
-	parallelFor(nTerms, 16, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			sp := &spans[t]
-			docs := docArena[sp.at : sp.at+sp.n : sp.at+sp.n]
-			tfs := tfArena[sp.at : sp.at+sp.n : sp.at+sp.n]
-			bmax, ok := decodePostings(body[sp.off:sp.off+sp.size], docs, tfs, ix.nf, int32(nDocs))
-			if !ok {
-				bad.CompareAndSwap(-1, int64(t))
-				return
-			}
-			ix.posts[t] = plist{docs: docs, tfs: tfs, bmax: bmax}
+	if nTerms > 0 {
+		data := slices.Clone(body[spans[0].off:])
+		base := spans[0].off
+		for t := range spans {
+			spans[t].off -= base
 		}
-	})
-	if t := bad.Load(); t >= 0 {
-		return nil, fmt.Errorf("%w: posting list of term %d", ErrBadSnapshot, t)
+		ix.lazy = &lazyPostings{data: data, spans: spans, nf: ix.nf, nDocs: int32(nDocs),
+			ready: make([]atomic.Bool, nTerms)}
 	}
 	ix.refNorm = ix.buildNorm(ix.refAvg)
 	ix.sorted = sorted
@@ -527,4 +523,66 @@ func decodePostings(b []byte, docs []int32, tfs []uint32, nf int, nDocs int32) (
 		p += 8
 	}
 	return bmax, true
+}
+
+// lazyPostings holds the encoded posting lists of a loaded snapshot until they are used.
+// Searches decode the lists they need (under the index's read lock, serialised by mu);
+// every write decodes all that are left first (materialize), so write paths never see it.
+type lazyPostings struct {
+	mu    sync.Mutex
+	data  []byte
+	spans []termSpan
+	nf    int
+	nDocs int32
+	ready []atomic.Bool // per term: decoded into ix.posts
+}
+
+// postings returns term t's posting list, decoding it if needed. Callers hold ix.mu (read
+// or write).
+func (ix *Index) postings(t int32) *plist {
+	if lz := ix.lazy; lz != nil && !lz.ready[t].Load() {
+		lz.mu.Lock()
+		if !lz.ready[t].Load() {
+			lz.decode(ix, int(t))
+		}
+		lz.mu.Unlock()
+	}
+	return &ix.posts[t]
+}
+
+// df returns the number of postings of term t without decoding them.
+func (ix *Index) df(t int32) int {
+	if lz := ix.lazy; lz != nil && !lz.ready[t].Load() {
+		return lz.spans[t].n
+	}
+	return len(ix.posts[t].docs)
+}
+
+func (lz *lazyPostings) decode(ix *Index, t int) {
+	sp := &lz.spans[t]
+	docs := make([]int32, sp.n)
+	tfs := make([]uint32, sp.n)
+	bmax, ok := decodePostings(lz.data[sp.off:sp.off+sp.size], docs, tfs, lz.nf, lz.nDocs)
+	if ok {
+		ix.posts[t] = plist{docs: docs, tfs: tfs, bmax: bmax}
+	} else {
+		ix.posts[t] = plist{}
+	}
+	lz.ready[t].Store(true)
+}
+
+// materialize decodes every posting list still encoded. Callers hold ix.mu for writing.
+func (ix *Index) materialize() {
+	lz := ix.lazy
+	if lz == nil {
+		return
+	}
+	parallelFor(len(lz.spans), 16, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			if !lz.ready[t].Load() {
+				lz.decode(ix, t)
+			}
+		}
+	})
+	ix.lazy = nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -201,4 +202,59 @@ func BenchmarkSnapshotWrite100k(b *testing.B) {
 		buf = ix.AppendSnapshot(buf[:0])
 	}
 	reportCPU(b, cpu)
+}
+
+// BenchmarkSnapshotLoadAll100k decodes a snapshot and every posting list (what the first
+// write to a loaded index pays).
+func BenchmarkSnapshotLoadAll100k(b *testing.B) {
+	data := benchIndex(100_000).AppendSnapshot(nil)
+	b.SetBytes(int64(len(data)))
+	cpu := processCPU()
+	for b.Loop() {
+		ix, err := Load(data, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.mu.Lock()
+		ix.materialize()
+		ix.mu.Unlock()
+	}
+	reportCPU(b, cpu)
+}
+
+func TestSnapshotConcurrentLazySearch(t *testing.T) {
+	t.Parallel()
+	ix, _ := snapshotIndex(t)
+	data := ix.AppendSnapshot(nil)
+	qs := snapshotQueries(120)
+	want := make([][]Hit, len(qs))
+	for i, q := range qs {
+		want[i] = ix.Search(q.text, 10, q.filter)
+	}
+	// Concurrent searches decode the lists they need.
+	got, err := Load(data, Options{})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w % 2; i < len(qs); i += 2 {
+				assert.Equal(t, want[i], got.Search(qs[i].text, 10, qs[i].filter))
+			}
+		})
+	}
+	wg.Wait()
+	// And alongside a write, which decodes the rest.
+	got, err = Load(data, Options{})
+	require.NoError(t, err)
+	for w := range 3 {
+		wg.Go(func() {
+			for i := w; i < len(qs); i += 3 {
+				got.Search(qs[i].text, 10, qs[i].filter)
+			}
+		})
+	}
+	got.Add(1_000_000, Title("written while lazy lists are decoded"))
+	wg.Wait()
+	assert.Len(t, got.Search("written while lazy", 1, nil), 1)
+	assert.Equal(t, ix.Len()+1, got.Len())
 }
