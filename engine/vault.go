@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -42,8 +44,12 @@ func (l *Local) Vault() *vault.Vault {
 				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op, Payload: c})
 			},
 		}
-		if cfg.Models.Embed != "" && l.llm != nil {
-			opts.Embedder, opts.EmbedModel = l.llm, cfg.Models.Embed
+		if cfg.Models.Embed != "" {
+			// Embedding re-rank is best effort: one attempt and no backoff,
+			// so an absent Ollama never slows a search down.
+			if ec, err := llm.New(llm.Config{Host: cfg.Ollama.Host, Retries: -1, DialTimeout: time.Second}); err == nil {
+				opts.Embedder, opts.EmbedModel = ec, cfg.Models.Embed
+			}
 		}
 		l.vs.v = vault.New(l.db, opts)
 	}

@@ -57,6 +57,10 @@ func coldWorkspace(b *testing.B, n int) string {
 		v := vault.New(db, vault.Options{Tier: vault.TierPremium})
 		st, _ := v.Stats(context.Background())
 		coldErr = vaulttest.Fill(context.Background(), v, n-st.Nodes, 7, vaulttest.Options{})
+		// Build the index so Close saves its snapshot, as a real session does.
+		if coldErr == nil {
+			coldErr = v.WaitIndex(context.Background())
+		}
 		_ = v.Close()
 		_ = db.Close()
 		coldDirs[n] = dir

@@ -87,10 +87,6 @@ func withVault() envOpt {
 	}
 }
 
-func withAutonomy(n int) envOpt {
-	return func(e *env, _ *ace.Options) { e.auto = n }
-}
-
 func openDB(t testing.TB) *storage.DB {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "nova.db"), storage.Options{NoSync: true})

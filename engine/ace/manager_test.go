@@ -1,7 +1,6 @@
 package ace_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -220,7 +219,7 @@ func TestPendingQueueApproveReject(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.sys.Approve(ctx(), p4.ID)
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ace.ErrNotFound))
+	assert.ErrorIs(t, err, ace.ErrNotFound)
 	n, _ = e.m.CountPending(ctx())
 	assert.Zero(t, n)
 }

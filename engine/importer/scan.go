@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -190,9 +189,4 @@ func signatures(ctx context.Context, docs []patterns.Doc, workers int, opts Opti
 		return nil, err
 	}
 	return sigs, nil
-}
-
-// isCanceled reports a context error.
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -50,15 +50,6 @@ func (r *fileRecord) clone() *fileRecord {
 	return &c
 }
 
-// nodeIDs lists the file node and its section nodes.
-func (r *fileRecord) nodeIDs() []uint64 {
-	ids := []uint64{r.NodeID}
-	for _, id := range r.Sections {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // Batch is the value of bucket imports: one committed import and how to undo it.
 type Batch struct {
 	ID     uint64    `json:"id"`

@@ -229,7 +229,7 @@ func isPatternHeading(text string) bool {
 		return true
 	}
 	c := t[7]
-	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
+	return (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_'
 }
 
 // stripPatternPrefix turns "Pattern 2: Retry Logic" into "Retry Logic" and "Pattern" into "".

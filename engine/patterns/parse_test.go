@@ -3,7 +3,6 @@ package patterns
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -535,6 +534,6 @@ func TestParseErrorFormatting(t *testing.T) {
 	t.Parallel()
 	e := &ParseError{Path: "a.md", Line: 3, Err: ErrFrontMatter, Detail: "bad"}
 	assert.Equal(t, "a.md: line 3: malformed front matter: bad", e.Error())
-	assert.True(t, errors.Is(e, ErrFrontMatter))
+	assert.ErrorIs(t, e, ErrFrontMatter)
 	assert.Equal(t, "empty file", (&ParseError{Err: ErrEmpty}).Reason())
 }

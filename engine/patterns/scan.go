@@ -90,7 +90,8 @@ func Scan(ctx context.Context, root string, opts ScanOptions) (ScanResult, error
 	if err != nil {
 		return ScanResult{}, fmt.Errorf("scan patterns: %w", err)
 	}
-	defer r.Close()
+	// The root is only read; a failed Close loses nothing.
+	defer func() { _ = r.Close() }()
 	return ScanFS(ctx, r.FS(), opts)
 }
 
@@ -283,7 +284,8 @@ func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}
-	defer f.Close()
+	// The file is only read; a failed Close loses nothing.
+	defer func() { _ = f.Close() }()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat: %w", err)

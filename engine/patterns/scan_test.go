@@ -2,7 +2,6 @@ package patterns
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -281,7 +280,7 @@ func TestScanUnreadableDir(t *testing.T) {
 	assert.Equal(t, "locked", res.Errors[0].Path)
 	assert.Equal(t, 1, res.Counts.Parsed)
 	assert.Equal(t, res.Counts.Total, res.Counts.Parsed+res.Counts.Skipped+res.Counts.Errors)
-	assert.True(t, errors.Is(res.Errors[0].Err, fs.ErrPermission))
+	assert.ErrorIs(t, res.Errors[0].Err, fs.ErrPermission)
 }
 
 // lockedFS fails to list one directory, like a directory without read permission.

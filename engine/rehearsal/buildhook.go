@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -32,19 +33,55 @@ func (h *Hook) Rehearse(ctx context.Context, req build.RehearsalRequest) (build.
 		}
 		return build.RehearsalOutcome{Reason: err.Error()}, err
 	}
+	// A resumed build asks again for a task it already rehearsed: answer
+	// from that session instead of generating a second one.
+	if prev, ok := h.previous(ctx, s, req); ok {
+		return outcomeOf(prev)
+	}
 	ss, err := s.Rehearse(ctx, Request{
 		Task: req.Task, Agent: req.Agent, BuildID: req.BuildID, Context: req.Context,
 		Branches: req.Branches, Force: true, Autonomy: req.Autonomy,
 	})
+	if err != nil {
+		out := build.RehearsalOutcome{SessionID: ss.ID, Reason: err.Error()}
+		for _, b := range ss.Branches {
+			out.Tokens += b.Tokens
+		}
+		return out, err
+	}
+	return outcomeOf(ss)
+}
+
+// previous finds the newest session of this build's task that is still
+// pending or was decided (failed sessions are regenerated).
+func (h *Hook) previous(ctx context.Context, s *Service, req build.RehearsalRequest) (Session, bool) {
+	if req.BuildID == "" {
+		return Session{}, false
+	}
+	list, err := s.List(ctx, Filter{})
+	if err != nil {
+		return Session{}, false
+	}
+	for _, ss := range list { // newest first
+		if ss.BuildID == req.BuildID && ss.TaskID == req.Task.ID && ss.Status != StatusFailed {
+			return ss, true
+		}
+	}
+	return Session{}, false
+}
+
+// ErrRejected means the user rejected every branch of the task's rehearsal.
+var ErrRejected = errors.New("every branch was rejected")
+
+func outcomeOf(ss Session) (build.RehearsalOutcome, error) {
 	out := build.RehearsalOutcome{SessionID: ss.ID}
 	for _, b := range ss.Branches {
 		out.Tokens += b.Tokens
 	}
-	if err != nil {
-		out.Reason = err.Error()
-		return out, err
-	}
 	switch ss.Status {
+	case StatusRejected:
+		out.Reason = fmt.Sprintf("rehearsal %d: %s", ss.ID, cmpReason(ss.Reason))
+		return out, fmt.Errorf("rehearsal %d: %w: %s", ss.ID, ErrRejected, cmpReason(ss.Reason))
 	case StatusPending:
 		out.Waiting = true
 		out.Reason = fmt.Sprintf("rehearsal %d waits for a decision (%d branches; best %s)", ss.ID, len(ss.Branches), best(ss))
@@ -55,6 +92,13 @@ func (h *Hook) Rehearse(ctx context.Context, req build.RehearsalRequest) (build.
 		}
 	}
 	return out, nil
+}
+
+func cmpReason(r string) string {
+	if strings.TrimSpace(r) == "" {
+		return "no reason given"
+	}
+	return r
 }
 
 func best(ss Session) string {

@@ -480,3 +480,44 @@ func TestBuildHook(t *testing.T) {
 	require.Len(t, logs, 1)
 	assert.Contains(t, logs[0], "rehearsal would have run")
 }
+
+// A resumed build asks again for a task it already rehearsed: the hook
+// answers from the existing session instead of generating a second one.
+func TestBuildHookReusesSessionOnResume(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, rehearsaltest.Three(), 0)
+	h := &Hook{Service: func() *Service { return e.svc }}
+	ctx := context.Background()
+	req := buildReq("T20", 2)
+	req.BuildID = "7"
+	first, err := h.Rehearse(ctx, req)
+	require.NoError(t, err)
+	require.True(t, first.Waiting)
+
+	again, err := h.Rehearse(ctx, req)
+	require.NoError(t, err)
+	assert.True(t, again.Waiting)
+	assert.Equal(t, first.SessionID, again.SessionID, "no second session while the first waits")
+	all, err := e.svc.List(ctx, Filter{})
+	require.NoError(t, err)
+	assert.Len(t, all, 1)
+
+	// The user approves branch 2 meanwhile; the resumed build gets it.
+	approved, err := e.svc.Approve(ctx, first.SessionID, "2", ApproveOptions{})
+	require.NoError(t, err)
+	after, err := h.Rehearse(ctx, req)
+	require.NoError(t, err)
+	assert.False(t, after.Waiting)
+	assert.Equal(t, approved.ChangesetID, after.ChangesetID)
+
+	// A rejected rehearsal blocks the task with the user's reason.
+	req2 := buildReq("T21", 2)
+	req2.BuildID = "7"
+	second, err := h.Rehearse(ctx, req2)
+	require.NoError(t, err)
+	_, err = e.svc.Reject(ctx, second.SessionID, "none of these keep the old API")
+	require.NoError(t, err)
+	_, err = h.Rehearse(ctx, req2)
+	require.ErrorIs(t, err, ErrRejected)
+	assert.Contains(t, err.Error(), "keep the old API")
+}

@@ -280,7 +280,9 @@ func (r CheckRunner) Run(ctx context.Context, files []File) (bool, string, error
 	if err != nil {
 		return false, "", fmt.Errorf("check workspace: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	// Best-effort cleanup of a scratch copy: the checks' result stands even
+	// if some of it cannot be removed.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := copyTree(r.Root, tmp); err != nil {
 		return false, "", fmt.Errorf("copy workspace: %w", err)
 	}

@@ -41,6 +41,11 @@
 // block bounds (see Index.run). Removal writes a tombstone; when tombstones reach a
 // quarter of the ordinals the index is compacted.
 //
+// An index can be saved and reloaded ([Index.WriteTo], [ReadFrom], [Load]) in a compact
+// versioned format (see snapshot.go); a reloaded index searches exactly like the saved one,
+// and decodes its posting lists on first use, so loading costs little more than the
+// dictionary and the document table.
+//
 // Building is two-pass and parallel: chunks of a batch are analysed concurrently, each with
 // its own dictionary and a cache of surface tokens, into flat posting streams; the streams are
 // then scattered into exactly sized posting lists.

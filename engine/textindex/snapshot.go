@@ -280,7 +280,6 @@ func (r *snapReader) u64(what string) uint64 {
 type termSpan struct {
 	off, size int // byte range of the postings and bounds
 	n         int // postings
-	at        int // first posting in the arenas
 }
 
 // Load decodes a snapshot (see [ReadFrom]). It does not keep data. The header, documents
@@ -424,7 +423,7 @@ func Load(data []byte, opts Options) (*Index, error) {
 		return nil, r.err
 	}
 
-	// Postings: locate every term's range sequentially, then decode in parallel.
+	// Postings: locate every term's range; the lists themselves are decoded on first use.
 	spans := make([]termSpan, nTerms)
 	at := 0
 	for t := range spans {
@@ -438,7 +437,7 @@ func Load(data []byte, opts Options) (*Index, error) {
 		if n > nDocs || n > nPost-at {
 			return nil, fmt.Errorf("%w: posting list length of term %d", ErrBadSnapshot, t)
 		}
-		spans[t] = termSpan{off: off, size: size, n: n, at: at}
+		spans[t] = termSpan{off: off, size: size, n: n}
 		at += n
 	}
 	if at != nPost || r.off != len(body) {

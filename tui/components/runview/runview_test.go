@@ -189,7 +189,7 @@ func TestApproveAndDeny(t *testing.T) {
 	m.Update(approvalEvent(second))
 	_, cmd = m.Update(press("n"))
 	m.Update(cmd())
-	assert.Equal(t, false, ws.answers["ap-2"], "n denies")
+	assert.False(t, ws.answers["ap-2"], "n denies")
 
 	// Another run's request is not ours.
 	other := request
@@ -250,8 +250,7 @@ func TestStartStreamsAndCancels(t *testing.T) {
 	}}
 	m := newModel(ws, 80, 20)
 	msgs := make(chan tea.Msg, 64)
-	var exec func(tea.Cmd)
-	exec = func(cmd tea.Cmd) {
+	exec := func(cmd tea.Cmd) {
 		if cmd == nil {
 			return
 		}

@@ -219,5 +219,5 @@ func TestStaticRowsAndEmptyText(t *testing.T) {
 	m.handleKey(keyMsg("G"))
 	r, _ := m.Selected()
 	assert.Equal(t, "d", r)
-	assert.Equal(t, 3, len(strings.Split(m.View(), "\n")))
+	assert.Len(t, strings.Split(m.View(), "\n"), 3)
 }

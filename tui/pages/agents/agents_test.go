@@ -136,19 +136,6 @@ func (l *loop) until(cond func() bool) {
 	}
 }
 
-// settle processes what arrives within d.
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
 		var msg tea.KeyPressMsg

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -84,7 +83,6 @@ func (w *testWS) stage(t *testing.T, meta chg.Meta, files ...[2]string) uint64 {
 type harness struct {
 	t      *testing.T
 	m      *Model
-	mu     sync.Mutex
 	toasts []string
 	errs   []error
 }

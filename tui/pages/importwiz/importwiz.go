@@ -497,7 +497,7 @@ func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
 // toggleable says whether a file can be included or excluded (meta files and failures are
 // never imported).
 func toggleable(r importer.NodeReport) bool {
-	return r.Action != importer.ActionError && !(r.Action == importer.ActionSkipped && strings.HasPrefix(r.Reason, "meta file"))
+	return r.Action != importer.ActionError && (r.Action != importer.ActionSkipped || !strings.HasPrefix(r.Reason, "meta file"))
 }
 
 func (m *Model) current() (importer.NodeReport, bool) {

@@ -1,7 +1,6 @@
 package vault_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -41,6 +40,6 @@ func checkFits(t *testing.T, m tea.Model, size [2]int, name string) {
 	lines := strings.Split(plain(m), "\n")
 	assert.Len(t, lines, size[1], "%dx%d %s", size[0], size[1], name)
 	for i, l := range lines {
-		assert.LessOrEqual(t, lipgloss.Width(l), size[0], fmt.Sprintf("%dx%d %s line %d too wide: %q", size[0], size[1], name, i, l))
+		assert.LessOrEqual(t, lipgloss.Width(l), size[0], "%dx%d %s line %d too wide: %q", size[0], size[1], name, i, l)
 	}
 }

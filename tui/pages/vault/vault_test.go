@@ -180,6 +180,9 @@ func TestReinforceAndDemoteChangeConfidence(t *testing.T) {
 	n, err = ws.v.Get(ctx, 1)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.91, n.Confidence, 1e-9)
+	out = plain(m)
+	assert.Contains(t, out, "0.91")
+	assert.Contains(t, out, "#1 reinforced")
 }
 
 func TestLinkWithPickerAndRelation(t *testing.T) {
@@ -211,6 +214,7 @@ func TestLinkWithPickerAndRelation(t *testing.T) {
 	assert.Contains(t, plain(m), "to…")
 	m = press(m, "esc")
 	assert.False(t, page.Capturing())
+	assert.NotContains(t, plain(m), "to…", "esc closes the picker")
 }
 
 func TestEditTags(t *testing.T) {
