@@ -37,8 +37,12 @@
 // are then weighted and summed (rather than BM25F's saturation of the weighted sum), so that
 // a title match keeps its weight next to a long body that repeats the term.
 //
-// Search is exact top-k, evaluated window by window over the ordinals with MaxScore pruning on
-// block bounds (see Index.run). Removal writes a tombstone; when tombstones reach a
+// Search is top-k, evaluated window by window over the ordinals with MaxScore pruning on
+// block bounds (see Index.run). It is exact except for terms with more than 4,096 postings
+// in unfiltered searches: those are searched through a champion list, their best postings
+// (see champions), and the documents selected are then rescored over the full lists, so
+// returned scores are exact but a document that owes its rank to many low-value postings
+// of frequent terms can be missed. Removal writes a tombstone; when tombstones reach a
 // quarter of the ordinals the index is compacted.
 //
 // An index can be saved and reloaded ([Index.WriteTo], [ReadFrom], [Load]) in a compact

@@ -238,6 +238,8 @@ type Index struct {
 	sortedMu    sync.Mutex
 	sorted      []string
 
+	champ champCache // champion lists of frequent terms (see champions)
+
 	scratch sync.Pool
 }
 
@@ -515,6 +517,7 @@ func (ix *Index) afterWrite() {
 	}
 	ix.normDirty.Store(true)
 	ix.sortedDirty.Store(true)
+	ix.dropChampions()
 }
 
 // avgLens returns the current average field lengths (at least 1, so empty fields are harmless).
@@ -572,6 +575,7 @@ func (ix *Index) driftExceeded() bool {
 
 // resetBounds takes the current averages as the reference and recomputes every block bound.
 func (ix *Index) resetBounds() {
+	ix.dropChampions()
 	ix.refAvg = ix.avgLens()
 	ix.refNorm = ix.buildNorm(ix.refAvg)
 	parallelFor(len(ix.posts), 256, func(lo, hi int) {
@@ -602,6 +606,7 @@ func (ix *Index) computeBounds(pl *plist, first int) {
 
 // compact drops tombstoned documents and terms left without postings, renumbering ordinals.
 func (ix *Index) compact() {
+	ix.dropChampions()
 	remap := make([]int32, len(ix.ids))
 	live := int32(0)
 	for ord := range ix.ids {

@@ -34,6 +34,7 @@ type cursor struct {
 	mult float64 // query weight × idf × (k1+1)
 	wb   int     // first block that may overlap the current window
 	wub  float64 // bound on the term's contribution within the current window
+	full *plist  // the whole posting list when docs holds only its champions, else nil
 }
 
 func (c *cursor) reset(pos int) {
@@ -318,11 +319,26 @@ const (
 // their postings in the window); each document so reached becomes a candidate, and the
 // non-essential lists are only probed for candidates, stopping as soon as the candidate's
 // remaining bound falls to θ.
+//
+// Without a filter, frequent terms are searched through their champion lists (see
+// champions) and the selected documents rescored exactly; should that select fewer than
+// limit documents, the search is run again over the full lists. A filter may reject most
+// champions, so filtered searches always use the full lists.
 func (ix *Index) run(s *searchScratch, limit int, filter func(uint64) bool) []Hit {
+	h, champ := ix.runOnce(s, limit, filter, filter == nil)
+	if champ && len(h) < limit {
+		h, _ = ix.runOnce(s, limit, filter, false)
+	}
+	return ix.hits(h)
+}
+
+// runOnce is one evaluation for run; it returns the heap (in s.heap's storage) and whether
+// a champion list was searched.
+func (ix *Index) runOnce(s *searchScratch, limit int, filter func(uint64) bool, champ bool) ([]heapEntry, bool) {
 	norm, scale := ix.currentNorm()
-	cs := ix.cursors(s)
+	cs, used := ix.cursors(s, limit, champ)
 	if len(cs) == 0 {
-		return nil
+		return nil, false
 	}
 	n := len(cs)
 	ord := s.order[:0]
@@ -432,7 +448,31 @@ func (ix *Index) run(s *searchScratch, limit int, filter func(uint64) bool) []Hi
 	}
 	s.heap = h
 	s.prefix = prefix
-	return ix.hits(h)
+	if used {
+		ix.rescore(cs, h, norm)
+	}
+	return h, used
+}
+
+// rescore recomputes the scores of the selected documents over the full posting lists of
+// the terms searched through champion lists, so that the scores returned are exact even
+// where a document's postings of a frequent term were not among its champions.
+func (ix *Index) rescore(cs []cursor, h []heapEntry, norm *normTable) {
+	for i := range cs {
+		c := &cs[i]
+		if c.full == nil {
+			continue
+		}
+		for k := range h {
+			d := h[k].ord
+			if _, ok := slices.BinarySearch(c.docs, d); ok {
+				continue // already counted
+			}
+			if j, ok := slices.BinarySearch(c.full.docs, d); ok {
+				h[k].score += c.mult * norm.v(c.full.tfs[j], ix.codes[d])
+			}
+		}
+	}
 }
 
 // windowBound sets c.wub to the bound of the term's contribution to documents in [lo, hi):
@@ -450,11 +490,13 @@ func (c *cursor) windowBound(lo, hi int32, scale float64) {
 	c.wub = c.mult * m * scale * boundSlack
 }
 
-// cursors opens a cursor per query term that has postings.
-func (ix *Index) cursors(s *searchScratch) []cursor {
+// cursors opens a cursor per query term that has postings; a frequent term's cursor walks
+// its champion list (see champions).
+func (ix *Index) cursors(s *searchScratch, limit int, champ bool) ([]cursor, bool) {
 	k1 := ix.k1
 	nDocs := float64(len(ix.ids))
 	cs := s.cursors[:0]
+	used := false
 	for _, qt := range s.terms {
 		pl := ix.postings(qt.id)
 		df := float64(len(pl.docs))
@@ -464,11 +506,17 @@ func (ix *Index) cursors(s *searchScratch) []cursor {
 		idf := math.Log(1 + (nDocs-df+0.5)/(df+0.5))
 		mult := qt.weight * idf * (k1 + 1)
 		c := cursor{docs: pl.docs, tfs: pl.tfs, bmax: pl.bmax, mult: mult}
+		if champ {
+			if cl := ix.champions(qt.id, pl, max(champMin, champRatio*limit)); cl != pl {
+				c = cursor{docs: cl.docs, tfs: cl.tfs, bmax: cl.bmax, mult: mult, full: pl}
+				used = true
+			}
+		}
 		c.reset(0)
 		cs = append(cs, c)
 	}
 	s.cursors = cs
-	return cs
+	return cs, used
 }
 
 // hits turns the heap into results, best first.

@@ -22,7 +22,9 @@ import (
 // Speed targets (checked here, never in unit tests), on generated vaults
 // (vaulttest: realistic lengths, 20 tags, 5 types, 40 % of nodes with a body):
 //   - GetRelevantPatterns p95 < 5 ms on 100k nodes, and p95(100k)/p95(1k) < 10
-//     (BenchmarkGetRelevantPatterns100k reports both);
+//     (BenchmarkGetRelevantPatterns100k reports both; the ratio relies on
+//     textindex searching terms with more than 4,096 postings through
+//     champion lists, which took it from ≈ 10× to ≈ 3.3×);
 //   - AddBatch of 10k nodes < 1 s (BenchmarkAddBatch10k);
 //   - open + index rebuild of 100k nodes < 1 s (BenchmarkOpenRebuild100k);
 //   - a cold `nova vault search` process on 100k nodes < 500 ms
