@@ -114,7 +114,10 @@ func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveF
 	return l.Builds().Go(id, approve)
 }
 
-// runningBuilds counts stored builds in state running (Summary).
+// runningBuilds counts builds running in this process (Summary). A build
+// stored as running but not active here was interrupted (its process was
+// killed): only one process can hold the workspace, so it is resumable, not
+// running.
 func (l *Local) runningBuilds(ctx context.Context) (int, error) {
 	bs, err := l.Builds().List(ctx)
 	if err != nil {
@@ -122,7 +125,7 @@ func (l *Local) runningBuilds(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, b := range bs {
-		if b.Status == build.StatusRunning {
+		if b.Status == build.StatusRunning && b.Active {
 			n++
 		}
 	}
