@@ -16,6 +16,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/nova-dev/nova/engine/internal/yamlguard"
 )
 
 // maxSpecSize bounds one agent file; a role prompt is a few KiB.
@@ -35,8 +37,8 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 		return fail(0, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), maxSpecSize), nil)
 	}
 
-	if line := yamlTooDeep(data); line > 0 {
-		return fail(line, "", fmt.Sprintf("nesting is deeper than %d levels", maxYAMLNesting), nil)
+	if line := yamlguard.TooDeep(data); line > 0 {
+		return fail(line, "", fmt.Sprintf("nesting is deeper than %d levels", yamlguard.MaxNesting), nil)
 	}
 	file, err := parseYAML(data)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/nova-dev/nova/engine/internal/yamlguard"
 )
 
 // MaxSize bounds the PRD files Load reads.
@@ -365,8 +367,8 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 		return &ParseError{Name: name, Format: "yaml", Line: line, Column: col, Offset: -1, Field: field, Msg: msg, Err: err}
 	}
 
-	if line := yamlTooDeep(data); line > 0 {
-		return nil, perr(line, 0, "", fmt.Sprintf("nesting is deeper than %d levels", maxYAMLNesting), nil)
+	if line := yamlguard.TooDeep(data); line > 0 {
+		return nil, perr(line, 0, "", fmt.Sprintf("nesting is deeper than %d levels", yamlguard.MaxNesting), nil)
 	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {

@@ -1,21 +1,23 @@
-package prd
+// Package yamlguard rejects YAML that would make go-yaml slow or run out of
+// memory before the library sees it. The agent loader and the PRD parser
+// share it.
+package yamlguard
 
-// maxYAMLNesting bounds how deeply a YAML document may nest before go-yaml
-// sees it. go-yaml slows down sharply on deep nesting and runs out of memory
-// around 100k levels ("tasks: [[[[…"), and no PRD nests more than a few
-// levels. The same guard exists in engine/agents (kept separate so that
-// neither package imports the other).
+// MaxNesting bounds how deeply a YAML document may nest before go-yaml sees
+// it. go-yaml slows down sharply on deep nesting and runs out of memory
+// around 100k levels ("tasks: [[[[…"), and no agent file or PRD nests more
+// than a few levels.
 const (
-	maxYAMLNesting = 64
-	maxYAMLIndent  = 512 // columns of indentation plus leading "- " chains
+	MaxNesting = 64
+	MaxIndent  = 512 // columns of indentation plus leading "- " chains
 )
 
-// yamlTooDeep does a cheap lexical scan: it counts open flow collections
+// TooDeep does a cheap lexical scan: it counts open flow collections
 // ('[' and '{' outside quotes and comments) and the indentation of block
 // lines. It returns the 1-based line where a limit is first exceeded, or 0.
 // Brackets inside block scalars are counted too; that can only make the
-// check stricter, and only past maxYAMLNesting unclosed brackets.
-func yamlTooDeep(data []byte) int {
+// check stricter, and only past MaxNesting unclosed brackets.
+func TooDeep(data []byte) int {
 	line, depth := 1, 0
 	atLineStart := true
 	for i := 0; i < len(data); i++ {
@@ -35,7 +37,7 @@ func yamlTooDeep(data []byte) int {
 					i++
 				}
 			}
-			if col > maxYAMLIndent {
+			if col > MaxIndent {
 				return line
 			}
 			if i >= len(data) {
@@ -49,7 +51,7 @@ func yamlTooDeep(data []byte) int {
 			atLineStart = true
 		case '[', '{':
 			depth++
-			if depth > maxYAMLNesting {
+			if depth > MaxNesting {
 				return line
 			}
 		case ']', '}':
