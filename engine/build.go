@@ -109,6 +109,19 @@ func (l *Local) StartBuild(ctx context.Context, prdPath string, opts build.Optio
 	return b, eng.Go(b.ID, opts.Approve)
 }
 
+// Plans implements Workspace: the plans in .nova/prds/, each parsed and
+// validated against the roster (any agent is accepted when it is unreadable).
+func (l *Local) Plans(ctx context.Context) ([]build.PlanFile, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var known func(string) bool
+	if roster, _ := l.Agents(); roster != nil {
+		known = roster.Has
+	}
+	return build.ListPlans(l.ws.Path("prds"), known)
+}
+
 // ResumeBuild continues a build in the background.
 func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveFunc) error {
 	return l.Builds().Go(id, approve)

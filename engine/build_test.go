@@ -91,3 +91,22 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	require.NoError(t, ws.Builds().Wait(ctx, b.ID))
 	assert.ErrorIs(t, ws.ResumeBuild(ctx, 42, nil), build.ErrNotFound)
 }
+
+func TestPlansListsShippedPRDsValidatedAgainstTheRoster(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	bad := `{"meta":{"name":"Bad"},"tasks":[{"id":"a","title":"A","description":"x","agent":"NOBODY","status":"pending","dependencies":[],"phase":0,"attempts":0}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "prds", "bad.json"), []byte(bad), 0o644))
+	ws, err := engine.Open(context.Background(), engine.Options{Root: root, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	plans, err := ws.Plans(context.Background())
+	require.NoError(t, err)
+	got := map[string]error{}
+	for _, p := range plans {
+		got[p.Name] = p.Err
+	}
+	require.Contains(t, got, "prd-health-endpoint.json")
+	assert.NoError(t, got["prd-health-endpoint.json"], "the shipped plan uses real agents")
+	assert.ErrorContains(t, got["bad.json"], "NOBODY", "unknown agents are caught with the roster")
+}

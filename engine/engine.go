@@ -67,6 +67,9 @@ type Workspace interface {
 	// Builds is the build engine (the Ralph loop over a PRD): list, get,
 	// tasks by phase, create/run/resume (Go), pause, cancel (engine/build.go).
 	Builds() *build.Engine
+	// Plans lists the build plans in .nova/prds/, parsed and validated
+	// against the roster.
+	Plans(ctx context.Context) ([]build.PlanFile, error)
 	// StartBuild loads, validates and starts a PRD in the background.
 	StartBuild(ctx context.Context, prdPath string, opts build.Options) (build.Build, error)
 	// ResumeBuild continues a paused, canceled, failed or crashed build in

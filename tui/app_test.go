@@ -1,7 +1,6 @@
 package tui_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +20,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // fakeWS is a deterministic workspace for golden views. It embeds the
@@ -154,20 +153,8 @@ func newModel(t *testing.T, ws engine.Workspace, w, h int) tea.Model {
 func press(t *testing.T, m tea.Model, keys ...string) tea.Model {
 	t.Helper()
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "ctrl+p":
-			msg = tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
 		var cmd tea.Cmd
-		m, cmd = m.Update(msg)
+		m, cmd = m.Update(tuitest.Key(k))
 		m = drive(t, m, cmd)
 	}
 	return m
@@ -177,19 +164,10 @@ func press(t *testing.T, m tea.Model, keys ...string) tea.Model {
 // not depend on the terminal running the tests.
 func pinned(t *testing.T, m tea.Model) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(m.View().Content)
-	require.NoError(t, err)
-	return buf.String()
+	return tuitest.Pinned(m.View().Content)
 }
 
-func plain(m tea.Model) string {
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.Ascii}
-	_, _ = w.WriteString(m.View().Content)
-	return buf.String()
-}
+func plain(m tea.Model) string { return tuitest.Plain(m.View().Content) }
 
 func TestGoldenViews(t *testing.T) {
 	t.Parallel()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -75,6 +77,13 @@ func maxArgs(n int, names string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// positiveID reads a record id ("12" or "#12"); ok is false unless it is a
+// positive number. Callers turn a false into their own usage error.
+func positiveID(s string) (uint64, bool) {
+	id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
+	return id, err == nil && id > 0
 }
 
 // root locates the workspace root from --workspace, NOVA_WORKSPACE or the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -227,8 +226,8 @@ func (a *app) confirmChange(cmd *cobra.Command, yes bool, question, verb string)
 }
 
 func parseID(s string) (uint64, error) {
-	id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
-	if err != nil || id == 0 {
+	id, ok := positiveID(s)
+	if !ok {
 		return 0, usagef("%q is not a changeset id (a positive number, see `nova changes list`)", s)
 	}
 	return id, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -197,8 +196,8 @@ func (a *app) importUndoCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var id uint64
 			if args[0] != "last" {
-				n, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
-				if err != nil || n == 0 {
+				n, ok := positiveID(args[0])
+				if !ok {
 					return usagef("batch %q: want a batch id (a positive number) or `last`", args[0])
 				}
 				id = n

@@ -261,8 +261,8 @@ func (a *app) playbookPendingCmd() *cobra.Command {
 }
 
 func parseDeltaID(s string) (uint64, error) {
-	id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
-	if err != nil || id == 0 {
+	id, ok := positiveID(s)
+	if !ok {
 		return 0, usagef("%q is not a pending delta id (a positive number, see `nova playbook pending`)", s)
 	}
 	return id, nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -273,8 +272,8 @@ func branchList(ss rehearsal.Session) string {
 }
 
 func parseSessionID(s string) (uint64, error) {
-	id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
-	if err != nil || id == 0 {
+	id, ok := positiveID(s)
+	if !ok {
 		return 0, usagef("%q is not a rehearsal id (a positive number, see `nova rehearsal list`)", s)
 	}
 	return id, nil

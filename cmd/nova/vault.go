@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,8 +43,8 @@ func (a *app) withVault(ctx context.Context, readOnly bool, fn func(ws *engine.L
 
 // parseNodeID parses a node, edge or pattern id argument.
 func parseNodeID(s, what string) (uint64, error) {
-	id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(s), "#"), 10, 64)
-	if err != nil || id == 0 {
+	id, ok := positiveID(s)
+	if !ok {
 		return 0, usagef("%q is not a %s id (a positive number)", s, what)
 	}
 	return id, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 func newDialog() *Model {
@@ -35,12 +36,12 @@ func answer(t *testing.T, m *Model, keys ...tea.KeyPressMsg) (ResultMsg, bool) {
 }
 
 var (
-	kY     = tea.KeyPressMsg{Code: 'y', Text: "y"}
-	kN     = tea.KeyPressMsg{Code: 'n', Text: "n"}
-	kEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
-	kEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
-	kLeft  = tea.KeyPressMsg{Code: tea.KeyLeft}
-	kQ     = tea.KeyPressMsg{Code: 'q', Text: "q"}
+	kY     = tuitest.Key("y")
+	kN     = tuitest.Key("n")
+	kEsc   = tuitest.Key("esc")
+	kEnter = tuitest.Key("enter")
+	kLeft  = tuitest.Key("left")
+	kQ     = tuitest.Key("q")
 )
 
 func TestAnswers(t *testing.T) {

@@ -1,19 +1,17 @@
 package diffview
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 func newCommon() *common.Common {
@@ -47,35 +45,13 @@ func settle(t testing.TB, m *Model, cmd tea.Cmd) {
 
 func keyPress(m *Model, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "pgdown":
-			msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
-		case "pgup":
-			msg = tea.KeyPressMsg{Code: tea.KeyPgUp}
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
-		m.Update(msg)
+		m.Update(tuitest.Key(k))
 	}
 }
 
 func pinned(t testing.TB, s string) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(s)
-	require.NoError(t, err)
-	return buf.String()
+	return tuitest.Pinned(s)
 }
 
 // plain strips every escape sequence.

@@ -1,7 +1,6 @@
 package runview
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
@@ -24,6 +22,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
@@ -108,23 +107,10 @@ var finished = agents.Run{
 
 func pinned(t *testing.T, s string) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(s)
-	require.NoError(t, err)
-	return buf.String()
+	return tuitest.Pinned(s)
 }
 
-func press(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	}
-	r := []rune(k)
-	return tea.KeyPressMsg{Code: r[0], Text: k}
-}
+func press(k string) tea.KeyPressMsg { return tuitest.Key(k) }
 
 func TestGolden(t *testing.T) {
 	t.Parallel()

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
@@ -27,6 +25,7 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/runview"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
@@ -138,20 +137,7 @@ func (l *loop) until(cond func() bool) {
 
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "space":
-			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
+		msg := tuitest.Key(k)
 		l.dispatch(msg)
 	}
 }
@@ -169,11 +155,7 @@ func (l *loop) typeText(s string) {
 func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
 
 func (l *loop) pinned() string {
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(l.m.View())
-	require.NoError(l.t, err)
-	return buf.String()
+	return tuitest.Pinned(l.m.View())
 }
 
 func selectAgent(l *loop, id string) {

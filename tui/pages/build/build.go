@@ -8,7 +8,6 @@ package build
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +18,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
-	"github.com/nova-dev/nova/engine/prd"
+	enginebuild "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
@@ -91,13 +90,7 @@ type flushMsg struct{}
 type spinMsg struct{}
 
 // prdFile is one entry of the PRD picker.
-type prdFile struct {
-	Path  string
-	Name  string // the file's base name
-	Title string // meta.name
-	Tasks int
-	Err   error // parse or validation problems; nil = can start
-}
+type prdFile = enginebuild.PlanFile
 
 // Model is the Build page.
 type Model struct {
@@ -230,48 +223,14 @@ func (m *Model) loadDetail() tea.Cmd {
 	}, func(err error) tea.Msg { return detailMsg{gen: gen, err: err} })
 }
 
-// loadPRDs lists .nova/prds/*.json|yaml|yml, parsing and validating each.
+// loadPRDs lists the workspace's build plans, parsed and validated by the
+// engine.
 func (m *Model) loadPRDs() tea.Cmd {
-	ws := m.c.WS
+	ws, ctx := m.c.WS, m.c.Ctx
 	return guard(func() tea.Msg {
 		dir := filepath.Join(ws.Info().Root, ".nova", "prds")
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return prdsMsg{dir: dir, err: err}
-		}
-		var roster *agents.Roster
-		func() {
-			defer func() { _ = recover() }() // a workspace without a roster
-			roster, _ = ws.Agents()
-		}()
-		known := func(id string) bool {
-			if roster == nil {
-				return true
-			}
-			_, err := roster.Get(id)
-			return err == nil
-		}
-		var files []prdFile
-		for _, e := range entries {
-			ext := strings.ToLower(filepath.Ext(e.Name()))
-			if e.IsDir() || (ext != ".json" && ext != ".yaml" && ext != ".yml") {
-				continue
-			}
-			p := filepath.Join(dir, e.Name())
-			f := prdFile{Path: p, Name: e.Name()}
-			var plan *prd.PRD
-			data, err := os.ReadFile(p)
-			if err == nil {
-				plan, err = prd.Parse(e.Name(), data) // errors name the file, not the temp path
-			}
-			if err == nil {
-				f.Title, f.Tasks = plan.Meta.Name, len(plan.Tasks)
-				err = prd.Validate(plan, known)
-			}
-			f.Err = err
-			files = append(files, f)
-		}
-		return prdsMsg{dir: dir, files: files}
+		files, err := ws.Plans(ctx)
+		return prdsMsg{dir: dir, files: files, err: err}
 	}, func(err error) tea.Msg { return prdsMsg{err: err} })
 }
 

@@ -1,30 +1,29 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	enginebuild "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 
 // fakeWS is a workspace for the fake-source tests: only Info, Config and
-// Subscribe are used (and Agents by the PRD picker, which tolerates the
-// panic of a missing capability).
+// Subscribe are used, and Plans by the PRD picker.
 type fakeWS struct {
 	engine.Workspace
 	root    string
@@ -38,6 +37,11 @@ func (f *fakeWS) AnswerApproval(id string, approve bool) error {
 	defer f.mu.Unlock()
 	f.answers = append(f.answers, fmt.Sprintf("%s %v", id, approve))
 	return nil
+}
+
+// Plans lists the plans as the engine does, without a roster (any agent).
+func (f *fakeWS) Plans(context.Context) ([]enginebuild.PlanFile, error) {
+	return enginebuild.ListPlans(filepath.Join(f.root, ".nova", "prds"), nil)
 }
 
 func (f *fakeWS) Info() engine.Info                             { return engine.Info{Root: f.root} }
@@ -204,20 +208,7 @@ func (l *loop) settle(d time.Duration) {
 
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
+		msg := tuitest.Key(k)
 		l.dispatch(msg)
 	}
 }
@@ -225,9 +216,5 @@ func (l *loop) press(keys ...string) {
 func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
 
 func (l *loop) pinned() string {
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(l.m.View())
-	require.NoError(l.t, err)
-	return buf.String()
+	return tuitest.Pinned(l.m.View())
 }

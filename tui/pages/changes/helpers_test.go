@@ -8,11 +8,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
-
-	"bytes"
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
@@ -21,6 +18,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // epoch is the fixed clock of the tests.
@@ -145,32 +143,11 @@ func (h *harness) press(keys ...string) {
 	}
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	}
-	r := []rune(k)
-	return tea.KeyPressMsg{Code: r[0], Text: k}
-}
+func keyMsg(k string) tea.KeyPressMsg { return tuitest.Key(k) }
 
 func (h *harness) pinned() string {
 	h.t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(h.m.View())
-	require.NoError(h.t, err)
-	return buf.String()
+	return tuitest.Pinned(h.m.View())
 }
 
 func (h *harness) plain() string { return ansi.Strip(h.m.View()) }

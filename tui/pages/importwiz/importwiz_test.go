@@ -1,7 +1,6 @@
 package importwiz
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
@@ -26,6 +24,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // fakeWS is a workspace with a real importer over a bbolt file in a temp dir. Everything
@@ -131,30 +130,7 @@ func drive(t *testing.T, m *Model, cmd tea.Cmd) {
 func press(t *testing.T, m *Model, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "space":
-			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "backspace":
-			msg = tea.KeyPressMsg{Code: tea.KeyBackspace}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
+		msg := tuitest.Key(k)
 		_, cmd := m.Update(msg)
 		drive(t, m, cmd)
 	}
@@ -162,11 +138,7 @@ func press(t *testing.T, m *Model, keys ...string) {
 
 func pinned(t *testing.T, m *Model) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(m.View())
-	require.NoError(t, err)
-	return buf.String()
+	return tuitest.Pinned(m.View())
 }
 
 // plain is the view without any escape sequence.

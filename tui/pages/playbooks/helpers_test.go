@@ -1,13 +1,11 @@
 package playbooks
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
@@ -122,22 +121,7 @@ func (l *loop) settle(d time.Duration) {
 
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "tab":
-			msg = tea.KeyPressMsg{Code: tea.KeyTab}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "space":
-			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		default:
-			r := []rune(k)
-			msg = tea.KeyPressMsg{Code: r[0], Text: k}
-		}
+		msg := tuitest.Key(k)
 		l.dispatch(msg)
 	}
 }
@@ -155,11 +139,7 @@ func (l *loop) typeText(s string) {
 func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
 
 func (l *loop) pinned() string {
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(l.m.View())
-	require.NoError(l.t, err)
-	return buf.String()
+	return tuitest.Pinned(l.m.View())
 }
 
 // seed fills MARS's and VENUS's playbooks with rules, versions and pending

@@ -1,13 +1,11 @@
 package vault_test
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/pages/home"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // fixedNow is the clock of the test vaults, so timestamps in goldens are
@@ -197,32 +196,7 @@ func drive(m tea.Model, cmd tea.Cmd) tea.Model {
 	return m
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	}
-	r := []rune(k)
-	return tea.KeyPressMsg{Code: r[0], Text: k}
-}
+func keyMsg(k string) tea.KeyPressMsg { return tuitest.Key(k) }
 
 // press sends keys one by one, running what each returns.
 func press(m tea.Model, keys ...string) tea.Model {
@@ -249,11 +223,7 @@ func typeText(m tea.Model, text string) tea.Model {
 // pinned renders the view through the ANSI256 colour profile.
 func pinned(t testing.TB, m tea.Model) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := &colorprofile.Writer{Forward: &buf, Profile: colorprofile.ANSI256}
-	_, err := w.WriteString(m.View().Content)
-	require.NoError(t, err)
-	return buf.String()
+	return tuitest.Pinned(m.View().Content)
 }
 
 // plain renders the view as text, without any escape sequence.

@@ -1,0 +1,97 @@
+package tuitest_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/tui/tuitest"
+)
+
+func TestKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		want tea.KeyPressMsg
+	}{
+		{"enter", tea.KeyPressMsg{Code: tea.KeyEnter}},
+		{"esc", tea.KeyPressMsg{Code: tea.KeyEscape}},
+		{"tab", tea.KeyPressMsg{Code: tea.KeyTab}},
+		{"shift+tab", tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}},
+		{"up", tea.KeyPressMsg{Code: tea.KeyUp}},
+		{"down", tea.KeyPressMsg{Code: tea.KeyDown}},
+		{"left", tea.KeyPressMsg{Code: tea.KeyLeft}},
+		{"right", tea.KeyPressMsg{Code: tea.KeyRight}},
+		{"pgup", tea.KeyPressMsg{Code: tea.KeyPgUp}},
+		{"pgdown", tea.KeyPressMsg{Code: tea.KeyPgDown}},
+		{"backspace", tea.KeyPressMsg{Code: tea.KeyBackspace}},
+		{"space", tea.KeyPressMsg{Code: ' ', Text: " "}},
+		{"ctrl+p", tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}},
+		{"j", tea.KeyPressMsg{Code: 'j', Text: "j"}},
+		{"G", tea.KeyPressMsg{Code: 'G', Text: "G"}},
+		{"é", tea.KeyPressMsg{Code: 'é', Text: "é"}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, tuitest.Key(c.name), c.name)
+	}
+	assert.Equal(t, "enter", tuitest.Key("enter").String())
+	assert.Equal(t, "shift+tab", tuitest.Key("shift+tab").String())
+	assert.Equal(t, "space", tuitest.Key("space").String())
+	assert.Equal(t, "ctrl+p", tuitest.Key("ctrl+p").String())
+	assert.Panics(t, func() { tuitest.Key("") })
+}
+
+func TestRenderers(t *testing.T) {
+	t.Parallel()
+	const red = "\x1b[1;38;2;255;0;0mhi\x1b[m"
+	assert.Equal(t, "plain", tuitest.Pinned("plain"))
+	assert.Equal(t, "\x1b[1;38;5;196mhi\x1b[m", tuitest.Pinned(red), "true colour is cut to ANSI256")
+	assert.Equal(t, "\x1b[1mhi\x1b[m", tuitest.Plain(red), "colour dropped, bold kept")
+}
+
+// TestOnlyTestsImportIt keeps the package out of the binary: no non-test
+// file of the module may import it.
+func TestOnlyTestsImportIt(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "module root")
+	const self = "github.com/nova-dev/nova/tui/tuitest"
+	var offenders []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == filepath.Join(root, "tui", "tuitest") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == self {
+				offenders = append(offenders, path)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Empty(t, offenders, "non-test code imports tuitest")
+}
