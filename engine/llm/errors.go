@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 // Sentinel errors callers branch on with errors.Is. The errors returned by
@@ -20,26 +22,32 @@ var (
 	// ErrUnreachable: nothing answers at the configured host (connection
 	// refused, unknown host, dial timeout). The message names the host tried
 	// and how to fix it.
-	ErrUnreachable = errors.New("ollama is not reachable")
+	ErrUnreachable error = failure.NewSentinel(failure.Unreachable, "ollama is not reachable")
 	// ErrModelNotFound: the model is not pulled. The message carries the
 	// `ollama pull` hint.
-	ErrModelNotFound = errors.New("model not found")
+	ErrModelNotFound error = failure.NewSentinel(failure.Misconfigured, "model not found")
 	// ErrServer: Ollama answered 5xx, sent an {"error": ...} line inside a
 	// stream, or sent something that is not its protocol.
-	ErrServer = errors.New("ollama server error")
+	ErrServer error = failure.NewSentinel(failure.Server, "ollama server error")
 	// ErrStreamCut: the connection ended before Ollama said done.
-	ErrStreamCut = errors.New("ollama stream cut before completion")
+	ErrStreamCut error = failure.NewSentinel(failure.Cut, "ollama stream cut before completion")
 	// ErrTimeout: no complete answer within the per-call or per-request
 	// timeout. Such errors also satisfy errors.Is(err, context.DeadlineExceeded).
-	ErrTimeout = errors.New("ollama timed out")
+	ErrTimeout error = failure.NewSentinel(failure.Stalled, "ollama timed out")
 	// ErrBadRequest: Ollama (or this package, before sending) rejected the
 	// request as invalid (4xx other than 404), e.g. a model that does not
 	// support tools. Retrying the same request will not help.
-	ErrBadRequest = errors.New("ollama rejected the request")
+	ErrBadRequest error = failure.NewSentinel(failure.Misconfigured, "ollama rejected the request")
 	// ErrBudgetExceeded: a token Budget is spent; the call was not made.
-	ErrBudgetExceeded = errors.New("token budget exceeded")
+	ErrBudgetExceeded error = failure.NewSentinel(failure.Misconfigured, "token budget exceeded")
 	// ErrInvalidOutput: the model's output could not be parsed or validated.
-	ErrInvalidOutput = errors.New("invalid model output")
+	ErrInvalidOutput error = failure.NewSentinel(failure.InvalidOutput, "invalid model output")
+	// ErrLength: the reply stopped at the token limit (done_reason "length");
+	// it is never accepted as a complete answer.
+	ErrLength error = failure.NewSentinel(failure.Length, "reply hit the token limit")
+	// ErrRepetition: the server ended the stream without done after the model
+	// kept repeating itself; an identical request would do the same.
+	ErrRepetition error = failure.NewSentinel(failure.Repetition, "model output degenerated into repetition")
 )
 
 // UnreachableError is returned (wrapped) when Ollama cannot be reached.
@@ -60,6 +68,9 @@ func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachab
 // Unwrap returns the underlying network error.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
+// FailureKind implements failure.Kinded.
+func (e *UnreachableError) FailureKind() failure.Kind { return failure.Unreachable }
+
 // ModelNotFoundError is returned when Ollama answers 404 for a model.
 // errors.Is(err, ErrModelNotFound) holds.
 type ModelNotFoundError struct {
@@ -73,6 +84,9 @@ func (e *ModelNotFoundError) Error() string {
 
 // Is reports whether target is ErrModelNotFound.
 func (e *ModelNotFoundError) Is(target error) bool { return target == ErrModelNotFound }
+
+// FailureKind implements failure.Kinded.
+func (e *ModelNotFoundError) FailureKind() failure.Kind { return failure.Misconfigured }
 
 // kind is the classification of one failed attempt.
 type kind int
