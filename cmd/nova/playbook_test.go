@@ -97,8 +97,11 @@ func TestPlaybookCLI(t *testing.T) {
 	assert.Contains(t, r.stdout, "MARS playbook, version 3")
 
 	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1")
+	require.Equal(t, 2, r.code, "delete asks first: off a terminal it needs --yes")
+	assert.Contains(t, r.stderr, "pass --yes")
+	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
-	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1")
+	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1", "--yes")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "not found")
 
@@ -157,6 +160,8 @@ func TestPlaybookPendingApproveRejectCLI(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "EARTH playbook is now version 1")
 	r = runNova(t, dir, nil, "playbook", "reject", jsonID(ids[1]), "--json")
+	require.Equal(t, 2, r.code, "reject drops the delta: off a terminal it needs --yes")
+	r = runNova(t, dir, nil, "playbook", "reject", jsonID(ids[1]), "--json", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.JSONEq(t, `{"id":`+jsonID(ids[1])+`,"approved":false,"agent":"EARTH"}`, r.stdout)
 
