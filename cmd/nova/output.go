@@ -43,6 +43,8 @@ func Sanitize(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
 		case r < 0x20:
 			b.WriteByte('^')
 			b.WriteByte(byte(r) + '@')
