@@ -186,9 +186,13 @@ func TestHumanOutputIsSanitised(t *testing.T) {
 		assertInert(t, so.String(), what)
 	}
 	inert := map[string]func() error{
-		"vault show":   func() error { return runVaultShow(ctx, &vaultShowOptions{Env: e, ID: id}) },
-		"vault list":   func() error { return runVaultList(ctx, &vaultListOptions{Env: e, List: vault.ListOptions{Tag: "zz-hostile"}}) },
-		"vault search": func() error { return runVaultSearch(ctx, &vaultSearchOptions{Env: e, Query: "globals defaults", Search: vault.SearchOptions{Limit: 5}}) },
+		"vault show": func() error { return runVaultShow(ctx, &vaultShowOptions{Env: e, ID: id}) },
+		"vault list": func() error {
+			return runVaultList(ctx, &vaultListOptions{Env: e, List: vault.ListOptions{Tag: "zz-hostile"}})
+		},
+		"vault search": func() error {
+			return runVaultSearch(ctx, &vaultSearchOptions{Env: e, Query: "globals defaults", Search: vault.SearchOptions{Limit: 5}})
+		},
 		"vault add": func() error {
 			return runVaultAdd(ctx, &vaultAddOptions{Env: e, Node: vault.Node{Type: vault.Pattern, Content: hostile}})
 		},
