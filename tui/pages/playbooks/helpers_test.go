@@ -65,19 +65,19 @@ type managerSource struct {
 var _ Source = managerSource{}
 
 func (s managerSource) ListPlaybooks(ctx context.Context) ([]ace.Summary, error) {
-	return s.Manager.List(ctx)
+	return s.List(ctx)
 }
 func (s managerSource) PlaybookHistory(ctx context.Context, agent string) ([]ace.Version, error) {
-	return s.Manager.History(ctx, agent)
+	return s.History(ctx, agent)
 }
 func (s managerSource) ListPendingDeltas(ctx context.Context) ([]ace.Pending, error) {
-	return s.Manager.ListPending(ctx)
+	return s.ListPending(ctx)
 }
 func (s managerSource) ApproveDelta(ctx context.Context, id uint64) (ace.Playbook, error) {
-	return s.Manager.Approve(ctx, id)
+	return s.Approve(ctx, id)
 }
 func (s managerSource) RejectDelta(ctx context.Context, id uint64) (ace.Pending, error) {
-	return s.Manager.Reject(ctx, id)
+	return s.Reject(ctx, id)
 }
 func (s managerSource) AddRule(ctx context.Context, agent, content string, tags []string, confidence float64) (engine.RuleResult, error) {
 	r, p, err := s.Manager.AddRule(ctx, agent, content, tags, confidence)
