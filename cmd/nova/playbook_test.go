@@ -23,7 +23,8 @@ func initPlaybookWS(t *testing.T) string {
 	return dir
 }
 
-// withDB runs fn on the workspace's database while no nova process runs.
+// withDB runs fn on the workspace's database while no nova process runs
+// (seeding state no verb writes, such as pending deltas: direct workspaces only).
 func withDB(t *testing.T, dir string, fn func(db *storage.DB)) {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(dir, ".nova", "nova.db"), storage.Options{})

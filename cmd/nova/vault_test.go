@@ -387,6 +387,9 @@ func TestWisdomCLI(t *testing.T) {
 
 func TestVaultCLIListingsShareTheDatabase(t *testing.T) {
 	t.Parallel()
+	if testWorkspaceKind(t) != "direct" {
+		t.Skip("about opening the database directly")
+	}
 	dir := initDir(t)
 	id := addNode(t, dir, "--type", "pattern", "--content", "Readers share the database")
 	// Another reader (a running `nova vault list`, say) holds a shared lock.
