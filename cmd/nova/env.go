@@ -45,6 +45,9 @@ type Env struct {
 	Prompt func(ctx context.Context, question string) (bool, error)
 	// Version and Commit are the build's (`nova version`).
 	Version, Commit string
+	// fullScreen: the TUI owns the terminal, so engine diagnostics must not
+	// be written to stderr (they arrive as EventLog events instead).
+	fullScreen bool
 
 	mu    sync.Mutex
 	stdin *bufio.Reader

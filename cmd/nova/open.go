@@ -22,11 +22,9 @@ func openWorkspace(ctx context.Context, env *Env, readOnly bool) (engine.Workspa
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Options{
-		Root:     root,
-		ReadOnly: readOnly,
-		Getenv:   env.Getenv,
-		Defaults: nova.Defaults,
-		Logf:     env.IO.Logf,
-	})
+	opts := engine.Options{Root: root, ReadOnly: readOnly, Getenv: env.Getenv, Defaults: nova.Defaults}
+	if !env.fullScreen {
+		opts.Logf = env.IO.Logf // the playbook system's diagnostics, on stderr
+	}
+	return engine.Open(ctx, opts)
 }

@@ -72,6 +72,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.fullScreen = true
 	ws, err := opts.Workspace(ctx, false)
 	if err != nil {
 		return err
