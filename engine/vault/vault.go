@@ -16,8 +16,9 @@ const (
 
 // Limits are what a tier allows.
 type Limits struct {
-	// MaxNodes is the most nodes Learn keeps (0 = unlimited); when full it
-	// evicts the lowest-confidence node.
+	// MaxNodes is the tier's node cap (0 = unlimited). User writes over it
+	// are refused; learning archives a less confident node or is not stored
+	// (see CheckCap and the package comment).
 	MaxNodes int `json:"maxNodes"`
 	// GlobalInjections is how many global-wisdom patterns go into a prompt.
 	GlobalInjections int `json:"globalInjections"`
@@ -46,6 +47,11 @@ type Change struct {
 	Edges []uint64 `json:"edges,omitempty"`
 	// Revision is the vault's change counter after the write.
 	Revision uint64 `json:"revision"`
+	// Archived lists the nodes the tier cap moved to the archive in this
+	// write (they are also in Nodes); NotStored counts learned nodes the cap
+	// left out because no stored node was less confident.
+	Archived  []uint64 `json:"archived,omitempty"`
+	NotStored int      `json:"notStored,omitempty"`
 }
 
 // Options configures a Vault. The zero value works (user "local", free tier,

@@ -103,25 +103,32 @@ func Recency(age time.Duration) float64 {
 // persisted in the wisdom bucket of the same database.
 type Wisdom struct{ v *Vault }
 
-// Nested buckets of the wisdom bucket.
+// Nested buckets of the wisdom bucket, created by storage migration 2 (see
+// storage/doc.go for their keys).
 var (
-	wbPatterns   = []byte("patterns")   // pattern id → WisdomPattern
-	wbSources    = []byte("sources")    // vault node id → pattern id
-	wbPromotions = []byte("promotions") // user 0x00 time(unix ns) node id → pattern id
-	wbOptIn      = []byte("optin")      // user → "1" or "0"
+	wbPatterns   = storage.WisdomPatterns   // pattern id → WisdomPattern
+	wbSources    = storage.WisdomSources    // vault node id → pattern id
+	wbPromotions = storage.WisdomPromotions // user 0x00 time(unix ns) node id → pattern id
+	wbOptIn      = storage.WisdomOptIn      // user → "1" or "0"
+	wbBundles    = storage.WisdomBundles    // bundle id → BundleImport
 )
 
 var patternCodec = storage.Codec[WisdomPattern]{Version: 1}
 
-func wisdomBucket(tx *bolt.Tx, name []byte, create bool) (*bolt.Bucket, error) {
+// wisdomBucket returns a nested bucket of wisdom. The buckets are created by
+// a migration, never here: a missing one means a damaged database. The
+// create argument is kept for the call sites' intent (write paths pass true)
+// and changes nothing.
+func wisdomBucket(tx *bolt.Tx, name []byte, _ bool) (*bolt.Bucket, error) {
 	root := tx.Bucket(storage.BucketWisdom)
 	if root == nil {
 		return nil, fmt.Errorf("wisdom bucket missing: %w", storage.ErrCorrupt)
 	}
-	if b := root.Bucket(name); b != nil || !create {
-		return b, nil
+	b := root.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("wisdom/%s bucket missing: %w", name, storage.ErrCorrupt)
 	}
-	return root.CreateBucket(name)
+	return b, nil
 }
 
 func (w *Wisdom) write(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
