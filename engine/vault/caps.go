@@ -455,3 +455,17 @@ func (v *Vault) Tombstones(ctx context.Context) ([]Tombstone, error) {
 	})
 	return out, err
 }
+
+// CheckAdd reports, inside a read view, whether a user write adding n nodes
+// would pass the tier cap (nil) or be refused (*CapError).
+func (r *ReadTx) CheckAdd(n int) error { return CheckCap(r.v.opts.Tier, nodeCount(r.tx), n) }
+
+// DropArchived deletes node id from the archive (an import undo removing
+// what its batch added, archived or not); it reports whether it was there.
+func (t *ImportTx) DropArchived(id uint64) (bool, error) {
+	b := t.tx.Bucket(storage.BucketVaultArchive)
+	if b == nil || b.Get(storage.Key(id)) == nil {
+		return false, nil
+	}
+	return true, b.Delete(storage.Key(id))
+}
