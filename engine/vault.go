@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -42,6 +43,7 @@ func (l *Local) Vault() *vault.Vault {
 			ProjectTerms: projectTerms(l.ws.Root),
 			OnChange: func(c vault.Change) {
 				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op, Payload: c})
+				l.publishCapEvents(c)
 			},
 		}
 		if cfg.Models.Embed != "" {
@@ -54,6 +56,21 @@ func (l *Local) Vault() *vault.Vault {
 		l.vs.v = vault.New(l.db, opts)
 	}
 	return l.vs.v
+}
+
+// publishCapEvents reports what the tier cap did in one write, as counts:
+// nodes moved to the archive, learned nodes left out.
+func (l *Local) publishCapEvents(c vault.Change) {
+	cfg := l.Config()
+	limit := vault.TierLimits(cfg.Tier).MaxNodes
+	if n := len(c.Archived); n > 0 {
+		l.Publish(Event{Type: EventNodesArchived, Topic: TopicVault, Done: n, Payload: c,
+			Text: fmt.Sprintf("%d vault node(s) moved to the archive to make room (the %s tier keeps %d nodes); see `nova vault archive list`", n, cfg.Tier, limit)})
+	}
+	if c.NotStored > 0 {
+		l.Publish(Event{Type: EventNodesNotStored, Topic: TopicVault, Done: c.NotStored, Payload: c,
+			Text: fmt.Sprintf("%d learned node(s) not stored: the vault is at the %s tier's %d-node cap and every stored node is at least as confident", c.NotStored, cfg.Tier, limit)})
+	}
 }
 
 // Wisdom returns the global-wisdom pipeline of the workspace's vault.

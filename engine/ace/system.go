@@ -179,10 +179,13 @@ func (s *System) vaultNode(ctx context.Context, n vault.Node) uint64 {
 	if v == nil {
 		return 0
 	}
-	res, err := v.Learn(ctx, n)
+	rs, err := v.LearnAs(ctx, vault.ByLearning, n)
 	if err != nil {
 		s.logf("ace: vault: %v", err)
 		return 0
 	}
-	return res.Node.ID
+	if len(rs) == 0 || rs[0].NotStored {
+		return 0
+	}
+	return rs[0].Node.ID
 }
