@@ -38,19 +38,24 @@ func (l *Local) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
 		l.build.eng = build.New(build.Config{
-			Root:          l.ws.Root,
-			OutputDir:     filepath.Join(l.Dir(), "output"),
-			Tier:          cfg.Tier,
-			Autonomy:      cfg.Autonomy,
-			Parallelism:   cfg.Build.Parallelism,
-			Checks:        cfg.Checks,
-			CheckTimeout:  cfg.Commands.Timeout.D(),
-			Judge:         cfg.Build.Judge,
-			JudgeModel:    cfg.Models.Medium,
-			PromptTokens:  cfg.Budgets.PromptTokens,
-			VaultShare:    cfg.Budgets.VaultShare,
-			PlaybookShare: cfg.Budgets.PlaybookShare,
-			BuildTokens:   cfg.Budgets.BuildTokens,
+			Root:           l.ws.Root,
+			OutputDir:      filepath.Join(l.Dir(), "output"),
+			Tier:           cfg.Tier,
+			Autonomy:       cfg.Autonomy,
+			Parallelism:    cfg.Build.Parallelism,
+			Checks:         cfg.Checks,
+			CheckTimeout:   cfg.Commands.Timeout.D(),
+			Judge:          cfg.Build.Judge,
+			JudgeModel:     cfg.Models.Medium,
+			PromptTokens:   cfg.Budgets.PromptTokens,
+			VaultShare:     cfg.Budgets.VaultShare,
+			PlaybookShare:  cfg.Budgets.PlaybookShare,
+			KnowledgeShare: cfg.Budgets.KnowledgeShare,
+			BuildTokens:    cfg.Budgets.BuildTokens,
+			Inconclusive:   cfg.Verify.Inconclusive,
+			WaitLimit:      cfg.Ollama.WaitLimit.D(),
+			MaxEscalations: noneIfZero(cfg.Build.MaxEscalations),
+			MaxLargeCalls:  noneIfZero(cfg.Build.MaxLargeCalls),
 		}, build.Deps{
 			DB:      l.db,
 			Exec:    l.execBuildTask,
@@ -70,9 +75,18 @@ func (l *Local) Builds() *build.Engine {
 	return l.build.eng
 }
 
+// noneIfZero maps a config cap of 0 (none) to build.Config's "none" (-1).
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
+	autonomy := req.Autonomy
 	return l.RunAgent(ctx, req.Agent, req.Task, RunOptions{ExtraContext: req.Extra,
-		TaskID: req.TaskID, BuildID: req.BuildID, Approve: req.Approve})
+		TaskID: req.TaskID, BuildID: req.BuildID, Approve: req.Approve, Tier: req.Tier, Autonomy: &autonomy})
 }
 
 func (l *Local) publishBuild(ev build.Event) {
@@ -81,6 +95,14 @@ func (l *Local) publishBuild(ev build.Event) {
 	switch ev.Kind {
 	case build.KindTask:
 		e.Type = EventTask
+	case build.KindWaiting:
+		e.Type = EventTaskWaiting
+	case build.KindAsking:
+		e.Type = EventTaskAsking
+	case build.KindEscalated:
+		e.Type = EventTaskEscalated
+	case build.KindBudget:
+		e.Type = EventBudgetWarning
 	case build.KindDone:
 		e.Type = EventDone
 	case build.KindFailed:
@@ -127,6 +149,18 @@ func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveF
 	return l.Builds().Go(id, approve)
 }
 
+// AnswerTask answers a build task that asks the user (event taskAsking):
+// the answer goes into the task's next attempt. When the build runs in this
+// process it continues at once (resumed); otherwise the task is pending and
+// ResumeBuild continues the build.
+func (l *Local) AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error) {
+	return l.Builds().AnswerTask(ctx, buildID, taskID, text)
+}
+
+// RunningBuilds lists the builds running in this process: the TUI asks
+// before quitting while there are any (quitting interrupts them, resumable).
+func (l *Local) RunningBuilds() []uint64 { return l.Builds().Running() }
+
 // runningBuilds counts builds running in this process (Summary). A build
 // stored as running but not active here was interrupted (its process was
 // killed): only one process can hold the workspace, so it is resumable, not
@@ -138,7 +172,7 @@ func (l *Local) runningBuilds(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, b := range bs {
-		if b.Status == build.StatusRunning && b.Active {
+		if b.Active {
 			n++
 		}
 	}

@@ -44,6 +44,9 @@ type RunOptions struct {
 	OnEvent func(agents.Event)
 	// TaskID and BuildID link the run to a build task.
 	TaskID, BuildID string
+	// Autonomy, when set, replaces the configured autonomy for this run (a
+	// build's level governs its runs' command approvals).
+	Autonomy *int
 }
 
 // RunResult is a finished (or failed) agent run: outcome with tokens,
@@ -170,7 +173,7 @@ func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOpti
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: opts.ExtraContext, Approve: approve,
-		TaskID: opts.TaskID, BuildID: opts.BuildID,
+		TaskID: opts.TaskID, BuildID: opts.BuildID, Autonomy: opts.Autonomy,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)

@@ -113,7 +113,7 @@ func (s *System) AfterTask(ctx context.Context, o Outcome, forceReflect bool) (A
 		return rep, fmt.Errorf("record outcome: %w", err)
 	}
 	level := o.Autonomy // the build's level wins over the configured one
-	if level == 0 {
+	if level == 0 && !o.AutonomySet {
 		level = s.autonomy()
 	}
 	if forceReflect || level >= ReflectAutonomy {

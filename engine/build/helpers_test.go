@@ -1,6 +1,7 @@
 package build_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -121,6 +122,11 @@ type harnessOpts struct {
 	cfg   build.Config
 	hooks build.Hooks
 	vault bool
+	// zeroShares keeps the config's budget shares as given (0 = off);
+	// otherwise zero shares take the shipped defaults.
+	zeroShares bool
+	// ping replaces the server check used while a task waits.
+	ping func(context.Context) error
 }
 
 func newHarness(t testing.TB, o harnessOpts) *Harness {
@@ -157,6 +163,14 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 	if cfg.Tier == "" {
 		cfg.Tier = "free"
 	}
+	if !o.zeroShares {
+		cfg.VaultShare = cmp.Or(cfg.VaultShare, build.DefaultVaultShare)
+		cfg.PlaybookShare = cmp.Or(cfg.PlaybookShare, build.DefaultPlaybookShare)
+		cfg.KnowledgeShare = cmp.Or(cfg.KnowledgeShare, build.DefaultKnowledgeShare)
+	}
+	if cfg.WaitBackoff == 0 {
+		cfg.WaitBackoff = 20 * time.Millisecond
+	}
 	cfg.JudgeModel = testModels[1]
 	h.Eng = build.New(cfg, build.Deps{
 		DB: db,
@@ -165,8 +179,15 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			if err != nil {
 				return agents.Run{}, err
 			}
-			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID})
+			var tier llm.Tier
+			if req.Tier != "" {
+				tier = llm.Tier(req.Tier)
+			}
+			autonomy := req.Autonomy
+			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID,
+				Tier: tier, Autonomy: &autonomy, Approve: req.Approve})
 		},
+		Ping:        o.ping,
 		Changes:     cs,
 		Vault:       h.Vault,
 		LLM:         client,
