@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -480,3 +481,31 @@ func (sharePlaybook) Context(context.Context, string, string, int) (string, []st
 	return "PLAYBOOK-BLOCK", []string{"r1"}, nil
 }
 func (sharePlaybook) AfterTask(context.Context, build.TaskResult) error { return nil }
+
+// Regression (issue 10): `true && true` passed in a rehearsal (sh -c) and
+// was refused in a build gate. One runner: the same syntax in both (the
+// rehearsal side is in engine/rehearsal's TestChecksUseTheSharedRunner).
+func TestCheckGateUsesTheShellSyntaxOfRehearsals(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	h := newHarness(t, harnessOpts{cfg: build.Config{Checks: []string{"true && true", "test -f new.go && ! test -e .nova"}}})
+	h.Script.Files["a"] = map[string]string{"new.go": "package main\n"}
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("a:MARS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, b.Status, b.Reason)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	g := ts[0].Gates
+	var names []string
+	for _, x := range g {
+		names = append(names, x.Name)
+		if strings.HasPrefix(x.Name, build.GateCheck) {
+			assert.True(t, x.Passed, "%s: %s", x.Name, x.Detail)
+		}
+	}
+	assert.Contains(t, names, "check: true && true")
+}
