@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/workspace"
 )
 
 // TopicVault is the Topic of the EventChanged published after every
@@ -23,6 +24,18 @@ const TopicVault = "vault"
 type vaultState struct {
 	mu sync.Mutex
 	v  *vault.Vault
+
+	identityOnce sync.Once
+	identity     string
+}
+
+// Identity is the workspace identity (config userId, or git's user.email
+// when userId is the default "local"): who promotes, backs and reports
+// global wisdom from this workspace. Wisdom records it as a pseudonymous
+// author id; it is never taken from a flag.
+func (l *Local) Identity() string {
+	l.vs.identityOnce.Do(func() { l.vs.identity = workspace.Identity(l.ws.Root, l.Config().UserID) })
+	return l.vs.identity
 }
 
 // Vault returns the workspace's taste vault. The first call builds it, which
@@ -38,6 +51,7 @@ func (l *Local) Vault() *vault.Vault {
 		cfg := l.Config()
 		opts := vault.Options{
 			UserID:       cfg.UserID,
+			Identity:     l.Identity(),
 			Tier:         cfg.Tier,
 			OptInGlobal:  cfg.Vault.OptInGlobal,
 			ProjectTerms: projectTerms(l.ws.Root),

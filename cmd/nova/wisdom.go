@@ -123,12 +123,11 @@ func (a *app) wisdomReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withWisdom(cmd, false, func(ws *engine.Local, w *vault.Wisdom) error {
-				u := user
-				if u == "" {
-					u = ws.Config().UserID
-				}
-				p, err := w.ReportHarm(cmd.Context(), id, u, reason)
+			if err := noUserFlag(user); err != nil {
+				return err
+			}
+			return a.withWisdom(cmd, false, func(_ *engine.Local, w *vault.Wisdom) error {
+				p, err := w.ReportHarm(cmd.Context(), id, reason)
 				if err != nil {
 					return err
 				}
@@ -228,12 +227,11 @@ func (a *app) wisdomEndorseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withWisdom(cmd, false, func(ws *engine.Local, w *vault.Wisdom) error {
-				u := user
-				if u == "" {
-					u = ws.Config().UserID
-				}
-				p, err := w.Endorse(cmd.Context(), id, u)
+			if err := noUserFlag(user); err != nil {
+				return err
+			}
+			return a.withWisdom(cmd, false, func(_ *engine.Local, w *vault.Wisdom) error {
+				p, err := w.Endorse(cmd.Context(), id)
 				if err != nil {
 					return err
 				}
@@ -265,19 +263,28 @@ func (a *app) wisdomOptInCmd() *cobra.Command {
 			default:
 				return usagef("expected on or off, got %q", args[0])
 			}
+			if err := noUserFlag(user); err != nil {
+				return err
+			}
 			return a.withWisdom(cmd, false, func(ws *engine.Local, w *vault.Wisdom) error {
-				u := user
-				if u == "" {
-					u = ws.Config().UserID
-				}
-				if err := w.SetOptIn(cmd.Context(), u, on); err != nil {
+				if err := w.SetOptIn(cmd.Context(), on); err != nil {
 					return err
 				}
-				a.printf("user %q %s global wisdom\n", u, map[bool]string{true: "shares with", false: "does not share with"}[on])
+				a.printf("%s %s global wisdom\n", ws.Identity(), map[bool]string{true: "shares with", false: "does not share with"}[on])
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&user, "user", "", "the user (default: config userId)")
 	return cmd
+}
+
+// noUserFlag refuses --user: wisdom is backed, reported and shared as the
+// workspace identity, never as a user named on the command line (issue 10).
+func noUserFlag(user string) error {
+	if user == "" {
+		return nil
+	}
+	return usagef("--user is not accepted: wisdom is backed and reported as the workspace identity " +
+		"(config userId, or git's user.email); other users' backing arrives in their wisdom bundles")
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,11 +60,15 @@ type Change struct {
 type Options struct {
 	// UserID owns nodes added without one; default "local".
 	UserID string
+	// Identity is the workspace identity that promotes, backs and reports
+	// global wisdom (config userId, or git's user.email when userId is the
+	// default "local"; see workspace.Identity); default UserID. Wisdom
+	// records it as its pseudonymous AuthorID.
+	Identity string
 	// Tier is "free" or "premium" (see TierLimits).
 	Tier string
-	// OptInGlobal says UserID shares high-confidence nodes with global
-	// wisdom (config vault.optInGlobal). Other users opt in through
-	// Wisdom.SetOptIn.
+	// OptInGlobal says the identity shares high-confidence nodes with global
+	// wisdom (config vault.optInGlobal); Wisdom.SetOptIn overrides it.
 	OptInGlobal bool
 	// ProjectTerms are project-specific words (workspace name, module path)
 	// that the wisdom sanitizer replaces.
@@ -105,6 +110,9 @@ type Vault struct {
 func New(db *storage.DB, opts Options) *Vault {
 	if opts.UserID == "" {
 		opts.UserID = "local"
+	}
+	if strings.TrimSpace(opts.Identity) == "" {
+		opts.Identity = opts.UserID
 	}
 	if opts.Tier == "" {
 		opts.Tier = TierFree
