@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/prd"
@@ -28,8 +30,9 @@ type buildState struct {
 	Rehearsal build.RehearsalHook
 	Knowledge build.KnowledgeHook
 
-	once sync.Once
-	eng  *build.Engine
+	once  sync.Once
+	eng   *build.Engine
+	ready atomic.Pointer[build.Engine] // eng, once built (read by Close)
 }
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
@@ -71,6 +74,7 @@ func (l *Local) Builds() *build.Engine {
 			},
 			Publish: l.publishBuild,
 		})
+		l.build.ready.Store(l.build.eng)
 	})
 	return l.build.eng
 }
@@ -155,6 +159,18 @@ func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveF
 // ResumeBuild continues the build.
 func (l *Local) AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error) {
 	return l.Builds().AnswerTask(ctx, buildID, taskID, text)
+}
+
+// stopBuilds interrupts the builds running in this process before the
+// database closes (Close), waiting at most a few seconds.
+func (l *Local) stopBuilds() {
+	eng := l.build.ready.Load()
+	if eng == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = eng.Shutdown(ctx)
 }
 
 // RunningBuilds lists the builds running in this process: the TUI asks

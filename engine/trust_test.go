@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -63,4 +67,45 @@ func TestArchivedNodesAreReportedOnceAsACount(t *testing.T) {
 	assert.Contains(t, archived[0].Text, "vault archive list")
 	assert.Equal(t, 1, notStored[0].Done, "the third lesson found no room")
 	assert.Equal(t, "nodesArchived", string(engine.EventNodesArchived), "lowerCamelCase noun")
+}
+
+// Quitting mid-build (closing the workspace) interrupts the build: it is
+// recorded as interrupted and resumable, never left "running".
+func TestCloseMidBuildLeavesItInterrupted(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"),
+		ollamatest.WithDefaultReply(ollamatest.Text("Done.").WithLatency(300*time.Millisecond)))
+	open := func() *engine.Local {
+		ws, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
+		require.NoError(t, err)
+		return ws
+	}
+	ws := open()
+	path := filepath.Join(root, "facade.json")
+	require.NoError(t, os.WriteFile(path, []byte(facadePRD), 0o644))
+	b, err := ws.StartBuild(t.Context(), path, build.Options{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(ws.RunningBuilds()) == 1 }, 5*time.Second, 5*time.Millisecond,
+		"the TUI asks before quitting while a build runs here")
+	require.Eventually(t, func() bool {
+		ts, _ := ws.Builds().Tasks(t.Context(), b.ID)
+		return len(ts) > 0 && ts[0].Status == build.TaskRunning
+	}, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, ws.Close())
+
+	ws = open()
+	defer func() { _ = ws.Close() }()
+	got, err := ws.Builds().Get(t.Context(), b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusInterrupted, got.Status)
+	assert.Contains(t, got.Reason, "nova build resume")
+	stored, err := ws.Builds().Store().Get(t.Context(), b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusInterrupted, stored.Status, "Close committed the interruption")
+	ts, err := ws.Builds().Tasks(t.Context(), b.ID)
+	require.NoError(t, err)
+	assert.NotEqual(t, build.TaskRunning, ts[0].Status)
+	assert.Empty(t, ws.RunningBuilds())
 }

@@ -420,6 +420,29 @@ func (e *Engine) Cancel(id uint64) error {
 	return nil
 }
 
+// Shutdown interrupts every build running in this process (as a quit does:
+// running tasks go back to pending, the builds are interrupted and
+// resumable) and waits for them to commit that, or for ctx to end.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	cs := make([]*control, 0, len(e.active))
+	for _, c := range e.active {
+		cs = append(cs, c)
+	}
+	e.mu.Unlock()
+	for _, c := range cs {
+		c.cancel()
+	}
+	for _, c := range cs {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Wait blocks until the build stops running in this process (or ctx ends).
 func (e *Engine) Wait(ctx context.Context, id uint64) error {
 	e.mu.Lock()

@@ -547,9 +547,12 @@ func (e *Engine) learn(ctx context.Context, t Task, res attemptResult, passed bo
 		e.logf(t.BuildID, t.ID, "vault learn: %v", err)
 	}
 	for _, r := range lr {
-		if r.Created {
+		switch {
+		case r.NotStored:
+			continue // the tier cap left it out (reported by the vault's event)
+		case r.Created:
 			w.Learned++
-		} else {
+		default:
 			w.Strengthened++
 		}
 		if r.Node.Type == vault.Mistake && !passed {
