@@ -691,9 +691,11 @@ func (e *Engine) setStatus(id uint64, st Status, reason string) {
 		return
 	}
 	b.Active = true
-	text := "build " + string(st)
+	// Not "build <status>: …": that form marks the end of a run for
+	// followers; the build goes on.
+	text := "the build continues"
 	if reason != "" {
-		text += ": " + reason
+		text = "the build waits: " + reason
 	}
 	e.publish(Event{Kind: KindChanged, BuildID: id, Status: string(st), Text: text, Total: b.Total, Done: b.Counts[TaskDone], Payload: b.Summary()})
 }
