@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -96,7 +95,7 @@ func TestMigration2KeepsWisdomCreatedBeforeIt(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		w := tx.Bucket(BucketWisdom)
-		assert.Equal(t, `{"v":1,"d":{"status":"pending"}}`, string(w.Bucket(WisdomPatterns).Get(Key(7))))
+		assert.JSONEq(t, `{"v":1,"d":{"status":"pending"}}`, string(w.Bucket(WisdomPatterns).Get(Key(7))))
 		assert.Equal(t, "1", string(w.Bucket(WisdomOptIn).Get([]byte("alice"))))
 		assert.NotNil(t, w.Bucket(WisdomBundles))
 		return nil
@@ -130,6 +129,6 @@ func TestDocNamesEveryBucketAndMigration(t *testing.T) {
 		assert.Contains(t, doc, "//\t  "+string(name)+" ", "storage/doc.go must document wisdom/%s", name)
 	}
 	for _, m := range Migrations {
-		assert.True(t, strings.Contains(doc, "//\t"+strconv.Itoa(m.Version)+"  "), "storage/doc.go must list migration %d", m.Version)
+		assert.Contains(t, doc, "//\t"+strconv.Itoa(m.Version)+"  ", "storage/doc.go must list migration %d", m.Version)
 	}
 }

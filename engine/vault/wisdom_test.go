@@ -389,10 +389,10 @@ func TestBundleRoundTripBetweenWorkspaces(t *testing.T) {
 	_, err := alice.v.Wisdom().Promote(t.Context(), n.ID)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	exp, err := alice.v.Wisdom().ExportBundle(t.Context(), &buf)
+	written, err := alice.v.Wisdom().ExportBundle(t.Context(), &buf)
 	require.NoError(t, err)
-	require.Len(t, exp.Patterns, 1)
-	assert.Equal(t, vault.AuthorID("alice@example.org"), exp.Author)
+	require.Len(t, written.Patterns, 1)
+	assert.Equal(t, vault.AuthorID("alice@example.org"), written.Author)
 	assert.NotContains(t, buf.String(), "alice@example.org", "no e-mail leaves the machine")
 	assert.NotContains(t, buf.String(), "/home/alice", "sanitized")
 
