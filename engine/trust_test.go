@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +109,20 @@ func TestCloseMidBuildLeavesItInterrupted(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, build.TaskRunning, ts[0].Status)
 	assert.Empty(t, ws.RunningBuilds())
+}
+
+// The workspace identity comes from config userId (or git), never a flag;
+// wisdom records it as a pseudonymous author id.
+func TestWorkspaceIdentityBacksWisdom(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	cfg := filepath.Join(root, ".nova", "config.yaml")
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(data), "userId: local", "userId: dev@example.org", 1)), 0o644))
+	ws, err := engine.Open(t.Context(), engine.Options{Root: root, NoSync: true, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	assert.Equal(t, "dev@example.org", ws.Identity())
+	assert.Equal(t, vault.AuthorID("dev@example.org"), ws.Wisdom().Me())
 }
