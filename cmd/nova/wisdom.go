@@ -135,8 +135,8 @@ func runWisdomPromote(ctx context.Context, opts *wisdomPromoteOptions) error {
 type wisdomReportOptions struct {
 	*Env
 	ID           uint64
-	Reason, User string
-	JSON         bool
+	Reason string
+	JSON   bool
 }
 
 func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOptions) error) *cobra.Command {
@@ -155,14 +155,13 @@ func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOption
 		},
 	}
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "what went wrong")
-	cmd.Flags().StringVar(&opts.User, "user", "", "reporting user (default: config userId)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the pattern as JSON")
 	return cmd
 }
 
 func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
-		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.User, opts.Reason)
+		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.Reason)
 		if err != nil {
 			return err
 		}
@@ -270,7 +269,6 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 type wisdomEndorseOptions struct {
 	*Env
 	ID   uint64
-	User string
 	JSON bool
 }
 
@@ -289,14 +287,13 @@ func newWisdomEndorseCmd(env *Env, runF func(context.Context, *wisdomEndorseOpti
 			return pick(runF, runWisdomEndorse)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.User, "user", "", "backing user (default: config userId)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the pattern as JSON")
 	return cmd
 }
 
 func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
-		p, err := ws.EndorseWisdom(ctx, opts.ID, opts.User)
+		p, err := ws.EndorseWisdom(ctx, opts.ID)
 		if err != nil {
 			return err
 		}
@@ -311,8 +308,7 @@ func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 // wisdomOptInOptions is `nova wisdom optin on|off`.
 type wisdomOptInOptions struct {
 	*Env
-	On   bool
-	User string
+	On bool
 }
 
 func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions) error) *cobra.Command {
@@ -333,20 +329,19 @@ func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions)
 			return pick(runF, runWisdomOptIn)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.User, "user", "", "the user (default: config userId)")
 	return cmd
 }
 
 func runWisdomOptIn(ctx context.Context, opts *wisdomOptInOptions) error {
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
-		user := opts.User
-		if user == "" {
-			user = ws.Config().UserID
-		}
-		if err := ws.SetWisdomOptIn(ctx, user, opts.On); err != nil {
+		if err := ws.SetWisdomOptIn(ctx, opts.On); err != nil {
 			return err
 		}
-		opts.IO.Printf("user %q %s global wisdom\n", user, map[bool]string{true: "shares with", false: "does not share with"}[opts.On])
+		st, err := ws.WisdomStats(ctx)
+		if err != nil {
+			return err
+		}
+		opts.IO.Printf("you (author %s) %s global wisdom\n", st.Me, map[bool]string{true: "share with", false: "do not share with"}[opts.On])
 		return nil
 	})
 }
