@@ -134,7 +134,7 @@ func runWisdomPromote(ctx context.Context, opts *wisdomPromoteOptions) error {
 // wisdomReportOptions is `nova wisdom report-harm ID`.
 type wisdomReportOptions struct {
 	*Env
-	ID           uint64
+	ID     uint64
 	Reason string
 	JSON   bool
 }
