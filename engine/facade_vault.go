@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nova-dev/nova/engine/vault"
 )
@@ -239,7 +240,9 @@ func (l *Local) ImportWisdom(ctx context.Context, path string) (vault.BundleImpo
 
 // ListWisdomBundles implements Workspace.
 func (l *Local) ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error) {
-	return l.Wisdom().Bundles(ctx)
+	bs, err := l.Wisdom().Bundles(ctx)
+	slices.SortStableFunc(bs, func(a, b vault.BundleImport) int { return b.ImportedAt.Compare(a.ImportedAt) })
+	return bs, err
 }
 
 // VaultCapacity implements Workspace.

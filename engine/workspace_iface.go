@@ -168,7 +168,11 @@ type Workspace interface {
 
 	// ImportPatterns imports every *.md file under dir in one undoable batch
 	// (or reports what it would do, DryRun). Progress: TopicImport
-	// EventProgress events carrying o.Op.
+	// EventProgress events carrying o.Op. An import over the tier's node cap
+	// is refused before anything is written (vault.ErrOverCap); a dry run
+	// over the cap is a report with Result.OverCap set, not an error (the
+	// same holds for ScanPatterns' preview, PreviewImport and a dry
+	// ApplyImport).
 	ImportPatterns(ctx context.Context, dir string, o ImportOptions) (importer.Result, error)
 	// ImportStarterPatterns imports the workspace's starter library
 	// (.nova/patterns, else the copy the binary carries); a no-op when
