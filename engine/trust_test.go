@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -140,4 +141,87 @@ func TestWorkspaceIdentityBacksWisdom(t *testing.T) {
 	defer func() { _ = ws.Close() }()
 	assert.Equal(t, "dev@example.org", ws.Identity())
 	assert.Equal(t, vault.AuthorID("dev@example.org"), ws.Wisdom().Me())
+}
+
+// RunBuild attended (the TUI) waits for the answer of a task that asks the
+// user and continues by itself; unattended (the CLI) it ends paused.
+func TestAttendedRunBuildWaitsForTheAnswer(t *testing.T) {
+	t.Parallel()
+	answeredRE := "use the Makefile target"
+	handler := func(_ int, req api.ChatRequest) ollamatest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, answeredRE) {
+				return ollamatest.Text("Done, as you said.")
+			}
+		}
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
+	}
+	const askPRD = `{"meta":{"name":"ask"},"tasks":[
+ {"id":"ask","title":"clean the build output","description":"remove old build output","agent":"MARS","status":"pending","dependencies":[],"phase":0,"attempts":0}]}`
+	for _, attended := range []bool{true, false} {
+		t.Run(fmt.Sprint("attended=", attended), func(t *testing.T) {
+			t.Parallel()
+			root := newWorkspace(t)
+			srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"), ollamatest.WithHandler(handler))
+			ctx := context.Background()
+			ws, err := engine.Open(ctx, engine.Options{Root: root, NoSync: true, Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
+			require.NoError(t, err)
+			defer func() { _ = ws.Close() }()
+			path := filepath.Join(root, "ask.json")
+			require.NoError(t, os.WriteFile(path, []byte(askPRD), 0o644))
+			b, err := ws.CreateBuild(ctx, path, engine.BuildOptions{})
+			require.NoError(t, err)
+			events := ws.Subscribe(t.Context())
+			type result struct {
+				b   build.Build
+				err error
+			}
+			ran := make(chan result, 1)
+			go func() {
+				got, err := ws.RunBuild(ctx, b.ID, engine.RunBuildOptions{Attended: attended})
+				ran <- result{got, err}
+			}()
+			var asking engine.Event
+			for asking.Type != engine.EventTaskAsking {
+				select {
+				case asking = <-events:
+				case <-time.After(10 * time.Second):
+					t.Fatal("no taskAsking event")
+				}
+			}
+			assert.NotEmpty(t, asking.Text, "the event carries the question")
+			if !attended {
+				r := <-ran
+				require.NoError(t, r.err)
+				assert.Equal(t, build.StatusPaused, r.b.Status, "nobody can answer: the run ends paused")
+				resumed, err := ws.AnswerTask(ctx, b.ID, "ask", "Do not delete anything; use the Makefile target.")
+				require.NoError(t, err)
+				assert.False(t, resumed)
+				got, err := ws.RunBuild(ctx, b.ID, engine.RunBuildOptions{})
+				require.NoError(t, err)
+				assert.Equal(t, build.StatusDone, got.Status, got.Reason)
+				return
+			}
+			require.Eventually(t, func() bool {
+				got, err := ws.GetBuild(ctx, b.ID)
+				return err == nil && got.Status == build.StatusWaiting
+			}, 10*time.Second, 10*time.Millisecond, "the build waits for the answer")
+			resumed, err := ws.AnswerTask(ctx, b.ID, "ask", "Do not delete anything; use the Makefile target.")
+			require.NoError(t, err)
+			assert.True(t, resumed, "the attended run takes the answer at once")
+			select {
+			case r := <-ran:
+				require.NoError(t, r.err)
+				assert.Equal(t, build.StatusDone, r.b.Status, r.b.Reason)
+			case <-time.After(20 * time.Second):
+				t.Fatal("the attended run did not finish after the answer")
+			}
+		})
+	}
 }
