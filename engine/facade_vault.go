@@ -230,7 +230,7 @@ func (l *Local) ImportWisdom(ctx context.Context, path string) (vault.BundleImpo
 	if err != nil {
 		return vault.BundleImport{}, fmt.Errorf("wisdom import: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	res, err := l.Wisdom().ImportBundle(ctx, f)
 	if err != nil {
 		return res, fmt.Errorf("wisdom import %s: %w", path, err)

@@ -28,10 +28,10 @@ import (
 // Ollama) and the event stream replaced by fixed values.
 type fakeWS struct {
 	*engine.Local
-	mu     sync.Mutex
-	cfg    workspace.Config
-	sum    engine.Summary
-	ollama engine.OllamaStatus
+	mu      sync.Mutex
+	cfg     workspace.Config
+	sum     engine.Summary
+	ollama  engine.OllamaStatus
 	themes  []string
 	events  chan engine.Event
 	running []uint64 // RunningBuilds

@@ -146,7 +146,9 @@ func TestAskDialogAnswersAndEscKeepsWaiting(t *testing.T) {
 	src.mu.Lock()
 	assert.Equal(t, []string{"3 ua-04 plain SVG"}, src.asked)
 	src.mu.Unlock()
-	l.until(func() bool { return len(l.toasts) > 0 && strings.HasPrefix(l.toasts[len(l.toasts)-1], "answered ua-04") })
+	l.until(func() bool {
+		return len(l.toasts) > 0 && strings.HasPrefix(l.toasts[len(l.toasts)-1], "answered ua-04")
+	})
 	assert.Equal(t, "answered ua-04; build 3 continues", l.toasts[len(l.toasts)-1])
 }
 
