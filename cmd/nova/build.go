@@ -272,7 +272,7 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 			if asJSON {
 				line, _ := json.Marshal(ev)
 				_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
-			} else {
+			} else if ev.Type != engine.EventTaskWaiting { // the task's own line says why it waits
 				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
 				if ev.Type == engine.EventTaskAsking {
 					env.IO.Printf("         answer with: nova build answer %s %s \"…\"   (then `nova build resume %s`)\n", sid, ev.TaskID, sid)
@@ -341,7 +341,7 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 				line += fmt.Sprintf("  changeset %d (%s)", t.ChangesetID, state)
 			}
 			p("%s  %s\n", line, clipLine(t.Title, 40))
-			if t.Reason != "" && t.Status != build.TaskDone {
+			if t.Reason != "" && t.Status != build.TaskDone && t.Status != build.TaskWaiting { // a wait says why below
 				p("             reason: %s\n", clipLine(t.Reason, 100))
 			}
 			printTaskTrust(io, b.ID, t)
@@ -366,12 +366,13 @@ func printTaskTrust(io *IOStreams, buildID uint64, t build.Task) {
 	if t.Status != build.TaskWaiting {
 		return
 	}
-	switch t.WaitFor {
-	case build.WaitUser:
-		io.Printf("%swaiting for your answer: %s\n", pad, clipLine(t.Question, 100))
+	switch {
+	case t.WaitFor == build.WaitUser:
+		io.Printf("%swaiting for your answer: %s\n", pad, clipLine(t.Question, 200))
 		io.Printf("%s  answer with: nova build answer %d %s \"…\"\n", pad, buildID, t.ID)
-	case "":
-	default:
+	case t.Reason != "":
+		io.Printf("%s%s\n", pad, clipLine(t.Reason, 200))
+	case t.WaitFor != "":
 		io.Printf("%swaiting for %s\n", pad, t.WaitFor)
 	}
 }
