@@ -7,6 +7,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	eb "github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 // Adapters: the page's view model (source.go) built from the
@@ -86,8 +87,8 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 			task.Attempts = t.Attempts + 1 // the attempt under way
 		}
 		for _, a := range t.History {
-			if a.Interrupted {
-				continue
+			if a.Interrupted || a.Kind == failure.Unreachable {
+				continue // a stop or a wait for the model server, not an attempt at the work
 			}
 			task.History = append(task.History, Attempt{N: a.N, Passed: a.Passed, Score: a.Score, Reason: a.Reason, Tokens: a.Tokens, Duration: a.Duration})
 		}

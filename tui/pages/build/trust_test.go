@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	eb "github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 // Issue 10 on the Build screen: waiting (with its reason, spinning) and
@@ -99,16 +102,16 @@ func TestVerdictAndWarningInTheDetail(t *testing.T) {
 	l := newLoop(t, waitingSource(t), 160, 45)
 	l.press("G")
 	out := l.plain()
-	assert.Contains(t, out, "verdict failed")
+	assert.Contains(t, out, "Verdict  failed  2 of 3 checks not passed")
 	assert.Contains(t, out, "load_test.go: the answer says this file changed")
 	assert.Contains(t, out, "go test ./...: exit status 1")
 	l.press("g")
 	out = l.plain()
-	assert.Contains(t, out, "verdict inconclusive")
+	assert.Contains(t, out, "Verdict  inconclusive  1 of 2 checks not passed")
 	assert.Contains(t, out, "⚠ unverified: the verifier could not confirm the work")
 	assert.Contains(t, out, "⚠ ", "the list marks the task too")
 	l.press("j")
-	assert.Contains(t, l.plain(), "verdict passed")
+	assert.Contains(t, l.plain(), "Verdict  passed  3 checks passed")
 }
 
 func TestAskDialogAnswersAndEscKeepsWaiting(t *testing.T) {
@@ -214,4 +217,28 @@ func TestTrustStatesFit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// waitSource is a fakeSource whose first task's history starts with the
+// attempt the model server's absence cut short.
+type waitSource struct{ *fakeSource }
+
+func (w waitSource) BuildTasks(ctx context.Context, id uint64) ([]eb.Task, error) {
+	ts, err := w.fakeSource.BuildTasks(ctx, id)
+	if len(ts) > 0 {
+		ts[0].History = append([]eb.Attempt{{N: 1, Kind: failure.Unreachable, Reason: "agent run failed: ollama is not reachable"}}, ts[0].History...)
+	}
+	return ts, err
+}
+
+// A wait for the model server is not an attempt at the work: the Attempts
+// line leaves it out.
+func TestAWaitIsNotAnAttempt(t *testing.T) {
+	t.Parallel()
+	src := sampleSource(t)
+	d, err := getBuild(context.Background(), waitSource{src}, "3")
+	require.NoError(t, err)
+	require.NotEmpty(t, d.Tasks)
+	assert.Empty(t, d.Tasks[0].History, "ua-01 ran once; the wait before it is not listed")
+	assert.Len(t, d.Tasks[1].History, 2)
 }

@@ -265,9 +265,6 @@ func (m *Model) taskDetailView(w, h int) string {
 		b = append(b, s.Accent.Render(common.Truncate("◆ waits for your approval to run `"+cmd+"`", inner)))
 	}
 	facts := []string{kvs(m, "agent", orDash(t.Agent)), s.Band(t.Status).Render(t.Status)}
-	if v := t.Verdict; v != nil {
-		facts = append(facts, s.Band(v.Status).Render("verdict "+v.Status))
-	}
 	if t.Attempts > 0 {
 		facts = append(facts, kvs(m, "attempt", fmt.Sprintf("%d", t.Attempts)))
 	}
@@ -315,8 +312,15 @@ func (m *Model) taskDetailView(w, h int) string {
 	if t.Warning != "" {
 		b = append(b, s.Warning.Render(common.Truncate("⚠ "+oneLine(t.Warning), inner)))
 	}
-	// The verifier's evidence: the checks that did not pass.
-	if v := t.Verdict; v != nil && len(v.Problems) > 0 {
+	// The verifier's verdict and its evidence: the checks that did not pass.
+	if v := t.Verdict; v != nil {
+		line := s.Subtitle.Render("Verdict") + " " + s.Band(v.Status).Render(v.Status)
+		if n := len(v.Problems); n > 0 {
+			line += " " + s.Muted.Render(fmt.Sprintf("%d of %d checks not passed", n, max(n, v.Checks)))
+		} else if v.Checks > 0 {
+			line += " " + s.Muted.Render(plural(v.Checks, "check")+" passed")
+		}
+		b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(line))
 		for i, p := range v.Problems {
 			if i == 3 && len(v.Problems) > 4 {
 				b = append(b, s.Subtle.Render(fmt.Sprintf("  … %d more evidence lines (nova build show %s)", len(v.Problems)-3, m.detail.ID)))
