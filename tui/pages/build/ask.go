@@ -25,6 +25,21 @@ type askDialog struct {
 	input    textinput.Model
 	sending  bool
 	err      error
+	// next holds a question that came while an answer was being sent; it
+	// opens once that answer is in.
+	next []askReq
+}
+
+type askReq struct{ build, task, question string }
+
+// queue keeps a question for after the answer being sent.
+func (a *askDialog) queue(build, task, question string) {
+	for _, r := range a.next {
+		if r.build == build && r.task == task {
+			return
+		}
+	}
+	a.next = append(a.next, askReq{build, task, question})
 }
 
 // askedMsg: AnswerTask returned.
@@ -117,7 +132,13 @@ func (m *Model) asked(msg askedMsg) tea.Cmd {
 	if !msg.resumed {
 		text = fmt.Sprintf("answered %s; p resumes build %s", msg.task, msg.build)
 	}
-	return tea.Batch(m.refresh(), common.Toast(text))
+	cmds := []tea.Cmd{m.refresh(), common.Toast(text)}
+	if len(a.next) > 0 { // a question that came meanwhile
+		r := a.next[0]
+		a.next = a.next[1:]
+		cmds = append(cmds, a.Open(r.build, r.task, r.question))
+	}
+	return tea.Batch(cmds...)
 }
 
 // askView is the dialog, drawn over the page.

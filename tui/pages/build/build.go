@@ -846,6 +846,11 @@ func (m *Model) askApproval(ev engine.Event) tea.Cmd {
 // dialog is up (the task stays waiting; a opens it later).
 func (m *Model) openAsk(build, task, question string) tea.Cmd {
 	toast := common.Toast(fmt.Sprintf("build %s: %s asks you a question — answer on the Build screen (alt+6, a)", build, task))
+	if m.ask.open && m.ask.sending {
+		// The answer to the last question is on its way: this one comes next.
+		m.ask.queue(build, task, question)
+		return toast
+	}
 	if m.ask.open || m.confirm.Active() || m.mode != modeGraph {
 		return toast
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/nova-dev/nova/engine"
 	eb "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // Issue 10 on the Build screen: waiting (with its reason, spinning) and
@@ -241,4 +243,23 @@ func TestAWaitIsNotAnAttempt(t *testing.T) {
 	require.NotEmpty(t, d.Tasks)
 	assert.Empty(t, d.Tasks[0].History, "ua-01 ran once; the wait before it is not listed")
 	assert.Len(t, d.Tasks[1].History, 2)
+}
+
+// A question that arrives while the answer to the previous one is being
+// sent opens once that answer is in.
+func TestAQuestionDuringAnAnswerComesNext(t *testing.T) {
+	t.Parallel()
+	src := waitingSource(t)
+	l := newLoop(t, src, 120, 37)
+	l.press("j", "a")
+	require.True(t, l.m.ask.open)
+	for _, r := range "svg" {
+		l.press(string(r))
+	}
+	_, cmd := l.m.Update(tuitest.Key("enter")) // the answer is on its way (not yet run)
+	require.True(t, l.m.ask.sending)
+	_, _ = l.m.Update(common.EventMsg{Event: engine.Event{Type: engine.EventTaskAsking, Topic: engine.TopicBuild, BuildID: "3", TaskID: "ua-06", Text: "Which timeout?"}})
+	l.exec(cmd)
+	l.until(func() bool { return l.m.ask.open && l.m.ask.task == "ua-06" })
+	assert.Contains(t, l.plain(), "Which timeout?")
 }
