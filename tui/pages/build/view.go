@@ -316,7 +316,7 @@ func (m *Model) taskDetailView(w, h int) string {
 	if v := t.Verdict; v != nil {
 		line := s.Subtitle.Render("Verdict") + " " + s.Band(v.Status).Render(v.Status)
 		if n := len(v.Problems); n > 0 {
-			line += " " + s.Muted.Render(fmt.Sprintf("%d of %d checks not passed", n, max(n, v.Checks)))
+			line += " " + s.Muted.Render(fmt.Sprintf("%d of %d not passed", n, max(n, v.Checks)))
 		} else if v.Checks > 0 {
 			line += " " + s.Muted.Render(plural(v.Checks, "check")+" passed")
 		}
