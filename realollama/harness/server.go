@@ -70,8 +70,8 @@ func Start(ctx context.Context, o StartOptions) (*Server, error) {
 		"HOME="+o.Dir,
 		"OLLAMA_HOST="+host,
 		"OLLAMA_MODELS="+o.Models,
-		"OLLAMA_NOPRUNE=1",          // the store is shared: never prune blobs
-		"OLLAMA_KEEP_ALIVE=30m",     // keep the tiny models loaded between tests
+		"OLLAMA_NOPRUNE=1",           // the store is shared: never prune blobs
+		"OLLAMA_KEEP_ALIVE=30m",      // keep the tiny models loaded between tests
 		"OLLAMA_MAX_LOADED_MODELS=4", // a few models at once, each a few MB
 		"OLLAMA_NUM_PARALLEL=2",
 		"OLLAMA_NO_CLOUD=1",
