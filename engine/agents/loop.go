@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -55,6 +56,9 @@ type Settings struct {
 	Commands tools.CommandPolicy
 	// Temperature, when set, is sent with every model call.
 	Temperature *float64
+	// PromptTokens caps the prompt (config budgets.promptTokens) below what
+	// the model's context leaves after the reply reserve; 0: no cap.
+	PromptTokens int
 }
 
 func (s Settings) withDefaults() Settings {
@@ -239,6 +243,12 @@ type loopState struct {
 	lastText      string
 	traces        []Trace
 	canceled      bool
+
+	// Prompt fitting: the model's window and the room for the prompt.
+	window    llm.Window
+	budget    int // tokens; 0: unknown, nothing is fitted
+	refitted  bool
+	fitStatus string
 }
 
 func (st *loopState) emit(ev Event) {
@@ -271,9 +281,9 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 		return st.llmFailure(runCtx, parent, limit, err)
 	}
 	st.setTextMode(textMode)
-	st.msgs = BuildMessages(PromptInput{
-		Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: st.textMode, ExtraContext: st.opts.ExtraContext,
-	})
+	if err := st.fitPrompt(runCtx); err != nil {
+		return st.llmFailure(runCtx, parent, limit, err)
+	}
 	st.nextReflect = st.spec.ForcedReasoningInterval
 
 	for {
@@ -288,6 +298,9 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 		if st.meta.Steps > 0 && historyTokens(st.msgs) > st.set.CompressAt {
 			st.compress(runCtx)
 		}
+		if err := st.ensureFits(runCtx); err != nil {
+			return st.llmFailure(runCtx, parent, limit, err)
+		}
 		st.meta.Steps++
 		st.emit(Event{Type: EventStep, Step: st.meta.Steps, Tier: string(st.tier), Model: st.model})
 
@@ -296,10 +309,33 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 			// Most likely "model does not support tools": retry this step
 			// in the text format.
 			st.setTextMode(true)
-			st.msgs[0].Content = SystemPrompt(PromptInput{
-				Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: true, ExtraContext: st.opts.ExtraContext,
-			})
+			if ferr := st.fitPrompt(runCtx); ferr != nil {
+				return st.llmFailure(runCtx, parent, limit, ferr)
+			}
 			res, err = st.chat(runCtx)
+		}
+		if err != nil && errors.Is(err, llm.ErrPromptTooLong) && !st.refitted && runCtx.Err() == nil {
+			// The server counted more tokens than the estimate: estimate
+			// more cautiously for this model and fit again, once.
+			st.refitted = true
+			st.r.LLM.RaiseTokenFactor(st.model, 1.35)
+			if ferr := st.refit(runCtx); ferr != nil {
+				return st.llmFailure(runCtx, parent, limit, ferr)
+			}
+			res, err = st.chat(runCtx)
+		}
+		if err != nil && (errors.Is(err, llm.ErrLength) || errors.Is(err, llm.ErrRepetition)) && runCtx.Err() == nil {
+			// The client already retried once with a changed request; a
+			// larger model is the next thing to try. A cut or degenerate
+			// reply is never taken as an answer.
+			cause := "length"
+			if errors.Is(err, llm.ErrRepetition) {
+				cause = "repetition"
+			}
+			if st.escalate(runCtx, cause) {
+				st.meta.Steps--
+				continue
+			}
 		}
 		if err != nil {
 			return st.llmFailure(runCtx, parent, limit, err)
@@ -451,15 +487,17 @@ func (st *loopState) escalate(ctx context.Context, cause string) bool {
 	if err != nil {
 		return false
 	}
-	from := st.tier
+	from, fromModel := st.tier, st.model
 	st.tier, st.model = next, model
-	st.meta.Escalations++
 	if textMode != st.textMode {
 		st.setTextMode(textMode)
-		st.msgs[0].Content = SystemPrompt(PromptInput{
-			Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: textMode, ExtraContext: st.opts.ExtraContext,
-		})
 	}
+	// The new model has its own context: fit the prompt again.
+	if err := st.refit(ctx); err != nil {
+		st.tier, st.model = from, fromModel
+		return false
+	}
+	st.meta.Escalations++
 	st.emit(Event{Type: EventEscalate, Tier: string(next), Model: model,
 		Text: fmt.Sprintf("escalated from %s to %s after repeated %s", from, next, strings.ReplaceAll(cause, "_", " "))})
 	return true
@@ -550,11 +588,16 @@ func (st *loopState) succeed(result string) SpecialistOutcome {
 }
 
 func (st *loopState) fail(kind FailureKind, cause, msg string, hints ...RecoveryHint) SpecialistOutcome {
+	return st.failAs(kind.Class(), kind, cause, msg, hints...)
+}
+
+// failAs is fail with an explicit failure class (engine/failure).
+func (st *loopState) failAs(class failure.Kind, kind FailureKind, cause, msg string, hints ...RecoveryHint) SpecialistOutcome {
 	if hints == nil {
 		hints = []RecoveryHint{}
 	}
 	return SpecialistOutcome{Failure: &Failure{
-		Kind: kind, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
+		Kind: kind, Class: class, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
 	}}
 }
 
@@ -577,31 +620,39 @@ func (st *loopState) partial() string {
 }
 
 // llmFailure turns a model-call error (or the end of the run's context)
-// into an outcome.
+// into an outcome. Its class is the error's failure kind (engine/failure):
+// a 400 is misconfigured, a 500 server, never unknown.
 func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Duration, err error) SpecialistOutcome {
+	class := failure.Of(err)
 	switch {
 	case parent.Err() != nil:
 		st.canceled = true
-		return st.fail(FailUnknown, "canceled", "the run was canceled", HintRetry)
+		return st.failAs(failure.Cancelled, FailUnknown, "canceled", "the run was canceled", HintRetry)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return st.fail(FailTimeout, "run_timeout", fmt.Sprintf("the run did not finish within its %s time limit", limit),
+		return st.failAs(failure.Stalled, FailTimeout, "run_timeout", fmt.Sprintf("the run did not finish within its %s time limit", limit),
 			HintRetry, HintChangeStrategy)
 	case errors.Is(err, llm.ErrModelNotFound):
-		return st.fail(FailUnknown, "model_not_found", err.Error(), HintAskUser)
+		return st.failAs(class, FailUnknown, "model_not_found", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrUnreachable):
-		return st.fail(FailUnknown, "ollama_unreachable", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailUnknown, "ollama_unreachable", err.Error(), HintRetry, HintAskUser)
 	case errors.Is(err, llm.ErrTimeout):
-		return st.fail(FailTimeout, "ollama_timeout", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailTimeout, "ollama_timeout", err.Error(), HintRetry, HintAskUser)
+	case errors.Is(err, llm.ErrLength):
+		return st.failAs(class, FailUnknown, "length", err.Error(), HintEscalateModel, HintChangeStrategy)
+	case errors.Is(err, llm.ErrRepetition):
+		return st.failAs(class, FailUnknown, "repetition", err.Error(), HintEscalateModel, HintChangeStrategy)
 	case errors.Is(err, llm.ErrStreamCut):
-		return st.fail(FailUnknown, "stream_cut", err.Error(), HintRetry)
+		return st.failAs(class, FailUnknown, "stream_cut", err.Error(), HintRetry)
+	case errors.Is(err, llm.ErrPromptTooLong):
+		return st.failAs(class, FailUnknown, "prompt_too_long", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBudgetExceeded):
-		return st.fail(FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
+		return st.failAs(class, FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBadRequest):
-		return st.fail(FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
+		return st.failAs(class, FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
 	case errors.Is(err, llm.ErrServer):
-		return st.fail(FailUnknown, "ollama_error", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailUnknown, "ollama_error", err.Error(), HintRetry, HintAskUser)
 	}
-	return st.fail(FailUnknown, "error", err.Error(), HintRetry)
+	return st.failAs(class, FailUnknown, "error", err.Error(), HintRetry)
 }
 
 // finish verifies, records and announces the run.
@@ -706,7 +757,7 @@ func (r *Runner) textMode(ctx context.Context, model string) (bool, error) {
 	if ok {
 		return !native, nil
 	}
-	info, err := r.LLM.Show(ctx, model)
+	info, err := r.LLM.ModelInfo(ctx, model)
 	switch {
 	case errors.Is(err, llm.ErrModelNotFound), errors.Is(err, llm.ErrUnreachable):
 		return false, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/tools"
 )
 
@@ -20,6 +21,18 @@ const (
 	FailUnknown          FailureKind = "unknown"
 )
 
+// Class is the failure kind (engine/failure) a run failure of this kind has
+// when nothing more precise is known.
+func (k FailureKind) Class() failure.Kind {
+	switch k {
+	case FailValidationFailed:
+		return failure.InvalidOutput
+	case FailToolError, FailTimeout, FailStuck, FailPolicyDenied:
+		return failure.WorkFailed
+	}
+	return failure.Unknown
+}
+
 // RecoveryHint suggests what the caller (a build, a user) may try next.
 type RecoveryHint string
 
@@ -34,8 +47,12 @@ const (
 
 // Failure describes a failed run.
 type Failure struct {
-	Kind    FailureKind `json:"kind"`
-	Message string      `json:"message"`
+	Kind FailureKind `json:"kind"`
+	// Class is the failure's kind in nova's one list (engine/failure):
+	// what caused it and so the policy that applies (wait, retry, escalate,
+	// learn). Only workFailed is ever learned.
+	Class   failure.Kind `json:"class,omitempty"`
+	Message string       `json:"message"`
 	// Cause is a short machine-readable reason within the kind, e.g.
 	// "ollama_unreachable", "model_not_found", "max_steps", "empty_reply".
 	Cause string `json:"cause,omitempty"`
