@@ -139,7 +139,9 @@ func TestServerAnswersGetAFailureClass(t *testing.T) {
 	assert.Contains(t, run.Outcome.Failure.Message, "does not support chat")
 
 	h2 := newHarness(t, tiers(8192))
-	h2.srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply { return ollamatest.ServerError("llama runner process has terminated") })
+	h2.srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply {
+		return ollamatest.ServerError("llama runner process has terminated")
+	})
 	run = h2.run("Write hello.txt.", spec())
 	require.Equal(t, agents.RunFailed, run.Status)
 	assert.Equal(t, failure.Server, run.Outcome.Failure.Class)
