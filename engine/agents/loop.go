@@ -33,6 +33,9 @@ const (
 	DefaultMaxDenials = 3
 	// DefaultMaxToolErrors consecutive tool errors fail a run with tool_error.
 	DefaultMaxToolErrors = 5
+	// maxRefits is how often a prompt the server refused as too long is
+	// fitted again with a more cautious estimate.
+	maxRefits = 3
 )
 
 // Settings tune the loop. Zero values take the defaults above.
@@ -247,8 +250,8 @@ type loopState struct {
 	// Prompt fitting: the model's window and the room for the prompt.
 	window    llm.Window
 	budget    int // tokens; 0: unknown, nothing is fitted
-	refitted  bool
 	fitStatus string
+	fitting   bool
 }
 
 func (st *loopState) emit(ev Event) {
@@ -314,11 +317,11 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 			}
 			res, err = st.chat(runCtx)
 		}
-		if err != nil && errors.Is(err, llm.ErrPromptTooLong) && !st.refitted && runCtx.Err() == nil {
+		for refits := 0; err != nil && errors.Is(err, llm.ErrPromptTooLong) && refits < maxRefits && runCtx.Err() == nil; refits++ {
 			// The server counted more tokens than the estimate: estimate
-			// more cautiously for this model and fit again, once.
-			st.refitted = true
-			st.r.LLM.RaiseTokenFactor(st.model, 1.35)
+			// more cautiously for this model and fit again (each retry
+			// sends a smaller prompt, never the same one).
+			st.r.LLM.RaiseTokenFactor(st.model, 1.5)
 			if ferr := st.refit(runCtx); ferr != nil {
 				return st.llmFailure(runCtx, parent, limit, ferr)
 			}

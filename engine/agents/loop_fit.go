@@ -168,7 +168,16 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 	if !st.textMode {
 		native = tools.LLMTools(st.toolList)
 	}
-	f, err := FitMessages(st.promptInput(), native, budget, st.estimator(), w.Describe(), w.Reserve)
+	// The start of the run leaves room for the conversation that follows
+	// it: a quarter of the budget at the first fit, what the history
+	// already holds at a refit. If that is too tight, the whole budget
+	// (a one-step answer may still fit).
+	history := st.historySize()
+	room := budget - max(budget/4, history)
+	f, err := FitMessages(st.promptInput(), native, room, st.estimator(), w.Describe(), w.Reserve)
+	if err != nil && errors.Is(err, llm.ErrPromptTooLong) && history == 0 {
+		f, err = FitMessages(st.promptInput(), native, budget, st.estimator(), w.Describe(), w.Reserve)
+	}
 	if err != nil {
 		return err
 	}
@@ -220,21 +229,7 @@ func (st *loopState) ensureFits(ctx context.Context) error {
 	if st.budget <= 0 {
 		return nil
 	}
-	size := func() int {
-		var native []llm.Tool
-		if !st.textMode {
-			native = tools.LLMTools(st.toolList)
-		}
-		est := st.estimator()
-		n := toolsTokens(native, est)
-		for _, m := range st.msgs {
-			n += 8 + est.Tokens(m.Content)
-			for _, tc := range m.ToolCalls {
-				n += est.Tokens(tc.Name) + est.Tokens(string(tc.Arguments))
-			}
-		}
-		return n
-	}
+	size := st.promptSize
 	if size() <= st.budget {
 		return nil
 	}
@@ -244,12 +239,50 @@ func (st *loopState) ensureFits(ctx context.Context) error {
 	for keep := st.set.KeepRecent; size() > st.budget && len(st.msgs) > 3 && keep >= 1; keep-- {
 		st.dropMiddle(keep)
 	}
+	if size() > st.budget && !st.fitting {
+		// The start itself grew (a more cautious estimate learned from the
+		// server): fit the system prompt and the task again.
+		st.fitting = true
+		err := st.fitPrompt(ctx)
+		st.fitting = false
+		if err != nil {
+			return err
+		}
+	}
 	if n := size(); n > st.budget {
 		return fmt.Errorf("%w: the conversation needs about %d tokens even with its earlier steps dropped, "+
 			"but the model's context is %s with %d reserved for the reply; raise ollama.numCtx or lower budgets.toolOutput",
 			llm.ErrPromptTooLong, n, st.window.Describe(), st.window.Reserve)
 	}
 	return nil
+}
+
+// promptSize estimates the whole conversation with the tools' schemas.
+func (st *loopState) promptSize() int {
+	var native []llm.Tool
+	if !st.textMode {
+		native = tools.LLMTools(st.toolList)
+	}
+	return toolsTokens(native, st.estimator()) + messagesTokens(st.msgs, st.estimator())
+}
+
+// historySize estimates the messages after the system prompt and the task.
+func (st *loopState) historySize() int {
+	if len(st.msgs) <= 2 {
+		return 0
+	}
+	return messagesTokens(st.msgs[2:], st.estimator())
+}
+
+func messagesTokens(msgs []llm.Message, est promptfit.Estimator) int {
+	n := 0
+	for _, m := range msgs {
+		n += 8 + est.Tokens(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += est.Tokens(tc.Name) + est.Tokens(string(tc.Arguments))
+		}
+	}
+	return n
 }
 
 // dropMiddle replaces everything between the task and the last keep

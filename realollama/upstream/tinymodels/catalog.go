@@ -1,11 +1,60 @@
 package tinymodels
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 )
+
+// Words harvests the n most frequent words (3 to 16 ASCII letters,
+// lower-cased) of the text files (.go, .yaml, .md) under root, skipping
+// realollama/ and hidden directories: the vocabulary of nova's own prompts,
+// so the tiny models tokenize them about as densely as real models do.
+// Ties are broken alphabetically, so the result is deterministic.
+func Words(root string, n int) ([]string, error) {
+	word := regexp.MustCompile(`[A-Za-z]{3,16}`)
+	freq := map[string]int{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") && name != ".nova" || name == "realollama" || name == "testdata" || name == "playground") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go", ".yaml", ".md":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, w := range word.FindAllString(string(data), -1) {
+			freq[strings.ToLower(w)]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	words := make([]string, 0, len(freq))
+	for w := range freq {
+		words = append(words, w)
+	}
+	slices.SortFunc(words, func(a, b string) int { return cmp.Or(freq[b]-freq[a], strings.Compare(a, b)) })
+	return words[:min(n, len(words))], nil
+}
 
 // The scripts every scripted chat model knows. A prompt selects one with its
 // directive ("@@write@@") anywhere in the first user message; the real-server
@@ -67,17 +116,18 @@ const (
 )
 
 // Generate writes every model file into dir and returns the plan (also
-// written to dir/models.json).
-func Generate(dir string) (Plan, error) {
-	chat, err := WriteChatModel(dir, "chat-4096", ChatModelSpec{ContextLength: 4096, Scripts: Scripts})
+// written to dir/models.json). words become whole-word tokenizer pieces
+// (see Words).
+func Generate(dir string, words []string) (Plan, error) {
+	chat, err := WriteChatModel(dir, "chat-4096", ChatModelSpec{ContextLength: 4096, Scripts: Scripts, Words: words})
 	if err != nil {
 		return Plan{}, err
 	}
-	tight, err := WriteChatModel(dir, "chat-1536", ChatModelSpec{ContextLength: 1536, Scripts: Scripts})
+	tight, err := WriteChatModel(dir, "chat-1536", ChatModelSpec{ContextLength: 1536, Scripts: Scripts, Words: words})
 	if err != nil {
 		return Plan{}, err
 	}
-	emb, err := WriteEmbedModel(dir, "embed", 2048)
+	emb, err := WriteEmbedModel(dir, "embed", 2048, words)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/fs/ggml"
 )
@@ -106,10 +107,13 @@ func (v *vocab) add(text string, score float32, typ int32) int32 {
 }
 
 // baseVocab is the tokenizer part every model shares: specials, the 256 byte
-// fallbacks, ChatML controls and SentencePiece word pieces (printable ASCII
-// characters, lower-case bigrams and trigrams, each also with the "▁" word
-// start), which tokenize English at about three characters a token.
-func baseVocab() *vocab {
+// fallbacks, ChatML controls and SentencePiece word pieces: printable ASCII
+// characters, lower-case bigrams and trigrams, common code and JSON
+// punctuation, and whole words (with every prefix, so the merges reach
+// them), each also with the "▁" word start. With the words of nova's own
+// prompts this tokenizes them at about four characters a token, like a real
+// model's tokenizer.
+func baseVocab(words []string) *vocab {
 	v := &vocab{index: map[string]int32{}}
 	v.add("<unk>", 0, tokUnknown)
 	v.add("<s>", 0, tokControl)
@@ -142,7 +146,28 @@ func baseVocab() *vocab {
 			}
 		}
 	}
+	for _, p := range punctuation {
+		for i := 2; i <= len(p); i++ {
+			v.add(p[:i], float32(i), tokNormal)
+		}
+	}
+	for _, w := range words {
+		for _, form := range []string{w, sp + w, sp + strings.ToUpper(w[:1]) + w[1:]} {
+			for i := 4; i <= len(form); i++ {
+				if !utf8.RuneStart(form[i%len(form)]) && i < len(form) {
+					continue
+				}
+				v.add(form[:i], float32(i), tokNormal)
+			}
+		}
+	}
 	return v
+}
+
+// punctuation are multi-character pieces of code and JSON.
+var punctuation = []string{
+	`": "`, `", "`, `{"`, `"}`, `":`, `",`, `"]`, `["`, `}}`, `]}`, `}]`, `()`, `);`, `//`, `->`, `:=`, `==`, `!=`,
+	`&&`, `||`, `...`, `**`, `##`, "``", `/>`, `</`, `./`, `.go`, `.md`, `.txt`, `.json`, `.yaml`,
 }
 
 // chain is the scripted successor table of a chat model.
@@ -243,6 +268,8 @@ type ModelFile struct {
 type ChatModelSpec struct {
 	ContextLength uint32
 	Scripts       []Script
+	// Words become whole-word tokenizer pieces.
+	Words []string
 }
 
 // code returns a deterministic ±1 vector for token id under seed.
@@ -338,7 +365,7 @@ func baseKV(v *vocab, ctxLen uint32) ggml.KV {
 
 // WriteChatModel writes a scripted chat model into dir and returns it.
 func WriteChatModel(dir, name string, spec ChatModelSpec) (ModelFile, error) {
-	c := &chain{v: baseVocab(), next: map[int32]int32{}}
+	c := &chain{v: baseVocab(spec.Words), next: map[int32]int32{}}
 	for _, s := range spec.Scripts {
 		c.script(s)
 	}
@@ -379,8 +406,8 @@ func WriteChatModel(dir, name string, spec ChatModelSpec) (ModelFile, error) {
 }
 
 // WriteEmbedModel writes a mean-pooling embedding model into dir.
-func WriteEmbedModel(dir, name string, ctxLen uint32) (ModelFile, error) {
-	v := baseVocab()
+func WriteEmbedModel(dir, name string, ctxLen uint32, words []string) (ModelFile, error) {
+	v := baseVocab(words)
 	n := len(v.texts)
 	const seed = 0x656d6264 // "embd"
 	embd := make(f32, n*Dim)
@@ -401,7 +428,7 @@ func WriteEmbedModel(dir, name string, ctxLen uint32) (ModelFile, error) {
 // WriteBrokenModel writes a model the server accepts at create time (the
 // metadata is sound) but cannot load: a tensor is missing.
 func WriteBrokenModel(dir, name string) (ModelFile, error) {
-	v := baseVocab()
+	v := baseVocab(nil)
 	n := len(v.texts)
 	ts := []*ggml.Tensor{
 		tensor("token_embd.weight", filled(n*Dim, 0), Dim, uint64(n)),
