@@ -3,6 +3,8 @@ package realollama_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -209,6 +211,10 @@ func TestBuildWithApply(t *testing.T) {
 		prdTask{ID: "T2", Title: "Second note", Agent: "tester", Description: "@@t2@@ Write the second note.", Deps: []string{"T1"}},
 		prdTask{ID: "T3", Title: "Third note", Agent: "tester", Description: "@@t3@@ Write the third note.", Deps: []string{"T2"}})
 	out, errOut, code := w.nova("build", "run", prd, "--headless", "--autonomy", "3", "--json")
+	if code != 0 {
+		dump, _ := json.MarshalIndent(w.proxy.Chats(), "", " ")
+		_ = os.WriteFile(filepath.Join(os.TempDir(), "nova-build-chats.json"), dump, 0o644)
+	}
 	require.Equal(t, 0, code, "build run:\n%s\n%s", out, errOut)
 	done := map[string]bool{}
 	for _, ev := range buildEvents(t, out) {

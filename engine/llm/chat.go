@@ -125,9 +125,11 @@ func (r ChatResult) Usage() Usage {
 	return Usage{Calls: 1, PromptTokens: r.PromptTokens, EvalTokens: r.EvalTokens}
 }
 
-// Chat sends one chat and streams the reply to onDelta (which may be nil; the
-// request is then sent with "stream": false). Deltas arrive in order on the
-// calling goroutine. See the package comment for retries and Delta.Reset.
+// Chat sends one chat and streams the reply to onDelta (which may be nil).
+// Deltas arrive in order on the calling goroutine. The server is always
+// asked to stream, even without onDelta: an answer held back until the end
+// ("stream": false) sends no byte for as long as the model generates, which
+// no idle timeout could tell from a stalled server. See the package comment for retries and Delta.Reset.
 // Cancelling ctx stops the stream at once; the error then satisfies
 // errors.Is(err, context.Canceled).
 //
@@ -155,7 +157,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 			return ChatResult{}, fmt.Errorf("chat %s: %w", req.Model, err)
 		}
 	}
-	areq, err := c.toAPIChat(req, onDelta != nil)
+	areq, err := c.toAPIChat(req, true)
 	if err != nil {
 		return ChatResult{}, err
 	}

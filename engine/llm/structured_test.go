@@ -112,7 +112,7 @@ func TestStructuredFencedJSON(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r.Messages[0].Content, "You are SUN, the planner."))
 	assert.Contains(t, r.Messages[0].Content, `"required":["title","steps"]`)
 	require.NotNil(t, r.Stream)
-	assert.False(t, *r.Stream)
+	assert.True(t, *r.Stream, "streamed on the wire, so the idle timeout sees progress")
 }
 
 func TestStructuredProseWrappedAddsSystemMessage(t *testing.T) {

@@ -26,10 +26,13 @@ import (
 // token's embedding: the model is a bigram table. Each "state" token (a
 // script marker or a piece of a scripted reply) gets a random ±1 code as its
 // embedding, and the output matrix row of the token that must follow it is
-// that same code, so the next token is the scripted one with a logit margin
-// of about 64 against noise of about 8: greedy at any temperature. Every
+// that same code, so the next token is the scripted one with a logit of
+// about 63 against noise of about 8: greedy at any temperature. One
+// dimension is reserved for "the text ends here" (the end-of-text row reads
+// only it), so ends never depend on how many replies share that row. Every
 // other token (words, bytes) shares one "filler" code whose successor is the
-// end of the text.
+// end of the text, or, where a format grammar forbids the end, a closing
+// quote or bracket.
 //
 // The chat template (ChatML with .Tools) picks the script: it scans the first
 // user message for a directive "@@name@@" and ends the prompt with the marker
@@ -372,22 +375,50 @@ func WriteChatModel(dir, name string, spec ChatModelSpec) (ModelFile, error) {
 	v := c.v
 	n := len(v.texts)
 	const seed = 0x6e6f7661 // "nova"
+	// Dimension 0 is the "end" feature: +1 for tokens after which the text
+	// ends (the last piece of a reply, and every word or byte), -1 for the
+	// rest. Only the end-of-text row reads it, with a weight well above the
+	// ~63 of a scripted successor, so a reply ends exactly where its script
+	// does; the other dimensions carry the random codes.
+	const endWeight = 100
+	ends := func(id int32) float32 {
+		if nx, ok := c.next[int32(id)]; ok && nx != eosID {
+			return -1
+		}
+		return 1
+	}
 	filler := code(seed, -1)
+	filler[0] = 1
 	embd := make(f32, n*Dim)
 	for id := range n {
 		e := filler
 		if _, ok := c.next[int32(id)]; ok {
 			e = code(seed, int32(id))
+			e[0] = ends(int32(id))
 		}
 		copy(embd[id*Dim:], e)
 	}
 	out := make(f32, n*Dim)
 	add := func(row int32, vec []float32) {
-		for i, x := range vec {
-			out[int(row)*Dim+i] += x
+		for i, x := range vec[1:] {
+			out[int(row)*Dim+1+i] += x
 		}
 	}
-	add(eosID, filler) // words and bytes end the text
+	out[eosID*Dim] = endWeight
+	// Where a grammar (a format schema) forbids the end, words and bytes
+	// lean towards closing what is open instead, so that an unscripted
+	// structured reply is a short valid document, not pages of noise.
+	for _, closer := range []string{`"`, `}`, `]`, `"}`, `"]`, `}]`, `]}`, `}}`, `0`} {
+		id, ok := v.index[closer]
+		if !ok {
+			continue
+		}
+		half := make([]float32, Dim)
+		for i, x := range filler {
+			half[i] = 0.6 * x
+		}
+		add(id, half)
+	}
 	// Deterministic order keeps the file (and its digest) stable.
 	states := make([]int32, 0, len(c.next))
 	for s := range c.next {
@@ -395,7 +426,9 @@ func WriteChatModel(dir, name string, spec ChatModelSpec) (ModelFile, error) {
 	}
 	slices.Sort(states)
 	for _, s := range states {
-		add(c.next[s], embd[int(s)*Dim:int(s)*Dim+Dim])
+		if nx := c.next[s]; nx != eosID {
+			add(nx, embd[int(s)*Dim:int(s)*Dim+Dim])
+		}
 	}
 	ts := append([]*ggml.Tensor{
 		tensor("token_embd.weight", embd, Dim, uint64(n)),
