@@ -155,7 +155,7 @@ func Defaults() Config {
 			Embed:  "nomic-embed-text",
 		},
 		Budgets: BudgetsConfig{
-			PromptTokens:  8192,
+			PromptTokens:  7168, // numCtx 8192 minus the 1024-token reply reserve
 			VaultShare:    0.15,
 			PlaybookShare: 0.10,
 			ToolOutput:    800,
