@@ -85,6 +85,7 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if code != 0 {
 		logf("realollama: server log (last 4000 bytes):\n%s", lastBytes(suite.srv.Log(), 4000))
+		_ = os.WriteFile(filepath.Join(os.TempDir(), "nova-realollama-server.log"), []byte(suite.srv.Log()), 0o644)
 	}
 	return code
 }

@@ -41,8 +41,8 @@ import (
 // after it. Without a directive the script is "plain".
 //
 // The embedding model shares the vocabulary, gives every token its own random
-// code, and mean-pools (pooling_type 1), so texts that share words get close
-// vectors.
+// code, and averages them with its attention layer (see WriteEmbedModel), so
+// texts that share words get close vectors.
 
 // Dim is the embedding length of the tiny models.
 const Dim = 64
@@ -322,6 +322,15 @@ func tensor(name string, data f32, shape ...uint64) *ggml.Tensor {
 	return &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: data}
 }
 
+// identity is x times the Dim×Dim identity matrix.
+func identity(x float32) f32 {
+	m := make(f32, Dim*Dim)
+	for i := range Dim {
+		m[i*Dim+i] = x
+	}
+	return m
+}
+
 // layerTensors is one llama block whose contribution to the residual stream
 // is zero: the hidden state stays the token's embedding.
 func layerTensors() []*ggml.Tensor {
@@ -339,30 +348,30 @@ func layerTensors() []*ggml.Tensor {
 	}
 }
 
-func baseKV(v *vocab, ctxLen uint32) ggml.KV {
+func baseKV(v *vocab, ctxLen uint32, arch string) ggml.KV {
 	return ggml.KV{
-		"general.architecture":                   "llama",
-		"general.name":                           "nova-tiny",
-		"general.file_type":                      uint32(0),
-		"general.alignment":                      uint32(32),
-		"llama.context_length":                   ctxLen,
-		"llama.embedding_length":                 uint32(Dim),
-		"llama.block_count":                      uint32(1),
-		"llama.feed_forward_length":              uint32(Dim),
-		"llama.attention.head_count":             uint32(1),
-		"llama.attention.head_count_kv":          uint32(1),
-		"llama.rope.dimension_count":             uint32(Dim),
-		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
-		"llama.vocab_size":                       uint32(len(v.texts)),
-		"tokenizer.ggml.model":                   "llama",
-		"tokenizer.ggml.tokens":                  v.texts,
-		"tokenizer.ggml.scores":                  v.scores,
-		"tokenizer.ggml.token_type":              v.types,
-		"tokenizer.ggml.bos_token_id":            uint32(1),
-		"tokenizer.ggml.eos_token_id":            uint32(eosID),
-		"tokenizer.ggml.unknown_token_id":        uint32(0),
-		"tokenizer.ggml.add_bos_token":           true,
-		"tokenizer.ggml.add_eos_token":           false,
+		"general.architecture":                     arch,
+		"general.name":                             "nova-tiny",
+		"general.file_type":                        uint32(0),
+		"general.alignment":                        uint32(32),
+		arch + ".context_length":                   ctxLen,
+		arch + ".embedding_length":                 uint32(Dim),
+		arch + ".block_count":                      uint32(1),
+		arch + ".feed_forward_length":              uint32(Dim),
+		arch + ".attention.head_count":             uint32(1),
+		arch + ".attention.head_count_kv":          uint32(1),
+		arch + ".rope.dimension_count":             uint32(Dim),
+		arch + ".attention.layer_norm_rms_epsilon": float32(1e-5),
+		arch + ".vocab_size":                       uint32(len(v.texts)),
+		"tokenizer.ggml.model":                     "llama",
+		"tokenizer.ggml.tokens":                    v.texts,
+		"tokenizer.ggml.scores":                    v.scores,
+		"tokenizer.ggml.token_type":                v.types,
+		"tokenizer.ggml.bos_token_id":              uint32(1),
+		"tokenizer.ggml.eos_token_id":              uint32(eosID),
+		"tokenizer.ggml.unknown_token_id":          uint32(0),
+		"tokenizer.ggml.add_bos_token":             true,
+		"tokenizer.ggml.add_eos_token":             false,
 	}
 }
 
@@ -435,7 +444,7 @@ func WriteChatModel(dir, name string, spec ChatModelSpec) (ModelFile, error) {
 		tensor("output_norm.weight", filled(Dim, 1), Dim),
 		tensor("output.weight", out, Dim, uint64(n)),
 	}, layerTensors()...)
-	return writeGGUF(dir, name, baseKV(v, spec.ContextLength), ts)
+	return writeGGUF(dir, name, baseKV(v, spec.ContextLength, "llama"), ts)
 }
 
 // WriteEmbedModel writes a mean-pooling embedding model into dir.
@@ -447,14 +456,29 @@ func WriteEmbedModel(dir, name string, ctxLen uint32, words []string) (ModelFile
 	for id := range n {
 		copy(embd[id*Dim:], gauss(seed, int32(id)))
 	}
-	kv := baseKV(v, ctxLen)
+	// llama.cpp ignores pooling_type for llama and embeds the last
+	// token's hidden state; the key still makes Ollama list the model as
+	// an embedding model. The mean is done by the attention layer instead:
+	// Q and K are zero, so every position attends uniformly to all before
+	// it, and V and the output projection pass the (normalised)
+	// embeddings through, four times over the last token's own.
+	kv := baseKV(v, ctxLen, "llama")
 	kv["general.name"] = "nova-tiny-embed"
 	kv["llama.pooling_type"] = uint32(1) // mean
-	ts := append([]*ggml.Tensor{
+	ts := []*ggml.Tensor{
 		tensor("token_embd.weight", embd, Dim, uint64(n)),
 		tensor("output_norm.weight", filled(Dim, 1), Dim),
 		tensor("output.weight", filled(n*Dim, 0), Dim, uint64(n)),
-	}, layerTensors()...)
+	}
+	for _, t := range layerTensors() {
+		switch t.Name {
+		case "blk.0.attn_v.weight":
+			t.WriterTo = identity(1)
+		case "blk.0.attn_output.weight":
+			t.WriterTo = identity(4)
+		}
+		ts = append(ts, t)
+	}
 	return writeGGUF(dir, name, kv, ts)
 }
 
@@ -467,7 +491,7 @@ func WriteBrokenModel(dir, name string) (ModelFile, error) {
 		tensor("token_embd.weight", filled(n*Dim, 0), Dim, uint64(n)),
 		tensor("output.weight", filled(n*Dim, 0), Dim, uint64(n)),
 	}
-	return writeGGUF(dir, name, baseKV(v, 2048), ts)
+	return writeGGUF(dir, name, baseKV(v, 2048, "llama"), ts)
 }
 
 func writeGGUF(dir, name string, kv ggml.KV, ts []*ggml.Tensor) (ModelFile, error) {
