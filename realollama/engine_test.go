@@ -134,16 +134,13 @@ func TestClientLengthStop(t *testing.T) {
 	assert.Equal(t, "All done: nothing needed changing.", res.Content)
 	assert.Equal(t, 2, res.Attempts)
 
-	// ...and a limit that stays too small is ErrLength, never an answer.
-	_, err = c.Chat(ctxT(t), llm.ChatRequest{Model: "nova-short", NumPredict: 1, Messages: []llm.Message{{Role: llm.RoleUser, Content: "@@write@@"}},
-		Options: map[string]any{}}, nil)
-	require.NoError(t, err, "num_predict 1 → retry with at least 2048 completes the tool call")
-	tiny := client(t, suite.srv.URL, func(cfg *llm.Config) { cfg.ReplyReserve = 1 })
-	_, err = tiny.Chat(ctxT(t), llm.ChatRequest{Model: "nova-short", NumPredict: 2, Messages: []llm.Message{{Role: llm.RoleUser, Content: "@@write@@"}}}, nil)
-	// The retry limit is max(2*2, 2*3 used, 2*1, 256) = 256 tokens: enough
-	// for the script, so this also completes; the real server's length
-	// stop is what the first attempt proved.
-	require.NoError(t, err)
+	// ...and a reply that cannot fit whatever the limit (the context ends
+	// first; nova asks the server not to shift it) is ErrLength, never an
+	// answer.
+	_, err = c.Chat(ctxT(t), llm.ChatRequest{Model: "nova-coder", NumCtx: 24,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "@@write@@"}}}, nil)
+	require.ErrorIs(t, err, llm.ErrLength)
+	assert.Equal(t, failure.Length, failure.Of(err))
 }
 
 func TestClientRepetitionStop(t *testing.T) {
