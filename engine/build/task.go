@@ -289,7 +289,9 @@ const (
 
 // nextStep decides what follows a failed attempt of kind, acting on the
 // run's recovery hints within the caps, and sets what the next attempt
-// needs on t (its tier or agent).
+// needs on t (its tier or agent). Misconfiguration blocks at once; length
+// and repetition stops escalate within the caps, else block (never a plain
+// retry); the other kinds retry as their policy allows.
 func (e *Engine) nextStep(t *Task, b Build, res attemptResult, kind failure.Kind, noRetry bool) step {
 	pol := kind.Policy()
 	if kind == failure.Misconfigured || kind == failure.Cancelled {
@@ -311,7 +313,11 @@ func (e *Engine) nextStep(t *Task, b Build, res attemptResult, kind failure.Kind
 			return stepSwitch
 		}
 	}
-	if noRetry {
+	if noRetry || pol.ChangeRequest {
+		// A length or repetition stop: the run already retried with a
+		// changed request (a larger num_predict, another seed) and tried a
+		// larger tier within the agent's range; the same request again
+		// would stop the same way. Escalation (above) was the last resort.
 		return stepBlock
 	}
 	if attemptsOf(t.History, kind) <= pol.Retries {
