@@ -37,6 +37,29 @@
 //	profiles             self-improvement profiles by agent id (string key)
 //	rehearsals           rehearsal sessions by id
 //
+// Created by migration "knowledge buckets" (storage/knowledge.go; engine/knowledge):
+//
+//	facts                scoped temporal facts by id (8-byte key; shown as "f<id>")
+//	facts_idx            storage.Index entries: "scope" (scope string, e.g. "build:7")
+//	                     and "file" (workspace-relative path a fact names) → fact ids;
+//	                     plus "~rev", a change counter bumped by every write (an
+//	                     in-memory search index is rebuilt when another process wrote)
+//	docs_cache           documentation by cache key source 0x00 library 0x00 topic
+//	                     (sanitised: no control bytes, each part ≤ 200 bytes, longer
+//	                     ones end in a hash); source is "local" (go.mod / node_modules
+//	                     docs, exact version) or "context7"; plus "~rev"
+//
+// # The user-level file
+//
+// Facts at `user` scope live outside any workspace, in
+// $NOVA_HOME/user.db (else $XDG_DATA_HOME/nova/user.db, else
+// ~/.local/share/nova/user.db). It is opened briefly per operation with a
+// short lock timeout and its own migrations ([UserMigrations]):
+//
+//	meta                 schema version of the user file
+//	facts                user-scope facts by id (shown as "u<id>")
+//	facts_idx            as in a workspace (scope, file, "~rev")
+//
 // # Schema and migrations
 //
 // [SchemaVersion] is the version this binary writes. [Migrations] is the

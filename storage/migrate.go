@@ -19,6 +19,7 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+	{Version: 2, Name: "knowledge buckets", Up: migrateKnowledgeBuckets},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -55,11 +56,6 @@ func writeSchema(tx *bolt.Tx, v int) error {
 		return err
 	}
 	return meta.Put(metaSchemaKey, []byte(strconv.Itoa(v)))
-}
-
-// migrate runs pending migrations in one transaction.
-func (db *DB) migrate() error {
-	return runMigrations(db, Migrations)
 }
 
 func runMigrations(db *DB, list []Migration) error {

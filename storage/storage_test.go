@@ -349,3 +349,47 @@ func FuzzOpenGarbage(f *testing.F) {
 		}
 	})
 }
+
+func TestKnowledgeMigrationCreatesBuckets(t *testing.T) {
+	t.Parallel()
+	// A database at schema 1 (before the knowledge layer) gains the buckets.
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:1]})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketFacts))
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range KnowledgeBuckets {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		return nil
+	}))
+}
+
+func TestUserFileHasItsOwnSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "home", "user.db")
+	db, err := Open(path, Options{Migrations: UserMigrations, LockTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, UserMigrations[len(UserMigrations)-1].Version, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketFacts))
+		assert.Nil(t, tx.Bucket(BucketVaultNodes), "the user file holds no workspace buckets")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	ro, err := Open(path, Options{Migrations: UserMigrations, ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, ro.Close())
+}

@@ -122,6 +122,9 @@ func TestConfigErrorsNameFileLineField(t *testing.T) {
 		{"bad duration", "ollama:\n  timeout: soon\n", "ollama.timeout", 2},
 		{"bad tier", "# comment\n\ntier: gold\n", "tier", 3},
 		{"share too big", "budgets:\n  vaultShare: 0.5\n", "budgets.vaultShare", 2},
+		{"knowledge share too big", "budgets:\n  knowledgeShare: 0.3\n", "budgets.knowledgeShare", 2},
+		{"docs url", "docs:\n  context7:\n    url: ftp://x\n", "docs.context7.url", 3},
+		{"docs ttl", "docs:\n  ttl: forever\n", "docs.ttl", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,6 +174,26 @@ func TestEnvOverrides(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, TierPremium, cfg.Tier, "the Nova26 name is accepted")
 	assert.Equal(t, "NOVA26_TIER", ov[0].Env)
+}
+
+func TestDocsEnvOverridesHideTheKey(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	assert.InDelta(t, 0.10, cfg.Budgets.KnowledgeShare, 1e-9)
+	assert.Equal(t, "https://context7.com", cfg.Docs.Context7.URL)
+	ov, err := cfg.ApplyEnv(envOf(map[string]string{"CONTEXT7_API_URL": "http://127.0.0.1:9", "CONTEXT7_API_KEY": "ctx7sk-secret"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9", cfg.Docs.Context7.URL)
+	assert.Equal(t, "ctx7sk-secret", cfg.Docs.Context7.APIKey)
+	require.Len(t, ov, 2)
+	for _, o := range ov {
+		assert.NotContains(t, o.Value, "secret", "a key is never reported")
+	}
+	_, err = cfg.ApplyEnv(envOf(map[string]string{"CONTEXT7_API_URL": "not a url"}))
+	require.ErrorIs(t, err, ErrConfig)
+	cfg, err = ParseConfig("c.yaml", []byte("budgets:\n  knowledgeShare: 0\n"))
+	require.NoError(t, err)
+	assert.Zero(t, cfg.Budgets.KnowledgeShare, "0 turns build knowledge off")
 }
 
 func TestNormalizeHost(t *testing.T) {
