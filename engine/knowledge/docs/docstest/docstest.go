@@ -34,13 +34,13 @@ type Mode int
 
 // Modes.
 const (
-	Normal   Mode = iota
-	Status500     // every request answers 500 with a JSON error
-	HTML          // 200 with an HTML page (a captive portal, a wrong URL)
-	Huge          // 200 with 5 MB of text
-	NotUTF8       // 200 with bytes that are not UTF-8
-	Empty         // 200 with an empty body
-	Hang          // 200, a first chunk, then nothing until the client gives up
+	Normal    Mode = iota
+	Status500      // every request answers 500 with a JSON error
+	HTML           // 200 with an HTML page (a captive portal, a wrong URL)
+	Huge           // 200 with 5 MB of text
+	NotUTF8        // 200 with bytes that are not UTF-8
+	Empty          // 200 with an empty body
+	Hang           // 200, a first chunk, then nothing until the client gives up
 )
 
 // Options configures a server.
