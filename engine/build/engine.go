@@ -46,6 +46,9 @@ type Config struct {
 	PromptTokens  int
 	VaultShare    float64
 	PlaybookShare float64
+	// KnowledgeShare is the part for the knowledge hook (0 = none; callers
+	// pass budgets.knowledgeShare, default 0.10).
+	KnowledgeShare float64
 	// BuildTokens caps a build's tokens (0 = no cap).
 	BuildTokens int
 }
@@ -211,7 +214,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 		tasks[i] = Task{Ordinal: i, ID: pt.ID, Title: pt.Title, Description: pt.Description, Agent: pt.Agent,
 			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st,
 			Output: pt.Output, Gates: []GateResult{}, History: []Attempt{},
-			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}}
+			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}, KnowledgeIDs: []string{}}
 	}
 	if err := e.store.create(ctx, &b, tasks); err != nil {
 		return Build{}, fmt.Errorf("create build: %w", err)
@@ -456,6 +459,9 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 		}
 	}
 	fb, err := e.finish(id, stopReason)
+	if err == nil && storeErr == nil {
+		e.knowledgeAfterBuild(ctx, fb)
+	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
 	}

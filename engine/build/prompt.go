@@ -33,7 +33,8 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 
 // assemble builds a task's prompt: the task (and the previous attempt's
 // failure), the dependency artifacts, vault context (≤ VaultShare of the
-// prompt budget), playbook context (≤ PlaybookShare) and knowledge hits.
+// prompt budget), playbook context (≤ PlaybookShare) and knowledge
+// (≤ KnowledgeShare).
 // Context sources that fail are logged and left out: a build does not stop
 // because the vault is busy.
 func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, feedback string, hooks Hooks) prompt {
@@ -78,9 +79,10 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 			p.ruleIDs = ids
 		}
 	}
-	if hooks.Knowledge != nil {
-		kb := budget / 10
-		block, ids, err := hooks.Knowledge.Hits(ctx, t.Agent, query, kb)
+	if hooks.Knowledge != nil && e.cfg.KnowledgeShare > 0 {
+		kb := int(float64(budget) * e.cfg.KnowledgeShare)
+		block, ids, err := hooks.Knowledge.Hits(ctx, KnowledgeQuery{BuildID: idString(t.BuildID), TaskID: t.ID,
+			Agent: t.Agent, Text: query, ExcludeVault: p.vaultIDs}, kb)
 		if err != nil {
 			e.logf(t.BuildID, t.ID, "knowledge: %v", err)
 		} else if block = strings.TrimSpace(block); block != "" {
@@ -96,6 +98,9 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 	}
 	if p.ruleIDs == nil {
 		p.ruleIDs = []string{}
+	}
+	if p.knowIDs == nil {
+		p.knowIDs = []string{}
 	}
 	p.tokens = vault.EstimateTokens(p.task)
 	for _, x := range p.extra {

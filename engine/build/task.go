@@ -45,7 +45,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		t.Status, t.Reason, t.StartedAt = TaskRunning, "", start
 		att := Attempt{N: t.Attempts + 1, StartedAt: start}
 		pr := e.assemble(ctx, b, t, deps, feedback, hooks)
-		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs
+		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs, t.KnowledgeIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs, pr.knowIDs
 		t.History = append(t.History, att)
 		nb, err := e.commit(t, nil)
 		if err != nil {
@@ -164,6 +164,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 				e.logf(t.BuildID, t.ID, "playbook: %v", err)
 			}
 		}
+		e.knowledgeAfterTask(ctx, hooks, t, passed, res.failure != "")
 		if final {
 			return t, last, nil
 		}
