@@ -133,6 +133,9 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	getenv func(string) string // the environment Open was given
 }
 
 var _ Workspace = (*Local)(nil)
@@ -163,9 +166,12 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		bus: events.New(Event.Droppable),
 		llm: client,
 		cfg: ws.Config,
+
+		getenv: Getenv(opts.Getenv),
 	}
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
 	return l, nil
 }
 

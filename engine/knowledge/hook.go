@@ -117,11 +117,13 @@ func (s *Service) KnowledgeAfterBuild(ctx context.Context, b build.Build, tasks 
 	if added, err := s.ExtractFacts(ctx, b, tasks); err != nil {
 		errs = append(errs, fmt.Errorf("extract facts: %w", err))
 	} else if len(added) > 0 {
+		s.onChange("facts")
 		s.logf("knowledge: learned %d fact(s) from build %d at build:%d (promote them with `nova facts promote`)", len(added), b.ID, b.ID)
 	}
 	if rep, err := s.facts.Sweep(ctx); err != nil {
 		errs = append(errs, err)
 	} else if len(rep.Archived)+len(rep.Flagged) > 0 {
+		s.onChange("facts")
 		s.logf("knowledge: archived %d fact(s), flagged %d for review", len(rep.Archived), len(rep.Flagged))
 	}
 	return errors.Join(errs...)

@@ -33,6 +33,9 @@ type Options struct {
 	SourceTimeout time.Duration
 	// Logf receives diagnostics (nil: dropped).
 	Logf func(format string, args ...any)
+	// OnChange is told after the agent tools or a build's extraction wrote
+	// facts ("facts") or docs ("docs") (nil: nobody).
+	OnChange func(what string)
 }
 
 // Service is nova's knowledge layer: one search over the vault, facts and
@@ -45,6 +48,7 @@ type Service struct {
 	smallModel string
 	timeout    time.Duration
 	logf       func(string, ...any)
+	onChange   func(string)
 }
 
 // New returns a service; every collaborator is optional.
@@ -58,8 +62,11 @@ func New(o Options) *Service {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	if o.OnChange == nil {
+		o.OnChange = func(string) {}
+	}
 	return &Service{vault: o.Vault, facts: o.Facts, docs: o.Docs, llm: o.LLM, smallModel: o.SmallModel,
-		timeout: o.SourceTimeout, logf: o.Logf}
+		timeout: o.SourceTimeout, logf: o.Logf, onChange: o.OnChange}
 }
 
 // Facts is the facts service (nil when off).

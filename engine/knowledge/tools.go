@@ -137,6 +137,9 @@ func (s *Service) runFetchDocs(ctx context.Context, _ *tools.Env, args json.RawM
 		// Never blocks the agent: the fallback text is the answer.
 		return tools.Output{Text: r.Content}, nil
 	}
+	if r.Source == docs.FromNetwork || r.Source == docs.FromLocal {
+		s.onChange("docs")
+	}
 	return tools.Output{Text: docsHeader(r) + r.Content}, nil
 }
 
@@ -331,6 +334,7 @@ func (s *Service) runRemember(ctx context.Context, env *tools.Env, args json.Raw
 	if err != nil {
 		return tools.Output{}, err
 	}
+	s.onChange("facts")
 	return tools.Output{Text: fmt.Sprintf("Remembered as %s at %s (confidence %.2f).", f.ID, f.Scope, f.Confidence)}, nil
 }
 
@@ -350,6 +354,7 @@ func (s *Service) runCorrect(ctx context.Context, env *tools.Env, args json.RawM
 	if err != nil {
 		return tools.Output{}, err
 	}
+	s.onChange("facts")
 	text := fmt.Sprintf("Fact %s invalidated: %s.", c.Old.ID, strings.TrimRight(c.Old.Reason, "."))
 	if c.New != nil {
 		text += fmt.Sprintf(" Replacement recorded as %s.", c.New.ID)
