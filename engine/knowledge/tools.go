@@ -116,7 +116,7 @@ func (s *Service) Register(r *tools.Registry) error {
 
 func decode(args json.RawMessage, v any) error {
 	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("%w: %v", tools.ErrInvalidArgs, err)
+		return fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 	}
 	return nil
 }

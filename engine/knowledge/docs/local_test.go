@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,5 +212,5 @@ func TestLocalDocsReadOnlyHandleStillAnswers(t *testing.T) {
 	f := docs.New(ro, docs.Options{Root: fx.root, BaseURL: "off"})
 	r, err := f.Fetch(context.Background(), "pad", "", docs.FetchOptions{})
 	require.NoError(t, err)
-	assert.True(t, strings.Contains(r.Content, "Pads strings."))
+	assert.Contains(t, r.Content, "Pads strings.")
 }
