@@ -44,10 +44,11 @@ type Hit struct {
 
 // SourceStatus says how one source fared in a search.
 type SourceStatus struct {
-	Name     string        `json:"name"`
-	Hits     int           `json:"hits"`
-	Error    string        `json:"error,omitempty"`
-	Duration time.Duration `json:"duration"`
+	Name  string `json:"name"`
+	Hits  int    `json:"hits"`
+	Error string `json:"error,omitempty"`
+	// DurationMs is how long the source took, in milliseconds.
+	DurationMs float64 `json:"durationMs"`
 }
 
 // Result is a knowledge search's answer: the merged hits, best first, and
@@ -128,7 +129,7 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Re
 			defer cancel()
 			start := time.Now()
 			hits, warn, err := safely(sctx, searchers[name])
-			st := SourceStatus{Name: name, Hits: len(hits), Duration: time.Since(start)}
+			st := SourceStatus{Name: name, Hits: len(hits), DurationMs: float64(time.Since(start).Microseconds()) / 1000}
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 					err = fmt.Errorf("did not answer within %s", s.timeout)

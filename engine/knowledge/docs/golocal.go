@@ -267,7 +267,16 @@ func (g *goDocs) Lookup(library, topic string) (LocalDoc, error) {
 	if !within(t.modRoot, t.dir) {
 		return LocalDoc{}, errNotLocal
 	}
-	text, title, err := renderGoPackage(t.dir, t.importPath, topic)
+	text, title, matched, err := renderGoPackage(t.dir, t.importPath, topic)
+	if err != nil && topic == "" {
+		return LocalDoc{}, fmt.Errorf("%w: %s: %w", errLocalMissing, t.importPath, err)
+	}
+	if topic != "" && !matched {
+		// "testify Equal": the symbol lives in a subpackage (assert, require).
+		if sub, stext, stitle, ok := findInSubpackages(t, topic); ok {
+			t.importPath, t.dir, text, title, err = t.importPath+"/"+sub, filepath.Join(t.dir, sub), stext, stitle, nil
+		}
+	}
 	if err != nil {
 		return LocalDoc{}, fmt.Errorf("%w: %s: %w", errLocalMissing, t.importPath, err)
 	}
@@ -321,26 +330,58 @@ func hasGoFiles(dir string) bool {
 	return false
 }
 
+// maxSubpackages bounds the subpackages searched for a topic's symbol.
+const maxSubpackages = 40
+
+// findInSubpackages looks for a symbol named like topic in the package's
+// direct subpackages (not internal, testdata or vendor ones).
+func findInSubpackages(t goTarget, topic string) (sub, text, title string, ok bool) {
+	ents, err := os.ReadDir(t.dir)
+	if err != nil {
+		return "", "", "", false
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || name == "internal" || name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		if n++; n > maxSubpackages {
+			break
+		}
+		dir := filepath.Join(t.dir, name)
+		if module.CheckImportPath(t.importPath+"/"+name) != nil || !within(t.modRoot, dir) || !hasGoFiles(dir) {
+			continue
+		}
+		text, title, matched, err := renderGoPackage(dir, t.importPath+"/"+name, topic)
+		if err == nil && matched {
+			return name, text, title, true
+		}
+	}
+	return "", "", "", false
+}
+
 // renderGoPackage parses the package in dir (non-test files matching this
 // platform's build constraints) and renders it like `go doc`: the package
 // doc and a summary of its exported API, or, with a topic, the full
-// declarations and docs of the matching symbols.
-func renderGoPackage(dir, importPath, topic string) (text, title string, err error) {
+// declarations and docs of the matching symbols (matched says whether any
+// did; without a match the overview follows a note).
+func renderGoPackage(dir, importPath, topic string) (text, title string, matched bool, err error) {
 	fset := token.NewFileSet()
 	files, err := parseGoFiles(fset, dir)
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	pkg, err := doc.NewFromFiles(fset, files, importPath)
 	if err != nil {
-		return "", "", fmt.Errorf("read package docs: %w", err)
+		return "", "", false, fmt.Errorf("read package docs: %w", err)
 	}
 	r := goRenderer{fset: fset, pkg: pkg}
 	fmt.Fprintf(&r.b, "package %s // import %q\n\n", pkg.Name, importPath)
 	title = importPath
 	if topic != "" {
 		if r.symbols(topic) {
-			return r.b.String(), importPath + " " + topic, nil
+			return r.b.String(), importPath + " " + topic, true, nil
 		}
 		fmt.Fprintf(&r.b, "(no exported symbol matches %q; the package overview follows)\n\n", topic)
 	}
@@ -349,7 +390,7 @@ func renderGoPackage(dir, importPath, topic string) (text, title string, err err
 		r.b.WriteByte('\n')
 	}
 	r.summary()
-	return r.b.String(), title, nil
+	return r.b.String(), title, false, nil
 }
 
 // parseGoFiles parses the package's files; files of another package name

@@ -102,6 +102,11 @@ func TestGoModulesAreReadOfflineAtTheExactVersion(t *testing.T) {
 	assert.Equal(t, "example.com/Widgets/gears", sub.Library, "a topic naming a subpackage selects it")
 	assert.Contains(t, sub.Content, "func Turn()")
 
+	deep, err := f.Fetch(ctx, "example.com/Widgets", "turn", docs.FetchOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "example.com/Widgets/gears", deep.Library, "a symbol of a subpackage is found there")
+	assert.Contains(t, deep.Content, "Turn turns a gear.")
+
 	short, err := f.Fetch(ctx, "tool", "", docs.FetchOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "github.com/acme/tool/v2", short.Library, "a short name finds a required module")
