@@ -267,11 +267,11 @@ func (g *goDocs) Lookup(library, topic string) (LocalDoc, error) {
 	if !within(t.modRoot, t.dir) {
 		return LocalDoc{}, errNotLocal
 	}
-	text, title, matched, err := renderGoPackage(t.dir, t.importPath, topic)
+	text, title, rank, err := renderGoPackage(t.dir, t.importPath, topic)
 	if err != nil && topic == "" {
 		return LocalDoc{}, fmt.Errorf("%w: %s: %w", errLocalMissing, t.importPath, err)
 	}
-	if topic != "" && !matched {
+	if topic != "" && rank != rankExact {
 		// "testify Equal": the symbol lives in a subpackage (assert, require).
 		if sub, stext, stitle, ok := findInSubpackages(t, topic); ok {
 			t.importPath, t.dir, text, title, err = t.importPath+"/"+sub, filepath.Join(t.dir, sub), stext, stitle, nil
@@ -353,8 +353,8 @@ func findInSubpackages(t goTarget, topic string) (sub, text, title string, ok bo
 		if module.CheckImportPath(t.importPath+"/"+name) != nil || !within(t.modRoot, dir) || !hasGoFiles(dir) {
 			continue
 		}
-		text, title, matched, err := renderGoPackage(dir, t.importPath+"/"+name, topic)
-		if err == nil && matched {
+		text, title, rank, err := renderGoPackage(dir, t.importPath+"/"+name, topic)
+		if err == nil && rank == rankExact {
 			return name, text, title, true
 		}
 	}
@@ -364,24 +364,24 @@ func findInSubpackages(t goTarget, topic string) (sub, text, title string, ok bo
 // renderGoPackage parses the package in dir (non-test files matching this
 // platform's build constraints) and renders it like `go doc`: the package
 // doc and a summary of its exported API, or, with a topic, the full
-// declarations and docs of the matching symbols (matched says whether any
-// did; without a match the overview follows a note).
-func renderGoPackage(dir, importPath, topic string) (text, title string, matched bool, err error) {
+// declarations and docs of the matching symbols (rank says how well the
+// best one matched; without a match the overview follows a note).
+func renderGoPackage(dir, importPath, topic string) (text, title string, rank int, err error) {
 	fset := token.NewFileSet()
 	files, err := parseGoFiles(fset, dir)
 	if err != nil {
-		return "", "", false, err
+		return "", "", rankNone, err
 	}
 	pkg, err := doc.NewFromFiles(fset, files, importPath)
 	if err != nil {
-		return "", "", false, fmt.Errorf("read package docs: %w", err)
+		return "", "", rankNone, fmt.Errorf("read package docs: %w", err)
 	}
 	r := goRenderer{fset: fset, pkg: pkg}
 	fmt.Fprintf(&r.b, "package %s // import %q\n\n", pkg.Name, importPath)
 	title = importPath
 	if topic != "" {
-		if r.symbols(topic) {
-			return r.b.String(), importPath + " " + topic, true, nil
+		if rank := r.symbols(topic); rank != rankNone {
+			return r.b.String(), importPath + " " + topic, rank, nil
 		}
 		fmt.Fprintf(&r.b, "(no exported symbol matches %q; the package overview follows)\n\n", topic)
 	}
@@ -390,8 +390,16 @@ func renderGoPackage(dir, importPath, topic string) (text, title string, matched
 		r.b.WriteByte('\n')
 	}
 	r.summary()
-	return r.b.String(), title, false, nil
+	return r.b.String(), title, rankNone, nil
 }
+
+// How well a topic matched a symbol.
+const (
+	rankExact = 0  // the symbol's name
+	rankName  = 1  // part of its name
+	rankDoc   = 2  // its doc comment
+	rankNone  = -1 // nothing
+)
 
 // parseGoFiles parses the package's files; files of another package name
 // than the majority (or "main" next to a library) are left out.
@@ -529,9 +537,9 @@ func summariseValue(s string) string {
 }
 
 // symbols renders the symbols matching topic: exact names first, then
-// names containing it, then symbols whose docs mention it. It reports
-// whether anything matched.
-func (r *goRenderer) symbols(topic string) bool {
+// names containing it, then symbols whose docs mention it. It returns the
+// rank of what it rendered (rankNone: nothing matched).
+func (r *goRenderer) symbols(topic string) int {
 	type sym struct {
 		name string
 		node ast.Node
@@ -574,16 +582,16 @@ func (r *goRenderer) symbols(topic string) bool {
 		}
 		switch {
 		case name == low || short == low:
-			return 0
+			return rankExact
 		case strings.Contains(name, low):
-			return 1
+			return rankName
 		case strings.Contains(strings.ToLower(s.doc), low):
-			return 2
+			return rankDoc
 		}
-		return -1
+		return rankNone
 	}
 	var hits []sym
-	bestRank := 3
+	bestRank := rankDoc + 1
 	for _, s := range all {
 		if k := rank(s); k >= 0 && k <= bestRank {
 			if k < bestRank {
@@ -593,7 +601,7 @@ func (r *goRenderer) symbols(topic string) bool {
 		}
 	}
 	if len(hits) == 0 {
-		return false
+		return rankNone
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return len(hits[i].name) < len(hits[j].name) })
 	if len(hits) > 25 {
@@ -619,7 +627,7 @@ func (r *goRenderer) symbols(topic string) bool {
 		}
 		r.b.WriteByte('\n')
 	}
-	return true
+	return bestRank
 }
 
 func indent(text []byte) []byte {

@@ -120,10 +120,11 @@ func TestGoModulesAreReadOfflineAtTheExactVersion(t *testing.T) {
 	list, err := f.Cache().List(ctx, "")
 	require.NoError(t, err)
 	assert.NotEmpty(t, list, "local docs are cached so knowledge searches find them")
-	hits, err := f.Cache().Search(ctx, "turns the widget around", 3)
+	hits, err := f.Cache().Search(ctx, "spin the widget around", 3)
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
 	assert.Equal(t, "example.com/Widgets", hits[0].Library)
+	assert.Equal(t, "spin", hits[0].Topic)
 
 	// A module missing from the cache falls through to the network, saying why.
 	write(t, fx.root, map[string]string{"go.mod": "module example.com/app\n\nrequire github.com/facebook/react v0.9.9\n"})
