@@ -119,6 +119,16 @@ func (l *Local) DocsClear(ctx context.Context, library string) (int, error) {
 	return n, err
 }
 
+// DocsRemove deletes one cached entry by its reference (the Knowledge
+// screen's per-entry clear); storage.ErrNotFound when it is gone.
+func (l *Local) DocsRemove(ctx context.Context, ref string) error {
+	err := l.Knowledge().Docs().Cache().Remove(ctx, ref)
+	if err == nil {
+		l.knowledgeChanged("docs")
+	}
+	return err
+}
+
 // DocsStats summarises the docs cache. `nova docs stats`.
 func (l *Local) DocsStats(ctx context.Context) (docs.Stats, error) {
 	return l.Knowledge().Docs().Cache().Stats(ctx)

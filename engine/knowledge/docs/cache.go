@@ -268,6 +268,41 @@ func (c *Cache) Clear(ctx context.Context, library string) (int, error) {
 	return n, nil
 }
 
+// Remove deletes one entry by its reference (docs:SOURCE:LIBRARY#TOPIC);
+// storage.ErrNotFound when there is none.
+func (c *Cache) Remove(ctx context.Context, ref string) error {
+	k, err := ParseRef(ref)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	kb := k.Bytes()
+	var before uint64
+	err = c.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketDocsCache)
+		if b == nil || b.Get(kb) == nil {
+			return fmt.Errorf("docs %s: %w", ref, storage.ErrNotFound)
+		}
+		before = readRev(b)
+		if err := b.Delete(kb); err != nil {
+			return err
+		}
+		return writeRev(b, before+1)
+	})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.ixReady && c.ixRev == before {
+		c.removeLocked(string(kb))
+		c.ixRev = before + 1
+	}
+	c.mu.Unlock()
+	return nil
+}
+
 // Stats summarises the cache.
 func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	list, err := c.List(ctx, "")

@@ -322,6 +322,14 @@ func TestCacheListClearStatsAndSearch(t *testing.T) {
 		assert.NotEqual(t, "react", h.Library)
 	}
 
+	require.NoError(t, c.Remove(ctx, list[0].Ref), "next.js routing")
+	require.ErrorIs(t, c.Remove(ctx, list[0].Ref), storage.ErrNotFound)
+	hits, err = c.Search(ctx, "routing", 5)
+	require.NoError(t, err)
+	assert.Empty(t, hits, "a removed entry leaves the index")
+	_, err = fx.f.Fetch(ctx, "next.js", "routing", docs.FetchOptions{})
+	require.NoError(t, err)
+
 	fx.clock.Advance(10 * 24 * time.Hour)
 	st, err := c.Stats(ctx)
 	require.NoError(t, err)
