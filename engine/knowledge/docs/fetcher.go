@@ -67,6 +67,9 @@ func New(db *storage.DB, o Options) *Fetcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
 	f := &Fetcher{opts: o, cache: NewCache(db, o.Now), npm: &npmDocs{root: o.Root}}
 	mc, gr := goEnv(o.Getenv)
 	f.golang = &goDocs{root: o.Root, modCache: mc, goroot: gr}
@@ -169,7 +172,11 @@ func (f *Fetcher) Fetch(ctx context.Context, library, topic string, o FetchOptio
 	case f.client == nil:
 		netErr = f.netErr
 	default:
-		libInfo, text, err := f.client.Lookup(ctx, lib, top)
+		// One timeout for the whole lookup (search + context), so a fetch
+		// never takes longer than it.
+		nctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+		libInfo, text, err := f.client.Lookup(nctx, lib, top)
+		cancel()
 		if err == nil {
 			e := Entry{Source: SourceContext7, Library: lib, Topic: top, LibraryID: libInfo.ID, Origin: "context7 " + libInfo.ID,
 				Title: titleOf(libInfo, lib, top), Content: text, FetchedAt: now, ExpiresAt: now.Add(f.opts.TTL)}
