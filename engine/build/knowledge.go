@@ -51,12 +51,12 @@ type KnowledgeOutcome struct {
 	Kind failure.Kind `json:"kind,omitempty"`
 }
 
-// knowledgeAfterTask tells the hook how an attempt that used knowledge
-// went. A failed gate is the work failing; an execution that failed is not
+// knowledgeAfterTask tells the hook how an attempt went (it used the
+// injected knowledge, and maybe facts its agent looked up itself). A failed gate is the work failing; an execution that failed is not
 // classified here, so it is never held against the knowledge.
 func (e *Engine) knowledgeAfterTask(ctx context.Context, hooks Hooks, t Task, passed bool, execFailed bool) {
 	kl, ok := hooks.Knowledge.(KnowledgeLearner)
-	if !ok || len(t.KnowledgeIDs) == 0 {
+	if !ok {
 		return
 	}
 	o := KnowledgeOutcome{BuildID: idString(t.BuildID), TaskID: t.ID, Agent: t.Agent, IDs: t.KnowledgeIDs, Passed: passed}

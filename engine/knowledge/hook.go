@@ -84,13 +84,16 @@ func hookLine(h Hit) string {
 }
 
 // KnowledgeAfterTask implements build.KnowledgeLearner: the facts an
-// attempt used are credited helpful when it passed and not helpful when
-// its work failed; infrastructure failures are never held against them.
+// attempt used (injected into its prompt, or retrieved by its agent with
+// recall or queryKnowledge) are credited helpful when it passed and not
+// helpful when its work failed; infrastructure failures are never held
+// against them.
 func (s *Service) KnowledgeAfterTask(ctx context.Context, o build.KnowledgeOutcome) error {
 	if s.facts == nil {
 		return nil
 	}
-	var ids []string
+	// The facts injected into the prompt and those the agent pulled itself.
+	ids := s.takeUsed(o.BuildID, o.TaskID)
 	for _, ref := range o.IDs {
 		if id, ok := strings.CutPrefix(ref, "fact:"); ok {
 			ids = append(ids, id)

@@ -354,3 +354,25 @@ func TestFormatForPromptKeepsAtLeastOneHit(t *testing.T) {
 }
 
 var _ sync.Locker = (*sync.Mutex)(nil)
+
+func TestFactsAnAgentRecalledInABuildTaskAreCreditedWithIt(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, options{})
+	ctx := context.Background()
+	f, err := fx.facts.Add(ctx, facts.NewFact{Content: "Payments go through the billing service"})
+	require.NoError(t, err)
+	reg := tools.NewRegistry()
+	require.NoError(t, fx.svc.Register(reg))
+	env := &tools.Env{Agent: "MARS", BuildID: "3", TaskID: "t-9", Tools: []string{}}
+	r := execTool(t, reg, env, "recall", map[string]any{"query": "billing payments"})
+	require.True(t, r.OK(), r.Output)
+	require.NoError(t, fx.svc.KnowledgeAfterTask(ctx, build.KnowledgeOutcome{BuildID: "3", TaskID: "t-9", Passed: true}))
+	got, err := fx.facts.Get(ctx, f.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Retrievals)
+	assert.Equal(t, 1, got.Helpful, "the task that recalled it passed")
+	require.NoError(t, fx.svc.KnowledgeAfterTask(ctx, build.KnowledgeOutcome{BuildID: "3", TaskID: "t-9", Passed: true}))
+	got, err = fx.facts.Get(ctx, f.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Helpful, "credited once per retrieval")
+}

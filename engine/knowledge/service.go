@@ -3,8 +3,10 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-dev/nova/engine/knowledge/docs"
@@ -49,6 +51,56 @@ type Service struct {
 	timeout    time.Duration
 	logf       func(string, ...any)
 	onChange   func(string)
+
+	// used remembers the facts build tasks pulled with recall and
+	// queryKnowledge, so that the task's outcome credits them too.
+	usedMu sync.Mutex
+	used   map[string]map[string]bool // "build/task" → fact ids
+	order  []string
+}
+
+// maxTracked bounds the tasks whose tool-retrieved facts are remembered.
+const maxTracked = 512
+
+// noteUsed records facts a build task retrieved through a tool.
+func (s *Service) noteUsed(buildID, taskID string, ids []string) {
+	if buildID == "" || taskID == "" || len(ids) == 0 {
+		return
+	}
+	k := buildID + "/" + taskID
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	if s.used == nil {
+		s.used = map[string]map[string]bool{}
+	}
+	set, ok := s.used[k]
+	if !ok {
+		set = map[string]bool{}
+		s.used[k] = set
+		s.order = append(s.order, k)
+		if len(s.order) > maxTracked {
+			delete(s.used, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	for _, id := range ids {
+		set[id] = true
+	}
+}
+
+// takeUsed returns and forgets the facts a task retrieved through tools.
+func (s *Service) takeUsed(buildID, taskID string) []string {
+	k := buildID + "/" + taskID
+	s.usedMu.Lock()
+	defer s.usedMu.Unlock()
+	set := s.used[k]
+	delete(s.used, k)
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // New returns a service; every collaborator is optional.

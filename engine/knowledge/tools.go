@@ -205,25 +205,27 @@ func (s *Service) runQueryKnowledge(ctx context.Context, env *tools.Env, args js
 	if err != nil {
 		return tools.Output{}, err
 	}
-	s.countFacts(ctx, res.Hits)
-	return tools.Output{Text: FormatForPrompt(res, QueryKnowledgeTokens)}, nil
-}
-
-// countFacts counts the facts among hits as retrieved.
-func (s *Service) countFacts(ctx context.Context, hits []Hit) {
-	if s.facts == nil {
-		return
-	}
 	var ids []string
-	for _, h := range hits {
+	for _, h := range res.Hits {
 		if id, ok := strings.CutPrefix(h.Ref, "fact:"); ok {
 			ids = append(ids, id)
 		}
 	}
-	if len(ids) > 0 {
-		if err := s.facts.MarkRetrieved(ctx, ids); err != nil && !errors.Is(err, context.Canceled) {
-			s.logf("knowledge: count retrievals: %v", err)
-		}
+	s.retrieved(ctx, env, ids)
+	return tools.Output{Text: FormatForPrompt(res, QueryKnowledgeTokens)}, nil
+}
+
+// retrieved counts facts handed to an agent and, inside a build task,
+// remembers them for the task's outcome.
+func (s *Service) retrieved(ctx context.Context, env *tools.Env, ids []string) {
+	if s.facts == nil || len(ids) == 0 {
+		return
+	}
+	if err := s.facts.MarkRetrieved(ctx, ids); err != nil && !errors.Is(err, context.Canceled) {
+		s.logf("knowledge: count retrievals: %v", err)
+	}
+	if env != nil {
+		s.noteUsed(env.BuildID, env.TaskID, ids)
 	}
 }
 
@@ -300,9 +302,7 @@ func (s *Service) runRecall(ctx context.Context, env *tools.Env, args json.RawMe
 			b.WriteByte('\n')
 			ids = append(ids, f.ID)
 		}
-		if err := s.facts.MarkRetrieved(ctx, ids); err != nil && !errors.Is(err, context.Canceled) {
-			s.logf("knowledge: count retrievals: %v", err)
-		}
+		s.retrieved(ctx, env, ids)
 	}
 	for _, w := range res.Warnings {
 		b.WriteString("\nnote: " + w)
