@@ -467,6 +467,42 @@ func (c *Cache) removeLocked(kb string) {
 	delete(c.meta, id)
 }
 
+// indexFold finds lower-case w in s ignoring ASCII case, without
+// allocating (snippets run on every hit of every search); a word with
+// non-ASCII letters falls back to lower-casing a bounded prefix of s.
+func indexFold(s, w string) int {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			prefix, _ := cut(s, 32<<10)
+			return strings.Index(strings.ToLower(prefix), w)
+		}
+	}
+	if w == "" {
+		return 0
+	}
+	first := w[0]
+	for i := 0; i+len(w) <= len(s); i++ {
+		if lowerASCII(s[i]) != first {
+			continue
+		}
+		j := 1
+		for j < len(w) && lowerASCII(s[i+j]) == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 // EstimateTokens is nova's token estimate: ceil(runes/4).
 func EstimateTokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
 
@@ -502,16 +538,18 @@ func cut(s string, n int) (string, bool) {
 // Snippet returns up to n runes of text around the first word of query it
 // finds (case-insensitive), white space collapsed; the start otherwise.
 func Snippet(text, query string, n int) string {
-	low := strings.ToLower(text)
 	start := -1
 	for _, w := range strings.Fields(strings.ToLower(query)) {
 		w = strings.Trim(w, `.,;:!?"'()[]{}`)
 		if utf8.RuneCountInString(w) < 3 {
 			continue
 		}
-		if i := strings.Index(low, w); i >= 0 && (start < 0 || i < start) {
+		if i := indexFold(text, w); i >= 0 && (start < 0 || i < start) {
 			start = i
 		}
+	}
+	if start > len(text) { // an offset in lower-cased text that changed length
+		start = 0
 	}
 	if start > 0 {
 		// Back up to about a third of the window, on a rune boundary.

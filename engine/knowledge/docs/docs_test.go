@@ -362,6 +362,8 @@ func TestSnippet(t *testing.T) {
 	assert.Contains(t, s, "Needle")
 	assert.True(t, strings.HasPrefix(s, "…"))
 	assert.Equal(t, "short text", docs.Snippet("short\n\ntext", "zzz", 60))
+	assert.Contains(t, docs.Snippet(strings.Repeat("x ", 100)+"Größe und ÄRGER", "ärger", 30), "ÄRGER")
+	assert.Contains(t, docs.Snippet(strings.Repeat("y ", 100)+"call useEffect here", "USEEFFECT", 30), "useEffect")
 }
 
 func reopenReadOnly(t testing.TB, path string) *storage.DB {

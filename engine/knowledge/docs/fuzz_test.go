@@ -124,3 +124,21 @@ func FuzzKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSnippet: snippets of any text for any query never panic and stay
+// valid UTF-8 within their size.
+func FuzzSnippet(f *testing.F) {
+	f.Add("Größe und ÄRGER", "ärger")
+	f.Add("call useEffect here", "USEEFFECT")
+	f.Add("\xff\xfe text", "tex")
+	f.Add("İstanbul ıi", "i̇stanbul")
+	f.Fuzz(func(t *testing.T, text, query string) {
+		s := docs.Snippet(text, query, 40)
+		if utf8.ValidString(text) && !utf8.ValidString(s) {
+			t.Fatalf("invalid snippet %q", s)
+		}
+		if utf8.RuneCountInString(s) > 42 {
+			t.Fatalf("snippet too long: %q", s)
+		}
+	})
+}
