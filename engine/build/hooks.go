@@ -93,11 +93,3 @@ type Hooks struct {
 	Rehearsal RehearsalHook
 	Knowledge KnowledgeHook
 }
-
-// KnowledgeHook is implemented by the knowledge layer (imported pattern
-// libraries, cached docs, scoped facts). A nil KnowledgeHook adds no hits.
-type KnowledgeHook interface {
-	// Hits returns a block of knowledge relevant to the task, within
-	// budgetTokens, and the ids of what it contains (provenance).
-	Hits(ctx context.Context, agent, task string, budgetTokens int) (block string, ids []string, err error)
-}

@@ -1,0 +1,47 @@
+// Command context7d runs the docstest Context7-compatible server by hand,
+// for trying `nova docs fetch` and agent runs without the real service:
+//
+//	go run ./engine/knowledge/docs/docstest/context7d -addr 127.0.0.1:7007
+//	CONTEXT7_API_URL=http://127.0.0.1:7007 nova docs fetch react hooks
+//
+// -mode makes it misbehave (500, html, huge, notutf8, empty, hang).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/nova-dev/nova/engine/knowledge/docs/docstest"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:7007", "address to listen on")
+	mode := flag.String("mode", "normal", "normal, 500, html, huge, notutf8, empty or hang")
+	key := flag.String("key", "", "require this API key as a bearer token")
+	flag.Parse()
+	modes := map[string]docstest.Mode{"normal": docstest.Normal, "500": docstest.Status500, "html": docstest.HTML,
+		"huge": docstest.Huge, "notutf8": docstest.NotUTF8, "empty": docstest.Empty, "hang": docstest.Hang}
+	m, ok := modes[*mode]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "context7d: unknown -mode %q\n", *mode)
+		os.Exit(2)
+	}
+	h := docstest.NewHandler(docstest.Options{APIKey: *key})
+	h.SetMode(m)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "context7d: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("CONTEXT7_API_URL=http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(os.Stderr, "context7d: %v\n", err)
+		os.Exit(1)
+	}
+}
