@@ -38,8 +38,6 @@ type Hit struct {
 	Score float64 `json:"score"`
 	// Ref identifies the item: "vault:12", "fact:f3", "docs:SOURCE:LIB#TOPIC".
 	Ref string `json:"ref"`
-
-	vaultID uint64
 }
 
 // SourceStatus says how one source fared in a search.
@@ -225,7 +223,7 @@ func (s *Service) searchVault(ctx context.Context, query string, o SearchOptions
 		}
 		out = append(out, Hit{Source: SourceVault, Title: fmt.Sprintf("%s (%s)", title, strings.ToLower(string(n.Type))),
 			Snippet: docs.Snippet(n.Content, query, 300), Score: clamp01(n.Score),
-			Ref: "vault:" + strconv.FormatUint(n.ID, 10), vaultID: n.ID})
+			Ref: "vault:" + strconv.FormatUint(n.ID, 10)})
 	}
 	return out, nil, nil
 }

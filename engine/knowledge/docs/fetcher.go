@@ -123,11 +123,11 @@ type Result struct {
 // FetchOptions tune one fetch.
 type FetchOptions struct {
 	// MaxTokens overrides the fetcher's budget.
-	MaxTokens int
+	MaxTokens int `json:"maxTokens,omitempty"`
 	// Refresh asks the network even when the cache is fresh.
-	Refresh bool
+	Refresh bool `json:"refresh,omitempty"`
 	// NoNetwork answers from local docs and the cache only.
-	NoNetwork bool
+	NoNetwork bool `json:"noNetwork,omitempty"`
 }
 
 // Fetch finds documentation for library (and topic). It always returns a

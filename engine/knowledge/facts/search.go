@@ -48,16 +48,16 @@ const (
 type SearchOptions struct {
 	// Scope is where the search stands: it sees that scope and the broader
 	// ones, never narrower ones (zero: every scope).
-	Scope Scope
+	Scope Scope `json:"scope,omitzero"`
 	// Build is the build an agent-scope search runs in (its facts are seen).
-	Build string
+	Build string `json:"build,omitempty"`
 	// Limit defaults to 20.
-	Limit         int
-	MinConfidence float64
+	Limit         int     `json:"limit,omitempty"`
+	MinConfidence float64 `json:"minConfidence,omitempty"`
 	// IncludeInvalidated also returns superseded, invalidated and archived
 	// facts.
-	IncludeInvalidated bool
-	Recency            Recency
+	IncludeInvalidated bool    `json:"includeInvalidated,omitempty"`
+	Recency            Recency `json:"recency,omitempty"`
 }
 
 // Scored is a search result.

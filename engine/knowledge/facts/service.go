@@ -688,12 +688,12 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 // ListOptions selects facts for List.
 type ListOptions struct {
 	// Scope keeps the facts of exactly that scope (zero: every scope).
-	Scope Scope
+	Scope Scope `json:"scope,omitzero"`
 	// IncludeInvalidated also lists superseded, invalidated and archived
 	// facts.
-	IncludeInvalidated bool
+	IncludeInvalidated bool `json:"includeInvalidated,omitempty"`
 	// Limit caps the list (0: no cap).
-	Limit int
+	Limit int `json:"limit,omitempty"`
 }
 
 // ListResult is a listing plus warnings (the user-level file unavailable).
