@@ -34,12 +34,12 @@ func (l *Local) Knowledge() *knowledge.Service {
 	l.kn.once.Do(func() {
 		cfg := l.Config()
 		fs := facts.New(facts.Options{
-			DB: l.db, UserPath: facts.UserPath(l.getenv), Root: l.ws.Root, Author: cfg.UserID,
+			DB: l.db, UserPath: facts.UserPath(l.getenv), Root: l.ws.Root, Author: cfg.UserID, Now: l.now,
 		})
 		fetcher := docs.New(l.db, docs.Options{
 			Root: l.ws.Root, Getenv: l.getenv,
 			BaseURL: cfg.Docs.Context7.URL, APIKey: cfg.Docs.Context7.APIKey,
-			TTL: cfg.Docs.TTL.D(), MaxTokens: cfg.Docs.MaxTokens, UserAgent: "nova",
+			TTL: cfg.Docs.TTL.D(), MaxTokens: cfg.Docs.MaxTokens, UserAgent: "nova", Now: l.now,
 		})
 		l.kn.svc = knowledge.New(knowledge.Options{
 			Vault:      func() knowledge.VaultSearcher { return l.Vault() },

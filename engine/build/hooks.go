@@ -65,6 +65,9 @@ type RehearsalRequest struct {
 	// Context holds the prompt context blocks the agent loop would get
 	// (dependency artifacts, vault, playbook, knowledge, retry feedback).
 	Context []string `json:"context"`
+	// KnowledgeIDs are the facts, docs and patterns the context carries
+	// (provenance; the Rehearsal "why" panel links to them).
+	KnowledgeIDs []string `json:"knowledgeIds,omitempty"`
 	// Autonomy is the build's autonomy level.
 	Autonomy int `json:"autonomy"`
 	// Branches is the number of branches wanted (0 = the hook's default).

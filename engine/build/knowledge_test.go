@@ -2,6 +2,7 @@ package build_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -135,4 +136,25 @@ func TestInfrastructureFailuresNeverCountAgainstKnowledge(t *testing.T) {
 	assert.Equal(t, failure.Misconfigured, o.Kind)
 	assert.False(t, o.Kind.Learnable(), "infrastructure is never learned")
 	assert.Equal(t, []string{"fact:f3", "docs:local:net/http"}, o.IDs)
+}
+
+// A rehearsed task hands the rehearsal the knowledge ids its context
+// carries, so the session keeps them as provenance ("why" panel).
+func TestRehearsalGetsTheKnowledgeIDs(t *testing.T) {
+	t.Parallel()
+	kh := &fakeKnowledge{}
+	rh := &fakeRehearsal{}
+	h := newHarness(t, harnessOpts{hooks: build.Hooks{Knowledge: kh, Rehearsal: rh},
+		cfg: build.Config{Tier: "premium", PromptTokens: 10000, KnowledgeShare: 0.10}})
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("risky-1:MARS:0"), "p.json", build.Options{Autonomy: intp(3)})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, b.Status, b.Reason)
+	rh.mu.Lock()
+	defer rh.mu.Unlock()
+	require.Len(t, rh.calls, 1)
+	assert.Equal(t, []string{"fact:f3", "docs:local:net/http"}, rh.calls[0].KnowledgeIDs)
+	assert.Contains(t, strings.Join(rh.calls[0].Context, "\n"), "Handlers return JSON errors.")
 }

@@ -485,7 +485,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 	if rh != nil && (b.Rehearse || rh.ShouldRehearse(t.PRDTask())) {
 		if strings.EqualFold(b.Tier, "premium") {
 			out, err := rh.Rehearse(ctx, RehearsalRequest{BuildID: idString(t.BuildID), Task: t.PRDTask(), Agent: t.Agent,
-				Context: append([]string{pr.task}, pr.extra...), Autonomy: b.Autonomy})
+				Context: append([]string{pr.task}, pr.extra...), KnowledgeIDs: pr.knowIDs, Autonomy: b.Autonomy})
 			r := attemptResult{output: out.Output, changesetID: out.ChangesetID, sessionID: out.SessionID, tokens: out.Tokens, rehearsed: true}
 			switch {
 			case ctx.Err() != nil:
