@@ -184,7 +184,9 @@ func TestCorrectAsksFirstThenRecordsTheReplacement(t *testing.T) {
 	l.press("tab")
 	l.typeText("API handlers return RFC 9457 problem details")
 	l.press("enter", "y")
-	l.until(func() bool { return l.m.det != nil && l.m.det.item.Fact != nil && l.m.det.item.Fact.Supersedes == target.ID })
+	l.until(func() bool {
+		return l.m.det != nil && l.m.det.item.Fact != nil && l.m.det.item.Fact.Supersedes == target.ID
+	})
 	l.until(func() bool { return len(l.m.det.history) == 2 })
 	got, err = ws.KnowledgeItem(ctx, "fact:"+target.ID)
 	require.NoError(t, err)
@@ -219,7 +221,9 @@ func TestInvalidatePromoteAndKeep(t *testing.T) {
 	require.True(t, l.m.conf.Active())
 	assert.Contains(t, l.plain(), "Promote fact "+mars.ID+" to user?")
 	l.press("y")
-	l.until(func() bool { return l.m.det != nil && l.m.det.item.Fact != nil && l.m.det.item.Fact.Scope == facts.User() })
+	l.until(func() bool {
+		return l.m.det != nil && l.m.det.item.Fact != nil && l.m.det.item.Fact.Scope == facts.User()
+	})
 
 	api := find("API handlers")
 	l.press("x")
@@ -261,7 +265,9 @@ func TestDocsCacheRefreshRemoveClear(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "react", e.Library)
 	l.press("r")
-	l.until(func() bool { return l.m.fetching == "" && len(l.m.docsList) == 3 && !l.m.docsList[0].Stale && l.m.docsList[0].Library == "react" })
+	l.until(func() bool {
+		return l.m.fetching == "" && len(l.m.docsList) == 3 && !l.m.docsList[0].Stale && l.m.docsList[0].Library == "react"
+	})
 	l.opened("docs:context7:react#hooks")
 	l.press("esc", "g", "d")
 	require.True(t, l.m.conf.Active())
