@@ -261,3 +261,38 @@ func TestKnowledgeSearchMergesSources(t *testing.T) {
 	assert.Contains(t, so.String(), "Our components use hooks")
 	assert.Contains(t, so.String(), "valid since")
 }
+
+// A fact recorded from the CLI reaches a build's prompt, and `build show`
+// names it in the task's provenance (JSON and text).
+func TestBuildShowNamesTheInjectedKnowledge(t *testing.T) {
+	t.Parallel()
+	dir, _, env := buildWorkspace(t, 0)
+	env["NOVA_HOME"] = t.TempDir()
+	env["CONTEXT7_API_URL"] = "off"
+	r := runNova(t, dir, env, "facts", "add", "The first task of a small plan is done in one attempt", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var f facts.Fact
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &f))
+	writeFile(t, dir, "plan.json", smallPRD)
+	r = runNova(t, dir, env, "build", "run", "plan.json", "--headless")
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+
+	r = runNova(t, dir, env, "build", "show", "1", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var show struct {
+		Phases []struct {
+			Tasks []struct {
+				ID           string   `json:"id"`
+				KnowledgeIDs []string `json:"knowledgeIds"`
+			} `json:"tasks"`
+		} `json:"phases"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &show))
+	require.NotEmpty(t, show.Phases)
+	first := show.Phases[0].Tasks[0]
+	assert.Equal(t, "s-1", first.ID)
+	assert.Contains(t, first.KnowledgeIDs, "fact:"+f.ID)
+	r = runNova(t, dir, env, "build", "show", "1")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "knowledge: fact:"+f.ID)
+}
