@@ -569,7 +569,9 @@ func (m *Model) loadWhy() tea.Cmd {
 			nodes[n.ID] = fmt.Sprintf("[%s] %s", n.Type, n.Content)
 		}
 		return whyMsg{id: s.ID, nodes: nodes, knowledge: know}, nil
-	}, func(error) tea.Msg { return whyMsg{id: s.ID, nodes: map[uint64]string{}, knowledge: map[string]string{}} })
+	}, func(error) tea.Msg {
+		return whyMsg{id: s.ID, nodes: map[uint64]string{}, knowledge: map[string]string{}}
+	})
 }
 
 // ShortHelp implements help.KeyMap.
