@@ -400,3 +400,26 @@ func TestToolCallsShowInTheStream(t *testing.T) {
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
 }
+
+// At 80×24 the focused provenance list shows its cursor, however long the
+// task's detail is above it.
+func TestProvenanceStaysVisibleWhenFocusedOnASmallScreen(t *testing.T) {
+	t.Parallel()
+	src := sampleSource(t)
+	for i := range src.builds[0].Tasks {
+		tk := &src.builds[0].Tasks[i]
+		if tk.ID == "ua-03" {
+			for g := range 8 {
+				tk.Gates = append(tk.Gates, Gate{Name: fmt.Sprintf("check:%d", g), Passed: true, Score: 1})
+			}
+		}
+	}
+	l := newLoop(t, src, 80, 21)
+	require.Equal(t, "ua-03", l.m.selectedTaskID())
+	l.press("tab")
+	require.Equal(t, focusProvenance, l.m.focus)
+	for range 5 {
+		l.press("j")
+	}
+	assert.Contains(t, l.plain(), "fact:f9 (no longer available)")
+}

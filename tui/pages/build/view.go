@@ -392,6 +392,13 @@ func (m *Model) taskDetailView(w, h int) string {
 		b = append(b, s.Subtle.Render(common.Truncate(hint, inner)))
 	}
 	room := h - 2 - len(b)
+	if want := min(len(items), 4); m.focus == focusProvenance && room < want {
+		// Focused on a short pane (80×24): the list the cursor moves in
+		// must show; the task's header lines (the first two) stay.
+		drop := min(want-room, max(0, len(b)-3))
+		b = append(b[:2:2], b[2+drop:]...)
+		room += drop
+	}
 	start := 0
 	if m.focus == focusProvenance && m.provSel >= room {
 		start = m.provSel - room + 1

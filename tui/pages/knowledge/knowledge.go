@@ -1197,17 +1197,26 @@ func (m *Model) ShortHelp() []key.Binding {
 	return []key.Binding{withHelp(km.Filter, "/", "search"), withHelp(km.Enter, "enter", "open"), withHelp(km.Tab, "tab", "facts/docs")}
 }
 
-// FullHelp implements help.KeyMap.
+// FullHelp implements help.KeyMap: the active pane's actions first (they
+// are what fits at 80 columns), then moving around, then the other panes'.
 func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
-	return [][]key.Binding{
-		{withHelp(km.Tab, "tab", "search → facts → docs"), withHelp(km.Filter, "/", "search as you type"), withHelp(km.Enter, "enter", "open (history, text)"),
-			withHelp(km.Back, "esc", "close / clear"), withHelp(km.Right, "→/←", "detail ⇄ list (wide)"), km.Refresh},
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Correct, "c", "correct a fact"), withHelp(km.Invalidate, "x", "invalidate a fact"), withHelp(km.Promote, "p", "promote to a broader scope"),
-			withHelp(km.Keep, "u", "keep (unarchive, clear review)"), km.AddFact, withHelp(km.ShowClosed, "i", "show closed facts"), withHelp(km.ScopeFilter, "s", "cycle the scope")},
-		{withHelp(km.RefreshDoc, "r", "refresh a doc"), withHelp(km.RemoveDoc, "d", "remove a doc"), withHelp(km.ClearDocs, "D", "clear the docs cache"), withHelp(km.FetchDoc, "f", "fetch docs")},
+	general := []key.Binding{withHelp(km.Tab, "tab", "search → facts → docs"), withHelp(km.Filter, "/", "search as you type"),
+		withHelp(km.Enter, "enter", "open (history, text)"), withHelp(km.Back, "esc", "close / clear"),
+		withHelp(km.Right, "→/←", "detail ⇄ list (wide)"), km.Refresh}
+	factKeys := []key.Binding{withHelp(km.Correct, "c", "correct a fact"), withHelp(km.Invalidate, "x", "invalidate a fact"),
+		withHelp(km.Promote, "p", "promote it outward"), withHelp(km.Keep, "u", "keep (unarchive)"), km.AddFact,
+		withHelp(km.ShowClosed, "i", "show closed facts"), withHelp(km.ScopeFilter, "s", "cycle the scope")}
+	docKeys := []key.Binding{withHelp(km.RefreshDoc, "r", "refresh a doc"), withHelp(km.RemoveDoc, "d", "remove a doc"),
+		withHelp(km.ClearDocs, "D", "clear the cache"), withHelp(km.FetchDoc, "f", "fetch docs")}
+	moves := []key.Binding{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom}
+	switch m.pane {
+	case paneFacts:
+		return [][]key.Binding{factKeys, general, moves, docKeys}
+	case paneDocs:
+		return [][]key.Binding{docKeys, general, moves, factKeys}
 	}
+	return [][]key.Binding{general, moves, factKeys, docKeys}
 }
 
 func withHelp(b key.Binding, keys, desc string) key.Binding {
