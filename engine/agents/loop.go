@@ -202,7 +202,8 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	if opts.Approve != nil {
 		st.env.Approve = st.approve
 	}
-	st.toolList = r.Tools.For(spec.ID, offered)
+	st.allTools = r.Tools.For(spec.ID, offered)
+	st.toolList = st.allTools
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
 	limit := spec.Limits.TimeoutDuration()
@@ -237,7 +238,8 @@ type loopState struct {
 	model   string
 
 	meterKeys []string
-	toolList  []tools.Tool
+	toolList  []tools.Tool // the tools the model is offered (fitPrompt may leave optional ones out)
+	allTools  []tools.Tool // every tool the agent may use
 	textMode  bool
 	msgs      []llm.Message
 	meta      RunMeta

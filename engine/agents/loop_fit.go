@@ -26,7 +26,8 @@ type Fitted struct {
 // FitMessages builds the system and task messages of a run so that they and
 // the tools' schemas fit budget tokens: context blocks are trimmed first
 // (knowledge, vault, playbook, dependency previews, then the worked
-// examples), then the task is cut with a marker. When not even MinTask
+// examples: promptfit.TrimOrder), then the task is cut with a marker. (The
+// knowledge tools, first in that order, are left out by the caller.) When not even MinTask
 // tokens of the task fit beside the fixed part (role, rules, static context,
 // tools), it returns a *promptfit.TooLargeError wrapped in
 // llm.ErrPromptTooLong. budget ≤ 0 with what "" means no fitting.
@@ -128,6 +129,20 @@ func FitMessages(in PromptInput, native []llm.Tool, budget int, est promptfit.Es
 		Tokens: est.Tokens(msgs[0].Content) + est.Tokens(msgs[1].Content) + toolsTokens(native, est) + 2*8}, nil
 }
 
+// splitOptional separates the tools every agent is offered whatever its
+// spec lists (tools.Tool.AllAgents: the knowledge tools) from the agent's
+// own.
+func splitOptional(ts []tools.Tool) (core, optional []tools.Tool) {
+	for _, t := range ts {
+		if t.AllAgents {
+			optional = append(optional, t)
+		} else {
+			core = append(core, t)
+		}
+	}
+	return core, optional
+}
+
 // toolsTokens estimates the tool schemas the template renders into the
 // prompt when tools are sent natively.
 func toolsTokens(ts []llm.Tool, est promptfit.Estimator) int {
@@ -156,6 +171,14 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 		st.setFirst(BuildMessages(st.promptInput()))
 		return nil
 	}
+	if info, ierr := st.r.LLM.ModelInfo(ctx, st.model); ierr == nil && len(info.Capabilities) > 0 && !info.Can("completion") {
+		// The server would answer 400 "does not support chat"; say so
+		// before sending anything (and before any fitting arithmetic on an
+		// embedding model's context).
+		return fmt.Errorf("%w: model %s does not support chat (capabilities: %s); set a chat model for this tier "+
+			"in .nova/config.yaml (models.*); `nova doctor` checks them", llm.ErrBadRequest, st.model,
+			strings.Join(info.Capabilities, ", "))
+	}
 	st.window = w
 	budget := w.PromptBudget()
 	if st.set.PromptTokens > 0 && st.set.PromptTokens < budget {
@@ -164,19 +187,36 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 	st.budget = budget
 	// Compress the history well before it reaches the budget.
 	st.set.CompressAt = min(st.set.CompressAt, max(budget*3/4, 1))
-	var native []llm.Tool
-	if !st.textMode {
-		native = tools.LLMTools(st.toolList)
-	}
 	// The start of the run leaves room for the conversation that follows
 	// it: a quarter of the budget at the first fit, what the history
 	// already holds at a refit. If that is too tight, the whole budget
 	// (a one-step answer may still fit).
 	history := st.historySize()
 	room := budget - max(budget/4, history)
-	f, err := FitMessages(st.promptInput(), native, room, st.estimator(), w.Describe(), w.Reserve)
-	if err != nil && errors.Is(err, llm.ErrPromptTooLong) && history == 0 {
-		f, err = FitMessages(st.promptInput(), native, budget, st.estimator(), w.Describe(), w.Reserve)
+	fit := func(list []tools.Tool) (Fitted, error) {
+		st.toolList = list
+		var native []llm.Tool
+		if !st.textMode {
+			native = tools.LLMTools(list)
+		}
+		f, err := FitMessages(st.promptInput(), native, room, st.estimator(), w.Describe(), w.Reserve)
+		if err != nil && errors.Is(err, llm.ErrPromptTooLong) && history == 0 {
+			f, err = FitMessages(st.promptInput(), native, budget, st.estimator(), w.Describe(), w.Reserve)
+		}
+		return f, err
+	}
+	f, err := fit(st.allTools)
+	// The tools offered to every agent (the knowledge tools) give way first
+	// (promptfit.TrimOrder): before the knowledge hits, any other context,
+	// the worked examples or the task.
+	if core, optional := splitOptional(st.allTools); len(optional) > 0 && (err != nil || len(f.Trims) > 0 || f.TaskCut) {
+		if f2, err2 := fit(core); err2 == nil {
+			f, err = f2, nil
+			f.Trims = append([]promptfit.Trim{{Kind: promptfit.KnowledgeTools,
+				From: toolsTokens(tools.LLMTools(optional), st.estimator())}}, f.Trims...)
+		} else if err == nil {
+			st.toolList = st.allTools // the smaller set did not fit either: keep the first fit
+		}
 	}
 	if err != nil {
 		return err
@@ -191,8 +231,8 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 			parts = append(parts, "cut the task")
 		}
 		st.fitStatus = strings.Join(parts, ", ")
-		st.emit(Event{Type: EventFit, Model: st.model, Text: fmt.Sprintf("fitted the prompt into %d tokens of %s: %s",
-			budget, w.Describe(), st.fitStatus)})
+		st.emit(Event{Type: EventFit, Model: st.model, Text: fmt.Sprintf("prompt trimmed to %d tokens for %s's context of %s: %s",
+			budget, st.model, w.Describe(), st.fitStatus)})
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package agents_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/promptfit"
+	"github.com/nova-dev/nova/engine/tools"
 )
 
 func tiers(ctxLen int, caps ...string) harnessOpt {
@@ -72,6 +75,7 @@ func TestContextBlocksAreTrimmedBeforeTheTask(t *testing.T) {
 	fits := h.eventsOf(agents.EventFit)
 	require.NotEmpty(t, fits)
 	assert.Contains(t, fits[0].Text, "dropped knowledge")
+	assert.True(t, strings.HasPrefix(fits[0].Text, "prompt trimmed"), "the event says what happened first: %q", fits[0].Text)
 }
 
 func TestPromptThatCannotFitIsRefusedBeforeAnyChat(t *testing.T) {
@@ -160,4 +164,76 @@ func TestFitMessagesKeepsExamplesOnlyWhenThereIsRoom(t *testing.T) {
 	assert.NotContains(t, tight.Messages[0].Content, "## Examples", "examples go before the task is cut")
 	assert.True(t, tight.TaskCut)
 	assert.LessOrEqual(t, tight.Tokens, 1000)
+}
+
+// registerKnowledgeTool adds a tool offered to every agent (as the knowledge
+// tools are) with a schema of about n characters.
+func registerKnowledgeTool(t *testing.T, h *harness, n int) {
+	t.Helper()
+	desc := strings.Repeat("Looks things up in what the team knows. ", n/40)
+	require.NoError(t, h.runner.Tools.Register(tools.Tool{
+		Name: "lookUp", Description: desc, AllAgents: true,
+		Schema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`),
+		Run: func(context.Context, *tools.Env, json.RawMessage) (tools.Output, error) {
+			return tools.Output{Text: "nothing"}, nil
+		},
+	}))
+}
+
+// offered lists the native tools a request offered.
+func offered(req api.ChatRequest) []string {
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	return names
+}
+
+// The tools every agent is offered (knowledge tools) give way first
+// (promptfit.TrimOrder): before the knowledge hits, the vault context, the
+// examples or the task.
+func TestKnowledgeToolsGiveWayAfterKnowledgeBlocks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, tiers(4096), withLLM(func(c *llm.Config) { c.NumCtx = 4096 }))
+	registerKnowledgeTool(t, h, 6400) // ~1600 tokens of schema
+	h.srv.Enqueue(ollamatest.Text("done"))
+	vaultBlock := "<taste_vault_context>\n" + strings.Repeat("Prefer small handlers. ", 20) + "\n</taste_vault_context>"
+	know := "<knowledge>\n" + strings.Repeat("A fact about the router. ", 20) + "\n</knowledge>"
+	task := "Write hello.txt with a greeting. " + strings.Repeat("More detail about the greeting. ", 20)
+	run := h.run(task, spec(), func(o *agents.RunOptions) { o.ExtraContext = []string{vaultBlock, know} })
+	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
+	req := h.srv.ChatRequests()[0]
+	assert.NotContains(t, offered(req), "lookUp", "the knowledge tool was left out")
+	assert.Contains(t, offered(req), "writeFile", "the agent's own tools stay")
+	assert.Contains(t, req.Messages[0].Content, "<taste_vault_context>", "the vault context stays")
+	assert.Contains(t, req.Messages[0].Content, "<knowledge>", "dropping the tool was enough")
+	assert.NotContains(t, req.Messages[1].Content, "cut to fit", "the task is whole")
+	fits := h.eventsOf(agents.EventFit)
+	require.NotEmpty(t, fits)
+	assert.Contains(t, fits[0].Text, "dropped knowledge tools")
+
+	// With room to spare the knowledge tool is offered.
+	h2 := newHarness(t, tiers(8192), withLLM(func(c *llm.Config) { c.NumCtx = 8192 }))
+	registerKnowledgeTool(t, h2, 6400)
+	h2.srv.Enqueue(ollamatest.Text("done"))
+	run = h2.run(task, spec(), func(o *agents.RunOptions) { o.ExtraContext = []string{vaultBlock, know} })
+	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
+	assert.Contains(t, offered(h2.srv.ChatRequests()[0]), "lookUp")
+	assert.Empty(t, h2.eventsOf(agents.EventFit))
+}
+
+// A model without the completion capability (an embedding model on a chat
+// tier) is refused before any chat, as misconfigured, naming the problem
+// rather than the arithmetic of its small context.
+func TestEmbeddingModelOnAChatTierIsRefusedBeforeAnyChat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, tiers(512, "embedding"), withLLM(func(c *llm.Config) { c.NumCtx = 8192 }))
+	run := h.run("Write hello.txt.", spec())
+	require.Equal(t, agents.RunFailed, run.Status)
+	f := run.Outcome.Failure
+	require.NotNil(t, f)
+	assert.Equal(t, failure.Misconfigured, f.Class)
+	assert.Contains(t, f.Message, "does not support chat")
+	assert.Contains(t, f.Message, "models.")
+	assert.Zero(t, h.srv.Count("/api/chat"))
 }

@@ -5,9 +5,9 @@
 // must fit into it, because a server asked not to truncate refuses a longer
 // prompt, and one that is allowed to keeps only its first tokens and its tail
 // (the role, the rules and the tool instructions are lost). nova therefore
-// trims its own sections first, in this order: knowledge hits, taste-vault
-// context, playbook rules, dependency previews (then an agent's worked
-// examples). Only then is the task itself cut, with a marker that says so;
+// trims its own sections first, in this order ([TrimOrder]): the knowledge
+// tools' schemas (in an agent run), knowledge hits, taste-vault context,
+// playbook rules, dependency previews, an agent's worked examples. Only then is the task itself cut, with a marker that says so;
 // when not even a useful slice of the task fits beside the agent's fixed
 // prompt, the prompt is refused (failure kind misconfigured) with what to
 // change.
@@ -29,16 +29,21 @@ type Kind string
 // Block kinds, lowest priority first (the order they are trimmed in), then
 // blocks that are never trimmed.
 const (
-	Knowledge    Kind = "knowledge"
-	Vault        Kind = "vault"
-	Playbook     Kind = "playbook"
-	Dependencies Kind = "dependencies"
-	Examples     Kind = "examples"
-	Other        Kind = "context"
+	// KnowledgeTools are the schemas of the tools every agent is offered
+	// whatever its spec lists (queryKnowledge, fetchDocs, …): not a block;
+	// the agent loop leaves them out first (the model can work without
+	// looking things up; their schemas weigh on every step).
+	KnowledgeTools Kind = "knowledgeTools"
+	Knowledge      Kind = "knowledge"
+	Vault          Kind = "vault"
+	Playbook       Kind = "playbook"
+	Dependencies   Kind = "dependencies"
+	Examples       Kind = "examples"
+	Other          Kind = "context"
 )
 
 // TrimOrder is the order in which kinds give up their room.
-var TrimOrder = []Kind{Knowledge, Vault, Playbook, Dependencies, Examples}
+var TrimOrder = []Kind{KnowledgeTools, Knowledge, Vault, Playbook, Dependencies, Examples}
 
 // Tags that open the blocks nova's context sources render.
 var tags = []struct {
@@ -138,9 +143,28 @@ type Trim struct {
 
 func (t Trim) String() string {
 	if t.To == 0 {
-		return fmt.Sprintf("dropped %s (%d tokens)", t.Kind, t.From)
+		return fmt.Sprintf("dropped %s (%d tokens)", t.Kind.label(), t.From)
 	}
-	return fmt.Sprintf("cut %s %d→%d tokens", t.Kind, t.From, t.To)
+	return fmt.Sprintf("cut %s %d→%d tokens", t.Kind.label(), t.From, t.To)
+}
+
+// label names a kind for people.
+func (k Kind) label() string {
+	switch k {
+	case Knowledge:
+		return "knowledge hits"
+	case KnowledgeTools:
+		return "knowledge tools"
+	case Vault:
+		return "vault context"
+	case Playbook:
+		return "playbook rules"
+	case Dependencies:
+		return "dependency previews"
+	case Examples:
+		return "worked examples"
+	}
+	return string(k)
 }
 
 // minBlock is the smallest useful remainder of a block; less is dropped.
@@ -176,7 +200,7 @@ func FitBlocks(blocks []string, kinds []Kind, room int, est Estimator) ([]string
 			if target < minBlock {
 				out[i] = ""
 			} else {
-				out[i] = Cut(out[i], target, est, string(k))
+				out[i] = Cut(out[i], target, est, k.label())
 			}
 			sizes[i] = est.Tokens(out[i])
 			total += sizes[i] - from

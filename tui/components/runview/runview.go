@@ -446,6 +446,10 @@ func (m *Model) event(ev agents.Event) {
 			text += ": " + firstLine(ev.Text)
 		}
 		m.add(&item{kind: itemNote, text: text})
+	case agents.EventFit:
+		// Its text starts with "prompt trimmed" and says what gave way.
+		m.text = nil
+		m.add(&item{kind: itemNote, text: "✂ " + firstLine(ev.Text)})
 	case agents.EventDone, agents.EventFailed:
 		if ev.Run != nil {
 			m.finish(*ev.Run, nil)
@@ -705,7 +709,9 @@ func (m *Model) outcome(w int) string {
 	lines = append(lines, head+"  "+s.Muted.Render(common.Truncate(meta, w-lipgloss.Width(head)-2)))
 	if o.Failure != nil {
 		f := o.Failure
-		msg := string(f.Kind) + ": " + f.Message
+		// The class (engine/failure) says what caused it: misconfigured,
+		// stalled, length, workFailed, …
+		msg := string(f.FailureKind()) + ": " + f.Message
 		lines = append(lines, s.Error.Render(common.Truncate(sanitize(firstLine(msg)), w)))
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
