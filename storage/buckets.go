@@ -25,6 +25,13 @@ var (
 	// Added by migration 2.
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
+
+	// Added by migration 3.
+	BucketGoalRuns       = []byte("goal_runs")
+	BucketGoalTurns      = []byte("goal_turns")
+	BucketBoards         = []byte("boards")
+	BucketBoardArtifacts = []byte("board_artifacts")
+	BucketBoardHandoffs  = []byte("board_handoffs")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -55,6 +62,7 @@ var registryV1 = [][]byte{
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones,
+	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs,
 )
 
 // Keys inside BucketMeta.

@@ -61,6 +61,20 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
+//	goal_runs            (m3) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
+//	                     (agent runs keep runs): goal, lead, status, limits, token and turn counts
+//	goal_turns           (m3) the lead's turns of a goal run; key = run id (8 bytes) + turn number
+//	                     (8 bytes): the decision (or why it was rejected), the delegation's build
+//	                     task and its outcome, the user's answer to an escalation
+//	boards               (m3) session boards; key = owner kind ('r' a goal run, 'b' a build) +
+//	                     owner id (8 bytes): goal, key decisions (≤ 5), open blockers (≤ 3), history
+//	                     summary, the newest artifact references (engine/board)
+//	board_artifacts      (m3) artifacts registered on boards by id (global sequence): the reference
+//	                     (type, 200-char preview, token size, who made it) and the full content,
+//	                     loaded only on demand (includeArtifacts, readArtifact)
+//	board_handoffs       (m3) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
+//	                     summary, artifacts, constraints for the next agent, suggested next agent,
+//	                     open questions
 //
 // # Schema and migrations
 //
@@ -70,6 +84,7 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
+//	3  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -20,6 +20,7 @@ type Migration struct {
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
 	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
+	{Version: 3, Name: "orchestrator: goal runs and turns, session boards, artifacts and handoffs", Up: migrateOrchestrator},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -53,6 +54,18 @@ func migrateTrust(tx *bolt.Tx) error {
 	for _, name := range WisdomNested {
 		if _, err := w.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
+		}
+	}
+	return nil
+}
+
+// migrateOrchestrator creates the buckets of orchestrator runs (goal runs
+// and their turns, an id space of their own) and of session boards (boards,
+// the full content of their artifacts, task handoffs).
+func migrateOrchestrator(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
 	}
 	return nil

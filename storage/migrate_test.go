@@ -132,3 +132,37 @@ func TestDocNamesEveryBucketAndMigration(t *testing.T) {
 		assert.Contains(t, doc, "//\t"+strconv.Itoa(m.Version)+"  ", "storage/doc.go must list migration %d", m.Version)
 	}
 }
+
+func TestMigration3CreatesGoalRunAndBoardBuckets(t *testing.T) {
+	t.Parallel()
+	path := schema1DB(t, func(tx *bolt.Tx) error {
+		return tx.Bucket(BucketRuns).Put(Key(4), []byte(`{"v":1,"d":{"agent":"MARS"}}`))
+	})
+	db, err := Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.NotNil(t, tx.Bucket(BucketRuns).Get(Key(4)), "agent runs keep their bucket")
+		assert.Equal(t, 0, tx.Bucket(BucketGoalRuns).Stats().KeyN, "goal runs start their own id space")
+		return nil
+	}))
+}
+
+func TestMigration3IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketBoards).Put([]byte("r12345678"), []byte("x")))
+		return migrateOrchestrator(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "x", string(tx.Bucket(BucketBoards).Get([]byte("r12345678"))), "re-running keeps data")
+		return nil
+	}))
+}

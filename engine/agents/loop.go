@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
@@ -130,6 +132,10 @@ type RunOptions struct {
 	// Autonomy, when set, replaces Settings.Autonomy for this run (a build's
 	// own level governs its command approvals).
 	Autonomy *int
+	// Board is the session board of the run's build or goal run: the board
+	// tools (addDecision, addBlocker, resolveBlocker, setGoal, readArtifact)
+	// are offered only when it is set.
+	Board tools.Board
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -190,13 +196,19 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		st.set.Autonomy = *opts.Autonomy
 	}
 	st.env = &tools.Env{
-		Root: r.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: st.draft,
+		Root: r.Root, Agent: spec.ID, RunID: run.ID, BuildID: opts.BuildID, TaskID: opts.TaskID, Tools: offered, Stage: st.draft,
 		Commands: st.set.Commands, Autonomy: st.set.Autonomy,
 	}
 	if opts.Approve != nil {
 		st.env.Approve = st.approve
 	}
 	st.toolList = r.Tools.For(spec.ID, offered)
+	if opts.Board != nil {
+		st.env.Board = opts.Board
+	} else {
+		// The session-board tools work only where there is a board.
+		st.toolList = slices.DeleteFunc(st.toolList, func(t tools.Tool) bool { return t.Board })
+	}
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
 	limit := spec.Limits.TimeoutDuration()
@@ -512,7 +524,11 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	st.emit(Event{Type: EventToolResult, Step: st.meta.Steps, Tool: res.Tool, Status: string(res.Status),
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
-	obs = TruncateOutput(res.Output, st.set.ToolOutputBudget, st.run.ID, tr.ID)
+	budget := st.set.ToolOutputBudget
+	if t, ok := st.r.Tools.Get(res.Tool); ok && t.OutputCap > budget {
+		budget = t.OutputCap // a tool's own larger cap (fetchDocs, queryKnowledge)
+	}
+	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}
@@ -643,7 +659,11 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	for _, f := range staged {
 		run.Files = append(run.Files, f.Path)
 	}
-	run.Verdict = Verify(VerifyInput{Outcome: out, Traces: st.traces, StagedHash: st.stagedHash})
+	// The verifier checks the answer's own claims: a handoff's constraints
+	// and questions name files without claiming to change them.
+	checked := out
+	checked.Result = board.Body(out.Result)
+	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash})
 	run.FinishedAt = time.Now().UTC()
 	switch {
 	case st.canceled:
