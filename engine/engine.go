@@ -72,6 +72,7 @@ type Local struct {
 	imp importState  // pattern importer, built on first use (importer.go)
 
 	build buildState     // build engine and its hooks (build.go)
+	bd    boardState     // session boards, built on first use (board.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
 }
@@ -113,6 +114,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	l.initBoard()
 	return l, nil
 }
 

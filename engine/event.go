@@ -91,11 +91,21 @@ const (
 	// TopicRehearsal: EventChanged when a session changes, EventNeedsApproval
 	// when one waits for the user (TaskID, BuildID, Status), EventLog notes.
 	TopicRehearsal Topic = "rehearsal"
+	// TopicBoard: EventChanged after every committed session-board write
+	// (Text is the board key "run:3" / "build:7", Status what changed:
+	// decision, blocker, resolved, goal, artifact, handoff, summary; BuildID
+	// or GoalRunID names the owner).
+	TopicBoard Topic = "board"
+	// TopicGoal: a goal run's progress (GoalRunID set): the lead's
+	// decisions and rejections, delegations and their outcomes, waits,
+	// escalations, the end (see the goal run event types).
+	TopicGoal Topic = "goal"
 )
 
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
-	return []Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal}
+	return []Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
+		TopicBoard, TopicGoal}
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON
@@ -109,6 +119,10 @@ type Event struct {
 	BuildID string    `json:"buildId,omitempty"`
 	TaskID  string    `json:"taskId,omitempty"`
 	RunID   string    `json:"runId,omitempty"`
+	// GoalRunID is the goal run (`nova run`) an event is about: its own
+	// events (TopicGoal), its board's, and those of its delegations' build
+	// tasks and agent runs.
+	GoalRunID string `json:"goalRunId,omitempty"`
 	// Op is the operation id a caller chose for long work (RunOptions.Op,
 	// ImportOptions.Op): the events of that work carry it, so a caller can
 	// follow its own work among everybody's events.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/importer"
@@ -269,6 +270,18 @@ type Workspace interface {
 	PauseBuild(ctx context.Context, id uint64) error
 	// CancelBuild stops a running build now (resumable).
 	CancelBuild(ctx context.Context, id uint64) error
+
+	// ---- Session boards ----
+
+	// GetBoard returns a session board ("run:3" for a goal run, "build:7" for
+	// a build) with its handoffs, oldest first. A board nobody wrote yet is
+	// empty.
+	GetBoard(ctx context.Context, key string) (BoardView, error)
+	// ReadArtifact returns one board artifact with its full content.
+	ReadArtifact(ctx context.Context, id uint64) (board.Artifact, error)
+	// ResolveBlocker resolves an open blocker of a board as the user (with
+	// a note); the tasks that waited on it continue.
+	ResolveBlocker(ctx context.Context, key, id, note string) (board.Blocker, error)
 
 	// ---- Playbooks ----
 
