@@ -53,6 +53,28 @@ const (
 	// EventBudgetWarning: a build used half of its token budget (once per
 	// build run). Done and Total are the tokens used and the budget.
 	EventBudgetWarning EventType = "budgetWarning"
+
+	// Goal runs (TopicGoal; GoalRunID set, Done is the turn number).
+
+	// EventLeadDecision: the lead's decision passed validation and is acted
+	// on. Status is the action (delegate, complete, escalate), TaskID the
+	// delegation's task, Text the decision and the lead's reasoning.
+	EventLeadDecision EventType = "leadDecision"
+	// EventDecisionRejected: a decision was refused before anything ran (an
+	// unknown agent or artifact, an empty or oversized task, a stuck loop),
+	// or the reply was no decision at all; Text says why (the lead is told).
+	EventDecisionRejected EventType = "decisionRejected"
+	// EventDelegation: a delegated task starts (or goes on after a resume);
+	// TaskID, Text the task.
+	EventDelegation EventType = "delegation"
+	// EventDelegationOutcome: a delegated task ended; Status is the task's
+	// status, Text its outcome (verdict, failure kind, hints, handoff).
+	EventDelegationOutcome EventType = "delegationOutcome"
+	// EventGoalWaiting: the run waits for the model server; Text the reason.
+	EventGoalWaiting EventType = "goalWaiting"
+	// EventGoalAsking: the lead escalates to the user; Text is the question
+	// (answer with AnswerGoalRun).
+	EventGoalAsking EventType = "goalAsking"
 )
 
 // Topic names the area an event is about. Subscribers switch on it; the

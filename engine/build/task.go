@@ -100,8 +100,14 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 			t.History[len(t.History)-1] = att
 			t.Status, t.Reason = TaskPending, "interrupted"
 			t.Interruptions++
-			if res.changesetID != 0 {
+			if res.changesetID != 0 && !b.Led {
 				_, _ = e.d.Changes.Discard(context.WithoutCancel(ctx), res.changesetID)
+			}
+			if res.changesetID != 0 && b.Led {
+				// A goal run stopped mid-delegation: what the agent staged
+				// stays staged for the user to look at (the attempt names it);
+				// a resume runs the task afresh.
+				t.Reason = fmt.Sprintf("interrupted; what it staged stays in changeset %d", res.changesetID)
 			}
 			nb, err := e.commit(t, func(b *Build) { b.Tokens += res.tokens })
 			if err != nil {
