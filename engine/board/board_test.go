@@ -298,3 +298,25 @@ func TestBoardToolsThroughTheRegistry(t *testing.T) {
 	assert.Equal(t, tools.StatusDenied, res.Status)
 	assert.Contains(t, res.Output, "no session board")
 }
+
+func TestApplyMakesSeveralChangesAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	writes := 0
+	s := openStore(t, board.Options{Notify: func(board.Key, string) { writes++ }})
+	key := board.RunKey(4)
+	x, err := s.AddBlocker(ctx, key, "which port?", "MARS", "t1")
+	require.NoError(t, err)
+	b, err := s.Apply(ctx, key, "SUN", board.Changes{Goal: "ship the endpoint", Decision: "port 8080", Resolve: []string{x.ID, "b9"}, Note: "the user chose 8080"})
+	require.NoError(t, err)
+	assert.Equal(t, 2, writes, "one write for the three changes")
+	assert.Equal(t, "ship the endpoint", b.Goal)
+	require.Len(t, b.Decisions, 1)
+	assert.Equal(t, "SUN", b.Decisions[0].By)
+	assert.Empty(t, b.Blockers)
+	require.Len(t, b.Resolved, 1)
+	assert.Equal(t, "the user chose 8080", b.Resolved[0].Resolution)
+	_, err = s.Apply(ctx, key, "SUN", board.Changes{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, writes, "no change, no write")
+}

@@ -223,6 +223,16 @@ func (s *Store) ResolveBlocker(ctx context.Context, key Key, id, by, note string
 // board_artifacts, the reference (with a preview and its size) onto the
 // board. The returned reference carries the new id.
 func (s *Store) AddArtifact(ctx context.Context, key Key, a Artifact) (ArtifactRef, error) {
+	_, err := s.update(ctx, key, "artifact", func(tx *bolt.Tx, b *Board) error {
+		var err error
+		a, err = s.addArtifactTx(tx, key, b, a)
+		return err
+	})
+	return a.ArtifactRef, err
+}
+
+// addArtifactTx stores an artifact and puts its reference on b.
+func (s *Store) addArtifactTx(tx *bolt.Tx, key Key, b *Board, a Artifact) (Artifact, error) {
 	a.Content = cleanText(a.Content)
 	a.Name = oneLine(a.Name, 200)
 	a.By, a.Task = oneLine(a.By, 40), oneLine(a.Task, 60)
@@ -233,24 +243,21 @@ func (s *Store) AddArtifact(ctx context.Context, key Key, a Artifact) (ArtifactR
 	a.Tokens = EstimateTokens(a.Content)
 	a.Board = key.String()
 	a.CreatedAt = s.opt.Now()
-	_, err := s.update(ctx, key, "artifact", func(tx *bolt.Tx, b *Board) error {
-		ab := tx.Bucket(storage.BucketBoardArtifacts)
-		id, err := storage.NextID(ab)
-		if err != nil {
-			return err
-		}
-		a.ID = id
-		if err := artifactCodec.Put(ab, storage.Key(id), a); err != nil {
-			return err
-		}
-		b.Artifacts = append(b.Artifacts, a.ArtifactRef)
-		if len(b.Artifacts) > MaxRefs {
-			b.Artifacts = slices.Clone(b.Artifacts[len(b.Artifacts)-MaxRefs:])
-		}
-		b.ArtifactCount++
-		return nil
-	})
-	return a.ArtifactRef, err
+	ab := tx.Bucket(storage.BucketBoardArtifacts)
+	id, err := storage.NextID(ab)
+	if err != nil {
+		return a, err
+	}
+	a.ID = id
+	if err := artifactCodec.Put(ab, storage.Key(id), a); err != nil {
+		return a, err
+	}
+	b.Artifacts = append(b.Artifacts, a.ArtifactRef)
+	if len(b.Artifacts) > MaxRefs {
+		b.Artifacts = slices.Clone(b.Artifacts[len(b.Artifacts)-MaxRefs:])
+	}
+	b.ArtifactCount++
+	return a, nil
 }
 
 // Artifact loads one artifact with its full content.
@@ -285,20 +292,26 @@ func (s *Store) Artifacts(ctx context.Context, ids []uint64) ([]Artifact, error)
 
 // AddHandoff stores a task's handoff and counts it on the board.
 func (s *Store) AddHandoff(ctx context.Context, key Key, h Handoff) (Handoff, error) {
+	_, err := s.update(ctx, key, "handoff", func(tx *bolt.Tx, b *Board) error {
+		var err error
+		h, err = s.addHandoffTx(tx, key, b, h)
+		return err
+	})
+	return h, err
+}
+
+func (s *Store) addHandoffTx(tx *bolt.Tx, key Key, b *Board, h Handoff) (Handoff, error) {
 	h = h.clean()
 	h.Board = key.String()
 	h.CreatedAt = s.opt.Now()
-	_, err := s.update(ctx, key, "handoff", func(tx *bolt.Tx, b *Board) error {
-		hb := tx.Bucket(storage.BucketBoardHandoffs)
-		id, err := storage.NextID(hb)
-		if err != nil {
-			return err
-		}
-		h.ID = id
-		b.Handoffs++
-		return handoffCodec.Put(hb, append(key.bytes(), storage.Key(id)...), h)
-	})
-	return h, err
+	hb := tx.Bucket(storage.BucketBoardHandoffs)
+	id, err := storage.NextID(hb)
+	if err != nil {
+		return h, err
+	}
+	h.ID = id
+	b.Handoffs++
+	return h, handoffCodec.Put(hb, append(key.bytes(), storage.Key(id)...), h)
 }
 
 // Handoffs lists a board's handoffs, oldest first.
@@ -326,15 +339,29 @@ func (s *Store) Handoffs(ctx context.Context, key Key) ([]Handoff, error) {
 // outgrows SummaryTokens is compressed (Options.Compress: the small tier),
 // or, when that is off or fails, loses its oldest lines.
 func (s *Store) AppendHistory(ctx context.Context, key Key, line string) (Board, error) {
-	line = oneLine(line, 400)
-	if line == "" {
+	next, base, err := s.nextSummary(ctx, key, line)
+	if err != nil || next == base {
 		return s.Get(ctx, key)
 	}
+	return s.update(ctx, key, "summary", func(_ *bolt.Tx, b *Board) error {
+		b.Summary = mergeSummary(b.Summary, base, next, line)
+		return nil
+	})
+}
+
+// nextSummary computes the summary with line added (compressing it when it
+// outgrows its budget) from the board as it is now; base is the summary it
+// started from. The model call happens outside any transaction.
+func (s *Store) nextSummary(ctx context.Context, key Key, line string) (next, base string, err error) {
+	line = oneLine(line, 400)
 	cur, err := s.Get(ctx, key)
 	if err != nil {
-		return Board{}, err
+		return "", "", err
 	}
-	next := strings.TrimSpace(cur.Summary + "\n" + line)
+	if line == "" {
+		return cur.Summary, cur.Summary, nil
+	}
+	next = strings.TrimSpace(cur.Summary + "\n" + line)
 	if EstimateTokens(next) > SummaryTokens && s.opt.Compress != nil && ctx.Err() == nil {
 		if short, err := s.opt.Compress(ctx, next, SummaryTokens*3/4); err == nil {
 			if short = strings.TrimSpace(cleanText(short)); short != "" && EstimateTokens(short) <= SummaryTokens {
@@ -342,11 +369,16 @@ func (s *Store) AppendHistory(ctx context.Context, key Key, line string) (Board,
 			}
 		}
 	}
-	next = dropOldest(next, SummaryTokens)
-	return s.update(ctx, key, "summary", func(_ *bolt.Tx, b *Board) error {
-		b.Summary = next
-		return nil
-	})
+	return dropOldest(next, SummaryTokens), cur.Summary, nil
+}
+
+// mergeSummary keeps next unless another writer changed the summary since
+// base was read; then the line goes onto theirs (nothing is lost).
+func mergeSummary(stored, base, next, line string) string {
+	if stored == base {
+		return next
+	}
+	return dropOldest(strings.TrimSpace(stored+"\n"+oneLine(line, 400)), SummaryTokens)
 }
 
 // dropOldest drops whole leading lines until s fits in max tokens (a last
@@ -360,4 +392,51 @@ func dropOldest(s string, maxTokens int) string {
 		s = rest
 	}
 	return s
+}
+
+// Changes are several board updates made together (a lead's decision).
+type Changes struct {
+	// Goal sets the current goal; Decision adds a key decision; Resolve
+	// closes open blockers (ids that are not open are left out) with Note.
+	Goal     string
+	Decision string
+	Resolve  []string
+	Note     string
+}
+
+// Apply makes several changes by one author in one transaction; empty
+// fields change nothing.
+func (s *Store) Apply(ctx context.Context, key Key, by string, c Changes) (Board, error) {
+	goal, decision := oneLine(c.Goal, MaxTextChars), oneLine(c.Decision, MaxTextChars)
+	if goal == "" && decision == "" && len(c.Resolve) == 0 {
+		return s.Get(ctx, key)
+	}
+	by = oneLine(by, 40)
+	return s.update(ctx, key, "decision", func(_ *bolt.Tx, b *Board) error {
+		if goal != "" {
+			b.Goal, b.GoalBy = goal, by
+		}
+		if decision != "" && !slices.ContainsFunc(b.Decisions, func(d Decision) bool { return strings.EqualFold(d.Text, decision) }) {
+			b.Decisions = append(b.Decisions, Decision{Text: decision, By: by, At: s.opt.Now()})
+			if len(b.Decisions) > MaxDecisions {
+				b.Decisions = slices.Clone(b.Decisions[len(b.Decisions)-MaxDecisions:])
+			}
+			b.DecisionCount++
+		}
+		for _, id := range c.Resolve {
+			id = strings.ToLower(strings.TrimSpace(id))
+			i := slices.IndexFunc(b.Blockers, func(x Blocker) bool { return x.ID == id })
+			if i < 0 {
+				continue
+			}
+			x := b.Blockers[i]
+			x.ResolvedBy, x.ResolvedAt, x.Resolution = by, s.opt.Now(), oneLine(c.Note, MaxTextChars)
+			b.Blockers = slices.Delete(slices.Clone(b.Blockers), i, i+1)
+			b.Resolved = append(b.Resolved, x)
+			if len(b.Resolved) > MaxResolved {
+				b.Resolved = slices.Clone(b.Resolved[len(b.Resolved)-MaxResolved:])
+			}
+		}
+		return nil
+	})
 }

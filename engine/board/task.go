@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Bounds of a task's board block (beside the inline board).
@@ -128,65 +130,68 @@ type TaskEnd struct {
 
 // Finish registers what a task produced on the board (its answer, its
 // staged files, the evidence of a failure), adds a history line and stores
-// its handoff: the one the agent wrote at the end of its answer, or one
-// derived from the outcome.
+// its handoff — the one the agent wrote at the end of its answer, or one
+// derived from the outcome — in one transaction.
 func (s *Store) Finish(ctx context.Context, key Key, e TaskEnd) (Handoff, error) {
-	var ids []uint64
-	add := func(t ArtifactType, name, content string) error {
-		if strings.TrimSpace(content) == "" {
-			return nil
-		}
-		if r := []rune(content); len(r) > maxArtifactChars {
-			content = string(r[:maxArtifactChars]) + "\n[cut: the artifact kept its first 2 MiB characters]"
-		}
-		ref, err := s.AddArtifact(ctx, key, Artifact{ArtifactRef: ArtifactRef{Type: t, Name: name, By: e.Agent, Task: e.Task,
-			ChangesetID: e.ChangesetID}, Content: content})
-		if err != nil {
-			return err
-		}
-		ids = append(ids, ref.ID)
-		return nil
-	}
 	h, body, written := ParseHandoff(e.Output)
 	if !written {
 		h = DeriveHandoff(e.Output)
 	}
-	if err := add(TypeOutput, clip(oneLine(e.Title, 80), 80), body); err != nil {
-		return Handoff{}, err
-	}
-	paths := make([]string, 0, len(e.Files))
-	for p := range e.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := add(TypeFile, p, e.Files[p]); err != nil {
-			return Handoff{}, err
-		}
-	}
-	if !e.Passed && e.Reason != "" {
-		if err := add(TypeErrorLog, "why "+e.Task+" is "+e.Status, e.Reason); err != nil {
-			return Handoff{}, err
-		}
-	}
 	h.Task, h.Agent, h.Status = e.Task, e.Agent, e.Status
-	h.Artifacts = append(ids, h.Artifacts...)
 	if h.Summary == "" && !e.Passed {
 		h.Summary = e.Status + ": " + oneLine(e.Reason, 300)
 	}
 	if h.Next == "" && e.Suggested != "" {
 		h.Next = e.Suggested
 	}
-	stored, err := s.AddHandoff(ctx, key, h)
-	if err != nil {
-		return Handoff{}, err
+	var arts []Artifact
+	add := func(t ArtifactType, name, content string) {
+		if strings.TrimSpace(content) == "" {
+			return
+		}
+		if r := []rune(content); len(r) > maxArtifactChars {
+			content = string(r[:maxArtifactChars]) + "\n[cut: the artifact kept its first 2 MiB characters]"
+		}
+		arts = append(arts, Artifact{ArtifactRef: ArtifactRef{Type: t, Name: name, By: e.Agent, Task: e.Task,
+			ChangesetID: e.ChangesetID}, Content: content})
 	}
-	line := fmt.Sprintf("%s %s %s: %s", e.Task, e.Agent, e.Status, h.Summary)
+	add(TypeOutput, clip(oneLine(e.Title, 80), 80), body)
+	paths := make([]string, 0, len(e.Files))
+	for p := range e.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		add(TypeFile, p, e.Files[p])
+	}
+	if !e.Passed && e.Reason != "" {
+		add(TypeErrorLog, "why "+e.Task+" is "+e.Status, e.Reason)
+	}
+	line := fmt.Sprintf("%s %s %s: %s", e.Task, e.Agent, e.Status, oneLine(h.Summary, 300))
 	if !e.Passed && e.Reason != "" && written {
 		line += " (" + oneLine(e.Reason, 160) + ")"
 	}
-	if _, err := s.AppendHistory(ctx, key, line); err != nil {
-		return stored, err
+	next, base, err := s.nextSummary(ctx, key, line)
+	if err != nil {
+		return Handoff{}, err
 	}
-	return stored, nil
+	var stored Handoff
+	_, err = s.update(ctx, key, "handoff", func(tx *bolt.Tx, b *Board) error {
+		var ids []uint64
+		for _, a := range arts {
+			a, err := s.addArtifactTx(tx, key, b, a)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, a.ID)
+		}
+		h.Artifacts = append(ids, h.Artifacts...)
+		var err error
+		if stored, err = s.addHandoffTx(tx, key, b, h); err != nil {
+			return err
+		}
+		b.Summary = mergeSummary(b.Summary, base, next, line)
+		return nil
+	})
+	return stored, err
 }

@@ -696,14 +696,9 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 	turn.Decision, turn.Kind = &vd, TurnDecision
 	// The board first: what the decision records is there for the
 	// delegation it starts.
-	for _, id := range v.ResolveBlockers {
-		_, _ = e.d.Boards.ResolveBlocker(ctx, key, id, r.Lead, "resolved by the lead: "+oneLine(v.Reasoning, 160))
-	}
-	if v.KeyDecision != "" {
-		_, _ = e.d.Boards.AddDecision(ctx, key, v.KeyDecision, r.Lead, "")
-	}
-	if v.Goal != "" {
-		_, _ = e.d.Boards.SetGoal(ctx, key, v.Goal, r.Lead)
+	if _, err := e.d.Boards.Apply(ctx, key, r.Lead, board.Changes{Goal: v.Goal, Decision: v.KeyDecision, Resolve: v.ResolveBlockers,
+		Note: "resolved by the lead: " + oneLine(v.Reasoning, 160)}); err != nil {
+		return StatusInterrupted, "board: " + err.Error(), "", true
 	}
 	if v.Action == ActionDelegate {
 		turn.TaskID = "t" + strconv.Itoa(turn.N)
