@@ -104,7 +104,7 @@ func TestGoalRunDelegatesAndCompletes(t *testing.T) {
 	ws, srv, _ := openWithFake(t, "")
 	s := &leadScript{decisions: []string{
 		decision(t, map[string]any{"action": "delegate", "reasoning": "A spec first, so the handler and tests agree.", "agent": "EARTH",
-			"task": "Specify the health check endpoint: route, response, acceptance criteria. Text only.",
+			"task":        "Specify the health check endpoint: route, response, acceptance criteria. Text only.",
 			"keyDecision": "the endpoint is GET /healthz answering {\"status\":\"ok\"}", "goal": "specify the endpoint"}),
 		decision(t, map[string]any{"action": "delegate", "reasoning": "The spec is done; build it.", "agent": "MARS",
 			"task": "Write health.go with the handler from the spec.", "includeArtifacts": []string{"a1"}, "goal": "implement the handler"}),
