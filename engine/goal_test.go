@@ -351,7 +351,7 @@ func TestGoalRunEscalatesToTheUser(t *testing.T) {
 	assert.Equal(t, goal.StatusCompleted, got.Status)
 	prompts := s.leadPrompts()
 	require.Len(t, prompts, 2)
-	assert.Contains(t, prompts[1], `the user answered: "8080"`)
+	assert.Contains(t, prompts[1], `the user answered: 8080`)
 
 	// Attended, the run waits for the answer and goes on by itself.
 	s.mu.Lock()

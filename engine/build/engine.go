@@ -1049,6 +1049,11 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 		text += fmt.Sprintf("; wisdom: %d learned, %d strengthened, %d reinforced, %d mistakes",
 			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
 	}
+	if b.Led && kind != KindChanged {
+		// A led build ends after each delegation; its goal run ends once,
+		// with its own done or failed.
+		kind = KindChanged
+	}
 	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
 	return b, nil
 }

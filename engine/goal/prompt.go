@@ -100,9 +100,9 @@ func turnLine(t Turn) string {
 	d := *t.Decision
 	switch d.Action {
 	case ActionEscalate:
-		line := fmt.Sprintf("Turn %d: you asked the user: %q", t.N, oneLine(d.Question, 300))
+		line := fmt.Sprintf("Turn %d: you asked the user: %s", t.N, oneLine(d.Question, 300))
 		if t.Answer != "" {
-			line += fmt.Sprintf(" — the user answered: %q", oneLine(t.Answer, 600))
+			line += fmt.Sprintf(" — the user answered: %s", oneLine(t.Answer, 600))
 		} else {
 			line += " — no answer yet"
 		}
@@ -120,7 +120,7 @@ func turnLine(t Turn) string {
 func describe(d Decision) string {
 	switch d.Action {
 	case ActionDelegate:
-		s := fmt.Sprintf("delegated to %s: %q", d.Agent, oneLine(d.Task, 240))
+		s := fmt.Sprintf("delegated to %s: %s", d.Agent, oneLine(d.Task, 240))
 		if len(d.IncludeArtifacts) > 0 {
 			s += " with " + strings.Join(d.IncludeArtifacts, ", ")
 		}
@@ -128,7 +128,7 @@ func describe(d Decision) string {
 	case ActionComplete:
 		return "complete"
 	case ActionEscalate:
-		return fmt.Sprintf("escalate %q", oneLine(d.Question, 200))
+		return "escalate: " + oneLine(d.Question, 200)
 	}
 	return fmt.Sprintf("action %q", oneLine(string(d.Action), 40))
 }
