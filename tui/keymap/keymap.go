@@ -10,6 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
+	GoRun                                                                            key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -59,6 +60,7 @@ func DefaultKeyMap() *KeyMap {
 		GoBuild:     b("alt+6", "build", "alt+6"),
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
+		GoRun:       b("alt+9", "run", "alt+9"),
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
