@@ -451,7 +451,7 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 		if ae := ev.Agent; ae != nil {
 			switch ae.Type {
 			case agents.EventToolCall:
-				return m.appendStream(id, ev.TaskID, "\n→ "+ae.Tool+" "+oneLine(ae.Args)+"\n")
+				return m.appendStream(id, ev.TaskID, "\n→ "+ae.Tool+" "+clipRunes(oneLine(ae.Args), 160)+"\n")
 			case agents.EventToolResult:
 				return m.appendStream(id, ev.TaskID, "← "+ae.Tool+" "+ae.Status+"\n")
 			case agents.EventStart:
@@ -829,3 +829,11 @@ func orDash(s string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clipRunes cuts s to n runes with an ellipsis.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -220,7 +220,7 @@ func (m *Model) timelineView(w, h int) string {
 	if m.focus == focusTimeline {
 		title = s.PanelTitleActive.Render("Lead")
 	}
-	title += " " + s.Muted.Render(common.Truncate(fmt.Sprintf("%s · %d turns", d.Run.Lead, len(d.Turns)), max(0, inner-6)))
+	title += " " + s.Muted.Render(common.Truncate(d.Run.Lead+" · "+plural(len(d.Turns), "turn"), max(0, inner-6)))
 	lines := []string{title}
 	if st := m.statusLine(inner); st != "" {
 		lines = append(lines, st)
@@ -268,7 +268,15 @@ func (m *Model) statusLine(inner int) string {
 	case r.Question != "":
 		return s.Accent.Render(common.Truncate("? the lead asks you — a answers, then p resumes: "+oneLine(r.Question), inner))
 	case r.Status == goal.StatusInterrupted || r.Status == goal.StatusPaused:
-		return s.Warning.Render(common.Truncate(fmt.Sprintf("%s — p resumes: %s", r.Status, oneLine(r.Reason)), inner))
+		why := oneLine(r.Reason)
+		for _, p := range []string{"interrupted: ", "interrupted; ", "interrupted"} {
+			why = strings.TrimPrefix(why, p)
+		}
+		line := string(r.Status) + " — p resumes"
+		if why != "" {
+			line += ": " + why
+		}
+		return s.Warning.Render(common.Truncate(line, inner))
 	case r.Reason != "":
 		return s.Error.Render(common.Truncate(fmt.Sprintf("%s: %s", r.Status, oneLine(r.Reason)), inner))
 	}
@@ -555,7 +563,11 @@ func (m *Model) boardView(w, h int) string {
 		a := it.artifact
 		meta := fmt.Sprintf(" %s · %s tok", orDash(a.By), fmtTokens(a.Tokens))
 		name := fmt.Sprintf("%s %s %s", a.Ref(), a.Type, oneLine(a.Name))
-		name = common.Truncate(name, max(0, inner-2-lipgloss.Width(meta)))
+		nameRoom := inner - 2 - lipgloss.Width(meta)
+		if inner >= 90 && !sel {
+			nameRoom = min(nameRoom, 50) // leave room for the preview beside it
+		}
+		name = common.Truncate(name, max(0, nameRoom))
 		if sel {
 			b = append(b, cursor+s.Selected.Render(name+meta))
 			if len(b) < h-2 {
