@@ -589,7 +589,9 @@ func newBoardResolveCmd(env *Env, kind board.Kind, runF func(context.Context, *b
 	cmd := &cobra.Command{
 		Use:   `resolve ID BLOCKER ["NOTE"]`,
 		Short: "Resolve an open blocker of the " + what + "'s board (b1, …); the work that waited on it goes on",
-		Args:  func(_ *cobra.Command, args []string) error { return rangeArgs(args, 2, 3, "an id, a blocker id and an optional note") },
+		Args: func(_ *cobra.Command, args []string) error {
+			return rangeArgs(args, 2, 3, "an id, a blocker id and an optional note")
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0], what, list)
 			if err != nil {

@@ -152,9 +152,9 @@ func sample() *fakeSource {
 		Board: board.Board{Key: "run:2", Goal: "implement the handler", GoalBy: "SUN",
 			Decisions: []board.Decision{{Text: "the endpoint is GET /healthz and answers 200 {\"status\":\"ok\"}", By: "SUN"},
 				{Text: "health responses are JSON with a status field", By: "EARTH", Task: "t1"}},
-			Blockers:  []board.Blocker{{ID: "b1", Text: "which port does the service listen on?", By: "MARS", Task: "t3"}},
-			Summary:   "t1 EARTH done: specified GET /healthz with three acceptance criteria",
-			Artifacts: []board.ArtifactRef{{ID: 1, Type: board.TypeOutput, Name: "Specify a health check endpoint", Preview: "Health check spec. Route: GET /healthz. Response: 200 with body {\"status\":\"ok\"}.", Tokens: 68, By: "EARTH", Task: "t1"}},
+			Blockers:      []board.Blocker{{ID: "b1", Text: "which port does the service listen on?", By: "MARS", Task: "t3"}},
+			Summary:       "t1 EARTH done: specified GET /healthz with three acceptance criteria",
+			Artifacts:     []board.ArtifactRef{{ID: 1, Type: board.TypeOutput, Name: "Specify a health check endpoint", Preview: "Health check spec. Route: GET /healthz. Response: 200 with body {\"status\":\"ok\"}.", Tokens: 68, By: "EARTH", Task: "t1"}},
 			ArtifactCount: 1, Handoffs: 1, DecisionCount: 2},
 		Handoffs: []board.Handoff{*hand},
 	}

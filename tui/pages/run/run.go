@@ -730,7 +730,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			x := it.blocker
 			m.confirm.Open(confirm.Options{ID: "resolve-blocker", Title: "Resolve blocker " + x.ID + "?",
 				Body: fmt.Sprintf("%s\n\nraised by %s in %s. Resolving it lets the work that waits on it go on.", x.Text, orDash(x.By), orDash(x.Task)),
-				Yes: "Resolve", No: "Keep it open", Payload: [2]string{m.detail.Board.Key, x.ID}})
+				Yes:  "Resolve", No: "Keep it open", Payload: [2]string{m.detail.Board.Key, x.ID}})
 			return nil
 		}
 		m.boardSel = max(0, m.boardSel)
