@@ -20,8 +20,6 @@ import (
 	"github.com/nova-dev/nova/tui/tuitest"
 )
 
-var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
-
 // testSource is the page's Source plus the event stream the root pumps.
 type testSource interface {
 	Source
