@@ -521,3 +521,32 @@ func TestGoalRunCanceledMidDelegationResumes(t *testing.T) {
 	assert.Equal(t, 2, got.Turns, "the lead was not asked again for the delegation")
 	assert.Len(t, s.leadPrompts(), 2)
 }
+
+// An empty decision is no decision: recorded as an unusable reply, the lead
+// is told, and its next valid decision goes on.
+func TestGoalRunEmptyDecisionIsToldAndRetried(t *testing.T) {
+	t.Parallel()
+	ws, srv, _ := openWithFake(t, "")
+	s := &leadScript{decisions: []string{`{}`, `{}`,
+		decision(t, map[string]any{"action": "delegate", "reasoning": ""}),
+		decision(t, map[string]any{"action": "complete", "reasoning": "nothing to do", "summary": "nothing was needed"})}}
+	srv.SetHandler(s.handle)
+	ctx := t.Context()
+	r, err := ws.CreateGoalRun(ctx, "check the goal", engine.GoalRunOptions{})
+	require.NoError(t, err)
+	got, err := ws.RunGoal(ctx, r.ID, engine.RunGoalOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, goal.StatusCompleted, got.Status, got.Reason)
+	d, err := ws.GetGoalRun(ctx, r.ID)
+	require.NoError(t, err)
+	require.Len(t, d.Turns, 3)
+	assert.Equal(t, goal.TurnInvalid, d.Turns[0].Kind)
+	assert.Contains(t, d.Turns[0].Rejected, "does not match the schema")
+	assert.Equal(t, goal.TurnRejected, d.Turns[1].Kind)
+	assert.Contains(t, d.Turns[1].Rejected, "delegate needs an agent")
+	prompts := s.leadPrompts()
+	require.Len(t, prompts, 4, "three turns and the structured-output retry of the first")
+	assert.Contains(t, prompts[2], "Your last reply was not a usable decision")
+	assert.Contains(t, prompts[3], "Your last decision was rejected and did not run: delegate needs an agent")
+	assert.Contains(t, prompts[3], "Turn 2: rejected a delegation without an agent")
+}

@@ -116,13 +116,14 @@ func Validate(d Decision, c Check) (Validated, error) {
 	default:
 		return v, reject("action %q is not one of delegate, complete, escalate", clipText(string(d.Action), 40))
 	}
+	team := slices.DeleteFunc(slices.Clone(c.Agents), func(a string) bool { return strings.EqualFold(a, c.Lead) })
 	agent := strings.TrimSpace(d.Agent)
 	if agent == "" {
-		return v, reject("delegate needs an agent: one of %s", strings.Join(c.Agents, ", "))
+		return v, reject("delegate needs an agent: one of %s", strings.Join(team, ", "))
 	}
 	i := slices.IndexFunc(c.Agents, func(a string) bool { return strings.EqualFold(a, agent) })
 	if i < 0 {
-		return v, reject("there is no agent %q on the team; delegate to one of %s", clipText(agent, 40), strings.Join(c.Agents, ", "))
+		return v, reject("there is no agent %q on the team; delegate to one of %s", clipText(agent, 40), strings.Join(team, ", "))
 	}
 	v.Agent = c.Agents[i]
 	if strings.EqualFold(v.Agent, c.Lead) {

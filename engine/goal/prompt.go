@@ -120,6 +120,9 @@ func turnLine(t Turn) string {
 func describe(d Decision) string {
 	switch d.Action {
 	case ActionDelegate:
+		if strings.TrimSpace(d.Agent) == "" {
+			return "a delegation without an agent"
+		}
 		s := fmt.Sprintf("delegated to %s: %s", d.Agent, oneLine(d.Task, 240))
 		if len(d.IncludeArtifacts) > 0 {
 			s += " with " + strings.Join(d.IncludeArtifacts, ", ")
