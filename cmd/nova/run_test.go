@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -211,4 +212,32 @@ func TestRunGoalKillAndResume(t *testing.T) {
 	assert.Equal(t, "completed", d.Run.Status)
 	assert.Equal(t, 4, d.Run.Turns, "the lead was not asked again for t1 or t2")
 	assert.Equal(t, 1, d.Run.Resumes)
+}
+
+// The flags of `nova run` reach its options (runF replaces the run).
+func TestRunGoalFlags(t *testing.T) {
+	t.Parallel()
+	env, _, _ := newTestEnv(t, t.TempDir(), nil, "")
+	var got *goalRunOptions
+	cmd := newRunCmd(env, func(_ context.Context, o *goalRunOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"  add a health check  ", "--lead", "JUPITER", "--max-turns", "5", "--max-tokens", "9000",
+		"--max-duration", "45m", "--autonomy", "3", "--json"})
+	require.NoError(t, cmd.Execute())
+	require.NotNil(t, got)
+	assert.Equal(t, "add a health check", got.Goal)
+	assert.Equal(t, "JUPITER", got.Run.Lead)
+	assert.Equal(t, 5, got.Run.MaxTurns)
+	assert.Equal(t, 9000, got.Run.MaxTokens)
+	assert.Equal(t, 45*time.Minute, got.Run.MaxDuration)
+	require.NotNil(t, got.Run.Autonomy)
+	assert.Equal(t, 3, *got.Run.Autonomy)
+	assert.True(t, got.JSON)
+
+	var resumed *goalResumeOptions
+	rcmd := newRunResumeCmd(env, func(_ context.Context, o *goalResumeOptions) error { resumed = o; return nil })
+	rcmd.SetArgs([]string{"#4", "--max-turns", "20"})
+	require.NoError(t, rcmd.Execute())
+	require.NotNil(t, resumed)
+	assert.Equal(t, uint64(4), resumed.ID)
+	assert.Equal(t, 20, resumed.Limits.MaxTurns)
 }
