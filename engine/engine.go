@@ -76,6 +76,9 @@ type Local struct {
 	gl    goalState      // goal runs (`nova run`), built on first use (goal.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	getenv func(string) string // the environment Open was given
 }
 
 var _ Workspace = (*Local)(nil)
@@ -108,6 +111,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		cfg:      ws.Config,
 		now:      opts.Now,
 		defaults: opts.Defaults,
+		getenv:   Getenv(opts.Getenv),
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -115,6 +119,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
 	l.initBoard()
 	return l, nil
 }

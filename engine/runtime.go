@@ -69,7 +69,8 @@ func (l *Local) runtime() *runtimeState {
 	rt.once.Do(func() {
 		cfg := l.Config()
 		rt.tools = tools.Core()
-		_ = board.Register(rt.tools) // fixed names, registered once: cannot clash
+		l.registerKnowledgeTools(rt.tools) // knowledge.go
+		_ = board.Register(rt.tools)       // fixed names, registered once: cannot clash
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})

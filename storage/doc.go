@@ -61,20 +61,40 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
-//	goal_runs            (m3) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
+//	facts                (m3) scoped temporal facts (engine/knowledge/facts) by id; shown as "f<id>"
+//	facts_idx            (m3) secondary indexes of facts ([Index] layout): "scope" (scope string,
+//	                     e.g. "build:7") and "file" (workspace-relative path a fact names) → fact
+//	                     ids; plus "~rev", a change counter bumped by every write (the in-memory
+//	                     search index is rebuilt when another process wrote)
+//	docs_cache           (m3) documentation (engine/knowledge/docs) by cache key
+//	                     source 0x00 library 0x00 topic (sanitised: no control bytes, each part
+//	                     ≤ 200 bytes, longer ones end in a hash); source is "local" (go.mod /
+//	                     node_modules docs at the exact version) or "context7"; plus "~rev"
+//	goal_runs            (m4) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
 //	                     (agent runs keep runs): goal, lead, status, limits, token and turn counts
-//	goal_turns           (m3) the lead's turns of a goal run; key = run id (8 bytes) + turn number
+//	goal_turns           (m4) the lead's turns of a goal run; key = run id (8 bytes) + turn number
 //	                     (8 bytes): the decision (or why it was rejected), the delegation's build
 //	                     task and its outcome, the user's answer to an escalation
-//	boards               (m3) session boards; key = owner kind ('r' a goal run, 'b' a build) +
+//	boards               (m4) session boards; key = owner kind ('r' a goal run, 'b' a build) +
 //	                     owner id (8 bytes): goal, key decisions (≤ 5), open blockers (≤ 3), history
 //	                     summary, the newest artifact references (engine/board)
-//	board_artifacts      (m3) artifacts registered on boards by id (global sequence): the reference
+//	board_artifacts      (m4) artifacts registered on boards by id (global sequence): the reference
 //	                     (type, 200-char preview, token size, who made it) and the full content,
 //	                     loaded only on demand (includeArtifacts, readArtifact)
-//	board_handoffs       (m3) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
+//	board_handoffs       (m4) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
 //	                     summary, artifacts, constraints for the next agent, suggested next agent,
 //	                     open questions
+//
+// # The user-level file
+//
+// Facts at `user` scope live outside any workspace, in
+// $NOVA_HOME/user.db (else $XDG_DATA_HOME/nova/user.db, else
+// ~/.local/share/nova/user.db). It is opened briefly per operation with a
+// short lock timeout and its own migrations ([UserMigrations]):
+//
+//	meta                 schema version of the user file
+//	facts                user-scope facts by id (shown as "u<id>")
+//	facts_idx            as in a workspace (scope, file, "~rev")
 //
 // # Schema and migrations
 //
@@ -84,7 +104,8 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
-//	3  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
+//	3  knowledge: facts, facts_idx and docs_cache
+//	4  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

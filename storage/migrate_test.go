@@ -133,28 +133,99 @@ func TestDocNamesEveryBucketAndMigration(t *testing.T) {
 	}
 }
 
-func TestMigration3CreatesGoalRunAndBoardBuckets(t *testing.T) {
+// Migration 3 adds the knowledge buckets to a schema-2 database and keeps
+// everything the earlier migrations made.
+func TestMigration3CreatesKnowledgeBuckets(t *testing.T) {
 	t.Parallel()
-	path := schema1DB(t, func(tx *bolt.Tx) error {
-		return tx.Bucket(BucketRuns).Put(Key(4), []byte(`{"v":1,"d":{"agent":"MARS"}}`))
-	})
-	db, err := Open(path, Options{})
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketFacts), "facts belongs to migration 3")
+		assert.Nil(t, tx.Bucket(BucketDocsCache), "docs_cache belongs to migration 3")
+		return tx.Bucket(BucketVaultArchive).Put(Key(3), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:3]})
 	require.NoError(t, err)
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, SchemaVersion, v)
+	assert.Equal(t, 3, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
+		for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
 			assert.NotNil(t, tx.Bucket(name), string(name))
 		}
-		assert.NotNil(t, tx.Bucket(BucketRuns).Get(Key(4)), "agent runs keep their bucket")
-		assert.Equal(t, 0, tx.Bucket(BucketGoalRuns).Stats().KeyN, "goal runs start their own id space")
+		assert.Equal(t, "kept", string(tx.Bucket(BucketVaultArchive).Get(Key(3))))
 		return nil
 	}))
 }
 
 func TestMigration3IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(1), []byte("f")))
+		return migrateKnowledge(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "f", string(tx.Bucket(BucketFacts).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+func TestUserFileHasItsOwnSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "home", "user.db")
+	db, err := Open(path, Options{Migrations: UserMigrations, LockTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, UserMigrations[len(UserMigrations)-1].Version, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketFacts))
+		assert.Nil(t, tx.Bucket(BucketVaultNodes), "the user file holds no workspace buckets")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	ro, err := Open(path, Options{Migrations: UserMigrations, ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, ro.Close())
+}
+
+// Migration 4 adds the orchestrator's buckets (goal runs, their turns,
+// session boards, artifacts, handoffs) to a schema-3 database; agent runs
+// keep their bucket and goal runs start an id space of their own.
+func TestMigration4CreatesGoalRunAndBoardBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketGoalRuns), "goal_runs belongs to migration 4")
+		assert.Nil(t, tx.Bucket(BucketBoards), "boards belongs to migration 4")
+		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(2), []byte("fact")))
+		return tx.Bucket(BucketRuns).Put(Key(4), []byte(`{"v":1,"d":{"agent":"MARS"}}`))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:4]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.NotNil(t, tx.Bucket(BucketRuns).Get(Key(4)), "agent runs keep their bucket")
+		assert.Equal(t, "fact", string(tx.Bucket(BucketFacts).Get(Key(2))), "migration 3's data is kept")
+		assert.Equal(t, 0, tx.Bucket(BucketGoalRuns).Stats().KeyN, "goal runs start their own id space")
+		return nil
+	}))
+}
+
+func TestMigration4IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {

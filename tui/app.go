@@ -30,6 +30,7 @@ import (
 	changespage "github.com/nova-dev/nova/tui/pages/changes"
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
+	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
 	runpage "github.com/nova-dev/nova/tui/pages/run"
@@ -107,6 +108,7 @@ func DefaultPages() []PageFactory {
 		{ID: buildpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return buildpage.New(c, ws) }},
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
+		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
 		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
 	}
 }
@@ -177,7 +179,7 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: fmt.Sprintf("alt+%d", i+1), Msg: common.NavigateMsg{Page: m.ids[i]}})
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: pageHint(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
 	for _, name := range m.themes.Names() {
 		hint := ""
@@ -348,7 +350,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoRun} {
+		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoKnowledge, km.GoRun} {
 			if key.Matches(msg, b) && i < len(m.pages) {
 				return m, m.navigate(m.ids[i])
 			}
@@ -499,12 +501,35 @@ func (m *Model) render() string {
 	return screen
 }
 
+// pageDigit is the digit of the alt+digit key that jumps to the i-th page
+// (alt+1 … alt+9, then alt+0 for the tenth), "" past the tenth.
+func pageDigit(i int) string {
+	switch {
+	case i < 9:
+		return strconv.Itoa(i + 1)
+	case i == 9:
+		return "0"
+	}
+	return ""
+}
+
+// pageHint is the palette's key hint for the i-th page.
+func pageHint(i int) string {
+	if d := pageDigit(i); d != "" {
+		return "alt+" + d
+	}
+	return ""
+}
+
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
 	var tabs []string
 	for i, p := range m.pages {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		label := p.Title()
+		if d := pageDigit(i); d != "" {
+			label = d + " " + label
+		}
 		if i == m.active {
 			tabs = append(tabs, s.TabActive.Render(label))
 		} else {

@@ -437,17 +437,17 @@ func printGoalRun(io *IOStreams, d goal.Detail) {
 func printBoard(io *IOStreams, b board.Board, hs []board.Handoff) {
 	p := io.Printf
 	p("\nboard %s\n", b.Key)
-	p("  goal: %s\n", orDash(b.Goal))
+	p("  goal: %s\n", blankDash(b.Goal))
 	p("  key decisions (%d of %d kept):\n", len(b.Decisions), b.DecisionCount)
 	for _, d := range b.Decisions {
-		p("    - %s (%s)\n", clipLine(d.Text, 140), orDash(d.By))
+		p("    - %s (%s)\n", clipLine(d.Text, 140), blankDash(d.By))
 	}
 	p("  open blockers:\n")
 	if len(b.Blockers) == 0 {
 		p("    (none)\n")
 	}
 	for _, x := range b.Blockers {
-		p("    %s %s (%s, %s)\n", x.ID, clipLine(x.Text, 140), orDash(x.By), orDash(x.Task))
+		p("    %s %s (%s, %s)\n", x.ID, clipLine(x.Text, 140), blankDash(x.By), blankDash(x.Task))
 	}
 	if b.Summary != "" {
 		p("  history: %s\n", clipLine(b.Summary, 400))
@@ -455,12 +455,12 @@ func printBoard(io *IOStreams, b board.Board, hs []board.Handoff) {
 	p("  artifacts (%d; full content: nova run artifact ID):\n", b.ArtifactCount)
 	for i := len(b.Artifacts) - 1; i >= 0; i-- {
 		a := b.Artifacts[i]
-		p("    %-5s %-9s %-28s %-8s %5d tok  %s\n", a.Ref(), a.Type, clipLine(a.Name, 28), orDash(a.By), a.Tokens, clipLine(a.Preview, 60))
+		p("    %-5s %-9s %-28s %-8s %5d tok  %s\n", a.Ref(), a.Type, clipLine(a.Name, 28), blankDash(a.By), a.Tokens, clipLine(a.Preview, 60))
 	}
 	if len(hs) > 0 {
 		p("  handoffs:\n")
 		for _, h := range hs {
-			p("    %s %s (%s): %s\n", h.Task, h.Agent, orDash(h.Status), clipLine(h.Summary, 140))
+			p("    %s %s (%s): %s\n", h.Task, h.Agent, blankDash(h.Status), clipLine(h.Summary, 140))
 			if len(h.Constraints) > 0 {
 				p("      constraints: %s\n", clipLine(strings.Join(h.Constraints, "; "), 200))
 			}
@@ -564,7 +564,7 @@ func runGoalArtifact(ctx context.Context, opts *goalArtifactOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(a)
 		}
-		opts.IO.Logf("%s %s %s by %s (%s, %d tokens) on %s\n", a.Ref(), a.Type, a.Name, orDash(a.By), orDash(a.Task), a.Tokens, a.Board)
+		opts.IO.Logf("%s %s %s by %s (%s, %d tokens) on %s\n", a.Ref(), a.Type, a.Name, blankDash(a.By), blankDash(a.Task), a.Tokens, a.Board)
 		opts.IO.Printf("%s\n", strings.TrimRight(a.Content, "\n"))
 		return nil
 	})
@@ -634,7 +634,7 @@ func newRunResolveCmd(env *Env, runF func(context.Context, *boardResolveOptions)
 	return newBoardResolveCmd(env, board.KindRun, runF)
 }
 
-func orDash(s string) string {
+func blankDash(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "—"
 	}
