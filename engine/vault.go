@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bufio"
-	"os"
+	"bytes"
 	"path"
 	"path/filepath"
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // TopicVault is the Topic of the EventChanged published after every
@@ -86,8 +87,8 @@ func projectTerms(root string) []string {
 		}
 	}
 	add(filepath.Base(root))
-	if f, err := os.Open(filepath.Join(root, "go.mod")); err == nil {
-		sc := bufio.NewScanner(f)
+	if data, err := safefile.ReadFile(filepath.Join(root, "go.mod"), 1<<20); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			if mod, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
 				mod = strings.Trim(strings.TrimSpace(mod), `"`)
@@ -96,7 +97,6 @@ func projectTerms(root string) []string {
 				break
 			}
 		}
-		_ = f.Close()
 	}
 	return terms
 }

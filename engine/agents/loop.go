@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // Loop defaults (Settings fields left at zero take these).
@@ -667,7 +667,7 @@ func diskHash(root, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, 256<<20) // never blocks on a FIFO
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.Absent, nil
 	}

@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -243,7 +244,7 @@ func (s *Store) readBase(rel string) (File, error) {
 	case fi.Size() > tools.MaxReadBytes:
 		return File{}, fmt.Errorf("%s is %d bytes, larger than the %d-byte limit", crel, fi.Size(), tools.MaxReadBytes)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, tools.MaxReadBytes) // never blocks on a FIFO
 	if err != nil {
 		return File{}, fmt.Errorf("read %s: %w", crel, err)
 	}
