@@ -39,3 +39,10 @@ var (
 	metaSchemaKey  = []byte("schema")
 	metaCreatedKey = []byte("created")
 )
+
+// SequenceBuckets are the buckets keyed by Key(id) with ids from NextID;
+// Check compares their counters with their largest keys.
+var SequenceBuckets = [][]byte{
+	BucketVaultNodes, BucketVaultEdges, BucketImports, BucketChangesets, BucketRuns,
+	BucketBuilds, BucketPlaybookPending, BucketRehearsals,
+}

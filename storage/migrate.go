@@ -37,6 +37,25 @@ func migrateCreateBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
+// checkFresh refuses a schema-less file that holds buckets.
+func (db *DB) checkFresh() error {
+	var names []string
+	err := db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			names = append(names, string(name))
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("open %s: %w; %s", db.path, err, whatToDo)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("open %s: %w: it holds %d buckets but no readable schema version (the meta bucket is damaged); %s",
+			db.path, ErrCorrupt, len(names), whatToDo)
+	}
+	return nil
+}
+
 func readSchema(tx *bolt.Tx) int {
 	meta := tx.Bucket(BucketMeta)
 	if meta == nil {
@@ -76,6 +95,14 @@ func runMigrations(db *DB, list []Migration) error {
 	}
 	if current == latest {
 		return nil
+	}
+	if current == 0 {
+		// Schema 0 is a file bbolt initialised and nova never migrated:
+		// no bucket at all. Anything else without a readable schema is a
+		// damaged file, never "no database yet", and is not written to.
+		if err := db.checkFresh(); err != nil {
+			return err
+		}
 	}
 	if db.readOnly {
 		if current == 0 {

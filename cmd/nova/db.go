@@ -22,7 +22,7 @@ func (a *app) dbCmd() *cobra.Command {
 				return err
 			}
 			defer func() { _ = ws.Close() }()
-			n, err := ws.DB().BackupFile(args[0])
+			n, err := ws.DB().BackupFile(args[0], storage.BackupOptions{})
 			if err != nil {
 				return err
 			}

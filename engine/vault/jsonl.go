@@ -332,6 +332,11 @@ func parseNodeLine(line []byte) (Node, error) {
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
+	if n.ID > storage.MaxID {
+		// An id near 2^64 made the counter wrap: the next new node got #0,
+		// then #1 replaced starter node #1.
+		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", n.ID, uint64(storage.MaxID))
+	}
 	if raw.Confidence == nil {
 		n.Confidence = DefaultConfidence
 	} else {
@@ -364,8 +369,14 @@ func parseEdgeLine(line []byte) (Edge, error) {
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
+	if e.ID > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", e.ID, uint64(storage.MaxID))
+	}
 	if e.From == 0 || e.To == 0 {
 		return Edge{}, fmt.Errorf("edge %d: missing from or to", e.ID)
+	}
+	if e.From > storage.MaxID || e.To > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge %d: node id out of range (the largest id nova accepts is %d)", e.ID, uint64(storage.MaxID))
 	}
 	if e.From == e.To {
 		return Edge{}, fmt.Errorf("edge %d: a node cannot link to itself", e.ID)
