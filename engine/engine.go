@@ -133,6 +133,9 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+
+	recovered  []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr error
 }
 
 var _ Workspace = (*Local)(nil)
@@ -166,6 +169,9 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	}
 	l.initRehearsal()
 	l.initACE()
+	if !opts.ReadOnly {
+		l.recoverApplies(ctx)
+	}
 	return l, nil
 }
 

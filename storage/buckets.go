@@ -21,6 +21,7 @@ var (
 	BucketPlaybookPending = []byte("playbook_pending")
 	BucketProfiles        = []byte("profiles")
 	BucketRehearsals      = []byte("rehearsals")
+	BucketApplyJournal    = []byte("apply_journal")
 )
 
 // Registry lists every top-level bucket, in the order migration 1 creates them.
@@ -32,6 +33,7 @@ var Registry = [][]byte{
 	BucketBuilds, BucketBuildTasks,
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
+	BucketApplyJournal,
 }
 
 // Keys inside BucketMeta.

@@ -36,6 +36,9 @@
 //	playbook_pending     deltas waiting for human review, by id
 //	profiles             self-improvement profiles by agent id (string key)
 //	rehearsals           rehearsal sessions by id
+//	apply_journal        what applying a changeset changed on disk, by changeset id: the original
+//	                     content of every file, written before the first file (migration 2); read
+//	                     by recoverable apply (changes.Store.Recover) and by revert
 //
 // # Schema and migrations
 //

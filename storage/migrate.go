@@ -19,6 +19,19 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+	{Version: 2, Name: "create apply_journal", Up: createBuckets(BucketApplyJournal)},
+}
+
+// createBuckets is the migration that adds new top-level buckets.
+func createBuckets(names ...[]byte) func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		for _, name := range names {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	}
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.

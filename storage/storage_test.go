@@ -349,3 +349,23 @@ func FuzzOpenGarbage(f *testing.F) {
 		}
 	})
 }
+
+func TestMigration2CreatesTheApplyJournal(t *testing.T) {
+	t.Parallel()
+	db, path := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.DeleteBucket(BucketApplyJournal))
+		return writeSchema(tx, 1)
+	}))
+	require.NoError(t, db.Close())
+	db, err := Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 2, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal))
+		return nil
+	}))
+}

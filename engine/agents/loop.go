@@ -177,7 +177,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	if opts.BuildID != "" {
 		st.meterKeys = append(st.meterKeys, "build:"+opts.BuildID)
 	}
-	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task})
+	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task, BuildID: opts.BuildID, TaskID: opts.TaskID})
 	offered := spec.Tools
 	if offered == nil {
 		offered = []string{}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"strconv"
 	"testing"
 	"time"
 
@@ -676,4 +677,40 @@ func TestCopyWorkspaceIsBoundedAndApplyToConfined(t *testing.T) {
 	}}))
 	assert.FileExists(t, filepath.Join(dst, "new", "c.go"))
 	assert.NoFileExists(t, filepath.Join(dst, "a.go"))
+}
+
+// Issue 11: a kill -9 0.35–0.45 s into a build (inside the first task's
+// agent run, after it staged a write) left changeset 1 pending after the
+// resume. The resumed task discards what its killed attempt staged.
+func TestResumeLeavesNoOrphanChangeset(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{})
+	h.Script.Files["w"] = map[string]string{"pkg/hello.go": "package pkg\n"}
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("w:MARS:0"), "p.json", build.Options{Autonomy: intp(2)})
+	require.NoError(t, err)
+	// What the killed process left: the task running, and the changeset its
+	// agent run staged (linked to the task), never recorded on the task.
+	d := h.Changes.NewDraft(changes.Meta{Agent: "MARS", BuildID: strconv.FormatUint(b.ID, 10), TaskID: "w"})
+	orphan, err := d.Put(ctx, "pkg/hello.go", []byte("package pkg // half done\n"))
+	require.NoError(t, err)
+	other := h.Changes.NewDraft(changes.Meta{Agent: "MARS", TaskID: "w"}) // not of this build
+	keep, err := other.Put(ctx, "other.go", []byte("package main\n"))
+	require.NoError(t, err)
+	require.NoError(t, h.Eng.SetTaskStatus(b.ID, "w", build.TaskRunning))
+
+	got, err := h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, got.Status, got.Reason)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	pending, err := h.Changes.List(ctx, changes.Filter{Status: changes.StatusPending})
+	require.NoError(t, err)
+	var ids []uint64
+	for _, cs := range pending {
+		ids = append(ids, cs.ID)
+	}
+	assert.ElementsMatch(t, []uint64{ts[0].ChangesetID, keep}, ids, "only the resumed attempt's changeset waits")
+	cs, err := h.Changes.Get(ctx, orphan)
+	require.NoError(t, err)
+	assert.Equal(t, changes.StatusDiscarded, cs.Status)
 }

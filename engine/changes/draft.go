@@ -25,6 +25,10 @@ type Meta struct {
 	RunID uint64
 	Agent string
 	Task  string
+	// BuildID and TaskID link the changeset to a build task, so that one
+	// staged by an attempt that was killed can be found and discarded when
+	// the task runs again.
+	BuildID, TaskID string
 }
 
 // Draft is one run's handle on its pending changeset. The changeset is
@@ -189,7 +193,7 @@ func (d *Draft) commit(files map[string]File, now time.Time) (uint64, error) {
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			cs = Changeset{ID: id, RunID: d.meta.RunID, Agent: d.meta.Agent, Task: d.meta.Task,
-				Status: StatusPending, CreatedAt: now}
+				BuildID: d.meta.BuildID, TaskID: d.meta.TaskID, Status: StatusPending, CreatedAt: now}
 		case err != nil:
 			return err
 		case cs.Status != StatusPending:

@@ -271,6 +271,9 @@ func (s *Service) checkOriginals(b Branch) error {
 			}
 		case err != nil:
 			return fmt.Errorf("read %s: %w", f.Path, err)
+		case string(data) == f.ProposedContent:
+			// Already holds this branch's content: an approval interrupted
+			// between writing and recording it (issue 11), not a conflict.
 		case f.New:
 			changed = append(changed, f.Path+" (created)")
 		case string(data) != f.OriginalContent:

@@ -114,3 +114,8 @@ func ModeName(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// NonBlock is the open flag (O_NONBLOCK where it exists) that keeps an
+// open of a FIFO from waiting for a writer; for callers that open files
+// their own way (e.g. through an os.Root) and check the type themselves.
+const NonBlock = oNonblock
