@@ -59,7 +59,7 @@ func TestKillDuringAStagedWriteLeavesNoOrphanChangeset(t *testing.T) {
 			return ollamatest.Text("Done: s-1.").WithLatency(5 * time.Second) // killed in here
 		}
 		runs[m[1]]++
-		return ollamatest.Text("Done: " + m[1] + ".").WithTokens(50, 10)
+		return ollamatest.Text("Done: "+m[1]+".").WithTokens(50, 10)
 	})
 
 	cmd := exec.Command(novaBin, "build", "run", "plan.json", "--headless", "--json")
