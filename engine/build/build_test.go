@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -567,7 +568,29 @@ func TestParseIDAndSlug(t *testing.T) {
 	}
 	assert.Equal(t, "add-a-health-endpoint", build.Slug("Add a /health endpoint!"))
 	assert.Equal(t, "plan", build.Slug("¡¿"))
-	assert.Equal(t, "a_b_.._c", build.SafeName("a/b/../c"))
+	assert.Equal(t, "t-001", build.SafeName("t-001"), "plain ids are kept as they are")
+	assert.Regexp(t, `^a_b____c~[0-9a-f]{16}$`, build.SafeName("a/b/../c"))
+}
+
+// Issue 11: task ids "a/b" and "a_b", ".." and "task", or ids sharing a
+// 100-character prefix mapped to the same .nova/output/<build>/*.md.
+func TestOutputNamesAreInjectiveAndSafe(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("p", 100)
+	ids := []string{"a/b", "a_b", "..", "task", ".", "", long + "1", long + "2", "A", "a", "con", "Con.txt",
+		"a b", "a\\b", "a:b", "ü", "u", "x~0123456789abcdef", "t-001", "T-001", "-", "_", "a.", "a"}
+	seen := map[string]string{}
+	safe := regexp.MustCompile(`^[a-z0-9_\-][a-z0-9._~\-]*$`)
+	for _, id := range ids {
+		n := build.SafeName(id)
+		assert.Regexp(t, safe, n, "%q", id)
+		assert.LessOrEqual(t, len(n), 80)
+		key := strings.ToLower(n) // case-insensitive file systems
+		if prev, dup := seen[key]; dup && prev != id {
+			t.Errorf("%q and %q share the file name %q", prev, id, n)
+		}
+		seen[key] = id
+	}
 }
 
 func FuzzOutputGate(f *testing.F) {
@@ -581,8 +604,11 @@ func FuzzOutputGate(f *testing.F) {
 		_ = build.JSONProblem(strings.TrimSpace(s))
 		_, _ = build.ParseID(s)
 		n := build.SafeName(s)
-		if strings.ContainsAny(n, `/\`) || n == "" || n == "." || n == ".." {
+		if strings.ContainsAny(n, `/\`) || n == "" || n == "." || n == ".." || strings.HasPrefix(n, ".") {
 			t.Fatalf("unsafe name %q from %q", n, s)
+		}
+		if n != s && !strings.Contains(n, "~") {
+			t.Fatalf("a rewritten name without its hash: %q from %q", n, s)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"unicode/utf8"
 	"sync"
 )
 
@@ -267,6 +268,9 @@ func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
 // readCandidate reads a regular file (or a symlink to one inside fsys) of at most maxSize bytes.
 func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
 	name := c.path
+	if !utf8.ValidString(name) {
+		return nil, &ParseError{Err: ErrBadName, Detail: fmt.Sprintf("%q; rename the file to import it", name)}
+	}
 	switch {
 	case c.mode&fs.ModeSymlink != 0:
 		target, info, err := resolveLink(fsys, name)
