@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -238,7 +239,7 @@ func TestRecover(t *testing.T) {
 			damage(t, src)
 			before, _ := os.ReadFile(src)
 			dst := filepath.Join(t.TempDir(), "recovered.db")
-			rep, err := Recover(src, dst, Options{})
+			rep, err := Recover(t.Context(), src, dst, Options{})
 			require.NoError(t, err)
 			after, _ := os.ReadFile(src)
 			assert.True(t, bytes.Equal(before, after), "the source is never written")
@@ -303,14 +304,14 @@ func TestRecoverRefusesExistingTargetAndEmptySource(t *testing.T) {
 	src, _ := populated(t)
 	dst := filepath.Join(t.TempDir(), "there.db")
 	require.NoError(t, os.WriteFile(dst, []byte("keep"), 0o600))
-	_, err := Recover(src, dst, Options{})
+	_, err := Recover(t.Context(), src, dst, Options{})
 	assert.ErrorIs(t, err, ErrExists)
-	_, err = Recover(src, src, Options{})
+	_, err = Recover(t.Context(), src, src, Options{})
 	require.Error(t, err)
 
 	empty := filepath.Join(t.TempDir(), "nova.db")
 	require.NoError(t, os.WriteFile(empty, nil, 0o600))
-	_, err = Recover(empty, filepath.Join(t.TempDir(), "out.db"), Options{})
+	_, err = Recover(t.Context(), empty, filepath.Join(t.TempDir(), "out.db"), Options{})
 	assert.ErrorIs(t, err, ErrCorrupt)
 	assert.True(t, errors.Is(err, ErrCorrupt))
 }
@@ -356,11 +357,25 @@ func FuzzDamagedDatabase(f *testing.F) {
 			_, _ = ro.Backup(io.Discard)
 			_ = ro.Close()
 		}
-		_, _ = Recover(path, filepath.Join(t.TempDir(), "out.db"), Options{NoSync: true})
+		_, _ = Recover(t.Context(), path, filepath.Join(t.TempDir(), "out.db"), Options{NoSync: true})
 		after, err := os.ReadFile(path)
 		require.NoError(t, err)
 		if !bytes.Equal(raw, after) {
 			t.Fatal("a damaged file was written to")
 		}
 	})
+}
+
+func TestRecoverStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	src, _ := populated(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	dst := filepath.Join(t.TempDir(), "out.db")
+	_, err := Recover(ctx, src, dst, Options{})
+	assert.ErrorIs(t, err, context.Canceled)
+	_, statErr := os.Stat(dst)
+	assert.ErrorIs(t, statErr, os.ErrNotExist)
+	entries, _ := os.ReadDir(filepath.Dir(dst))
+	assert.Empty(t, entries, "no temporary file left")
 }

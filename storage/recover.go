@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -55,8 +56,11 @@ const maxSkips = 256
 // written to a temporary file first, so a failed Recover leaves nothing
 // behind. Memory faults and bbolt panics on damaged pages are recovered:
 // Recover skips past a damaged page where it can and goes on.
-func Recover(src, dst string, opts Options) (RecoverReport, error) {
+func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport, error) {
 	rep := RecoverReport{Source: src, Target: dst}
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
 	absSrc, err := filepath.Abs(src)
 	if err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
@@ -113,7 +117,7 @@ func Recover(src, dst string, opts Options) (RecoverReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("recover: create %s: %w", tmpPath, err)
 	}
-	r := &recoverer{src: sdb, dst: ddb}
+	r := &recoverer{ctx: ctx, src: sdb, dst: ddb}
 	copyErr := r.run(&rep)
 	closeErr := ddb.Close()
 	if err := errors.Join(copyErr, closeErr); err != nil {
@@ -175,6 +179,7 @@ func stampSchema(path string) error {
 }
 
 type recoverer struct {
+	ctx      context.Context
 	src, dst *bolt.DB
 }
 
@@ -259,6 +264,9 @@ func (r *recoverer) bucket(path [][]byte) (BucketRecovery, error) {
 		maxKey    uint64
 	)
 	for {
+		if err := r.ctx.Err(); err != nil {
+			return br, err // a cancelled recovery leaves nothing behind
+		}
 		batch := pending{path: path}
 		var done bool
 		readErr := guarded(func() error {

@@ -427,8 +427,13 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err != nil {
 		return ImportReport{}, err
 	}
-	d, err := ParseJSONL(r, func(id uint64) bool { return existing[id] })
+	// Parsing reads r to its end: through ctxReader a cancelled import
+	// stops at the next read instead of after the whole stream.
+	d, err := ParseJSONL(ctxReader{ctx: ctx, r: r}, func(id uint64) bool { return existing[id] })
 	if err != nil {
+		if ctx.Err() != nil {
+			return ImportReport{}, ctx.Err()
+		}
 		return ImportReport{}, err
 	}
 	var rep ImportReport
@@ -484,4 +489,17 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 		return ImportReport{}, err
 	}
 	return rep, nil
+}
+
+// ctxReader fails its reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
