@@ -11,8 +11,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"unicode/utf8"
 	"sync"
+	"unicode/utf8"
 )
 
 // maxLinkHops bounds symlink chains (Linux uses 40 too).
