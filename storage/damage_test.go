@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -193,8 +192,8 @@ func TestCallerPanicDoesNotMarkDamage(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	err := db.View(func(*bolt.Tx) error {
-		var m map[string]int
-		m["x"] = 1 // a bug in the caller
+		var s []int
+		_ = s[len(s)] // a bug in the caller: index out of range
 		return nil
 	})
 	require.Error(t, err)
@@ -313,7 +312,6 @@ func TestRecoverRefusesExistingTargetAndEmptySource(t *testing.T) {
 	require.NoError(t, os.WriteFile(empty, nil, 0o600))
 	_, err = Recover(t.Context(), empty, filepath.Join(t.TempDir(), "out.db"), Options{})
 	assert.ErrorIs(t, err, ErrCorrupt)
-	assert.True(t, errors.Is(err, ErrCorrupt))
 }
 
 // FuzzDamagedDatabase flips bytes anywhere past the meta pages of a real

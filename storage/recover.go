@@ -187,7 +187,6 @@ type recoverer struct {
 type pending struct {
 	path [][]byte // bucket path
 	k, v [][]byte
-	seq  uint64
 }
 
 func (r *recoverer) run(rep *RecoverReport) error {

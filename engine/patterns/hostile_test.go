@@ -2,11 +2,9 @@ package patterns
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,14 +39,14 @@ func TestScanNamesBadFileNamesAndSpecialFiles(t *testing.T) {
 	}
 	fe := byPath[bad]
 	require.NotNil(t, fe, "%+v", res.Errors)
-	assert.True(t, errors.Is(fe.Err, ErrBadName))
+	assert.ErrorIs(t, fe.Err, ErrBadName)
 	assert.Contains(t, fe.Reason, "file name is not valid UTF-8")
 	assert.Contains(t, fe.Reason, `"caf\xe9.md"`)
 	assert.NotContains(t, fe.Reason, "invalid argument")
 	require.NotNil(t, byPath["pipe.md"])
-	assert.True(t, errors.Is(byPath["pipe.md"].Err, ErrNotRegular), byPath["pipe.md"].Reason)
+	assert.ErrorIs(t, byPath["pipe.md"].Err, ErrNotRegular, byPath["pipe.md"].Reason)
 	require.NotNil(t, byPath["zero.md"])
-	assert.True(t, errors.Is(byPath["zero.md"].Err, ErrSymlinkEscape), byPath["zero.md"].Reason)
+	assert.ErrorIs(t, byPath["zero.md"].Err, ErrSymlinkEscape, byPath["zero.md"].Reason)
 	assert.Equal(t, 1, res.Counts.Parsed)
-	assert.False(t, strings.Contains(fe.Reason, "\xe9"), "the reason itself is valid text")
+	assert.NotContains(t, fe.Reason, "\xe9", "the reason itself is valid text")
 }

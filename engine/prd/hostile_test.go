@@ -23,7 +23,7 @@ func TestAliasBombPRDIsRefused(t *testing.T) {
 	pe := parseError(t, err)
 	assert.ErrorIs(t, err, yamlguard.ErrAliases)
 	assert.Contains(t, pe.Error(), "alias expansion limit")
-	assert.Greater(t, pe.Line, 0, "the line of the alias that went over")
+	assert.Positive(t, pe.Line, "the line of the alias that went over")
 	assert.Less(t, time.Since(start), 10*time.Second, "only catches a hang")
 }
 

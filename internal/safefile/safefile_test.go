@@ -1,7 +1,6 @@
 package safefile
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +42,7 @@ func TestReadFile(t *testing.T) {
 		case err := <-done:
 			assert.ErrorIs(t, err, ErrNotRegular, p)
 			var se *Error
-			require.True(t, errors.As(err, &se))
+			require.ErrorAs(t, err, &se)
 			assert.Contains(t, []string{"a named pipe", "a device"}, se.Detail)
 		case <-time.After(10 * time.Second):
 			t.Fatalf("ReadFile(%s) blocked", p)

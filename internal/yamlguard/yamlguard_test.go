@@ -1,7 +1,6 @@
 package yamlguard
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +34,7 @@ func TestModerateAliasesStillWork(t *testing.T) {
 	var v map[string]map[string]any
 	require.NoError(t, Unmarshal("ok.yaml", []byte(doc), &v, Limits{}))
 	assert.Equal(t, "qwen", v["fast"]["model"])
-	assert.Equal(t, 0.7, v["slow"]["temp"])
+	assert.InDelta(t, 0.7, v["slow"]["temp"], 1e-9)
 }
 
 func TestSelfReferencingAlias(t *testing.T) {
@@ -104,7 +103,7 @@ func TestStrictDecodeAndSyntaxErrorsPassThrough(t *testing.T) {
 	err := Unmarshal("x.yaml", []byte("a: 1\nb: 2\n"), &v, Limits{}, yaml.Strict())
 	require.Error(t, err)
 	var ye yaml.Error
-	assert.True(t, errors.As(err, &ye), "go-yaml errors keep their token: %v", err)
+	assert.ErrorAs(t, err, &ye, "go-yaml errors keep their token")
 	assert.NotErrorIs(t, err, ErrLimit)
 }
 
