@@ -125,7 +125,11 @@ func checkDB(root string) Check {
 	defer func() { _ = db.Close() }()
 	v, _ := db.SchemaVersion()
 	if problems := db.Check(); len(problems) > 0 {
-		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}
+		hint := "run `nova db compact`, or restore a backup"
+		if errors.Is(problems[0], storage.ErrCorrupt) {
+			hint = "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"
+		}
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: hint}
 	}
 	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}
 }

@@ -97,7 +97,7 @@ func Open(path string, opts Options) (db *DB, err error) {
 		return oerr
 	})
 	if errors.Is(err, ErrCorrupt) {
-		return nil, fmt.Errorf("open %s: %w; %s", path, err, whatToDo)
+		return nil, fmt.Errorf("open %s: %w%s", path, err, withWhatToDo(err))
 	}
 	if err != nil {
 		return nil, classifyOpenError(path, err)
@@ -109,7 +109,7 @@ func Open(path string, opts Options) (db *DB, err error) {
 		// reads every page once (~0.3 ms per MB from the page cache).
 		if err := db.verify(); err != nil {
 			_ = bdb.Close()
-			return nil, fmt.Errorf("open %s: %w; %s", path, err, whatToDo)
+			return nil, fmt.Errorf("open %s: %w%s", path, err, withWhatToDo(err))
 		}
 	}
 	if err := db.migrate(); err != nil {
@@ -242,7 +242,21 @@ type corruptError struct {
 	damaged bool // a fault in the map, or a panic raised inside bbolt
 }
 
-func (e *corruptError) Error() string { return fmt.Sprintf("%v: %v", ErrCorrupt, e.value) }
+func (e *corruptError) Error() string {
+	if e.damaged {
+		return fmt.Sprintf("%v: a damaged page was read (%v); %s", ErrCorrupt, e.value, whatToDo)
+	}
+	return fmt.Sprintf("%v: %v", ErrCorrupt, e.value)
+}
+
+// withWhatToDo appends the advice unless err already carries it.
+func withWhatToDo(err error) string {
+	var ce *corruptError
+	if errors.As(err, &ce) && ce.damaged {
+		return ""
+	}
+	return "; " + whatToDo
+}
 
 func (e *corruptError) Unwrap() error { return ErrCorrupt }
 

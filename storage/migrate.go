@@ -60,7 +60,7 @@ func (db *DB) checkFresh() error {
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("open %s: %w; %s", db.path, err, whatToDo)
+		return fmt.Errorf("open %s: %w%s", db.path, err, withWhatToDo(err))
 	}
 	if len(names) > 0 {
 		return fmt.Errorf("open %s: %w: it holds %d buckets but no readable schema version (the meta bucket is damaged); %s",
