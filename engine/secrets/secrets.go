@@ -100,6 +100,17 @@ func Find(s string) [][2]int {
 		return nil
 	}
 	lower := strings.ToLower(s)
+	// Placeholders left by an earlier pass are never secrets themselves,
+	// so Redact(Redact(s)) == Redact(s).
+	var placeholders [][2]int
+	for i := 0; ; {
+		j := strings.Index(s[i:], Redacted)
+		if j < 0 {
+			break
+		}
+		placeholders = append(placeholders, [2]int{i + j, i + j + len(Redacted)})
+		i += j + len(Redacted)
+	}
 	var spans [][2]int
 	for _, r := range rules() {
 		if len(r.Keywords) > 0 && !containsAny(lower, r.Keywords) {
@@ -111,6 +122,9 @@ func Find(s string) [][2]int {
 				continue
 			}
 			if r.Entropy > 0 && entropy(s[a:b]) < r.Entropy {
+				continue
+			}
+			if overlapsAny(a, b, placeholders) {
 				continue
 			}
 			spans = append(spans, [2]int{a, b})
@@ -131,6 +145,15 @@ func secretSpan(m []int, group int) (int, int) {
 		}
 	}
 	return m[0], m[1]
+}
+
+func overlapsAny(a, b int, spans [][2]int) bool {
+	for _, sp := range spans {
+		if a < sp[1] && sp[0] < b {
+			return true
+		}
+	}
+	return false
 }
 
 func containsAny(s string, words []string) bool {
