@@ -46,9 +46,6 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync trades durability for speed (tests and benchmarks only).
 	NoSync bool
-	// SkipCheck skips the structural check a writable open runs first
-	// (benchmarks only).
-	SkipCheck bool
 }
 
 // DB is an open nova database.
@@ -83,8 +80,11 @@ func Open(path string, opts Options) (db *DB, err error) {
 	if err := sniff(path); err != nil {
 		return nil, err
 	}
-	if err := fileLength(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w; %s", path, err, whatToDo)
+	// Before bbolt maps the file: its structure, read with bounds checks
+	// (rawpages.go). bbolt trusts its pages; a damaged one faults, panics
+	// or sends its cursor round a loop forever, on any read.
+	if err := verifyLocked(path, timeout); err != nil {
+		return nil, err
 	}
 	var bdb *bolt.DB
 	err = guarded(func() error {
@@ -103,15 +103,6 @@ func Open(path string, opts Options) (db *DB, err error) {
 		return nil, classifyOpenError(path, err)
 	}
 	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly}
-	if !opts.ReadOnly && !opts.SkipCheck {
-		// A structural check before the first write: a damaged file is
-		// refused, never written into (the migration below writes). It
-		// reads every page once (~0.3 ms per MB from the page cache).
-		if err := db.verify(); err != nil {
-			_ = bdb.Close()
-			return nil, fmt.Errorf("open %s: %w%s", path, err, withWhatToDo(err))
-		}
-	}
 	if err := db.migrate(); err != nil {
 		_ = bdb.Close()
 		return nil, err

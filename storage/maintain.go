@@ -103,8 +103,14 @@ func sameFile(a, b string) (bool, error) {
 // record). It returns every problem found; a fault while reading is one
 // more problem wrapping ErrCorrupt.
 func (db *DB) Check() []error {
-	if err := fileLength(db.path); err != nil {
+	// The structure first, with bounds checks, inside a read transaction
+	// so that the pages read are not reused meanwhile.
+	var rawErr error
+	if err := db.View(func(*bolt.Tx) error { rawErr = rawVerify(db.path); return nil }); err != nil {
 		return []error{err}
+	}
+	if rawErr != nil {
+		return []error{rawErr}
 	}
 	if err := db.View(walk); err != nil {
 		return []error{err}

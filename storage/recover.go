@@ -41,21 +41,22 @@ type BucketRecovery struct {
 	Expected int `json:"expected"`
 	// Lost is Expected - Copied, or -1 when Expected is unknown.
 	Lost int `json:"lost"`
+	// LostAtMost bounds Lost when it is unknown, for buckets keyed by
+	// sequence ids: the ids issued (the bucket's counter) that were not
+	// copied (records deleted earlier count too). 0 when not known.
+	LostAtMost int `json:"lostAtMost,omitempty"`
 	// Problems lists what could not be read (damaged pages, skipped ranges).
 	Problems []string `json:"problems,omitempty"`
 }
 
-// maxSkips bounds how often Recover jumps over a damaged page in one
-// bucket before it gives the rest of the bucket up.
-const maxSkips = 256
-
 // Recover copies every readable bucket and record of the database at src
 // (damaged, or simply refused by Open) into a new database at dst, and
-// reports per bucket what it copied and what it lost. src is opened
-// read-only and never written; dst must not exist (ErrExists) and is
-// written to a temporary file first, so a failed Recover leaves nothing
-// behind. Memory faults and bbolt panics on damaged pages are recovered:
-// Recover skips past a damaged page where it can and goes on.
+// reports per bucket what it copied and what it lost. src is read with the
+// bounds-checked page reader (rawpages.go, never bbolt's cursors) under a
+// shared lock, and never written; a damaged page is skipped with what it
+// held, and every other page is still read. dst must not exist (ErrExists)
+// and is written to a temporary file first, so a failed Recover leaves
+// nothing behind.
 func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport, error) {
 	rep := RecoverReport{Source: src, Target: dst}
 	if err := ctx.Err(); err != nil {
@@ -86,19 +87,22 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	var sdb *bolt.DB
-	err = guarded(func() error {
-		var oerr error
-		sdb, oerr = bolt.Open(absSrc, 0o400, &bolt.Options{ReadOnly: true, Timeout: timeout})
-		return oerr
-	})
+	// Hold bbolt's shared lock so no nova writes the file meanwhile, but
+	// read it with the bounds-checked reader (rawpages.go): bbolt's cursors
+	// fault, panic or loop forever on damaged pages.
+	lock, err := os.Open(absSrc)
 	if err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return rep, fmt.Errorf("recover: %s: its meta pages cannot be read (%w); nothing can be recovered, restore a backup", src, err)
-		}
-		return rep, classifyOpenError(src, err)
+		return rep, fmt.Errorf("recover: %w", err)
 	}
-	defer func() { _ = sdb.Close() }()
+	defer func() { _ = lock.Close() }()
+	if err := flockShared(lock, timeout); err != nil {
+		return rep, fmt.Errorf("%w: %s is locked by another nova process (close it first)", ErrInUse, src)
+	}
+	raw, err := openRaw(absSrc)
+	if err != nil {
+		return rep, fmt.Errorf("recover: %s: its meta pages cannot be read (%w); nothing can be recovered, restore a backup", src, err)
+	}
+	defer func() { _ = raw.Close() }()
 
 	tmp, err := os.CreateTemp(filepath.Dir(absDst), ".nova-recover-*")
 	if err != nil {
@@ -117,8 +121,8 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 	if err != nil {
 		return rep, fmt.Errorf("recover: create %s: %w", tmpPath, err)
 	}
-	r := &recoverer{ctx: ctx, src: sdb, dst: ddb}
-	copyErr := r.run(&rep)
+	r := &recoverer{ctx: ctx, raw: raw, dst: ddb, w: &treeWalker{r: raw, keepGoing: true}}
+	copyErr := guarded(func() error { return r.run(&rep) }) // the map of src, should it be cut meanwhile
 	closeErr := ddb.Close()
 	if err := errors.Join(copyErr, closeErr); err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
@@ -179,8 +183,10 @@ func stampSchema(path string) error {
 }
 
 type recoverer struct {
-	ctx      context.Context
-	src, dst *bolt.DB
+	ctx context.Context
+	raw *rawFile
+	dst *bolt.DB
+	w   *treeWalker
 }
 
 // pending is a batch of records waiting to be written to the target.
@@ -190,23 +196,27 @@ type pending struct {
 }
 
 func (r *recoverer) run(rep *RecoverReport) error {
-	var names [][]byte
-	listErr := guarded(func() error {
-		return r.src.View(func(tx *bolt.Tx) error {
-			return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-				names = append(names, bytes.Clone(name))
-				return nil
-			})
-		})
-	})
 	seen := map[string]bool{}
-	for _, name := range names {
-		seen[string(name)] = true
-		br, err := r.bucket([][]byte{name})
+	schemaOK := false
+	var top []rawEntry
+	listStart := len(r.w.problems)
+	_ = r.w.tree(r.raw.root, 0, func(e rawEntry) error {
+		if e.bucket {
+			top = append(top, rawEntry{key: bytes.Clone(e.key), value: bytes.Clone(e.value), bucket: true})
+		}
+		return nil
+	})
+	listProblems := append([]string(nil), r.w.problems[listStart:]...)
+	for _, e := range top {
+		seen[string(e.key)] = true
+		br, err := r.bucket([][]byte{e.key}, e.value, 1)
 		if err != nil {
 			return err
 		}
 		rep.Buckets = append(rep.Buckets, br)
+		if bytes.Equal(e.key, BucketMeta) {
+			schemaOK = r.hasSchema(e.value)
+		}
 	}
 	for _, name := range Registry {
 		if seen[string(name)] {
@@ -214,129 +224,86 @@ func (r *recoverer) run(rep *RecoverReport) error {
 		}
 		br := BucketRecovery{Name: string(name), Expected: -1, Lost: -1}
 		msg := "bucket not found"
-		if listErr != nil {
-			msg = "bucket not found: the list of buckets is damaged (" + listErr.Error() + ")"
+		if len(listProblems) > 0 {
+			msg = "bucket not found: the list of buckets is damaged (" + listProblems[0] + ")"
 		}
 		br.Problems = append(br.Problems, msg)
 		rep.Buckets = append(rep.Buckets, br)
 	}
-	schemaOK := false
-	_ = guarded(func() error {
-		return r.src.View(func(tx *bolt.Tx) error {
-			schemaOK = readSchema(tx) > 0
-			return nil
-		})
-	})
 	rep.SchemaAssumed = !schemaOK
 	return nil
 }
 
-// bucket copies one bucket (path names it, nested buckets included).
-func (r *recoverer) bucket(path [][]byte) (BucketRecovery, error) {
+// hasSchema reports whether the meta bucket holds a readable schema.
+func (r *recoverer) hasSchema(header []byte) bool {
+	ok := false
+	w := &treeWalker{r: r.raw, keepGoing: true}
+	_ = w.bucket(header, 1, func(e rawEntry) error {
+		if !e.bucket && bytes.Equal(e.key, metaSchemaKey) {
+			n, err := strconv.Atoi(string(e.value))
+			ok = err == nil && n > 0
+		}
+		return nil
+	})
+	return ok
+}
+
+// bucket copies one bucket (path names it, nested buckets included) from
+// its on-disk header.
+func (r *recoverer) bucket(path [][]byte, header []byte, depth int) (BucketRecovery, error) {
 	br := BucketRecovery{Name: string(bytes.Join(path, []byte("/"))), Expected: -1, Lost: -1}
-	var seq uint64
-	if err := guarded(func() error {
-		return r.src.View(func(tx *bolt.Tx) error {
-			if b := lookup(tx, path); b != nil {
-				br.Expected = b.Stats().KeyN
-				seq = b.Sequence()
-			}
-			return nil
-		})
-	}); err != nil {
-		br.Expected = -1
-		br.Problems = append(br.Problems, "its record count cannot be read: "+err.Error())
-	}
 	if err := r.dst.Update(func(tx *bolt.Tx) error {
 		_, err := create(tx, path)
 		return err
 	}); err != nil {
 		return br, err
 	}
-
-	var (
-		last      []byte // last key read
-		inclusive bool   // read from last itself (after a skip)
-		started   bool
-		skips     int
-		nested    [][]byte
-		maxKey    uint64
-	)
-	for {
-		if err := r.ctx.Err(); err != nil {
-			return br, err // a cancelled recovery leaves nothing behind
-		}
-		batch := pending{path: path}
-		var done bool
-		readErr := guarded(func() error {
-			return r.src.View(func(tx *bolt.Tx) error {
-				b := lookup(tx, path)
-				if b == nil {
-					done = true
-					return nil
-				}
-				c := b.Cursor()
-				var k, v []byte
-				switch {
-				case !started:
-					k, v = c.First()
-				default:
-					k, v = c.Seek(last)
-					if k != nil && !inclusive && bytes.Equal(k, last) {
-						k, v = c.Next()
-					}
-				}
-				inclusive = false
-				for ; k != nil; k, v = c.Next() {
-					key := bytes.Clone(k)
-					if v == nil {
-						started, last = true, key
-						nested = append(nested, key)
-						continue
-					}
-					val := bytes.Clone(v) // may fault: nothing is recorded before it is read whole
-					started, last = true, key
-					batch.k = append(batch.k, key)
-					batch.v = append(batch.v, val)
-					if len(batch.k) == 1000 {
-						return nil // write this batch, then go on after last
-					}
-				}
-				done = true
-				return nil
-			})
-		})
-		if err := r.write(batch); err != nil {
-			return br, err
-		}
-		br.Copied += len(batch.k)
-		for _, k := range batch.k {
-			if len(k) == 8 {
-				maxKey = max(maxKey, binary.BigEndian.Uint64(k))
-			}
-		}
-		if readErr != nil {
-			// A damaged page: jump past it and go on.
-			skips++
-			if skips > maxSkips {
-				br.Problems = append(br.Problems, fmt.Sprintf("gave up after %d damaged pages: %v", maxSkips, readErr))
-				break
-			}
-			next, ok := r.skip(path, last, started)
-			if !ok {
-				br.Problems = append(br.Problems, "the rest of the bucket is unreadable: "+readErr.Error())
-				break
-			}
-			br.Problems = append(br.Problems, fmt.Sprintf("skipped a damaged page after key %x", last))
-			last, inclusive = next, true
-			continue
-		}
-		if done {
-			break
-		}
+	var seq, maxKey uint64
+	if len(header) >= bucketHeaderLen {
+		seq = binary.LittleEndian.Uint64(header[8:])
 	}
-	seq = max(seq, maxKey)
-	if seq > 0 {
+	start := len(r.w.problems)
+	batch := pending{path: path}
+	var nested []rawEntry
+	var writeErr error
+	_ = r.w.bucket(header, depth, func(e rawEntry) error {
+		if err := r.ctx.Err(); err != nil {
+			writeErr = err
+			return err
+		}
+		if e.bucket {
+			nested = append(nested, rawEntry{key: bytes.Clone(e.key), value: bytes.Clone(e.value), bucket: true})
+			return nil
+		}
+		batch.k = append(batch.k, bytes.Clone(e.key))
+		batch.v = append(batch.v, bytes.Clone(e.value))
+		if len(e.key) == 8 {
+			maxKey = max(maxKey, binary.BigEndian.Uint64(e.key))
+		}
+		if len(batch.k) == 1000 {
+			if err := r.write(batch); err != nil {
+				writeErr = err
+				return err
+			}
+			br.Copied += len(batch.k)
+			batch = pending{path: path}
+		}
+		return nil
+	})
+	if writeErr != nil {
+		return br, writeErr // a cancelled recovery leaves nothing behind
+	}
+	if err := r.write(batch); err != nil {
+		return br, err
+	}
+	br.Copied += len(batch.k)
+	br.Problems = append(br.Problems, r.w.problems[start:]...)
+	if len(br.Problems) == 0 {
+		br.Expected, br.Lost = br.Copied, 0
+	} else if len(path) == 1 && isSequenceBucket(path[0]) && seq > uint64(br.Copied) {
+		br.LostAtMost = int(min(seq-uint64(br.Copied), uint64(MaxID)))
+	}
+	if seq = max(seq, maxKey); seq > 0 {
 		if err := r.dst.Update(func(tx *bolt.Tx) error {
 			b, err := create(tx, path)
 			if err != nil {
@@ -347,56 +314,21 @@ func (r *recoverer) bucket(path [][]byte) (BucketRecovery, error) {
 			return br, err
 		}
 	}
-	if br.Expected >= 0 {
-		br.Lost = max(br.Expected-br.Copied, 0)
-	}
 	for _, n := range nested {
-		sub, err := r.bucket(append(append([][]byte{}, path...), n))
+		sub, err := r.bucket(append(append([][]byte{}, path...), n.key), n.value, depth+1)
 		if err != nil {
 			return br, err
 		}
 		br.Copied += sub.Copied
 		if br.Lost >= 0 && sub.Lost >= 0 {
 			br.Lost += sub.Lost
+			br.Expected += sub.Expected
+		} else {
+			br.Lost, br.Expected = -1, -1
 		}
 		br.Problems = append(br.Problems, sub.Problems...)
 	}
 	return br, nil
-}
-
-// skip finds a key after last from which the cursor can read again: it
-// seeks to last+step (big-endian increment) with growing steps, and
-// returns the first key it could reach.
-func (r *recoverer) skip(path [][]byte, last []byte, started bool) ([]byte, bool) {
-	if !started || len(last) == 0 {
-		last = make([]byte, 8) // the first page was damaged: probe from id 0
-	}
-	for shift := uint(0); shift < 64; shift += 4 {
-		probe := addBE(last, uint64(1)<<shift)
-		if probe == nil {
-			return nil, false
-		}
-		var found []byte
-		err := guarded(func() error {
-			return r.src.View(func(tx *bolt.Tx) error {
-				b := lookup(tx, path)
-				if b == nil {
-					return nil
-				}
-				k, _ := b.Cursor().Seek(probe)
-				found = bytes.Clone(k)
-				return nil
-			})
-		})
-		if err != nil {
-			continue
-		}
-		if found == nil {
-			return nil, false // nothing readable after the damage
-		}
-		return found, true
-	}
-	return nil, false
 }
 
 func (r *recoverer) write(p pending) error {
@@ -417,17 +349,6 @@ func (r *recoverer) write(p pending) error {
 	})
 }
 
-func lookup(tx *bolt.Tx, path [][]byte) *bolt.Bucket {
-	b := tx.Bucket(path[0])
-	for _, n := range path[1:] {
-		if b == nil {
-			return nil
-		}
-		b = b.Bucket(n)
-	}
-	return b
-}
-
 func create(tx *bolt.Tx, path [][]byte) (*bolt.Bucket, error) {
 	b, err := tx.CreateBucketIfNotExists(path[0])
 	for _, n := range path[1:] {
@@ -439,21 +360,11 @@ func create(tx *bolt.Tx, path [][]byte) (*bolt.Bucket, error) {
 	return b, err
 }
 
-// addBE adds n to key read as a big-endian number (key padded to 8
-// bytes); nil on overflow.
-func addBE(key []byte, n uint64) []byte {
-	out := bytes.Clone(key)
-	for len(out) < 8 {
-		out = append(out, 0)
+func isSequenceBucket(name []byte) bool {
+	for _, b := range SequenceBuckets {
+		if bytes.Equal(b, name) {
+			return true
+		}
 	}
-	carry := n
-	for i := len(out) - 1; i >= 0 && carry > 0; i-- {
-		sum := uint64(out[i]) + carry&0xff
-		out[i] = byte(sum)
-		carry = carry>>8 + sum>>8
-	}
-	if carry > 0 {
-		return nil
-	}
-	return out
+	return false
 }
