@@ -77,8 +77,21 @@ var rules = sync.OnceValue(func() []compiled {
 func RuleCount() int { return len(rules()) }
 
 // Redact replaces every secret in s with Redacted. Only the secret part of
-// a match goes ("password is: <redacted>"), so the text still reads.
+// a match goes ("password is: <redacted>"), so the text still reads. It
+// repeats until nothing more is found (a rule such as `mysql … -pX` finds
+// one flag per command per pass), so Redact(Redact(s)) == Redact(s).
 func Redact(s string) string {
+	for range 8 {
+		next := redactOnce(s)
+		if next == s {
+			return s
+		}
+		s = next
+	}
+	return s
+}
+
+func redactOnce(s string) string {
 	spans := Find(s)
 	if len(spans) == 0 {
 		return s
