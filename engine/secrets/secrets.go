@@ -65,9 +65,11 @@ var rules = sync.OnceValue(func() []compiled {
 		if err != nil {
 			continue // every rule compiles (TestEveryRuleCompiles); never fail at run time
 		}
+		kw := make([]string, len(r.Keywords)) // never modify the shared table
 		for i, k := range r.Keywords {
-			r.Keywords[i] = strings.ToLower(k)
+			kw[i] = strings.ToLower(k)
 		}
+		r.Keywords = kw
 		all = append(all, compiled{rule: r, re: re})
 	}
 	return all
