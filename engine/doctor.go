@@ -119,6 +119,8 @@ func checkDB(root string) Check {
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}
 	case errors.Is(err, storage.ErrNoDatabase):
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}
+	case errors.Is(err, storage.ErrCorrupt):
+		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}
 	case err != nil:
 		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}
 	}
