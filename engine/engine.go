@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -74,6 +75,9 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+
+	recovered  []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr error
 }
 
 var _ Workspace = (*Local)(nil)
@@ -113,6 +117,9 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	if !opts.ReadOnly {
+		l.recoverApplies(ctx)
+	}
 	return l, nil
 }
 

@@ -20,7 +20,7 @@ func (l *Local) BackupDB(ctx context.Context, path string) (BackupReport, error)
 	if !filepath.IsAbs(path) {
 		return BackupReport{}, fmt.Errorf("backup %s: %w", path, ErrRelativePath)
 	}
-	n, err := l.db.BackupFile(path)
+	n, err := l.db.BackupFile(path, storage.BackupOptions{})
 	if err != nil {
 		return BackupReport{}, err
 	}

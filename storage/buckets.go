@@ -25,6 +25,9 @@ var (
 	// Added by migration 2.
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
+
+	// Added by migration 3.
+	BucketApplyJournal = []byte("apply_journal")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -55,6 +58,7 @@ var registryV1 = [][]byte{
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones,
+	BucketApplyJournal,
 )
 
 // Keys inside BucketMeta.
@@ -62,3 +66,10 @@ var (
 	metaSchemaKey  = []byte("schema")
 	metaCreatedKey = []byte("created")
 )
+
+// SequenceBuckets are the buckets keyed by Key(id) with ids from NextID;
+// Check compares their counters with their largest keys.
+var SequenceBuckets = [][]byte{
+	BucketVaultNodes, BucketVaultEdges, BucketImports, BucketChangesets, BucketRuns,
+	BucketBuilds, BucketPlaybookPending, BucketRehearsals,
+}

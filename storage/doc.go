@@ -61,6 +61,12 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
+//	apply_journal        (m3) what applying a changeset changed on disk, by changeset id
+//	                     (changes.Applied): the state (applying, applied, partial, reverted) and,
+//	                     per file, its content and mode right before the apply (in full, binary
+//	                     too, or "absent"), the hash the apply wrote and whether it is done;
+//	                     committed before the first file is written, kept after the apply; read
+//	                     by recoverable apply (changes.Store.Recover) and by revert
 //
 // # Schema and migrations
 //
@@ -70,6 +76,7 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
+//	3  create apply_journal
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -108,7 +111,9 @@ func (s *Store) conflict(root *os.Root, f File) (Conflict, bool, error) {
 	if err != nil {
 		return Conflict{}, false, err
 	}
-	if cur == f.BaseHash {
+	if cur == f.BaseHash || cur == f.ProposedHash {
+		// The proposed content already on disk is no conflict: it is what
+		// an interrupted apply (or the user) wrote, and counts as applied.
 		return Conflict{}, false, nil
 	}
 	reason := "modified on disk"
@@ -133,7 +138,7 @@ func diskHash(root *os.Root, rel string) (string, error) {
 	case fi.IsDir():
 		return "dir", nil
 	}
-	data, err := root.ReadFile(rel)
+	data, _, err := readRegular(root, rel, tools.MaxReadBytes)
 	if err != nil {
 		return "", fmt.Errorf("apply %s: %w", rel, err)
 	}
@@ -169,6 +174,8 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 	defer func() { _ = root.Close() }()
 
 	var conflicts []Conflict
+	already := map[string]bool{} // pending files whose disk already holds the proposal
+	var toWrite []File
 	for _, f := range cs.Files {
 		if f.Status != FilePending {
 			continue
@@ -180,18 +187,28 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		if ok {
 			conflicts = append(conflicts, c)
 		}
+		if cur, err := diskHash(root, f.Path); err == nil && cur == f.ProposedHash {
+			already[f.Path] = true
+			continue
+		}
+		toWrite = append(toWrite, f)
 	}
 	if len(conflicts) > 0 && !opts.Force {
 		return rep, &ConflictError{ID: id, Conflicts: conflicts}
 	}
 	rep.Overwritten = conflicts
 
-	applied := map[string]bool{}
-	var writeErr error
-	for _, f := range cs.Files {
-		if f.Status != FilePending {
-			continue
+	// The apply record, with the original contents, is committed before the
+	// first file is written: a kill at any later moment is completed by
+	// Recover at the next open, and revert restores from the same record.
+	if len(toWrite) > 0 {
+		if err := s.beginJournal(root, id, toWrite); err != nil {
+			return rep, err
 		}
+	}
+	applied := maps.Clone(already)
+	var writeErr error
+	for _, f := range toWrite {
 		if err := ctx.Err(); err != nil {
 			writeErr = err
 			break
@@ -202,29 +219,25 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		}
 		applied[f.Path] = true
 		rep.Applied = append(rep.Applied, f.Path)
+		if s.afterWrite != nil {
+			if err := s.afterWrite(f.Path); err != nil {
+				return rep, err // as if killed: nothing more is recorded
+			}
+		}
+	}
+	for p := range already {
+		rep.Applied = append(rep.Applied, p)
 	}
 
 	now := s.opts.Now().UTC()
-	final, err := s.update(id, func(c *Changeset) error {
-		done := true
-		for i := range c.Files {
-			if applied[c.Files[i].Path] {
-				c.Files[i].Status = FileApplied
-				c.Files[i].AppliedAt = now
-			}
-			if c.Files[i].Status == FilePending {
-				done = false
-			}
-		}
-		if done {
-			c.Status = StatusApplied
-			c.AppliedAt = now
-		}
-		return nil
+	final, err := s.updateTx(id, func(tx *bolt.Tx, c *Changeset) error {
+		markApplied(c, applied, now)
+		return finishTx(tx, *c, now, false)
 	})
 	if err != nil {
-		// The disk changed but the record did not: say so plainly.
-		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it: %w", len(applied), id, err)
+		// The disk changed but the record did not: Recover completes it at
+		// the next open; say so plainly.
+		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it (the next nova start completes it): %w", len(applied), id, err)
 	}
 	rep.Changeset = final
 	if len(applied) > 0 {

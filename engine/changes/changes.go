@@ -99,6 +99,8 @@ type Changeset struct {
 	RunID       uint64    `json:"runId,omitempty"`
 	Agent       string    `json:"agent,omitempty"`
 	Task        string    `json:"task,omitempty"`
+	BuildID     string    `json:"buildId,omitempty"`
+	TaskID      string    `json:"taskId,omitempty"`
 	Status      Status    `json:"status"`
 	Files       []File    `json:"files"`
 	CreatedAt   time.Time `json:"createdAt"`
@@ -188,6 +190,10 @@ type Store struct {
 	// applyMu serialises Apply and Discard so that two callers cannot apply
 	// one changeset twice.
 	applyMu sync.Mutex
+	// afterWrite, when set (tests only: fault injection), runs after each
+	// file an apply writes and before the apply is recorded: the window a
+	// kill -9 can hit. An error stops the apply right there, as a kill would.
+	afterWrite func(path string) error
 }
 
 var codec = storage.Codec[Changeset]{Version: 1}
@@ -308,6 +314,12 @@ func (s *Store) Get(ctx context.Context, id uint64) (Changeset, error) {
 
 // update reads, modifies and writes one changeset in a transaction.
 func (s *Store) update(id uint64, fn func(cs *Changeset) error) (Changeset, error) {
+	return s.updateTx(id, func(_ *bolt.Tx, cs *Changeset) error { return fn(cs) })
+}
+
+// updateTx is update with the transaction, for writes that must commit
+// together with the changeset (the apply record).
+func (s *Store) updateTx(id uint64, fn func(tx *bolt.Tx, cs *Changeset) error) (Changeset, error) {
 	var out Changeset
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(storage.BucketChangesets)
@@ -318,7 +330,7 @@ func (s *Store) update(id uint64, fn func(cs *Changeset) error) (Changeset, erro
 		if err != nil {
 			return err
 		}
-		if err := fn(&cs); err != nil {
+		if err := fn(tx, &cs); err != nil {
 			return err
 		}
 		cs.UpdatedAt = s.opts.Now().UTC()
