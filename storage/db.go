@@ -46,6 +46,10 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync trades durability for speed (tests and benchmarks only).
 	NoSync bool
+
+	// noFingerprint: leave no fingerprint sidecar on close (a temporary
+	// file that is renamed afterwards, as Recover's).
+	noFingerprint bool
 }
 
 // DB is an open nova database.
@@ -56,6 +60,13 @@ type DB struct {
 	// damaged is set once a read or write met a damaged page: from then on
 	// every write is refused, so nothing is written into a damaged file.
 	damaged atomic.Bool
+
+	// verified says how much Open verified; sidecar is the fingerprint it
+	// found beside the file, if any (fingerprint.go).
+	verified      verifyMode
+	sidecar       *fingerprint
+	noFingerprint bool
+	closed        atomic.Bool
 }
 
 // whatToDo ends every message about a damaged database.
@@ -82,8 +93,10 @@ func Open(path string, opts Options) (db *DB, err error) {
 	}
 	// Before bbolt maps the file: its structure, read with bounds checks
 	// (rawpages.go). bbolt trusts its pages; a damaged one faults, panics
-	// or sends its cursor round a loop forever, on any read.
-	if err := verifyLocked(path, timeout); err != nil {
+	// or sends its cursor round a loop forever, on any read. Every page,
+	// unless the file is exactly as a nova left it (fingerprint.go).
+	mode, sidecar, err := verifyLocked(path, timeout)
+	if err != nil {
 		return nil, err
 	}
 	var bdb *bolt.DB
@@ -102,7 +115,8 @@ func Open(path string, opts Options) (db *DB, err error) {
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}
-	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly}
+	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly,
+		verified: mode, sidecar: sidecar, noFingerprint: opts.noFingerprint}
 	if err := db.migrate(); err != nil {
 		_ = bdb.Close()
 		return nil, err
@@ -168,11 +182,14 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 // Bolt exposes the underlying handle for packages that need raw access.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }
 
-// Close releases the file and its lock.
+// Close releases the file and its lock. A writable handle first records
+// the fingerprint of the file it leaves behind (fingerprint.go), so that
+// the next open can skip verifying every page.
 func (db *DB) Close() error {
-	if db == nil || db.bolt == nil {
+	if db == nil || db.bolt == nil || db.closed.Swap(true) {
 		return nil
 	}
+	db.leaveFingerprint()
 	return db.bolt.Close()
 }
 

@@ -51,10 +51,22 @@ type rawFile struct {
 	high     uint64 // pages in use (meta pgid)
 	root     uint64 // root bucket's page
 	freelist uint64
+	txid     uint64 // the newest meta page's transaction id
+	metaSum  uint64 // and its checksum
 }
 
-// openRaw reads the newest valid meta page of path.
+// openRaw reads the newest valid meta page of path and maps the file.
 func openRaw(path string) (*rawFile, error) {
+	r, err := openRawMeta(path)
+	if err != nil {
+		return nil, err
+	}
+	r.data = mapFile(r.f, r.size)
+	return r, nil
+}
+
+// openRawMeta reads the newest valid meta page of path (no map).
+func openRawMeta(path string) (*rawFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -92,6 +104,7 @@ func openRaw(path string) (*rawFile, error) {
 			continue
 		}
 		found, bestTx = true, txid
+		r.txid, r.metaSum = txid, h.Sum64()
 		r.pageSize = int(binary.LittleEndian.Uint32(m[8:]))
 		r.root = binary.LittleEndian.Uint64(m[16:])
 		r.freelist = binary.LittleEndian.Uint64(m[32:])
@@ -101,7 +114,6 @@ func openRaw(path string) (*rawFile, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("%w: no valid meta page", ErrCorrupt)
 	}
-	r.data = mapFile(f, r.size)
 	return r, nil
 }
 
@@ -358,27 +370,53 @@ func (r *rawFile) checkFreelist() error {
 	return nil
 }
 
+// verifyMode says how much of the file an open verified.
+type verifyMode int
+
+const (
+	verifiedNothing     verifyMode = iota // no file yet, or one bbolt reports on itself
+	verifiedFingerprint                   // the cheap checks: the file is the one a nova left (fingerprint.go)
+	verifiedFull                          // every page
+)
+
 // rawVerify checks the whole file's structure without bbolt: meta, the
 // length, the freelist, and every page of every bucket (bounds, types,
 // key order, no page reached twice). It reads every page once.
 func rawVerify(path string) error {
-	return guarded(func() error { return rawVerifyUnguarded(path) })
+	_, err := rawVerifyTrusting(path, nil)
+	return err
 }
 
-func rawVerifyUnguarded(path string) error {
+// rawVerifyTrusting is rawVerify that stops after the cheap checks (meta,
+// length, freelist) when the file matches trusted, the fingerprint a nova
+// left beside it.
+func rawVerifyTrusting(path string, trusted *fingerprint) (mode verifyMode, err error) {
+	err = guarded(func() error {
+		var verr error
+		mode, verr = rawVerifyUnguarded(path, trusted)
+		return verr
+	})
+	return mode, err
+}
+
+func rawVerifyUnguarded(path string, trusted *fingerprint) (verifyMode, error) {
 	r, err := openRaw(path)
 	if err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil // bbolt's own meta checks report it, with its words
-		}
-		return nil // Open reports I/O errors itself
+		// ErrCorrupt (no valid meta page): bbolt's own meta checks report
+		// it, with its words. I/O errors: Open reports them itself.
+		return verifiedNothing, nil
 	}
 	defer func() { _ = r.Close() }()
 	if want := int64(r.high) * int64(r.pageSize); r.size < want {
-		return fmt.Errorf("%w: the file is %d bytes but its pages need %d (it was cut short)", ErrCorrupt, r.size, want)
+		return verifiedFull, fmt.Errorf("%w: the file is %d bytes but its pages need %d (it was cut short)", ErrCorrupt, r.size, want)
 	}
 	if err := r.checkFreelist(); err != nil {
-		return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		return verifiedFull, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if trusted != nil {
+		if fp, ok := fingerprintOf(r.f, r.txid, r.metaSum, r.pageSize); ok && fp == *trusted {
+			return verifiedFingerprint, nil
+		}
 	}
 	w := &treeWalker{r: r}
 	var visit func(depth int) func(rawEntry) error
@@ -390,25 +428,32 @@ func rawVerifyUnguarded(path string) error {
 			return w.bucket(e.value, depth+1, visit(depth+1))
 		}
 	}
-	return w.tree(r.root, 0, visit(0))
+	return verifiedFull, w.tree(r.root, 0, visit(0))
 }
 
-// verifyLocked runs rawVerify while holding the shared lock bbolt's readers
-// take, so that no nova process writes the file meanwhile; the lock is
-// released before bbolt opens the file (and takes its own).
-func verifyLocked(path string, timeout time.Duration) error {
+// verifyLocked verifies path before bbolt opens it (in full, or only the
+// cheap checks when it matches the fingerprint in its sidecar, which it
+// returns), while holding the shared lock bbolt's readers take, so that no
+// nova process writes the file meanwhile; the lock is released before
+// bbolt opens the file (and takes its own).
+func verifyLocked(path string, timeout time.Duration) (verifyMode, *fingerprint, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil // a missing or unreadable file is Open's to report
+		return verifiedNothing, nil, nil // a missing or unreadable file is Open's to report
 	}
 	defer func() { _ = f.Close() }()
 	if err := flockShared(f, timeout); err != nil {
-		return fmt.Errorf("%w: %s is locked by another nova process (close it, or retry in a moment)", ErrInUse, path)
+		return verifiedNothing, nil, fmt.Errorf("%w: %s is locked by another nova process (close it, or retry in a moment)", ErrInUse, path)
 	}
-	if err := rawVerify(path); err != nil {
-		return fmt.Errorf("open %s: %w; %s", path, err, whatToDo)
+	var trusted *fingerprint
+	if fp, ok := readSidecar(path); ok {
+		trusted = &fp
 	}
-	return nil
+	mode, err := rawVerifyTrusting(path, trusted)
+	if err != nil {
+		return mode, nil, fmt.Errorf("open %s: %w; %s", path, err, whatToDo)
+	}
+	return mode, trusted, nil
 }
 
 // pageSet is a set of page ids (a map: ids come from damaged pages too, so

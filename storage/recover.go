@@ -134,7 +134,7 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 			return rep, fmt.Errorf("recover: %w", err)
 		}
 	}
-	db, err := Open(tmpPath, Options{NoSync: opts.NoSync})
+	db, err := Open(tmpPath, Options{NoSync: opts.NoSync, noFingerprint: true})
 	if err != nil {
 		return rep, fmt.Errorf("recover: the recovered copy does not open: %w", err)
 	}
