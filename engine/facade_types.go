@@ -31,11 +31,24 @@ type BackupReport struct {
 	DBPath string `json:"dbPath"`
 }
 
+// BackupOptions configures BackupDB.
+type BackupOptions struct {
+	// Force replaces an existing file at the target path (otherwise it is
+	// refused with ErrExists).
+	Force bool `json:"force,omitempty"`
+}
+
 // CheckReport is the result of CheckDB.
 type CheckReport struct {
 	DBPath   string   `json:"dbPath"`
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
+	// Damaged is set when a problem is damage to the file (ErrDamaged): copy
+	// what is readable with `nova db recover FILE`.
+	Damaged bool `json:"damaged"`
+	// Counter is set when an id counter is below its bucket's largest id
+	// (the next new record would replace one).
+	Counter bool `json:"counter"`
 }
 
 // VaultContextRequest asks VaultContext for the block a prompt would get.

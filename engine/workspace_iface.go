@@ -67,9 +67,12 @@ type Workspace interface {
 
 	// ---- Database ----
 
-	// BackupDB writes a consistent copy of the database to path.
-	BackupDB(ctx context.Context, path string) (BackupReport, error)
-	// CheckDB runs bbolt's consistency check; problems are in the report.
+	// BackupDB writes a consistent copy of the database to path. An existing
+	// file is refused (ErrExists) unless o.Force.
+	BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error)
+	// CheckDB verifies every page of the database, runs bbolt's consistency
+	// check and nova's counter check; problems are in the report (Damaged,
+	// Counter say of which kind).
 	CheckDB(ctx context.Context) (CheckReport, error)
 
 	// ---- Vault (taste vault: graph memory) ----
