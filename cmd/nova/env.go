@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -48,6 +49,8 @@ type Env struct {
 	// fullScreen: the TUI owns the terminal, so engine diagnostics must not
 	// be written to stderr (they arrive as EventLog events instead).
 	fullScreen bool
+	// tuiRunning mirrors fullScreen for the signal watcher's goroutine.
+	tuiRunning atomic.Bool
 
 	mu    sync.Mutex
 	stdin *bufio.Reader
@@ -62,6 +65,10 @@ func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 	e.Prompt = e.readAnswer
 	return e
 }
+
+// isFullScreen reports whether the TUI owns the terminal (safe from any
+// goroutine).
+func (e *Env) isFullScreen() bool { return e.tuiRunning.Load() }
 
 // root locates the workspace root from --workspace, NOVA_WORKSPACE or the
 // current directory.

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,4 +124,99 @@ func TestDamagedDatabaseCheckAndRecover(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	r = runNova(t, dir, nil, "vault", "stats")
 	assert.Equal(t, 0, r.code, r.stderr)
+}
+
+// The first signal cancels; a second exits at once with 128+signal.
+func TestWatchSignalsSecondSignalExits(t *testing.T) {
+	t.Parallel()
+	sigs := make(chan os.Signal, 2)
+	canceled, told := make(chan struct{}), make(chan struct{})
+	exited := make(chan int, 1)
+	go watchSignals(sigs, func() { close(canceled) }, func() { close(told) }, func(code int) { exited <- code })
+	sigs <- syscall.SIGTERM
+	<-canceled
+	<-told
+	select {
+	case code := <-exited:
+		t.Fatalf("exited (%d) after one signal", code)
+	case <-time.After(50 * time.Millisecond):
+	}
+	sigs <- syscall.SIGINT
+	select {
+	case code := <-exited:
+		assert.Equal(t, 130, code)
+	case <-time.After(30 * time.Second):
+		t.Fatal("a second signal did not exit")
+	}
+}
+
+// Issue 11: ctrl+c / SIGTERM end any command within a second. A real
+// process wired as main is (signalContext) runs a command that ignores its
+// cancelled context; the first SIGINT cancels it (and says so), the second
+// ends the process at once with 130.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	if os.Getenv("NOVA_SIGNAL_CHILD") == "1" {
+		ctx, _ := signalContext(func() { _, _ = os.Stderr.WriteString("stopping\n") })
+		_, _ = os.Stdout.WriteString("ready\n")
+		<-ctx.Done()
+		time.Sleep(time.Minute) // a command that does not stop
+		os.Exit(3)
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestSecondSignalExitsAtOnce$")
+	cmd.Env = append(os.Environ(), "NOVA_SIGNAL_CHILD=1")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	waitLine := func(r *bufio.Scanner, want string) {
+		t.Helper()
+		for r.Scan() {
+			if strings.Contains(r.Text(), want) {
+				return
+			}
+		}
+		t.Fatalf("the child never said %q", want)
+	}
+	waitLine(bufio.NewScanner(stdout), "ready")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	waitLine(bufio.NewScanner(stderr), "stopping")
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 130, ee.ExitCode())
+	assert.Less(t, time.Since(start), 30*time.Second, "hang guard only")
+}
+
+// The real binary, mid-build on a slow model server: one SIGINT stops the
+// build (resumable) and says a second one quits at once.
+func TestFirstCtrlCSaysASecondQuits(t *testing.T) {
+	t.Parallel()
+	dir, _, env := buildWorkspace(t, 3*time.Second)
+	writeFile(t, dir, "plan.json", smallPRD)
+	cmd := binaryCmd(t, dir, env, "build", "run", "plan.json", "--headless", "--json")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() { // wait until a task runs (its model call takes 3 s)
+		if strings.Contains(sc.Text(), `"running"`) {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.ExitCode(), stderr.String())
+	assert.Contains(t, stderr.String(), "press ctrl+c again to quit at once")
 }
