@@ -76,8 +76,10 @@ type Local struct {
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
 
-	recovered  []changes.Recovered // interrupted applies completed by Open (recover.go)
-	recoverErr error
+	recovered    []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr   error
+	recoverMu    sync.Mutex
+	recoverTaken bool // TakeRecoveredApplies handed them out
 }
 
 var _ Workspace = (*Local)(nil)

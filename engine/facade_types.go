@@ -8,6 +8,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/prd"
 )
@@ -36,6 +37,17 @@ type BackupOptions struct {
 	// Force replaces an existing file at the target path (otherwise it is
 	// refused with ErrExists).
 	Force bool `json:"force,omitempty"`
+}
+
+// Recovery is what opening the workspace did with changeset applies that a
+// crash interrupted (TakeRecoveredApplies).
+type Recovery struct {
+	// Applies has one entry per interrupted apply: the files it completed,
+	// those already written, and conflicts left pending for review.
+	Applies []changes.Recovered `json:"applies"`
+	// Problem is the error that stopped the recovery (those changesets
+	// stay pending; the next open tries again).
+	Problem string `json:"problem,omitempty"`
 }
 
 // CheckReport is the result of CheckDB.

@@ -66,4 +66,15 @@ func TestOpenCompletesAnInterruptedApply(t *testing.T) {
 	cs, err := ws.Changes().Get(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, changes.StatusApplied, cs.Status)
+
+	// The surfaces are told once.
+	taken, err := ws.TakeRecoveredApplies(ctx)
+	require.NoError(t, err)
+	require.Len(t, taken.Applies, 1)
+	assert.Equal(t, id, taken.Applies[0].ID)
+	assert.Empty(t, taken.Problem)
+	again, err := ws.TakeRecoveredApplies(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, again.Applies, "reported once")
+	assert.NotNil(t, again.Applies, "an empty list, not null")
 }

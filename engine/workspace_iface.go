@@ -237,6 +237,11 @@ type Workspace interface {
 	ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error)
 	// DiscardChange discards a pending changeset as the user's decision.
 	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
+	// TakeRecoveredApplies reports, once, the applies that a crash
+	// interrupted and that opening the workspace completed (or left pending
+	// because a file changed meanwhile): the first caller gets them, to tell
+	// the user; later calls get none.
+	TakeRecoveredApplies(ctx context.Context) (Recovery, error)
 
 	// ---- Plans and builds ----
 

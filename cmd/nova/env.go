@@ -92,8 +92,23 @@ func (e *Env) withWorkspace(ctx context.Context, readOnly bool, fn func(ws engin
 		return err
 	}
 	defer func() { _ = ws.Close() }()
+	e.reportRecovered(ctx, ws)
 	return fn(ws)
 }
+
+// reportRecovered tells the user, on stderr, about changeset applies that
+// a crash interrupted and that opening the workspace completed (each is
+// reported once, by the first command that asks).
+func (e *Env) reportRecovered(ctx context.Context, ws engine.Workspace) {
+	rec, err := ws.TakeRecoveredApplies(ctx)
+	if err != nil {
+		return
+	}
+	for _, line := range engine.RecoveryLines(rec) {
+		e.IO.Logf("nova: %s\n", line)
+	}
+}
+
 
 // readAnswer is the default Prompt: the question on stderr, a line from
 // stdin; ctx ends the wait.

@@ -16,6 +16,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/storage"
 )
 
 func TestDBBackupReplacesAFileOnlyWithForce(t *testing.T) {
@@ -219,4 +225,72 @@ func TestFirstCtrlCSaysASecondQuits(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 1, ee.ExitCode(), stderr.String())
 	assert.Contains(t, stderr.String(), "press ctrl+c again to quit at once")
+}
+
+// interruptedApply leaves the state a kill -9 in the middle of `changes
+// apply` leaves: the apply record in state applying, one of the two files
+// written, the changeset pending. It returns the changeset id.
+func interruptedApply(t *testing.T, dir string) uint64 {
+	t.Helper()
+	ctx := t.Context()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("A original\n"), 0o644))
+	ws, err := engine.Open(ctx, engine.Options{Root: dir, Getenv: testGetenv(dir, nil), NoSync: true})
+	require.NoError(t, err)
+	d := ws.Changes().NewDraft(changes.Meta{Agent: "MARS"})
+	id, err := d.Put(ctx, "a.txt", []byte("A proposed\n"))
+	require.NoError(t, err)
+	_, err = d.Put(ctx, "b.txt", []byte("B proposed\n"))
+	require.NoError(t, err)
+	rec := changes.Applied{ChangesetID: id, State: changes.JournalApplying, StartedAt: time.Now(), Files: []changes.AppliedFile{
+		{Path: "a.txt", Op: changes.OpModify, Before: []byte("A original\n"), BeforeHash: tools.SHA256([]byte("A original\n")),
+			AfterHash: tools.SHA256([]byte("A proposed\n"))},
+		{Path: "b.txt", Op: changes.OpCreate, BeforeHash: changes.Absent, AfterHash: tools.SHA256([]byte("B proposed\n"))},
+	}}
+	require.NoError(t, ws.DB().Update(func(tx *bolt.Tx) error {
+		return storage.Codec[changes.Applied]{Version: 1}.Put(tx.Bucket(storage.BucketApplyJournal), storage.Key(id), rec)
+	}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("A proposed\n"), 0o644))
+	require.NoError(t, ws.Close())
+	return id
+}
+
+// The command that opens a workspace after a crash mid-apply completes it
+// and says so on stderr, once.
+func TestStartupReportsARecoveredApply(t *testing.T) {
+	t.Parallel()
+	if testWorkspaceKind(t) != "direct" {
+		t.Skip("builds the crashed state with the database in this process")
+	}
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	id := interruptedApply(t, dir)
+
+	// The first command that opens the database for writing (a listing
+	// only reads; through an owner every command does).
+	r := runNova(t, dir, nil, "vault", "add", "--type", "decision", "--content", "Keep the journal")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "nova: completed the interrupted apply of changeset "+strconv.FormatUint(id, 10)+" (2 files)")
+	r = runNova(t, dir, nil, "changes", "show", strconv.FormatUint(id, 10), "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"status": "applied"`)
+	b, err := os.ReadFile(filepath.Join(dir, "b.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "B proposed\n", string(b))
+
+	r = runNova(t, dir, nil, "vault", "add", "--type", "decision", "--content", "Say it once")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "interrupted apply", "said once")
+}
+
+func TestRecoveryLinesNameConflictsAndProblems(t *testing.T) {
+	t.Parallel()
+	lines := engine.RecoveryLines(engine.Recovery{Applies: []changes.Recovered{{
+		ID: 3, Completed: []string{"a.go"}, AlreadyWritten: []string{},
+		Conflicts: []changes.Conflict{{Path: "b/new.txt", Reason: "changed on disk while an interrupted apply was pending"}},
+	}}, Problem: "disk full"})
+	assert.Equal(t, []string{
+		"completed the interrupted apply of changeset 3 (1 file)",
+		"changeset 3: b/new.txt changed on disk while an interrupted apply was pending; review it with `nova changes show 3`",
+		"could not complete an interrupted apply (the changeset stays pending; the next start tries again): disk full",
+	}, lines)
 }
