@@ -238,6 +238,7 @@ func (m *Model) recovered(rec engine.Recovery) tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
+
 type toggleHelpMsg struct{}
 
 // Init implements tea.Model.

@@ -109,7 +109,6 @@ func (e *Env) reportRecovered(ctx context.Context, ws engine.Workspace) {
 	}
 }
 
-
 // readAnswer is the default Prompt: the question on stderr, a line from
 // stdin; ctx ends the wait.
 func (e *Env) readAnswer(ctx context.Context, question string) (bool, error) {
