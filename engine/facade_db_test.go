@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/hostile"
+	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -102,4 +105,29 @@ func TestRecoverDBCopiesADamagedDatabase(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep2.OK, rep2.Problems)
 	require.NoError(t, ws.Close())
+}
+
+// The engine refuses special files too (a remote owner opens the path).
+func TestImportVaultRefusesSpecialFiles(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	ctx := context.Background()
+	ws, err := engine.Open(ctx, engine.Options{Root: root, NoSync: true, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	fifo := filepath.Join(t.TempDir(), "nodes.jsonl")
+	hostile.FIFO(t, fifo)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ws.ImportVault(ctx, fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, safefile.ErrNotRegular)
+	case <-time.After(30 * time.Second):
+		t.Fatal("import of a FIFO hangs")
+	}
+	_, err = ws.ImportVault(ctx, "/dev/zero")
+	require.ErrorIs(t, err, safefile.ErrNotRegular)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/tools"
+	hostilefiles "github.com/nova-dev/nova/internal/hostile"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -293,4 +294,30 @@ func TestRecoveryLinesNameConflictsAndProblems(t *testing.T) {
 		"changeset 3: b/new.txt changed on disk while an interrupted apply was pending; review it with `nova changes show 3`",
 		"could not complete an interrupted apply (the changeset stays pending; the next start tries again): disk full",
 	}, lines)
+}
+
+// Issue 11: `nova vault import` of a FIFO blocked in the open, of a link to
+// /dev/zero streamed forever. Both are refused at once; `-` still reads a
+// stream from stdin.
+func TestVaultImportRefusesSpecialFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	fifo := filepath.Join(dir, "nodes.jsonl")
+	hostilefiles.FIFO(t, fifo)
+	zero := filepath.Join(dir, "zero.jsonl")
+	hostilefiles.DevZeroLink(t, zero)
+	for name, want := range map[string]string{"nodes.jsonl": "a named pipe", "zero.jsonl": "a device"} {
+		done := make(chan result, 1)
+		go func() { done <- runNova(t, dir, nil, "vault", "import", name) }()
+		select {
+		case r := <-done:
+			assert.Equal(t, 1, r.code)
+			assert.Contains(t, r.stderr, name+" is "+want+", not a regular file")
+		case <-time.After(30 * time.Second):
+			t.Fatalf("vault import %s hangs", name)
+		}
+	}
+	r := runNovaStdin(t, dir, nil, `{"kind":"node","id":500,"type":"pattern","content":"From a pipe","confidence":0.5}`+"\n", "vault", "import", "-", "--json")
+	assert.Equal(t, 0, r.code, r.stderr)
 }

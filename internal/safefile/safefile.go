@@ -50,6 +50,28 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return readOpen(path, f, max)
 }
 
+// Open opens the regular file at path for reading as a stream (an import
+// of any size: the caller bounds what it reads), with ReadFile's checks: a
+// FIFO does not block the open, and anything but a regular file (a named
+// pipe, a device such as a link to /dev/zero, a directory) is refused with
+// an *Error wrapping ErrNotRegular, checked on the open descriptor.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, &Error{Path: path, Detail: ModeName(st.Mode()), Err: ErrNotRegular}
+	}
+	return f, nil
+}
+
 // ReadFS is ReadFile over an fs.FS. An fs.FS cannot open without blocking,
 // so the type is checked with fs.Stat (which follows symlinks) before the
 // open, and again on the open file.
