@@ -237,6 +237,17 @@ type Workspace interface {
 	ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error)
 	// DiscardChange discards a pending changeset as the user's decision.
 	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
+	// RevertChange undoes an applied changeset as the user's decision: every
+	// file it wrote gets back its content from before the apply (files it
+	// created are removed), through a new changeset that can be reverted in
+	// turn. A file changed since the apply stops it (*changes.ConflictError,
+	// Revert set) unless o.Force. Undoing a change is learned once, like a
+	// rejection (the agent's playbook, the rules and vault nodes that shaped
+	// it); bringing it back by reverting the revert is not learned.
+	RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error)
+	// EditChange replaces the proposed content of one file of a pending
+	// changeset with the user's version: what gets applied is the edit.
+	EditChange(ctx context.Context, id uint64, path, content string) (changes.Changeset, error)
 	// TakeRecoveredApplies reports, once, the applies that a crash
 	// interrupted and that opening the workspace completed (or left pending
 	// because a file changed meanwhile): the first caller gets them, to tell

@@ -321,3 +321,24 @@ func TestVaultImportRefusesSpecialFiles(t *testing.T) {
 	r := runNovaStdin(t, dir, nil, `{"kind":"node","id":500,"type":"pattern","content":"From a pipe","confidence":0.5}`+"\n", "vault", "import", "-", "--json")
 	assert.Equal(t, 0, r.code, r.stderr)
 }
+
+// A FIFO in .nova/agents made `agents validate` block forever; now it is a
+// problem like any other, and a problem means exit 1 (a script can rely on
+// `nova agents validate && …`).
+func TestAgentsValidateReportsAFIFOAndFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	hostilefiles.FIFO(t, filepath.Join(dir, ".nova", "agents", "PIPE.yaml"))
+	done := make(chan result, 1)
+	go func() { done <- runNova(t, dir, nil, "agents", "validate") }()
+	select {
+	case r := <-done:
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stdout, "PIPE.yaml")
+		assert.Contains(t, r.stdout, "named pipe")
+		assert.Contains(t, r.stdout, "1 problem(s)")
+	case <-time.After(30 * time.Second):
+		t.Fatal("agents validate blocks on a FIFO")
+	}
+}

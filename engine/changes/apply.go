@@ -28,12 +28,19 @@ type Conflict struct {
 type ConflictError struct {
 	ID        uint64
 	Conflicts []Conflict
+	// Revert: the conflicts stopped a revert of changeset ID (the files
+	// changed since it was applied), not an apply.
+	Revert bool
 }
 
 func (e *ConflictError) Error() string {
 	parts := make([]string, len(e.Conflicts))
 	for i, c := range e.Conflicts {
 		parts[i] = c.Path + " (" + c.Reason + ")"
+	}
+	if e.Revert {
+		return fmt.Sprintf("changeset %d cannot be reverted: %d file(s) changed since it was applied: %s; review them, then revert with force to overwrite those changes",
+			e.ID, len(e.Conflicts), strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("changeset %d: %d file(s) changed on disk since they were staged: %s; review them, then apply with force to overwrite",
 		e.ID, len(e.Conflicts), strings.Join(parts, ", "))
@@ -56,6 +63,10 @@ type ApplyReport struct {
 	// Overwritten lists conflicting paths that Force overwrote.
 	Overwritten []Conflict `json:"overwritten,omitempty"`
 	Changeset   Changeset  `json:"changeset"`
+	// Commit is the git commit of the files the changeset wrote
+	// (git.commitOnApply), CommitError why there is none when one was due.
+	Commit      string `json:"commit,omitempty"`
+	CommitError string `json:"commitError,omitempty"`
 }
 
 // Conflicts checks a changeset's pending files against the disk without
@@ -240,8 +251,11 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it (the next nova start completes it): %w", len(applied), id, err)
 	}
 	rep.Changeset = final
+	if writeErr == nil && final.Status == StatusApplied && s.opts.CommitOnApply != nil && s.opts.CommitOnApply() {
+		s.commitApplied(ctx, &rep)
+	}
 	if len(applied) > 0 {
-		s.notify(Notice{ID: id, Action: "applied", Status: final.Status, Files: len(final.Files)})
+		s.notify(Notice{ID: id, Action: "applied", Status: rep.Changeset.Status, Files: len(final.Files)})
 	}
 	return rep, writeErr
 }
@@ -263,6 +277,9 @@ func writeOne(root *os.Root, f File) error {
 		}
 	}
 	mode := fs.FileMode(0o644)
+	if f.Mode.Perm() != 0 {
+		mode = f.Mode.Perm()
+	}
 	if fi, err := root.Stat(f.Path); err == nil {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a directory", f.Path)
@@ -277,7 +294,7 @@ func writeOne(root *os.Root, f File) error {
 		return err
 	}
 	cleanup := func() { _ = root.Remove(tmp) }
-	if _, err := tf.WriteString(f.Proposed); err != nil {
+	if _, err := tf.Write(f.Content()); err != nil {
 		_ = tf.Close()
 		cleanup()
 		return err

@@ -58,6 +58,9 @@ type Applied struct {
 	UpdatedAt   time.Time     `json:"updatedAt"`
 	// Recovered is set when Recover completed an interrupted apply.
 	Recovered bool `json:"recovered,omitempty"`
+	// RevertLearned is set once a revert of the changeset was learned from
+	// (MarkRevertLearned): never twice for the same change.
+	RevertLearned bool `json:"revertLearned,omitempty"`
 }
 
 // AppliedFile is one file of an Applied record.

@@ -44,6 +44,15 @@ type Config struct {
 	Vault     VaultConfig     `yaml:"vault" json:"vault"`
 	Import    ImportConfig    `yaml:"import" json:"import"`
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
+	Git       GitConfig       `yaml:"git" json:"git"`
+}
+
+// GitConfig is the optional git integration.
+type GitConfig struct {
+	// CommitOnApply makes every apply of a changeset (reverts included) one
+	// git commit of exactly the files it wrote, with a message built from
+	// its task; nothing else in the index or the working tree is committed.
+	CommitOnApply bool `yaml:"commitOnApply" json:"commitOnApply"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
