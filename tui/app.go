@@ -186,6 +186,8 @@ func (m *Model) paletteItems() []palette.Item {
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
 	}
 	items = append(items,
+		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
+			Msg: common.NavigateMsg{Page: changespage.ID, Arg: changespage.ArgRevert}},
 		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
 		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
 		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: quitRequestMsg{}},

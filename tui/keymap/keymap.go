@@ -27,6 +27,9 @@ type KeyMap struct {
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
 
+	// Changes screen: undo an applied changeset.
+	Revert key.Binding
+
 	// Vault browser: history back (after jumping to a neighbour) and the
 	// graph view's depth.
 	HistoryBack, DepthMore, DepthLess, Depth key.Binding
@@ -102,6 +105,7 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+		Revert:      b("R", "revert", "R"),
 
 		HistoryBack: b("⌫/esc", "back", "backspace"),
 		DepthMore:   b("+", "deeper", "+", "="),
