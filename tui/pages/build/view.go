@@ -646,5 +646,5 @@ func problemSummary(name, problem string) string {
 			line = "line " + n + ":" + rest
 		}
 	}
-	return line
+	return strings.TrimSuffix(line, ":") // "3 problems:" heads a list shown below
 }
