@@ -216,29 +216,7 @@ func runDBRecover(ctx context.Context, opts *dbRecoverOptions) error {
 	if opts.JSON {
 		return opts.IO.PrintJSON(rep)
 	}
-	width := 0
-	for _, b := range rep.Buckets {
-		width = max(width, len(b.Name))
-	}
-	for _, b := range rep.Buckets {
-		if b.Copied == 0 && b.Lost == 0 && len(b.Problems) == 0 {
-			continue
-		}
-		lost := ""
-		switch {
-		case b.Lost > 0:
-			lost = fmt.Sprintf("  lost %d", b.Lost)
-		case b.Lost < 0 && b.LostAtMost > 0:
-			lost = fmt.Sprintf("  lost up to %d (damaged pages)", b.LostAtMost)
-		case b.Lost < 0:
-			lost = "  lost ? (damaged pages)"
-		}
-		line := fmt.Sprintf("%-*s  %-13s%s", width, b.Name, fmt.Sprintf("copied %d", b.Copied), lost)
-		opts.IO.Printf("%s\n", strings.TrimRight(line, " "))
-		for _, p := range foldProblems(b.Problems, 5) {
-			opts.IO.Printf("  %s\n", p)
-		}
-	}
+	printRecoverTable(opts.Env, rep)
 	opts.IO.Printf("copied %s into %s; %s\n", countNoun(rep.Copied, "record", "records"), opts.File, lostSummary(rep))
 	if rep.SchemaAssumed {
 		opts.IO.Printf("the schema version was unreadable: the copy was stamped with this nova's schema\n")
@@ -286,6 +264,84 @@ func foldProblems(problems []string, max int) []string {
 	}
 	if len(out) > max {
 		out = append(out[:max], fmt.Sprintf("… and %d more", len(out)-max))
+	}
+	return out
+}
+
+// printRecoverTable prints one line per bucket that held or lost anything,
+// with its problems below it. A problem shared by many buckets (the list of
+// buckets itself is damaged) is said once, with the buckets it hid.
+func printRecoverTable(env *Env, rep engine.RecoverReport) {
+	seen := map[string]int{}
+	for _, b := range rep.Buckets {
+		for _, p := range uniq(b.Problems) {
+			seen[p]++
+		}
+	}
+	shared := map[string]bool{}
+	for p, n := range seen {
+		shared[p] = n >= 3
+	}
+	hidden := map[string][]string{} // shared problem → buckets with nothing else to say
+	width := 0
+	var rows []engine.BucketRecovery
+	for _, b := range rep.Buckets {
+		if b.Copied == 0 && b.Lost == 0 && len(b.Problems) == 0 {
+			continue
+		}
+		own := 0
+		for _, p := range b.Problems {
+			if !shared[p] {
+				own++
+			}
+		}
+		if b.Copied == 0 && own == 0 && len(b.Problems) > 0 {
+			hidden[b.Problems[0]] = append(hidden[b.Problems[0]], b.Name)
+			continue
+		}
+		rows = append(rows, b)
+		width = max(width, len(b.Name))
+	}
+	for p, names := range hidden {
+		env.IO.Printf("%s\n", p)
+		shown := names
+		if len(shown) > 6 {
+			shown = append(append([]string{}, shown[:6]...), "…")
+		}
+		env.IO.Printf("  %s could not be read: %s\n", countNoun(len(names), "bucket", "buckets"), strings.Join(shown, ", "))
+	}
+	for _, b := range rows {
+		lost := ""
+		switch {
+		case b.Lost > 0:
+			lost = fmt.Sprintf("  lost %d", b.Lost)
+		case b.Lost < 0 && b.LostAtMost > 0:
+			lost = fmt.Sprintf("  lost up to %d (damaged pages)", b.LostAtMost)
+		case b.Lost < 0:
+			lost = "  lost ? (damaged pages)"
+		}
+		line := fmt.Sprintf("%-*s  %-13s%s", width, b.Name, fmt.Sprintf("copied %d", b.Copied), lost)
+		env.IO.Printf("%s\n", strings.TrimRight(line, " "))
+		var own []string
+		for _, p := range b.Problems {
+			if !shared[p] {
+				own = append(own, p)
+			}
+		}
+		for _, p := range foldProblems(own, 5) {
+			env.IO.Printf("  %s\n", p)
+		}
+	}
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
 	}
 	return out
 }
