@@ -364,7 +364,7 @@ func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
 					_ = opts.IO.PrintJSON(map[string]any{"ok": false, "id": id, "error": err.Error(), "conflicts": ce.Conflicts})
 					return &reportedError{msg: err.Error()}
 				}
-				return fmt.Errorf("%w\n(look at them first; revert anyway with --force)", err)
+				return fmt.Errorf("%w\n(pass --force to revert anyway)", err)
 			}
 			return err
 		}

@@ -672,7 +672,11 @@ func (m *Model) dialogView() string {
 		b.WriteString(s.Text.Render(common.Truncate("Each file gets back what it held before the apply;", inner)) + "\n")
 		b.WriteString(s.Text.Render(common.Truncate("files the change created are removed:", inner)) + "\n")
 		b.WriteString(m.pathList(d.set, inner))
-		b.WriteString(s.Subtle.Render(common.Truncate("The revert is a changeset too: revert it to bring the change back.", inner)) + "\n")
+		if d.set.RevertOf != 0 {
+			b.WriteString(s.Warning.Render(common.Truncate(fmt.Sprintf("#%d undid #%d: reverting it brings #%d's change back.", d.set.ID, d.set.RevertOf, d.set.RevertOf), inner)) + "\n")
+		} else {
+			b.WriteString(s.Subtle.Render(common.Truncate("The revert is a changeset too: revert it to bring the change back.", inner)) + "\n")
+		}
 	case dialogRevertConflict:
 		b.WriteString(s.Error.Bold(true).Render(fmt.Sprintf("Changeset #%d was not reverted", d.set.ID)) + "\n\n")
 		b.WriteString(s.Text.Render(common.Truncate("These files changed since it was applied:", inner)) + "\n")
