@@ -106,7 +106,7 @@ func (s *Store) Revert(ctx context.Context, id uint64, opts RevertOptions) (Reve
 		return rep, err
 	}
 	s.notify(Notice{ID: rv.ID, Action: "staged", Status: rv.Status, Files: len(rv.Files)})
-	ap, err := s.Apply(ctx, rv.ID, ApplyOptions{Force: opts.Force})
+	ap, err := s.Apply(ctx, rv.ID, ApplyOptions(opts))
 	var ce *ConflictError
 	switch {
 	case errors.As(err, &ce):
