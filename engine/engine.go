@@ -79,7 +79,10 @@ type Local struct {
 	recovered    []changes.Recovered // interrupted applies completed by Open (recover.go)
 	recoverErr   error
 	recoverMu    sync.Mutex
-	recoverTaken bool // TakeRecoveredApplies handed them out
+	recoverTaken bool           // TakeRecoveredApplies handed them out
+	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	getenv func(string) string // the environment Open was given
 }
 
 var _ Workspace = (*Local)(nil)
@@ -112,6 +115,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		cfg:      ws.Config,
 		now:      opts.Now,
 		defaults: opts.Defaults,
+		getenv:   Getenv(opts.Getenv),
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -122,6 +126,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	if !opts.ReadOnly {
 		l.recoverApplies(ctx)
 	}
+	l.initKnowledge()
 	return l, nil
 }
 

@@ -46,6 +46,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync trades durability for speed (tests and benchmarks only).
 	NoSync bool
+	// Migrations replaces the workspace schema's migrations (nil means
+	// Migrations); the user-level file opens with UserMigrations.
+	Migrations []Migration
 
 	// noFingerprint: leave no fingerprint sidecar on close (a temporary
 	// file that is renamed afterwards, as Recover's).
@@ -117,7 +120,11 @@ func Open(path string, opts Options) (db *DB, err error) {
 	}
 	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly,
 		verified: mode, sidecar: sidecar, noFingerprint: opts.noFingerprint}
-	if err := db.migrate(); err != nil {
+	list := opts.Migrations
+	if list == nil {
+		list = Migrations
+	}
+	if err := runMigrations(db, list); err != nil {
 		_ = bdb.Close()
 		return nil, err
 	}
