@@ -47,6 +47,7 @@ func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
 		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 3")
 		return nil
 	}))
 }
@@ -111,6 +112,29 @@ func TestMigration2IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	}))
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, "x", string(tx.Bucket(BucketVaultArchive).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+// Migration 4 adds the apply journal to a schema-3 database.
+func TestMigration4CreatesTheApplyJournal(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 4")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:4]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal))
 		return nil
 	}))
 }
@@ -193,39 +217,39 @@ func TestUserFileHasItsOwnSchema(t *testing.T) {
 	require.NoError(t, ro.Close())
 }
 
-// Migration 4 adds the orchestrator's buckets (goal runs, their turns,
-// session boards, artifacts, handoffs) to a schema-3 database; agent runs
+// Migration 5 adds the orchestrator's buckets (goal runs, their turns,
+// session boards, artifacts, handoffs) to a schema-4 database; agent runs
 // keep their bucket and goal runs start an id space of their own.
-func TestMigration4CreatesGoalRunAndBoardBuckets(t *testing.T) {
+func TestMigration5CreatesGoalRunAndBoardBuckets(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	db, err := Open(path, Options{Migrations: Migrations[:4]})
 	require.NoError(t, err)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
-		assert.Nil(t, tx.Bucket(BucketGoalRuns), "goal_runs belongs to migration 4")
-		assert.Nil(t, tx.Bucket(BucketBoards), "boards belongs to migration 4")
+		assert.Nil(t, tx.Bucket(BucketGoalRuns), "goal_runs belongs to migration 5")
+		assert.Nil(t, tx.Bucket(BucketBoards), "boards belongs to migration 5")
 		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(2), []byte("fact")))
 		return tx.Bucket(BucketRuns).Put(Key(4), []byte(`{"v":1,"d":{"agent":"MARS"}}`))
 	}))
 	require.NoError(t, db.Close())
-	db, err = Open(path, Options{Migrations: Migrations[:4]})
+	db, err = Open(path, Options{Migrations: Migrations[:5]})
 	require.NoError(t, err)
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 4, v)
+	assert.Equal(t, 5, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
 			assert.NotNil(t, tx.Bucket(name), string(name))
 		}
 		assert.NotNil(t, tx.Bucket(BucketRuns).Get(Key(4)), "agent runs keep their bucket")
-		assert.Equal(t, "fact", string(tx.Bucket(BucketFacts).Get(Key(2))), "migration 3's data is kept")
+		assert.Equal(t, "fact", string(tx.Bucket(BucketFacts).Get(Key(2))), "earlier migrations keep their data")
 		assert.Equal(t, 0, tx.Bucket(BucketGoalRuns).Stats().KeyN, "goal runs start their own id space")
 		return nil
 	}))
 }
 
-func TestMigration4IsIdempotentOnItsOwnBuckets(t *testing.T) {
+func TestMigration5IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
