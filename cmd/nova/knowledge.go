@@ -16,7 +16,6 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
-	"github.com/nova-dev/nova/storage"
 )
 
 // The knowledge layer's commands: `nova docs`, `nova facts` and
@@ -365,7 +364,7 @@ func runDocsRemove(ctx context.Context, opts *docsRemoveOptions) error {
 		for _, ref := range opts.Refs {
 			e, ok := byRef[ref]
 			if !ok {
-				return fmt.Errorf("no cached docs at %s (`nova docs list` shows the references): %w", ref, storage.ErrNotFound)
+				return fmt.Errorf("no cached docs at %s (`nova docs list` shows the references)", ref)
 			}
 			n := e.Library
 			if e.Topic != "" {
@@ -382,7 +381,7 @@ func runDocsRemove(ctx context.Context, opts *docsRemoveOptions) error {
 		}
 		removed := []string{}
 		for _, ref := range opts.Refs {
-			if err := ws.DocsRemove(ctx, ref); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			if err := ws.DocsRemove(ctx, ref); err != nil {
 				return fmt.Errorf("remove %s: %w", ref, err)
 			}
 			removed = append(removed, ref)
