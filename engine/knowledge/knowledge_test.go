@@ -397,7 +397,7 @@ func TestAWeakDocNeverOutranksALiteralMatch(t *testing.T) {
 		FetchedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
 	require.NoError(t, fx.docs.Cache().Put(ctx, docs.Key{Source: "context7", Library: "react", Topic: "effects"}, docs.Entry{
 		Source: "context7", Library: "react", Topic: "effects", Title: "React — effects",
-		Content: "useEffect runs after render; return a cleanup function to undo subscriptions.",
+		Content:   "useEffect runs after render; return a cleanup function to undo subscriptions.",
 		FetchedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
 
 	// One query word in a doc: it ranks below the literal match.
