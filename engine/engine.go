@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -72,9 +73,16 @@ type Local struct {
 	imp importState  // pattern importer, built on first use (importer.go)
 
 	build buildState     // build engine and its hooks (build.go)
+	bd    boardState     // session boards, built on first use (board.go)
+	gl    goalState      // goal runs (`nova run`), built on first use (goal.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
-	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	recovered    []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr   error
+	recoverMu    sync.Mutex
+	recoverTaken bool           // TakeRecoveredApplies handed them out
+	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 
 	getenv func(string) string // the environment Open was given
 }
@@ -117,7 +125,11 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	if !opts.ReadOnly {
+		l.recoverApplies(ctx)
+	}
 	l.initKnowledge()
+	l.initBoard()
 	return l, nil
 }
 
@@ -181,12 +193,17 @@ func (l *Local) Publish(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	if ev.GoalRunID == "" && ev.BuildID != "" {
+		// The events of a goal run's build and of its agents carry the run.
+		ev.GoalRunID = l.goalRunOf(ev.BuildID)
+	}
 	l.bus.Publish(ev)
 }
 
 // Close implements Workspace. Builds still running in this process are
 // interrupted first (resumable; bounded wait), so none is left "running".
 func (l *Local) Close() error {
+	l.stopGoalRuns()
 	l.stopBuilds()
 	l.closeVault()
 	l.bus.Shutdown()
@@ -285,6 +302,12 @@ type Summary struct {
 	PendingDeltas    int    `json:"pendingDeltas"` // playbook deltas waiting (part of PendingApprovals)
 	Imports          int    `json:"imports"`
 	Rehearsals       int    `json:"rehearsals"`
+	// Facts counts the valid facts (workspace and user-level; archived and
+	// closed ones are not counted); FactsReview those flagged for review.
+	Facts       int `json:"facts"`
+	FactsReview int `json:"factsReview"`
+	// Docs counts the cached documentation entries (local and Context7).
+	Docs int `json:"docs"`
 }
 
 // Summary implements Workspace.
@@ -328,6 +351,16 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	}
 	if waiting, err := l.Rehearsals().CountPending(ctx); err == nil {
 		s.PendingApprovals += waiting
+	}
+	// A user-level facts file that is locked or damaged only leaves its
+	// own facts out of the count (the Knowledge screen says why).
+	fc, _, err := l.Knowledge().Facts().Counts(ctx)
+	if err != nil {
+		return s, fmt.Errorf("count facts: %w", err)
+	}
+	s.Facts, s.FactsReview = fc.Valid, fc.Review
+	if s.Docs, err = l.Knowledge().Docs().Cache().Count(ctx); err != nil {
+		return s, err
 	}
 	return s, nil
 }

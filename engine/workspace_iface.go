@@ -5,8 +5,10 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
@@ -70,9 +72,12 @@ type Workspace interface {
 
 	// ---- Database ----
 
-	// BackupDB writes a consistent copy of the database to path.
-	BackupDB(ctx context.Context, path string) (BackupReport, error)
-	// CheckDB runs bbolt's consistency check; problems are in the report.
+	// BackupDB writes a consistent copy of the database to path. An existing
+	// file is refused (ErrExists) unless o.Force.
+	BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error)
+	// CheckDB verifies every page of the database, runs bbolt's consistency
+	// check and nova's counter check; problems are in the report (Damaged,
+	// Counter say of which kind).
 	CheckDB(ctx context.Context) (CheckReport, error)
 
 	// ---- Vault (taste vault: graph memory) ----
@@ -237,6 +242,22 @@ type Workspace interface {
 	ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error)
 	// DiscardChange discards a pending changeset as the user's decision.
 	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
+	// RevertChange undoes an applied changeset as the user's decision: every
+	// file it wrote gets back its content from before the apply (files it
+	// created are removed), through a new changeset that can be reverted in
+	// turn. A file changed since the apply stops it (*changes.ConflictError,
+	// Revert set) unless o.Force. Undoing a change is learned once, like a
+	// rejection (the agent's playbook, the rules and vault nodes that shaped
+	// it); bringing it back by reverting the revert is not learned.
+	RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error)
+	// EditChange replaces the proposed content of one file of a pending
+	// changeset with the user's version: what gets applied is the edit.
+	EditChange(ctx context.Context, id uint64, path, content string) (changes.Changeset, error)
+	// TakeRecoveredApplies reports, once, the applies that a crash
+	// interrupted and that opening the workspace completed (or left pending
+	// because a file changed meanwhile): the first caller gets them, to tell
+	// the user; later calls get none.
+	TakeRecoveredApplies(ctx context.Context) (Recovery, error)
 
 	// ---- Plans and builds ----
 
@@ -272,6 +293,43 @@ type Workspace interface {
 	PauseBuild(ctx context.Context, id uint64) error
 	// CancelBuild stops a running build now (resumable).
 	CancelBuild(ctx context.Context, id uint64) error
+
+	// ---- Goal runs (`nova run "GOAL"`) ----
+
+	// CreateGoalRun stores a new goal run and its build (nothing runs until
+	// RunGoal); the lead must be on the team.
+	CreateGoalRun(ctx context.Context, text string, o GoalRunOptions) (goal.Run, error)
+	// RunGoal runs (or resumes) a goal run to its end (blocking): the lead
+	// decides turn by turn, delegations run as tasks of the run's build.
+	// Progress: TopicGoal events with its id (and the build's and agents'
+	// events, which carry it too). Canceling ctx stops it, interrupted and
+	// resumable. A completed run is returned as it is.
+	RunGoal(ctx context.Context, id uint64, o RunGoalOptions) (goal.Run, error)
+	// ListGoalRuns lists goal runs, newest first.
+	ListGoalRuns(ctx context.Context) ([]goal.Run, error)
+	// GetGoalRun returns a goal run with its turns, board and handoffs.
+	GetGoalRun(ctx context.Context, id uint64) (goal.Detail, error)
+	// AnswerGoalRun answers the lead's question (EventGoalAsking). It
+	// reports whether the run waits here and goes on at once; otherwise
+	// RunGoal resumes it. goal.ErrNotAsking when the lead asked nothing.
+	AnswerGoalRun(ctx context.Context, id uint64, text string) (resumed bool, err error)
+	// CancelGoalRun stops a goal run running in the owning process now
+	// (resumable).
+	CancelGoalRun(ctx context.Context, id uint64) error
+	// RunningGoalRuns lists the goal runs running in the owning process.
+	RunningGoalRuns(ctx context.Context) ([]uint64, error)
+
+	// ---- Session boards ----
+
+	// GetBoard returns a session board ("run:3" for a goal run, "build:7" for
+	// a build) with its handoffs, oldest first. A board nobody wrote yet is
+	// empty.
+	GetBoard(ctx context.Context, key string) (BoardView, error)
+	// ReadArtifact returns one board artifact with its full content.
+	ReadArtifact(ctx context.Context, id uint64) (board.Artifact, error)
+	// ResolveBlocker resolves an open blocker of a board as the user (with
+	// a note); the tasks that waited on it continue.
+	ResolveBlocker(ctx context.Context, key, id, note string) (board.Blocker, error)
 
 	// ---- Playbooks ----
 

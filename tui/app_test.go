@@ -43,7 +43,7 @@ func newFake(t testing.TB) *fakeWS {
 		Local: tuitest.Workspace(t, time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)),
 		cfg:   cfg,
 		sum: engine.Summary{Root: "/home/dev/shop", Tier: "free", Autonomy: 2, Theme: cfg.Theme, SchemaVersion: 1,
-			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2},
+			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2, Facts: 7, Docs: 3},
 		ollama: engine.OllamaStatus{
 			Host: "http://127.0.0.1:11434", Reachable: true, Version: "0.12.3",
 			Models: []llm.Model{{Name: "qwen2.5-coder:1.5b"}, {Name: "qwen2.5-coder:7b"}},
@@ -419,4 +419,27 @@ func TestGoldenQuitQuestion(t *testing.T) {
 			golden.RequireEqual(t, pinned(t, m))
 		})
 	}
+}
+
+// alt+9 opens the ninth screen (Knowledge) and alt+0 the tenth (Run); the
+// tab bar and the palette name the same keys.
+func TestAltZeroOpensTheTenthScreen(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 160, 48)
+	assert.Contains(t, plain(m), "0 Run")
+	for _, page := range []struct {
+		key   rune
+		title string
+	}{{'9', "Knowledge"}, {'0', "Run"}} {
+		var cmd tea.Cmd
+		m, cmd = m.Update(tea.KeyPressMsg{Code: page.key, Mod: tea.ModAlt})
+		m = drive(t, m, cmd)
+		m = press(t, m, "?")
+		assert.Contains(t, plain(m), "Keys — "+page.title)
+		m = press(t, m, "?") // close the help again
+	}
+	m = press(t, m, "ctrl+p", "k", "n", "o", "w")
+	assert.Contains(t, plain(m), "alt+9")
+	m = press(t, m, "esc", "ctrl+p", "R", "u", "n")
+	assert.Contains(t, plain(m), "alt+0")
 }

@@ -6,15 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // Loop defaults (Settings fields left at zero take these).
@@ -136,6 +138,10 @@ type RunOptions struct {
 	// Autonomy, when set, replaces Settings.Autonomy for this run (a build's
 	// own level governs its command approvals).
 	Autonomy *int
+	// Board is the session board of the run's build or goal run: the board
+	// tools (addDecision, addBlocker, resolveBlocker, setGoal, readArtifact)
+	// are offered only when it is set.
+	Board tools.Board
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -187,7 +193,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	if opts.BuildID != "" {
 		st.meterKeys = append(st.meterKeys, "build:"+opts.BuildID)
 	}
-	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task})
+	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task, BuildID: opts.BuildID, TaskID: opts.TaskID})
 	offered := spec.Tools
 	if offered == nil {
 		offered = []string{}
@@ -203,6 +209,12 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		st.env.Approve = st.approve
 	}
 	st.allTools = r.Tools.For(spec.ID, offered)
+	if opts.Board != nil {
+		st.env.Board = opts.Board
+	} else {
+		// The session-board tools work only where there is a board.
+		st.allTools = slices.DeleteFunc(st.allTools, func(t tools.Tool) bool { return t.Board })
+	}
 	st.toolList = st.allTools
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
@@ -690,7 +702,11 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	for _, f := range staged {
 		run.Files = append(run.Files, f.Path)
 	}
-	run.Verdict = Verify(VerifyInput{Outcome: out, Traces: st.traces, StagedHash: st.stagedHash})
+	// The verifier checks the answer's own claims: a handoff's constraints
+	// and questions name files without claiming to change them.
+	checked := out
+	checked.Result = board.Body(out.Result)
+	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash})
 	run.FinishedAt = time.Now().UTC()
 	switch {
 	case st.canceled:
@@ -737,7 +753,7 @@ func diskHash(root, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, 256<<20) // never blocks on a FIFO
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.Absent, nil
 	}

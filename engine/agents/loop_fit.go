@@ -131,10 +131,11 @@ func FitMessages(in PromptInput, native []llm.Tool, budget int, est promptfit.Es
 
 // splitOptional separates the tools every agent is offered whatever its
 // spec lists (tools.Tool.AllAgents: the knowledge tools) from the agent's
-// own.
+// own. The session-board tools are never optional: where there is a board,
+// the lead relies on them.
 func splitOptional(ts []tools.Tool) (core, optional []tools.Tool) {
 	for _, t := range ts {
-		if t.AllAgents {
+		if t.AllAgents && !t.Board {
 			optional = append(optional, t)
 		} else {
 			core = append(core, t)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // ErrConfig marks every configuration problem.
@@ -43,6 +45,30 @@ type Config struct {
 	Import    ImportConfig    `yaml:"import" json:"import"`
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Docs      DocsConfig      `yaml:"docs" json:"docs"`
+	Git       GitConfig       `yaml:"git" json:"git"`
+	// Orchestrator governs goal runs (`nova run "GOAL"`).
+	Orchestrator OrchestratorConfig `yaml:"orchestrator" json:"orchestrator"`
+}
+
+// GitConfig is the optional git integration.
+type GitConfig struct {
+	// CommitOnApply makes every apply of a changeset (reverts included) one
+	// git commit of exactly the files it wrote, with a message built from
+	// its task; nothing else in the index or the working tree is committed.
+	CommitOnApply bool `yaml:"commitOnApply" json:"commitOnApply"`
+}
+
+// OrchestratorConfig governs goal runs: who leads and when a run stops.
+type OrchestratorConfig struct {
+	// Lead is the agent that decides (default SUN).
+	Lead string `yaml:"lead" json:"lead"`
+	// MaxTurns bounds the lead's decisions per run.
+	MaxTurns int `yaml:"maxTurns" json:"maxTurns"`
+	// MaxTokens bounds the tokens of a run, the lead's and the delegations'
+	// (0 = no limit).
+	MaxTokens int `yaml:"maxTokens" json:"maxTokens"`
+	// MaxDuration bounds a run's active wall time (0 = no limit).
+	MaxDuration Duration `yaml:"maxDuration" json:"maxDuration"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -217,6 +243,8 @@ func Defaults() Config {
 			MaxTokens: 2000,
 			Context7:  Context7Config{URL: "https://context7.com"},
 		},
+		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
+			MaxDuration: Duration(30 * time.Minute)},
 	}
 }
 
@@ -226,6 +254,8 @@ type ConfigError struct {
 	Line  int
 	Field string
 	Msg   string
+	// Err is the cause when there is one (e.g. a *yamlguard.LimitError).
+	Err error
 }
 
 func (e *ConfigError) Error() string {
@@ -241,8 +271,13 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes errors.Is(err, ErrConfig) hold.
-func (e *ConfigError) Unwrap() error { return ErrConfig }
+// Unwrap makes errors.Is(err, ErrConfig) hold, and exposes the cause.
+func (e *ConfigError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrConfig, e.Err}
+	}
+	return []error{ErrConfig}
+}
 
 // ParseConfig decodes and validates config data on top of the defaults.
 // file is only used in messages.
@@ -251,7 +286,7 @@ func ParseConfig(file string, data []byte) (Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return cfg, nil
 	}
-	if err := yaml.UnmarshalWithOptions(data, &cfg, yaml.Strict()); err != nil {
+	if err := yamlguard.Unmarshal(file, data, &cfg, configLimits, yaml.Strict()); err != nil {
 		return Defaults(), yamlError(file, err)
 	}
 	if errs := cfg.validate(); len(errs) > 0 {
@@ -266,8 +301,18 @@ func ParseConfig(file string, data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// yamlError turns a goccy/go-yaml error into a ConfigError.
+// MaxConfigSize bounds config.yaml; a real one is a few KB.
+const MaxConfigSize = 256 << 10
+
+var configLimits = yamlguard.Limits{MaxBytes: MaxConfigSize}
+
+// yamlError turns a goccy/go-yaml error (or a yamlguard limit) into a
+// ConfigError.
 func yamlError(file string, err error) error {
+	var le *yamlguard.LimitError
+	if errors.As(err, &le) {
+		return &ConfigError{File: file, Line: le.Line, Msg: le.Limit.Error() + ": " + le.Msg, Err: err}
+	}
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		ce := &ConfigError{File: file, Msg: ye.GetMessage()}
@@ -277,7 +322,7 @@ func yamlError(file string, err error) error {
 		}
 		return ce
 	}
-	return &ConfigError{File: file, Msg: err.Error()}
+	return &ConfigError{File: file, Msg: err.Error(), Err: err}
 }
 
 func fieldNear(tokValue string, err error) string {
@@ -330,7 +375,7 @@ func (c *Config) validate() []*ConfigError {
 	}
 	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.idleTimeout": c.Ollama.IdleTimeout,
 		"ollama.keepAlive": c.Ollama.KeepAlive, "ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout,
-		"docs.ttl": c.Docs.TTL} {
+		"docs.ttl": c.Docs.TTL, "orchestrator.maxDuration": c.Orchestrator.MaxDuration} {
 		if d == invalidDuration {
 			bad(field, "want a duration like 30s or 5m")
 		}
@@ -394,6 +439,15 @@ func (c *Config) validate() []*ConfigError {
 	case "retry", "warn", "fail":
 	default:
 		bad("verify.inconclusive", "must be retry, warn or fail, got %q", c.Verify.Inconclusive)
+	}
+	if strings.TrimSpace(c.Orchestrator.Lead) == "" {
+		bad("orchestrator.lead", "must name an agent (e.g. SUN)")
+	}
+	if c.Orchestrator.MaxTurns < 1 || c.Orchestrator.MaxTurns > 200 {
+		bad("orchestrator.maxTurns", "must be between 1 and 200, got %d", c.Orchestrator.MaxTurns)
+	}
+	if c.Orchestrator.MaxTokens < 0 {
+		bad("orchestrator.maxTokens", "must not be negative (0 means no limit)")
 	}
 	if c.Rehearsal.Branches < 2 || c.Rehearsal.Branches > 3 {
 		bad("rehearsal.branches", "must be 2 or 3, got %d", c.Rehearsal.Branches)

@@ -10,7 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
-	GoKnowledge                                                                      key.Binding
+	GoKnowledge, GoRun                                                               key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -28,6 +28,8 @@ type KeyMap struct {
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
 
+	// Changes screen: undo an applied changeset.
+	Revert key.Binding
 	// Knowledge screen: facts (correct, invalidate, promote, keep, add, show
 	// closed facts, cycle the scope filter) and the docs cache (refresh,
 	// remove, clear all, fetch). OpenKnowledge opens the knowledge injected
@@ -68,6 +70,7 @@ func DefaultKeyMap() *KeyMap {
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
 		GoKnowledge: b("alt+9", "knowledge", "alt+9"),
+		GoRun:       b("alt+0", "run", "alt+0"),
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
@@ -111,6 +114,7 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+		Revert:      b("R", "revert", "R"),
 
 		Correct:       b("c", "correct", "c"),
 		Invalidate:    b("x", "invalidate", "x"),
