@@ -256,6 +256,9 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 			st.delivered = false
 		}
 		var acc ChatResult
+		// Builders, not +=: a long reply arrives in many small chunks, and
+		// concatenating strings would copy it over and over (quadratic).
+		var content, thinking strings.Builder
 		done := false
 		var rep repeatWatch
 		err := send(callCtx, areq, func(r api.ChatResponse) error {
@@ -263,8 +266,8 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 				return err
 			}
 			d := Delta{Content: r.Message.Content, Thinking: r.Message.Thinking, ToolCalls: fromAPIToolCalls(r.Message.ToolCalls)}
-			acc.Content += d.Content
-			acc.Thinking += d.Thinking
+			content.WriteString(d.Content)
+			thinking.WriteString(d.Thinking)
 			acc.ToolCalls = append(acc.ToolCalls, d.ToolCalls...)
 			rep.add(d.Content)
 			if st.onDelta != nil && (d.Content != "" || d.Thinking != "" || len(d.ToolCalls) > 0) {
@@ -280,6 +283,7 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 			}
 			return nil
 		})
+		acc.Content, acc.Thinking = content.String(), thinking.String()
 		if err == nil && !done {
 			if unit, ok := rep.degenerate(acc.Content); ok {
 				return kindRepetition, fmt.Errorf("%w: %s: the server ended the reply without done after the model "+
