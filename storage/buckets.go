@@ -21,9 +21,13 @@ var (
 	BucketPlaybookPending = []byte("playbook_pending")
 	BucketProfiles        = []byte("profiles")
 	BucketRehearsals      = []byte("rehearsals")
+	BucketVaultTerms      = []byte("vault_terms")
+	BucketVaultPostings   = []byte("vault_postings")
+	BucketVaultCounts     = []byte("vault_counts")
 )
 
-// Registry lists every top-level bucket, in the order migration 1 creates them.
+// Registry lists every top-level bucket: a new database gets them all from migration 1,
+// an older one gets the later ones from the migration that introduced them.
 var Registry = [][]byte{
 	BucketMeta, BucketSettings,
 	BucketVaultNodes, BucketVaultEdges, BucketVaultIndex, BucketVaultBodies, BucketWisdom,
@@ -32,6 +36,7 @@ var Registry = [][]byte{
 	BucketBuilds, BucketBuildTasks,
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, // migration 2
 }
 
 // Keys inside BucketMeta.

@@ -21,7 +21,7 @@
 //	vault_edges          vault edges by id
 //	vault_idx            secondary indexes of the vault (type, tag, user, edge endpoints);
 //	                     keys are index-name/value/0x00/id, values empty (see [Index])
-//	                     plus "~rev" (change counter) and "~textindex" (full-text index snapshot)
+//	                     plus "~rev" (change counter)
 //	vault_bodies         long node bodies stored beside the short summary, by node id
 //	wisdom               global-wisdom records (promotions, harm reports, backers) by node id
 //	imports              pattern-import batches by id
@@ -36,6 +36,16 @@
 //	playbook_pending     deltas waiting for human review, by id
 //	profiles             self-improvement profiles by agent id (string key)
 //	rehearsals           rehearsal sessions by id
+//	vault_terms          the vault's full-text index (engine/textindex), one record per term:
+//	                     term → version, document frequency, flags; plus 0xff "meta" → the
+//	                     index record (analyzer fingerprint, documents, field-length totals,
+//	                     reference averages). Kept current by every vault write (migration 2)
+//	vault_postings       its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
+//	                     → the postings of the documents in that id range; term 0x01 → the
+//	                     term's champion list (frequent terms only)
+//	vault_counts         vault counters kept by every vault write (migration 2): "nodes",
+//	                     "edges", "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/
+//	                     "erel" 0x00 value → count, "~ok" once complete; 8-byte big-endian
 //
 // # Schema and migrations
 //
@@ -43,6 +53,11 @@
 // ordered list of migrations; those newer than the stored version run in one
 // read-write transaction at open. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].
+//
+//	1  create buckets: every bucket of [Registry]
+//	2  vault full-text index and counters: vault_terms, vault_postings, vault_counts;
+//	   drops the full-text snapshot "~textindex" of vault_idx. The vault fills the new
+//	   buckets from the nodes in its first write transaction.
 //
 // Values are copied out of transactions by decoding them ([Codec.Unmarshal]
 // never aliases bbolt memory); callers must not keep slices returned by

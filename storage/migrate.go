@@ -19,6 +19,7 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+	{Version: 2, Name: "vault full-text index and counters", Up: migrateVaultIndex},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -33,6 +34,24 @@ func migrateCreateBuckets(tx *bolt.Tx) error {
 	meta := tx.Bucket(BucketMeta)
 	if meta.Get(metaCreatedKey) == nil {
 		return meta.Put(metaCreatedKey, []byte(time.Now().UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// migrateVaultIndex adds the buckets of the vault's persisted full-text index and counters
+// and drops the full-text snapshot they replace ("~textindex" in vault_idx). The buckets
+// start empty: the vault fills them from the nodes in its first write transaction (a
+// read-only process meanwhile searches a copy built in memory).
+func migrateVaultIndex(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	if b := tx.Bucket(BucketVaultIndex); b != nil {
+		if err := b.Delete([]byte("~textindex")); err != nil {
+			return fmt.Errorf("drop the full-text snapshot: %w", err)
+		}
 	}
 	return nil
 }

@@ -61,7 +61,6 @@ func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 		return out, nil
 	}
 	err := v.update(ctx, "add", func(tx *bolt.Tx, ws *writeSet) error {
-		ws.rebuild = len(out) > rebuildThreshold
 		batch := &ixBatch{}
 		for i := range out {
 			if i%1024 == 0 {

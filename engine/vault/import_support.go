@@ -158,18 +158,13 @@ func (t *ImportTx) flush() error {
 
 // settle flushes when id (a node) or edge has deferred index entries.
 func (t *ImportTx) settle(node, edge uint64) error {
-	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0)) || (edge != 0 && t.pendIDs[edge]) {
+	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0 || t.batch.fts.Has(node))) || (edge != 0 && t.pendIDs[edge]) {
 		return t.flush()
 	}
 	return nil
 }
 
-func (t *ImportTx) touched() {
-	t.nodes++
-	if t.nodes > rebuildThreshold {
-		t.ws.rebuild = true
-	}
-}
+func (t *ImportTx) touched() { t.nodes++ }
 
 // FindEdge returns the from→to edge of relation rel, including edges added in
 // this transaction.

@@ -423,7 +423,6 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
-		ws.rebuild = len(d.Nodes) > rebuildThreshold
 		batch := &ixBatch{}
 		for i := range d.Nodes {
 			if i%1024 == 0 {
@@ -437,12 +436,8 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 				old = &o
 				rep.Replaced++
 			}
-			if old != nil {
-				// Replacing: remove the old entries now, add the new ones in order below.
-				if err := putNodeTx(tx, &n, old); err != nil {
-					return err
-				}
-			} else if err := putNodeTx(tx, &n, nil, batch); err != nil {
+			// Replacing removes the old entries now; new ones go in order at the end.
+			if err := putNodeTx(tx, &n, old, batch); err != nil {
 				return err
 			}
 			ws.putNode(&n, true)

@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -148,31 +149,24 @@ func hasNode(tx *bolt.Tx, id uint64) bool {
 	return tx.Bucket(storage.BucketVaultNodes).Get(storage.Key(id)) != nil
 }
 
-// writeSet records what a write transaction changed, so the in-memory index
-// and the change event follow the commit.
+// writeSet records what a write transaction changed, for the change event and the
+// embedding cache.
 type writeSet struct {
-	op      string
-	nodes   map[uint64]*Node // written nodes, with bodies; nil = removed
-	text    map[uint64]bool  // whether the searchable text changed
-	edges   []uint64
-	rev     uint64
-	rebuild bool // too many changes: drop the in-memory index instead
+	op    string
+	nodes map[uint64]bool // written or removed nodes → whether their searchable text changed
+	edges []uint64
+	rev   uint64
 }
 
 func newWriteSet(op string) *writeSet {
-	return &writeSet{op: op, nodes: map[uint64]*Node{}, text: map[uint64]bool{}}
+	return &writeSet{op: op, nodes: map[uint64]bool{}}
 }
 
 func (ws *writeSet) putNode(n *Node, textChanged bool) {
-	c := n.clone()
-	ws.nodes[n.ID] = &c
-	ws.text[n.ID] = ws.text[n.ID] || textChanged
+	ws.nodes[n.ID] = ws.nodes[n.ID] || textChanged
 }
 
-func (ws *writeSet) removeNode(id uint64) {
-	ws.nodes[id] = nil
-	ws.text[id] = true
-}
+func (ws *writeSet) removeNode(id uint64) { ws.nodes[id] = true }
 
 func (ws *writeSet) change() Change {
 	c := Change{Op: ws.op, Revision: ws.rev}
@@ -202,6 +196,9 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 		if _, _, _, err := buckets(tx); err != nil {
 			return err
 		}
+		if err := ensureDerived(tx); err != nil {
+			return err
+		}
 		if err := fn(tx, ws); err != nil {
 			return err
 		}
@@ -213,7 +210,6 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 		v.wmu.Unlock()
 		return err
 	}
-	v.search.apply(ws)
 	v.emb.forget(ws)
 	v.wmu.Unlock()
 	v.notify(ws.change())
@@ -242,11 +238,17 @@ func (v *Vault) Revision(ctx context.Context) (uint64, error) {
 	return rev, err
 }
 
-// ixBatch collects index entries of a large write and puts them in key
-// order: bbolt keeps a leaf's inserts in one growing slice until commit, so
-// many inserts in random order into one transaction are quadratic (memmove),
-// while ascending inserts append.
-type ixBatch struct{ keys [][]byte }
+// ixBatch collects what a write defers to the end of its transaction: the secondary index
+// entries of new records, the full-text changes and the counter deltas. Index entries are
+// put in key order: bbolt keeps a leaf's inserts in one growing slice until commit, so many
+// inserts in random order into one transaction are quadratic (memmove), while ascending
+// inserts append. The full-text index and the counters are written once per transaction,
+// term by term and key by key, whatever the number of nodes.
+type ixBatch struct {
+	keys [][]byte
+	fts  textindex.Batch
+	cnt  counterDelta
+}
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
 func ixKey(ix storage.Index, value string, id uint64) []byte {
@@ -262,23 +264,73 @@ func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
 	b.keys = append(b.keys, ixKey(ix, value, id))
 }
 
-func (b *ixBatch) flush(tx *bolt.Tx) error {
-	slices.SortFunc(b.keys, bytes.Compare)
-	bk := tx.Bucket(storage.BucketVaultIndex)
-	for _, k := range b.keys {
-		if err := bk.Put(k, []byte{}); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
+func (b *ixBatch) counters() counterDelta {
+	if b.cnt == nil {
+		b.cnt = counterDelta{}
 	}
-	b.keys = nil
-	return nil
+	return b.cnt
 }
 
-// putNodeTx stores n (assigning an id when n.ID is 0) and its index entries;
-// old is the stored version being replaced, if any. With batch set, new
-// index entries are collected there (flush before commit).
+// ftsBulk is the batch size from which the full-text buckets are filled densely (see
+// appendMostly): a bulk write rewrites most of their pages.
+const ftsBulk = 1000
+
+func (b *ixBatch) flush(tx *bolt.Tx) error {
+	if len(b.keys) > 0 {
+		slices.SortFunc(b.keys, bytes.Compare)
+		bk := tx.Bucket(storage.BucketVaultIndex)
+		if len(b.keys) >= ftsBulk {
+			appendMostly(bk)
+		}
+		for _, k := range b.keys {
+			if err := bk.Put(k, []byte{}); err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+		}
+		b.keys = nil
+	}
+	if b.fts.Len() > 0 {
+		st, err := ftsStore(tx)
+		if err != nil {
+			return err
+		}
+		if b.fts.Len() >= ftsBulk {
+			appendMostly(st.terms, st.postings)
+		}
+		if err := ftsEngine().Apply(st, &b.fts); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+		b.fts.Reset()
+	}
+	return b.cnt.flush(tx)
+}
+
+// batchOf returns the caller's batch, or a fresh one to flush at the end of the call.
+func batchOf(batch []*ixBatch) (b *ixBatch, deferred bool) {
+	if len(batch) > 0 && batch[0] != nil {
+		return batch[0], true
+	}
+	return &ixBatch{}, false
+}
+
+// indexedText returns the fields a stored node is indexed with, reading its body when
+// the caller loaded the node without it.
+func indexedText(tx *bolt.Tx, n *Node) []textindex.Field {
+	c := *n
+	if c.HasBody && c.Body == "" {
+		c.Body = getBody(tx, c.ID)
+	}
+	return docFields(&c)
+}
+
+// putNodeTx stores n (assigning an id when n.ID is 0) and its index entries; old is the
+// stored version being replaced, if any. With batch set, new index entries, the full-text
+// change and the counter deltas are collected there (flush before commit); without, they
+// are written at once.
 func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
+	b, deferred := batchOf(batch)
 	nodes := tx.Bucket(storage.BucketVaultNodes)
+	appendMostly(nodes, tx.Bucket(storage.BucketVaultBodies))
 	if n.ID == 0 {
 		id, err := storage.NextID(nodes)
 		if err != nil {
@@ -298,12 +350,21 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 		}
 	}
 	for _, e := range nodeEntries(n) {
-		if len(batch) > 0 && batch[0] != nil {
-			batch[0].add(e.ix, e.value, n.ID)
+		if deferred {
+			b.add(e.ix, e.value, n.ID)
 			continue
 		}
 		if err := e.ix.Add(tx, e.value, n.ID); err != nil {
 			return fmt.Errorf("index node %d: %w", n.ID, err)
+		}
+	}
+	b.counters().node(old, n)
+	if old == nil {
+		b.fts.Put(n.ID, nil, docFields(n))
+	} else {
+		prev := indexedText(tx, old)
+		if cur := docFields(n); !slices.Equal(prev, cur) {
+			b.fts.Put(n.ID, prev, cur)
 		}
 	}
 	rec := *n
@@ -322,6 +383,9 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 			return fmt.Errorf("delete body of node %d: %w", n.ID, err)
 		}
 	}
+	if !deferred {
+		return b.flush(tx)
+	}
 	return nil
 }
 
@@ -337,6 +401,9 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 			return fmt.Errorf("unindex node %d: %w", id, err)
 		}
 	}
+	b := &ixBatch{}
+	b.counters().node(&n, nil)
+	b.fts.Remove(id, indexedText(tx, &n))
 	var edgeIDs []uint64
 	collect := func(eid uint64) bool { edgeIDs = append(edgeIDs, eid); return true }
 	ixFrom.IDs(tx, idValue(id), collect)
@@ -354,11 +421,13 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 		return fmt.Errorf("delete body of node %d: %w", id, err)
 	}
 	ws.removeNode(id)
-	return nil
+	return b.flush(tx)
 }
 
 func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
+	b, deferred := batchOf(batch)
 	edges := tx.Bucket(storage.BucketVaultEdges)
+	appendMostly(edges)
 	if e.ID == 0 {
 		id, err := storage.NextID(edges)
 		if err != nil {
@@ -370,9 +439,10 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 			return fmt.Errorf("set edge sequence: %w", err)
 		}
 	}
+	b.counters().edge(e, 1)
 	for _, en := range edgeEntries(e) {
-		if len(batch) > 0 && batch[0] != nil {
-			batch[0].add(en.ix, en.value, e.ID)
+		if deferred {
+			b.add(en.ix, en.value, e.ID)
 			continue
 		}
 		if err := en.ix.Add(tx, en.value, e.ID); err != nil {
@@ -381,6 +451,9 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 	}
 	if err := edgeCodec.Put(edges, storage.Key(e.ID), *e); err != nil {
 		return fmt.Errorf("store edge %d: %w", e.ID, err)
+	}
+	if !deferred {
+		return b.flush(tx)
 	}
 	return nil
 }
@@ -399,7 +472,9 @@ func removeEdgeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 		return fmt.Errorf("delete edge %d: %w", id, err)
 	}
 	ws.edges = append(ws.edges, id)
-	return nil
+	cnt := counterDelta{}
+	cnt.edge(&e, -1)
+	return cnt.flush(tx)
 }
 
 // findEdge returns the id of an existing from→to edge of relation rel, or 0.

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/nova-dev/nova/storage"
 )
 
 // ConflictStrength is the strength of contradicts edges made by Learn.
@@ -107,7 +105,7 @@ func (v *Vault) learnTx(tx *bolt.Tx, ws *writeSet, n Node) (LearnResult, error) 
 	}
 	var evicted []uint64
 	if maxNodes := v.Limits().MaxNodes; maxNodes > 0 {
-		count := tx.Bucket(storage.BucketVaultNodes).Stats().KeyN
+		count := nodeCount(tx)
 		if count >= maxNodes {
 			for _, id := range lowestConfidence(tx, count-maxNodes+1, nil) {
 				if err := removeNodeTx(tx, ws, id); err != nil {

@@ -1,0 +1,444 @@
+package textindex
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Batch collects document changes for [Engine.Apply]. For every document it needs the text
+// the store indexes now (nil when the document is not indexed), since removing a document
+// means removing the postings of exactly that text. Several changes to one document
+// coalesce: the first one says what the store holds, the last one what it will hold. The
+// zero value is ready to use.
+type Batch struct {
+	ops   map[uint64]*docOp
+	order []uint64
+}
+
+type docOp struct {
+	cur  []Field // indexed now; nil if not indexed
+	next []Field // indexed after the batch; nil if removed
+}
+
+// Put records that document id, indexed now with the fields old (nil if it is not indexed),
+// is to be indexed with fields.
+func (b *Batch) Put(id uint64, old, fields []Field) {
+	if fields == nil {
+		fields = []Field{}
+	}
+	b.op(id, old).next = fields
+}
+
+// Remove records that document id, indexed now with the fields old, is to be removed.
+func (b *Batch) Remove(id uint64, old []Field) { b.op(id, old).next = nil }
+
+// Len returns the number of documents the batch changes.
+func (b *Batch) Len() int { return len(b.order) }
+
+// Reset empties the batch.
+func (b *Batch) Reset() { *b = Batch{} }
+
+func (b *Batch) op(id uint64, old []Field) *docOp {
+	if b.ops == nil {
+		b.ops = map[uint64]*docOp{}
+	}
+	o, ok := b.ops[id]
+	if !ok {
+		if old != nil && len(old) == 0 {
+			old = []Field{} // indexed with no text
+		}
+		o = &docOp{cur: old}
+		b.ops[id] = o
+		b.order = append(b.order, id)
+	}
+	return o
+}
+
+// sameText reports whether two field lists index the same way.
+func sameText(a, b []Field) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// adoc is a document to analyse: its postings are added, or removed when remove is set.
+type adoc struct {
+	id     uint64
+	fields []Field
+	remove bool
+}
+
+// analysis is the result of analysing a batch: per document its length codes and field
+// lengths, per term its postings (batch positions and term frequencies) in batch order.
+type analysis struct {
+	codes []uint32
+	lens  [][MaxFields]uint32
+	terms []string
+	start []int32 // per term: its postings are arena[start[t]:start[t+1]]
+	pDoc  []int32
+	pTF   []uint32
+}
+
+// analyzeDocs analyses docs (large batches on all processors, with the fused scanner and
+// one dictionary per worker) and groups the postings by term.
+func (e *Engine) analyzeDocs(docs []adoc) *analysis {
+	a := &analysis{codes: make([]uint32, len(docs)), lens: make([][MaxFields]uint32, len(docs))}
+	nw := 1
+	if len(docs) >= batchParallelMin {
+		nw = max(1, min(maxProcs(), len(docs)/256))
+	}
+	workers := make([]*batchWorker, nw)
+	var wg sync.WaitGroup
+	for k := range nw {
+		lo, hi := k*len(docs)/nw, (k+1)*len(docs)/nw
+		w := &batchWorker{e: e, base: int32(lo), dict: make(map[string]int32, min(4096, 64*(hi-lo)))}
+		workers[k] = w
+		if nw == 1 {
+			w.analyze(docs[lo:hi], a)
+			break
+		}
+		wg.Go(func() { w.analyze(docs[lo:hi], a) })
+	}
+	wg.Wait()
+
+	// Merge the dictionaries and count each term's postings.
+	dict := make(map[string]int32, len(workers[0].terms))
+	gids := make([][]int32, nw)
+	for k, w := range workers {
+		gids[k] = make([]int32, len(w.terms))
+		for lt, term := range w.terms {
+			g, ok := dict[term]
+			if !ok {
+				g = int32(len(a.terms))
+				dict[term] = g
+				a.terms = append(a.terms, term)
+			}
+			gids[k][lt] = g
+		}
+	}
+	count := make([]int32, len(a.terms)+1)
+	for k, w := range workers {
+		for lt, g := range gids[k] {
+			count[g] += w.df[lt]
+		}
+	}
+	// Term g's postings occupy [start[g], start[g+1]); each worker's cursor for a term starts
+	// after the earlier workers' postings of that term, so postings stay in batch order.
+	a.start = make([]int32, len(a.terms)+1)
+	for g := range a.terms {
+		a.start[g+1] = a.start[g] + count[g]
+	}
+	next := slices.Clone(a.start[:len(a.terms)])
+	cursors := make([][]int32, nw)
+	for k, w := range workers {
+		cur := make([]int32, len(w.terms))
+		for lt, g := range gids[k] {
+			cur[lt] = next[g]
+			next[g] += w.df[lt]
+		}
+		cursors[k] = cur
+	}
+	total := a.start[len(a.terms)]
+	a.pDoc = make([]int32, total)
+	a.pTF = make([]uint32, total)
+	scatter := func(k int) {
+		w := workers[k]
+		cur := cursors[k]
+		s := int32(0)
+		for i, end := range w.docEnd {
+			pos := w.base + int32(i)
+			for ; s < end; s++ {
+				lt := w.stTerm[s]
+				p := cur[lt]
+				cur[lt]++
+				a.pDoc[p] = pos
+				a.pTF[p] = w.stTF[s]
+			}
+		}
+	}
+	if nw == 1 {
+		scatter(0)
+	} else {
+		for k := range workers {
+			wg.Go(func() { scatter(k) })
+		}
+		wg.Wait()
+	}
+	return a
+}
+
+// analyze runs the first pass over docs, writing only its own documents' slots of a.
+func (w *batchWorker) analyze(docs []adoc, a *analysis) {
+	e := w.e
+	size := 0
+	for _, d := range docs {
+		for _, f := range d.fields {
+			size += len(f.Text)
+		}
+	}
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTF = make([]uint32, 0, size/12+16)
+	w.docEnd = make([]int32, len(docs))
+	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
+	for i, d := range docs {
+		w.ord = int32(i)
+		w.lens = [MaxFields]uint32{}
+		for _, f := range d.fields {
+			w.fi = e.fieldIndex(f.Name)
+			w.shift = uint(8 * w.fi)
+			w.ph = phraseState{}
+			w.scan(f.Text)
+		}
+		var code uint32
+		for f := range e.nf {
+			code |= lenCode(w.lens[f]) << (8 * f)
+		}
+		a.lens[int(w.base)+i] = w.lens
+		a.codes[int(w.base)+i] = code
+		w.docEnd[i] = int32(len(w.stTerm))
+	}
+}
+
+// Apply writes the batch into st: postings, document frequencies, champion lists and the
+// index record, in one pass over the terms the batch touches (in key order, which suits
+// bbolt). A store without an index gets one. st must be written by this engine's options
+// (else ErrMismatch); a record that cannot be decoded stops the write with ErrCorrupt.
+func (e *Engine) Apply(st WriteStore, b *Batch) error {
+	docs := make([]adoc, 0, 2*len(b.order))
+	for _, id := range b.order {
+		o := b.ops[id]
+		if sameText(o.cur, o.next) {
+			continue
+		}
+		if o.cur != nil {
+			docs = append(docs, adoc{id: id, fields: o.cur, remove: true})
+		}
+		if o.next != nil {
+			docs = append(docs, adoc{id: id, fields: o.next})
+		}
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	// By id, each removal before the addition of the same id, so that every term's postings
+	// come out in id order.
+	slices.SortStableFunc(docs, func(x, y adoc) int {
+		return cmp.Or(cmp.Compare(x.id, y.id), cmpBool(!x.remove, !y.remove))
+	})
+	m, err := e.readMeta(st)
+	empty := false
+	switch {
+	case errors.Is(err, ErrNoIndex):
+		m, empty = indexMeta{fp: e.fp}, true
+	case err != nil:
+		return err
+	}
+	empty = empty || m.n == 0
+	a := e.analyzeDocs(docs)
+	for i, d := range docs {
+		if d.remove {
+			m.n -= min(m.n, 1)
+			for f := range e.nf {
+				m.totals[f] -= min(m.totals[f], uint64(a.lens[i][f]))
+			}
+		} else {
+			m.n++
+			for f := range e.nf {
+				m.totals[f] += uint64(a.lens[i][f])
+			}
+		}
+	}
+	reset := false
+	if e.drifted(&m) {
+		m.refAvg = m.avg(e.nf)
+		reset = !empty
+	}
+	w := &writer{e: e, st: st, ref: e.buildNorm(m.refAvg)}
+	order := make([]int32, len(a.terms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(a.terms[x], a.terms[y]) })
+	for _, t := range order {
+		w.adds, w.removes = w.adds[:0], w.removes[:0]
+		for p := a.start[t]; p < a.start[t+1]; p++ {
+			d := &docs[a.pDoc[p]]
+			if d.remove {
+				w.removes = append(w.removes, d.id)
+				continue
+			}
+			tf := a.pTF[p]
+			w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[p]] & byteMask(tf)})
+		}
+		if err := w.term(a.terms[t]); err != nil {
+			return err
+		}
+	}
+	if reset {
+		if err := w.rebound(); err != nil {
+			return err
+		}
+	}
+	return st.PutTerm(metaKey, m.encode(e.nf))
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// byteMask has 0xff in the bytes where tf is non-zero.
+func byteMask(tf uint32) uint32 {
+	var m uint32
+	for s := 0; s < 32; s += 8 {
+		if tf>>s&0xff != 0 {
+			m |= 0xff << s
+		}
+	}
+	return m
+}
+
+// writer applies one batch's postings term by term.
+type writer struct {
+	e       *Engine
+	st      WriteStore
+	ref     normTable
+	adds    []posting // the current term's new postings, by doc
+	removes []uint64  // the current term's removed docs, ascending
+	old     []posting
+	merged  []posting
+	gone    []uint64 // docs whose posting left or changed, for the champion list
+	key     []byte
+	scratch []posting
+}
+
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// term applies w.adds and w.removes to one term.
+func (w *writer) term(term string) error {
+	st, e := w.st, w.e
+	var rec termRec
+	if v := st.Term([]byte(term)); v != nil {
+		var ok bool
+		if rec, ok = decodeTerm(v); !ok {
+			return corruptf("term %q", term)
+		}
+	}
+	w.gone = w.gone[:0]
+	adds, removes := w.adds, w.removes
+	for len(adds) > 0 || len(removes) > 0 {
+		c := uint64(1<<64 - 1)
+		if len(adds) > 0 {
+			c = adds[0].doc >> chunkShift
+		}
+		if len(removes) > 0 {
+			c = min(c, removes[0]>>chunkShift)
+		}
+		na := 0
+		for na < len(adds) && adds[na].doc>>chunkShift == c {
+			na++
+		}
+		nr := 0
+		for nr < len(removes) && removes[nr]>>chunkShift == c {
+			nr++
+		}
+		w.key = chunkKey(w.key[:0], term, c)
+		val := st.Postings(w.key)
+		var ch chunk
+		if val != nil {
+			var ok bool
+			if ch, ok = parseChunk(val, c<<chunkShift); !ok {
+				return corruptf("postings of %q", term)
+			}
+		}
+		if val != nil && nr == 0 && adds[0].doc > ch.last(ch.nb-1) {
+			// New documents after the chunk's last: append without decoding.
+			rec.df += uint64(na)
+			if err := st.PutPostings(slices.Clone(w.key), appendChunk(&ch, adds[:na], &w.ref)); err != nil {
+				return err
+			}
+			adds, removes = adds[na:], removes[nr:]
+			continue
+		}
+		w.old = w.old[:0]
+		if val != nil {
+			var ok bool
+			if w.old, ok = ch.decodePostings(e.nf, w.old); !ok {
+				return corruptf("postings of %q", term)
+			}
+		}
+		w.merge(adds[:na], removes[:nr])
+		rec.df = rec.df + uint64(len(w.merged)) - uint64(len(w.old))
+		switch {
+		case len(w.merged) > 0:
+			if err := st.PutPostings(slices.Clone(w.key), encodeChunk(nil, c<<chunkShift, w.merged, &w.ref)); err != nil {
+				return err
+			}
+		case val != nil:
+			if err := st.DeletePostings(w.key); err != nil {
+				return err
+			}
+		}
+		adds, removes = adds[na:], removes[nr:]
+	}
+	if err := w.champions(term, &rec); err != nil {
+		return err
+	}
+	if rec.df == 0 {
+		return st.DeleteTerm([]byte(term))
+	}
+	return st.PutTerm([]byte(term), rec.encode())
+}
+
+// merge sets w.merged to w.old without the removed docs, with the added postings (which
+// replace postings of the same doc), and records in w.gone the docs whose posting left
+// or changed.
+func (w *writer) merge(adds []posting, removes []uint64) {
+	w.merged = w.merged[:0]
+	i, j, r := 0, 0, 0
+	for i < len(w.old) || j < len(adds) {
+		switch {
+		case j == len(adds) || (i < len(w.old) && w.old[i].doc < adds[j].doc):
+			d := w.old[i].doc
+			for r < len(removes) && removes[r] < d {
+				r++
+			}
+			if r < len(removes) && removes[r] == d {
+				w.gone = append(w.gone, d)
+			} else {
+				w.merged = append(w.merged, w.old[i])
+			}
+			i++
+		case i == len(w.old) || adds[j].doc < w.old[i].doc:
+			w.merged = append(w.merged, adds[j])
+			j++
+		default: // same doc: the addition replaces it
+			w.gone = append(w.gone, w.old[i].doc)
+			w.merged = append(w.merged, adds[j])
+			i++
+			j++
+		}
+	}
+}
+
+// Has reports whether the batch changes document id.
+func (b *Batch) Has(id uint64) bool {
+	_, ok := b.ops[id]
+	return ok
+}
