@@ -33,6 +33,9 @@ var (
 	ErrNotFound = errors.New("not found")
 )
 
+// initialMmapSize is the size bbolt maps the file with from the start (see Open).
+const initialMmapSize = 1 << 30
+
 // Options configures Open.
 type Options struct {
 	// ReadOnly opens with a shared lock and never writes (no migrations).
@@ -79,6 +82,10 @@ func Open(path string, opts Options) (db *DB, err error) {
 		Timeout:  timeout,
 		ReadOnly: opts.ReadOnly,
 		NoSync:   opts.NoSync,
+		// Address space only (pages are read on demand): a transaction that grows the
+		// file past the mapping makes bbolt remap and copy every node it holds into the
+		// heap, which made a 100k-node import spend a third of its time and memory there.
+		InitialMmapSize: initialMmapSize,
 	})
 	if err != nil {
 		return nil, classifyOpenError(path, err)

@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"math"
@@ -127,14 +126,10 @@ func (w *writer) selectChampions(term string, key []byte) error {
 
 // readAll decodes every posting of term.
 func (w *writer) readAll(term string) ([]posting, error) {
-	prefix := chunkPrefix(nil, term)
 	var all []posting
 	bad := false
-	w.st.SeekPostings(prefix, func(k, v []byte) bool {
-		if !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
-			return false
-		}
-		ch, ok := parseChunk(v, binary.BigEndian.Uint64(k[len(prefix):])<<chunkShift)
+	forChunks(w.st, term, func(first uint64, v []byte) bool {
+		ch, ok := parseTermChunk(v, first)
 		if ok {
 			all, ok = ch.decodePostings(w.e.nf, all)
 		}
@@ -238,7 +233,7 @@ func (w *writer) rebound() error {
 				champs = append(champs, term)
 				return true
 			}
-			ch, ok := parseChunk(v, c<<chunkShift)
+			ch, ok := parseTermChunk(v, c)
 			var ps []posting
 			if ok {
 				ps, ok = ch.decodePostings(nf, nil)
@@ -255,7 +250,7 @@ func (w *writer) rebound() error {
 		}
 		for _, en := range round {
 			_, c, _ := termOf(en.key)
-			if err := st.PutPostings(en.key, encodeChunk(nil, c<<chunkShift, en.ps, &w.ref)); err != nil {
+			if err := st.PutPostings(en.key, encodeChunk(nil, c, en.ps, &w.ref)); err != nil {
 				return err
 			}
 		}

@@ -193,3 +193,57 @@ func TestSelectTop(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomWritesMatchFreshIndex: whatever the order of writes (ids out of order, so
+// chunks are inserted into, split and re-keyed; removals and replacements, so champion
+// lists shrink and are reselected), the stored index equals one built afresh from the
+// documents that are left, posting for posting.
+func TestRandomWritesMatchFreshIndex(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	g := newGenerator(21)
+	ix := New(Options{})
+	live := map[uint64]Doc{}
+	// Short documents (no body), with a term in every one, so that its list is long enough
+	// for chunks to split and for a champion list.
+	common := func(d Doc) Doc {
+		d.Fields = slices.DeleteFunc(d.Fields, func(f Field) bool { return f.Name == FieldBody })
+		d.Fields = append(d.Fields, Tags("omnipresent"))
+		return d
+	}
+	for i := range 9000 {
+		id := uint64(1 + rng.IntN(12_000))
+		switch {
+		case i%50 == 0:
+			batch := make([]Doc, 40)
+			for j := range batch {
+				batch[j] = common(g.doc(uint64(1 + rng.IntN(12_000))))
+				live[batch[j].ID] = batch[j]
+			}
+			ix.AddBatch(batch)
+		case rng.IntN(6) == 0:
+			ix.Remove(id)
+			delete(live, id)
+		default:
+			d := common(g.doc(id))
+			ix.Add(d.ID, d.Fields...)
+			live[id] = d
+		}
+	}
+	fresh := New(Options{})
+	var docs []Doc
+	for _, d := range live {
+		docs = append(docs, d)
+	}
+	fresh.AddBatch(docs)
+	require.Equal(t, len(live), ix.Len())
+	assert.Empty(t, ix.eng.Compare(&ix.st, &fresh.st, 20))
+	rec, ok, err := lookupTerm(&ix.st, "omnipresent")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, uint64(len(live)), rec.df)
+	assert.NotZero(t, rec.flags&termChampion, "a term in every document has a champion list")
+	chunks := 0
+	forChunks(&ix.st, "omnipresent", func(uint64, []byte) bool { chunks++; return true })
+	assert.Greater(t, chunks, len(live)/maxChunk, "long lists are split into chunks")
+}

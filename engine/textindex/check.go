@@ -61,7 +61,7 @@ func (e *Engine) Compare(got, want Store, limit int) []string {
 		}
 		rg, okg := decodeTerm(got.Term([]byte(t)))
 		rw, _ := decodeTerm(want.Term([]byte(t)))
-		pg, errg := e.postingsOf(got, t, &ref)
+		pg, lastg, errg := e.postingsLast(got, t, &ref)
 		pw, _ := e.postingsOf(want, t, nil)
 		switch {
 		case !okg:
@@ -72,6 +72,8 @@ func (e *Engine) Compare(got, want Store, limit int) []string {
 			report("term %q: document frequency %d (%d postings), want %d", t, rg.df, len(pg), rw.df)
 		case !slices.Equal(pg, pw):
 			report("term %q: postings differ", t)
+		case rg.last != lastg:
+			report("term %q: last chunk recorded at %d, found at %d", t, rg.last, lastg)
 		default:
 			if msg := e.checkChampions(got, t, rg, pg, &ref); msg != "" {
 				report("term %q: %s", t, msg)
@@ -86,35 +88,35 @@ func (e *Engine) Compare(got, want Store, limit int) []string {
 
 // postingsOf decodes every posting of term; with ref, it also checks the block bounds.
 func (e *Engine) postingsOf(st Store, term string, ref *normTable) ([]posting, error) {
-	prefix := chunkPrefix(nil, term)
+	all, _, err := e.postingsLast(st, term, ref)
+	return all, err
+}
+
+// postingsLast is postingsOf that also returns the first document of the last chunk.
+func (e *Engine) postingsLast(st Store, term string, ref *normTable) ([]posting, uint64, error) {
 	var all []posting
 	var bad error
-	st.SeekPostings(prefix, func(k, v []byte) bool {
-		if !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
-			return false
+	last := uint64(0)
+	forChunks(st, term, func(first uint64, v []byte) bool {
+		last = first
+		ch, ok := parseTermChunk(v, first)
+		start := len(all)
+		if ok {
+			all, ok = ch.decodePostings(e.nf, all)
 		}
-		c := binary.BigEndian.Uint64(k[len(prefix):])
-		ch, ok := parseChunk(v, c<<chunkShift)
 		if !ok {
-			bad = fmt.Errorf("chunk %d does not decode", c)
+			bad = fmt.Errorf("chunk at %d does not decode", first)
 			return false
 		}
-		n := len(all)
-		if all, ok = ch.decodePostings(e.nf, all); !ok {
-			bad = fmt.Errorf("chunk %d does not decode", c)
+		if start > 0 && all[start].doc <= all[start-1].doc {
+			bad = fmt.Errorf("chunk at %d overlaps the previous one", first)
 			return false
-		}
-		for _, p := range all[n:] {
-			if p.doc>>chunkShift != c {
-				bad = fmt.Errorf("chunk %d holds document %d", c, p.doc)
-				return false
-			}
 		}
 		if ref != nil {
 			for b := range ch.nb {
-				for _, p := range all[n+b<<blockShift : n+b<<blockShift+ch.blockLen(b)] {
+				for _, p := range all[start+b<<blockShift : start+b<<blockShift+ch.blockLen(b)] {
 					if ref.v(p.tf, p.code) > ch.bound(b)*boundSlack {
-						bad = fmt.Errorf("chunk %d: block %d's bound is below document %d's value", c, b, p.doc)
+						bad = fmt.Errorf("chunk at %d: block %d's bound is below document %d's value", first, b, p.doc)
 						return false
 					}
 				}
@@ -122,7 +124,7 @@ func (e *Engine) postingsOf(st Store, term string, ref *normTable) ([]posting, e
 		}
 		return true
 	})
-	return all, bad
+	return all, last, bad
 }
 
 // checkChampions checks term's champion list against its postings.

@@ -1,16 +1,19 @@
 package textindex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
 )
 
-// Posting lists are stored in chunks: a term's postings for the documents whose ids share
-// id >> chunkShift (4,096 ids) are one value of the postings space, keyed
-// term 0x00 chunk-number (8 bytes, big-endian), so that keys sort by term and then by id.
-// A write rewrites only the chunks of the ids it touches; a search reads the chunks of its
-// terms, or a frequent term's champion list (see champion.go), never the whole index.
+// Posting lists are stored in chunks of at most maxChunk postings: each chunk is one value
+// of the postings space, keyed term 0x00 first-doc (8 bytes, big-endian), so that keys
+// sort by term and then by document, and a rare term is one small value while a frequent
+// one is a run of them. New documents (the highest ids) are appended to a term's last
+// chunk, found through the term record; any other change rewrites only the chunks whose
+// range it falls in, splitting one that overflows. A search reads the chunks of its terms,
+// or a frequent term's champion list (see champion.go), never the whole index.
 //
 // Chunk value (also the body of a champion list, with base 0):
 //
@@ -21,14 +24,15 @@ import (
 //	    bound (float64 LE): the largest posting value of the block under the index's
 //	    reference normalisation (see normTable.v and indexMeta.refAvg)
 //	posting bytes: per posting uvarint((doc - next) << 4 | field mask), where next is the
-//	    previous posting's doc + 1 (the chunk's base for the first posting of the chunk),
+//	    previous posting's doc + 1 (the chunk's first doc, from the key, for the first
+//	    posting of the chunk, whose delta is then 0),
 //	    then for every field in the mask, lowest first, its term frequency (1–255) and the
 //	    length code of the field (see lenCode)
 //
 // The block table lets a reader skip to the block holding a document (rescoring, see
 // rescore) and bound a block's contribution without decoding it (MaxScore, see run).
 const (
-	chunkShift   = 12
+	maxChunk     = 512
 	chunkVersion = 1
 	blockShift   = 7
 	blockSize    = 1 << blockShift
@@ -87,7 +91,8 @@ func encodeChunk(dst []byte, base uint64, ps []posting, ref *normTable) []byte {
 
 // chunk is a parsed chunk value; it aliases the value's bytes.
 type chunk struct {
-	base  uint64
+	base  uint64 // the first posting's doc is at least base
+	exact bool   // the first posting's doc is base (a term's chunk, keyed by it)
 	n     int
 	nb    int
 	table []byte
@@ -101,7 +106,7 @@ func parseChunk(b []byte, base uint64) (chunk, bool) {
 		return chunk{}, false
 	}
 	n, k := binary.Uvarint(b[1:])
-	if k <= 0 || n == 0 || n > uint64(len(b)) {
+	if k <= 0 || n == 0 || n > uint64(len(b)) || (base > 0 && n > maxChunk) {
 		return chunk{}, false
 	}
 	p := 1 + k
@@ -175,6 +180,9 @@ func (c *chunk) decodeBlock(i int, nf int, docs []uint64, tfs, codes []uint32) (
 			code |= uint32(b[p+1]) << s
 			p += 2
 		}
+		if c.exact && i == 0 && len(docs) == n0 && d != c.base {
+			return docs[:n0], tfs[:n0], codes[:n0], false
+		}
 		docs = append(docs, d)
 		tfs = append(tfs, tf)
 		codes = append(codes, code)
@@ -235,11 +243,31 @@ type postingScratch struct {
 	tfs, codes []uint32
 }
 
-// chunkKey returns the postings key of term's chunk c.
-func chunkKey(dst []byte, term string, c uint64) []byte {
+// chunkKey returns the postings key of term's chunk starting at document first.
+func chunkKey(dst []byte, term string, first uint64) []byte {
 	dst = append(dst, term...)
 	dst = append(dst, 0)
-	return binary.BigEndian.AppendUint64(dst, c)
+	return binary.BigEndian.AppendUint64(dst, first)
+}
+
+// forChunks calls fn with the first doc and value of each of term's chunks, in order,
+// until fn returns false.
+func forChunks(st Store, term string, fn func(first uint64, v []byte) bool) {
+	prefix := chunkPrefix(nil, term)
+	st.SeekPostings(prefix, func(k, v []byte) bool {
+		if len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {
+			return false
+		}
+		return fn(binary.BigEndian.Uint64(k[len(prefix):]), v)
+	})
+}
+
+// parseTermChunk parses a term's chunk starting at first; decoding then also checks that
+// its first posting is that document.
+func parseTermChunk(v []byte, first uint64) (chunk, bool) {
+	c, ok := parseChunk(v, first)
+	c.exact = true
+	return c, ok
 }
 
 // championKey returns the postings key of term's champion list.

@@ -1,9 +1,7 @@
 package textindex
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -332,19 +330,8 @@ func corpusDocs(n int, seed uint64) []Doc {
 
 // allPostings decodes every posting of term in st.
 func allPostings(t testing.TB, e *Engine, st Store, term string) []posting {
-	w := &writer{e: e, st: nil}
-	var all []posting
-	prefix := chunkPrefix(nil, term)
-	st.SeekPostings(prefix, func(k, v []byte) bool {
-		if !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
-			return false
-		}
-		ch, ok := parseChunk(v, binary.BigEndian.Uint64(k[len(prefix):])<<chunkShift)
-		require.True(t, ok, "chunk of %q", term)
-		all, ok = ch.decodePostings(w.e.nf, all)
-		require.True(t, ok, "postings of %q", term)
-		return true
-	})
+	all, err := e.postingsOf(st, term, nil)
+	require.NoError(t, err, "postings of %q", term)
 	return all
 }
 

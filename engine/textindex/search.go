@@ -3,7 +3,6 @@ package textindex
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -114,7 +113,7 @@ type searchScratch struct {
 	touched [windowSize / 64]uint64
 	cands   []fallbackCand
 	ps      postingScratch
-	chunks  map[uint64]chunk
+	spans   []chunkSpan
 }
 
 // Search returns up to limit documents of st matching query, best first (ties by ascending
@@ -505,31 +504,32 @@ func (e *Engine) rescore(s *searchScratch, st Store, cs []cursor, h []heapEntry,
 		if !c.champ {
 			continue
 		}
-		if s.chunks == nil {
-			s.chunks = map[uint64]chunk{}
-		}
-		clear(s.chunks)
+		s.spans = s.spans[:0]
+		forChunks(st, c.term, func(first uint64, v []byte) bool {
+			s.spans = append(s.spans, chunkSpan{first: first, v: v})
+			return true
+		})
 		for k := range h {
 			d := h[k].doc
 			if _, ok := slices.BinarySearch(c.docs, d); ok {
 				continue // already counted
 			}
-			cn := d >> chunkShift
-			ch, seen := s.chunks[cn]
-			if !seen {
-				s.key = chunkKey(s.key[:0], c.term, cn)
-				if v := st.Postings(s.key); v != nil {
-					var ok bool
-					if ch, ok = parseChunk(v, cn<<chunkShift); !ok {
-						return corruptf("postings of %q", c.term)
-					}
-				}
-				s.chunks[cn] = ch
+			j, found := slices.BinarySearchFunc(s.spans, d, func(sp chunkSpan, d uint64) int { return cmp.Compare(sp.first, d) })
+			if !found {
+				j--
 			}
-			if ch.n == 0 {
+			if j < 0 {
 				continue
 			}
-			tf, code, found, ok := ch.find(d, e.nf, &s.ps)
+			sp := &s.spans[j]
+			if !sp.parsed {
+				var ok bool
+				if sp.ch, ok = parseTermChunk(sp.v, sp.first); !ok {
+					return corruptf("postings of %q", c.term)
+				}
+				sp.parsed = true
+			}
+			tf, code, found, ok := sp.ch.find(d, e.nf, &s.ps)
 			if !ok {
 				return corruptf("postings of %q", c.term)
 			}
@@ -539,6 +539,14 @@ func (e *Engine) rescore(s *searchScratch, st Store, cs []cursor, h []heapEntry,
 		}
 	}
 	return nil
+}
+
+// chunkSpan is one chunk of a term, parsed on demand.
+type chunkSpan struct {
+	first  uint64
+	v      []byte
+	parsed bool
+	ch     chunk
 }
 
 // windowBound sets c.wub to the bound of the term's contribution to documents in [lo, hi):
@@ -581,13 +589,9 @@ func (e *Engine) cursors(s *searchScratch, st Store, m *indexMeta, champ bool) (
 			}
 		}
 		if !loaded {
-			s.key = chunkPrefix(s.key[:0], qt.term)
 			bad := false
-			st.SeekPostings(s.key, func(k, v []byte) bool {
-				if !bytes.HasPrefix(k, s.key) || len(k) != len(s.key)+8 {
-					return false
-				}
-				ch, ok := parseChunk(v, binary.BigEndian.Uint64(k[len(s.key):])<<chunkShift)
+			forChunks(st, qt.term, func(first uint64, v []byte) bool {
+				ch, ok := parseTermChunk(v, first)
 				bad = !ok || !c.load(&ch, e.nf)
 				return !bad
 			})

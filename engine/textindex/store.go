@@ -134,28 +134,38 @@ func (m *indexMeta) avg(nf int) (avg [MaxFields]float64) {
 	return avg
 }
 
-// termRec is a term's record: version byte, document frequency (uvarint), flags byte.
+// termRec is a term's record: version byte, document frequency (uvarint), flags byte,
+// first document of the term's last chunk (uvarint), so that appending a new document
+// reads one chunk.
 type termRec struct {
 	df    uint64
 	flags byte
+	last  uint64
 }
 
 func (r termRec) encode() []byte {
-	b := make([]byte, 0, 12)
+	b := make([]byte, 0, 16)
 	b = append(b, termVersion)
 	b = binary.AppendUvarint(b, r.df)
-	return append(b, r.flags)
+	b = append(b, r.flags)
+	return binary.AppendUvarint(b, r.last)
 }
 
 func decodeTerm(b []byte) (termRec, bool) {
-	if len(b) < 3 || b[0] != termVersion {
+	if len(b) < 4 || b[0] != termVersion {
 		return termRec{}, false
 	}
 	df, k := binary.Uvarint(b[1:])
-	if k <= 0 || 1+k != len(b)-1 || df == 0 {
+	if k <= 0 || df == 0 || 1+k >= len(b) {
 		return termRec{}, false
 	}
-	return termRec{df: df, flags: b[len(b)-1]}, true
+	p := 1 + k
+	flags := b[p]
+	last, k := binary.Uvarint(b[p+1:])
+	if k <= 0 || p+1+k != len(b) {
+		return termRec{}, false
+	}
+	return termRec{df: df, flags: flags, last: last}, true
 }
 
 // MemStore is an in-memory [WriteStore], for the in-memory [Index] and for a process that
@@ -165,74 +175,78 @@ type MemStore struct {
 	terms, postings memSpace
 }
 
-// memSpace is one ordered key space: a map, and its keys sorted. New keys wait in pending
-// and removed keys stay in keys (absent from the map) until the next read merges them, so a
-// write costs O(1) and a read after writes O(n).
+// memSpace is one ordered key space: a map, and its keys in sorted pages (a two-level
+// B+tree: writes and seeks cost O(log n + page), whatever their mix).
 type memSpace struct {
-	m       map[string][]byte
-	keys    []string
-	pending []string
-	stale   int
+	m     map[string][]byte
+	pages [][]string // each sorted, non-empty; pages in order
 }
 
+const memPage = 256
+
 func (s *memSpace) get(k []byte) []byte { return s.m[string(k)] }
+
+// page returns the index of the page where key belongs.
+func (s *memSpace) page(key string) int {
+	i, _ := slices.BinarySearchFunc(s.pages, key, func(p []string, k string) int { return strings.Compare(p[0], k) })
+	if i == len(s.pages) || s.pages[i][0] != key {
+		i--
+	}
+	return max(i, 0)
+}
 
 func (s *memSpace) put(k, v []byte) {
 	if s.m == nil {
 		s.m = map[string][]byte{}
 	}
 	if _, ok := s.m[string(k)]; !ok {
-		s.pending = append(s.pending, string(k))
+		key := string(k)
+		if len(s.pages) == 0 {
+			s.pages = [][]string{{key}}
+		} else {
+			i := s.page(key)
+			p := s.pages[i]
+			j, _ := slices.BinarySearch(p, key)
+			p = slices.Insert(p, j, key)
+			if len(p) > 2*memPage {
+				half := append([]string(nil), p[memPage:]...)
+				p = p[:memPage:memPage]
+				s.pages = slices.Insert(s.pages, i+1, half)
+			}
+			s.pages[i] = p
+		}
 	}
 	s.m[string(k)] = v
 }
 
 func (s *memSpace) del(k []byte) {
-	if _, ok := s.m[string(k)]; ok {
-		delete(s.m, string(k))
-		s.stale++
-	}
-}
-
-// sortKeys merges the pending keys and drops the removed ones.
-func (s *memSpace) sortKeys() {
-	if len(s.pending) == 0 && s.stale == 0 {
+	if _, ok := s.m[string(k)]; !ok {
 		return
 	}
-	slices.Sort(s.pending)
-	if s.stale == 0 && (len(s.keys) == 0 || len(s.pending) > 0 && s.keys[len(s.keys)-1] < s.pending[0]) {
-		s.keys, s.pending = append(s.keys, s.pending...), nil // appended in order
-		return
+	delete(s.m, string(k))
+	i := s.page(string(k))
+	p := s.pages[i]
+	if j, found := slices.BinarySearch(p, string(k)); found {
+		p = slices.Delete(p, j, j+1)
 	}
-	check := s.stale > 0
-	merged := make([]string, 0, len(s.m))
-	i, j := 0, 0
-	for i < len(s.keys) || j < len(s.pending) {
-		var k string
-		if j == len(s.pending) || (i < len(s.keys) && s.keys[i] < s.pending[j]) {
-			k = s.keys[i]
-			i++
-		} else {
-			k = s.pending[j]
-			j++
-		}
-		if len(merged) > 0 && merged[len(merged)-1] == k {
-			continue
-		}
-		if _, ok := s.m[k]; ok || !check {
-			merged = append(merged, k)
-		}
+	if len(p) == 0 {
+		s.pages = slices.Delete(s.pages, i, i+1)
+	} else {
+		s.pages[i] = p
 	}
-	s.keys, s.pending, s.stale = merged, nil, 0
 }
 
 func (s *memSpace) seek(from []byte, fn func(k, v []byte) bool) {
-	s.sortKeys()
-	i, _ := slices.BinarySearch(s.keys, string(from))
-	for ; i < len(s.keys); i++ {
-		k := s.keys[i]
-		if !fn([]byte(k), s.m[k]) {
-			return
+	if len(s.pages) == 0 {
+		return
+	}
+	i := s.page(string(from))
+	j, _ := slices.BinarySearch(s.pages[i], string(from))
+	for ; i < len(s.pages); i, j = i+1, 0 {
+		for _, k := range s.pages[i][j:] {
+			if !fn([]byte(k), s.m[k]) {
+				return
+			}
 		}
 	}
 }
@@ -268,18 +282,15 @@ func (s *MemStore) PutPostings(k, v []byte) error { s.postings.put(k, v); return
 // DeletePostings implements WriteStore.
 func (s *MemStore) DeletePostings(k []byte) error { s.postings.del(k); return nil }
 
-// Freeze sorts the keys now, so that later reads (Seek*) do not write: a frozen store may
-// then be read concurrently until its next write.
-func (s *MemStore) Freeze() {
-	s.terms.sortKeys()
-	s.postings.sortKeys()
-}
+// Freeze is a no-op kept for callers that publish a store to concurrent readers: reads
+// (Seek*) never write, so a store may be read concurrently between writes.
+func (s *MemStore) Freeze() {}
 
 // Size returns the bytes of keys and values held.
 func (s *MemStore) Size() int { return s.terms.size() + s.postings.size() }
 
-// termOf returns the term of a postings key and whether the key is a chunk (else a
-// champion list).
+// termOf returns the term of a postings key and, for a chunk (else a champion list), its
+// first document.
 func termOf(k []byte) (string, uint64, bool) {
 	if n := len(k); n >= 10 && k[n-9] == 0 {
 		return string(k[:n-9]), binary.BigEndian.Uint64(k[n-8:]), true

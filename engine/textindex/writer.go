@@ -332,7 +332,7 @@ func corruptf(format string, args ...any) error {
 
 // term applies w.adds and w.removes to one term.
 func (w *writer) term(term string) error {
-	st, e := w.st, w.e
+	st := w.st
 	var rec termRec
 	if v := st.Term([]byte(term)); v != nil {
 		var ok bool
@@ -341,61 +341,14 @@ func (w *writer) term(term string) error {
 		}
 	}
 	w.gone = w.gone[:0]
-	adds, removes := w.adds, w.removes
-	for len(adds) > 0 || len(removes) > 0 {
-		c := uint64(1<<64 - 1)
-		if len(adds) > 0 {
-			c = adds[0].doc >> chunkShift
-		}
-		if len(removes) > 0 {
-			c = min(c, removes[0]>>chunkShift)
-		}
-		na := 0
-		for na < len(adds) && adds[na].doc>>chunkShift == c {
-			na++
-		}
-		nr := 0
-		for nr < len(removes) && removes[nr]>>chunkShift == c {
-			nr++
-		}
-		w.key = chunkKey(w.key[:0], term, c)
-		val := st.Postings(w.key)
-		var ch chunk
-		if val != nil {
-			var ok bool
-			if ch, ok = parseChunk(val, c<<chunkShift); !ok {
-				return corruptf("postings of %q", term)
-			}
-		}
-		if val != nil && nr == 0 && adds[0].doc > ch.last(ch.nb-1) {
-			// New documents after the chunk's last: append without decoding.
-			rec.df += uint64(na)
-			if err := st.PutPostings(slices.Clone(w.key), appendChunk(&ch, adds[:na], &w.ref)); err != nil {
-				return err
-			}
-			adds, removes = adds[na:], removes[nr:]
-			continue
-		}
-		w.old = w.old[:0]
-		if val != nil {
-			var ok bool
-			if w.old, ok = ch.decodePostings(e.nf, w.old); !ok {
-				return corruptf("postings of %q", term)
-			}
-		}
-		w.merge(adds[:na], removes[:nr])
-		rec.df = rec.df + uint64(len(w.merged)) - uint64(len(w.old))
-		switch {
-		case len(w.merged) > 0:
-			if err := st.PutPostings(slices.Clone(w.key), encodeChunk(nil, c<<chunkShift, w.merged, &w.ref)); err != nil {
-				return err
-			}
-		case val != nil:
-			if err := st.DeletePostings(w.key); err != nil {
-				return err
-			}
-		}
-		adds, removes = adds[na:], removes[nr:]
+	var err error
+	if appended, ok := w.appendLast(term, &rec); ok {
+		err = appended
+	} else {
+		err = w.rewrite(term, &rec)
+	}
+	if err != nil {
+		return err
 	}
 	if err := w.champions(term, &rec); err != nil {
 		return err
@@ -404,6 +357,135 @@ func (w *writer) term(term string) error {
 		return st.DeleteTerm([]byte(term))
 	}
 	return st.PutTerm([]byte(term), rec.encode())
+}
+
+// appendLast is the common write: documents newer than every posting of the term, nothing
+// removed. It appends them to the term's last chunk without decoding it, and starts new
+// chunks when it is full. ok is false when the batch is not of that kind.
+func (w *writer) appendLast(term string, rec *termRec) (err error, ok bool) {
+	adds := w.adds
+	if rec.df == 0 || len(w.removes) > 0 || len(adds) == 0 {
+		return nil, false
+	}
+	w.key = chunkKey(w.key[:0], term, rec.last)
+	v := w.st.Postings(w.key)
+	if v == nil {
+		return nil, false
+	}
+	ch, ok := parseTermChunk(v, rec.last)
+	if !ok {
+		return corruptf("postings of %q", term), true
+	}
+	if adds[0].doc <= ch.last(ch.nb-1) {
+		return nil, false
+	}
+	rec.df += uint64(len(adds))
+	if room := maxChunk - ch.n; room > 0 {
+		take := min(room, len(adds))
+		if err := w.st.PutPostings(slices.Clone(w.key), appendChunk(&ch, adds[:take], &w.ref)); err != nil {
+			return err, true
+		}
+		adds = adds[take:]
+	}
+	return w.putPieces(term, adds, rec), true
+}
+
+// putPieces stores ps (ascending, after every other posting of the term) as new chunks of
+// up to maxChunk postings, the last of them becoming the term's last chunk.
+func (w *writer) putPieces(term string, ps []posting, rec *termRec) error {
+	for len(ps) > 0 {
+		piece := ps[:min(len(ps), maxChunk)]
+		ps = ps[len(piece):]
+		first := piece[0].doc
+		if err := w.st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+			return err
+		}
+		rec.last = max(rec.last, first)
+	}
+	return nil
+}
+
+// rewrite is the general write: every chunk whose range holds an added or removed document
+// is decoded, merged and stored again (split in halves when it overflows, under a new key
+// when its first document changed); the other chunks are not touched.
+func (w *writer) rewrite(term string, rec *termRec) error {
+	st := w.st
+	type span struct {
+		first uint64
+		v     []byte
+	}
+	var spans []span
+	forChunks(st, term, func(first uint64, v []byte) bool {
+		spans = append(spans, span{first, v})
+		return true
+	})
+	adds, removes := w.adds, w.removes
+	if len(spans) == 0 {
+		if len(adds) == 0 {
+			return nil // nothing indexed, nothing to add: removals of unknown docs
+		}
+		rec.df, rec.last = uint64(len(adds)), 0
+		return w.putPieces(term, adds, rec)
+	}
+	// Chunk i takes the documents in [spans[i].first, spans[i+1].first); chunk 0 also those
+	// before its first.
+	owner := func(d uint64) int {
+		i, _ := slices.BinarySearchFunc(spans, d, func(s span, d uint64) int { return cmp.Compare(s.first, d) })
+		if i < len(spans) && spans[i].first == d {
+			return i
+		}
+		return max(i-1, 0)
+	}
+	last := uint64(0)
+	for i := 0; i < len(spans); {
+		// The ops of the chunks up to and including i.
+		na, nr := 0, 0
+		for na < len(adds) && owner(adds[na].doc) <= i {
+			na++
+		}
+		for nr < len(removes) && owner(removes[nr]) <= i {
+			nr++
+		}
+		if na == 0 && nr == 0 {
+			last = max(last, spans[i].first)
+			i++
+			continue
+		}
+		sp := spans[i]
+		ch, ok := parseTermChunk(sp.v, sp.first)
+		w.old = w.old[:0]
+		if ok {
+			w.old, ok = ch.decodePostings(w.e.nf, w.old)
+		}
+		if !ok {
+			return corruptf("postings of %q", term)
+		}
+		w.merge(adds[:na], removes[:nr])
+		rec.df = rec.df + uint64(len(w.merged)) - uint64(len(w.old))
+		adds, removes = adds[na:], removes[nr:]
+		i++
+		pieces := w.merged
+		keep := len(pieces) > 0 && pieces[0].doc == sp.first
+		if !keep {
+			if err := st.DeletePostings(chunkKey(nil, term, sp.first)); err != nil {
+				return err
+			}
+		}
+		step := len(pieces)
+		if step > maxChunk {
+			step = maxChunk / 2 // split in halves: later inserts in the middle find room
+		}
+		for p := 0; p < len(pieces); p += step {
+			piece := pieces[p:min(p+step, len(pieces))]
+			first := piece[0].doc
+			if err := st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+				return err
+			}
+			last = max(last, first)
+		}
+	}
+	rec.last = last
+	return nil
 }
 
 // merge sets w.merged to w.old without the removed docs, with the added postings (which
