@@ -24,6 +24,7 @@ var (
 	BucketVaultTerms      = []byte("vault_terms")
 	BucketVaultPostings   = []byte("vault_postings")
 	BucketVaultCounts     = []byte("vault_counts")
+	BucketVaultJournal    = []byte("vault_journal")
 )
 
 // Registry lists every top-level bucket: a new database gets them all from migration 1,
@@ -36,7 +37,7 @@ var Registry = [][]byte{
 	BucketBuilds, BucketBuildTasks,
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
-	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, // migration 2
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // migration 2
 }
 
 // Keys inside BucketMeta.

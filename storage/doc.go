@@ -46,6 +46,10 @@
 //	vault_counts         vault counters kept by every vault write (migration 2): "nodes",
 //	                     "edges", "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/
 //	                     "erel" 0x00 value → count, "~ok" once complete; 8-byte big-endian
+//	vault_journal        journal of a large JSONL import written in several transactions
+//	                     (migration 2): "~import" while one runs; 'n'/'e' + id → the node or
+//	                     edge record the id held before (empty: none), 'b' + id → its body.
+//	                     Empty unless an import is under way or was interrupted
 //
 // # Schema and migrations
 //
@@ -55,9 +59,10 @@
 // refused with [ErrSchemaTooNew].
 //
 //	1  create buckets: every bucket of [Registry]
-//	2  vault full-text index and counters: vault_terms, vault_postings, vault_counts;
-//	   drops the full-text snapshot "~textindex" of vault_idx. The vault fills the new
-//	   buckets from the nodes in its first write transaction.
+//	2  vault full-text index, counters and import journal: vault_terms, vault_postings,
+//	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
+//	   vault_idx. The vault fills the new buckets from the nodes in its first write
+//	   transaction.
 //
 // Values are copied out of transactions by decoding them ([Codec.Unmarshal]
 // never aliases bbolt memory); callers must not keep slices returned by

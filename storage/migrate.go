@@ -19,7 +19,7 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
-	{Version: 2, Name: "vault full-text index and counters", Up: migrateVaultIndex},
+	{Version: 2, Name: "vault full-text index, counters and import journal", Up: migrateVaultIndex},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -38,12 +38,12 @@ func migrateCreateBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
-// migrateVaultIndex adds the buckets of the vault's persisted full-text index and counters
-// and drops the full-text snapshot they replace ("~textindex" in vault_idx). The buckets
+// migrateVaultIndex adds the buckets of the vault's persisted full-text index, counters and
+// import journal, and drops the full-text snapshot they replace ("~textindex" in vault_idx). The buckets
 // start empty: the vault fills them from the nodes in its first write transaction (a
 // read-only process meanwhile searches a copy built in memory).
 func migrateVaultIndex(tx *bolt.Tx) error {
-	for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts} {
+	for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}

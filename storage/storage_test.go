@@ -356,7 +356,7 @@ func TestMigration2AddsVaultIndexBuckets(t *testing.T) {
 	// A schema-1 database, as an older nova left it: without the new buckets, with the
 	// full-text snapshot they replace.
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts} {
+		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
 			}
@@ -377,7 +377,7 @@ func TestMigration2AddsVaultIndexBuckets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts} {
+		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
 			assert.NotNil(t, tx.Bucket(name), string(name))
 		}
 		assert.Nil(t, tx.Bucket(BucketVaultIndex).Get([]byte("~textindex")), "the old snapshot is dropped")

@@ -586,3 +586,39 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanInStepsMatchesApply: a batch applied term range by term range, as a bulk load
+// does over several transactions, gives the same index as one Apply; until the last step
+// the index record is the old one.
+func TestPlanInStepsMatchesApply(t *testing.T) {
+	t.Parallel()
+	docs := corpusDocs(1500, 17)
+	one, stepped := New(Options{}), New(Options{})
+	one.AddBatch(docs[:500])
+	stepped.AddBatch(docs[:500])
+	var b Batch
+	for _, d := range docs[500:] {
+		b.Put(d.ID, nil, d.Fields)
+	}
+	for _, d := range docs[:100] { // replacements and removals too
+		b.Remove(d.ID, d.Fields)
+	}
+	require.NoError(t, one.eng.Apply(&one.st, &b))
+	before, err := stepped.eng.Stats(&stepped.st)
+	require.NoError(t, err)
+	plan := stepped.eng.Plan(&b)
+	steps := 0
+	for {
+		done, err := plan.Step(&stepped.st, 2000)
+		require.NoError(t, err)
+		steps++
+		if done {
+			break
+		}
+		st, err := stepped.eng.Stats(&stepped.st)
+		require.NoError(t, err)
+		assert.Equal(t, before, st, "the index record changes with the last step only")
+	}
+	assert.Greater(t, steps, 5)
+	assert.Empty(t, stepped.eng.Compare(&stepped.st, &one.st, 10))
+}

@@ -51,6 +51,10 @@ var (
 // valid UTF-8 or a concept term (starting with 0x00), and 0xff never occurs in UTF-8.
 var metaKey = []byte{0xff, 'm', 'e', 't', 'a'}
 
+// MetaKey returns the key of the index record in the terms space: deleting it makes the
+// store hold no index (ErrNoIndex), so that it is rebuilt.
+func MetaKey() []byte { return slices.Clone(metaKey) }
+
 const (
 	metaVersion = 1
 	termVersion = 1

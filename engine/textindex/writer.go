@@ -213,6 +213,28 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 // bbolt). A store without an index gets one. st must be written by this engine's options
 // (else ErrMismatch); a record that cannot be decoded stops the write with ErrCorrupt.
 func (e *Engine) Apply(st WriteStore, b *Batch) error {
+	_, err := e.Plan(b).Step(st, 0)
+	return err
+}
+
+// Plan is a batch analysed once, to be applied over several transactions (see Step): a
+// bulk load writes each range of terms once, in its own transaction, instead of rewriting
+// the whole index in every transaction of a chunked load.
+type Plan struct {
+	e       *Engine
+	docs    []adoc
+	a       *analysis
+	order   []int32 // terms in key order
+	next    int     // next term of order to apply
+	started bool
+	meta    indexMeta
+	reset   bool
+	w       *writer
+}
+
+// Plan analyses the batch (on all processors when it is large) for Step.
+func (e *Engine) Plan(b *Batch) *Plan {
+	p := &Plan{e: e}
 	docs := make([]adoc, 0, 2*len(b.order))
 	for _, id := range b.order {
 		o := b.ops[id]
@@ -227,68 +249,105 @@ func (e *Engine) Apply(st WriteStore, b *Batch) error {
 		}
 	}
 	if len(docs) == 0 {
-		return nil
+		return p
 	}
 	// By id, each removal before the addition of the same id, so that every term's postings
 	// come out in id order.
 	slices.SortStableFunc(docs, func(x, y adoc) int {
 		return cmp.Or(cmp.Compare(x.id, y.id), cmpBool(!x.remove, !y.remove))
 	})
-	m, err := e.readMeta(st)
-	empty := false
-	switch {
-	case errors.Is(err, ErrNoIndex):
-		m, empty = indexMeta{fp: e.fp}, true
-	case err != nil:
-		return err
+	p.docs = docs
+	p.a = e.analyzeDocs(docs)
+	p.order = make([]int32, len(p.a.terms))
+	for i := range p.order {
+		p.order[i] = int32(i)
 	}
-	empty = empty || m.n == 0
-	a := e.analyzeDocs(docs)
-	for i, d := range docs {
-		if d.remove {
-			m.n -= min(m.n, 1)
-			for f := range e.nf {
-				m.totals[f] -= min(m.totals[f], uint64(a.lens[i][f]))
-			}
-		} else {
-			m.n++
-			for f := range e.nf {
-				m.totals[f] += uint64(a.lens[i][f])
+	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.a.terms[x], p.a.terms[y]) })
+	return p
+}
+
+// Step applies the plan's next terms to st, until about budget postings are written
+// (budget <= 0: all of them), and reports whether the plan is complete: the last step
+// also writes the index record (documents, field lengths), so that until then searches
+// score with the counts of before. The steps must follow each other with no other write
+// to the index in between.
+func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
+	e, a := p.e, p.a
+	if a == nil {
+		return true, nil
+	}
+	if !p.started {
+		m, err := e.readMeta(st)
+		empty := false
+		switch {
+		case errors.Is(err, ErrNoIndex):
+			m, empty = indexMeta{fp: e.fp}, true
+		case err != nil:
+			return false, err
+		}
+		empty = empty || m.n == 0
+		for i, d := range p.docs {
+			if d.remove {
+				m.n -= min(m.n, 1)
+				for f := range e.nf {
+					m.totals[f] -= min(m.totals[f], uint64(a.lens[i][f]))
+				}
+			} else {
+				m.n++
+				for f := range e.nf {
+					m.totals[f] += uint64(a.lens[i][f])
+				}
 			}
 		}
+		if e.drifted(&m) {
+			m.refAvg = m.avg(e.nf)
+			p.reset = !empty
+		}
+		p.meta, p.started = m, true
+		p.w = &writer{e: e, ref: e.buildNorm(m.refAvg)}
 	}
-	reset := false
-	if e.drifted(&m) {
-		m.refAvg = m.avg(e.nf)
-		reset = !empty
-	}
-	w := &writer{e: e, st: st, ref: e.buildNorm(m.refAvg)}
-	order := make([]int32, len(a.terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(a.terms[x], a.terms[y]) })
-	for _, t := range order {
+	w := p.w
+	w.st = st
+	work := 0
+	for p.next < len(p.order) && (budget <= 0 || work < budget) {
+		t := p.order[p.next]
 		w.adds, w.removes = w.adds[:0], w.removes[:0]
-		for p := a.start[t]; p < a.start[t+1]; p++ {
-			d := &docs[a.pDoc[p]]
+		for q := a.start[t]; q < a.start[t+1]; q++ {
+			d := &p.docs[a.pDoc[q]]
 			if d.remove {
 				w.removes = append(w.removes, d.id)
 				continue
 			}
-			tf := a.pTF[p]
-			w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[p]] & byteMask(tf)})
+			tf := a.pTF[q]
+			w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[q]] & byteMask(tf)})
 		}
 		if err := w.term(a.terms[t]); err != nil {
-			return err
+			return false, err
 		}
+		work += int(a.start[t+1]-a.start[t]) + 1
+		p.next++
 	}
-	if reset {
+	if p.next < len(p.order) {
+		return false, nil
+	}
+	if p.reset {
 		if err := w.rebound(); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return st.PutTerm(metaKey, m.encode(e.nf))
+	if err := st.PutTerm(metaKey, p.meta.encode(e.nf)); err != nil {
+		return false, err
+	}
+	p.a = nil
+	return true, nil
+}
+
+// Merge adds the changes of o to b, as if they had been recorded in b after its own.
+func (b *Batch) Merge(o *Batch) {
+	for _, id := range o.order {
+		op := o.ops[id]
+		b.op(id, op.cur).next = op.next
+	}
 }
 
 func cmpBool(a, b bool) int {

@@ -184,8 +184,10 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 	}
 	var edges []pendingEdge
 	lineNo := 0
+	var lineBuf []byte
 	for {
-		line, err := readLine(br)
+		line, err := readLine(br, lineBuf[:0])
+		lineBuf = line
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -206,33 +208,34 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var probe struct {
-			Kind     string          `json:"kind"`
-			Relation json.RawMessage `json:"relation"`
-		}
-		if err := json.Unmarshal(line, &probe); err != nil {
+		// One decode per line, into every field a line of any kind may have: a 100k-node
+		// file is 50 MB of JSON.
+		var l dumpLine
+		err = json.Unmarshal(line, &l)
+		var te *json.UnmarshalTypeError
+		if err != nil && (!errors.As(err, &te) || te.Field == "") {
 			fail(lineNo, fmt.Errorf("not a JSON object: %s", jsonErr(err)))
 			continue
 		}
-		kind := probe.Kind
+		kind := l.Kind
 		if kind == "" { // tolerate hand-written lines without kind
 			kind = "node"
-			if len(probe.Relation) > 0 {
+			if l.Relation != nil {
 				kind = "edge"
 			}
 		}
 		switch kind {
 		case "header":
-			var h dumpHeader
-			if err := json.Unmarshal(line, &h); err != nil {
+			switch {
+			case err != nil:
 				fail(lineNo, fmt.Errorf("header: %s", jsonErr(err)))
-			} else if h.Format != "" && h.Format != DumpFormat {
-				fail(lineNo, fmt.Errorf("header: format %q is not %q", h.Format, DumpFormat))
-			} else if h.Version > DumpVersion {
-				fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", h.Version, DumpVersion))
+			case l.Format != "" && l.Format != DumpFormat:
+				fail(lineNo, fmt.Errorf("header: format %q is not %q", l.Format, DumpFormat))
+			case l.Version > DumpVersion:
+				fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", l.Version, DumpVersion))
 			}
 		case "node":
-			n, err := parseNodeLine(line)
+			n, err := l.node(err)
 			if err != nil {
 				fail(lineNo, err)
 				continue
@@ -244,7 +247,7 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 			nodeLines[n.ID] = lineNo
 			d.Nodes = append(d.Nodes, n)
 		case "edge":
-			e, err := parseEdgeLine(line)
+			e, err := l.edge(err)
 			if err != nil {
 				fail(lineNo, err)
 				continue
@@ -256,7 +259,7 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 			edgeLines[e.ID] = lineNo
 			edges = append(edges, pendingEdge{lineNo, e})
 		default:
-			fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", probe.Kind))
+			fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", l.Kind))
 		}
 	}
 	for _, pe := range edges {
@@ -280,10 +283,9 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 
 var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineLen)
 
-// readLine returns the next line without its newline. A line longer than
-// MaxLineLen is skipped and reported with errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+// readLine returns the next line without its newline, in buf's storage. A line longer
+// than MaxLineLen is skipped and reported with errLineTooLong.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(buf)+len(chunk) > MaxLineLen {
@@ -320,22 +322,33 @@ func jsonErr(err error) string {
 	return err.Error()
 }
 
-func parseNodeLine(line []byte) (Node, error) {
-	var raw struct {
-		nodeLine
-		Confidence *float64 `json:"confidence"`
+// dumpLine holds every field a line of any kind may have, so each line is decoded once.
+// Confidence and Strength are pointers to tell a missing value from 0.
+type dumpLine struct {
+	Kind string `json:"kind"`
+	Node
+	Confidence *float64  `json:"confidence"`
+	From       uint64    `json:"from"`
+	To         uint64    `json:"to"`
+	Relation   *Relation `json:"relation"`
+	Strength   *float64  `json:"strength"`
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+}
+
+// node validates a node line; derr is the line's decoding error, if any.
+func (l *dumpLine) node(derr error) (Node, error) {
+	if derr != nil {
+		return Node{}, fmt.Errorf("node: %s", jsonErr(derr))
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return Node{}, fmt.Errorf("node: %s", jsonErr(err))
-	}
-	n := raw.Node
+	n := l.Node
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
-	if raw.Confidence == nil {
+	if l.Confidence == nil {
 		n.Confidence = DefaultConfidence
 	} else {
-		n.Confidence = *raw.Confidence
+		n.Confidence = *l.Confidence
 	}
 	if n.Type == "" {
 		return Node{}, fmt.Errorf("node %d: missing type", n.ID)
@@ -352,15 +365,15 @@ func parseNodeLine(line []byte) (Node, error) {
 	return n, nil
 }
 
-func parseEdgeLine(line []byte) (Edge, error) {
-	var raw struct {
-		edgeLine
-		Strength *float64 `json:"strength"`
+// edge validates an edge line; derr is the line's decoding error, if any.
+func (l *dumpLine) edge(derr error) (Edge, error) {
+	if derr != nil {
+		return Edge{}, fmt.Errorf("edge: %s", jsonErr(derr))
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return Edge{}, fmt.Errorf("edge: %s", jsonErr(err))
+	e := Edge{ID: l.ID, From: l.From, To: l.To, CreatedAt: l.CreatedAt}
+	if l.Relation != nil {
+		e.Relation = *l.Relation
 	}
-	e := raw.Edge
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
@@ -376,8 +389,8 @@ func parseEdgeLine(line []byte) (Edge, error) {
 	}
 	e.Relation = rel
 	e.Strength = DefaultStrength
-	if raw.Strength != nil {
-		e.Strength = *raw.Strength
+	if l.Strength != nil {
+		e.Strength = *l.Strength
 	}
 	if err := checkConfidence(e.Strength, "strength"); err != nil {
 		return Edge{}, fmt.Errorf("edge %d: %w", e.ID, err)
@@ -393,10 +406,17 @@ type ImportReport struct {
 	Replaced int `json:"replaced"`
 }
 
-// Import reads a JSONL dump (see Export) and writes it in one transaction,
-// keeping ids: whole file or nothing. Any bad line rejects the import with
-// an *ImportError listing every bad line by number (errors.Is ErrInvalid).
-// A node or edge whose id exists is replaced.
+// Import reads a JSONL dump (see Export) and writes it, keeping ids: whole
+// file or nothing. Any bad line rejects the import with an *ImportError
+// listing every bad line by number (errors.Is ErrInvalid), before anything is
+// written. A node or edge whose id exists is replaced.
+//
+// A dump of up to importChunk records is written in one transaction. A larger
+// one is written in transactions of importChunk records under a journal
+// (bucket vault_journal: what each written id held before), so that memory
+// stays bounded whatever the dump's size; a failure or a cancellation rolls
+// back what was written, and a process killed meanwhile leaves the journal
+// for the next write to roll back (see recoverImport).
 func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err := ctx.Err(); err != nil {
 		return ImportReport{}, err
@@ -420,52 +440,78 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err != nil {
 		return ImportReport{}, err
 	}
+	existing = nil
+	if len(d.Nodes)+len(d.Edges) > v.chunk() {
+		return v.importJournaled(ctx, d)
+	}
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
-		batch := &ixBatch{}
-		for i := range d.Nodes {
-			if i%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			n := d.Nodes[i]
-			var old *Node
-			if o, err := getNode(tx, n.ID); err == nil {
-				old = &o
-				rep.Replaced++
-			}
-			// Replacing removes the old entries now; new ones go in order at the end.
-			if err := putNodeTx(tx, &n, old, batch); err != nil {
-				return err
-			}
-			ws.putNode(&n, true)
-			rep.Nodes++
-		}
-		for i := range d.Edges {
-			e := d.Edges[i]
-			for _, id := range []uint64{e.From, e.To} {
-				if !hasNode(tx, id) {
-					return fmt.Errorf("edge %d: node %d: %w", e.ID, id, ErrNotFound)
-				}
-			}
-			if _, err := getEdge(tx, e.ID); err == nil {
-				if err := removeEdgeTx(tx, ws, e.ID); err != nil {
-					return err
-				}
-				rep.Replaced++
-			}
-			if err := putEdgeTx(tx, &e, batch); err != nil {
-				return err
-			}
-			ws.edges = append(ws.edges, e.ID)
-			rep.Edges++
-		}
-		return batch.flush(tx)
+		return importRecords(ctx, tx, ws, d.Nodes, d.Edges, &rep, nil)
 	})
 	if err != nil {
 		return ImportReport{}, err
 	}
 	return rep, nil
+}
+
+// importRecords writes nodes and edges in tx. With journal set, it first records
+// there what each id held (see importJournaled).
+func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node, edges []Edge, rep *ImportReport, journal *bolt.Bucket) error {
+	batch := &ixBatch{ftsSink: ws.ftsSink}
+	for i := range nodes {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		n := nodes[i]
+		var old *Node
+		if o, err := getNode(tx, n.ID); err == nil {
+			old = &o
+			rep.Replaced++
+		}
+		if journal != nil {
+			if err := journalNode(tx, journal, n.ID, old); err != nil {
+				return err
+			}
+		}
+		// Replacing removes the old entries now; new ones go in order at the end.
+		if err := putNodeTx(tx, &n, old, batch); err != nil {
+			return err
+		}
+		ws.putNode(&n, true)
+		rep.Nodes++
+	}
+	for i := range edges {
+		e := edges[i]
+		for _, id := range []uint64{e.From, e.To} {
+			if !hasNode(tx, id) {
+				return fmt.Errorf("edge %d: node %d: %w", e.ID, id, ErrNotFound)
+			}
+		}
+		old, err := getEdge(tx, e.ID)
+		replaced := err == nil
+		if journal != nil {
+			var prev *Edge
+			if replaced {
+				prev = &old
+			}
+			if err := journalEdge(journal, e.ID, prev); err != nil {
+				return err
+			}
+		}
+		if replaced {
+			if err := removeEdgeTx(tx, ws, e.ID); err != nil {
+				return err
+			}
+			rep.Replaced++
+		}
+		if err := putEdgeTx(tx, &e, batch); err != nil {
+			return err
+		}
+		ws.edges = append(ws.edges, e.ID)
+		rep.Edges++
+	}
+	return batch.flush(tx)
 }

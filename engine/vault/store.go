@@ -156,6 +156,9 @@ type writeSet struct {
 	nodes map[uint64]bool // written or removed nodes → whether their searchable text changed
 	edges []uint64
 	rev   uint64
+	// ftsSink, when set, collects the full-text changes instead of applying them (a bulk
+	// import applies them at the end, see importJournaled).
+	ftsSink *textindex.Batch
 }
 
 func newWriteSet(op string) *writeSet {
@@ -191,10 +194,13 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 	}
 	v.wmu.Lock()
 	var ws *writeSet
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	write := func(tx *bolt.Tx) error {
 		ws = newWriteSet(op)
 		if _, _, _, err := buckets(tx); err != nil {
 			return err
+		}
+		if journalPending(tx) {
+			return errJournalPending
 		}
 		if err := ensureDerived(tx); err != nil {
 			return err
@@ -205,7 +211,13 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 		rev, err := bumpRevision(tx)
 		ws.rev = rev
 		return err
-	})
+	}
+	err := v.db.Update(write)
+	if errors.Is(err, errJournalPending) {
+		if err = v.recoverImport(); err == nil {
+			err = v.db.Update(write)
+		}
+	}
 	if err != nil {
 		v.wmu.Unlock()
 		return err
@@ -245,9 +257,13 @@ func (v *Vault) Revision(ctx context.Context) (uint64, error) {
 // inserts append. The full-text index and the counters are written once per transaction,
 // term by term and key by key, whatever the number of nodes.
 type ixBatch struct {
-	keys [][]byte
-	fts  textindex.Batch
-	cnt  counterDelta
+	groups map[string]*[]uint64 // name 0x00 value 0x00 → ids, in the order added
+	n      int
+	kbuf   []byte
+	fts    textindex.Batch
+	cnt    counterDelta
+	// ftsSink, when set, receives the full-text changes at flush instead of the index.
+	ftsSink *textindex.Batch
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -260,8 +276,21 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 	return append(k, storage.Key(id)...)
 }
 
+// add defers one index entry. Entries are grouped by name and value (a handful of
+// types, tags and confidences, one core per statement), so that flush sorts the groups,
+// not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
-	b.keys = append(b.keys, ixKey(ix, value, id))
+	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
+	g := b.groups[string(b.kbuf)]
+	if g == nil {
+		if b.groups == nil {
+			b.groups = map[string]*[]uint64{}
+		}
+		g = new([]uint64)
+		b.groups[string(b.kbuf)] = g
+	}
+	*g = append(*g, id)
+	b.n++
 }
 
 func (b *ixBatch) counters() counterDelta {
@@ -276,18 +305,34 @@ func (b *ixBatch) counters() counterDelta {
 const ftsBulk = 1000
 
 func (b *ixBatch) flush(tx *bolt.Tx) error {
-	if len(b.keys) > 0 {
-		slices.SortFunc(b.keys, bytes.Compare)
+	if b.n > 0 {
+		prefixes := make([]string, 0, len(b.groups))
+		for p := range b.groups {
+			prefixes = append(prefixes, p)
+		}
+		slices.Sort(prefixes)
 		bk := tx.Bucket(storage.BucketVaultIndex)
-		if len(b.keys) >= ftsBulk {
+		if b.n >= ftsBulk {
 			appendMostly(bk)
 		}
-		for _, k := range b.keys {
-			if err := bk.Put(k, []byte{}); err != nil {
-				return fmt.Errorf("index: %w", err)
+		empty := []byte{}
+		for _, p := range prefixes {
+			ids := *b.groups[p]
+			if !slices.IsSorted(ids) {
+				slices.Sort(ids)
+			}
+			for _, id := range ids {
+				b.kbuf = binary.BigEndian.AppendUint64(append(b.kbuf[:0], p...), id)
+				if err := bk.Put(b.kbuf, empty); err != nil { // Put copies the key
+					return fmt.Errorf("index: %w", err)
+				}
 			}
 		}
-		b.keys = nil
+		b.groups, b.n = nil, 0
+	}
+	if b.fts.Len() > 0 && b.ftsSink != nil {
+		b.ftsSink.Merge(&b.fts)
+		b.fts.Reset()
 	}
 	if b.fts.Len() > 0 {
 		st, err := ftsStore(tx)
@@ -401,7 +446,7 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 			return fmt.Errorf("unindex node %d: %w", id, err)
 		}
 	}
-	b := &ixBatch{}
+	b := &ixBatch{ftsSink: ws.ftsSink}
 	b.counters().node(&n, nil)
 	b.fts.Remove(id, indexedText(tx, &n))
 	var edgeIDs []uint64

@@ -86,9 +86,13 @@ type Vault struct {
 	// follow each commit, so they apply commits in order.
 	wmu sync.Mutex
 
-	mem    memIndex // in-memory index of a read-only handle without a current one
-	emb    *embedState
-	wisdom *Wisdom
+	mem         memIndex // in-memory index of a read-only handle without a current one
+	importChunk int      // records per import transaction (tests); 0 means importChunk
+	// chunkHook, when set (tests), runs after each committed chunk of a journaled
+	// import; an error from it fails the import there.
+	chunkHook func(chunk int) error
+	emb       *embedState
+	wisdom    *Wisdom
 
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
