@@ -153,6 +153,17 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 // Bolt exposes the underlying handle for packages that need raw access.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }
 
+// ReleaseMapped drops the pages of the database file mapped into this process (they stay
+// in the page cache; a later read maps them again). Bulk writes call it between their
+// transactions: without it every page they touch stays counted in the process's resident
+// memory until it exits.
+func (db *DB) ReleaseMapped() {
+	if db == nil || db.bolt == nil {
+		return
+	}
+	releaseMapped(db.bolt, db.path)
+}
+
 // Close releases the file and its lock.
 func (db *DB) Close() error {
 	if db == nil || db.bolt == nil {

@@ -173,6 +173,7 @@ func (e *Engine) analyzeDocs(docs []adoc) *analysis {
 		}
 		wg.Wait()
 	}
+	clear(workers) // the streams and dictionaries go before the postings are written
 	return a
 }
 
@@ -217,26 +218,61 @@ func (e *Engine) Apply(st WriteStore, b *Batch) error {
 	return err
 }
 
-// Plan is a batch analysed once, to be applied over several transactions (see Step): a
-// bulk load writes each range of terms once, in its own transaction, instead of rewriting
-// the whole index in every transaction of a chunked load.
+// Plan is a set of document changes analysed up front, to be applied over several
+// transactions (see Step): a bulk load writes each range of terms once, in its own
+// transaction, instead of rewriting the whole index in every transaction of a chunked load.
+// Batches are analysed as they are added, so their text need not be kept.
 type Plan struct {
 	e       *Engine
-	docs    []adoc
-	a       *analysis
-	order   []int32 // terms in key order
-	next    int     // next term of order to apply
+	parts   []planPart
+	seen    map[uint64]struct{} // ids of the parts added so far
+	dict    map[string]int32    // term → global id
+	terms   []string            // by global id
+	dn      int64               // documents added minus removed
+	dtot    [MaxFields]int64    // field lengths added minus removed
+	order   []int32             // global terms in key order (at the first Step)
+	where   [][2]int32          // per global term: (part, local term) pairs, from whereAt
+	whereAt []int32
+	next    int // next term of order to apply
 	started bool
 	meta    indexMeta
 	reset   bool
 	w       *writer
 }
 
+// planPart is one added batch: its documents (without their text) and analysis.
+type planPart struct {
+	docs []adoc
+	a    *analysis
+	gids []int32 // local term → global id
+}
+
 // Plan analyses the batch (on all processors when it is large) for Step.
 func (e *Engine) Plan(b *Batch) *Plan {
-	p := &Plan{e: e}
+	p := e.NewPlan()
+	_ = p.Add(b) // a fresh plan has seen no id
+	return p
+}
+
+// NewPlan returns an empty plan; Add batches to it, then Step.
+func (e *Engine) NewPlan() *Plan {
+	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}}
+}
+
+// Add analyses a batch into the plan. The batches of a plan must change disjoint sets of
+// documents (ErrOverlap otherwise), and may not be added after the first Step.
+func (p *Plan) Add(b *Batch) error {
+	if p.started {
+		return errors.New("textindex: plan already applied")
+	}
 	docs := make([]adoc, 0, 2*len(b.order))
 	for _, id := range b.order {
+		if _, dup := p.seen[id]; dup {
+			return fmt.Errorf("%w: document %d", ErrOverlap, id)
+		}
+	}
+	for _, id := range b.order {
+		p.seen[id] = struct{}{}
 		o := b.ops[id]
 		if sameText(o.cur, o.next) {
 			continue
@@ -249,21 +285,70 @@ func (e *Engine) Plan(b *Batch) *Plan {
 		}
 	}
 	if len(docs) == 0 {
-		return p
+		return nil
 	}
 	// By id, each removal before the addition of the same id, so that every term's postings
 	// come out in id order.
 	slices.SortStableFunc(docs, func(x, y adoc) int {
 		return cmp.Or(cmp.Compare(x.id, y.id), cmpBool(!x.remove, !y.remove))
 	})
-	p.docs = docs
-	p.a = e.analyzeDocs(docs)
-	p.order = make([]int32, len(p.a.terms))
+	a := p.e.analyzeDocs(docs)
+	for i := range docs {
+		sign := int64(1)
+		if docs[i].remove {
+			sign = -1
+		}
+		p.dn += sign
+		for f := range p.e.nf {
+			p.dtot[f] += sign * int64(a.lens[i][f])
+		}
+		docs[i].fields = nil // the analysis holds what Step needs
+	}
+	a.lens = nil
+	part := planPart{docs: docs, a: a, gids: make([]int32, len(a.terms))}
+	for lt, term := range a.terms {
+		g, ok := p.dict[term]
+		if !ok {
+			g = int32(len(p.terms))
+			p.dict[term] = g
+			p.terms = append(p.terms, term)
+		}
+		part.gids[lt] = g
+	}
+	a.terms = nil
+	p.parts = append(p.parts, part)
+	return nil
+}
+
+// ErrOverlap means two batches of a plan change the same document.
+var ErrOverlap = errors.New("textindex: batches of a plan overlap")
+
+// index orders the terms and finds, for each, the parts holding it.
+func (p *Plan) index() {
+	p.order = make([]int32, len(p.terms))
 	for i := range p.order {
 		p.order[i] = int32(i)
 	}
-	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.a.terms[x], p.a.terms[y]) })
-	return p
+	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.terms[x], p.terms[y]) })
+	p.whereAt = make([]int32, len(p.terms)+1)
+	for _, part := range p.parts {
+		for _, g := range part.gids {
+			p.whereAt[g+1]++
+		}
+	}
+	for g := range p.terms {
+		p.whereAt[g+1] += p.whereAt[g]
+	}
+	p.where = make([][2]int32, p.whereAt[len(p.terms)])
+	next := slices.Clone(p.whereAt)
+	for k, part := range p.parts {
+		for lt, g := range part.gids {
+			p.where[next[g]] = [2]int32{int32(k), int32(lt)}
+			next[g]++
+		}
+	}
+	p.dict = nil
+	p.seen = nil
 }
 
 // Step applies the plan's next terms to st, until about budget postings are written
@@ -272,8 +357,8 @@ func (e *Engine) Plan(b *Batch) *Plan {
 // score with the counts of before. The steps must follow each other with no other write
 // to the index in between.
 func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
-	e, a := p.e, p.a
-	if a == nil {
+	e := p.e
+	if len(p.parts) == 0 {
 		return true, nil
 	}
 	if !p.started {
@@ -286,18 +371,9 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 			return false, err
 		}
 		empty = empty || m.n == 0
-		for i, d := range p.docs {
-			if d.remove {
-				m.n -= min(m.n, 1)
-				for f := range e.nf {
-					m.totals[f] -= min(m.totals[f], uint64(a.lens[i][f]))
-				}
-			} else {
-				m.n++
-				for f := range e.nf {
-					m.totals[f] += uint64(a.lens[i][f])
-				}
-			}
+		m.n = uint64(max(int64(m.n)+p.dn, 0))
+		for f := range e.nf {
+			m.totals[f] = uint64(max(int64(m.totals[f])+p.dtot[f], 0))
 		}
 		if e.drifted(&m) {
 			m.refAvg = m.avg(e.nf)
@@ -305,40 +381,57 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 		}
 		p.meta, p.started = m, true
 		p.w = &writer{e: e, ref: e.buildNorm(m.refAvg)}
+		p.index()
+		if p.reset {
+			// The postings already stored get bounds under the new reference first; the
+			// plan's own are then written under it (a bulk load into a small index
+			// rewrites the small index, not its own postings).
+			p.w.st = st
+			if err := p.w.rebound(); err != nil {
+				return false, err
+			}
+		}
 	}
 	w := p.w
 	w.st = st
 	work := 0
 	for p.next < len(p.order) && (budget <= 0 || work < budget) {
-		t := p.order[p.next]
+		g := p.order[p.next]
 		w.adds, w.removes = w.adds[:0], w.removes[:0]
-		for q := a.start[t]; q < a.start[t+1]; q++ {
-			d := &p.docs[a.pDoc[q]]
-			if d.remove {
-				w.removes = append(w.removes, d.id)
-				continue
+		for _, wh := range p.where[p.whereAt[g]:p.whereAt[g+1]] {
+			part := &p.parts[wh[0]]
+			a := part.a
+			for q := a.start[wh[1]]; q < a.start[wh[1]+1]; q++ {
+				d := &part.docs[a.pDoc[q]]
+				if d.remove {
+					w.removes = append(w.removes, d.id)
+					continue
+				}
+				tf := a.pTF[q]
+				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[q]] & byteMask(tf)})
 			}
-			tf := a.pTF[q]
-			w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[q]] & byteMask(tf)})
 		}
-		if err := w.term(a.terms[t]); err != nil {
+		if len(p.parts) > 1 { // parts may interleave
+			if !slices.IsSortedFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) }) {
+				slices.SortFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
+			}
+			if !slices.IsSorted(w.removes) {
+				slices.Sort(w.removes)
+			}
+		}
+		if err := w.term(p.terms[g]); err != nil {
 			return false, err
 		}
-		work += int(a.start[t+1]-a.start[t]) + 1
+		work += len(w.adds) + len(w.removes) + 1
 		p.next++
 	}
 	if p.next < len(p.order) {
 		return false, nil
 	}
-	if p.reset {
-		if err := w.rebound(); err != nil {
-			return false, err
-		}
-	}
 	if err := st.PutTerm(metaKey, p.meta.encode(e.nf)); err != nil {
 		return false, err
 	}
-	p.a = nil
+	p.parts = nil
 	return true, nil
 }
 

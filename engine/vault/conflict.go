@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // statement is a node's content reduced to a polarity and a core: "Never
@@ -43,7 +44,7 @@ const maxStatementWords = 64
 // every node written, 100,000 times in an import.
 func statementWords(s string) []string {
 	buf := make([]byte, 0, len(s))
-	var ends []int // end offsets of the words in buf
+	ends := make([]int, 0, min(maxStatementWords, len(s)/2+1)) // end offsets of the words in buf
 	start := 0
 	flush := func() {
 		if len(buf) > start {
@@ -80,7 +81,10 @@ func statementWords(s string) []string {
 	if len(ends) < maxStatementWords {
 		flush()
 	}
-	all := string(buf)
+	if len(ends) == 0 {
+		return nil
+	}
+	all := unsafe.String(&buf[0], len(buf)) // buf is not written again
 	out := make([]string, len(ends))
 	prev := 0
 	for i, e := range ends {
@@ -122,19 +126,23 @@ func parseStatement(content string) (statement, bool) {
 		verb = true
 		i++
 	}
-	var core []string
+	var core strings.Builder
+	core.Grow(len(content))
 	for _, w := range words[i:] {
 		if verb && (w == "over" || w == "instead") {
 			break
 		}
 		if !articles[w] {
-			core = append(core, w)
+			if core.Len() > 0 {
+				core.WriteByte(' ')
+			}
+			core.WriteString(w)
 		}
 	}
-	if len(core) == 0 {
+	if core.Len() == 0 {
 		return statement{}, false
 	}
-	return statement{neg: neg, core: strings.Join(core, " ")}, true
+	return statement{neg: neg, core: core.String()}, true
 }
 
 func hasWordsAt(words []string, i int, seq []string) bool {

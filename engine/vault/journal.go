@@ -2,9 +2,11 @@ package vault
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,9 +24,11 @@ const importChunk = 10_000
 // nothing. Keys:
 //
 //	"~import"     present while an import is under way: JSON {"startedAt", "phase"}
-//	'n' id (8)    the node id held before the import: its record (empty: none)
+//	'n' id (8)    a node id that existed before the import: its record
 //	'b' id (8)    that node's body, when it had one
-//	'e' id (8)    the edge id held before the import: its record (empty: none)
+//	'e' id (8)    an edge id that existed before the import: its record
+//	'N'/'E' seq   node/edge ids that did not exist, one list per transaction
+//	              (uvarint deltas): 100,000 new nodes are a few keys, not 100,000
 //
 // A large import has two phases. "records": each chunk's transaction writes its nodes and
 // edges (with their secondary index entries and counters) and its journal entries, while
@@ -52,18 +56,17 @@ func journalKey(kind byte, id uint64) []byte {
 	return append([]byte{kind}, storage.Key(id)...)
 }
 
-// journalNode records what node id held before the import, unless an earlier chunk
-// already did.
-func journalNode(tx *bolt.Tx, j *bolt.Bucket, id uint64, old *Node) error {
-	k := journalKey('n', id)
-	if j.Get(k) != nil {
+// journalIDs collects one transaction's journal entries for ids that did not exist.
+type journalIDs struct{ nodes, edges []uint64 }
+
+// node records what node id held before the import.
+func (f *journalIDs) node(tx *bolt.Tx, j *bolt.Bucket, id uint64, old *Node) error {
+	if old == nil {
+		f.nodes = append(f.nodes, id)
 		return nil
 	}
-	if old == nil {
-		return j.Put(k, []byte{})
-	}
 	raw := tx.Bucket(storage.BucketVaultNodes).Get(storage.Key(id))
-	if err := j.Put(k, append([]byte(nil), raw...)); err != nil {
+	if err := j.Put(journalKey('n', id), append([]byte(nil), raw...)); err != nil {
 		return err
 	}
 	if body := tx.Bucket(storage.BucketVaultBodies).Get(storage.Key(id)); body != nil {
@@ -72,19 +75,63 @@ func journalNode(tx *bolt.Tx, j *bolt.Bucket, id uint64, old *Node) error {
 	return nil
 }
 
-func journalEdge(j *bolt.Bucket, id uint64, old *Edge) error {
-	k := journalKey('e', id)
-	if j.Get(k) != nil {
-		return nil
-	}
+// edge records what edge id held before the import.
+func (f *journalIDs) edge(j *bolt.Bucket, id uint64, old *Edge) error {
 	if old == nil {
-		return j.Put(k, []byte{})
+		f.edges = append(f.edges, id)
+		return nil
 	}
 	raw, err := edgeCodec.Marshal(*old)
 	if err != nil {
 		return err
 	}
-	return j.Put(k, raw)
+	return j.Put(journalKey('e', id), raw)
+}
+
+// flush writes the lists of new ids.
+func (f *journalIDs) flush(j *bolt.Bucket) error {
+	for _, l := range []struct {
+		kind byte
+		ids  []uint64
+	}{{'N', f.nodes}, {'E', f.edges}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		seq, err := j.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := j.Put(journalKey(l.kind, seq), packIDs(l.ids)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func packIDs(ids []uint64) []byte {
+	sorted := slices.Sorted(slices.Values(ids))
+	b := make([]byte, 0, 2*len(ids))
+	prev := uint64(0)
+	for _, id := range sorted {
+		b = binary.AppendUvarint(b, id-prev)
+		prev = id
+	}
+	return b
+}
+
+func unpackIDs(b []byte) ([]uint64, error) {
+	var ids []uint64
+	prev := uint64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, fmt.Errorf("import journal: bad id list: %w", storage.ErrCorrupt)
+		}
+		prev += d
+		ids = append(ids, prev)
+		b = b[n:]
+	}
+	return ids, nil
 }
 
 // chunk returns the records per import transaction.
@@ -153,6 +200,7 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 		chunk++
 		return err
 	}
+	plan := ftsEngine().NewPlan()
 	for len(nodes) > 0 || len(edges) > 0 {
 		if err := ctx.Err(); err != nil {
 			return rollback(err)
@@ -163,6 +211,11 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 			return importRecords(ctx, tx, ws, cn, ce, &rep, j)
 		})
 		if err == nil {
+			// Analysed now, so that the chunk's text can go with its records.
+			err = plan.Add(ws.ftsSink)
+			ws.ftsSink = &textindex.Batch{}
+		}
+		if err == nil {
 			err = hook()
 		}
 		if errors.Is(err, errSimulatedCrash) {
@@ -171,12 +224,13 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 		if err != nil {
 			return rollback(err)
 		}
+		clear(cn)
 		nodes, edges = nodes[len(cn):], edges[len(ce):]
+		v.db.ReleaseMapped()
 	}
+	nodes, edges, d.Nodes, d.Edges = nil, nil, nil, nil
 	// The full-text index, range of terms by range of terms; the last step empties the
 	// journal in its transaction.
-	plan := ftsEngine().Plan(ws.ftsSink)
-	d.Nodes, d.Edges = nil, nil // the plan holds the text it needs
 	for done := false; !done; {
 		if err := ctx.Err(); err != nil {
 			return rollback(err)
@@ -198,6 +252,7 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 			}
 			return nil
 		})
+		v.db.ReleaseMapped()
 		if err == nil && !done {
 			err = hook()
 		}
@@ -266,7 +321,7 @@ func (v *Vault) recoverImport() error {
 func (v *Vault) rollbackImport(ws *writeSet) error {
 	ws.ftsSink = &textindex.Batch{} // discarded
 	size := v.chunk()
-	for _, kind := range []byte{'e', 'n'} {
+	for _, kind := range []byte{'E', 'e', 'N', 'n'} {
 		for {
 			done := false
 			err := v.db.Update(func(tx *bolt.Tx) error {
@@ -275,28 +330,47 @@ func (v *Vault) rollbackImport(ws *writeSet) error {
 					return fmt.Errorf("import journal missing: %w", storage.ErrCorrupt)
 				}
 				type entry struct {
-					id  uint64
-					old []byte
+					key, val []byte
 				}
 				var batch []entry
 				c := j.Cursor()
 				for k, val := c.Seek([]byte{kind}); k != nil && k[0] == kind && len(batch) < size; k, val = c.Next() {
 					if len(k) == 9 {
-						batch = append(batch, entry{storage.ParseKey(k[1:]), append([]byte(nil), val...)})
+						batch = append(batch, entry{append([]byte(nil), k...), append([]byte(nil), val...)})
+					}
+					if kind == 'N' || kind == 'E' {
+						break // a list is a transaction's worth
 					}
 				}
-				done = len(batch) < size
+				done = len(batch) == 0 || (kind != 'N' && kind != 'E' && len(batch) < size)
 				for _, en := range batch {
+					id := storage.ParseKey(en.key[1:])
 					var err error
-					if kind == 'e' {
-						err = restoreEdge(tx, ws, en.id, en.old)
-					} else {
-						err = restoreNode(tx, j, ws, en.id, en.old)
+					switch kind {
+					case 'E', 'N':
+						var ids []uint64
+						if ids, err = unpackIDs(en.val); err != nil {
+							return err
+						}
+						for _, id := range ids {
+							if kind == 'E' {
+								err = restoreEdge(tx, ws, id, nil)
+							} else {
+								err = restoreNode(tx, j, ws, id, nil)
+							}
+							if err != nil {
+								return err
+							}
+						}
+					case 'e':
+						err = restoreEdge(tx, ws, id, en.val)
+					default:
+						err = restoreNode(tx, j, ws, id, en.val)
 					}
 					if err != nil {
 						return err
 					}
-					if err := j.Delete(journalKey(kind, en.id)); err != nil {
+					if err := j.Delete(en.key); err != nil {
 						return err
 					}
 				}

@@ -459,6 +459,7 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 // there what each id held (see importJournaled).
 func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node, edges []Edge, rep *ImportReport, journal *bolt.Bucket) error {
 	batch := &ixBatch{ftsSink: ws.ftsSink}
+	var fresh journalIDs
 	for i := range nodes {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -472,7 +473,7 @@ func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node,
 			rep.Replaced++
 		}
 		if journal != nil {
-			if err := journalNode(tx, journal, n.ID, old); err != nil {
+			if err := fresh.node(tx, journal, n.ID, old); err != nil {
 				return err
 			}
 		}
@@ -497,7 +498,7 @@ func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node,
 			if replaced {
 				prev = &old
 			}
-			if err := journalEdge(journal, e.ID, prev); err != nil {
+			if err := fresh.edge(journal, e.ID, prev); err != nil {
 				return err
 			}
 		}
@@ -512,6 +513,11 @@ func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node,
 		}
 		ws.edges = append(ws.edges, e.ID)
 		rep.Edges++
+	}
+	if journal != nil {
+		if err := fresh.flush(journal); err != nil {
+			return err
+		}
 	}
 	return batch.flush(tx)
 }

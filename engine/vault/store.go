@@ -423,7 +423,7 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 		if err := bodies.Put(storage.Key(n.ID), encodeBody(n.Body)); err != nil {
 			return fmt.Errorf("store body of node %d: %w", n.ID, err)
 		}
-	} else if old == nil || old.HasBody {
+	} else if old != nil && old.HasBody {
 		if err := bodies.Delete(storage.Key(n.ID)); err != nil {
 			return fmt.Errorf("delete body of node %d: %w", n.ID, err)
 		}
