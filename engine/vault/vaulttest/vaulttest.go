@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -354,4 +355,27 @@ func WriteJSONL(w io.Writer, nodes []vault.Node) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// WriteLibrary writes n distinct markdown pattern files (about 2 KB each) into 20
+// category folders of dir, as `nova import DIR` reads them. The prose comes from the Zipf
+// vocabulary, so files share words as real ones do but are not near-duplicates.
+func WriteLibrary(dir string, n int) error {
+	g := NewGen(42)
+	cats := strings.Fields("security hooks testing-patterns ui-components quality-gates")
+	for i := range n {
+		folder := fmt.Sprintf("%02d-%s", i%20, cats[i%len(cats)])
+		p := filepath.Join(dir, folder, fmt.Sprintf("pattern-%05d.md", i))
+		if i < 20 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+		}
+		body := fmt.Sprintf("# %s %s %d\n\n**Priority:** P%d\n**Reusability:** %d/10\n\n## Overview\n\n%s\n\n## Pattern 1: %s\n\n%s\n\n```ts\nexport const v%d = %d;\n```\n\n## Pattern 2: %s\n\n%s\n",
+			g.Word(), g.Word(), i, i%4, i%11, g.Text(600), g.Word(), g.Text(500), i, i, g.Word(), g.Text(500))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
