@@ -49,6 +49,11 @@ type Doc struct {
 type Hit struct {
 	ID    uint64
 	Score float64
+	// Coverage is the share of the query's words (each with its prefix or typo expansions)
+	// that the document holds in a key field, one weighted above the lowest (with the
+	// default fields: title, summary or tags, not only the body). A ranker can prefer a
+	// document about every word of the query to one that mentions some of them at length.
+	Coverage float64
 }
 
 // FieldSpec declares a field and how it is scored. Each field's term frequency is

@@ -622,3 +622,22 @@ func TestPlanInStepsMatchesApply(t *testing.T) {
 	assert.Greater(t, steps, 5)
 	assert.Empty(t, stepped.eng.Compare(&stepped.st, &one.st, 10))
 }
+
+func TestHitCoverage(t *testing.T) {
+	t.Parallel()
+	ix := New(Options{})
+	ix.Add(1, Title("alpha beta"), Body("unrelated words"))
+	ix.Add(2, Title("alpha"), Body("beta beta beta beta"))
+	ix.Add(3, Body("alpha beta"))
+	ix.Add(4, Summary("gamma"), Tags("alphabet"))
+	cov := map[uint64]float64{}
+	for _, h := range ix.Search("alpha beta", 10, nil) {
+		cov[h.ID] = h.Coverage
+	}
+	assert.Equal(t, map[uint64]float64{1: 1, 2: 0.5, 3: 0}, cov, "key fields only; the body does not count")
+	for _, h := range ix.Search("alphab gamma", 10, nil) { // a prefix expansion counts for its word
+		if h.ID == 4 {
+			assert.Equal(t, 1.0, h.Coverage)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type qterm struct {
 	term   string
 	weight float64
 	rec    termRec
+	lit    int // index of the query word it stands for in searchScratch.lits; -1 for a concept
 }
 
 // cursor walks one term's postings during a search. The postings are decoded from the
@@ -154,15 +155,17 @@ func (e *Engine) Search(st Store, query string, limit int, filter func(id uint64
 }
 
 // addTerm adds a term to the query, keeping the highest weight of duplicates.
-func (s *searchScratch) addTerm(term string, w float64, rec termRec) {
+func (s *searchScratch) addTerm(term string, w float64, rec termRec, lit int) {
 	for i := range s.terms {
 		if s.terms[i].term == term {
-			s.terms[i].weight = max(s.terms[i].weight, w)
+			if w > s.terms[i].weight {
+				s.terms[i].weight, s.terms[i].lit = w, lit
+			}
 			return
 		}
 	}
 	if len(s.terms) < maxQueryTerms {
-		s.terms = append(s.terms, qterm{term: term, weight: w, rec: rec})
+		s.terms = append(s.terms, qterm{term: term, weight: w, rec: rec, lit: lit})
 	}
 }
 
@@ -209,15 +212,15 @@ func (e *Engine) expandQuery(s *searchScratch, st Store, query string) error {
 		}
 		headAt = added
 	})
-	for _, lit := range s.lits {
+	for i, lit := range s.lits {
 		rec, ok, err := lookupTerm(st, lit)
 		switch {
 		case err != nil:
 			return err
 		case ok:
-			s.addTerm(lit, 1, rec)
+			s.addTerm(lit, 1, rec, i)
 		case e.fuzzy:
-			if err := e.fallback(s, st, lit); err != nil {
+			if err := e.fallback(s, st, lit, i); err != nil {
 				return err
 			}
 		}
@@ -230,7 +233,7 @@ func (e *Engine) expandQuery(s *searchScratch, st Store, query string) error {
 				return err
 			}
 			if ok {
-				s.addTerm(name, e.synWeight, rec)
+				s.addTerm(name, e.synWeight, rec, -1)
 			}
 		}
 	}
@@ -255,7 +258,7 @@ type fallbackCand struct {
 // that, to the terms one edit (insertion, deletion, substitution or transposition) away
 // that start with the same byte, most frequent first. It scans the term records in key
 // order from the term (prefixes) or from its first byte (typos).
-func (e *Engine) fallback(s *searchScratch, st Store, term string) error {
+func (e *Engine) fallback(s *searchScratch, st Store, term string, lit int) error {
 	if len(term) < 3 {
 		return nil
 	}
@@ -301,7 +304,7 @@ func (e *Engine) fallback(s *searchScratch, st Store, term string) error {
 		return cmp.Or(cmp.Compare(b.rec.df, a.rec.df), cmp.Compare(a.term, b.term))
 	})
 	for _, c := range s.cands[:min(len(s.cands), maxFallback)] {
-		s.addTerm(c.term, w, c.rec)
+		s.addTerm(c.term, w, c.rec, lit)
 	}
 	return nil
 }
@@ -368,7 +371,111 @@ func (e *Engine) run(s *searchScratch, st Store, m *indexMeta, limit int, filter
 	if err != nil {
 		return nil, err
 	}
-	return hits(h), nil
+	out := hits(h)
+	if err := e.coverage(s, st, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// coverage sets each hit's Coverage from the cursors of the last evaluation: for every
+// query word, whether one of its terms occurs in a key field of the document (looked up in
+// the full posting list when only a champion list was searched).
+func (e *Engine) coverage(s *searchScratch, st Store, hs []Hit) error {
+	words := 0
+	seen := [2]uint64{}
+	for _, qt := range s.terms {
+		if qt.lit >= 0 && seen[qt.lit>>6]&(1<<(qt.lit&63)) == 0 {
+			seen[qt.lit>>6] |= 1 << (qt.lit & 63)
+			words++
+		}
+	}
+	if words == 0 {
+		return nil
+	}
+	key := e.keyFields()
+	for i := range hs {
+		d := hs[i].ID
+		var got [2]uint64
+		n := 0
+		for ci := range s.cursors {
+			c := &s.cursors[ci]
+			lit := s.termLit(c.term)
+			if lit < 0 || got[lit>>6]&(1<<(lit&63)) != 0 {
+				continue
+			}
+			tf, found := uint32(0), false
+			if j, ok := slices.BinarySearch(c.docs, d); ok {
+				tf, found = c.tfs[j], true
+			} else if c.champ {
+				var err error
+				if tf, found, err = e.lookupFull(s, st, c.term, d); err != nil {
+					return err
+				}
+			}
+			if found && tf&key != 0 {
+				got[lit>>6] |= 1 << (lit & 63)
+				n++
+			}
+		}
+		hs[i].Coverage = float64(n) / float64(words)
+	}
+	return nil
+}
+
+// keyFields is the mask of the term-frequency bytes of the fields weighted above the
+// lowest weight (all of them when every field weighs the same).
+func (e *Engine) keyFields() uint32 {
+	low := e.weights[0]
+	for f := range e.nf {
+		low = min(low, e.weights[f])
+	}
+	var m uint32
+	for f := range e.nf {
+		if e.weights[f] > low {
+			m |= 0xff << (8 * f)
+		}
+	}
+	if m == 0 {
+		m = 1<<(8*e.nf) - 1
+	}
+	return m
+}
+
+// termLit returns the query word a searched term stands for (-1 for a concept term).
+func (s *searchScratch) termLit(term string) int {
+	for _, qt := range s.terms {
+		if qt.term == term {
+			return qt.lit
+		}
+	}
+	return -1
+}
+
+// lookupFull finds doc d's posting in term's full list, reading the one block that may
+// hold it.
+func (e *Engine) lookupFull(s *searchScratch, st Store, term string, d uint64) (uint32, bool, error) {
+	var found chunkSpan
+	ok := false
+	forChunks(st, term, func(first uint64, v []byte) bool {
+		if first > d {
+			return false
+		}
+		found, ok = chunkSpan{first: first, v: v}, true
+		return true
+	})
+	if !ok {
+		return 0, false, nil
+	}
+	ch, valid := parseTermChunk(found.v, found.first)
+	if !valid {
+		return 0, false, corruptf("postings of %q", term)
+	}
+	tf, _, hit, valid := ch.find(d, e.nf, &s.ps)
+	if !valid {
+		return 0, false, corruptf("postings of %q", term)
+	}
+	return tf, hit, nil
 }
 
 // runOnce is one evaluation for run; it returns the heap (in s.heap's storage) and whether
