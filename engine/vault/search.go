@@ -88,7 +88,7 @@ const (
 	// 0.7 fixed the ranking of issue 16 and scored best on the paraphrase set (MRR 0.699
 	// against 0.696 at 0.8 or without).
 	coverageFloor = 0.7
-	embedWeight     = 0.4
+	embedWeight   = 0.4
 )
 
 type cand struct {
