@@ -101,20 +101,21 @@ type heapEntry struct {
 
 // searchScratch is per-search working memory, pooled.
 type searchScratch struct {
-	tz      tokenizer
-	buf     []byte
-	key     []byte
-	terms   []qterm
-	lits    []string
-	cursors []cursor
-	order   []*cursor
-	prefix  []float64
-	heap    []heapEntry
-	acc     [windowSize]float64
-	touched [windowSize / 64]uint64
-	cands   []fallbackCand
-	ps      postingScratch
-	spans   []chunkSpan
+	tz       tokenizer
+	buf      []byte
+	key      []byte
+	terms    []qterm
+	lits     []string
+	cursors  []cursor
+	order    []*cursor
+	prefix   []float64
+	heap     []heapEntry
+	acc      [windowSize]float64
+	touched  [windowSize / 64]uint64
+	cands    []fallbackCand
+	ps       postingScratch
+	spans    []chunkSpan // the chunks of spanTerm, for lookupPosting
+	spanTerm string
 }
 
 // Search returns up to limit documents of st matching query, best first (ties by ascending
@@ -141,6 +142,7 @@ func (e *Engine) Search(st Store, query string, limit int, filter func(id uint64
 		return nil, nil
 	}
 	s := e.scratch.Get().(*searchScratch)
+	s.spanTerm, s.spans = "", s.spans[:0] // they alias another transaction's values
 	if err := e.expandQuery(s, st, query); err != nil {
 		e.scratch.Put(s)
 		return nil, err
@@ -394,14 +396,16 @@ func (e *Engine) coverage(s *searchScratch, st Store, hs []Hit) error {
 		return nil
 	}
 	key := e.keyFields()
-	for i := range hs {
-		d := hs[i].ID
-		var got [2]uint64
-		n := 0
-		for ci := range s.cursors {
-			c := &s.cursors[ci]
-			lit := s.termLit(c.term)
-			if lit < 0 || got[lit>>6]&(1<<(lit&63)) != 0 {
+	got := make([][2]uint64, len(hs)) // per hit: the words it covers
+	for ci := range s.cursors {       // term by term, so each term's chunks are listed once
+		c := &s.cursors[ci]
+		lit := s.termLit(c.term)
+		if lit < 0 {
+			continue
+		}
+		for i := range hs {
+			d := hs[i].ID
+			if got[i][lit>>6]&(1<<(lit&63)) != 0 {
 				continue
 			}
 			tf, found := uint32(0), false
@@ -409,15 +413,17 @@ func (e *Engine) coverage(s *searchScratch, st Store, hs []Hit) error {
 				tf, found = c.tfs[j], true
 			} else if c.champ {
 				var err error
-				if tf, found, err = e.lookupFull(s, st, c.term, d); err != nil {
+				if tf, _, found, err = e.lookupPosting(s, st, c.term, d); err != nil {
 					return err
 				}
 			}
 			if found && tf&key != 0 {
-				got[lit>>6] |= 1 << (lit & 63)
-				n++
+				got[i][lit>>6] |= 1 << (lit & 63)
 			}
 		}
+	}
+	for i := range hs {
+		n := bits.OnesCount64(got[i][0]) + bits.OnesCount64(got[i][1])
 		hs[i].Coverage = float64(n) / float64(words)
 	}
 	return nil
@@ -452,30 +458,37 @@ func (s *searchScratch) termLit(term string) int {
 	return -1
 }
 
-// lookupFull finds doc d's posting in term's full list, reading the one block that may
-// hold it.
-func (e *Engine) lookupFull(s *searchScratch, st Store, term string, d uint64) (uint32, bool, error) {
-	var found chunkSpan
-	ok := false
-	forChunks(st, term, func(first uint64, v []byte) bool {
-		if first > d {
-			return false
+// lookupPosting finds doc d's posting in term's full list, reading the one block that may
+// hold it. The term's chunks are listed once per search and term (s.spanTerm).
+func (e *Engine) lookupPosting(s *searchScratch, st Store, term string, d uint64) (tf, code uint32, found bool, err error) {
+	if s.spanTerm != term {
+		s.spans = s.spans[:0]
+		forChunks(st, term, func(first uint64, v []byte) bool {
+			s.spans = append(s.spans, chunkSpan{first: first, v: v})
+			return true
+		})
+		s.spanTerm = term
+	}
+	j, exact := slices.BinarySearchFunc(s.spans, d, func(sp chunkSpan, d uint64) int { return cmp.Compare(sp.first, d) })
+	if !exact {
+		j--
+	}
+	if j < 0 {
+		return 0, 0, false, nil
+	}
+	sp := &s.spans[j]
+	if !sp.parsed {
+		var ok bool
+		if sp.ch, ok = parseTermChunk(sp.v, sp.first); !ok {
+			return 0, 0, false, corruptf("postings of %q", term)
 		}
-		found, ok = chunkSpan{first: first, v: v}, true
-		return true
-	})
+		sp.parsed = true
+	}
+	tf, code, found, ok := sp.ch.find(d, e.nf, &s.ps)
 	if !ok {
-		return 0, false, nil
+		return 0, 0, false, corruptf("postings of %q", term)
 	}
-	ch, valid := parseTermChunk(found.v, found.first)
-	if !valid {
-		return 0, false, corruptf("postings of %q", term)
-	}
-	tf, _, hit, valid := ch.find(d, e.nf, &s.ps)
-	if !valid {
-		return 0, false, corruptf("postings of %q", term)
-	}
-	return tf, hit, nil
+	return tf, code, found, nil
 }
 
 // runOnce is one evaluation for run; it returns the heap (in s.heap's storage) and whether
@@ -611,34 +624,14 @@ func (e *Engine) rescore(s *searchScratch, st Store, cs []cursor, h []heapEntry,
 		if !c.champ {
 			continue
 		}
-		s.spans = s.spans[:0]
-		forChunks(st, c.term, func(first uint64, v []byte) bool {
-			s.spans = append(s.spans, chunkSpan{first: first, v: v})
-			return true
-		})
 		for k := range h {
 			d := h[k].doc
 			if _, ok := slices.BinarySearch(c.docs, d); ok {
 				continue // already counted
 			}
-			j, found := slices.BinarySearchFunc(s.spans, d, func(sp chunkSpan, d uint64) int { return cmp.Compare(sp.first, d) })
-			if !found {
-				j--
-			}
-			if j < 0 {
-				continue
-			}
-			sp := &s.spans[j]
-			if !sp.parsed {
-				var ok bool
-				if sp.ch, ok = parseTermChunk(sp.v, sp.first); !ok {
-					return corruptf("postings of %q", c.term)
-				}
-				sp.parsed = true
-			}
-			tf, code, found, ok := sp.ch.find(d, e.nf, &s.ps)
-			if !ok {
-				return corruptf("postings of %q", c.term)
+			tf, code, found, err := e.lookupPosting(s, st, c.term, d)
+			if err != nil {
+				return err
 			}
 			if found {
 				h[k].score += c.mult * norm.v(tf, code)
