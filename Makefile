@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build run test vet fmt-check lint bench fuzz golden clean
+.PHONY: all build run test vet fmt-check lint bench bench-peers fuzz golden clean
 
 all: build
 
@@ -35,9 +35,17 @@ fmt-check:
 lint:
 	$(GO) tool golangci-lint run ./...
 
-## bench: every benchmark (targets are in each package's benchmarks; figures go in issue notes)
+## bench: every benchmark (targets are in each package's benchmarks; figures go in issue notes).
+## The speed rows of issue 16 run the real binary on a generated 100k vault: cmd/nova's
+## vault_bench_test.go (BENCH=Cold|Import|Build|TUI|Version narrows the run).
+BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+
+## bench-peers: nova against bleve v2 (BM25) on the same 100k nodes and the BistroLens
+## paraphrase set, side by side (a separate module: bleve never enters nova's module graph)
+bench-peers:
+	cd bench/peers && $(GO) run . -corpus $(CURDIR)/../shared/corpus/nova26/bistrolens-knowledge
 
 ## fuzz: run every fuzz target for $(FUZZTIME)
 fuzz:
