@@ -35,6 +35,10 @@ type batchWorker struct {
 	ph    phraseState
 	lens  [MaxFields]uint32
 	emit  func(tok []byte)
+	// field holds the terms of the field just analysed, so that a field with the same text
+	// (a node without a title has its summary line as its title) is counted again without
+	// being analysed again.
+	field []int32
 	// capBuf holds a lowercased capitalised word, with the slack packToken wants.
 	capBuf [maxTokenLen + 16]byte
 }
@@ -113,11 +117,14 @@ func (w *batchWorker) take(e centry) {
 	if e.term >= 0 {
 		w.addTerm(e.term)
 		w.lens[w.fi]++
+		w.field = append(w.field, e.term)
 	}
 	if p := w.ph.next(e.info); p != "" {
 		w.buf = append(w.buf[:0], p...)
-		w.addTerm(w.termID(w.buf))
+		t := w.termID(w.buf)
+		w.addTerm(t)
 		w.lens[w.fi]++
+		w.field = append(w.field, t)
 	}
 }
 

@@ -109,7 +109,8 @@ func (w *writer) selectChampions(term string, key []byte) error {
 	if len(all) <= champThreshold {
 		return w.st.DeletePostings(key)
 	}
-	vals := make([]valued, len(all))
+	vals := slices.Grow(w.vals[:0], len(all))[:len(all)]
+	w.vals = vals
 	for i, p := range all {
 		vals[i] = valued{v: w.ref.v(p.tf, p.code), i: int32(i)}
 	}
@@ -126,7 +127,8 @@ func (w *writer) selectChampions(term string, key []byte) error {
 
 // readAll decodes every posting of term.
 func (w *writer) readAll(term string) ([]posting, error) {
-	var all []posting
+	all := w.all[:0]
+	defer func() { w.all = all[:0] }()
 	bad := false
 	forChunks(w.st, term, func(first uint64, v []byte) bool {
 		ch, ok := parseTermChunk(v, first)

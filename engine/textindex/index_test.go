@@ -641,3 +641,22 @@ func TestHitCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedFieldIsCountedAgain: a field with the same text as the one before it (a node
+// without a title has its summary line as its title) gets the postings it would get if it
+// were analysed on its own.
+func TestRepeatedFieldIsCountedAgain(t *testing.T) {
+	t.Parallel()
+	text := "Users logged in twice; cachedResults and snake_case keep the HTTPServer happy"
+	adjacent, apart := New(Options{}), New(Options{})
+	adjacent.Add(1, Title(text), Summary(text), Body("other words"))
+	apart.Add(1, Title(text), Body("other words"), Summary(text))
+	for _, term := range Analyze(text + " login") {
+		assert.Equal(t, allPostings(t, apart.eng, &apart.st, term), allPostings(t, adjacent.eng, &adjacent.st, term), term)
+	}
+	ma, err := adjacent.eng.readMeta(&adjacent.st)
+	require.NoError(t, err)
+	mb, err := apart.eng.readMeta(&apart.st)
+	require.NoError(t, err)
+	assert.Equal(t, mb.totals, ma.totals)
+}

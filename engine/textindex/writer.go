@@ -193,10 +193,18 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 	for i, d := range docs {
 		w.ord = int32(i)
 		w.lens = [MaxFields]uint32{}
-		for _, f := range d.fields {
+		for j, f := range d.fields {
 			w.fi = e.fieldIndex(f.Name)
 			w.shift = uint(8 * w.fi)
+			if j > 0 && f.Text == d.fields[j-1].Text {
+				for _, t := range w.field { // same text as the previous field: same terms
+					w.addTerm(t)
+				}
+				w.lens[w.fi] += uint32(len(w.field))
+				continue
+			}
 			w.ph = phraseState{}
+			w.field = w.field[:0]
 			w.scan(f.Text)
 		}
 		var code uint32
@@ -473,7 +481,9 @@ type writer struct {
 	removes []uint64  // the current term's removed docs, ascending
 	old     []posting
 	merged  []posting
-	gone    []uint64 // docs whose posting left or changed, for the champion list
+	gone    []uint64  // docs whose posting left or changed, for the champion list
+	all     []posting // reused by readAll
+	vals    []valued  // reused by selectChampions
 	key     []byte
 	scratch []posting
 }
@@ -494,9 +504,13 @@ func (w *writer) term(term string) error {
 	}
 	w.gone = w.gone[:0]
 	var err error
-	if appended, ok := w.appendLast(term, &rec); ok {
+	switch appended, ok := w.appendLast(term, &rec); {
+	case ok:
 		err = appended
-	} else {
+	case rec.df == 0 && len(w.adds) > 0:
+		err = w.putPieces(term, w.adds, &rec) // a new term has no chunks to look for
+		rec.df = uint64(len(w.adds))
+	default:
 		err = w.rewrite(term, &rec)
 	}
 	if err != nil {

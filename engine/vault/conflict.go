@@ -42,9 +42,13 @@ const maxStatementWords = 64
 // statementWords splits s into lower-case words of letters and digits. The words are
 // slices of one lower-cased copy of s (two allocations, not one per word): it runs for
 // every node written, 100,000 times in an import.
-func statementWords(s string) []string {
+func statementWords(s string) []string { return appendStatementWords(nil, s) }
+
+// appendStatementWords appends the words of s to dst (see statementWords).
+func appendStatementWords(dst []string, s string) []string {
 	buf := make([]byte, 0, len(s))
-	ends := make([]int, 0, min(maxStatementWords, len(s)/2+1)) // end offsets of the words in buf
+	var endsArr [maxStatementWords]int
+	ends := endsArr[:0] // end offsets of the words in buf
 	start := 0
 	flush := func() {
 		if len(buf) > start {
@@ -82,22 +86,22 @@ func statementWords(s string) []string {
 		flush()
 	}
 	if len(ends) == 0 {
-		return nil
+		return dst
 	}
 	all := unsafe.String(&buf[0], len(buf)) // buf is not written again
-	out := make([]string, len(ends))
 	prev := 0
-	for i, e := range ends {
-		out[i] = all[prev:e]
+	for _, e := range ends {
+		dst = append(dst, all[prev:e])
 		prev = e
 	}
-	return out
+	return dst
 }
 
 // parseStatement reduces content to its polarity and core. ok is false when
 // nothing is left to compare (empty content or only markers).
 func parseStatement(content string) (statement, bool) {
-	words := statementWords(content)
+	var arr [maxStatementWords]string
+	words := appendStatementWords(arr[:0], content)
 	i := 0
 	skip := func() {
 		for i < len(words) && fillerWords[words[i]] {
