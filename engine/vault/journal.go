@@ -144,7 +144,7 @@ func (v *Vault) chunk() int {
 
 // importJournaled writes a large dump in transactions of v.chunk() records under the
 // journal (see importChunk). Nothing else writes meanwhile: it holds the write lock.
-func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport, err error) {
+func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep ImportReport, err error) {
 	v.wmu.Lock()
 	ws := newWriteSet("import")
 	ws.ftsSink = &textindex.Batch{}
@@ -190,7 +190,6 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 		return ImportReport{}, err
 	}
 	size := v.chunk()
-	nodes, edges := d.Nodes, d.Edges
 	chunk := 0
 	hook := func() error {
 		if v.chunkHook == nil {
@@ -201,12 +200,7 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 		return err
 	}
 	plan := ftsEngine().NewPlan()
-	for len(nodes) > 0 || len(edges) > 0 {
-		if err := ctx.Err(); err != nil {
-			return rollback(err)
-		}
-		cn := nodes[:min(size, len(nodes))]
-		ce := edges[:min(size-len(cn), len(edges))]
+	write := func(cn []Node, ce []Edge) error {
 		err := step(func(tx *bolt.Tx, j *bolt.Bucket) error {
 			return importRecords(ctx, tx, ws, cn, ce, &rep, j)
 		})
@@ -218,17 +212,45 @@ func (v *Vault) importJournaled(ctx context.Context, d *Dump) (rep ImportReport,
 		if err == nil {
 			err = hook()
 		}
+		v.db.ReleaseMapped()
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return rollback(err)
+		}
+		cn, err := src.nodes(size)
+		if err == nil && len(cn) == 0 {
+			break
+		}
+		if err == nil {
+			err = write(cn, nil)
+		}
 		if errors.Is(err, errSimulatedCrash) {
 			return ImportReport{}, err // as if the process died here: no roll back
 		}
 		if err != nil {
 			return rollback(err)
 		}
-		clear(cn)
-		nodes, edges = nodes[len(cn):], edges[len(ce):]
-		v.db.ReleaseMapped()
 	}
-	nodes, edges, d.Nodes, d.Edges = nil, nil, nil, nil
+	edges, err := src.allEdges()
+	if err != nil {
+		return rollback(err)
+	}
+	for len(edges) > 0 {
+		if err := ctx.Err(); err != nil {
+			return rollback(err)
+		}
+		ce := edges[:min(size, len(edges))]
+		err := write(nil, ce)
+		if errors.Is(err, errSimulatedCrash) {
+			return ImportReport{}, err
+		}
+		if err != nil {
+			return rollback(err)
+		}
+		edges = edges[len(ce):]
+	}
 	// The full-text index, range of terms by range of terms; the last step empties the
 	// journal in its transaction.
 	for done := false; !done; {

@@ -176,3 +176,32 @@ func interruptedImport(t *testing.T, crash int) {
 	assert.True(t, info.Persisted, "the write rebuilt the index if the import had reached it")
 	e.verify()
 }
+
+// TestLargeImportRejectsBadLinesReadLate: a large dump is written while it is read; a bad
+// line after chunks were written still rejects the whole file, reports every bad line, and
+// leaves the vault as it was.
+func TestLargeImportRejectsBadLinesReadLate(t *testing.T) {
+	t.Parallel()
+	e, _ := journalFixture(t)
+	before := dump(t, e.v)
+	var sb strings.Builder
+	for i := 10; i < 60; i++ {
+		if i == 40 {
+			sb.WriteString(`{"kind":"node","id":40,"type":"Recipe","content":"bad type"}` + "\n")
+			continue
+		}
+		sb.WriteString(`{"kind":"node","id":` + itoa(uint64(i)) + `,"type":"Pattern","content":"note ` + itoa(uint64(i)) + `"}` + "\n")
+	}
+	sb.WriteString(`{"kind":"edge","id":7,"from":10,"to":999,"relation":"supports"}` + "\n")
+	sb.WriteString(`{not json` + "\n")
+	_, err := e.v.Import(t.Context(), strings.NewReader(sb.String()))
+	var ie *vault.ImportError
+	require.ErrorAs(t, err, &ie)
+	var lines []int
+	for _, l := range ie.Lines {
+		lines = append(lines, l.Line)
+	}
+	assert.Equal(t, []int{31, 52, 51}, lines, "every bad line, the edge checked last")
+	assert.Equal(t, before, dump(t, e.v), "nothing imported")
+	e.verify()
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,42 +167,92 @@ type Dump struct {
 // Edges must name nodes of the dump unless known(id) says the node exists
 // elsewhere (known may be nil). It never panics.
 func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
+	dr := newDumpReader(r)
 	d := &Dump{}
-	ie := &ImportError{}
-	fail := func(line int, err error) {
-		if len(ie.Lines) < maxLineErrors {
-			ie.Lines = append(ie.Lines, LineError{Line: line, Err: err})
-		} else {
-			ie.More++
-		}
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	nodeLines := map[uint64]int{}
-	edgeLines := map[uint64]int{}
-	type pendingEdge struct {
-		line int
-		e    Edge
-	}
-	var edges []pendingEdge
-	lineNo := 0
-	var lineBuf []byte
 	for {
-		line, err := readLine(br, lineBuf[:0])
-		lineBuf = line
+		n, ok, err := dr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		d.Nodes = append(d.Nodes, n)
+	}
+	d.Edges = dr.checkEdges(known)
+	if err := dr.err(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// dumpReader reads a JSONL dump line by line: nodes one by one (see next), edges kept for
+// checkEdges (they may name nodes of later lines), every bad line recorded.
+type dumpReader struct {
+	br        *bufio.Reader
+	lineNo    int
+	lineBuf   []byte
+	ie        ImportError
+	nodeLines map[uint64]int
+	edgeLines map[uint64]int
+	edges     []pendingEdge
+}
+
+type pendingEdge struct {
+	line int
+	e    Edge
+}
+
+func newDumpReader(r io.Reader) *dumpReader {
+	return &dumpReader{br: bufio.NewReaderSize(r, 64<<10), nodeLines: map[uint64]int{}, edgeLines: map[uint64]int{}}
+}
+
+func (dr *dumpReader) fail(line int, err error) {
+	if len(dr.ie.Lines) < maxLineErrors {
+		dr.ie.Lines = append(dr.ie.Lines, LineError{Line: line, Err: err})
+	} else {
+		dr.ie.More++
+	}
+}
+
+// bad reports whether a bad line was read.
+func (dr *dumpReader) bad() bool { return len(dr.ie.Lines) > 0 }
+
+// err returns the *ImportError listing the bad lines, or nil.
+func (dr *dumpReader) err() error {
+	if !dr.bad() {
+		return nil
+	}
+	return &dr.ie
+}
+
+// has reports whether the dump defines node id (on the lines read so far).
+func (dr *dumpReader) has(id uint64) bool {
+	_, ok := dr.nodeLines[id]
+	return ok
+}
+
+// next returns the next valid node; ok is false at the end of the input. err is a read
+// error; bad lines are recorded, not returned.
+func (dr *dumpReader) next() (Node, bool, error) {
+	for {
+		line, err := readLine(dr.br, dr.lineBuf[:0])
+		dr.lineBuf = line
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
-				break
+				return Node{}, false, nil
 			}
 			if errors.Is(err, errLineTooLong) {
-				lineNo++
-				fail(lineNo, err)
+				dr.lineNo++
+				dr.fail(dr.lineNo, err)
 				continue
 			}
-			return nil, fmt.Errorf("read JSONL: %w", err)
+			return Node{}, false, fmt.Errorf("read JSONL: %w", err)
 		}
-		lineNo++
+		dr.lineNo++
+		lineNo := dr.lineNo
 		if errors.Is(err, errLineTooLong) {
-			fail(lineNo, err)
+			dr.fail(lineNo, err)
 			continue
 		}
 		line = bytes.TrimSpace(line)
@@ -214,7 +265,7 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 		err = json.Unmarshal(line, &l)
 		var te *json.UnmarshalTypeError
 		if err != nil && (!errors.As(err, &te) || te.Field == "") {
-			fail(lineNo, fmt.Errorf("not a JSON object: %s", jsonErr(err)))
+			dr.fail(lineNo, fmt.Errorf("not a JSON object: %s", jsonErr(err)))
 			continue
 		}
 		kind := l.Kind
@@ -228,57 +279,61 @@ func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
 		case "header":
 			switch {
 			case err != nil:
-				fail(lineNo, fmt.Errorf("header: %s", jsonErr(err)))
+				dr.fail(lineNo, fmt.Errorf("header: %s", jsonErr(err)))
 			case l.Format != "" && l.Format != DumpFormat:
-				fail(lineNo, fmt.Errorf("header: format %q is not %q", l.Format, DumpFormat))
+				dr.fail(lineNo, fmt.Errorf("header: format %q is not %q", l.Format, DumpFormat))
 			case l.Version > DumpVersion:
-				fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", l.Version, DumpVersion))
+				dr.fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", l.Version, DumpVersion))
 			}
 		case "node":
 			n, err := l.node(err)
 			if err != nil {
-				fail(lineNo, err)
+				dr.fail(lineNo, err)
 				continue
 			}
-			if prev, dup := nodeLines[n.ID]; dup {
-				fail(lineNo, fmt.Errorf("node id %d already defined on line %d", n.ID, prev))
+			if prev, dup := dr.nodeLines[n.ID]; dup {
+				dr.fail(lineNo, fmt.Errorf("node id %d already defined on line %d", n.ID, prev))
 				continue
 			}
-			nodeLines[n.ID] = lineNo
-			d.Nodes = append(d.Nodes, n)
+			dr.nodeLines[n.ID] = lineNo
+			return n, true, nil
 		case "edge":
 			e, err := l.edge(err)
 			if err != nil {
-				fail(lineNo, err)
+				dr.fail(lineNo, err)
 				continue
 			}
-			if prev, dup := edgeLines[e.ID]; dup {
-				fail(lineNo, fmt.Errorf("edge id %d already defined on line %d", e.ID, prev))
+			if prev, dup := dr.edgeLines[e.ID]; dup {
+				dr.fail(lineNo, fmt.Errorf("edge id %d already defined on line %d", e.ID, prev))
 				continue
 			}
-			edgeLines[e.ID] = lineNo
-			edges = append(edges, pendingEdge{lineNo, e})
+			dr.edgeLines[e.ID] = lineNo
+			dr.edges = append(dr.edges, pendingEdge{lineNo, e})
 		default:
-			fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", l.Kind))
+			dr.fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", l.Kind))
 		}
 	}
-	for _, pe := range edges {
+}
+
+// checkEdges returns the edges whose ends are nodes of the dump or known(id), recording
+// the others as bad lines. Call it after the last node.
+func (dr *dumpReader) checkEdges(known func(id uint64) bool) []Edge {
+	var out []Edge
+	for _, pe := range dr.edges {
 		ok := true
 		for _, id := range []uint64{pe.e.From, pe.e.To} {
-			if _, in := nodeLines[id]; !in && (known == nil || !known(id)) {
-				fail(pe.line, fmt.Errorf("edge %d: node %d is neither in the file nor in the vault", pe.e.ID, id))
+			if !dr.has(id) && (known == nil || !known(id)) {
+				dr.fail(pe.line, fmt.Errorf("edge %d: node %d is neither in the file nor in the vault", pe.e.ID, id))
 				ok = false
 				break
 			}
 		}
 		if ok {
-			d.Edges = append(d.Edges, pe.e)
+			out = append(out, pe.e)
 		}
 	}
-	if len(ie.Lines) > 0 {
-		return nil, ie
-	}
-	return d, nil
+	dr.edges = nil
+	return out
 }
 
 var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineLen)
@@ -436,23 +491,96 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err != nil {
 		return ImportReport{}, err
 	}
-	d, err := ParseJSONL(r, func(id uint64) bool { return existing[id] })
-	if err != nil {
-		return ImportReport{}, err
+	known := func(id uint64) bool { return existing[id] }
+	dr := newDumpReader(r)
+	size := v.chunk()
+	var first []Node
+	for len(first) <= size {
+		n, ok, err := dr.next()
+		if err != nil {
+			return ImportReport{}, err
+		}
+		if !ok {
+			break
+		}
+		first = append(first, n)
 	}
-	existing = nil
-	if len(d.Nodes)+len(d.Edges) > v.chunk() {
-		return v.importJournaled(ctx, d)
+	src := &importSource{dr: dr, known: known, buf: first, more: len(first) > size}
+	if !src.more {
+		edges := dr.checkEdges(known)
+		if err := dr.err(); err != nil {
+			return ImportReport{}, err
+		}
+		src.edges, src.checked = edges, true
+		if len(first)+len(edges) > size {
+			return v.importJournaled(ctx, src)
+		}
+	} else {
+		return v.importJournaled(ctx, src)
 	}
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
-		return importRecords(ctx, tx, ws, d.Nodes, d.Edges, &rep, nil)
+		return importRecords(ctx, tx, ws, first, src.edges, &rep, nil)
 	})
 	if err != nil {
 		return ImportReport{}, err
 	}
 	return rep, nil
+}
+
+// importSource feeds a large import chunk by chunk while the dump is read: only one
+// chunk of nodes is held in memory, whatever the dump's size.
+type importSource struct {
+	dr      *dumpReader
+	known   func(id uint64) bool
+	buf     []Node // nodes read ahead
+	more    bool   // the input may hold more nodes
+	edges   []Edge
+	checked bool
+}
+
+// nodes returns up to n more nodes, nil when there are none. A bad line anywhere in the
+// dump stops it: it reads the rest of the dump to report every bad line, and returns the
+// *ImportError.
+func (s *importSource) nodes(n int) ([]Node, error) {
+	for s.more && len(s.buf) < n {
+		node, ok, err := s.dr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			s.more = false
+			break
+		}
+		s.buf = append(s.buf, node)
+	}
+	if s.dr.bad() {
+		for s.more {
+			_, ok, err := s.dr.next()
+			if err != nil {
+				return nil, err
+			}
+			s.more = ok
+		}
+		s.dr.checkEdges(s.known)
+		return nil, s.dr.err()
+	}
+	k := min(n, len(s.buf))
+	out := s.buf[:k:k]
+	s.buf = slices.Clone(s.buf[k:])
+	return out, nil
+}
+
+// allEdges returns the dump's edges once every node was read, or the *ImportError.
+func (s *importSource) allEdges() ([]Edge, error) {
+	if !s.checked {
+		s.edges, s.checked = s.dr.checkEdges(s.known), true
+	}
+	if err := s.dr.err(); err != nil {
+		return nil, err
+	}
+	return s.edges, nil
 }
 
 // importRecords writes nodes and edges in tx. With journal set, it first records
