@@ -26,7 +26,6 @@ type batchWorker struct {
 	stTerm []int32
 	stTF   []uint32
 	docEnd []int32 // per document of the chunk: end of its postings in the stream
-	totals [MaxFields]uint64
 
 	// Current document and field.
 	ord   int32

@@ -154,16 +154,20 @@ func TestChampionListsFollowWrites(t *testing.T) {
 	// (they are reselected when they run low), without any search rebuilding them.
 	g := newGenerator(3)
 	rng := rand.New(rand.NewPCG(8, 9))
-	for i := range 3000 {
+	short := func(d Doc) Doc { // without the body: quicker, and the lists are the same terms'
+		d.Fields = slices.DeleteFunc(d.Fields, func(f Field) bool { return f.Name == FieldBody })
+		return d
+	}
+	for i := range 900 {
 		switch rng.IntN(3) {
 		case 0:
 			ix.Remove(uint64(1 + rng.IntN(12_000)))
 		case 1:
-			d := g.doc(uint64(1 + rng.IntN(12_000)))
-			ix.Add(d.ID, d.Fields...)
+			d := short(g.doc(uint64(1 + rng.IntN(12_000))))
+			ix.Add(d.ID, append(d.Fields, Tags(term))...)
 		default:
-			d := g.doc(uint64(20_000 + i))
-			ix.Add(d.ID, d.Fields...)
+			d := short(g.doc(uint64(20_000 + i)))
+			ix.Add(d.ID, append(d.Fields, Tags(term))...)
 		}
 	}
 	assertChampionInvariant(t, ix, term)
@@ -195,9 +199,9 @@ func TestSelectTop(t *testing.T) {
 }
 
 // TestRandomWritesMatchFreshIndex: whatever the order of writes (ids out of order, so
-// chunks are inserted into, split and re-keyed; removals and replacements, so champion
-// lists shrink and are reselected), the stored index equals one built afresh from the
-// documents that are left, posting for posting.
+// chunks are inserted into, split and re-keyed; removals and replacements), the stored
+// index equals one built afresh from the documents that are left, posting for posting
+// (champion lists under churn: TestChampionListsFollowWrites).
 func TestRandomWritesMatchFreshIndex(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -205,19 +209,19 @@ func TestRandomWritesMatchFreshIndex(t *testing.T) {
 	ix := New(Options{})
 	live := map[uint64]Doc{}
 	// Short documents (no body), with a term in every one, so that its list is long enough
-	// for chunks to split and for a champion list.
+	// for chunks to split.
 	common := func(d Doc) Doc {
 		d.Fields = slices.DeleteFunc(d.Fields, func(f Field) bool { return f.Name == FieldBody })
 		d.Fields = append(d.Fields, Tags("omnipresent"))
 		return d
 	}
-	for i := range 9000 {
-		id := uint64(1 + rng.IntN(12_000))
+	for i := range 3000 {
+		id := uint64(1 + rng.IntN(3_000))
 		switch {
 		case i%50 == 0:
 			batch := make([]Doc, 40)
 			for j := range batch {
-				batch[j] = common(g.doc(uint64(1 + rng.IntN(12_000))))
+				batch[j] = common(g.doc(uint64(1 + rng.IntN(3_000))))
 				live[batch[j].ID] = batch[j]
 			}
 			ix.AddBatch(batch)
@@ -242,7 +246,6 @@ func TestRandomWritesMatchFreshIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, uint64(len(live)), rec.df)
-	assert.NotZero(t, rec.flags&termChampion, "a term in every document has a champion list")
 	chunks := 0
 	forChunks(&ix.st, "omnipresent", func(uint64, []byte) bool { chunks++; return true })
 	assert.Greater(t, chunks, len(live)/maxChunk, "long lists are split into chunks")

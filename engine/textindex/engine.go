@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // Engine is an index's configuration (fields, weights, analyzer, synonyms): it writes
@@ -218,29 +217,6 @@ func (e *Engine) Init(st WriteStore) error {
 	}
 	m := indexMeta{fp: e.fp}
 	return st.PutTerm(metaKey, m.encode(e.nf))
-}
-
-// parallelFor runs fn over [0, n) in chunks of grain on all processors.
-func parallelFor(n, grain int, fn func(lo, hi int)) {
-	workers := min(maxProcs(), (n+grain-1)/grain)
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(int64(grain))) - grain
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+grain, n))
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func maxProcs() int { return runtime.GOMAXPROCS(0) }

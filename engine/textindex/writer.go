@@ -485,7 +485,6 @@ type writer struct {
 	all     []posting // reused by readAll
 	vals    []valued  // reused by selectChampions
 	key     []byte
-	scratch []posting
 }
 
 func corruptf(format string, args ...any) error {

@@ -86,19 +86,6 @@ func summaryLine(s string) string {
 	return ""
 }
 
-// sameText reports whether two versions of a node index the same way.
-func sameText(a, b *Node) bool {
-	if a.Title != b.Title || a.Content != b.Content || a.Body != b.Body || len(a.Tags) != len(b.Tags) {
-		return false
-	}
-	for i := range a.Tags {
-		if a.Tags[i] != b.Tags[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // ensureDerived builds what a write transaction keeps current when the database lacks it
 // (written before it existed, or by a nova with another analyzer): the full-text index
 // and the counters. It runs at the start of every write transaction; the check is two

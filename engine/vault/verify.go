@@ -138,7 +138,8 @@ func verifyDerived(tx *bolt.Tx, report func(format string, a ...any)) {
 		return
 	}
 	fresh := &textindex.MemStore{}
-	if err := eng.Init(fresh); err == nil {
+	err = eng.Init(fresh)
+	if err == nil {
 		err = eng.Apply(fresh, b)
 	}
 	if err != nil {
