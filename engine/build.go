@@ -6,19 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/prd"
-	"github.com/nova-dev/nova/engine/tools"
 )
-
-// TopicBuild is the Topic of build events: EventTask for each task
-// transition (BuildID, TaskID, Status; Payload a build.Task), EventDone /
-// EventFailed when a build ends, EventChanged when it is created, paused,
-// canceled or resumed, EventLog for notes (Payload a build.Build otherwise).
-// A task's live stream is the Topic "agent" events carrying the same BuildID
-// and TaskID. Every event is published after its state is committed.
-const TopicBuild = "build"
 
 // buildState is the build engine of a Local. Playbook, Rehearsal and
 // Knowledge are set by initACE / initRehearsal (etc.) from Open; nil means
@@ -28,8 +20,11 @@ type buildState struct {
 	Rehearsal build.RehearsalHook
 	Knowledge build.KnowledgeHook
 
-	once sync.Once
-	eng  *build.Engine
+	once  sync.Once
+	eng   *build.Engine
+	ready atomic.Pointer[build.Engine] // eng, once built (read by Close)
+
+	policy sync.Map // build id (string) → ApprovalPolicy of its RunBuild
 }
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
@@ -38,19 +33,24 @@ func (l *Local) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
 		l.build.eng = build.New(build.Config{
-			Root:          l.ws.Root,
-			OutputDir:     filepath.Join(l.Dir(), "output"),
-			Tier:          cfg.Tier,
-			Autonomy:      cfg.Autonomy,
-			Parallelism:   cfg.Build.Parallelism,
-			Checks:        cfg.Checks,
-			CheckTimeout:  cfg.Commands.Timeout.D(),
-			Judge:         cfg.Build.Judge,
-			JudgeModel:    cfg.Models.Medium,
-			PromptTokens:  cfg.Budgets.PromptTokens,
-			VaultShare:    cfg.Budgets.VaultShare,
-			PlaybookShare: cfg.Budgets.PlaybookShare,
-			BuildTokens:   cfg.Budgets.BuildTokens,
+			Root:           l.ws.Root,
+			OutputDir:      filepath.Join(l.Dir(), "output"),
+			Tier:           cfg.Tier,
+			Autonomy:       cfg.Autonomy,
+			Parallelism:    cfg.Build.Parallelism,
+			Checks:         cfg.Checks,
+			CheckTimeout:   cfg.Commands.Timeout.D(),
+			Judge:          cfg.Build.Judge,
+			JudgeModel:     cfg.Models.Medium,
+			PromptTokens:   cfg.Budgets.PromptTokens,
+			VaultShare:     cfg.Budgets.VaultShare,
+			PlaybookShare:  cfg.Budgets.PlaybookShare,
+			KnowledgeShare: cfg.Budgets.KnowledgeShare,
+			BuildTokens:    cfg.Budgets.BuildTokens,
+			Inconclusive:   cfg.Verify.Inconclusive,
+			WaitLimit:      cfg.Ollama.WaitLimit.D(),
+			MaxEscalations: noneIfZero(cfg.Build.MaxEscalations),
+			MaxLargeCalls:  noneIfZero(cfg.Build.MaxLargeCalls),
 		}, build.Deps{
 			DB:      l.db,
 			Exec:    l.execBuildTask,
@@ -66,21 +66,43 @@ func (l *Local) Builds() *build.Engine {
 			},
 			Publish: l.publishBuild,
 		})
+		l.build.ready.Store(l.build.eng)
 	})
 	return l.build.eng
 }
 
+// noneIfZero maps a config cap of 0 (none) to build.Config's "none" (-1).
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
-	return l.RunAgent(ctx, req.Agent, req.Task, RunOptions{ExtraContext: req.Extra,
-		TaskID: req.TaskID, BuildID: req.BuildID, Approve: req.Approve})
+	autonomy := req.Autonomy
+	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+		approve: req.Approve, autonomy: &autonomy}
+	if p, ok := l.build.policy.Load(req.BuildID); ok {
+		r.Approvals = p.(ApprovalPolicy)
+	}
+	return l.runAgent(ctx, req.Agent, req.Task, r)
 }
 
 func (l *Local) publishBuild(ev build.Event) {
 	e := Event{Topic: TopicBuild, BuildID: strconv.FormatUint(ev.BuildID, 10), TaskID: ev.TaskID,
-		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total, Payload: ev.Payload}
+		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total}
 	switch ev.Kind {
 	case build.KindTask:
 		e.Type = EventTask
+	case build.KindWaiting:
+		e.Type = EventTaskWaiting
+	case build.KindAsking:
+		e.Type = EventTaskAsking
+	case build.KindEscalated:
+		e.Type = EventTaskEscalated
+	case build.KindBudget:
+		e.Type = EventBudgetWarning
 	case build.KindDone:
 		e.Type = EventDone
 	case build.KindFailed:
@@ -93,38 +115,16 @@ func (l *Local) publishBuild(ev build.Event) {
 	l.Publish(e)
 }
 
-// StartBuild loads, validates and starts a PRD in the background (the TUI's
-// path); follow it with Subscribe (Topic "build"), stop it with
-// Builds().Pause / Cancel, continue it with ResumeBuild.
-func (l *Local) StartBuild(ctx context.Context, prdPath string, opts build.Options) (build.Build, error) {
-	p, err := prd.Load(prdPath)
-	if err != nil {
-		return build.Build{}, err
+// stopBuilds interrupts the builds running in this process before the
+// database closes (Close), waiting at most a few seconds.
+func (l *Local) stopBuilds() {
+	eng := l.build.ready.Load()
+	if eng == nil {
+		return
 	}
-	eng := l.Builds()
-	b, err := eng.Create(ctx, p, prdPath, opts)
-	if err != nil {
-		return b, err
-	}
-	return b, eng.Go(b.ID, opts.Approve)
-}
-
-// Plans implements Workspace: the plans in .nova/prds/, each parsed and
-// validated against the roster (any agent is accepted when it is unreadable).
-func (l *Local) Plans(ctx context.Context) ([]build.PlanFile, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var known func(string) bool
-	if roster, _ := l.Agents(); roster != nil {
-		known = roster.Has
-	}
-	return build.ListPlans(l.ws.Path("prds"), known)
-}
-
-// ResumeBuild continues a build in the background.
-func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveFunc) error {
-	return l.Builds().Go(id, approve)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = eng.Shutdown(ctx)
 }
 
 // runningBuilds counts builds running in this process (Summary). A build
@@ -138,7 +138,7 @@ func (l *Local) runningBuilds(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, b := range bs {
-		if b.Status == build.StatusRunning && b.Active {
+		if b.Active {
 			n++
 		}
 	}

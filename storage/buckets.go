@@ -21,15 +21,32 @@ var (
 	BucketPlaybookPending = []byte("playbook_pending")
 	BucketProfiles        = []byte("profiles")
 	BucketRehearsals      = []byte("rehearsals")
-	BucketVaultTerms      = []byte("vault_terms")
-	BucketVaultPostings   = []byte("vault_postings")
-	BucketVaultCounts     = []byte("vault_counts")
-	BucketVaultJournal    = []byte("vault_journal")
+	// Added by migration 2.
+	BucketVaultArchive    = []byte("vault_archive")
+	BucketVaultTombstones = []byte("vault_tombstones")
+
+	// Added by migration 3.
+	BucketVaultTerms    = []byte("vault_terms")
+	BucketVaultPostings = []byte("vault_postings")
+	BucketVaultCounts   = []byte("vault_counts")
+	BucketVaultJournal  = []byte("vault_journal")
 )
 
-// Registry lists every top-level bucket: a new database gets them all from migration 1,
-// an older one gets the later ones from the migration that introduced them.
-var Registry = [][]byte{
+// Nested buckets of BucketWisdom (created by migration 2).
+var (
+	WisdomPatterns   = []byte("patterns")
+	WisdomSources    = []byte("sources")
+	WisdomPromotions = []byte("promotions")
+	WisdomOptIn      = []byte("optin")
+	WisdomBundles    = []byte("bundles")
+)
+
+// WisdomNested lists the nested buckets of BucketWisdom.
+var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
+
+// registryV1 is what migration 1 creates. It never changes: later buckets
+// come with their own migrations.
+var registryV1 = [][]byte{
 	BucketMeta, BucketSettings,
 	BucketVaultNodes, BucketVaultEdges, BucketVaultIndex, BucketVaultBodies, BucketWisdom,
 	BucketImports, BucketImportFiles,
@@ -37,8 +54,14 @@ var Registry = [][]byte{
 	BucketBuilds, BucketBuildTasks,
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
-	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // migration 2
 }
+
+// Registry lists every top-level bucket: those of migration 1 in the order
+// it creates them, then those of later migrations.
+var Registry = append(append([][]byte{}, registryV1...),
+	BucketVaultArchive, BucketVaultTombstones, // migration 2
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // migration 3
+)
 
 // Keys inside BucketMeta.
 var (

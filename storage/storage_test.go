@@ -350,42 +350,6 @@ func FuzzOpenGarbage(f *testing.F) {
 	})
 }
 
-func TestMigration2AddsVaultIndexBuckets(t *testing.T) {
-	t.Parallel()
-	db, path := openTemp(t)
-	// A schema-1 database, as an older nova left it: without the new buckets, with the
-	// full-text snapshot they replace.
-	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
-			if err := tx.DeleteBucket(name); err != nil {
-				return err
-			}
-		}
-		if err := tx.Bucket(BucketVaultIndex).Put([]byte("~textindex"), []byte("NVVS old snapshot")); err != nil {
-			return err
-		}
-		if err := tx.Bucket(BucketVaultIndex).Put([]byte("~rev"), Key(7)); err != nil {
-			return err
-		}
-		return writeSchema(tx, 1)
-	}))
-	require.NoError(t, db.Close())
-	db, err := Open(path, Options{})
-	require.NoError(t, err)
-	defer func() { _ = db.Close() }()
-	v, err := db.SchemaVersion()
-	require.NoError(t, err)
-	assert.Equal(t, 2, v)
-	require.NoError(t, db.View(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
-			assert.NotNil(t, tx.Bucket(name), string(name))
-		}
-		assert.Nil(t, tx.Bucket(BucketVaultIndex).Get([]byte("~textindex")), "the old snapshot is dropped")
-		assert.Equal(t, Key(7), tx.Bucket(BucketVaultIndex).Get([]byte("~rev")), "other keys are kept")
-		return nil
-	}))
-}
-
 func TestReleaseMappedKeepsData(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)

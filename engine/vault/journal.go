@@ -224,6 +224,9 @@ func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep Imp
 			break
 		}
 		if err == nil {
+			err = src.capError(v.opts.Tier, cn)
+		}
+		if err == nil {
 			err = write(cn, nil)
 		}
 		if errors.Is(err, errSimulatedCrash) {

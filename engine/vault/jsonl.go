@@ -464,14 +464,18 @@ type ImportReport struct {
 // Import reads a JSONL dump (see Export) and writes it, keeping ids: whole
 // file or nothing. Any bad line rejects the import with an *ImportError
 // listing every bad line by number (errors.Is ErrInvalid), before anything is
-// written. A node or edge whose id exists is replaced.
+// written. A node or edge whose id exists is replaced. An import whose new
+// nodes would take the vault over its tier's cap is refused (*CapError) and
+// leaves the vault as it was.
 //
 // A dump of up to importChunk records is written in one transaction. A larger
 // one is written in transactions of importChunk records under a journal
 // (bucket vault_journal: what each written id held before), so that memory
-// stays bounded whatever the dump's size; a failure or a cancellation rolls
-// back what was written, and a process killed meanwhile leaves the journal
-// for the next write to roll back (see recoverImport).
+// stays bounded whatever the dump's size; a failure, a cancellation or the
+// tier cap rolls back what was written, and a process killed meanwhile leaves
+// the journal for the next write to roll back (see recoverImport). The cap is
+// checked before each chunk is written, so a dump over it from its first
+// chunk (any dump over the free tier's cap) writes nothing at all.
 func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err := ctx.Err(); err != nil {
 		return ImportReport{}, err
@@ -505,7 +509,7 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 		}
 		first = append(first, n)
 	}
-	src := &importSource{dr: dr, known: known, buf: first, more: len(first) > size}
+	src := &importSource{dr: dr, known: known, buf: first, more: len(first) > size, count: len(existing)}
 	if !src.more {
 		edges := dr.checkEdges(known)
 		if err := dr.err(); err != nil {
@@ -521,6 +525,15 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
+		fresh := map[uint64]bool{}
+		for i := range first {
+			if !hasNode(tx, first[i].ID) {
+				fresh[first[i].ID] = true
+			}
+		}
+		if _, err := v.reserve(tx, ws, ByUser, len(fresh), 0); err != nil {
+			return err
+		}
 		return importRecords(ctx, tx, ws, first, src.edges, &rep, nil)
 	})
 	if err != nil {
@@ -538,6 +551,44 @@ type importSource struct {
 	more    bool   // the input may hold more nodes
 	edges   []Edge
 	checked bool
+	// count is how many nodes the vault held before the import; fresh the distinct ids
+	// of the nodes returned so far that it did not hold (for the tier cap).
+	count int
+	fresh map[uint64]bool
+}
+
+// countFresh adds the ids of nodes the vault did not hold to s.fresh and returns
+// how many distinct new nodes the import has brought so far.
+func (s *importSource) countFresh(nodes []Node) int {
+	if s.fresh == nil {
+		s.fresh = map[uint64]bool{}
+	}
+	for i := range nodes {
+		if id := nodes[i].ID; !s.known(id) {
+			s.fresh[id] = true
+		}
+	}
+	return len(s.fresh)
+}
+
+// capError says whether the import's new nodes so far take a vault of tier over its cap.
+// When they do, it reads the rest of the dump to report the whole import's count (or the
+// dump's bad lines, which come first).
+func (s *importSource) capError(tier string, nodes []Node) error {
+	if CheckCap(tier, s.count, s.countFresh(nodes)) == nil {
+		return nil
+	}
+	for {
+		rest, err := s.nodes(importChunk)
+		if err != nil {
+			return err
+		}
+		if len(rest) == 0 {
+			break
+		}
+		s.countFresh(rest)
+	}
+	return CheckCap(tier, s.count, len(s.fresh))
 }
 
 // nodes returns up to n more nodes, nil when there are none. A bad line anywhere in the

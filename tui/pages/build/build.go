@@ -7,9 +7,12 @@
 package build
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +21,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
-	enginebuild "github.com/nova-dev/nova/engine/build"
+	eb "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
@@ -26,9 +29,6 @@ import (
 
 // ID is the router id of the page.
 const ID = "build"
-
-// Topic is the engine event topic of builds.
-const Topic = "build"
 
 // maxStream bounds the live output kept per task (bytes).
 const maxStream = 64 << 10
@@ -85,12 +85,19 @@ type controlMsg struct {
 	err  error
 }
 
+// ranMsg: a RunBuild the page started returned (the build ended, paused or
+// was stopped).
+type ranMsg struct {
+	id  string
+	err error
+}
+
 type refreshMsg struct{ seq int }
 type flushMsg struct{}
 type spinMsg struct{}
 
 // prdFile is one entry of the PRD picker.
-type prdFile = enginebuild.PlanFile
+type prdFile = engine.PlanFile
 
 // Model is the Build page.
 type Model struct {
@@ -134,6 +141,7 @@ type Model struct {
 
 	buildSel int
 	confirm  *confirm.Model
+	ask      *askDialog
 
 	// runs maps agent run ids to the build task they run (from the
 	// agent events, which carry both); approvals are the command
@@ -162,12 +170,9 @@ type pendingDelta struct {
 	text  strings.Builder
 }
 
-// New builds the page over the workspace's build engine.
-func New(c *common.Common) *Model { return NewWithSource(c, sourceFor(c.WS)) }
-
-// NewWithSource builds the page over src (tests).
-func NewWithSource(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), follow: true,
+// New builds the page over src (the workspace, or a test's fake).
+func New(c *common.Common, src Source) *Model {
+	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
 		runs: map[string][2]string{}, waiting: map[string]string{}}
 }
@@ -179,7 +184,7 @@ func (m *Model) SetClock(now func() time.Time) { m.now = now }
 func (m *Model) Title() string { return "Build" }
 
 // Capturing implements common.Page: dialogs and pickers own the keyboard.
-func (m *Model) Capturing() bool { return m.mode != modeGraph || m.confirm.Active() }
+func (m *Model) Capturing() bool { return m.mode != modeGraph || m.confirm.Active() || m.ask.open }
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd { return m.loadList() }
@@ -188,27 +193,15 @@ func (m *Model) Init() tea.Cmd { return m.loadList() }
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.confirm.SetSize(w, h)
-}
-
-// guard runs an engine call off the UI goroutine, turning a panic (a
-// workspace without the capability) into an error message.
-func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
-		return f()
-	}
+	m.ask.SetWidth(m.dialogWidth())
 }
 
 func (m *Model) loadList() tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
-	return guard(func() tea.Msg {
-		b, err := src.List(ctx)
+	return func() tea.Msg {
+		b, err := listBuilds(ctx, src)
 		return listMsg{builds: b, err: err}
-	}, func(err error) tea.Msg { return listMsg{err: err} })
+	}
 }
 
 func (m *Model) loadDetail() tea.Cmd {
@@ -217,45 +210,71 @@ func (m *Model) loadDetail() tea.Cmd {
 	}
 	m.gen++
 	src, ctx, id, gen := m.src, m.c.Ctx, m.cur, m.gen
-	return guard(func() tea.Msg {
-		d, err := src.Get(ctx, id)
+	return func() tea.Msg {
+		d, err := getBuild(ctx, src, id)
 		return detailMsg{gen: gen, detail: d, err: err}
-	}, func(err error) tea.Msg { return detailMsg{gen: gen, err: err} })
+	}
 }
 
 // loadPRDs lists the workspace's build plans, parsed and validated by the
 // engine.
 func (m *Model) loadPRDs() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() tea.Msg {
-		dir := filepath.Join(ws.Info().Root, ".nova", "prds")
-		files, err := ws.Plans(ctx)
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		dir := filepath.Join(src.Info().Dir, "prds")
+		files, err := src.ListPlans(ctx)
 		return prdsMsg{dir: dir, files: files, err: err}
-	}, func(err error) tea.Msg { return prdsMsg{err: err} })
+	}
 }
 
+// start creates a build of the PRD; startedMsg then runs it (runCmd).
 func (m *Model) start(f prdFile) tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
-	return guard(func() tea.Msg {
-		id, err := src.Start(ctx, f.Path)
-		return startedMsg{id: id, path: f.Path, err: err}
-	}, func(err error) tea.Msg { return startedMsg{path: f.Path, err: err} })
+	return func() tea.Msg {
+		b, err := src.CreateBuild(ctx, f.Path, engine.BuildOptions{})
+		if err != nil {
+			return startedMsg{path: f.Path, err: err}
+		}
+		return startedMsg{id: strconv.FormatUint(b.ID, 10), path: f.Path}
+	}
+}
+
+// runCmd runs (or resumes) a build for as long as it runs: RunBuild blocks,
+// its progress arrives as events. The TUI's context bounds it: quitting
+// leaves the build resumable. The agents' command approvals are put to the
+// user (the approval dialog). The run is attended: it waits for a model
+// server that went away, and for the answers of tasks that ask (the ask
+// dialog), instead of giving up.
+func (m *Model) runCmd(id string) tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		n, err := parseID(id)
+		if err == nil {
+			_, err = src.RunBuild(ctx, n, engine.RunBuildOptions{Approvals: engine.ApproveAsk, Attended: true})
+		}
+		return ranMsg{id: id, err: err}
+	}
 }
 
 func (m *Model) control(verb string) tea.Cmd {
+	if verb == "resume" {
+		// Resuming is running again: the run lasts as long as the build.
+		id := m.cur
+		return tea.Batch(m.runCmd(id), func() tea.Msg { return controlMsg{verb: verb} })
+	}
 	src, ctx, id := m.src, m.c.Ctx, m.cur
-	return guard(func() tea.Msg {
-		var err error
-		switch verb {
-		case "pause":
-			err = src.Pause(ctx, id)
-		case "resume":
-			err = src.Resume(ctx, id)
-		case "cancel":
-			err = src.Cancel(ctx, id)
+	return func() tea.Msg {
+		n, err := parseID(id)
+		if err == nil {
+			switch verb {
+			case "pause":
+				err = src.PauseBuild(ctx, n)
+			case "cancel":
+				err = src.CancelBuild(ctx, n)
+			}
 		}
 		return controlMsg{verb: verb, err: err}
-	}, func(err error) tea.Msg { return controlMsg{verb: verb, err: err} })
+	}
 }
 
 func (m *Model) refresh() tea.Cmd {
@@ -322,8 +341,17 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		m.mode, m.startErr = modeGraph, nil
 		m.cur, m.sel, m.focus, m.detail, m.follow = msg.id, 0, focusTasks, nil, true
-		return m, tea.Batch(m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
+		return m, tea.Batch(m.runCmd(msg.id), m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
+	case ranMsg:
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			return m, tea.Batch(m.refresh(), common.Failure(fmt.Errorf("build %s: %w", msg.id, msg.err)))
+		}
+		return m, m.refresh()
 	case controlMsg:
+		if errors.Is(msg.err, eb.ErrFinished) {
+			// p on a finished build: the engine says so.
+			return m, common.Toast(msg.err.Error())
+		}
 		if msg.err != nil {
 			return m, common.Failure(fmt.Errorf("%s build: %w", msg.verb, msg.err))
 		}
@@ -340,6 +368,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, tea.Batch(m.answer(a, msg.Confirmed), m.nextApproval())
 		}
 		return m, nil
+	case askedMsg:
+		return m, m.asked(msg)
 	case answeredMsg:
 		delete(m.waiting, streamKey(msg.a.build, msg.a.task))
 		if msg.err != nil {
@@ -385,7 +415,10 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	if ev.Type == engine.EventNeedsApproval && ev.Topic == engine.TopicAgent {
 		return m.askApproval(ev)
 	}
-	if ev.BuildID == "" && ev.Topic != Topic {
+	if ev.Type == engine.EventTaskAsking && ev.Topic == engine.TopicBuild {
+		return tea.Batch(m.refresh(), m.openAsk(ev.BuildID, ev.TaskID, ev.Text))
+	}
+	if ev.BuildID == "" && ev.Topic != engine.TopicBuild {
 		return nil
 	}
 	if ev.Type == engine.EventDelta {
@@ -399,10 +432,10 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 		}
 		return m.appendStream(ev.BuildID, ev.TaskID, ev.Text)
 	}
-	if ev.Topic != Topic && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
+	if ev.Topic != engine.TopicBuild && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
 		// Agent events of a build task: tool calls and new steps go into
 		// the live stream; they are not transitions.
-		if ae, ok := ev.Payload.(agents.Event); ok && ev.TaskID != "" {
+		if ae := ev.Agent; ae != nil && ev.TaskID != "" {
 			switch ae.Type {
 			case agents.EventToolCall:
 				return m.appendStream(ev.BuildID, ev.TaskID, "\n→ "+ae.Tool+" "+oneLine(ae.Args)+"\n")
@@ -432,8 +465,8 @@ func isReset(ev engine.Event) bool {
 	if ev.Status == "reset" {
 		return true
 	}
-	if ae, ok := ev.Payload.(agents.Event); ok {
-		return ae.Reset
+	if ev.Agent != nil {
+		return ev.Agent.Reset
 	}
 	return false
 }
@@ -466,14 +499,15 @@ func (m *Model) flush() {
 	}
 }
 
-// spinCmd keeps the spinner turning while a task of the shown build runs.
+// spinCmd keeps the spinner turning while a task of the shown build runs
+// or the build waits (for the model server, an answer).
 func (m *Model) spinCmd() tea.Cmd {
 	if m.spinOn || m.detail == nil {
 		return nil
 	}
-	running := false
+	running := m.detail.Status == StatusWaiting && m.detail.Active
 	for _, t := range m.detail.Tasks {
-		if t.Status == StatusRunning {
+		if t.Status == StatusRunning || (t.Status == StatusWaiting && t.WaitFor == WaitOllama) {
 			running = true
 			break
 		}
@@ -498,11 +532,14 @@ func (m *Model) reorder(keep string) {
 	tasks := m.detail.Tasks
 	slices.SortStableFunc(m.order, func(a, b int) int { return tasks[a].Phase - tasks[b].Phase })
 	if keep == "" || m.follow {
-		// Follow the work: the first running task.
-		for i, idx := range m.order {
-			if tasks[idx].Status == StatusRunning {
-				m.sel = i
-				return
+		// Follow the work: the first running task, else the first waiting
+		// one (for the model server, an answer).
+		for _, want := range []string{StatusRunning, StatusWaiting} {
+			for i, idx := range m.order {
+				if tasks[idx].Status == want {
+					m.sel = i
+					return
+				}
 			}
 		}
 		if keep == "" {
@@ -556,6 +593,9 @@ func (m *Model) provItems() []provItem {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
+	if m.ask.open {
+		return m.askKey(msg)
+	}
 	if m.confirm.Active() {
 		_, cmd := m.confirm.Update(msg)
 		return cmd
@@ -589,7 +629,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		switch m.detail.Status {
-		case StatusPaused, StatusCanceled, StatusFailed:
+		case StatusPaused, StatusCanceled, StatusInterrupted:
 			return m.control("resume")
 		case StatusRunning, StatusPending, StatusWaiting:
 			if !m.detail.Active {
@@ -599,7 +639,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return m.control("pause")
 		}
-		return common.Toast("build " + m.detail.ID + " is " + m.detail.Status + ": nothing to pause or resume")
+		// Finished (done, failed): the engine says what pausing means.
+		return m.control("pause")
+	case key.Matches(msg, km.Answer):
+		t, ok := m.selectedTask()
+		if !ok || m.detail == nil || t.Status != StatusWaiting || t.WaitFor != WaitUser {
+			return common.Toast("a answers a task that asks you a question; this one asks nothing")
+		}
+		return m.openAsk(m.detail.ID, t.ID, t.Question)
 	case key.Matches(msg, km.Cancelrun):
 		if m.detail == nil || !m.detail.Live() {
 			return nil
@@ -706,7 +753,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		f := m.prds[m.prdSel]
-		if f.Err != nil {
+		if f.Problem != "" {
 			m.startErr = fmt.Errorf("%s cannot start until it is fixed", f.Name)
 			return nil
 		}
@@ -739,6 +786,8 @@ func (m *Model) buildsKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) ShortHelp() []key.Binding {
 	km := m.c.KeyMap
 	switch {
+	case m.ask.open:
+		return []key.Binding{withHelp(km.Enter, "answer"), withHelp(km.Back, "keep waiting")}
 	case m.confirm.Active():
 		return m.confirm.ShortHelp()
 	case m.mode == modePicker:
@@ -759,6 +808,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
 		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"), withHelp(km.Back, "back to tasks")},
 		{withHelp(km.New, "start a build from a PRD"), withHelp(km.Branch, "switch build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel build"), km.Refresh},
+		{withHelp(km.Answer, "answer a task that asks you")},
 	}
 }
 
@@ -777,10 +827,10 @@ func orDash(s string) string {
 // askApproval queues a build task's command approval (runCommand below
 // autonomy 4); other runs' approvals belong to the screen that started them.
 func (m *Model) askApproval(ev engine.Event) tea.Cmd {
-	req, ok := ev.Payload.(tools.ApprovalRequest)
-	if !ok {
+	if ev.Approval == nil {
 		return nil
 	}
+	req := *ev.Approval
 	bt, ok := m.runs[ev.RunID]
 	if !ok {
 		return nil
@@ -790,6 +840,21 @@ func (m *Model) askApproval(ev engine.Event) tea.Cmd {
 	m.approvals = append(m.approvals, a)
 	toast := common.Toast(fmt.Sprintf("build %s: %s wants to run `%s` — answer on the Build screen (alt+6)", a.build, a.task, req.Command))
 	return tea.Batch(toast, m.nextApproval())
+}
+
+// openAsk opens the ask dialog for a task's question, unless another
+// dialog is up (the task stays waiting; a opens it later).
+func (m *Model) openAsk(build, task, question string) tea.Cmd {
+	toast := common.Toast(fmt.Sprintf("build %s: %s asks you a question — answer on the Build screen (alt+6, a)", build, task))
+	if m.ask.open && m.ask.sending {
+		// The answer to the last question is on its way: this one comes next.
+		m.ask.queue(build, task, question)
+		return toast
+	}
+	if m.ask.open || m.confirm.Active() || m.mode != modeGraph {
+		return toast
+	}
+	return tea.Batch(toast, m.ask.Open(build, task, question))
 }
 
 // nextApproval opens the dialog for the oldest queued approval.
@@ -809,10 +874,10 @@ func (m *Model) nextApproval() tea.Cmd {
 }
 
 func (m *Model) answer(a approval, yes bool) tea.Cmd {
-	ws := m.c.WS
-	return guard(func() tea.Msg {
-		return answeredMsg{a: a, yes: yes, err: ws.AnswerApproval(a.req.ID, yes)}
-	}, func(err error) tea.Msg { return answeredMsg{a: a, yes: yes, err: err} })
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		return answeredMsg{a: a, yes: yes, err: src.AnswerApproval(ctx, a.req.ID, yes)}
+	}
 }
 
 func (m *Model) pendingFor(build, task string) *pendingDelta {

@@ -3,22 +3,35 @@ package build
 import (
 	"context"
 	"time"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/ace"
+	eb "github.com/nova-dev/nova/engine/build"
+	engvault "github.com/nova-dev/nova/engine/vault"
 )
 
-// Source is what the Build page needs from the engine. The page talks to it
-// only from tea.Cmds. sourceFor adapts an engine.Workspace; tests may pass
-// their own (NewWithSource).
+// Source is what the Build page needs from the engine: a subset of
+// engine.Workspace's verbs. The page talks to it only from tea.Cmds (Info
+// does no I/O); data.go turns its values into the page's view model below.
 type Source interface {
-	// List returns the builds, newest first.
-	List(ctx context.Context) ([]Summary, error)
-	// Get returns one build with its tasks in plan order.
-	Get(ctx context.Context, id string) (Detail, error)
-	// Start validates and starts the PRD at path; it returns the build id.
-	Start(ctx context.Context, path string) (string, error)
-	// Pause, Resume and Cancel control a running build.
-	Pause(ctx context.Context, id string) error
-	Resume(ctx context.Context, id string) error
-	Cancel(ctx context.Context, id string) error
+	Info() engine.Info
+	ListPlans(ctx context.Context) ([]engine.PlanFile, error)
+	ListBuilds(ctx context.Context) ([]eb.Build, error)
+	GetBuild(ctx context.Context, id uint64) (eb.Build, error)
+	BuildTasks(ctx context.Context, id uint64) ([]eb.Task, error)
+	CreateBuild(ctx context.Context, prdPath string, o engine.BuildOptions) (eb.Build, error)
+	// RunBuild blocks until the build ends or pauses (the page runs it in a
+	// tea.Cmd); its progress arrives as events.
+	RunBuild(ctx context.Context, id uint64, o engine.RunBuildOptions) (eb.Build, error)
+	PauseBuild(ctx context.Context, id uint64) error
+	CancelBuild(ctx context.Context, id uint64) error
+	AnswerApproval(ctx context.Context, id string, approve bool) error
+	// AnswerTask answers a task that asks the user (the ask dialog).
+	AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error)
+	// GetNodes and GetPlaybook resolve a task's provenance (the vault nodes
+	// and playbook rules its prompt was given) to their text.
+	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
+	GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error)
 }
 
 // Build and task states as the page shows them.
@@ -29,9 +42,18 @@ const (
 	StatusDone     = "done"
 	StatusFailed   = "failed"
 	StatusBlocked  = "blocked"
-	StatusWaiting  = "waiting" // waiting for approval
+	StatusWaiting  = "waiting" // waiting for approval, the model server or an answer
 	StatusPaused   = "paused"
 	StatusCanceled = "canceled"
+	// StatusInterrupted: stopped by a quit or a crash; p resumes it.
+	StatusInterrupted = "interrupted"
+)
+
+// What a waiting task waits for (Task.WaitFor).
+const (
+	WaitOllama    = "ollama"
+	WaitUser      = "user"
+	WaitRehearsal = "rehearsal"
 )
 
 // Summary is one build in the builds list.
@@ -82,9 +104,24 @@ type Task struct {
 	Reason           string
 	Output           string
 	ChangesetID      uint64
+	// WaitFor says what a waiting task waits for (WaitOllama, WaitUser,
+	// WaitRehearsal); Question is what it asks the user.
+	WaitFor, Question string
+	// Verdict is the verifier's verdict on the last attempt (nil: none
+	// yet); Warning is set when the task was marked done unverified.
+	Verdict *Verdict
+	Warning string
 	// Provenance: what went into the task's prompt.
 	VaultNodes []VaultRef
 	Rules      []RuleRef
+}
+
+// Verdict is the verifier's verdict on a task's work: passed, failed or
+// inconclusive, with the evidence lines of the checks that did not pass.
+type Verdict struct {
+	Status   string
+	Checks   int      // how many checks it ran
+	Problems []string // one line per check that did not pass
 }
 
 // Attempt is one finished attempt of a task (retries show here).
