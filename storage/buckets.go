@@ -25,7 +25,13 @@ var (
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
 
-	// Added by migration 3.
+	// Added by migration 3 (engine/knowledge). The user-level file holds
+	// BucketFacts and BucketFactsIndex too (UserMigrations).
+	BucketFacts      = []byte("facts")
+	BucketFactsIndex = []byte("facts_idx")
+	BucketDocsCache  = []byte("docs_cache")
+
+	// Added by migration 4.
 	BucketVaultTerms    = []byte("vault_terms")
 	BucketVaultPostings = []byte("vault_postings")
 	BucketVaultCounts   = []byte("vault_counts")
@@ -59,8 +65,9 @@ var registryV1 = [][]byte{
 // Registry lists every top-level bucket: those of migration 1 in the order
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
-	BucketVaultArchive, BucketVaultTombstones, // migration 2
-	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // migration 3
+	BucketVaultArchive, BucketVaultTombstones, // m2
+	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m4
 )
 
 // Keys inside BucketMeta.

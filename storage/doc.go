@@ -35,23 +35,23 @@
 //	                       eto    8-byte target node id             → edge ids
 //	                       erel   relation                          → edge ids
 //	                     plus "~rev" without 0x00 (the change counter, 8 bytes); the full-text
-//	                     snapshot "~textindex" that schema 1 and 2 kept here is dropped by migration 3
+//	                     snapshot "~textindex" that schemas 1–3 kept here is dropped by migration 4
 //	vault_bodies         (m1) long node bodies by node id: 'b' 0x01 + raw UTF-8 (not JSON)
 //	vault_archive        (m2) nodes moved out of the vault by a tier cap's eviction, by node id:
 //	                     the node with its body and the edges it had (restored with the same ids)
 //	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
 //	                     key = user id 0x00 source (the import_files key layout)
-//	vault_terms          (m3) the vault's full-text index (engine/textindex), one record per term:
+//	vault_terms          (m4) the vault's full-text index (engine/textindex), one record per term:
 //	                     term → version, document frequency, flags; plus 0xff "meta" → the
 //	                     index record (analyzer fingerprint, documents, field-length totals,
 //	                     reference averages). Kept current by every vault write
-//	vault_postings       (m3) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
+//	vault_postings       (m4) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
 //	                     → the postings of the documents in that id range; term 0x01 → the
 //	                     term's champion list (frequent terms only)
-//	vault_counts         (m3) vault counters kept by every vault write: "nodes", "edges",
+//	vault_counts         (m4) vault counters kept by every vault write: "nodes", "edges",
 //	                     "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/"erel"
 //	                     0x00 value → count, "~ok" once complete; 8-byte big-endian
-//	vault_journal        (m3) journal of a large JSONL import written in several transactions:
+//	vault_journal        (m4) journal of a large JSONL import written in several transactions:
 //	                     "~import" while one runs; 'n'/'e' + id → the node or edge record the
 //	                     id held before (empty: none), 'b' + id → its body. Empty unless an
 //	                     import is under way or was interrupted
@@ -75,6 +75,26 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
+//	facts                (m3) scoped temporal facts (engine/knowledge/facts) by id; shown as "f<id>"
+//	facts_idx            (m3) secondary indexes of facts ([Index] layout): "scope" (scope string,
+//	                     e.g. "build:7") and "file" (workspace-relative path a fact names) → fact
+//	                     ids; plus "~rev", a change counter bumped by every write (the in-memory
+//	                     search index is rebuilt when another process wrote)
+//	docs_cache           (m3) documentation (engine/knowledge/docs) by cache key
+//	                     source 0x00 library 0x00 topic (sanitised: no control bytes, each part
+//	                     ≤ 200 bytes, longer ones end in a hash); source is "local" (go.mod /
+//	                     node_modules docs at the exact version) or "context7"; plus "~rev"
+//
+// # The user-level file
+//
+// Facts at `user` scope live outside any workspace, in
+// $NOVA_HOME/user.db (else $XDG_DATA_HOME/nova/user.db, else
+// ~/.local/share/nova/user.db). It is opened briefly per operation with a
+// short lock timeout and its own migrations ([UserMigrations]):
+//
+//	meta                 schema version of the user file
+//	facts                user-scope facts by id (shown as "u<id>")
+//	facts_idx            as in a workspace (scope, file, "~rev")
 //
 // # Schema and migrations
 //
@@ -84,7 +104,8 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
-//	3  vault full-text index, counters and import journal: vault_terms, vault_postings,
+//	3  knowledge: facts, facts_idx and docs_cache
+//	4  vault full-text index, counters and import journal: vault_terms, vault_postings,
 //	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
 //	   vault_idx. The vault fills the new buckets from the nodes in its first write
 //	   transaction.

@@ -47,7 +47,7 @@ func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
 		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
-		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 3")
+		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 4")
 		return nil
 	}))
 }
@@ -134,35 +134,112 @@ func TestDocNamesEveryBucketAndMigration(t *testing.T) {
 	}
 }
 
-// A schema-2 database, as the trust release left it: without the full-text
-// buckets, with the full-text snapshot they replace.
-func TestMigration3AddsVaultIndexBuckets(t *testing.T) {
+// Migration 3 adds the knowledge buckets to a schema-2 database and keeps
+// everything the earlier migrations made.
+func TestMigration3CreatesKnowledgeBuckets(t *testing.T) {
 	t.Parallel()
-	path := schema1DB(t, func(tx *bolt.Tx) error {
-		if err := migrateTrust(tx); err != nil {
-			return err
-		}
-		if err := tx.Bucket(BucketVaultIndex).Put([]byte("~textindex"), []byte("NVVS old snapshot")); err != nil {
-			return err
-		}
-		if err := tx.Bucket(BucketVaultIndex).Put([]byte("~rev"), Key(7)); err != nil {
-			return err
-		}
-		return writeSchema(tx, 2)
-	})
-	db, err := Open(path, Options{})
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketFacts), "facts belongs to migration 3")
+		assert.Nil(t, tx.Bucket(BucketDocsCache), "docs_cache belongs to migration 3")
+		return tx.Bucket(BucketVaultArchive).Put(Key(3), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:3]})
 	require.NoError(t, err)
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
 	assert.Equal(t, 3, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.Equal(t, "kept", string(tx.Bucket(BucketVaultArchive).Get(Key(3))))
+		return nil
+	}))
+}
+
+func TestMigration3IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(1), []byte("f")))
+		return migrateKnowledge(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "f", string(tx.Bucket(BucketFacts).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+func TestUserFileHasItsOwnSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "home", "user.db")
+	db, err := Open(path, Options{Migrations: UserMigrations, LockTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, UserMigrations[len(UserMigrations)-1].Version, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketFacts))
+		assert.Nil(t, tx.Bucket(BucketVaultNodes), "the user file holds no workspace buckets")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	ro, err := Open(path, Options{Migrations: UserMigrations, ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, ro.Close())
+}
+
+// Migration 4 adds the vault's full-text, counter and journal buckets to a
+// schema-3 database, drops the full-text snapshot they replace and keeps
+// everything else.
+func TestMigration4AddsVaultIndexBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 4")
+		ix := tx.Bucket(BucketVaultIndex)
+		if err := ix.Put([]byte("~textindex"), []byte("NVVS old snapshot")); err != nil {
+			return err
+		}
+		if err := ix.Put([]byte("~rev"), Key(7)); err != nil {
+			return err
+		}
+		return tx.Bucket(BucketFacts).Put(Key(3), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
 			assert.NotNil(t, tx.Bucket(name), string(name))
 		}
 		assert.Nil(t, tx.Bucket(BucketVaultIndex).Get([]byte("~textindex")), "the old snapshot is dropped")
 		assert.Equal(t, Key(7), tx.Bucket(BucketVaultIndex).Get([]byte("~rev")), "other keys are kept")
-		assert.NotNil(t, tx.Bucket(BucketVaultArchive), "migration 2's buckets stay")
+		assert.Equal(t, "kept", string(tx.Bucket(BucketFacts).Get(Key(3))), "migration 3's data stays")
+		return nil
+	}))
+}
+
+func TestMigration4IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketVaultCounts).Put([]byte("nodes"), Key(1)))
+		return migrateVaultIndex(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, Key(1), tx.Bucket(BucketVaultCounts).Get([]byte("nodes")), "re-running keeps data")
 		return nil
 	}))
 }

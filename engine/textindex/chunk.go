@@ -25,7 +25,9 @@ import (
 //	    reference normalisation (see normTable.v and indexMeta.refAvg)
 //	posting bytes: per posting uvarint((doc - next) << 4 | field mask), where next is the
 //	    previous posting's doc + 1 (the chunk's first doc, from the key, for the first
-//	    posting of the chunk, whose delta is then 0),
+//	    posting of the chunk, whose delta is then 0); a delta of 2^60 or more (ids that
+//	    use the top bits, such as the knowledge layer's user-file facts) is written as a
+//	    0 byte, then uvarint(delta), then the field mask byte,
 //	    then for every field in the mask, lowest first, its term frequency (1–255) and the
 //	    length code of the field (see lenCode)
 //
@@ -38,6 +40,19 @@ const (
 	blockSize    = 1 << blockShift
 	blockEntry   = 20
 )
+
+// bigDelta is the first delta that does not fit beside the field mask in one uvarint.
+const bigDelta = 1 << 60
+
+// appendHead appends a posting's head: its doc delta and field mask (see the format above).
+func appendHead(dst []byte, delta, mask uint64) []byte {
+	if delta < bigDelta {
+		return binary.AppendUvarint(dst, delta<<4|mask)
+	}
+	dst = append(dst, 0)
+	dst = binary.AppendUvarint(dst, delta)
+	return append(dst, byte(mask))
+}
 
 // posting is one document's entry in a term's posting list: per-field term frequencies
 // and, for the fields where the term occurs, the field's length code, one byte per field.
@@ -73,7 +88,7 @@ func encodeChunk(dst []byte, base uint64, ps []posting, ref *normTable) []byte {
 		m := 0.0
 		for _, p := range ps[lo:hi] {
 			mask := fieldMask(p.tf)
-			dst = binary.AppendUvarint(dst, (p.doc-next)<<4|mask)
+			dst = appendHead(dst, p.doc-next, mask)
 			for f := mask; f != 0; f &= f - 1 {
 				s := 8 * bits.TrailingZeros64(f)
 				dst = append(dst, byte(p.tf>>s), byte(p.code>>s))
@@ -165,8 +180,15 @@ func (c *chunk) decodeBlock(i int, nf int, docs []uint64, tfs, codes []uint32) (
 			}
 			x, p = v, p+k
 		}
-		mask := x & 15
-		d := next + x>>4
+		mask, delta := x&15, x>>4
+		if x == 0 { // escape: a delta too large to share a uvarint with the mask
+			v, k := binary.Uvarint(b[p:])
+			if k <= 0 || p+k >= len(b) || v < bigDelta {
+				return docs[:n0], tfs[:n0], codes[:n0], false
+			}
+			delta, mask, p = v, uint64(b[p+k]), p+k+1
+		}
+		d := next + delta
 		if mask == 0 || mask&^fields != 0 || d < next || p+2*bits.OnesCount64(mask) > len(b) {
 			return docs[:n0], tfs[:n0], codes[:n0], false
 		}
@@ -307,7 +329,7 @@ func appendChunk(c *chunk, adds []posting, ref *normTable) []byte {
 			inBlock, m = 0, 0
 		}
 		mask := fieldMask(p.tf)
-		out = binary.AppendUvarint(out, (p.doc-next)<<4|mask)
+		out = appendHead(out, p.doc-next, mask)
 		for f := mask; f != 0; f &= f - 1 {
 			s := 8 * bits.TrailingZeros64(f)
 			out = append(out, byte(p.tf>>s), byte(p.code>>s))

@@ -165,3 +165,28 @@ func TestSearchCorruptStore(t *testing.T) {
 	_, err = e.Search(&MemStore{}, "session", 5, nil)
 	assert.ErrorIs(t, err, ErrNoIndex)
 }
+
+// Regression: the knowledge layer keys user-file facts with the top bit set (1<<63 | n).
+// A posting delta of 2^60 or more used to lose its top bits beside the field mask: a
+// search missed those documents and adding a lower id after them panicked on a chunk it
+// took for corrupt.
+func TestIDsUsingTheTopBitsAreIndexed(t *testing.T) {
+	t.Parallel()
+	const user = 1 << 63
+	ix := New(Options{})
+	ix.Add(user|1, Summary("retry the flaky upload"))
+	ix.Add(1, Summary("retry with backoff"))
+	ix.Add(2, Summary("retry budget per task"))
+	ix.AddBatch([]Doc{{ID: user | 7, Fields: []Field{Summary("retry after a timeout")}}, {ID: 1 << 61, Fields: []Field{Summary("retry twice")}}})
+	var ids []uint64
+	for _, h := range ix.Search("retry", 10, nil) {
+		ids = append(ids, h.ID)
+	}
+	assert.ElementsMatch(t, []uint64{1, 2, 1 << 61, user | 1, user | 7}, ids)
+	require.True(t, ix.Remove(user|1))
+	ix.Add(user|1, Summary("upload once"))
+	hits := ix.Search("upload", 10, nil)
+	require.Len(t, hits, 1)
+	assert.Equal(t, uint64(user|1), hits[0].ID)
+	assert.Len(t, ix.Search("retry", 10, nil), 4)
+}
