@@ -32,6 +32,9 @@ var (
 	BucketDocsCache  = []byte("docs_cache")
 
 	// Added by migration 4.
+	BucketApplyJournal = []byte("apply_journal")
+
+	// Added by migration 5.
 	BucketVaultTerms    = []byte("vault_terms")
 	BucketVaultPostings = []byte("vault_postings")
 	BucketVaultCounts   = []byte("vault_counts")
@@ -67,7 +70,8 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
-	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m4
+	BucketApplyJournal,                                                           // m4
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m5
 )
 
 // Keys inside BucketMeta.
@@ -75,3 +79,10 @@ var (
 	metaSchemaKey  = []byte("schema")
 	metaCreatedKey = []byte("created")
 )
+
+// SequenceBuckets are the buckets keyed by Key(id) with ids from NextID;
+// Check compares their counters with their largest keys.
+var SequenceBuckets = [][]byte{
+	BucketVaultNodes, BucketVaultEdges, BucketImports, BucketChangesets, BucketRuns,
+	BucketBuilds, BucketPlaybookPending, BucketRehearsals,
+}

@@ -35,23 +35,23 @@
 //	                       eto    8-byte target node id             → edge ids
 //	                       erel   relation                          → edge ids
 //	                     plus "~rev" without 0x00 (the change counter, 8 bytes); the full-text
-//	                     snapshot "~textindex" that schemas 1–3 kept here is dropped by migration 4
+//	                     snapshot "~textindex" that schemas 1–4 kept here is dropped by migration 5
 //	vault_bodies         (m1) long node bodies by node id: 'b' 0x01 + raw UTF-8 (not JSON)
 //	vault_archive        (m2) nodes moved out of the vault by a tier cap's eviction, by node id:
 //	                     the node with its body and the edges it had (restored with the same ids)
 //	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
 //	                     key = user id 0x00 source (the import_files key layout)
-//	vault_terms          (m4) the vault's full-text index (engine/textindex), one record per term:
+//	vault_terms          (m5) the vault's full-text index (engine/textindex), one record per term:
 //	                     term → version, document frequency, flags; plus 0xff "meta" → the
 //	                     index record (analyzer fingerprint, documents, field-length totals,
 //	                     reference averages). Kept current by every vault write
-//	vault_postings       (m4) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
+//	vault_postings       (m5) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
 //	                     → the postings of the documents in that id range; term 0x01 → the
 //	                     term's champion list (frequent terms only)
-//	vault_counts         (m4) vault counters kept by every vault write: "nodes", "edges",
+//	vault_counts         (m5) vault counters kept by every vault write: "nodes", "edges",
 //	                     "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/"erel"
 //	                     0x00 value → count, "~ok" once complete; 8-byte big-endian
-//	vault_journal        (m4) journal of a large JSONL import written in several transactions:
+//	vault_journal        (m5) journal of a large JSONL import written in several transactions:
 //	                     "~import" while one runs; 'n'/'e' + id → the node or edge record the
 //	                     id held before (empty: none), 'b' + id → its body. Empty unless an
 //	                     import is under way or was interrupted
@@ -84,6 +84,12 @@
 //	                     source 0x00 library 0x00 topic (sanitised: no control bytes, each part
 //	                     ≤ 200 bytes, longer ones end in a hash); source is "local" (go.mod /
 //	                     node_modules docs at the exact version) or "context7"; plus "~rev"
+//	apply_journal        (m4) what applying a changeset changed on disk, by changeset id
+//	                     (changes.Applied): the state (applying, applied, partial, reverted) and,
+//	                     per file, its content and mode right before the apply (in full, binary
+//	                     too, or "absent"), the hash the apply wrote and whether it is done;
+//	                     committed before the first file is written, kept after the apply; read
+//	                     by recoverable apply (changes.Store.Recover) and by revert
 //
 // # The user-level file
 //
@@ -105,13 +111,37 @@
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
 //	3  knowledge: facts, facts_idx and docs_cache
-//	4  vault full-text index, counters and import journal: vault_terms, vault_postings,
+//	4  create apply_journal
+//	5  vault full-text index, counters and import journal: vault_terms, vault_postings,
 //	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
 //	   vault_idx. The vault fills the new buckets from the nodes in its first write
 //	   transaction.
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].
+//
+// # Damage, and what an open verifies
+//
+// bbolt trusts its pages: a damaged one faults, panics, or sends its cursor
+// round a loop until the process is killed. So every access runs guarded (a
+// fault or a panic inside bbolt becomes [ErrCorrupt] and the handle refuses
+// writes from then on), and every [Open] checks the file before bbolt maps
+// it, with a bounds-checked reader of its own (rawpages.go): the meta pages,
+// the length (a cut file), the freelist, and every page of every bucket tree.
+// [DB.Check] (`nova db check`) always does all of it; [Recover] copies what is
+// readable from a damaged file with the same reader.
+//
+// Walking every page costs about 0.6 ms per MB, so Open walks them only when
+// the file is not exactly as a nova left it. A writable handle that closes
+// cleanly records a fingerprint of the file in a sidecar beside it,
+// nova.db.fingerprint (JSON: device, inode, size, modification and change
+// times, the newest meta page's transaction id and checksum; its
+// modification time is first moved back one nanosecond, a value no later
+// write can produce). An open whose file matches it runs only the cheap
+// checks; anything else (no sidecar, a crash, a copy, a restore, an outside
+// edit, damage) walks every page. Read-only handles never write it; a handle
+// that met damage removes it. The reasoning and the limits are at the top of
+// fingerprint.go.
 //
 // Values are copied out of transactions by decoding them ([Codec.Unmarshal]
 // never aliases bbolt memory); callers must not keep slices returned by

@@ -47,7 +47,8 @@ func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
 		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
-		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 4")
+		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 5")
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 3")
 		return nil
 	}))
 }
@@ -112,6 +113,29 @@ func TestMigration2IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	}))
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, "x", string(tx.Bucket(BucketVaultArchive).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+// Migration 4 adds the apply journal to a schema-3 database.
+func TestMigration4CreatesTheApplyJournal(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 4")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:4]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal))
 		return nil
 	}))
 }
@@ -194,16 +218,16 @@ func TestUserFileHasItsOwnSchema(t *testing.T) {
 	require.NoError(t, ro.Close())
 }
 
-// Migration 4 adds the vault's full-text, counter and journal buckets to a
-// schema-3 database, drops the full-text snapshot they replace and keeps
+// Migration 5 adds the vault's full-text, counter and journal buckets to a
+// schema-4 database, drops the full-text snapshot they replace and keeps
 // everything else.
-func TestMigration4AddsVaultIndexBuckets(t *testing.T) {
+func TestMigration5AddsVaultIndexBuckets(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	db, err := Open(path, Options{Migrations: Migrations[:4]})
 	require.NoError(t, err)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
-		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 4")
+		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 5")
 		ix := tx.Bucket(BucketVaultIndex)
 		if err := ix.Put([]byte("~textindex"), []byte("NVVS old snapshot")); err != nil {
 			return err
@@ -219,7 +243,7 @@ func TestMigration4AddsVaultIndexBuckets(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 4, v)
+	assert.Equal(t, 5, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
 			assert.NotNil(t, tx.Bucket(name), string(name))
@@ -231,7 +255,7 @@ func TestMigration4AddsVaultIndexBuckets(t *testing.T) {
 	}))
 }
 
-func TestMigration4IsIdempotentOnItsOwnBuckets(t *testing.T) {
+func TestMigration5IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {

@@ -400,6 +400,11 @@ func (l *dumpLine) node(derr error) (Node, error) {
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
+	if n.ID > storage.MaxID {
+		// An id near 2^64 made the counter wrap: the next new node got #0,
+		// then #1 replaced starter node #1.
+		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", n.ID, uint64(storage.MaxID))
+	}
 	if l.Confidence == nil {
 		n.Confidence = DefaultConfidence
 	} else {
@@ -432,8 +437,14 @@ func (l *dumpLine) edge(derr error) (Edge, error) {
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
+	if e.ID > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", e.ID, uint64(storage.MaxID))
+	}
 	if e.From == 0 || e.To == 0 {
 		return Edge{}, fmt.Errorf("edge %d: missing from or to", e.ID)
+	}
+	if e.From > storage.MaxID || e.To > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge %d: node id out of range (the largest id nova accepts is %d)", e.ID, uint64(storage.MaxID))
 	}
 	if e.From == e.To {
 		return Edge{}, fmt.Errorf("edge %d: a node cannot link to itself", e.ID)
@@ -496,7 +507,9 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 		return ImportReport{}, err
 	}
 	known := func(id uint64) bool { return existing[id] }
-	dr := newDumpReader(r)
+	// Through ctxReader a cancelled import stops at the next read instead of after the
+	// whole stream.
+	dr := newDumpReader(ctxReader{ctx: ctx, r: r})
 	size := v.chunk()
 	var first []Node
 	for len(first) <= size {
@@ -699,4 +712,17 @@ func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node,
 		}
 	}
 	return batch.flush(tx)
+}
+
+// ctxReader fails its reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
