@@ -21,6 +21,7 @@ var (
 	BucketPlaybookPending = []byte("playbook_pending")
 	BucketProfiles        = []byte("profiles")
 	BucketRehearsals      = []byte("rehearsals")
+
 	// Added by migration 2.
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
@@ -34,7 +35,14 @@ var (
 	// Added by migration 4.
 	BucketApplyJournal = []byte("apply_journal")
 
-	// Added by migration 5.
+	// Added by migration 5 (engine/goal, engine/board).
+	BucketGoalRuns       = []byte("goal_runs")
+	BucketGoalTurns      = []byte("goal_turns")
+	BucketBoards         = []byte("boards")
+	BucketBoardArtifacts = []byte("board_artifacts")
+	BucketBoardHandoffs  = []byte("board_handoffs")
+
+	// Added by migration 6.
 	BucketVaultTerms    = []byte("vault_terms")
 	BucketVaultPostings = []byte("vault_postings")
 	BucketVaultCounts   = []byte("vault_counts")
@@ -70,8 +78,9 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
-	BucketApplyJournal,                                                           // m4
-	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m5
+	BucketApplyJournal,                                                                       // m4
+	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 )
 
 // Keys inside BucketMeta.

@@ -35,23 +35,23 @@
 //	                       eto    8-byte target node id             → edge ids
 //	                       erel   relation                          → edge ids
 //	                     plus "~rev" without 0x00 (the change counter, 8 bytes); the full-text
-//	                     snapshot "~textindex" that schemas 1–4 kept here is dropped by migration 5
+//	                     snapshot "~textindex" that schemas 1–5 kept here is dropped by migration 6
 //	vault_bodies         (m1) long node bodies by node id: 'b' 0x01 + raw UTF-8 (not JSON)
 //	vault_archive        (m2) nodes moved out of the vault by a tier cap's eviction, by node id:
 //	                     the node with its body and the edges it had (restored with the same ids)
 //	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
 //	                     key = user id 0x00 source (the import_files key layout)
-//	vault_terms          (m5) the vault's full-text index (engine/textindex), one record per term:
+//	vault_terms          (m6) the vault's full-text index (engine/textindex), one record per term:
 //	                     term → version, document frequency, flags; plus 0xff "meta" → the
 //	                     index record (analyzer fingerprint, documents, field-length totals,
 //	                     reference averages). Kept current by every vault write
-//	vault_postings       (m5) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
+//	vault_postings       (m6) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
 //	                     → the postings of the documents in that id range; term 0x01 → the
 //	                     term's champion list (frequent terms only)
-//	vault_counts         (m5) vault counters kept by every vault write: "nodes", "edges",
+//	vault_counts         (m6) vault counters kept by every vault write: "nodes", "edges",
 //	                     "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/"erel"
 //	                     0x00 value → count, "~ok" once complete; 8-byte big-endian
-//	vault_journal        (m5) journal of a large JSONL import written in several transactions:
+//	vault_journal        (m6) journal of a large JSONL import written in several transactions:
 //	                     "~import" while one runs; 'n'/'e' + id → the node or edge record the
 //	                     id held before (empty: none), 'b' + id → its body. Empty unless an
 //	                     import is under way or was interrupted
@@ -90,6 +90,20 @@
 //	                     too, or "absent"), the hash the apply wrote and whether it is done;
 //	                     committed before the first file is written, kept after the apply; read
 //	                     by recoverable apply (changes.Store.Recover) and by revert
+//	goal_runs            (m5) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
+//	                     (agent runs keep runs): goal, lead, status, limits, token and turn counts
+//	goal_turns           (m5) the lead's turns of a goal run; key = run id (8 bytes) + turn number
+//	                     (8 bytes): the decision (or why it was rejected), the delegation's build
+//	                     task and its outcome, the user's answer to an escalation
+//	boards               (m5) session boards; key = owner kind ('r' a goal run, 'b' a build) +
+//	                     owner id (8 bytes): goal, key decisions (≤ 5), open blockers (≤ 3), history
+//	                     summary, the newest artifact references (engine/board)
+//	board_artifacts      (m5) artifacts registered on boards by id (global sequence): the reference
+//	                     (type, 200-char preview, token size, who made it) and the full content,
+//	                     loaded only on demand (includeArtifacts, readArtifact)
+//	board_handoffs       (m5) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
+//	                     summary, artifacts, constraints for the next agent, suggested next agent,
+//	                     open questions
 //
 // # The user-level file
 //
@@ -112,7 +126,8 @@
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
 //	3  knowledge: facts, facts_idx and docs_cache
 //	4  create apply_journal
-//	5  vault full-text index, counters and import journal: vault_terms, vault_postings,
+//	5  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
+//	6  vault full-text index, counters and import journal: vault_terms, vault_postings,
 //	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
 //	   vault_idx. The vault fills the new buckets from the nodes in its first write
 //	   transaction.
