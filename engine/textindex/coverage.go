@@ -1,5 +1,7 @@
 package textindex
 
+import "slices"
+
 // Coverage says how much of query the document id contains, on an absolute scale that does
 // not depend on the other documents (a Search score is only comparable within one index and
 // is usually read relative to the best hit, so a weak best hit still looks perfect). Each
