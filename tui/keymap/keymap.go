@@ -24,9 +24,9 @@ type KeyMap struct {
 	Why, SyncScroll, Pause, Cancelrun, New, Edit, Sort, Branch key.Binding
 	Jump1, Jump2, Jump3                                        key.Binding
 
-	// Vault browser: history back (after jumping to a neighbour) and the
-	// graph view's depth.
-	HistoryBack, DepthMore, DepthLess, Depth key.Binding
+	// Vault browser: history back (after jumping to a neighbour), the
+	// graph view's depth and the archive.
+	HistoryBack, DepthMore, DepthLess, Depth, Archive key.Binding
 
 	// Import wizard: folder navigation, the next step, and the summary's
 	// actions.
@@ -103,6 +103,7 @@ func DefaultKeyMap() *KeyMap {
 		DepthMore:   b("+", "deeper", "+", "="),
 		DepthLess:   b("-", "shallower", "-"),
 		Depth:       b("1–5", "depth", "1", "2", "3", "4", "5"),
+		Archive:     b("a", "archive", "a"),
 
 		OpenDir:    b("→/l", "open folder", "right", "l"),
 		ParentDir:  b("←/h/⌫", "parent folder", "left", "h", "backspace"),

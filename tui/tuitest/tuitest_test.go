@@ -36,6 +36,10 @@ func TestKey(t *testing.T) {
 		{"backspace", tea.KeyPressMsg{Code: tea.KeyBackspace}},
 		{"space", tea.KeyPressMsg{Code: ' ', Text: " "}},
 		{"ctrl+p", tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}},
+		{"alt+2", tea.KeyPressMsg{Code: '2', Mod: tea.ModAlt}},
+		{"alt+0", tea.KeyPressMsg{Code: '0', Mod: tea.ModAlt}},
+		{"ctrl+left", tea.KeyPressMsg{Code: tea.KeyLeft, Mod: tea.ModCtrl}},
+		{"home", tea.KeyPressMsg{Code: tea.KeyHome}},
 		{"j", tea.KeyPressMsg{Code: 'j', Text: "j"}},
 		{"G", tea.KeyPressMsg{Code: 'G', Text: "G"}},
 		{"é", tea.KeyPressMsg{Code: 'é', Text: "é"}},
@@ -47,6 +51,7 @@ func TestKey(t *testing.T) {
 	assert.Equal(t, "shift+tab", tuitest.Key("shift+tab").String())
 	assert.Equal(t, "space", tuitest.Key("space").String())
 	assert.Equal(t, "ctrl+p", tuitest.Key("ctrl+p").String())
+	assert.Equal(t, "alt+2", tuitest.Key("alt+2").String())
 	assert.Panics(t, func() { tuitest.Key("") })
 }
 

@@ -104,7 +104,7 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 	for _, r := range "tabl" {
 		m.Update(keyOf(r))
 	}
-	assert.Equal(t, 4, m.searchSeq, "one sequence number per keystroke")
+	assert.Equal(t, 4, m.browse.list.searchSeq, "one sequence number per keystroke")
 	// Ticks of the first three keystrokes are stale: no search runs.
 	for seq := 1; seq <= 3; seq++ {
 		_, cmd := m.Update(searchTickMsg{seq: seq})
@@ -113,7 +113,7 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 	// The last tick searches, in a command.
 	_, cmd := m.Update(searchTickMsg{seq: 4})
 	require.NotNil(t, cmd)
-	assert.True(t, m.searching)
+	assert.True(t, m.browse.list.searching)
 	var res searchMsg
 	for _, msg := range collect(cmd) {
 		if r, ok := msg.(searchMsg); ok {
@@ -126,15 +126,15 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 	// A result that arrives after a newer keystroke is dropped.
 	m.Update(keyOf('e'))
 	m.Update(res)
-	assert.Empty(t, m.query, "stale results are not shown")
-	assert.Equal(t, 0, m.results.Len())
+	assert.Empty(t, m.browse.list.query, "stale results are not shown")
+	assert.Equal(t, 0, m.browse.list.results.Len())
 
 	// The current one is shown.
-	res.seq = m.searchSeq
+	res.seq = m.browse.list.searchSeq
 	m.Update(res)
-	assert.Equal(t, "tabl", m.query)
-	assert.Equal(t, len(res.results), m.results.Len())
-	r, ok := m.results.Selected()
+	assert.Equal(t, "tabl", m.browse.list.query)
+	assert.Equal(t, len(res.results), m.browse.list.results.Len())
+	r, ok := m.browse.list.results.Selected()
 	require.True(t, ok)
 	assert.Equal(t, "table driven tests", r.node.Content)
 }
@@ -142,15 +142,15 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 func TestStaleGraphAndDetailResultsAreDropped(t *testing.T) {
 	t.Parallel()
 	m, _ := newPage(t)
-	m.graphSeq = 5
+	m.graph.seq = 5
 	m.Update(graphMsg{seq: 4, root: 1, nodes: []engvault.Node{{ID: 1}}})
-	assert.Zero(t, m.graph.Lines(), "an old graph is not shown")
+	assert.Zero(t, m.graph.graph.Lines(), "an old graph is not shown")
 	m.Update(graphMsg{seq: 5, root: 1, nodes: []engvault.Node{{ID: 1, Content: "x"}}})
-	assert.Equal(t, 1, m.graph.Lines())
+	assert.Equal(t, 1, m.graph.graph.Lines())
 
-	m.cfSeq = 2
+	m.conflicts.seq = 2
 	m.Update(conflictsMsg{seq: 1, list: []engvault.Conflict{{}}})
-	assert.False(t, m.cfLoaded)
+	assert.False(t, m.conflicts.loaded)
 }
 
 func TestRowsNeverExceedTheirWidth(t *testing.T) {
@@ -160,7 +160,7 @@ func TestRowsNeverExceedTheirWidth(t *testing.T) {
 		Content: "content\nwith newlines and ünïcödé and 漢字 wide runes", Tags: []string{"one", "two", "three"}, Confidence: 0.5, HelpfulCount: 123}
 	for w := 40; w <= 200; w += 7 {
 		for _, sel := range []bool{false, true} {
-			line := m.renderRow(row{node: n, score: 0.5}, 0, sel, true, w)
+			line := m.browse.list.renderRow(row{node: n, score: 0.5}, 0, sel, true, w)
 			assert.Equal(t, w, lipgloss.Width(line), "width %d", w)
 		}
 	}
