@@ -98,6 +98,12 @@ func (c *Common) FetchOllama(src OllamaSource) tea.Cmd {
 }
 
 // Debounce delivers msg after d; receivers drop it if a newer one was sent.
+// (Not tea.Tick: tests wait for debounces, not for every timer.)
 func Debounce(d time.Duration, msg tea.Msg) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		<-t.C
+		return msg
+	}
 }

@@ -3,7 +3,9 @@ package tuitest
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,12 +24,16 @@ import (
 //
 // A test either waits for a state (Until), lets things run for a while
 // (Settle), or drains (Drain, and Send/Press/Type, which drain after each
-// message): a drain returns once no command is running except ones that have
-// been running for longer than Grace — event waits, long ticks, a build in
-// progress — which are treated as blocking and keep running in the
-// background (their messages are handled by the next drain or wait). A drain
-// never lasts longer than MaxDrain, so repeating ticks (a spinner) cannot
-// keep it going.
+// message). A drain handles messages until every command has finished
+// except the background ones, which may never end or re-arm themselves:
+// timers made with tea.Tick or tea.Every (the root's toast and Ollama
+// ticks, spinners), waits for engine events (common.WaitEvent) and cursor
+// blinks. Their messages are handled by whichever drain or wait is running
+// when they arrive. Debounces (common.Debounce) are not background: a drain
+// waits for them, so a search typed then drained has run. A drain never
+// lasts longer than MaxDrain; a command still running then (an agent run
+// waiting for an answer) goes on in the background — drive such work with
+// Dispatch and Until.
 //
 // The driver records what pages send the root: toasts, errors, navigation
 // requests and quit. It drops a text input's cursor blinks (they loop).
@@ -38,14 +44,11 @@ type Driver struct {
 	view   func() string
 
 	msgs    chan result
-	running map[int]time.Time
+	running map[int]string // id -> the command's function, "" = background
 	next    int
 	events  <-chan engine.Event
 
-	// Grace is how long a command may run before a drain stops waiting for
-	// it (default 400 ms: the 150 ms debounces fire within a drain).
-	Grace time.Duration
-	// MaxDrain bounds one drain (default 3 s).
+	// MaxDrain bounds one drain (default 15 s).
 	MaxDrain time.Duration
 	// Timeout bounds Until (default 30 s); reaching it fails the test.
 	Timeout time.Duration
@@ -71,8 +74,8 @@ type result struct {
 func NewDriver(t testing.TB, update func(tea.Msg) tea.Cmd, view func() string) *Driver {
 	return &Driver{
 		t: t, update: update, view: view,
-		msgs: make(chan result, 4096), running: map[int]time.Time{},
-		Grace: 400 * time.Millisecond, MaxDrain: 3 * time.Second, Timeout: 30 * time.Second,
+		msgs: make(chan result, 4096), running: map[int]string{},
+		MaxDrain: 15 * time.Second, Timeout: 30 * time.Second,
 	}
 }
 
@@ -129,8 +132,39 @@ func (d *Driver) Exec(cmd tea.Cmd) {
 	}
 	d.next++
 	id := d.next
-	d.running[id] = time.Now()
+	if name := funcName(cmd); !background(name) {
+		d.running[id] = name
+	}
 	go func() { d.msgs <- result{id: id, msg: cmd()} }()
+}
+
+// funcName names the function behind cmd as "file:line" of its body, which
+// (unlike the symbol name) does not change when the constructor is inlined.
+func funcName(cmd tea.Cmd) string {
+	pc := reflect.ValueOf(cmd).Pointer()
+	f := runtime.FuncForPC(pc)
+	if f == nil {
+		return "?"
+	}
+	file, line := f.FileLine(f.Entry())
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// backgroundFuncs are the commands a drain does not wait for: timers,
+// event waits, cursor blinks.
+var backgroundFuncs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		funcName(tea.Tick(time.Hour, func(time.Time) tea.Msg { return nil })):  true,
+		funcName(tea.Every(time.Hour, func(time.Time) tea.Msg { return nil })): true,
+		funcName(common.WaitEvent(make(chan engine.Event))):                    true,
+	}
+})
+
+func background(name string) bool {
+	if backgroundFuncs()[name] {
+		return true
+	}
+	return strings.Contains(name, "/bubbles/v2/cursor/") // blinks
 }
 
 // Run executes cmd (e.g. the model's Init) and drains.
@@ -223,38 +257,40 @@ func (d *Driver) handle(r result) {
 	d.Dispatch(r.msg)
 }
 
-// Drain handles messages until no command is left running except the ones
-// treated as blocking (see Driver).
+// Drain handles messages until no command is running except background
+// ones (see Driver), or MaxDrain has passed.
 func (d *Driver) Drain() {
-	start := time.Now()
+	limit := time.After(d.MaxDrain)
+	for len(d.running) > 0 {
+		select {
+		case r := <-d.msgs:
+			d.handle(r)
+		case <-limit:
+			return
+		}
+	}
+	// Handle what background commands have already delivered.
 	for {
 		select {
 		case r := <-d.msgs:
 			d.handle(r)
-			continue
-		default:
-		}
-		wait := time.Duration(-1)
-		now := time.Now()
-		for _, at := range d.running {
-			if left := at.Add(d.Grace).Sub(now); left > 0 && (wait < 0 || left < wait) {
-				wait = left
+			if len(d.running) > 0 {
+				d.Drain()
+				return
 			}
-		}
-		if wait < 0 {
-			return // nothing running, or only blocking commands
-		}
-		if rest := d.MaxDrain - now.Sub(start); rest <= 0 {
+		default:
 			return
-		} else if wait > rest {
-			wait = rest
-		}
-		select {
-		case r := <-d.msgs:
-			d.handle(r)
-		case <-time.After(wait):
 		}
 	}
+}
+
+// Running lists the functions of the commands a drain would wait for.
+func (d *Driver) Running() []string {
+	out := make([]string, 0, len(d.running))
+	for _, name := range d.running {
+		out = append(out, name)
+	}
+	return out
 }
 
 // Send hands msg to the model and drains.

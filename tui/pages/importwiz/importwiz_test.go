@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,48 +92,31 @@ func newPage(t *testing.T, ws Source, w, h int) *Model {
 		in.SetStyles(st)
 	}
 	m.SetSize(w, h)
+	drivers.Store(m, tuitest.DriveComponent(t, m))
+	t.Cleanup(func() { drivers.Delete(m) })
 	drive(t, m, m.Init())
 	return m
 }
 
-// drive runs cmd and feeds every resulting message back into m until nothing is left.
-// A command that blocks for long fails the test.
+// drivers holds the test runtime of each page newPage built.
+var drivers sync.Map // *Model -> *tuitest.Driver
+
+func driverOf(m *Model) *tuitest.Driver {
+	d, _ := drivers.Load(m)
+	return d.(*tuitest.Driver)
+}
+
+// drive runs cmd and feeds every resulting message back into m until it
+// settles.
 func drive(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0 && steps < 500; steps++ {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		ch := make(chan tea.Msg, 1)
-		go func() { ch <- c() }()
-		var msg tea.Msg
-		select {
-		case msg = <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a command blocked")
-		}
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			_, next := m.Update(msg)
-			queue = append(queue, next)
-		}
-	}
+	driverOf(m).Run(cmd)
 }
 
 // press sends keys ("enter", "esc", "tab", "space", "up", "down", or runes).
 func press(t *testing.T, m *Model, keys ...string) {
 	t.Helper()
-	for _, k := range keys {
-		msg := tuitest.Key(k)
-		_, cmd := m.Update(msg)
-		drive(t, m, cmd)
-	}
+	driverOf(m).Press(keys...)
 }
 
 func pinned(t *testing.T, m *Model) string {

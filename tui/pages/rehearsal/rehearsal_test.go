@@ -18,8 +18,6 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 )
 
-func fmtType(msg any) string { return strings.TrimPrefix(fmt.Sprintf("%T", msg), "*") }
-
 func taskT1() prd.Task {
 	return prd.Task{ID: "T1", Title: "Add totals", Description: "Add a Total function to calc.", Agent: "MARS"}
 }
@@ -111,7 +109,7 @@ func TestEndToEndApproveBranch2(t *testing.T) {
 	assert.Contains(t, v, "Approve branch 2 (idiomatic)?")
 	assert.Contains(t, v, "calc/doc.go")
 	h.press("y")
-	require.Empty(t, h.errs)
+	require.Empty(t, h.d.Errs)
 	win := ss.Branches[1]
 	for _, f := range win.Files {
 		assert.Equal(t, f.ProposedContent, ws.read(t, f.Path))
@@ -127,7 +125,7 @@ func TestEndToEndApproveBranch2(t *testing.T) {
 	require.NotEmpty(t, prefs)
 	assert.Contains(t, prefs[0].Content, "prefer idiomatic over minimal and defensive")
 	assert.Equal(t, fmt.Sprintf("rehearsal:%d", ss.ID), prefs[0].Source)
-	assert.Contains(t, strings.Join(h.toasts, "\n"), "learned preference")
+	assert.Contains(t, strings.Join(h.d.Toasts, "\n"), "learned preference")
 	// now read-only
 	h.press("x")
 	assert.False(t, h.m.Capturing())
@@ -160,7 +158,7 @@ func TestRegenerateAndFilters(t *testing.T) {
 	h := newPage(t, ws, 160, 40)
 	h.send(common.NavigateMsg{Page: ID, Arg: ss.ID})
 	h.press("r")
-	require.Empty(t, h.errs)
+	require.Empty(t, h.d.Errs)
 	assert.Contains(t, h.plain(), "round 2")
 	h.press("esc")
 	h.press("tab") // Pending
