@@ -121,6 +121,12 @@ type app struct {
 // vault page, with every start-up command run.
 func newApp(t testing.TB, ws *testWS, w, h int) *app {
 	t.Helper()
+	return newAppOver(t, ws, w, h)
+}
+
+// newAppOver is newApp over any workspace (a test's wrapper of testWS).
+func newAppOver(t testing.TB, ws engine.Workspace, w, h int) *app {
+	t.Helper()
 	var page *vaultpage.Model
 	pages := []tui.PageFactory{
 		{ID: home.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return home.New(c, ws) }},
