@@ -96,7 +96,7 @@ func newLoop(t *testing.T, src Source, w, h int) *loop {
 	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
 	l.exec(m.Init())
 	l.until(func() bool {
-		return m.loaded && (m.pb != nil || m.pbErr != nil || len(m.agents) == 0) && (m.pending != nil || m.pendingErr != nil)
+		return m.agents.loaded && (m.rules.pb != nil || m.rules.err != nil || len(m.agents.rows) == 0) && (m.pending.items != nil || m.pending.err != nil)
 	})
 	return l
 }
