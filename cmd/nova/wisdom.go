@@ -43,7 +43,7 @@ func newWisdomListCmd(env *Env, runF func(context.Context, *wisdomListOptions) e
 		Short: "List global-wisdom patterns, best score first",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := vault.ParseWisdomStatus(status)
+			st, err := enumValue("status", status, vault.ParseWisdomStatus, names([]vault.WisdomStatus{vault.WisdomPending, vault.WisdomActive, vault.WisdomDemoted}))
 			if err != nil {
 				return err
 			}
@@ -169,7 +169,7 @@ func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(p)
 		}
-		opts.IO.Printf("pattern #%d: %d harm report(s), %s\n", p.ID, len(p.HarmReports), p.Status)
+		opts.IO.Printf("pattern #%d: %s, %s\n", p.ID, plural(len(p.HarmReports), "harm report", "harm reports"), p.Status)
 		return nil
 	})
 }
@@ -247,7 +247,7 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 				}
 				return opts.IO.PrintJSON(nodes)
 			}
-			opts.IO.Printf("%d candidate node(s)\n", len(nodes))
+			opts.IO.Printf("%s\n", plural(len(nodes), "candidate node", "candidate nodes"))
 			nodeTable(opts.IO, nodes)
 			return nil
 		}
@@ -258,7 +258,7 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(rep)
 		}
-		opts.IO.Printf("%d new pattern(s), %d backed, %d skipped\n", len(rep.Created), len(rep.Merged), len(rep.Skipped))
+		opts.IO.Printf("%s, %d backed, %d skipped\n", plural(len(rep.Created), "new pattern", "new patterns"), len(rep.Merged), len(rep.Skipped))
 		for _, s := range rep.Skipped {
 			opts.IO.Printf("  skipped #%d: %s\n", s.NodeID, s.Reason)
 		}
@@ -303,7 +303,7 @@ func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(p)
 		}
-		opts.IO.Printf("pattern #%d: %d backer(s), %s\n", p.ID, len(p.Backers), p.Status)
+		opts.IO.Printf("pattern #%d: %s, %s\n", p.ID, plural(len(p.Backers), "backer", "backers"), p.Status)
 		return nil
 	})
 }
