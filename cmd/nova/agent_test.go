@@ -209,7 +209,7 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	r = runNova(t, dir, env, "agent", "run", "MARS")
 	assert.Equal(t, 2, r.code)
 	r = runNova(t, dir, env, "agent", "run", "MARS", "x", "--tier", "huge")
-	assert.Equal(t, 1, r.code)
+	assert.Equal(t, 2, r.code, "a bad enum value is bad usage")
 	assert.Contains(t, r.stderr, "tier")
 }
 

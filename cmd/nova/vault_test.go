@@ -382,7 +382,7 @@ func TestWisdomCLI(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "not found")
 	r = runNova(t, dir, nil, "wisdom", "list", "--status", "asleep")
-	assert.Equal(t, 1, r.code)
+	assert.Equal(t, 2, r.code, "a bad enum value is bad usage")
 }
 
 func TestVaultCLIListingsShareTheDatabase(t *testing.T) {
