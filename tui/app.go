@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/helpview"
 	"github.com/nova-dev/nova/tui/components/palette"
 	"github.com/nova-dev/nova/tui/keymap"
 	agentspage "github.com/nova-dev/nova/tui/pages/agents"
@@ -100,6 +101,7 @@ type Model struct {
 	active  int
 	events  <-chan engine.Event
 	help    help.Model
+	helpv   *helpview.Model
 	palette *palette.Model
 
 	showHelp    bool
@@ -138,6 +140,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		m.ids = append(m.ids, f.ID)
 	}
 	m.help.Styles = c.Styles.Help
+	m.helpv = helpview.New(c)
 	m.palette = palette.New(c, m.paletteItems())
 	m.events = ws.Subscribe(ctx)
 	if len(m.startErrs) > 0 {
@@ -155,8 +158,26 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: fmt.Sprintf("alt+%d", i+1), Msg: common.NavigateMsg{Page: m.ids[i]}})
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: m.goKey(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
+	// Actions that open a page's own dialog: the page takes the Arg.
+	for _, a := range []struct {
+		page, title, arg string
+	}{
+		{buildpage.ID, "New build (pick a PRD)", common.ArgNew},
+		{agentspage.ID, "New agent run (the selected agent)", common.ArgNew},
+		{importwiz.ID, "Import a pattern library", ""},
+		{rehearsalpage.ID, "Open the rehearsal waiting for review", common.ArgPending},
+	} {
+		if i := m.index(a.page); i >= 0 {
+			var arg any
+			if a.arg != "" {
+				arg = a.arg
+			}
+			items = append(items, palette.Item{Group: "Action", Title: a.title, Hint: m.goKey(i), Msg: common.NavigateMsg{Page: a.page, Arg: arg}})
+		}
+	}
+	items = append(items, palette.Item{Group: "Action", Title: "Switch theme…", Hint: "current " + m.c.Styles.Name, Msg: openPaletteMsg{filter: "theme "}})
 	for _, name := range m.themes.Names() {
 		hint := ""
 		if name == m.c.Styles.Name {
@@ -171,6 +192,27 @@ func (m *Model) paletteItems() []palette.Item {
 	)
 	return items
 }
+
+// index is the position of page id, or -1.
+func (m *Model) index(id string) int {
+	for i, pid := range m.ids {
+		if pid == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// goKey is the key that shows screen i ("" past the tenth).
+func (m *Model) goKey(i int) string {
+	if i < len(m.c.KeyMap.GoTo) {
+		return m.c.KeyMap.GoTo[i].Help().Key
+	}
+	return ""
+}
+
+// openPaletteMsg opens the palette with a filter typed in.
+type openPaletteMsg struct{ filter string }
 
 type refreshAllMsg struct{}
 type toggleHelpMsg struct{}
@@ -224,8 +266,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.broadcast(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
 
 	case toggleHelpMsg:
-		m.showHelp = !m.showHelp
+		m.toggleHelp(!m.showHelp)
 		return m, nil
+
+	case openPaletteMsg:
+		return m, m.openPalette(msg.filter)
 
 	case common.ToastMsg:
 		return m, m.setToast(msg.Text, msg.Error)
@@ -274,38 +319,75 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.showHelp {
-		if key.Matches(msg, km.Help, km.Back, km.Quit) {
-			m.showHelp = false
+		if m.helpv.Update(msg) {
+			m.toggleHelp(false)
 		}
 		return m, nil
 	}
 	page := m.pages[m.active]
 	if key.Matches(msg, km.Palette) {
-		m.showPalette = true
-		m.palette.SetItems(m.paletteItems())
-		m.palette.SetSize(m.c.Width, m.c.Height)
-		return m, m.palette.Open()
+		return m, m.openPalette("")
+	}
+	// alt+N never types text: it switches screens even while a page takes
+	// text input.
+	for i, b := range km.GoTo {
+		if key.Matches(msg, b) && i < len(m.pages) {
+			return m, m.navigate(m.ids[i])
+		}
 	}
 	if !page.Capturing() {
 		switch {
 		case key.Matches(msg, km.Quit):
 			return m, tea.Quit
 		case key.Matches(msg, km.Help):
-			m.showHelp = true
+			m.toggleHelp(true)
 			return m, nil
 		case key.Matches(msg, km.NextPage):
 			return m, m.navigate(m.ids[(m.active+1)%len(m.pages)])
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse} {
-			if key.Matches(msg, b) && i < len(m.pages) {
-				return m, m.navigate(m.ids[i])
-			}
-		}
 	}
 	_, cmd := page.Update(msg)
 	return m, cmd
+}
+
+func (m *Model) openPalette(filter string) tea.Cmd {
+	m.showPalette, m.showHelp = true, false
+	m.palette.SetItems(m.paletteItems())
+	m.palette.SetSize(m.c.Width, m.c.Height)
+	return m.palette.Open(filter)
+}
+
+// toggleHelp shows or hides the help of the active screen.
+func (m *Model) toggleHelp(on bool) {
+	m.showHelp = on
+	if on {
+		page := m.pages[m.active]
+		m.helpv.Set("Keys — "+page.Title(), []helpview.Section{
+			{Title: page.Title(), Groups: page.FullHelp()},
+			{Title: "Everywhere", Groups: m.globalHelp()},
+		})
+		m.helpv.SetSize(m.c.Width, m.c.Height)
+	}
+}
+
+// globalHelp is every key the root handles.
+func (m *Model) globalHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	screens := make([]key.Binding, 0, len(m.pages))
+	for i, p := range m.pages {
+		if i < len(km.GoTo) {
+			b := km.GoTo[i]
+			b.SetHelp(b.Help().Key, p.Title())
+			screens = append(screens, b)
+		}
+	}
+	return [][]key.Binding{
+		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
+		{km.NextPage, km.PrevPage, km.Refresh},
+		screens,
+	}
 }
 
 func (m *Model) navigate(id string) tea.Cmd {
@@ -360,6 +442,7 @@ func (m *Model) layout() {
 		p.SetSize(m.c.Width, m.bodyHeight())
 	}
 	m.palette.SetSize(m.c.Width, m.c.Height)
+	m.helpv.SetSize(m.c.Width, m.c.Height)
 	m.help.SetWidth(m.c.Width - 8)
 }
 
@@ -392,7 +475,7 @@ func (m *Model) render() string {
 	case m.showPalette:
 		screen = common.Overlay(screen, m.palette.View(), w, h)
 	case m.showHelp:
-		screen = common.Overlay(screen, m.helpView(), w, h)
+		screen = common.Overlay(screen, m.helpv.View(), w, h)
 	}
 	return screen
 }
@@ -400,22 +483,61 @@ func (m *Model) render() string {
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
-	var tabs []string
+	room := max(0, m.c.Width-lipgloss.Width(logo)-1)
+	line := logo + " " + m.tabsView(room)
+	return s.Header.Width(m.c.Width).Render(common.Truncate(line, m.c.Width))
+}
+
+// tabsView draws the tab bar in width cells. When the tabs do not all fit,
+// it shows a window of them around the active one, with the number of tabs
+// hidden on each side (‹2 … 3›), so the active tab is always in view.
+func (m *Model) tabsView(width int) string {
+	s := m.c.Styles
+	tabs := make([]string, len(m.pages))
+	widths := make([]int, len(m.pages))
 	for i, p := range m.pages {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		k := m.goKey(i)
+		var t string
 		if i == m.active {
-			tabs = append(tabs, s.TabActive.Render(label))
+			t = s.TabActive.Render(strings.TrimSpace(k + " " + p.Title()))
 		} else {
-			tabs = append(tabs, s.Tab.Render(label))
+			t = s.Tab.Render(strings.TrimSpace(k + " " + p.Title()))
+		}
+		tabs[i], widths[i] = t, lipgloss.Width(t)
+	}
+	sep := s.TabSep.Render("│")
+	span := func(lo, hi int) int { // tabs lo..hi with separators and the markers
+		w := hi - lo
+		for i := lo; i <= hi; i++ {
+			w += widths[i]
+		}
+		if lo > 0 {
+			w += len(fmt.Sprintf("‹%d ", lo))
+		}
+		if hi < len(tabs)-1 {
+			w += len(fmt.Sprintf(" %d›", len(tabs)-1-hi))
+		}
+		return w
+	}
+	lo, hi := m.active, m.active
+	for grown := true; grown; {
+		grown = false
+		if hi+1 < len(tabs) && span(lo, hi+1) <= width {
+			hi, grown = hi+1, true
+		}
+		if lo > 0 && span(lo-1, hi) <= width {
+			lo, grown = lo-1, true
 		}
 	}
-	line := logo + " " + strings.Join(tabs, s.TabSep.Render("│"))
-	right := s.Subtle.Render("ctrl+p commands · ? help")
-	gap := m.c.Width - lipgloss.Width(line) - lipgloss.Width(right)
-	if gap < 1 {
-		right, gap = "", max(0, m.c.Width-lipgloss.Width(line))
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString(s.Subtle.Render(fmt.Sprintf("‹%d ", lo)))
 	}
-	return s.Header.Width(m.c.Width).Render(common.Truncate(line+strings.Repeat(" ", gap)+right, m.c.Width))
+	b.WriteString(strings.Join(tabs[lo:hi+1], sep))
+	if hi < len(tabs)-1 {
+		b.WriteString(s.Subtle.Render(fmt.Sprintf(" %d›", len(tabs)-1-hi)))
+	}
+	return b.String()
 }
 
 func (m *Model) statusView() string {
@@ -436,7 +558,8 @@ func (m *Model) statusView() string {
 	if info.ReadOnly {
 		left += s.StatusWarn.Render("read-only")
 	}
-	room := max(0, m.c.Width-lipgloss.Width(left)-2)
+	hint := s.StatusValue.Render(footerHint)
+	room := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(hint)-2)
 	var right string
 	if m.toast != "" {
 		style := s.StatusValue
@@ -451,25 +574,14 @@ func (m *Model) statusView() string {
 		// so cut the line to the room.
 		right = s.StatusValue.Render(ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…"))
 	}
+	if right != "" {
+		right += s.StatusSep.Render("│")
+	}
+	right += hint
 	gap := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(right))
 	return s.StatusBar.Width(m.c.Width).Render(left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right)
 }
 
-func (m *Model) helpView() string {
-	s := m.c.Styles
-	km := m.c.KeyMap
-	page := m.pages[m.active]
-	global := [][]key.Binding{
-		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
-		{km.NextPage, km.PrevPage, km.GoHome, km.Refresh},
-	}
-	var b strings.Builder
-	b.WriteString(s.DialogTitle.Render("Keys — "+page.Title()) + "\n\n")
-	if groups := page.FullHelp(); len(groups) > 0 {
-		b.WriteString(m.help.FullHelpView(groups) + "\n\n")
-	}
-	b.WriteString(s.Subtitle.Render("Everywhere") + "\n")
-	b.WriteString(m.help.FullHelpView(global) + "\n\n")
-	b.WriteString(s.Subtle.Render("? or esc closes this help"))
-	return s.Dialog.MaxWidth(m.c.Width - 4).Render(b.String())
-}
+// footerHint is on the status bar at every width: the two keys that lead
+// to everything else.
+const footerHint = "? help · ctrl+p commands"

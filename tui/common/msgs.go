@@ -19,6 +19,14 @@ type NavigateMsg struct {
 	Arg  any
 }
 
+// Arguments of NavigateMsg that pages understand besides their own ids:
+// ArgNew opens the page's "new" dialog (a new build, a new agent run);
+// ArgPending opens the first item waiting for the user.
+const (
+	ArgNew     = "new"
+	ArgPending = "pending"
+)
+
 // SetThemeMsg asks the root to switch (and persist) the theme.
 type SetThemeMsg struct{ Name string }
 

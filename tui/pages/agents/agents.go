@@ -165,6 +165,11 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case common.NavigateMsg:
+		if msg.Page == ID && msg.Arg == common.ArgNew && m.mode == modeRoster {
+			return m, m.newRun()
+		}
+		return m, nil
 	}
 	// Run events, highlight results and the like belong to the run view
 	// (and the input's cursor blink to the input).
@@ -227,16 +232,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadRoster(), m.loadRuns())
 	case key.Matches(msg, km.New):
-		if _, ok := m.selected(); !ok {
-			return nil
-		}
-		if m.rv.Running() {
-			return common.Toast("a run is in progress: open it with enter, cancel it with X")
-		}
-		m.mode = modeInput
-		m.input.SetValue("")
-		m.input.SetStyles(m.c.Styles.TextInput)
-		return m.input.Focus()
+		return m.newRun()
 	case key.Matches(msg, km.Enter):
 		if m.rv.State() != runview.Idle {
 			m.mode = modeRun
@@ -257,6 +253,21 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	m.sel = max(0, m.sel)
 	return nil
+}
+
+// newRun asks for the task of a run of the selected agent (n, or the
+// palette's "New agent run").
+func (m *Model) newRun() tea.Cmd {
+	if _, ok := m.selected(); !ok {
+		return nil
+	}
+	if m.rv.Running() {
+		return common.Toast("a run is in progress: open it with enter, cancel it with X")
+	}
+	m.mode = modeInput
+	m.input.SetValue("")
+	m.input.SetStyles(m.c.Styles.TextInput)
+	return m.input.Focus()
 }
 
 func (m *Model) dialogWidth() int { return min(80, max(44, m.width-8)) }

@@ -392,3 +392,31 @@ func TestToolCallsShowInTheStream(t *testing.T) {
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
 }
+
+func TestPickerOpensAnyPRDByItsPath(t *testing.T) {
+	t.Parallel()
+	src := newSource(t)
+	writePRDs(t, src.root)
+	other := filepath.Join(src.root, "plans", "next", "prd-billing.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	require.NoError(t, os.WriteFile(other, []byte("meta: {name: billing}\ntasks: []\n"), 0o644))
+	l := newLoop(t, src, 120, 37)
+	// The palette's "New build" opens the picker like n.
+	l.dispatch(common.NavigateMsg{Page: ID, Arg: common.ArgNew})
+	l.until(func() bool { return l.m.prdLoaded })
+	assert.Contains(t, l.plain(), "opens any PRD file")
+	l.press(".", "/", "p", "l", "tab")
+	l.until(func() bool { return l.m.prdPath.Value() == "./plans/" })
+	l.press("tab")
+	l.until(func() bool { return strings.Contains(l.plain(), "a folder: type a file in it") })
+	assert.Equal(t, "./plans/next/", l.m.prdPath.Value())
+	l.press("enter")
+	l.settle(50 * time.Millisecond)
+	assert.Empty(t, src.started, "a folder does not start")
+	l.press("tab")
+	l.until(func() bool { return l.m.prdPath.Valid() })
+	assert.Contains(t, l.plain(), "✓ file")
+	l.press("enter")
+	l.until(func() bool { return l.m.mode == modeGraph })
+	assert.Equal(t, []string{other}, src.started)
+}

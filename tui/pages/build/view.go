@@ -426,6 +426,12 @@ func (m *Model) pickerView() string {
 	inner := w - 6
 	var b []string
 	b = append(b, s.DialogTitle.Render("Start a build"), "")
+	if m.prdPath.Focused() {
+		b = append(b, strings.Split(m.prdPath.View(inner), "\n")...)
+	} else {
+		b = append(b, s.Subtle.Render(common.Truncate("/ or ~ opens any PRD file by its path (tab completes)", inner)))
+	}
+	b = append(b, "")
 	switch {
 	case !m.prdLoaded:
 		b = append(b, s.Muted.Render("Reading .nova/prds/…"))
@@ -455,7 +461,7 @@ func (m *Model) pickerView() string {
 			}
 			b = append(b, line)
 		}
-		if m.prdSel < len(m.prds) {
+		if m.prdSel < len(m.prds) && !m.prdPath.Focused() {
 			if f := m.prds[m.prdSel]; f.Problem != "" {
 				b = append(b, "", s.Error.Bold(true).Render("Problems — nothing starts until they are fixed:"))
 				errLines := strings.Split(s.Error.Width(inner).Render(f.Problem), "\n")
@@ -473,8 +479,13 @@ func (m *Model) pickerView() string {
 		b = append(b, "")
 		b = append(b, strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
-		s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	if m.prdPath.Focused() {
+		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start from the file")+s.Subtle.Render("  ·  ")+
+			s.Key.Render("tab")+" "+s.KeyDesc.Render("complete")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("back to the list"))
+	} else {
+		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
+			s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	}
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }
 

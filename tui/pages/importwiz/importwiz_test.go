@@ -446,3 +446,42 @@ func TestScanOfAFolderThatCannotBeRead(t *testing.T) {
 	assert.Contains(t, plain(m), "Cannot import")
 	assert.Empty(t, stats(t, ws).Nodes, "nothing is written")
 }
+
+func TestTypedPathWithCompletion(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	writeTree(t, filepath.Join(ws.root, "libs", "go-patterns"), map[string]string{"errors/wrap.md": "# Wrap\n\nWrap errors with context.\n"})
+	m := newPage(t, ws, 100, 30)
+	// Relative paths start at the workspace: "li" + tab completes the folder.
+	press(t, m, ".")
+	require.True(t, m.Capturing(), "the path field takes letters")
+	press(t, m, "/", "l", "i", "tab")
+	assert.Equal(t, "./libs/", m.path.Value())
+	press(t, m, "tab")
+	assert.Equal(t, "./libs/go-patterns/", m.path.Value())
+	out := plain(m)
+	assert.Contains(t, out, "✓ folder")
+	// A typo is refused as you type; enter does nothing.
+	press(t, m, "x")
+	assert.Contains(t, plain(m), "✗ no such folder")
+	press(t, m, "enter")
+	assert.Equal(t, stepSource, m.step)
+	press(t, m, "backspace", "enter")
+	require.Equal(t, stepPreview, m.step, m.note)
+	assert.Contains(t, plain(m), "libs/go-patterns", "the typed folder is scanned")
+	assert.Contains(t, plain(m), "Wrap")
+
+	// esc leaves the field for the folder list; q is a letter while typing.
+	press(t, m, "esc")
+	require.Equal(t, stepSource, m.step)
+	press(t, m, "/")
+	assert.True(t, m.path.Focused())
+	assert.Equal(t, "/", m.path.Value(), "/ starts an absolute path")
+	press(t, m, "esc")
+	assert.False(t, m.Capturing())
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		m := newPage(t, ws, size[0], size[1]-3)
+		press(t, m, "~")
+		checkFits(t, m, size[0], size[1]-3, "typed path")
+	}
+}

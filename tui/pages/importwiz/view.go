@@ -126,7 +126,12 @@ func (m *Model) pickerPanel(w, h int) string {
 	}
 	inner := max(1, w-4)
 	title := s.PanelTitleActive.Render("Pick a pattern library folder")
-	content := title + "\n" + m.picker.view(s, inner, max(1, h-3), !m.recentFocus, m.display)
+	field := s.Subtle.Render(common.Truncate("/ or ~ types a path (tab completes)", inner))
+	if m.path.Focused() {
+		field = m.path.View(inner)
+	}
+	field = common.FitHeight(field, m.pathLines())
+	content := title + "\n" + field + "\n" + m.picker.view(s, inner, max(1, h-3-m.pathLines()), !m.recentFocus && !m.path.Focused(), m.display)
 	return st.Width(w).Height(h).Render(common.FitHeight(content, max(1, h-2)))
 }
 

@@ -79,6 +79,9 @@ type Model struct {
 	filter   int
 	sel      int
 	want     uint64
+	// wantPending opens the first pending session once the list is loaded
+	// (the palette's "Open the rehearsal waiting for review").
+	wantPending bool
 
 	sess     *rh.Session
 	focus    int
@@ -204,6 +207,15 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.want = 0
 			return m, m.open(id)
 		}
+		if m.wantPending {
+			m.wantPending = false
+			for _, s := range m.sessions {
+				if s.Pending() {
+					return m, m.open(s.ID)
+				}
+			}
+			return m, common.Toast("no rehearsal waits for review")
+		}
 		return m, nil
 	case sessionMsg:
 		if msg.err != nil {
@@ -232,6 +244,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 				return m, m.open(id)
 			}
 			m.want = id
+		}
+		if msg.Arg == common.ArgPending {
+			m.wantPending = true
 		}
 		return m, m.load()
 	case common.EventMsg:
