@@ -106,6 +106,9 @@ type Model struct {
 
 	showHelp    bool
 	showPalette bool
+	// bodyCache is the page's last view while an overlay has the keys.
+	bodyCache  string
+	bodyCached bool
 	ollama      *engine.OllamaStatus
 	toast       string
 	toastErr    bool
@@ -228,6 +231,9 @@ func (m *Model) Init() tea.Cmd {
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, key := msg.(tea.KeyPressMsg); !(key || common.IsCursorBlink(msg)) || !(m.showPalette || m.showHelp) {
+		m.bodyCached = false // anything but typing into an overlay may change the page
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
@@ -355,7 +361,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 func (m *Model) openPalette(filter string) tea.Cmd {
 	m.showPalette, m.showHelp = true, false
 	m.palette.SetItems(m.paletteItems())
-	m.palette.SetSize(m.c.Width, m.c.Height)
+	m.palette.SetSize(m.c.Width, m.bodyHeight())
 	return m.palette.Open(filter)
 }
 
@@ -368,7 +374,7 @@ func (m *Model) toggleHelp(on bool) {
 			{Title: page.Title(), Groups: page.FullHelp()},
 			{Title: "Everywhere", Groups: m.globalHelp()},
 		})
-		m.helpv.SetSize(m.c.Width, m.c.Height)
+		m.helpv.SetSize(m.c.Width, m.bodyHeight())
 	}
 }
 
@@ -441,8 +447,8 @@ func (m *Model) layout() {
 	for _, p := range m.pages {
 		p.SetSize(m.c.Width, m.bodyHeight())
 	}
-	m.palette.SetSize(m.c.Width, m.c.Height)
-	m.helpv.SetSize(m.c.Width, m.c.Height)
+	m.palette.SetSize(m.c.Width, m.bodyHeight())
+	m.helpv.SetSize(m.c.Width, m.bodyHeight())
 	m.help.SetWidth(m.c.Width - 8)
 }
 
@@ -467,17 +473,30 @@ func (m *Model) render() string {
 		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, lipgloss.NewStyle().MaxWidth(w).Render(msg))
 	}
 	header := m.headerView()
-	body := common.FitHeight(m.pages[m.active].View(), m.bodyHeight())
-	body = lipgloss.NewStyle().MaxWidth(w).Render(body)
-	status := m.statusView()
-	screen := lipgloss.JoinVertical(lipgloss.Left, header, body, status)
+	body := m.bodyView()
+	// Overlays cover the body only: the tab bar and the status bar stay in
+	// view, so the screen always says where you are.
 	switch {
 	case m.showPalette:
-		screen = common.Overlay(screen, m.palette.View(), w, h)
+		body = common.Overlay(body, m.palette.View(), w, m.bodyHeight())
 	case m.showHelp:
-		screen = common.Overlay(screen, m.helpv.View(), w, h)
+		body = common.Overlay(body, m.helpv.View(), w, m.bodyHeight())
 	}
-	return screen
+	return lipgloss.JoinVertical(lipgloss.Left, header, body, m.statusView())
+}
+
+// bodyView is the active page's view, cut to the body. While the palette or
+// the help is open the keys go to them and the page does not change, so the
+// page's view is kept rather than drawn again for every key (Update drops it
+// whenever anything else happens).
+func (m *Model) bodyView() string {
+	if m.bodyCached && (m.showPalette || m.showHelp) {
+		return m.bodyCache
+	}
+	body := common.FitHeight(m.pages[m.active].View(), m.bodyHeight())
+	body = lipgloss.NewStyle().MaxWidth(m.c.Width).Render(body)
+	m.bodyCache, m.bodyCached = body, true
+	return body
 }
 
 func (m *Model) headerView() string {

@@ -216,10 +216,10 @@ func TestHomeShowsRunningBuildsAndApprovals(t *testing.T) {
 	ws := newFake(t)
 	ws.sum.RunningBuilds = 1
 	out := newModel(t, ws, 120, 40).Plain()
-	assert.Contains(t, out, "1 build(s) running")
-	assert.Contains(t, out, "2 approval(s) wait for you")
-	assert.Contains(t, out, "6 Build")
-	assert.Contains(t, out, "7 Playbooks")
+	assert.Contains(t, out, "1 build running")
+	assert.Contains(t, out, "2 approvals wait for you")
+	assert.Contains(t, out, "alt+6 Build", "tab labels name the real keys")
+	assert.Contains(t, out, "alt+7 Playbooks")
 }
 
 func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/keymap"
@@ -91,4 +92,52 @@ func FitHeight(s string, h int) string {
 // Empty renders an empty-state block: a title line and a hint.
 func (c *Common) Empty(title, hint string) string {
 	return c.Styles.Muted.Render(title) + "\n" + c.Styles.Subtle.Render(hint)
+}
+
+// WrapWords wraps plain text to width cells, breaking lines at spaces only
+// (lipgloss's and ansi's wrappers also break after hyphens and, on some
+// input, inside words; streamed prose must keep its words whole). Newlines
+// are kept, runs of spaces and leading indentation too; a word wider than
+// width is cut hard. Hand-written for that guarantee.
+func WrapWords(text string, width int) []string {
+	width = max(1, width)
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		var line strings.Builder
+		lw := 0
+		flush := func() {
+			out = append(out, line.String())
+			line.Reset()
+			lw = 0
+		}
+		for i, word := range strings.Split(para, " ") {
+			ww := lipgloss.Width(word)
+			sep := 0
+			if i > 0 {
+				sep = 1
+			}
+			if lw > 0 && lw+sep+ww > width {
+				flush()
+				sep = 0
+			}
+			for ww > width { // a word longer than the line
+				if lw > 0 {
+					flush()
+				}
+				cut := ansi.Truncate(word, width, "")
+				out = append(out, cut)
+				word = strings.TrimPrefix(word, cut)
+				ww = lipgloss.Width(word)
+				sep = 0
+			}
+			if sep == 1 && (lw > 0 || i > 0) {
+				line.WriteByte(' ')
+				lw++
+			}
+			line.WriteString(word)
+			lw += ww
+		}
+		flush()
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package common
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -46,6 +48,16 @@ type OllamaMsg struct{ Status engine.OllamaStatus }
 type SummaryMsg struct {
 	Summary engine.Summary
 	Err     error
+}
+
+// IsCursorBlink reports a text input's cursor blink message: it changes
+// nothing but the cursor of a focused input.
+func IsCursorBlink(msg tea.Msg) bool {
+	switch msg.(type) {
+	case nil, string, EventMsg, ToastMsg, ErrMsg, NavigateMsg:
+		return false
+	}
+	return strings.HasPrefix(fmt.Sprintf("%T", msg), "cursor.")
 }
 
 // WaitEvent returns a command that waits for the next engine event. The

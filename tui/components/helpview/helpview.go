@@ -43,7 +43,8 @@ func (m *Model) Set(title string, sections []Section) {
 	m.title, m.sections, m.scroll, m.lines = title, sections, 0, nil
 }
 
-// SetSize sets the screen the overlay is drawn on.
+// SetSize sets the area the overlay is drawn on (the dialog is at most that
+// tall).
 func (m *Model) SetSize(w, h int) {
 	if w != m.width {
 		m.lines = nil
@@ -58,9 +59,9 @@ func (m *Model) boxWidth() int { return max(20, min(m.width-4, 110)) }
 func (m *Model) inner() int { return m.boxWidth() - 6 }
 
 // bodyRows is how many body lines fit: the dialog's height is at most the
-// screen's less 2, less border and padding (4), title and its gap (2) and
-// the footer and its gap (2).
-func (m *Model) bodyRows() int { return max(1, m.height-2-4-2-2) }
+// area's, less border and padding (4), title and its gap (2) and the footer
+// and its gap (2).
+func (m *Model) bodyRows() int { return max(1, m.height-4-2-2) }
 
 func (m *Model) body() []string {
 	if m.lines == nil || m.linesW != m.inner() {

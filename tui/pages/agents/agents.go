@@ -495,6 +495,9 @@ func (m *Model) detailView(w, h int) string {
 			b = append(b, s.Muted.Render("out ")+s.Text.Render(common.Truncate(oneLine(ex.Output), inner-4)))
 		}
 	}
+	// Lines wider than the panel would be wrapped by the panel and push its
+	// bottom border off screen: wrap them here, where they are counted.
+	b = fitLines(b, inner)
 	room := h - 3
 	if len(b) > room {
 		b = append(b[:max(0, room-1)], s.Subtle.Render(common.Truncate("… the full definition: "+orDash(sourceName(d.Source)), inner)))
@@ -506,6 +509,21 @@ func (m *Model) detailView(w, h int) string {
 	}
 	content := common.FitHeight(strings.Join(b, "\n"), h-3) + "\n" + footer
 	return s.Panel.Width(w).Height(h).Render(content)
+}
+
+// fitLines splits multi-line entries and wraps lines wider than w.
+func fitLines(lines []string, w int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		for _, x := range strings.Split(l, "\n") {
+			if lipgloss.Width(x) <= w {
+				out = append(out, x)
+				continue
+			}
+			out = append(out, strings.Split(lipgloss.Wrap(x, w, " "), "\n")...)
+		}
+	}
+	return out
 }
 
 func sourceName(p string) string {

@@ -401,7 +401,7 @@ func (m *Model) outputView(w, h int) string {
 		if len(tail) > 8*inner*room {
 			tail = tail[len(tail)-8*inner*room:]
 		}
-		all := strings.Split(lipgloss.Wrap(strings.TrimRight(tail, "\n"), inner, " "), "\n")
+		all := common.WrapWords(strings.TrimRight(tail, "\n"), inner)
 		end := max(0, len(all)-m.scroll)
 		start := max(0, end-room)
 		for _, l := range all[start:end] {
