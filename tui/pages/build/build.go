@@ -310,6 +310,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			keep := m.selectedTaskID()
 			m.detail = &d
 			m.reorder(keep)
+			// Deltas still waiting for the flush tick are part of the stream:
+			// fold them in first, or a finished task's output would be added
+			// to a stream that only looks empty (the output shown twice).
+			m.flush()
 			for _, t := range d.Tasks { // finished output replaces a lost stream
 				if t.Output != "" && t.Status != StatusRunning {
 					k := streamKey(d.ID, t.ID)

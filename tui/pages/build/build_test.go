@@ -420,3 +420,27 @@ func TestPickerOpensAnyPRDByItsPath(t *testing.T) {
 	l.until(func() bool { return l.m.mode == modeGraph })
 	assert.Equal(t, []string{other}, src.started)
 }
+
+// TestFinishedOutputIsNotShownTwice: a task finishes while its last deltas
+// still wait for the flush tick; the detail that arrives then carries the
+// task's output, which must not be added to the stream a second time.
+func TestFinishedOutputIsNotShownTwice(t *testing.T) {
+	t.Parallel()
+	ws := sampleSource(t)
+	l := newLoop(t, ws, 120, 37)
+	const out = "SELECT day, count(DISTINCT user) FROM events GROUP BY day"
+	l.Dispatch(common.EventMsg{Event: engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, BuildID: "3", TaskID: "ua-03", Text: out,
+		Agent: &agents.Event{Type: agents.EventDelta, Text: out}}})
+	require.NotNil(t, l.m.pending[streamKey("3", "ua-03")], "the delta waits for the flush tick")
+	ws.mu.Lock()
+	ws.builds[0].Tasks[2].Status, ws.builds[0].Tasks[2].Output = StatusDone, out
+	ws.mu.Unlock()
+	l.m.gen++
+	d, err := getBuild(context.Background(), ws, "3")
+	require.NoError(t, err)
+	l.Dispatch(detailMsg{gen: l.m.gen, detail: d})
+	l.until(func() bool { return strings.Contains(l.plain(), "GROUP BY") })
+	l.settle(120 * time.Millisecond)
+	assert.Equal(t, out, l.m.streams[streamKey("3", "ua-03")].String())
+	assert.Equal(t, 1, strings.Count(l.plain(), "GROUP BY"), "the output once")
+}
