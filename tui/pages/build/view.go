@@ -448,7 +448,7 @@ func (m *Model) pickerView() string {
 		for i := start; i < len(m.prds) && i-start < maxRows; i++ {
 			f := m.prds[i]
 			mark := s.Success.Render("✓")
-			info := fmt.Sprintf("%s · %d tasks", orDash(f.Title), f.Tasks)
+			info := orDash(f.Title) + " · " + plural(f.Tasks, "task")
 			if f.Problem != "" {
 				mark = s.Error.Render("✗")
 				info = "invalid"

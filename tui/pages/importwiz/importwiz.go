@@ -692,9 +692,9 @@ func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
 	cmds := []tea.Cmd{recentCmd(m.ctx(), m.src)}
 	switch {
 	case res.DryRun:
-		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %d files would be imported", res.Loaded)))
+		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %s would be imported", countNoun(res.Loaded, "file", "files"))))
 	case res.Batch != 0:
-		cmds = append(cmds, common.Toast(fmt.Sprintf("imported %d files (batch %d)", res.Loaded, res.Batch)))
+		cmds = append(cmds, common.Toast(fmt.Sprintf("imported %s (batch %d)", countNoun(res.Loaded, "file", "files"), res.Batch)))
 	}
 	return tea.Batch(cmds...)
 }

@@ -476,11 +476,11 @@ func (m *Model) summaryHeader() string {
 	case m.undone != nil:
 		title = fmt.Sprintf("Batch %d undone: %d nodes and %d edges removed, %d nodes restored.", m.undone.Batch, m.undone.NodesRemoved, m.undone.EdgesRemoved, m.undone.NodesRestored)
 	case r.DryRun:
-		title = fmt.Sprintf("Dry run: %d of %d files would be imported. Nothing was written.", r.Loaded, r.Files)
+		title = fmt.Sprintf("Dry run: %d of %s would be imported. Nothing was written.", r.Loaded, countNoun(r.Files, "file", "files"))
 	case r.Batch == 0:
 		title = fmt.Sprintf("Nothing to import: the %d files are unchanged, skipped or failed.", r.Files)
 	default:
-		title = fmt.Sprintf("Imported %d of %d files into the vault (batch %d).", r.Loaded, r.Files, r.Batch)
+		title = fmt.Sprintf("Imported %d of %s into the vault (batch %d).", r.Loaded, countNoun(r.Files, "file", "files"), r.Batch)
 	}
 	inner := max(10, m.width-4)
 	return s.Title.Render(common.Truncate(title, inner)) + "\n" + m.countsLine(*r, inner)

@@ -72,7 +72,7 @@ func (m *Model) rightView(w, h int) string {
 		if pb := m.rules.pb; pb != nil && m.rules.agent == a.Agent {
 			info += fmt.Sprintf(" · v%d", pb.Version)
 			if pb.Tasks > 0 {
-				info += fmt.Sprintf(" · %d tasks · %.0f%% success", pb.Tasks, pb.SuccessRate()*100)
+				info += fmt.Sprintf(" · %s · %.0f%% success", plural(pb.Tasks, "task"), pb.SuccessRate()*100)
 			}
 		}
 		head += "  " + s.Muted.Render(common.Truncate(info, max(0, inner-lipgloss.Width(head)-2)))

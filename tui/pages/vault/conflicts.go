@@ -119,7 +119,7 @@ func (p *conflictsPane) view() string {
 	case !p.loaded:
 		info = "loading…"
 	default:
-		info = fmt.Sprintf("%d contradicting pair(s)", len(p.list))
+		info = plural(len(p.list), "contradicting pair", "contradicting pairs")
 	}
 	headLine := head + "  " + s.Muted.Render(info)
 	hint := s.Subtle.Render("↑/↓ pair · ←/→ side · enter opens · +/- d t L act on the chosen side · c or esc closes")

@@ -196,7 +196,7 @@ func (g *graphPane) view(root engvault.Node) string {
 	}
 	head := s.Title.Render("Graph") + " " + g.badge(root.Type) + " " + s.Bold.Render(clip(fmt.Sprintf("#%d %s", root.ID, label(root)), max(10, g.width/2)))
 	nodes, _, refs := g.graph.Stats()
-	info := fmt.Sprintf("depth %d · %d nodes", g.depth, nodes)
+	info := fmt.Sprintf("depth %d · %s", g.depth, plural(nodes, "node", "nodes"))
 	if refs > 0 {
 		info += fmt.Sprintf(" · %d ↺", refs)
 	}

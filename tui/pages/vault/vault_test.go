@@ -274,7 +274,7 @@ func TestConflictsViewJumpsToEitherSide(t *testing.T) {
 	a := newApp(t, ws, 160, 48)
 	a.Press("c")
 	out := a.Plain()
-	assert.Contains(t, out, "2 contradicting pair(s)")
+	assert.Contains(t, out, "2 contradicting pairs")
 	assert.Contains(t, out, "Errors from Close on read-only files can be ignored.")
 	assert.Contains(t, out, "Write tests as a table of cases")
 	a.Press("right", "enter")
