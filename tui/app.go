@@ -109,6 +109,11 @@ type Model struct {
 	// bodyCache is the page's last view while an overlay has the keys.
 	bodyCache  string
 	bodyCached bool
+	// frame is the last screen drawn; it stays valid through messages that
+	// change nothing (a cursor blink cancelled by typing), so they cost no
+	// redraw.
+	frame   string
+	frameOK bool
 	ollama      *engine.OllamaStatus
 	toast       string
 	toastErr    bool
@@ -231,6 +236,9 @@ func (m *Model) Init() tea.Cmd {
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if !common.ChangesNothing(msg) {
+		m.frameOK = false
+	}
 	if _, key := msg.(tea.KeyPressMsg); !(key || common.IsCursorBlink(msg)) || !(m.showPalette || m.showHelp) {
 		m.bodyCached = false // anything but typing into an overlay may change the page
 	}
@@ -454,7 +462,10 @@ func (m *Model) layout() {
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	if !m.frameOK {
+		m.frame, m.frameOK = m.render(), true
+	}
+	v := tea.NewView(m.frame)
 	v.AltScreen = true
 	v.WindowTitle = "nova — " + filepath.Base(m.ws.Info().Root)
 	return v

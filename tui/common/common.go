@@ -141,3 +141,39 @@ func WrapWords(text string, width int) []string {
 	}
 	return out
 }
+
+// ViewCache keeps the rendering of what lies under a dialog while the
+// dialog has the keyboard: typing into a dialog's text field must not
+// redraw the screen beneath it on every key (on a big screen that is most
+// of a frame's cost). A page calls Update first thing in its Update and Get
+// for the part under the dialog in its View.
+type ViewCache struct {
+	view  string
+	ok    bool
+	w, h  int
+	theme string
+}
+
+// Update drops the cached view unless msg is a key press or a cursor blink
+// while dialog is open (those reach only the dialog).
+func (v *ViewCache) Update(msg tea.Msg, dialog bool) {
+	if dialog {
+		if _, key := msg.(tea.KeyPressMsg); key || IsCursorBlink(msg) {
+			return
+		}
+	}
+	v.ok = false
+}
+
+// Invalidate drops the cached view.
+func (v *ViewCache) Invalidate() { v.ok = false }
+
+// Get returns the cached view of a w×h area, drawing it with render when
+// there is none (or the size or theme changed).
+func (v *ViewCache) Get(c *Common, w, h int, render func() string) string {
+	if v.ok && v.w == w && v.h == h && v.theme == c.Styles.Name {
+		return v.view
+	}
+	v.view, v.ok, v.w, v.h, v.theme = render(), true, w, h, c.Styles.Name
+	return v.view
+}

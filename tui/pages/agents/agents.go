@@ -76,6 +76,8 @@ type Model struct {
 	input textinput.Model
 	rv    *runview.Model
 	seq   int
+	// under is the roster and detail while the new-run dialog is open.
+	under common.ViewCache
 }
 
 // New builds the page.
@@ -128,6 +130,7 @@ func (m *Model) loadRuns() tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.mode == modeInput)
 	switch msg := msg.(type) {
 	case rosterMsg:
 		m.loaded = true
@@ -277,6 +280,15 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	if m.mode == modeInput {
+		body := m.under.Get(m.c, m.width, m.height, m.baseView)
+		return common.Overlay(body, m.inputView(), m.width, m.height)
+	}
+	return m.baseView()
+}
+
+// baseView is the page without the new-run dialog.
+func (m *Model) baseView() string {
 	s := m.c.Styles
 	var body string
 	switch {
@@ -304,11 +316,7 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	body = common.FitHeight(body, m.height)
-	if m.mode == modeInput {
-		body = common.Overlay(body, m.inputView(), m.width, m.height)
-	}
-	return body
+	return common.FitHeight(body, m.height)
 }
 
 // rosterView lists the agents, then the files that failed to load.

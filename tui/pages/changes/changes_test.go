@@ -168,7 +168,7 @@ func TestApplyAfterConfirmation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusApplied, cs.Status)
 	require.NotEmpty(t, h.d.Toasts)
-	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "3 file(s) written")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "3 files written")
 	assert.Contains(t, h.plain(), "1 pending", "the list is reloaded")
 
 	// An applied changeset cannot be applied again.

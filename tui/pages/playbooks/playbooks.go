@@ -94,6 +94,7 @@ type Model struct {
 	view     view
 	wantRule string // select this rule once loaded (NavigateMsg)
 	seq      int
+	under    common.ViewCache // the page under an open dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
@@ -238,6 +239,7 @@ func (m *Model) reloadAll() tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.form != nil || m.confirm.Active())
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)

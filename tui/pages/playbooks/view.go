@@ -15,6 +15,17 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	switch {
+	case m.confirm.Active():
+		return common.Overlay(m.under.Get(m.c, m.width, m.height, m.baseView), m.confirm.View(), m.width, m.height)
+	case m.form != nil:
+		return common.Overlay(m.under.Get(m.c, m.width, m.height, m.baseView), m.form.view(), m.width, m.height)
+	}
+	return m.baseView()
+}
+
+// baseView is the page under its dialogs.
+func (m *Model) baseView() string {
 	s := m.c.Styles
 	var body string
 	switch {
@@ -31,14 +42,7 @@ func (m *Model) View() string {
 		lw := max(28, min(40, m.width/4))
 		body = lipgloss.JoinHorizontal(lipgloss.Top, m.agents.view(lw, m.height, !m.right), m.rightView(m.width-lw, m.height))
 	}
-	body = common.FitHeight(body, m.height)
-	switch {
-	case m.confirm.Active():
-		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
-	case m.form != nil:
-		body = common.Overlay(body, m.form.view(), m.width, m.height)
-	}
-	return body
+	return common.FitHeight(body, m.height)
 }
 
 func (m *Model) rightView(w, h int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -99,19 +100,29 @@ func collect(cmd tea.Cmd) []tea.Msg {
 func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 	t.Parallel()
 	m, _ := newPage(t)
+	now := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	m.now = func() time.Time { return now }
 	m.Update(keyOf('/'))
 	require.True(t, m.Capturing())
+	// One timer for the burst: the first key starts it, the next ones only
+	// move its deadline (a tick per key would be a redraw per key).
 	for _, r := range "tabl" {
 		m.Update(keyOf(r))
+		now = now.Add(50 * time.Millisecond)
 	}
 	assert.Equal(t, 4, m.browse.list.searchSeq, "one sequence number per keystroke")
-	// Ticks of the first three keystrokes are stale: no search runs.
-	for seq := 1; seq <= 3; seq++ {
-		_, cmd := m.Update(searchTickMsg{seq: seq})
-		assert.Empty(t, collect(cmd), "tick %d is stale", seq)
-	}
-	// The last tick searches, in a command.
-	_, cmd := m.Update(searchTickMsg{seq: 4})
+	require.True(t, m.browse.list.debounce.Armed())
+	tick := m.browse.list.debounce.Tick(searchKey)
+	assert.Equal(t, 1, tick.Gen, "one timer for four keys")
+	// The tick comes 150 ms after the first key: the last key was 50 ms
+	// ago, so it waits for the rest and searches nothing yet.
+	now = now.Add(-50 * time.Millisecond)
+	_, cmd := m.Update(tick)
+	assert.False(t, m.browse.list.searching, "no search before the pause")
+	assert.NotNil(t, cmd, "re-armed for the rest of the delay")
+	// After the pause: one search, of the last query.
+	now = now.Add(200 * time.Millisecond)
+	_, cmd = m.Update(tick)
 	require.NotNil(t, cmd)
 	assert.True(t, m.browse.list.searching)
 	var res searchMsg
@@ -121,6 +132,7 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, res.seq)
+	assert.Equal(t, "tabl", res.query)
 	require.NotEmpty(t, res.results)
 
 	// A result that arrives after a newer keystroke is dropped.

@@ -33,6 +33,7 @@ type listPane struct {
 	query     string // the query whose results are shown ("" = browse)
 	searchSeq int
 	searching bool
+	debounce  common.Debouncer // one timer per burst of keys
 
 	rows map[rowKey]string // rendered rows
 }
@@ -41,8 +42,6 @@ type statsMsg struct {
 	stats engvault.Stats
 	err   error
 }
-
-type searchTickMsg struct{ seq int }
 
 type searchMsg struct {
 	seq     int
@@ -122,16 +121,19 @@ func (l *listPane) update(msg tea.Msg) tea.Cmd {
 		st := msg.stats
 		l.stats = &st
 		return nil
-	case searchTickMsg:
-		if msg.seq != l.searchSeq {
+	case common.DebounceMsg:
+		if msg.Key != searchKey {
 			return nil
+		}
+		if ready, cmd := l.debounce.Fire(msg, l.now()); !ready {
+			return cmd
 		}
 		q := strings.TrimSpace(l.search.Value())
 		if q == "" {
 			return nil
 		}
 		l.searching = true
-		return l.searchCmd(msg.seq, q, l.tabType())
+		return l.searchCmd(l.searchSeq, q, l.tabType())
 	case searchMsg:
 		if msg.seq != l.searchSeq {
 			return nil // a newer query is on its way
@@ -172,6 +174,7 @@ func (l *listPane) keySearch(k tea.KeyPressMsg) tea.Cmd {
 		l.search.Blur()
 		l.search.SetValue("")
 		l.searchSeq++ // drop a search in flight
+		l.debounce.Stop()
 		l.query, l.searching = "", false
 		return nil
 	case "enter":
@@ -193,10 +196,11 @@ func (l *listPane) keySearch(k tea.KeyPressMsg) tea.Cmd {
 	}
 	l.searchSeq++
 	if strings.TrimSpace(l.search.Value()) == "" {
+		l.debounce.Stop()
 		l.query, l.searching = "", false
 		return cmd
 	}
-	return tea.Batch(cmd, common.Debounce(searchDebounce, searchTickMsg{seq: l.searchSeq}))
+	return tea.Batch(cmd, l.debounce.Trigger(searchKey, searchDebounce, l.now()))
 }
 
 // key handles the list's own keys (moving, type tabs, esc clearing the
@@ -255,6 +259,9 @@ func listSource(src Source, t engvault.NodeType) vlist.Source[row] {
 		return rows, p.Total, nil
 	})
 }
+
+// searchKey names the search's debounce ticks.
+const searchKey = "vault.search"
 
 // searchLimit bounds the ranked results shown for a query.
 const searchLimit = 200

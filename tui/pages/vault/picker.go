@@ -27,6 +27,7 @@ type linkPicker struct {
 	results  *vlist.Model[row]
 	all      *vlist.Model[row]
 	seq      int
+	debounce common.Debouncer
 	query    string
 	from     uint64
 	to       engvault.Node
@@ -41,7 +42,8 @@ const (
 	pickRelation
 )
 
-type pickTickMsg struct{ seq int }
+// pickKey names the picker's debounce ticks.
+const pickKey = "vault.pick"
 
 type pickMsg struct {
 	seq     int
@@ -99,15 +101,18 @@ func (p *linkPicker) refresh() tea.Cmd {
 
 func (p *linkPicker) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case pickTickMsg:
-		if msg.seq != p.seq || p.step != pickNode {
+	case common.DebounceMsg:
+		if msg.Key != pickKey {
 			return nil
+		}
+		if ready, cmd := p.debounce.Fire(msg, p.now()); !ready || p.step != pickNode {
+			return cmd
 		}
 		q := strings.TrimSpace(p.input.Value())
 		if q == "" {
 			return nil
 		}
-		return p.searchCmd(msg.seq, q)
+		return p.searchCmd(p.seq, q)
 	case pickMsg:
 		if msg.seq != p.seq {
 			return nil
@@ -152,6 +157,7 @@ func (p *linkPicker) key(k tea.KeyPressMsg, link func(from, to uint64, rel engva
 	switch k.String() {
 	case "esc":
 		p.step = pickClosed
+		p.debounce.Stop()
 		p.input.Blur()
 		return nil
 	case "enter":
@@ -184,10 +190,11 @@ func (p *linkPicker) key(k tea.KeyPressMsg, link func(from, to uint64, rel engva
 	}
 	p.seq++
 	if strings.TrimSpace(p.input.Value()) == "" {
+		p.debounce.Stop()
 		p.query = ""
 		return cmd
 	}
-	return tea.Batch(cmd, common.Debounce(searchDebounce, pickTickMsg{seq: p.seq}))
+	return tea.Batch(cmd, p.debounce.Trigger(pickKey, searchDebounce, p.now()))
 }
 
 func (p *linkPicker) keyRelation(k tea.KeyPressMsg, link func(from, to uint64, rel engvault.Relation) tea.Cmd) tea.Cmd {

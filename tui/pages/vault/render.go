@@ -20,6 +20,7 @@ import (
 type shared struct {
 	c   *common.Common
 	src Source
+	now func() time.Time // the debounces' clock (tests pin it)
 }
 
 func (s *shared) ctx() context.Context {

@@ -84,6 +84,8 @@ type Model struct {
 	history    []loc
 	refreshSeq int
 	warmed     bool // the search index build has been asked for
+	// under is the view beneath an open dialog.
+	under common.ViewCache
 }
 
 type actionMsg struct {
@@ -98,7 +100,7 @@ type refreshTickMsg struct{ seq int }
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	sh := &shared{c: c, src: src}
+	sh := &shared{c: c, src: src, now: time.Now}
 	m := &Model{shared: sh, confirm: confirm.New(c)}
 	m.browse = newBrowsePane(sh)
 	m.graph = newGraphPane(sh)
@@ -140,6 +142,7 @@ func (m *Model) SetSize(w, h int) {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.dialogOpen())
 	cmd := m.update(msg)
 	var rec tea.Cmd
 	if m.src != nil && m.width > 0 {
@@ -539,6 +542,26 @@ func (m *Model) View() string {
 	if m.src == nil {
 		return s.Panel.Width(m.width).Render(m.c.Empty("The vault is not available.", "This workspace does not offer a taste vault."))
 	}
+	if !m.dialogOpen() {
+		return m.baseView()
+	}
+	out := m.under.Get(m.c, m.width, m.height, m.baseView)
+	switch {
+	case m.confirm.Active():
+		out = common.Overlay(out, m.confirm.View(), m.width, m.height)
+	case m.picker.active():
+		out = common.Overlay(out, m.picker.view(), m.width, m.height)
+	case m.tags.open:
+		out = common.Overlay(out, m.tags.view(), m.width, m.height)
+	}
+	return out
+}
+
+// dialogOpen reports a dialog over the view (it has the keyboard).
+func (m *Model) dialogOpen() bool { return m.confirm.Active() || m.picker.active() || m.tags.open }
+
+// baseView is the view under the dialogs.
+func (m *Model) baseView() string {
 	var out string
 	switch m.view {
 	case viewGraph:
@@ -550,16 +573,7 @@ func (m *Model) View() string {
 	default:
 		out = m.browse.view()
 	}
-	out = common.FitHeight(out, m.height)
-	switch {
-	case m.confirm.Active():
-		out = common.Overlay(out, m.confirm.View(), m.width, m.height)
-	case m.picker.active():
-		out = common.Overlay(out, m.picker.view(), m.width, m.height)
-	case m.tags.open:
-		out = common.Overlay(out, m.tags.view(), m.width, m.height)
-	}
-	return out
+	return common.FitHeight(out, m.height)
 }
 
 // ---- help ------------------------------------------------------------------
