@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/llm"
@@ -28,12 +29,13 @@ import (
 // Ollama) and the event stream replaced by fixed values.
 type fakeWS struct {
 	*engine.Local
-	mu     sync.Mutex
-	cfg    workspace.Config
-	sum    engine.Summary
-	ollama engine.OllamaStatus
-	themes []string
-	events chan engine.Event
+	mu      sync.Mutex
+	cfg     workspace.Config
+	sum     engine.Summary
+	ollama  engine.OllamaStatus
+	themes  []string
+	events  chan engine.Event
+	running []uint64 // RunningBuilds
 }
 
 func newFake(t testing.TB) *fakeWS {
@@ -76,6 +78,11 @@ func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 	return nil
 }
 func (f *fakeWS) Close() error { return nil } // the test closes the engine
+func (f *fakeWS) RunningBuilds(context.Context) ([]uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]uint64{}, f.running...), nil
+}
 
 // newModel builds the root model over ws, runs its start-up commands and
 // sizes it, driven by the shared test runtime.
@@ -190,11 +197,16 @@ func TestUserThemeAndUnknownTheme(t *testing.T) {
 	assert.Contains(t, d.Plain(), "unknown theme")
 }
 
+// quits follows a quit key through the running-builds check: it reports
+// whether the model quit (tea.QuitMsg) and the model after it.
 func TestQuitKeys(t *testing.T) {
 	t.Parallel()
 	m := newModel(t, newFake(t), 100, 30)
 	m.Press("q")
-	assert.True(t, m.Quit, "q quits")
+	assert.True(t, m.Quit, "no build runs: q quits at once")
+	m = newModel(t, newFake(t), 100, 30)
+	m.Press("ctrl+c")
+	assert.True(t, m.Quit, "ctrl+c too")
 	// q inside the palette filters instead of quitting.
 	m = newModel(t, newFake(t), 100, 30)
 	m.Press("ctrl+p", "q")
@@ -246,5 +258,56 @@ func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Regression (issue 10): quitting while a build runs here interrupts it;
+// the TUI asks first, and stays by default.
+func TestQuitWhileABuildRunsAsksFirst(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	ws.running = []uint64{3}
+	m := newModel(t, ws, 100, 30)
+	m.Press("q")
+	require.False(t, m.Quit, "a running build: q asks")
+	out := m.Plain()
+	assert.Contains(t, out, "Quit while a build runs?")
+	assert.Contains(t, out, "Build 3 is running")
+	assert.Contains(t, out, "resume 3`", "it says how to continue")
+
+	// enter answers the focused button: Stay.
+	m.Press("enter")
+	assert.NotContains(t, m.Plain(), "Quit while a build runs?", "stayed")
+	m.Press("q")
+	require.False(t, m.Quit)
+	m.Press("esc")
+	assert.NotContains(t, m.Plain(), "Quit while a build runs?", "esc stays too")
+
+	// y quits (and interrupts).
+	m.Press("q", "y")
+	assert.True(t, m.Quit)
+
+	// ctrl+c asks as well; ctrl+c again quits at once.
+	m = newModel(t, ws, 100, 30)
+	m.Press("ctrl+c")
+	require.False(t, m.Quit)
+	m.Press("ctrl+c")
+	assert.True(t, m.Quit)
+}
+
+func TestGoldenQuitQuestion(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {180, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			ws := newFake(t)
+			ws.running = []uint64{3, 4}
+			m := newModel(t, ws, size[0], size[1])
+			m.Press("q")
+			require.False(t, m.Quit)
+			lines := strings.Split(m.Plain(), "\n")
+			assert.Len(t, lines, size[1])
+			golden.RequireEqual(t, m.Pinned())
+		})
 	}
 }

@@ -347,7 +347,7 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 1, ee.ExitCode())
-	assert.Equal(t, "paused", last.Status, "the last event says the build is paused")
+	assert.Equal(t, "interrupted", last.Status, "the last event says the build is interrupted (resumable)")
 
 	r := runNova(t, dir, env, "build", "resume", "1")
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)

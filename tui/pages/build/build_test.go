@@ -439,6 +439,9 @@ func TestFinishedOutputIsNotShownTwice(t *testing.T) {
 	d, err := getBuild(context.Background(), ws, "3")
 	require.NoError(t, err)
 	l.Dispatch(detailMsg{gen: l.m.gen, detail: d})
+	if sel, _ := l.m.selectedTask(); sel.ID != "ua-03" {
+		l.press("up") // the selection followed the next task
+	}
 	l.until(func() bool { return strings.Contains(l.plain(), "GROUP BY") })
 	l.settle(120 * time.Millisecond)
 	assert.Equal(t, out, l.m.streams[streamKey("3", "ua-03")].String())

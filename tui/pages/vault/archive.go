@@ -1,11 +1,9 @@
 package vault
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -17,45 +15,6 @@ import (
 	"github.com/nova-dev/nova/tui/components/confirm"
 )
 
-// ArchiveSource is what the archive view needs: the archived nodes and a
-// restore. A Source without it shows the view as unavailable.
-//
-// The engine's archive verbs are being added to engine.Workspace in
-// parallel; until they are on main this interface names page-local types
-// that mirror vault.ArchivedNode and vault.RestoreResult field for field,
-// and tests drive the view through a fake.
-type ArchiveSource interface {
-	// ListArchived lists the nodes the tier cap moved to the archive,
-	// newest first.
-	ListArchived(ctx context.Context) ([]ArchivedNode, error)
-	// RestoreArchived brings an archived node back with its id and the edges
-	// whose other end exists. Over the tier's cap it is refused with an
-	// error that wraps ErrOverCap and nothing changes.
-	RestoreArchived(ctx context.Context, id uint64) (RestoreResult, error)
-}
-
-// ArchivedNode is a node the tier cap moved out of the vault.
-type ArchivedNode struct {
-	// Node is the node as it was, with its body.
-	Node engvault.Node `json:"node"`
-	// Edges touched the node when it was archived.
-	Edges      []engvault.Edge `json:"edges"`
-	ArchivedAt time.Time       `json:"archivedAt"`
-	Reason     string          `json:"reason"`
-}
-
-// RestoreResult says what a restore brought back.
-type RestoreResult struct {
-	Node engvault.Node `json:"node"`
-	// Edges are the links restored; the others lost their other end.
-	Edges   int `json:"edges"`
-	Dropped int `json:"dropped"`
-}
-
-// ErrOverCap marks a restore refused because the vault is at its tier's
-// cap.
-var ErrOverCap = errors.New("over the tier's vault node cap")
-
 // confirmRestore is the restore question's id.
 const confirmRestore = "vault.restore"
 
@@ -64,10 +23,9 @@ const confirmRestore = "vault.restore"
 // in the status bar.
 type archivePane struct {
 	*shared
-	arch          ArchiveSource // nil: not available
 	width, height int
 
-	list       []ArchivedNode
+	list       []engvault.ArchivedNode
 	loaded     bool
 	cursor     int
 	seq        int
@@ -77,43 +35,37 @@ type archivePane struct {
 
 type archiveMsg struct {
 	seq  int
-	list []ArchivedNode
+	list []engvault.ArchivedNode
 	err  error
 }
 
 type restoredMsg struct {
 	id  uint64
-	res RestoreResult
+	res engvault.RestoreResult
 	err error
 }
 
-func newArchivePane(sh *shared) *archivePane {
-	a := &archivePane{shared: sh}
-	if as, ok := sh.src.(ArchiveSource); ok {
-		a.arch = as
-	}
-	return a
-}
+func newArchivePane(sh *shared) *archivePane { return &archivePane{shared: sh} }
 
 func (a *archivePane) setSize(w, h int) { a.width, a.height = w, h }
 
 func (a *archivePane) load() tea.Cmd {
-	if a.arch == nil {
+	if a.src == nil {
 		return nil
 	}
 	a.seq++
-	arch, ctx, seq := a.arch, a.ctx(), a.seq
+	src, ctx, seq := a.src, a.ctx(), a.seq
 	return func() tea.Msg {
-		list, err := arch.ListArchived(ctx)
+		list, err := src.ListArchived(ctx)
 		return archiveMsg{seq: seq, list: list, err: err}
 	}
 }
 
-func (a *archivePane) selected() (ArchivedNode, bool) {
+func (a *archivePane) selected() (engvault.ArchivedNode, bool) {
 	if a.cursor >= 0 && a.cursor < len(a.list) {
 		return a.list[a.cursor], true
 	}
-	return ArchivedNode{}, false
+	return engvault.ArchivedNode{}, false
 }
 
 func (a *archivePane) update(msg tea.Msg) tea.Cmd {
@@ -129,13 +81,13 @@ func (a *archivePane) update(msg tea.Msg) tea.Cmd {
 		a.list, a.loaded, a.err = msg.list, true, nil
 		a.cursor = min(a.cursor, max(0, len(a.list)-1))
 	case confirm.ResultMsg:
-		if msg.ID != confirmRestore || !msg.Confirmed || a.arch == nil {
+		if msg.ID != confirmRestore || !msg.Confirmed || a.src == nil {
 			return nil
 		}
 		id, _ := msg.Payload.(uint64)
-		arch, ctx := a.arch, a.ctx()
+		src, ctx := a.src, a.ctx()
 		return func() tea.Msg {
-			res, err := arch.RestoreArchived(ctx, id)
+			res, err := src.RestoreNode(ctx, id)
 			return restoredMsg{id: id, res: res, err: err}
 		}
 	case restoredMsg:
@@ -144,12 +96,16 @@ func (a *archivePane) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(common.Failure(a.restoreErr), a.load())
 		}
 		a.restoreErr = nil
+		r := msg.res
 		text := fmt.Sprintf("#%d restored", msg.id)
-		if msg.res.Edges > 0 || msg.res.Dropped > 0 {
-			text += fmt.Sprintf(" with %s", plural(msg.res.Edges, "link", "links"))
+		if r.Edges > 0 || r.Deferred > 0 || r.Dropped > 0 {
+			text += fmt.Sprintf(" with %s", plural(r.Edges, "link", "links"))
 		}
-		if msg.res.Dropped > 0 {
-			text += fmt.Sprintf(" (%s lost their other end)", plural(msg.res.Dropped, "link", "links"))
+		if r.Deferred > 0 {
+			text += fmt.Sprintf("; %s come back with archived nodes", plural(r.Deferred, "link", "links"))
+		}
+		if r.Dropped > 0 {
+			text += fmt.Sprintf("; %s lost their other end", plural(r.Dropped, "link", "links"))
 		}
 		// The vault changed: the page refreshes on the engine's event; the
 		// archive reloads now.
@@ -202,7 +158,7 @@ func (a *archivePane) view() string {
 	head := s.Title.Render("Archive")
 	var info string
 	switch {
-	case a.arch == nil:
+	case a.src == nil:
 	case !a.loaded && a.err == nil:
 		info = "loading…"
 	default:
@@ -215,8 +171,6 @@ func (a *archivePane) view() string {
 	inner := a.width - 4
 	var body string
 	switch {
-	case a.arch == nil:
-		body = a.c.Empty("The archive is not available here.", "This workspace's engine does not offer the vault archive.")
 	case a.err != nil:
 		body = s.Error.Render(lipgloss.Wrap("Could not read the archive: "+a.err.Error(), inner, " "))
 	case !a.loaded:
@@ -235,11 +189,14 @@ func (a *archivePane) listView(w, h int) string {
 	s := a.c.Styles
 	var errLines []string
 	if a.restoreErr != nil {
-		msg := a.restoreErr.Error()
-		if errors.Is(a.restoreErr, ErrOverCap) {
-			msg += ". The vault is full: forget or demote nodes, or raise the tier, then restore again."
+		head := "✗ Restore refused."
+		if errors.Is(a.restoreErr, engvault.ErrOverCap) {
+			head = "✗ Restore refused: the vault is full."
 		}
-		errLines = strings.Split(s.Error.Render(lipgloss.Wrap(msg, w, " ")), "\n")
+		errLines = append(errLines, s.Error.Bold(true).Render(head))
+		for _, l := range common.WrapWords(a.restoreErr.Error(), w) {
+			errLines = append(errLines, s.Error.Render(l))
+		}
 	}
 	detail := a.detailLines(w)
 	rowsH := max(1, h-len(detail)-len(errLines)-1)

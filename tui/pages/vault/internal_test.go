@@ -60,6 +60,12 @@ func (s vaultSource) UpdateNode(ctx context.Context, id uint64, p engvault.Patch
 	return s.v.Update(ctx, id, p)
 }
 func (s vaultSource) WarmVault(context.Context) error { s.v.Warm(); return nil }
+func (s vaultSource) ListArchived(ctx context.Context) ([]engvault.ArchivedNode, error) {
+	return s.v.Archived(ctx)
+}
+func (s vaultSource) RestoreNode(ctx context.Context, id uint64) (engvault.RestoreResult, error) {
+	return s.v.Restore(ctx, id)
+}
 
 func newPage(t *testing.T) (*Model, *engvault.Vault) {
 	t.Helper()

@@ -557,6 +557,9 @@ func (m *Model) View() string {
 	return out
 }
 
+// ArchiveCursor is the archive view's selection (tests).
+func (m *Model) ArchiveCursor() int { return m.archive.cursor }
+
 // dialogOpen reports a dialog over the view (it has the keyboard).
 func (m *Model) dialogOpen() bool { return m.confirm.Active() || m.picker.active() || m.tags.open }
 
