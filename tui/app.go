@@ -257,7 +257,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !common.ChangesNothing(msg) {
 		m.frameOK = false
 	}
-	if _, key := msg.(tea.KeyPressMsg); !(key || common.IsCursorBlink(msg)) || !(m.showPalette || m.showHelp) {
+	if _, key := msg.(tea.KeyPressMsg); (!key && !common.IsCursorBlink(msg)) || (!m.showPalette && !m.showHelp) {
 		m.bodyCached = false // anything but typing into an overlay may change the page
 	}
 	switch msg := msg.(type) {

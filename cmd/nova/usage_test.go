@@ -28,7 +28,7 @@ func TestMistypedCommandsSuggestAndExit2(t *testing.T) {
 		{[]string{"vault", "serch", "x"}, `did you mean "nova vault search"?`, "nova vault --help"},
 		{[]string{"build", "lst"}, `did you mean "nova build list"?`, "nova build --help"},
 		{[]string{"vualt"}, `did you mean "nova vault"?`, "nova --help"},
-		{[]string{"rehersal", "list"}, `did you mean "nova rehearsal"?`, "nova --help"},
+		{[]string{"rehearsl", "list"}, `did you mean "nova rehearsal" or "nova rehearse"?`, "nova --help"},
 		{[]string{"playbook", "shwo", "MARS"}, `did you mean "nova playbook show"?`, "nova playbook --help"},
 	}
 	for _, c := range cases {

@@ -101,13 +101,12 @@ func newLoop(t *testing.T, src Source, w, h int) *loop {
 	return l
 }
 
-func (l *loop) exec(cmd tea.Cmd)           { l.Exec(cmd) }
-func (l *loop) dispatch(msg tea.Msg)       { l.Dispatch(msg) }
-func (l *loop) until(cond func() bool)     { l.t.Helper(); l.Until(cond) }
-func (l *loop) settle(d time.Duration)     { l.Settle(d) }
-func (l *loop) plain() string              { return l.Plain() }
-func (l *loop) pinned() string             { return l.Pinned() }
-func (l *loop) navs() []common.NavigateMsg { return l.Navs }
+func (l *loop) exec(cmd tea.Cmd)       { l.Exec(cmd) }
+func (l *loop) dispatch(msg tea.Msg)   { l.Dispatch(msg) }
+func (l *loop) until(cond func() bool) { l.t.Helper(); l.Until(cond) }
+func (l *loop) settle(d time.Duration) { l.Settle(d) }
+func (l *loop) plain() string          { return l.Plain() }
+func (l *loop) pinned() string         { return l.Pinned() }
 
 // press sends keys without waiting for what they start (tests wait with
 // until).

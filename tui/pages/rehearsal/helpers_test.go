@@ -111,8 +111,6 @@ func (h *harness) press(keys ...string) {
 	h.d.Press(keys...)
 }
 
-func keyMsg(k string) tea.KeyPressMsg { return tuitest.Key(k) }
-
 func (h *harness) pinned() string { return h.d.Pinned() }
 
 func (h *harness) plain() string { return h.d.Plain() }

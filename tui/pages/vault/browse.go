@@ -99,7 +99,7 @@ func (b *browsePane) reconcile(shown bool) tea.Cmd {
 			b.detail.linkCursor, b.detail.scroll = 0, 0
 		}
 	}
-	if !shown || !(b.wide() || b.focusDetail) || id == 0 {
+	if !shown || (!b.wide() && !b.focusDetail) || id == 0 {
 		return nil
 	}
 	return b.detail.load(id)
