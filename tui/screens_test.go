@@ -74,10 +74,15 @@ var screens = []struct {
 	{"playbooks_rule_form", []string{"alt+7", "n"}},
 	{"rehearsal", []string{"alt+8"}},
 	{"rehearsal_help", []string{"alt+8", "?"}},
+	{"knowledge", []string{"alt+9"}},
+	{"knowledge_help", []string{"alt+9", "?"}},
+	{"knowledge_facts", []string{"alt+9", "tab"}},
+	{"knowledge_docs", []string{"alt+9", "tab", "tab"}},
+	{"knowledge_add_fact", []string{"alt+9", "tab", "a"}},
 }
 
 // titles of the screens, in tab order.
-var titles = []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal"}
+var titles = []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge"}
 
 func showScreen(t *testing.T, w, h int, keys []string) *tuitest.ModelDriver {
 	t.Helper()
@@ -125,7 +130,7 @@ func TestEveryScreenAtEverySize(t *testing.T) {
 				assert.Contains(t, lines[len(lines)-1], "? help · ctrl+p commands", "the footer hint")
 				// A dialog drawn over a screen covers some corners.
 				dialog := strings.Contains(strings.Join(sc.keys, " "), "?") || slices.Contains([]string{"palette", "vault_forget",
-					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form"}, sc.name)
+					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form", "knowledge_add_fact"}, sc.name)
 				if !dialog {
 					checkBoxes(t, lines)
 				}
