@@ -66,7 +66,7 @@ func TestInvalidEnumValuesAreUsageErrorsListingTheValidOnes(t *testing.T) {
 		{[]string{"vault", "traverse", idStr(one), "--direction", "up"}, `--direction "up" is not valid: use out, in or both`},
 		{[]string{"vault", "context", "a task", "--tier", "gold"}, `--tier "gold" is not valid: use free or premium`},
 		{[]string{"wisdom", "list", "--status", "x"}, `--status "x" is not valid: use pending, active or demoted`},
-		{[]string{"changes", "list", "--status", "x"}, `--status "x" is not valid: use pending, applied or discarded`},
+		{[]string{"changes", "list", "--status", "x"}, `--status "x" is not valid: use pending, applied, discarded or reverted`},
 		{[]string{"rehearsal", "list", "--status", "x"}, `--status "x" is not valid: use pending, approved, rejected or failed`},
 		{[]string{"playbook", "show", "MARS", "--sort", "x"}, `--sort "x" is not valid: use id, confidence, applied, success or updated`},
 		{[]string{"playbook", "show", "MARS", "--kind", "x"}, `--kind "x" is not valid`},
