@@ -34,6 +34,7 @@ import (
 	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
+	runpage "github.com/nova-dev/nova/tui/pages/run"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
 )
 
@@ -58,6 +59,7 @@ type clearToastMsg struct{ seq int }
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
 	builds []uint64
+	runs   []uint64
 	err    error
 }
 
@@ -80,9 +82,10 @@ type Source interface {
 	Subscribe(ctx context.Context) <-chan engine.Event
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	SetTheme(ctx context.Context, name string) error
-	// RunningBuilds says which builds run in the owning process: quitting
-	// asks first while there are any.
+	// RunningBuilds and RunningGoalRuns say which builds and goal runs run
+	// in the owning process: quitting asks first while there are any.
 	RunningBuilds(ctx context.Context) ([]uint64, error)
+	RunningGoalRuns(ctx context.Context) ([]uint64, error)
 	// TakeRecoveredApplies reports, once, the applies a crash interrupted
 	// that opening the workspace completed (a toast and Activity lines).
 	TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error)
@@ -110,6 +113,7 @@ func DefaultPages() []PageFactory {
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
+		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
 	}
 }
 
@@ -191,21 +195,26 @@ func (m *Model) paletteItems() []palette.Item {
 	for i, p := range m.pages {
 		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: m.goKey(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
-	// Actions that open a page's own dialog: the page takes the Arg.
+	// Actions that open a page's own dialog: the page takes the Arg. An
+	// action shows only when its page is registered.
 	for _, a := range []struct {
-		page, title, arg string
+		page, title string
+		arg         any
+		hint        string
 	}{
-		{buildpage.ID, "New build (pick a PRD)", common.ArgNew},
-		{agentspage.ID, "New agent run (the selected agent)", common.ArgNew},
-		{importwiz.ID, "Import a pattern library", ""},
-		{rehearsalpage.ID, "Open the rehearsal waiting for review", common.ArgPending},
+		{buildpage.ID, "New build (pick a PRD)", common.ArgNew, ""},
+		{agentspage.ID, "New agent run (the selected agent)", common.ArgNew, ""},
+		{runpage.ID, "Run a goal", runpage.NewGoal{}, "n on Run"},
+		{importwiz.ID, "Import a pattern library", nil, ""},
+		{rehearsalpage.ID, "Open the rehearsal waiting for review", common.ArgPending, ""},
+		{changespage.ID, "Revert a change", changespage.ArgRevert, "R on Changes"},
 	} {
 		if i := m.index(a.page); i >= 0 {
-			var arg any
-			if a.arg != "" {
-				arg = a.arg
+			hint := a.hint
+			if hint == "" {
+				hint = m.goKey(i)
 			}
-			items = append(items, palette.Item{Group: "Action", Title: a.title, Hint: m.goKey(i), Msg: common.NavigateMsg{Page: a.page, Arg: arg}})
+			items = append(items, palette.Item{Group: "Action", Title: a.title, Hint: hint, Msg: common.NavigateMsg{Page: a.page, Arg: a.arg}})
 		}
 	}
 	items = append(items, palette.Item{Group: "Action", Title: "Switch theme…", Hint: "current " + m.c.Styles.Name, Msg: openPaletteMsg{filter: "theme "}})
@@ -217,8 +226,6 @@ func (m *Model) paletteItems() []palette.Item {
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
 	}
 	items = append(items,
-		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
-			Msg: common.NavigateMsg{Page: changespage.ID, Arg: changespage.ArgRevert}},
 		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
 		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
 		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: quitRequestMsg{}},
@@ -510,15 +517,28 @@ func (m *Model) checkQuit() tea.Cmd {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
 		ids, err := ws.RunningBuilds(ctx)
-		return quitCheckMsg{builds: ids, err: err}
+		if err != nil {
+			return quitCheckMsg{err: err}
+		}
+		runs, err := ws.RunningGoalRuns(ctx)
+		return quitCheckMsg{builds: ids, runs: runs, err: err}
 	}
 }
 
 // quitOrAsk quits at once when no build runs (or the question cannot be
 // answered: a quit never gets stuck); otherwise it asks, staying by default.
 func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
-	if msg.err != nil || len(msg.builds) == 0 {
+	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0) {
 		return tea.Quit
+	}
+	if len(msg.runs) > 0 {
+		id := strconv.FormatUint(msg.runs[0], 10)
+		m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a goal run goes on?",
+			Body: "Run " + id + " is going on in this nova. Quitting interrupts it: the running delegation stops, what it staged " +
+				"stays staged, and `nova run resume " + id + "` (or p on the Run screen) continues it later.\n\nctrl+c again quits at once.",
+			Yes: "Quit and interrupt", No: "Stay", Danger: true})
+		m.quit.SetSize(m.c.Width, m.c.Height)
+		return nil
 	}
 	ids := make([]string, len(msg.builds))
 	for i, id := range msg.builds {

@@ -311,3 +311,26 @@ func TestGoldenQuitQuestion(t *testing.T) {
 		})
 	}
 }
+
+// alt+9 opens the ninth screen (Knowledge) and alt+0 the tenth (Run); the
+// tab bar and the palette name the same keys.
+func TestAltZeroOpensTheTenthScreen(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 180, 48)
+	assert.Contains(t, m.Plain(), "alt+0 Run")
+	for _, page := range []struct {
+		key, title string
+	}{{"alt+9", "Knowledge"}, {"alt+0", "Run"}} {
+		m.Press(page.key)
+		assert.Equal(t, strings.ToLower(page.title), m.Model().(*tui.Model).ActivePage())
+		m.Press("?")
+		assert.Contains(t, m.Plain(), "Keys — "+page.title)
+		m.Press("?") // close the help again
+	}
+	m.Press("ctrl+p")
+	m.Type("know")
+	assert.Contains(t, m.Plain(), "alt+9")
+	m.Press("esc", "ctrl+p")
+	m.Type("Run")
+	assert.Contains(t, m.Plain(), "alt+0")
+}

@@ -79,10 +79,13 @@ var screens = []struct {
 	{"knowledge_facts", []string{"alt+9", "tab"}},
 	{"knowledge_docs", []string{"alt+9", "tab", "tab"}},
 	{"knowledge_add_fact", []string{"alt+9", "tab", "a"}},
+	{"run", []string{"alt+0"}},
+	{"run_help", []string{"alt+0", "?"}},
+	{"run_new_goal", []string{"alt+0", "n"}},
 }
 
 // titles of the screens, in tab order.
-var titles = []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge"}
+var titles = []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge", "Run"}
 
 func showScreen(t *testing.T, w, h int, keys []string) *tuitest.ModelDriver {
 	t.Helper()
@@ -123,14 +126,14 @@ func TestEveryScreenAtEverySize(t *testing.T) {
 				active := "Home"
 				for _, k := range sc.keys {
 					if strings.HasPrefix(k, "alt+") {
-						active = titles[k[4]-'1']
+						active = titles[(int(k[4]-'0')+9)%10] // alt+1 … alt+9, alt+0
 					}
 				}
 				assert.Contains(t, lines[0], active, "the header shows the active screen")
 				assert.Contains(t, lines[len(lines)-1], "? help · ctrl+p commands", "the footer hint")
 				// A dialog drawn over a screen covers some corners.
 				dialog := strings.Contains(strings.Join(sc.keys, " "), "?") || slices.Contains([]string{"palette", "vault_forget",
-					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form", "knowledge_add_fact"}, sc.name)
+					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form", "knowledge_add_fact", "run_new_goal"}, sc.name)
 				if !dialog {
 					checkBoxes(t, lines)
 				}
