@@ -74,6 +74,9 @@ type Scored struct {
 	// (½ + ½ relevance) with the same confidence and recency weights, so the
 	// best of weak matches no longer looks perfect.
 	Calibrated float64 `json:"calibrated"`
+
+	key uint64  // the fact's index id
+	rel float64 // text relevance relative to the best hit
 }
 
 // CoverageTerms: a fact containing this many distinct query terms covers a
@@ -128,9 +131,7 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 			f := s.mem.facts[h.ID]
 			rel := h.Score / top
 			w := (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
-			covered, terms := s.mem.ix.Coverage(query, h.ID)
-			cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(f.Content+" "+strings.Join(f.Tags, " ")), CoverageTerms)
-			out = append(out, Scored{Fact: f, Score: round6(rel * w), Coverage: round6(cov), Calibrated: round6(cov * (0.5 + 0.5*rel) * w)})
+			out = append(out, Scored{Fact: f, Score: round6(rel * w), key: h.ID, rel: rel})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -141,6 +142,14 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 	})
 	if len(out) > o.Limit {
 		out = out[:o.Limit]
+	}
+	// Coverage only for what is returned (it analyses each fact's text).
+	for i := range out {
+		f := &out[i]
+		covered, terms := s.mem.ix.Coverage(query, f.key)
+		cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(f.Content+" "+strings.Join(f.Tags, " ")), CoverageTerms)
+		w := (0.55 + 0.45*f.Confidence) * recencyFactor(f.Fact, o.Recency, now)
+		f.Coverage, f.Calibrated = round6(cov), round6(cov*(0.5+0.5*f.rel)*w)
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil
 }
