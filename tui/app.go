@@ -578,25 +578,55 @@ func pageHint(i int) string {
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
-	var tabs []string
-	for i, p := range m.pages {
-		label := p.Title()
-		if d := pageDigit(i); d != "" {
-			label = d + " " + label
+	// With many screens a narrow window cannot name them all: the screens
+	// farthest from the active one shrink to their key first, so the active
+	// one and its neighbours always show (all names are in the palette).
+	compact := make([]bool, len(m.pages))
+	line := ""
+	for range len(m.pages) + 1 {
+		var tabs []string
+		for i, p := range m.pages {
+			label := p.Title()
+			if d := pageDigit(i); d != "" && compact[i] {
+				label = d
+			} else if d != "" {
+				label = d + " " + label
+			}
+			if i == m.active {
+				tabs = append(tabs, s.TabActive.Render(label))
+			} else {
+				tabs = append(tabs, s.Tab.Render(label))
+			}
 		}
-		if i == m.active {
-			tabs = append(tabs, s.TabActive.Render(label))
-		} else {
-			tabs = append(tabs, s.Tab.Render(label))
+		line = logo + " " + strings.Join(tabs, s.TabSep.Render("│"))
+		if lipgloss.Width(line) <= m.c.Width {
+			break
 		}
+		far := -1
+		for i := range m.pages {
+			if i != m.active && !compact[i] && pageDigit(i) != "" &&
+				(far < 0 || abs(i-m.active) > abs(far-m.active) || (abs(i-m.active) == abs(far-m.active) && i > far)) {
+				far = i
+			}
+		}
+		if far < 0 {
+			break
+		}
+		compact[far] = true
 	}
-	line := logo + " " + strings.Join(tabs, s.TabSep.Render("│"))
 	right := s.Subtle.Render("ctrl+p commands · ? help")
 	gap := m.c.Width - lipgloss.Width(line) - lipgloss.Width(right)
 	if gap < 1 {
 		right, gap = "", max(0, m.c.Width-lipgloss.Width(line))
 	}
 	return s.Header.Width(m.c.Width).Render(common.Truncate(line+strings.Repeat(" ", gap)+right, m.c.Width))
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 func (m *Model) statusView() string {

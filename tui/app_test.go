@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -442,4 +443,20 @@ func TestAltZeroOpensTheTenthScreen(t *testing.T) {
 	assert.Contains(t, plain(m), "alt+9")
 	m = press(t, m, "esc", "ctrl+p", "R", "u", "n")
 	assert.Contains(t, plain(m), "alt+0")
+}
+
+// At 80 columns the ten tabs cannot all be named: the active screen keeps
+// its name (and its neighbours theirs while they fit), the others show
+// their key.
+func TestNarrowHeaderKeepsTheActiveTabNamed(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 80, 24)
+	var cmd tea.Cmd
+	m, cmd = m.Update(tea.KeyPressMsg{Code: '0', Mod: tea.ModAlt})
+	m = drive(t, m, cmd)
+	header := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(strings.Split(plain(m), "\n")[0], "")
+	assert.Contains(t, header, "0 Run")
+	assert.Contains(t, header, "9 Knowledge", "the active tab's neighbour is named while it fits")
+	assert.Contains(t, header, "1 ", "every screen's key shows")
+	assert.LessOrEqual(t, lipgloss.Width(header), 80)
 }

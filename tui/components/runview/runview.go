@@ -550,19 +550,19 @@ func (m *Model) renderItem(it *item, w int) []string {
 		if strings.TrimSpace(it.text) == "" {
 			return nil
 		}
-		return strings.Split(s.Text.Width(w).Render(sanitize(it.text)), "\n")
+		return strings.Split(s.Text.Width(w).Render(Sanitize(it.text)), "\n")
 	case itemCall:
-		return wrapPrefixed(s.Info.Render("→ "), s.Text, sanitize(it.text), w)
+		return wrapPrefixed(s.Info.Render("→ "), s.Text, Sanitize(it.text), w)
 	case itemResult:
 		mark := s.Success.Render("✓ ")
 		if !it.ok {
 			mark = s.Error.Render("✗ ")
 		}
-		return wrapPrefixed(mark, s.Muted, sanitize(it.text), w)
+		return wrapPrefixed(mark, s.Muted, Sanitize(it.text), w)
 	case itemError:
-		return wrapPrefixed(s.Error.Render("! "), s.Error, sanitize(it.text), w)
+		return wrapPrefixed(s.Error.Render("! "), s.Error, Sanitize(it.text), w)
 	}
-	return wrapPrefixed(s.Subtle.Render("· "), s.Subtle, sanitize(it.text), w)
+	return wrapPrefixed(s.Subtle.Render("· "), s.Subtle, Sanitize(it.text), w)
 }
 
 // wrapPrefixed wraps text after a 2-cell prefix, at most 3 lines.
@@ -581,9 +581,9 @@ func wrapPrefixed(prefix string, st lipgloss.Style, text string, w int) []string
 	return lines
 }
 
-// sanitize removes control characters a model may emit (an ESC would drive
+// Sanitize removes control characters a model may emit (an ESC would drive
 // the terminal); newlines and tabs stay.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -680,7 +680,7 @@ func (m *Model) footer() string {
 		if m.state == Canceled {
 			title = s.Warning.Bold(true).Render("Run canceled")
 		}
-		return s.Panel.Width(w).Render(title + "\n" + s.Text.Width(w-4).Render(sanitize(m.err.Error())))
+		return s.Panel.Width(w).Render(title + "\n" + s.Text.Width(w-4).Render(Sanitize(m.err.Error())))
 	case m.result != nil:
 		return s.Panel.Width(w).Render(m.outcome(w - 4))
 	}
@@ -706,7 +706,7 @@ func (m *Model) outcome(w int) string {
 	if o.Failure != nil {
 		f := o.Failure
 		msg := string(f.Kind) + ": " + f.Message
-		lines = append(lines, s.Error.Render(common.Truncate(sanitize(firstLine(msg)), w)))
+		lines = append(lines, s.Error.Render(common.Truncate(Sanitize(firstLine(msg)), w)))
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
@@ -715,7 +715,7 @@ func (m *Model) outcome(w int) string {
 			lines = append(lines, s.Subtle.Render(common.Truncate("next: "+strings.Join(hints, ", "), w)))
 		}
 	} else if res := firstLine(o.Result); res != "" {
-		lines = append(lines, s.Text.Render(common.Truncate(sanitize(res), w)))
+		lines = append(lines, s.Text.Render(common.Truncate(Sanitize(res), w)))
 	}
 	if v := r.Verdict; v.Status != "" {
 		passed := 0
