@@ -55,3 +55,28 @@ func (ix *Index) hasPosting(t int32, ord int32) bool {
 	_, found := slices.BinarySearch(ix.postings(t).docs, ord)
 	return found
 }
+
+// CoverageShare turns a Coverage into a 0–1 share: covered over the query's terms, where a
+// document is held to at most docTerms of them (its own distinct terms, when > 0: a
+// one-line note cannot contain a paragraph-long query) and to at most atMost (when > 0: a
+// long document containing that many query terms covers a long query fully).
+func CoverageShare(covered float64, terms, docTerms, atMost int) float64 {
+	n := terms
+	if docTerms > 0 {
+		n = min(n, docTerms)
+	}
+	if atMost > 0 {
+		n = min(n, atMost)
+	}
+	if n <= 0 || covered <= 0 {
+		return 0
+	}
+	return min(1, covered/float64(n))
+}
+
+// DistinctTerms counts the distinct index terms of text (as Analyze gives them).
+func DistinctTerms(text string) int {
+	terms := Analyze(text)
+	slices.Sort(terms)
+	return len(slices.Compact(terms))
+}
