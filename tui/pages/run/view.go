@@ -490,13 +490,10 @@ func (m *Model) streamLines(t goal.Turn, inner, room int) []string {
 		label = "── live output "
 	}
 	head := s.Subtle.Render(label + strings.Repeat("─", max(0, inner-lipgloss.Width(label))))
-	var lines []string
 	// A model's output may hold control characters (an ESC would drive the
-	// terminal): they go; lines wrap at words, by cells, long words broken.
+	// terminal): they go; lines wrap at spaces, long words cut.
 	text = runview.Sanitize(strings.ReplaceAll(text, "\t", "  "))
-	for l := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
-		lines = append(lines, strings.Split(ansi.Wrap(l, max(1, inner), ""), "\n")...)
-	}
+	lines := common.WrapWords(strings.TrimRight(text, "\n"), inner)
 	if strings.TrimSpace(text) == "" {
 		msg := "No output yet."
 		if t.Outcome == nil && m.detail.Run.Active {
