@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
@@ -317,12 +318,13 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 		return s, err
 	}
 	s.SchemaVersion = v
+	if s.VaultNodes, s.VaultEdges, err = vault.NodeCounts(l.db); err != nil {
+		return s, fmt.Errorf("count vault nodes: %w", err)
+	}
 	counts := []struct {
 		bucket []byte
 		dst    *int
 	}{
-		{storage.BucketVaultNodes, &s.VaultNodes},
-		{storage.BucketVaultEdges, &s.VaultEdges},
 		{storage.BucketPlaybooks, &s.Playbooks},
 		{storage.BucketBuilds, &s.Builds},
 		{storage.BucketImports, &s.Imports},
