@@ -817,7 +817,9 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 		// what it taught is learned before Run returns.
 		released = true
 		e.release(id, c)
-		e.learnAfter(ctx, fb)
+		if !fb.Led { // a led build ends after each delegation: its goal run learns once, at its end (LearnLed)
+			e.learnAfter(ctx, fb)
+		}
 	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
