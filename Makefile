@@ -43,7 +43,7 @@ timed = t0=$$(date +%s); $(2); rc=$$?; \
 ## real-server suite (realollama/) on its own (its tests one at a time: run side by side they made the
 ## server's scheduler stall for over a minute, loading models with different contexts).
 test: fmt-check
-	@$(MAKE) --no-print-directory -j2 --output-sync=line test-unit real-server
+	@$(MAKE) --no-print-directory -j2 test-unit real-server
 	@$(MAKE) --no-print-directory real-suite
 
 ## test-unit: vet, then nova's Go tests with the race detector (the engine's import rule included)
