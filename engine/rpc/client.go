@@ -392,13 +392,20 @@ func decodeValue(dec *json.Decoder, p any) error {
 	if tok != json.Delim('[') {
 		return fmt.Errorf("want a JSON array for %v", t)
 	}
-	s := reflect.MakeSlice(t, 0, 0)
+	// Decode each element in place, growing the slice by doubling
+	// (reflect.Append grows large slices by a quarter, which allocates
+	// several times the final size).
+	s := reflect.New(t).Elem()
+	s.Set(reflect.MakeSlice(t, 0, 16))
 	for dec.More() {
-		e := reflect.New(t.Elem())
-		if err := dec.Decode(e.Interface()); err != nil {
+		n := s.Len()
+		if n == s.Cap() {
+			s.Grow(n)
+		}
+		s.SetLen(n + 1)
+		if err := dec.Decode(s.Index(n).Addr().Interface()); err != nil {
 			return err
 		}
-		s = reflect.Append(s, e.Elem())
 	}
 	if _, err := dec.Token(); err != nil {
 		return err

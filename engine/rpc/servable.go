@@ -17,6 +17,8 @@ import (
 //   - bool, integers (not uintptr), floats, string;
 //   - a type implementing json.Marshaler and json.Unmarshaler (on T or *T),
 //     or encoding.TextMarshaler and encoding.TextUnmarshaler (time.Time…);
+//     a type with only one half of a pair is not servable (it would be
+//     written one way and read another);
 //   - pointers, slices, arrays of servable types;
 //   - maps whose key is a string, an integer or a TextMarshaler, with a
 //     servable element;
@@ -54,13 +56,37 @@ func implementsBoth(t, a, b reflect.Type) bool {
 	return pt.Implements(a) && pt.Implements(b)
 }
 
+func implementsOne(t, a, b reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(a) != pt.Implements(b)
+}
+
+// marshalling judges a type by its marshalling methods: ok when it
+// encodes and decodes itself, an error when it has only half a pair,
+// neither when it has none.
+func marshalling(t reflect.Type) (ok bool, err error) {
+	if t.Kind() == reflect.Interface {
+		return false, nil
+	}
+	switch {
+	case implementsBoth(t, jsonMarshalerType, jsonUnmarshalerType):
+		return true, nil
+	case implementsOne(t, jsonMarshalerType, jsonUnmarshalerType):
+		return false, fmt.Errorf(errNotServableFormat, t, "has only one of MarshalJSON and UnmarshalJSON")
+	case implementsBoth(t, textMarshalerType, textUnmarshalerType):
+		return true, nil
+	case implementsOne(t, textMarshalerType, textUnmarshalerType):
+		return false, fmt.Errorf(errNotServableFormat, t, "has only one of MarshalText and UnmarshalText")
+	}
+	return false, nil
+}
+
 func servable(t reflect.Type, visiting map[reflect.Type]bool) error {
 	if visiting[t] {
 		return nil // recursive type: judged by its other parts
 	}
-	if t.Kind() != reflect.Interface &&
-		(implementsBoth(t, jsonMarshalerType, jsonUnmarshalerType) || implementsBoth(t, textMarshalerType, textUnmarshalerType)) {
-		return nil
+	if ok, err := marshalling(t); ok || err != nil {
+		return err
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.String,

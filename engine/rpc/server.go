@@ -335,7 +335,8 @@ func encodeValue(w io.Writer, enc *json.Encoder, v reflect.Value) error {
 				return err
 			}
 		}
-		if err := enc.Encode(v.Index(i).Interface()); err != nil {
+		// Through a pointer: boxing the element would copy it.
+		if err := enc.Encode(v.Index(i).Addr().Interface()); err != nil {
 			return err
 		}
 	}

@@ -461,3 +461,26 @@ func (o *outFile) method(b *bytes.Buffer, typ, rpcName, ctxName string, m method
 	}
 	p("}\n\n")
 }
+
+// Stale regenerates in memory what the //go:generate line in goFile would
+// write and returns the files whose content on disk differs (or that are
+// missing). Freshness tests call it.
+func Stale(goFile string) ([]string, error) {
+	cfg, err := ConfigFromFile(goFile)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Generate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for name, want := range res.Files {
+		have, err := os.ReadFile(filepath.Join(cfg.Dir, name))
+		if err != nil || !bytes.Equal(have, want) {
+			stale = append(stale, name)
+		}
+	}
+	sort.Strings(stale)
+	return stale, nil
+}

@@ -23,11 +23,22 @@ func hasMethods(t types.Type, names ...string) bool {
 	return true
 }
 
-func marshalsItself(t types.Type) bool {
+// marshalling mirrors rpc's: ok when t encodes and decodes itself, an
+// error when it has only half a pair.
+func marshalling(t types.Type) (bool, error) {
 	if _, ok := t.Underlying().(*types.Interface); ok {
-		return false
+		return false, nil
 	}
-	return hasMethods(t, "MarshalJSON", "UnmarshalJSON") || hasMethods(t, "MarshalText", "UnmarshalText")
+	for _, pair := range [][2]string{{"MarshalJSON", "UnmarshalJSON"}, {"MarshalText", "UnmarshalText"}} {
+		m, u := hasMethods(t, pair[0]), hasMethods(t, pair[1])
+		if m && u {
+			return true, nil
+		}
+		if m != u {
+			return false, fmt.Errorf("%s: has only one of %s and %s", tstr(t), pair[0], pair[1])
+		}
+	}
+	return false, nil
 }
 
 func servable(t types.Type) error { return servableIn(t, map[types.Type]bool{}) }
@@ -45,8 +56,8 @@ func servableIn(t types.Type, visiting map[types.Type]bool) error {
 	if _, isParam := t.(*types.TypeParam); isParam {
 		return fmt.Errorf("%s: type parameters cannot cross the wire", tstr(t))
 	}
-	if marshalsItself(t) {
-		return nil
+	if ok, err := marshalling(t); ok || err != nil {
+		return err
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
