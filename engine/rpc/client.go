@@ -41,8 +41,9 @@ type ClientOptions struct {
 	// connection (events published meanwhile are lost: refresh views).
 	OnReconnect func(method string)
 
-	// protocol overrides ProtocolVersion (tests of mismatches).
-	protocol int
+	// Protocol overrides ProtocolVersion; only tests of version
+	// mismatches set it.
+	Protocol int
 }
 
 // Client calls the methods a Server serves.
@@ -68,8 +69,8 @@ func NewClient(dial DialFunc, opts ClientOptions) *Client {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 30 * time.Second
 	}
-	if opts.protocol == 0 {
-		opts.protocol = ProtocolVersion
+	if opts.Protocol == 0 {
+		opts.Protocol = ProtocolVersion
 	}
 	c := &Client{dial: dial, opts: opts}
 	c.life, c.cancel = context.WithCancel(context.Background())
@@ -91,8 +92,22 @@ func NewClient(dial DialFunc, opts ClientOptions) *Client {
 }
 
 // dialError marks a failure to connect: the request never reached an
-// owner, so it is always safe to retry.
+// owner, so it is always safe to retry (unless the error is Permanent).
 type dialError struct{ err error }
+
+// Permanent marks a dial error that waiting will not cure (an unsafe
+// socket): the call fails at once instead of waiting for an owner.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
 
 func (e *dialError) Error() string { return e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
@@ -156,14 +171,14 @@ func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&vi); err != nil {
 		return vi, fmt.Errorf("ask the owner its version: %w", err)
 	}
-	if vi.Protocol != c.opts.protocol {
-		return vi, mismatch(c.opts.Version, strconv.Itoa(c.opts.protocol), vi.Version, strconv.Itoa(vi.Protocol), vi.PID)
+	if vi.Protocol != c.opts.Protocol {
+		return vi, mismatch(c.opts.Version, strconv.Itoa(c.opts.Protocol), vi.Version, strconv.Itoa(vi.Protocol), vi.PID)
 	}
 	return vi, nil
 }
 
 func (c *Client) header(req *http.Request) {
-	req.Header.Set(HeaderProtocol, strconv.Itoa(c.opts.protocol))
+	req.Header.Set(HeaderProtocol, strconv.Itoa(c.opts.Protocol))
 	if c.opts.Version != "" {
 		req.Header.Set(HeaderVersion, c.opts.Version)
 	}
@@ -186,7 +201,7 @@ func (c *Client) Call(ctx context.Context, method string, args, results []any, o
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	path := prefix(c.opts.protocol) + "/call/" + method
+	path := prefix(c.opts.Protocol) + "/call/" + method
 	retried := false
 	var r retrier
 	for {
@@ -256,6 +271,10 @@ const (
 )
 
 func classify(err error) errClass {
+	var pe *permanentError
+	if errors.As(err, &pe) {
+		return final
+	}
 	var de *dialError
 	if errors.As(err, &de) {
 		return notDelivered
@@ -441,7 +460,7 @@ func Stream[T any](ctx context.Context, c *Client, method string, args ...any) (
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	stopLife := context.AfterFunc(c.life, cancel)
-	path := prefix(c.opts.protocol) + "/stream/" + method
+	path := prefix(c.opts.Protocol) + "/stream/" + method
 	resp, err := c.openStream(ctx, method, path, body)
 	if err != nil {
 		stopLife()
@@ -534,4 +553,30 @@ func pump[T any](ctx context.Context, r io.Reader, out chan<- T) {
 			return
 		}
 	}
+}
+
+// Get fetches one JSON document from the owner (GET path, e.g.
+// "/v1/owner") into v, once: no re-dial, no retry. Errors in the envelope
+// are decoded as for calls.
+func (c *Client) Get(ctx context.Context, path string, v any) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+Host+path, nil)
+	if err != nil {
+		return err
+	}
+	c.header(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return c.readError(resp)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	return nil
 }

@@ -293,7 +293,7 @@ func TestProtocolMismatchNamesBothVersions(t *testing.T) {
 	s := serve(t, openStore(t), "", so)
 
 	co := rpc.ClientOptions{Version: "v0.5.0"}
-	rpc.SetClientProtocol(&co, rpc.ProtocolVersion+1)
+	co.Protocol = rpc.ProtocolVersion + 1
 	c, r := newClient(t, s.sock, co)
 
 	// The handshake tells before any call.
@@ -310,7 +310,7 @@ func TestProtocolMismatchNamesBothVersions(t *testing.T) {
 
 	// An owner newer than the client.
 	so2 := rpc.ServerOptions{Version: "v0.6.0"}
-	rpc.SetServerProtocol(&so2, rpc.ProtocolVersion+1)
+	so2.Protocol = rpc.ProtocolVersion + 1
 	s2 := serve(t, openStore(t), "", so2)
 	c2, r2 := newClient(t, s2.sock, rpc.ClientOptions{Version: "v0.5.0"})
 	_, err = c2.Version(ctx)

@@ -29,8 +29,9 @@ type ServerOptions struct {
 	// silent.
 	Logf func(format string, args ...any)
 
-	// protocol overrides ProtocolVersion (tests of mismatches).
-	protocol int
+	// Protocol overrides ProtocolVersion; only tests of version
+	// mismatches set it.
+	Protocol int
 }
 
 // Server serves the methods of one interface implemented by one value.
@@ -57,8 +58,8 @@ func NewServer[I any](impl I, opts ServerOptions) (*Server, error) {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 64 << 20
 	}
-	if opts.protocol == 0 {
-		opts.protocol = ProtocolVersion
+	if opts.Protocol == 0 {
+		opts.Protocol = ProtocolVersion
 	}
 	s := &Server{iface: it.String(), methods: map[string]*methodSpec{}, opts: opts}
 	exclude := append([]string{"Close"}, opts.Exclude...)
@@ -78,7 +79,7 @@ func NewServer[I any](impl I, opts ServerOptions) (*Server, error) {
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET "+PathVersion, s.version)
-	p := prefix(opts.protocol)
+	p := prefix(opts.Protocol)
 	s.mux.HandleFunc("GET "+p+"/methods", s.listMethods)
 	s.mux.HandleFunc("POST "+p+"/call/{method}", s.call)
 	s.mux.HandleFunc(p+"/stream/{method}", s.stream)
@@ -101,7 +102,7 @@ func (s *Server) Skipped() []SkippedMethod { return slices.Clone(s.skipped) }
 
 // VersionInfo is what GET /version answers.
 func (s *Server) VersionInfo() VersionInfo {
-	return VersionInfo{Protocol: s.opts.protocol, Version: s.opts.Version, Interface: s.iface, PID: os.Getpid()}
+	return VersionInfo{Protocol: s.opts.Protocol, Version: s.opts.Version, Interface: s.iface, PID: os.Getpid()}
 }
 
 // ServeHTTP implements http.Handler.
@@ -118,11 +119,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // checkProtocol refuses a client that announces another protocol version.
 // A request without the header (curl) is served.
 func (s *Server) checkProtocol(r *http.Request) error {
+	return checkProtocol(r, s.opts.Version, s.opts.Protocol)
+}
+
+func checkProtocol(r *http.Request, version string, protocol int) error {
 	h := r.Header.Get(HeaderProtocol)
-	if h == "" || h == strconv.Itoa(s.opts.protocol) {
+	if h == "" || h == strconv.Itoa(protocol) {
 		return nil
 	}
-	return mismatch(r.Header.Get(HeaderVersion), h, s.opts.Version, strconv.Itoa(s.opts.protocol), os.Getpid())
+	return mismatch(r.Header.Get(HeaderVersion), h, version, strconv.Itoa(protocol), os.Getpid())
+}
+
+// CheckProtocol refuses (ErrProtocolMismatch, naming both versions) a
+// request whose client announces another protocol version; for handlers
+// served beside a Server. ownerVersion is this nova's version.
+func CheckProtocol(r *http.Request, ownerVersion string) error {
+	return checkProtocol(r, ownerVersion, ProtocolVersion)
 }
 
 func mismatch(clientVersion, clientProtocol, ownerVersion, ownerProtocol string, ownerPID int) error {
@@ -161,12 +173,12 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	// whatever the headers say.
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/v"); ok {
 		num, _, _ := strings.Cut(rest, "/")
-		if n, err := strconv.Atoi(num); err == nil && n != s.opts.protocol {
-			writeError(w, mismatch(r.Header.Get(HeaderVersion), num, s.opts.Version, strconv.Itoa(s.opts.protocol), os.Getpid()))
+		if n, err := strconv.Atoi(num); err == nil && n != s.opts.Protocol {
+			writeError(w, mismatch(r.Header.Get(HeaderVersion), num, s.opts.Version, strconv.Itoa(s.opts.Protocol), os.Getpid()))
 			return
 		}
 	}
-	writeError(w, fmt.Errorf("%w: %s %s (see GET %s/methods)", ErrUnknownMethod, r.Method, r.URL.Path, prefix(s.opts.protocol)))
+	writeError(w, fmt.Errorf("%w: %s %s (see GET %s/methods)", ErrUnknownMethod, r.Method, r.URL.Path, prefix(s.opts.Protocol)))
 }
 
 // lookup finds a served method, or answers why not.
@@ -188,7 +200,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, stream bool) *me
 		if spec.stream {
 			want = "/stream/"
 		}
-		writeError(w, fmt.Errorf("%w: %s is served at %s%s%s", ErrBadRequest, name, prefix(s.opts.protocol), want, name))
+		writeError(w, fmt.Errorf("%w: %s is served at %s%s%s", ErrBadRequest, name, prefix(s.opts.Protocol), want, name))
 		return nil
 	}
 	return spec

@@ -37,6 +37,10 @@ const (
 // prefix is the path prefix of this protocol version ("/v1").
 func prefix(protocol int) string { return "/v" + strconv.Itoa(protocol) }
 
+// Prefix is the path prefix of ProtocolVersion ("/v1"), for handlers served
+// beside a Server (the owner's /v1/owner).
+func Prefix() string { return prefix(ProtocolVersion) }
+
 // VersionInfo is what GET /version answers.
 type VersionInfo struct {
 	// Protocol is the owner's ProtocolVersion.
