@@ -133,6 +133,8 @@ func child(role, root string) int {
 	case "watch":
 		// A client that watches events and reads in a loop, reporting
 		// every failure: it must see none across a hand-over.
+		opts.Client.OnError = func(method string, err error) { say("report %s %v", method, err) }
+		opts.Client.OnReconnect = func(method string) { say("reconnected %s", method) }
 		s, err := owner.Join(ctx, opts)
 		if err != nil {
 			return fail(err)
@@ -159,6 +161,7 @@ func child(role, root string) int {
 			}
 		}()
 		waitStdin()
+		say("bye")
 		return 0
 	case "serve":
 		// `nova serve`: own (or take over), report, run until signalled.

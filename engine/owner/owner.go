@@ -571,6 +571,11 @@ func (o *Owner[T]) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, rpc.Prefix()+"/stream/") {
+		if o.streams.Err() != nil {
+			// Stopping: the client subscribes again with the next owner.
+			rpc.WriteError(w, fmt.Errorf("%w: the owning nova (pid %d) is stopping", rpc.ErrBusy, os.Getpid()))
+			return
+		}
 		// Streams end first when the owner stops, so that in-flight calls
 		// can finish.
 		ctx, cancel := context.WithCancel(r.Context())

@@ -492,7 +492,11 @@ func TestHugeResponseIsStreamed(t *testing.T) {
 	// of the slice: about three times, with the buffer's growth and the final
 	// copy). Streaming allocates only per-element garbage (time.Time's
 	// MarshalJSON makes a small slice per call).
-	assert.Less(t, allocated, uint64(w.n)/2, "the answer must not be built in memory")
+	if raceEnabled {
+		t.Log("allocation figures are not meaningful under -race")
+	} else {
+		assert.Less(t, allocated, uint64(w.n)/2, "the answer must not be built in memory")
+	}
 
 	// And the client decodes it element by element into the same values.
 	s := serve(t, big, "", rpc.ServerOptions{})

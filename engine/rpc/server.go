@@ -402,9 +402,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			return // the client left, or the owner is shutting down
 		}
 		if !ok {
-			// The method ended its stream: say so, so the client does not
-			// subscribe again.
-			w.Header().Set(trailerStreamEnd, "1")
+			// The method ended its stream by itself: say so, so that the
+			// client does not subscribe again. A channel closed because the
+			// ctx ended (the owner is stopping) is not an end.
+			if r.Context().Err() == nil {
+				w.Header().Set(trailerStreamEnd, "1")
+			}
 			return
 		}
 		if err := enc.Encode(v.Interface()); err != nil {
