@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/rehearsal"
@@ -69,6 +70,12 @@ func init() {
 	rpc.RegisterSentinel("llm.ErrUnreachable", llm.ErrUnreachable)
 	rpc.RegisterType[*llm.ModelNotFoundError]("llm.ModelNotFoundError")
 	rpc.RegisterType[*llm.UnreachableError]("llm.UnreachableError")
+	rpc.RegisterSentinel("owner.ErrAlreadyServed", owner.ErrAlreadyServed)
+	rpc.RegisterSentinel("owner.ErrNoOwner", owner.ErrNoOwner)
+	rpc.RegisterSentinel("owner.ErrNotExclusive", owner.ErrNotExclusive)
+	rpc.RegisterSentinel("owner.ErrUnsafeSocket", owner.ErrUnsafeSocket)
+	rpc.RegisterType[*owner.HandoverError]("owner.HandoverError")
+	rpc.RegisterType[*owner.NotExclusiveError]("owner.NotExclusiveError")
 	rpc.RegisterSentinel("patterns.ErrBinary", patterns.ErrBinary)
 	rpc.RegisterSentinel("patterns.ErrEmpty", patterns.ErrEmpty)
 	rpc.RegisterSentinel("patterns.ErrFrontMatter", patterns.ErrFrontMatter)
