@@ -185,10 +185,10 @@ func checkPointer(loc location, p string) error {
 	if b := filepath.Base(dir); b != "nova" && b != "nova-"+strconv.Itoa(os.Getuid()) {
 		return bad("not in a nova runtime directory")
 	}
-	if err := checkPrivateDir(dir); err != nil {
-		return err
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return errNoSocket // a pointer left from another runtime directory
 	}
-	return nil
+	return checkPrivateDir(dir)
 }
 
 // dialTimeout bounds one connection attempt.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -107,6 +108,11 @@ func (s *Server) VersionInfo() VersionInfo {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == "" || path.Clean(p) != p {
+		// ServeMux would redirect; a client wants an answer.
+		writeError(w, fmt.Errorf("%w: path %q is not clean", ErrBadRequest, p))
+		return
+	}
 	if r.URL.Path != PathVersion {
 		if err := s.checkProtocol(r); err != nil {
 			writeError(w, err)
