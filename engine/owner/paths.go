@@ -158,7 +158,7 @@ func findSocket(loc location) (string, error) {
 	if err == nil {
 		p := strings.TrimSpace(string(data))
 		if err := checkPointer(loc, p); err != nil {
-			return "", err
+			return p, err
 		}
 		return p, checkSocket(p)
 	}
