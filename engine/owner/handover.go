@@ -242,3 +242,14 @@ func takeover[T io.Closer](ctx context.Context, loc location, opts Options[T]) (
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+// ServeCommand is the command of a headless owner for the workspace at
+// root: this executable, `serve --workspace ROOT` (the Command of a
+// hand-over from the TUI).
+func ServeCommand(root string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find nova's executable: %w", err)
+	}
+	return exec.Command(exe, "serve", "--workspace", root), nil
+}

@@ -653,3 +653,28 @@ func Serve[T io.Closer](ctx context.Context, opts Options[T]) (*Owner[T], error)
 	}
 	return s.Owner, nil
 }
+
+// Describe is one line about an owner for `nova doctor`, e.g. "pid 4242
+// (nova v0.4.0) since 2026-11-24 10:02:11 on .nova/nova.sock, 2 clients:
+// pid 4300, pid 4301".
+func Describe(info Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pid %d (nova %s) since %s on %s", info.PID, orDev(info.Version), info.Since.Local().Format(time.DateTime), info.Socket)
+	switch len(info.Clients) {
+	case 0:
+		b.WriteString(", no clients")
+	default:
+		fmt.Fprintf(&b, ", %s: %s", plural(len(info.Clients), "client", "clients"), pids(info.Clients))
+	}
+	if info.Exclusive != "" {
+		fmt.Fprintf(&b, ", running %s", info.Exclusive)
+	}
+	return b.String()
+}
+
+func orDev(v string) string {
+	if v == "" {
+		return "dev"
+	}
+	return v
+}

@@ -562,3 +562,20 @@ func TestJoinHonoursCancellation(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded) || errors.Is(err, storage.ErrInUse), "%v", err)
 }
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 11, 24, 10, 2, 11, 0, time.Local)
+	got := owner.Describe(owner.Info{PID: 42, Since: since, Version: "v0.4.0", Socket: "/w/.nova/nova.sock",
+		Clients: []owner.ClientInfo{{PID: 7}, {PID: 9}}, Exclusive: "db compact"})
+	assert.Equal(t, "pid 42 (nova v0.4.0) since 2026-11-24 10:02:11 on /w/.nova/nova.sock, 2 clients: pid 7, pid 9, running db compact", got)
+	assert.Contains(t, owner.Describe(owner.Info{PID: 1, Since: since}), "(nova dev)")
+	assert.Contains(t, owner.Describe(owner.Info{PID: 1, Since: since}), "no clients")
+}
+
+func TestServeCommand(t *testing.T) {
+	t.Parallel()
+	cmd, err := owner.ServeCommand("/w")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"serve", "--workspace", "/w"}, cmd.Args[1:])
+}

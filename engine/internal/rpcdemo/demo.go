@@ -8,7 +8,7 @@
 // use it; nova does not.
 package rpcdemo
 
-//go:generate go run github.com/nova-dev/nova/engine/rpc/rpcgen -iface github.com/nova-dev/nova/engine/internal/rpcdemo.Demo -type Remote -out zz_generated_remote.go -idempotent Ping,Get,List,Count,Tags,Pair,Find,Version,Sum,Steps,StepLog -local Close -errors github.com/nova-dev/nova/engine/internal/rpcdemo,github.com/nova-dev/nova/storage
+//go:generate go run github.com/nova-dev/nova/engine/rpc/rpcgen -iface github.com/nova-dev/nova/engine/internal/rpcdemo.Demo -type Remote -out zz_generated_remote.go -idempotent Ping,Get,List,Count,Tags,Pair,Find,Version,Sum,Steps -local Close -errors github.com/nova-dev/nova/engine/internal/rpcdemo,github.com/nova-dev/nova/storage
 
 import (
 	"context"
@@ -107,6 +107,8 @@ type Demo interface {
 	// committed step (as `build resume` does).
 	Steps(ctx context.Context, total int, pause time.Duration) (int, error)
 	// StepLog returns the step numbers committed, in order (each once).
+	//
+	//rpc:idempotent
 	StepLog(ctx context.Context) ([]int, error)
 	// Subscribe streams events until ctx ends.
 	Subscribe(ctx context.Context) <-chan Event

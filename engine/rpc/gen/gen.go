@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
 	"go/format"
 	"go/types"
 	"io"
@@ -34,7 +35,9 @@ type Config struct {
 	// Out is the remote client's file name, relative to Dir.
 	Out string
 	// Idempotent names methods that may be retried once when the
-	// connection breaks after the request was sent.
+	// connection breaks after the request was sent. A method whose doc
+	// comment in the interface's package has the line //rpc:idempotent is
+	// idempotent too.
 	Idempotent []string
 	// Local names methods the client implements itself (Close closes the
 	// client, never the owner's workspace).
@@ -144,7 +147,7 @@ func Generate(cfg Config) (*Result, error) {
 	out := &outFile{self: self[0].PkgPath, name: self[0].Name}
 
 	skip := func(path string) bool { return path == out.self || excluded(path, cfg.ErrorsExclude) }
-	pkgs, err := load(dir, mode, skip, ifacePath)
+	pkgs, err := load(dir, mode|packages.NeedSyntax, skip, ifacePath)
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +169,7 @@ func Generate(cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("rpcgen: %s is not an interface", cfg.Iface)
 	}
 
+	cfg.Idempotent = append(slices.Clone(cfg.Idempotent), directives(ifacePkg, "rpc:idempotent")...)
 	res := &Result{Files: map[string][]byte{}, Skipped: map[string]string{}}
 	src, err := out.remote(cfg, obj, iface, res)
 	if err != nil {
@@ -192,6 +196,34 @@ func Generate(cfg Config) (*Result, error) {
 // load loads packages and fails when one of them does not compile, except
 // those skip names (the generated package itself, whose stale files are
 // being replaced, and excluded ones).
+// directives lists the interface methods of pkg whose doc comment has the
+// line //<name> (a Go directive: godoc hides it).
+func directives(pkg *packages.Package, name string) []string {
+	var out []string
+	for _, f := range pkg.Syntax {
+		ast.Inspect(f, func(n ast.Node) bool {
+			it, ok := n.(*ast.InterfaceType)
+			if !ok {
+				return true
+			}
+			for _, m := range it.Methods.List {
+				if m.Doc == nil || len(m.Names) == 0 {
+					continue
+				}
+				for _, c := range m.Doc.List {
+					if strings.TrimSpace(c.Text) == "//"+name {
+						for _, id := range m.Names {
+							out = append(out, id.Name)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
 func load(dir string, mode packages.LoadMode, skip func(path string) bool, patterns ...string) ([]*packages.Package, error) {
 	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: dir}, patterns...)
 	if err != nil {
