@@ -90,3 +90,17 @@ func TestServeOwnsUntilCancelled(t *testing.T) {
 	_, err = os.Lstat(rep.Socket)
 	assert.True(t, os.IsNotExist(err), "the socket is gone")
 }
+
+func TestServeCommandNeedsAWorkspace(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	a := newApp(&out, &errOut, func(string) string { return "" })
+	a.workspaceFlag = t.TempDir() // no .nova there
+	cmd := a.serveCmd()
+	assert.Equal(t, "serve", cmd.Name())
+	require.NotNil(t, cmd.Flags().Lookup("json"))
+	cmd.SetArgs(nil)
+	err := cmd.RunE(cmd, nil)
+	require.ErrorIs(t, err, workspace.ErrNotFound)
+	assert.Empty(t, out.String())
+}

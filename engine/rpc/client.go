@@ -461,7 +461,7 @@ func Stream[T any](ctx context.Context, c *Client, method string, args ...any) (
 	ctx, cancel := context.WithCancel(ctx)
 	stopLife := context.AfterFunc(c.life, cancel)
 	path := prefix(c.opts.Protocol) + "/stream/" + method
-	resp, err := c.openStream(ctx, method, path, body)
+	st, err := c.openStream(ctx, method, path, body)
 	if err != nil {
 		stopLife()
 		cancel()
@@ -473,12 +473,12 @@ func Stream[T any](ctx context.Context, c *Client, method string, args ...any) (
 		defer stopLife()
 		defer cancel()
 		for {
-			pump(ctx, resp.Body, out)
-			_ = resp.Body.Close()
-			if ctx.Err() != nil || resp.Trailer.Get(trailerStreamEnd) != "" {
+			pump(ctx, st.body, out)
+			_ = st.body.Close()
+			if ctx.Err() != nil || st.trailer.Get(trailerStreamEnd) != "" {
 				return // ended by the caller, or by the method itself
 			}
-			resp, err = c.openStream(ctx, method, path, body)
+			st, err = c.openStream(ctx, method, path, body)
 			if err != nil {
 				if ctx.Err() == nil {
 					c.Report(method, err)
@@ -493,8 +493,15 @@ func Stream[T any](ctx context.Context, c *Client, method string, args ...any) (
 	return out, nil
 }
 
+// openedStream is a stream's answer: its body, and its trailer (filled in
+// once the body has been read to its end).
+type openedStream struct {
+	body    io.ReadCloser
+	trailer http.Header
+}
+
 // openStream opens a stream, waiting up to ReconnectWait for an owner.
-func (c *Client) openStream(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+func (c *Client) openStream(ctx context.Context, method, path string, body []byte) (*openedStream, error) {
 	var r retrier
 	for {
 		if c.closed.Load() {
@@ -517,7 +524,7 @@ func (c *Client) openStream(ctx context.Context, method, path string, body []byt
 	}
 }
 
-func (c *Client) startStream(ctx context.Context, path string, body []byte) (*http.Response, error) {
+func (c *Client) startStream(ctx context.Context, path string, body []byte) (*openedStream, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+Host+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -536,7 +543,7 @@ func (c *Client) startStream(ctx context.Context, path string, body []byte) (*ht
 		defer func() { _ = resp.Body.Close() }()
 		return nil, c.readError(resp)
 	}
-	return resp, nil
+	return &openedStream{body: resp.Body, trailer: resp.Trailer}, nil
 }
 
 // pump decodes NDJSON values from r into out until r ends or ctx is done.

@@ -160,7 +160,7 @@ func encodeLocked(err error, depth int) *WireError {
 	walkErrors(err, func(e error) {
 		if t := reflect.TypeOf(e); t.Comparable() {
 			for _, s := range registry.sentinels {
-				if s.err == e {
+				if s.err == e { //nolint:errorlint // identity: this node of the chain is the sentinel
 					addCode(s.code)
 				}
 			}
@@ -193,7 +193,8 @@ func walkErrors(err error, fn func(error)) {
 			return
 		}
 		fn(e)
-		switch u := e.(type) {
+		switch u := e.(type) { //nolint:errorlint // this walks the chain itself
+
 		case interface{ Unwrap() error }:
 			walk(u.Unwrap(), depth+1)
 		case interface{ Unwrap() []error }:

@@ -638,9 +638,16 @@ func TestClientFollowsANewOwner(t *testing.T) {
 
 	first.stop()
 	secondStore := openStore(t)
+	srv, err := rpc.NewServer[rpcdemo.Demo](secondStore, rpc.ServerOptions{})
+	require.NoError(t, err)
+	second := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
+	t.Cleanup(func() { _ = second.Close() })
 	go func() {
 		time.Sleep(150 * time.Millisecond)
-		serve(t, secondStore, first.sock, rpc.ServerOptions{})
+		ln, err := net.Listen("unix", first.sock)
+		if err == nil {
+			_ = second.Serve(ln)
+		}
 	}()
 	// A write: it never reached the first owner (dial failed), so it is
 	// sent to the second.
