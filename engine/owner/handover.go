@@ -217,7 +217,7 @@ func takeover[T io.Closer](ctx context.Context, loc location, opts Options[T]) (
 		o, err := own(ctx, loc, opts, 250*time.Millisecond)
 		if err == nil {
 			say("serving %d %s", os.Getpid(), o.sock)
-			return &Session[T]{Owner: o, Info: o.Info()}, nil
+			return &Session[T]{Owner: o, Info: o.Info(), opts: opts}, nil
 		}
 		if !errors.Is(err, storage.ErrInUse) {
 			say("failed %s", oneLine(err))

@@ -145,6 +145,20 @@ type Session[T io.Closer] struct {
 	Client *rpc.Client
 	// Info describes the owner (for a client, as it answered on joining).
 	Info Info
+
+	opts Options[T]
+}
+
+// Rejoin closes this session and joins again with the same options: a
+// client whose owner is gone (rpc.ErrOwnerGone: it exited and nobody took
+// over) becomes the owner itself, or the client of whoever did.
+func (s *Session[T]) Rejoin(ctx context.Context) (*Session[T], error) {
+	_ = s.Close()
+	opts := s.opts
+	if opts.Mode == Takeover {
+		opts.Mode = Auto
+	}
+	return Join(ctx, opts)
 }
 
 // Close closes the client, or stops serving and releases the database.
@@ -210,14 +224,14 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 				return nil, fmt.Errorf("%w by nova pid %d (since %s) on %s; use it, or stop it first",
 					ErrAlreadyServed, info.PID, info.Since.Local().Format(time.DateTime), info.Socket)
 			}
-			return &Session[T]{Client: c, Info: info}, nil
+			return &Session[T]{Client: c, Info: info, opts: opts}, nil
 		case errors.Is(err, ErrUnsafeSocket), errors.Is(err, rpc.ErrProtocolMismatch), ctx.Err() != nil:
 			return nil, err
 		}
 		lastWhy = err
 		o, err := own(ctx, loc, opts, opts.LockTimeout)
 		if err == nil {
-			return &Session[T]{Owner: o, Info: o.Info()}, nil
+			return &Session[T]{Owner: o, Info: o.Info(), opts: opts}, nil
 		}
 		if !errors.Is(err, storage.ErrInUse) {
 			return nil, err

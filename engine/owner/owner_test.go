@@ -579,3 +579,28 @@ func TestServeCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"serve", "--workspace", "/w"}, cmd.Args[1:])
 }
+
+// TestRejoinAfterTheOwnerLeft: a client whose owner exits becomes the
+// owner by joining again.
+func TestRejoinAfterTheOwnerLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := newRoot(t)
+	first := join(t, demoOptions(root))
+	require.NotNil(t, first.Owner)
+	opts := demoOptions(root)
+	opts.Client.ReconnectWait = 100 * time.Millisecond
+	c := join(t, opts)
+	require.NotNil(t, c.Client)
+	require.NoError(t, first.Close())
+
+	_, err := rpcdemo.NewRemote(c.Client).Count(ctx)
+	require.ErrorIs(t, err, rpc.ErrOwnerGone)
+	again, err := c.Rejoin(ctx)
+	require.NoError(t, err)
+	defer again.Close()
+	require.NotNil(t, again.Owner, "nobody else took over: the client owns it now")
+	n, err := again.Owner.Value().Count(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 0, n)
+}
