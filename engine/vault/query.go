@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -499,8 +501,37 @@ type Stats struct {
 	Revision      uint64         `json:"revision"`
 }
 
+// statsMemo is the last Stats and the revision it was counted at.
+type statsMemo struct {
+	mu  sync.Mutex
+	ok  bool
+	rev uint64
+	st  Stats
+}
+
+func (m *statsMemo) get(rev uint64) (Stats, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ok || m.rev != rev {
+		return Stats{}, false
+	}
+	st := m.st
+	st.ByType, st.ByRelation = maps.Clone(m.st.ByType), maps.Clone(m.st.ByRelation)
+	return st, true
+}
+
+func (m *statsMemo) put(st Stats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ok, m.rev = true, st.Revision
+	m.st = st
+	m.st.ByType, m.st.ByRelation = maps.Clone(st.ByType), maps.Clone(st.ByRelation)
+}
+
 // Stats counts nodes, edges, nodes per type and edges per relation, and
-// averages confidence, all from the indexes (no node is decoded).
+// averages confidence, all from the indexes (no node is decoded). The
+// result is memoised by revision, which every write bumps, so an unchanged
+// vault answers without a scan.
 func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return Stats{}, err
@@ -513,6 +544,10 @@ func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 		nodes, edges, _, err := buckets(tx)
 		if err != nil {
 			return err
+		}
+		if memo, ok := v.stats.get(storage.ParseKey(tx.Bucket(storage.BucketVaultIndex).Get(revKey))); ok {
+			st = memo
+			return nil
 		}
 		st.Nodes = nodes.Stats().KeyN
 		st.Edges = edges.Stats().KeyN
@@ -534,6 +569,7 @@ func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 			st.AvgConfidence = math.Round(sum/float64(n)*1e4) / 1e4
 		}
 		st.Revision = storage.ParseKey(tx.Bucket(storage.BucketVaultIndex).Get(revKey))
+		v.stats.put(st)
 		return nil
 	})
 	return st, err

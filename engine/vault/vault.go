@@ -93,6 +93,10 @@ type Vault struct {
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
 	bgWG     sync.WaitGroup
+
+	// stats memoises Stats by revision (every write bumps it): an owner
+	// answering `nova vault stats` again and again does not rescan.
+	stats statsMemo
 }
 
 // New returns the vault over db. It does no I/O and never fails.

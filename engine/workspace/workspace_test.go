@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,4 +263,18 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDurationJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	data, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	var back Config
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, cfg, back)
+	assert.Contains(t, string(data), `"timeout":"5m0s"`)
+
+	var d Duration
+	require.Error(t, json.Unmarshal([]byte(`"soon"`), &d))
 }
