@@ -32,6 +32,12 @@ type DoctorOptions struct {
 	Explicit string // --workspace
 	Start    string // current directory
 	Getenv   func(string) string
+	// Owner describes the nova process that owns the workspace (a line for
+	// the "owner" check; "" = none). When one does, the database is checked
+	// through CheckDB (the owner's), never opened here: the owner holds
+	// its lock.
+	Owner   string
+	CheckDB func(ctx context.Context) (CheckReport, error)
 }
 
 // Doctor checks the workspace, its config, its database and Ollama. It never
@@ -81,7 +87,13 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			}
 			add(Check{Name: "config", OK: true, Detail: detail})
 		}
-		add(checkDB(root))
+		if opts.Owner != "" && opts.CheckDB != nil {
+			add(checkServedDB(ctx, opts.CheckDB))
+			add(Check{Name: "owner", OK: true, Detail: opts.Owner})
+		} else {
+			add(checkDB(root))
+			add(Check{Name: "owner", OK: true, Detail: "none: the next nova owns the workspace while it runs and serves it to the others"})
+		}
 	}
 
 	client, err := NewLLMClient(cfg)
@@ -128,6 +140,19 @@ func checkDB(root string) Check {
 		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}
 	}
 	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}
+}
+
+// checkServedDB checks the database through the nova that owns it.
+func checkServedDB(ctx context.Context, check func(context.Context) (CheckReport, error)) Check {
+	rep, err := check(ctx)
+	switch {
+	case err != nil:
+		return Check{Name: "database", Detail: "check through the owning nova: " + err.Error(), Hint: "run `nova db check` for details"}
+	case !rep.OK:
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %s", rep.DBPath, len(rep.Problems), rep.Problems[0]),
+			Hint: "quit every nova, then run `nova db compact`, or restore a backup"}
+	}
+	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent; checked by its owner)", rep.DBPath, rep.Schema)}
 }
 
 func modelsCheck(st OllamaStatus) Check {

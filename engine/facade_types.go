@@ -33,7 +33,9 @@ type BackupReport struct {
 
 // CheckReport is the result of CheckDB.
 type CheckReport struct {
-	DBPath   string   `json:"dbPath"`
+	DBPath string `json:"dbPath"`
+	// Schema is the database's schema version.
+	Schema   int      `json:"schema"`
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/rpc"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
@@ -70,7 +72,7 @@ func newBuildRunCmd(env *Env, runF func(context.Context, *buildRunOptions) error
 }
 
 func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		path := resolvePRD(ws.Info().Dir, opts.Env, opts.PRD)
 		b, err := ws.CreateBuild(ctx, path, opts.Build)
 		if err != nil {
@@ -110,7 +112,7 @@ func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions)
 }
 
 func runBuildResume(ctx context.Context, opts *buildResumeOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.GetBuild(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -150,7 +152,7 @@ func newBuildListCmd(env *Env, runF func(context.Context, *buildListOptions) err
 }
 
 func runBuildList(ctx context.Context, opts *buildListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		bs, err := ws.ListBuilds(ctx)
 		if err != nil {
 			return err
@@ -201,7 +203,7 @@ func newBuildShowCmd(env *Env, runF func(context.Context, *buildShowOptions) err
 }
 
 func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.GetBuild(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -280,7 +282,24 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		}
 	}()
 	b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() == nil && (errors.Is(err, rpc.ErrConnLost) || engine.IsCanceled(err)):
+		// The owning nova stopped serving while it ran the build (its TUI
+		// quit, maybe handing the build over to a headless owner): follow
+		// the build wherever it goes on.
+		env.IO.Logf("nova: the nova that ran build %d stopped serving; following the build (ctrl+c stops following, not the build)\n", id)
+		if b, err = awaitBuild(ctx, ws, id, printed); err != nil {
+			return fmt.Errorf("build %d: %w; resume it with `nova build resume %d`", id, err, id)
+		}
+	case err != nil:
+		if ctx.Err() != nil {
+			// Ctrl-C: the build stops where it runs (in the owner, maybe
+			// another process); show its last event.
+			select {
+			case <-printed:
+			case <-time.After(5 * time.Second):
+			}
+		}
 		stopSub()
 		<-printed
 		return err
@@ -296,6 +315,27 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		return &reportedError{msg: string(b.Status)}
 	}
 	return fmt.Errorf("build %d %s: %s", b.ID, b.Status, b.Reason)
+}
+
+// awaitBuild waits for a build that runs elsewhere to end: its end event
+// (printed closes), or a final state seen by polling (events can be lost
+// while a client follows a new owner).
+func awaitBuild(ctx context.Context, ws engine.Workspace, id uint64, printed <-chan struct{}) (build.Build, error) {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return build.Build{}, ctx.Err()
+		case <-printed:
+			return ws.GetBuild(context.WithoutCancel(ctx), id)
+		case <-tick.C:
+			b, err := ws.GetBuild(ctx, id)
+			if err == nil && (b.Status == build.StatusDone || b.Status == build.StatusFailed || b.Status == build.StatusCanceled) {
+				return b, nil
+			}
+		}
+	}
 }
 
 func eventLine(ev engine.Event) string {
@@ -367,7 +407,7 @@ func newPlanCmd(env *Env, runF func(context.Context, *planOptions) error) *cobra
 }
 
 func runPlan(ctx context.Context, opts *planOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if !opts.JSON {
 			opts.IO.Logf("asking SUN (%s) for a plan…\n", engine.PlannerModel(ws.Config()))
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/owner"
 )
 
 func newDBCmd(env *Env) *cobra.Command {
@@ -38,7 +39,7 @@ func newDBBackupCmd(env *Env, runF func(context.Context, *dbBackupOptions) error
 }
 
 func runDBBackup(ctx context.Context, opts *dbBackupOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.BackupDB(ctx, opts.abs(opts.File))
 		if err != nil {
 			return err
@@ -84,7 +85,12 @@ func runDBCompact(ctx context.Context, opts *dbCompactOptions) error {
 	if err := opts.confirm(ctx, opts.Yes, "Compact the workspace database (it is rewritten and replaced)?", "compact", "compacted"); err != nil {
 		return err
 	}
-	rep, err := engine.Compact(ctx, root)
+	var rep engine.CompactReport
+	err = runExclusive(ctx, opts.Env, root, "db compact", func(ctx context.Context) error {
+		var err error
+		rep, err = engine.Compact(ctx, root)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -116,7 +122,7 @@ func newDBCheckCmd(env *Env, runF func(context.Context, *dbCheckOptions) error) 
 }
 
 func runDBCheck(ctx context.Context, opts *dbCheckOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.CheckDB(ctx)
 		if err != nil {
 			return err
@@ -137,4 +143,12 @@ func runDBCheck(ctx context.Context, opts *dbCheckOptions) error {
 		}
 		return nil
 	})
+}
+
+// runExclusive runs an exclusive operation (db compact, db recover): this
+// process must own the workspace with no other nova attached; fn runs with
+// the database closed (it opens the file itself). Another owner: refused
+// (exit 1) with a message naming it.
+func runExclusive(ctx context.Context, env *Env, root, op string, fn func(ctx context.Context) error) error {
+	return owner.RunExclusive(ctx, ownerOptions(env, root), op, fn)
 }

@@ -58,7 +58,7 @@ func newPlaybookListCmd(env *Env, runF func(context.Context, *playbookOptions) e
 }
 
 func runPlaybookList(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListPlaybooks(ctx)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 }
 
 func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.GetPlaybook(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -191,7 +191,7 @@ func newPlaybookDiffCmd(env *Env, runF func(context.Context, *playbookDiffOption
 }
 
 func runPlaybookDiff(ctx context.Context, opts *playbookDiffOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		diff, err := ws.PlaybookDiff(ctx, opts.Agent, opts.From, opts.To)
 		if err != nil {
 			return err
@@ -243,7 +243,7 @@ func newPlaybookHistoryCmd(env *Env, runF func(context.Context, *playbookOptions
 }
 
 func runPlaybookHistory(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		hist, err := ws.PlaybookHistory(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -281,7 +281,7 @@ func newPlaybookPendingCmd(env *Env, runF func(context.Context, *playbookOptions
 }
 
 func runPlaybookPending(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListPendingDeltas(ctx)
 		if err != nil {
 			return err
@@ -345,7 +345,7 @@ func newPlaybookDecideCmd(env *Env, approve bool, runF func(context.Context, *pl
 }
 
 func runPlaybookDecide(ctx context.Context, opts *playbookDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		if opts.Approve {
 			p, err := ws.ApproveDelta(ctx, id)
@@ -425,7 +425,7 @@ func newPlaybookAddCmd(env *Env, runF func(context.Context, *playbookRuleOptions
 }
 
 func runPlaybookAdd(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.AddRule(ctx, opts.Agent, opts.Text, opts.Tags, opts.Confidence)
 		if err != nil {
 			return err
@@ -477,7 +477,7 @@ func newPlaybookEditCmd(env *Env, runF func(context.Context, *playbookRuleOption
 }
 
 func runPlaybookEdit(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.EditRule(ctx, opts.Agent, opts.RuleID, opts.Text, opts.Tags, opts.Confidence)
 		if err != nil {
 			return err
@@ -507,7 +507,7 @@ func newPlaybookDeleteCmd(env *Env, runF func(context.Context, *playbookRuleOpti
 }
 
 func runPlaybookDelete(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.GetPlaybook(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -556,7 +556,7 @@ func newPlaybookReviewCmd(env *Env, runF func(context.Context, *playbookReviewOp
 }
 
 func runPlaybookReview(ctx context.Context, opts *playbookReviewOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.ReviewPlaybook(ctx, opts.Agent, opts.Force)
 		if errors.Is(err, ace.ErrNotDue) {
 			if opts.JSON {

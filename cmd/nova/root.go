@@ -39,7 +39,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.PersistentFlags().StringVarP(&env.WorkspaceDir, "workspace", "w", "", "workspace directory (default: nearest .nova/ above the current directory, or $NOVA_WORKSPACE)")
 	root.Flags().BoolVar(&opts.InitMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env))
+	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env), newServeCmd(env, nil))
 	root.AddCommand(newImportCmd(env))
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
 	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
@@ -73,7 +73,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 		return err
 	}
 	opts.fullScreen = true
-	ws, err := opts.Workspace(ctx, false)
+	ws, err := opts.Workspace(ctx)
 	if err != nil {
 		return err
 	}

@@ -41,10 +41,10 @@ func testWorkspace(t *testing.T, env map[string]string) (*Env, engine.Workspace,
 	dir := t.TempDir()
 	e, so, se := newTestEnv(t, dir, env, "")
 	require.NoError(t, runInit(t.Context(), &initOptions{Env: e, Dir: dir}))
-	ws, err := e.Workspace(t.Context(), false)
+	ws, err := e.Workspace(t.Context())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ws.Close() })
-	e.Workspace = func(context.Context, bool) (engine.Workspace, error) { return nopClose{ws}, nil }
+	e.Workspace = func(context.Context) (engine.Workspace, error) { return nopClose{ws}, nil }
 	so.Reset()
 	se.Reset()
 	return e, ws, so, se

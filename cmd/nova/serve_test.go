@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,31 +45,34 @@ func TestServeOwnsUntilCancelled(t *testing.T) {
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	_, err = workspace.Init(root, nova.Defaults)
 	require.NoError(t, err)
-	getenv := func(k string) string {
-		if k == "OLLAMA_HOST" {
-			return "http://127.0.0.1:9"
-		}
-		return ""
-	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr lockedBuffer
+	env := newEnv(&IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr}, testGetenv(root, nil), root)
+	env.Version = "test"
+	ready := make(chan serveReport, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- runServe(ctx, serveOptions{Root: root, Getenv: getenv, Version: "test", JSON: true, Stdout: &stdout, Stderr: &stderr})
+		done <- runServe(ctx, &serveOptions{Env: env, JSON: true, ready: func(r serveReport) { ready <- r }})
 	}()
 	var rep serveReport
-	deadline := time.Now().Add(30 * time.Second)
-	for json.Unmarshal(stdout.Bytes(), &rep) != nil {
-		require.True(t, time.Now().Before(deadline), "serve printed nothing; stderr: %s", stderr.Bytes())
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case rep = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v; stderr: %s", err, stderr.Bytes())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve did not start; stderr: %s", stderr.Bytes())
 	}
+	var printed serveReport
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &printed), "one JSON document")
+	assert.Equal(t, rep.Socket, printed.Socket)
 	assert.Equal(t, filepath.Join(root, ".nova", "nova.sock"), rep.Socket)
 	assert.Equal(t, os.Getpid(), rep.PID)
+	assert.Empty(t, rep.Resumed)
 
 	// Another nova works through it.
-	s, err := owner.Join(ctx, remote.OwnerOptions(engine.Options{Root: root, Getenv: getenv}, "test", nil))
+	s, err := owner.Join(ctx, remote.OwnerOptions(engine.Options{Root: root, Getenv: testGetenv(root, nil)}, "test", nil))
 	require.NoError(t, err)
 	require.NotNil(t, s.Client)
 	sum, err := remote.NewWorkspace(s.Client).Summary(ctx)
@@ -76,9 +80,12 @@ func TestServeOwnsUntilCancelled(t *testing.T) {
 	assert.Equal(t, root, sum.Root)
 	require.NoError(t, s.Close())
 
-	// A second serve refuses.
-	err = runServe(ctx, serveOptions{Root: root, Getenv: getenv, Version: "test", Stdout: &stdout, Stderr: &stderr})
-	require.ErrorIs(t, err, owner.ErrAlreadyServed)
+	// A second serve refuses, naming the first (exit 1).
+	e2, so, se := newTestEnv(t, root, nil, "")
+	code := run(ctx, e2, []string{"serve"})
+	assert.Equal(t, 1, code)
+	assert.Empty(t, so.String())
+	assert.Contains(t, se.String(), "already served by nova pid")
 
 	cancel()
 	select {
@@ -93,14 +100,11 @@ func TestServeOwnsUntilCancelled(t *testing.T) {
 
 func TestServeCommandNeedsAWorkspace(t *testing.T) {
 	t.Parallel()
-	var out, errOut bytes.Buffer
-	a := newApp(&out, &errOut, func(string) string { return "" })
-	a.workspaceFlag = t.TempDir() // no .nova there
-	cmd := a.serveCmd()
-	assert.Equal(t, "serve", cmd.Name())
-	require.NotNil(t, cmd.Flags().Lookup("json"))
-	cmd.SetArgs(nil)
-	err := cmd.RunE(cmd, nil)
-	require.ErrorIs(t, err, workspace.ErrNotFound)
-	assert.Empty(t, out.String())
+	dir := t.TempDir() // no .nova there
+	r := runNova(t, dir, nil, "serve")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "nova init")
+	assert.Empty(t, r.stdout)
+	r = runNova(t, dir, nil, "serve", "extra")
+	assert.Equal(t, 2, r.code)
 }

@@ -57,7 +57,7 @@ func newWisdomListCmd(env *Env, runF func(context.Context, *wisdomListOptions) e
 }
 
 func runWisdomList(ctx context.Context, opts *wisdomListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		ps, err := ws.ListWisdom(ctx, opts.Status)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func newWisdomPromoteCmd(env *Env, runF func(context.Context, *wisdomPromoteOpti
 }
 
 func runWisdomPromote(ctx context.Context, opts *wisdomPromoteOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.PromoteWisdom(ctx, opts.NodeID)
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOption
 }
 
 func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.User, opts.Reason)
 		if err != nil {
 			return err
@@ -195,7 +195,7 @@ func newWisdomStatsCmd(env *Env, runF func(context.Context, *wisdomStatsOptions)
 }
 
 func runWisdomStats(ctx context.Context, opts *wisdomStatsOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		st, err := ws.WisdomStats(ctx)
 		if err != nil {
 			return err
@@ -235,7 +235,7 @@ func newWisdomCollectCmd(env *Env, runF func(context.Context, *wisdomCollectOpti
 }
 
 func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
-	return opts.withWorkspace(ctx, opts.DryRun, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if opts.DryRun {
 			nodes, err := ws.WisdomCandidates(ctx)
 			if err != nil {
@@ -295,7 +295,7 @@ func newWisdomEndorseCmd(env *Env, runF func(context.Context, *wisdomEndorseOpti
 }
 
 func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.EndorseWisdom(ctx, opts.ID, opts.User)
 		if err != nil {
 			return err
@@ -338,7 +338,7 @@ func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions)
 }
 
 func runWisdomOptIn(ctx context.Context, opts *wisdomOptInOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		user := opts.User
 		if user == "" {
 			user = ws.Config().UserID

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,14 +16,14 @@ type NotExclusiveError struct {
 	// Op is the refused operation ("db compact").
 	Op string
 	// Owner is the owning process when it is another one (PID 0 when this
-	// process owns the workspace).
+	// process owns the workspace and Clients are attached).
 	Owner Info
 	// Clients are the processes attached to this process's owner.
 	Clients []ClientInfo
 }
 
 func (e *NotExclusiveError) Error() string {
-	if e.Owner.PID != 0 && e.Owner.PID != os.Getpid() {
+	if e.Owner.PID != 0 {
 		return fmt.Sprintf("%s needs the workspace to itself, but nova pid %d owns it (since %s%s): close it (or stop `nova serve`) and run %s again",
 			e.Op, e.Owner.PID, e.Owner.Since.Local().Format(time.DateTime), clientsNote(e.Owner.Clients), e.Op)
 	}

@@ -12,4 +12,4 @@
 // the error registry), which it does by using it.
 package remote
 
-//go:generate go run github.com/nova-dev/nova/engine/rpc/rpcgen -iface github.com/nova-dev/nova/engine.Workspace -type Workspace -out zz_generated_remote.go -local Close -idempotent Info,Config,Summary,Ollama,Plans,RunEvents,StarterPatternsDir -errors github.com/nova-dev/nova/engine/...,github.com/nova-dev/nova/storage/... -errors-exclude github.com/nova-dev/nova/engine/rpc/...,github.com/nova-dev/nova/engine/internal/rpcdemo,github.com/nova-dev/nova/engine/remote
+//go:generate go run github.com/nova-dev/nova/engine/rpc/rpcgen -iface github.com/nova-dev/nova/engine.Workspace -type Workspace -out zz_generated_remote.go -local Close -errors github.com/nova-dev/nova/engine/...,github.com/nova-dev/nova/storage/... -errors-exclude github.com/nova-dev/nova/engine/rpc/...,github.com/nova-dev/nova/engine/internal/rpcdemo,github.com/nova-dev/nova/engine/remote

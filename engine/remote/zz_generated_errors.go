@@ -29,6 +29,8 @@ import (
 // Scanned: github.com/nova-dev/nova/engine/..., github.com/nova-dev/nova/storage/....
 func init() {
 	rpc.RegisterSentinel("engine.ErrNoSuchApproval", engine.ErrNoSuchApproval)
+	rpc.RegisterSentinel("engine.ErrNoSuchPlan", engine.ErrNoSuchPlan)
+	rpc.RegisterSentinel("engine.ErrRelativePath", engine.ErrRelativePath)
 	rpc.RegisterSentinel("ace.ErrInvalid", ace.ErrInvalid)
 	rpc.RegisterSentinel("ace.ErrNotDue", ace.ErrNotDue)
 	rpc.RegisterSentinel("ace.ErrNotFound", ace.ErrNotFound)

@@ -11,7 +11,11 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
@@ -22,22 +26,81 @@ type Workspace struct{ c *rpc.Client }
 // NewWorkspace returns a Workspace that calls through c.
 func NewWorkspace(c *rpc.Client) *Workspace { return &Workspace{c: c} }
 
+// AddRule calls AddRule in the owning nova process.
+func (r *Workspace) AddRule(ctx context.Context, agent string, content string, tags []string, confidence float64) (engine.RuleResult, error) {
+	var res0 engine.RuleResult
+	err := r.c.Call(ctx, "AddRule", []any{agent, content, tags, confidence}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // AnswerApproval calls AnswerApproval in the owning nova process.
-func (r *Workspace) AnswerApproval(id string, approve bool) error {
-	ctx, cancel := r.c.Background()
-	defer cancel()
+func (r *Workspace) AnswerApproval(ctx context.Context, id string, approve bool) error {
 	return r.c.Call(ctx, "AnswerApproval", []any{id, approve}, nil, rpc.CallOptions{})
 }
 
 // ApplyChange calls ApplyChange in the owning nova process.
-func (r *Workspace) ApplyChange(ctx context.Context, id uint64, opts changes.ApplyOptions, reason string) (changes.ApplyReport, error) {
+func (r *Workspace) ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error) {
 	var res0 changes.ApplyReport
-	err := r.c.Call(ctx, "ApplyChange", []any{id, opts, reason}, []any{&res0}, rpc.CallOptions{})
+	err := r.c.Call(ctx, "ApplyChange", []any{id, o, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ApplyImport calls ApplyImport in the owning nova process.
+func (r *Workspace) ApplyImport(ctx context.Context, planID string, o engine.ImportOptions) (importer.Result, error) {
+	var res0 importer.Result
+	err := r.c.Call(ctx, "ApplyImport", []any{planID, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ApproveDelta calls ApproveDelta in the owning nova process.
+func (r *Workspace) ApproveDelta(ctx context.Context, id uint64) (ace.Playbook, error) {
+	var res0 ace.Playbook
+	err := r.c.Call(ctx, "ApproveDelta", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ApproveRehearsal calls ApproveRehearsal in the owning nova process.
+func (r *Workspace) ApproveRehearsal(ctx context.Context, id uint64, branch string, o rehearsal.ApproveOptions) (rehearsal.Session, error) {
+	var res0 rehearsal.Session
+	err := r.c.Call(ctx, "ApproveRehearsal", []any{id, branch, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// BackupDB calls BackupDB in the owning nova process.
+func (r *Workspace) BackupDB(ctx context.Context, path string) (engine.BackupReport, error) {
+	var res0 engine.BackupReport
+	err := r.c.Call(ctx, "BackupDB", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// BuildTasks calls BuildTasks in the owning nova process.
+func (r *Workspace) BuildTasks(ctx context.Context, id uint64) ([]build.Task, error) {
+	var res0 []build.Task
+	err := r.c.Call(ctx, "BuildTasks", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// CancelBuild calls CancelBuild in the owning nova process.
+func (r *Workspace) CancelBuild(ctx context.Context, id uint64) error {
+	return r.c.Call(ctx, "CancelBuild", []any{id}, nil, rpc.CallOptions{})
+}
+
+// CheckDB calls CheckDB in the owning nova process.
+func (r *Workspace) CheckDB(ctx context.Context) (engine.CheckReport, error) {
+	var res0 engine.CheckReport
+	err := r.c.Call(ctx, "CheckDB", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
 // Close closes the client (never the owner's workspace).
 func (r *Workspace) Close() error { return r.c.Close() }
+
+// CollectWisdom calls CollectWisdom in the owning nova process.
+func (r *Workspace) CollectWisdom(ctx context.Context) (vault.CollectReport, error) {
+	var res0 vault.CollectReport
+	err := r.c.Call(ctx, "CollectWisdom", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
 
 // Config calls Config in the owning nova process.
 func (r *Workspace) Config() workspace.Config {
@@ -50,10 +113,151 @@ func (r *Workspace) Config() workspace.Config {
 	return res0
 }
 
+// CreateBuild calls CreateBuild in the owning nova process.
+func (r *Workspace) CreateBuild(ctx context.Context, prdPath string, o engine.BuildOptions) (build.Build, error) {
+	var res0 build.Build
+	err := r.c.Call(ctx, "CreateBuild", []any{prdPath, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// DeleteRule calls DeleteRule in the owning nova process.
+func (r *Workspace) DeleteRule(ctx context.Context, agent string, ruleID string) error {
+	return r.c.Call(ctx, "DeleteRule", []any{agent, ruleID}, nil, rpc.CallOptions{})
+}
+
+// DemoteNode calls DemoteNode in the owning nova process.
+func (r *Workspace) DemoteNode(ctx context.Context, id uint64) (vault.Node, error) {
+	var res0 vault.Node
+	err := r.c.Call(ctx, "DemoteNode", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // DiscardChange calls DiscardChange in the owning nova process.
 func (r *Workspace) DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error) {
 	var res0 changes.Changeset
 	err := r.c.Call(ctx, "DiscardChange", []any{id, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// DropImportPlan calls DropImportPlan in the owning nova process.
+func (r *Workspace) DropImportPlan(ctx context.Context, planID string) error {
+	return r.c.Call(ctx, "DropImportPlan", []any{planID}, nil, rpc.CallOptions{})
+}
+
+// EditRule calls EditRule in the owning nova process.
+func (r *Workspace) EditRule(ctx context.Context, agent string, ruleID string, content string, tags []string, confidence float64) (ace.Rule, error) {
+	var res0 ace.Rule
+	err := r.c.Call(ctx, "EditRule", []any{agent, ruleID, content, tags, confidence}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// EndorseWisdom calls EndorseWisdom in the owning nova process.
+func (r *Workspace) EndorseWisdom(ctx context.Context, id uint64, user string) (vault.WisdomPattern, error) {
+	var res0 vault.WisdomPattern
+	err := r.c.Call(ctx, "EndorseWisdom", []any{id, user}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ExportVault calls ExportVault in the owning nova process.
+func (r *Workspace) ExportVault(ctx context.Context, path string) (vault.ExportStats, error) {
+	var res0 vault.ExportStats
+	err := r.c.Call(ctx, "ExportVault", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ForgetNode calls ForgetNode in the owning nova process.
+func (r *Workspace) ForgetNode(ctx context.Context, id uint64) error {
+	return r.c.Call(ctx, "ForgetNode", []any{id}, nil, rpc.CallOptions{})
+}
+
+// GetBuild calls GetBuild in the owning nova process.
+func (r *Workspace) GetBuild(ctx context.Context, id uint64) (build.Build, error) {
+	var res0 build.Build
+	err := r.c.Call(ctx, "GetBuild", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetChange calls GetChange in the owning nova process.
+func (r *Workspace) GetChange(ctx context.Context, id uint64) (changes.Changeset, error) {
+	var res0 changes.Changeset
+	err := r.c.Call(ctx, "GetChange", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetEdge calls GetEdge in the owning nova process.
+func (r *Workspace) GetEdge(ctx context.Context, id uint64) (vault.Edge, error) {
+	var res0 vault.Edge
+	err := r.c.Call(ctx, "GetEdge", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetImport calls GetImport in the owning nova process.
+func (r *Workspace) GetImport(ctx context.Context, id uint64) (importer.Batch, error) {
+	var res0 importer.Batch
+	err := r.c.Call(ctx, "GetImport", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetNode calls GetNode in the owning nova process.
+func (r *Workspace) GetNode(ctx context.Context, id uint64) (vault.Node, error) {
+	var res0 vault.Node
+	err := r.c.Call(ctx, "GetNode", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetNodes calls GetNodes in the owning nova process.
+func (r *Workspace) GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]vault.Node, error) {
+	var res0 []vault.Node
+	err := r.c.Call(ctx, "GetNodes", []any{ids, withBody}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetPlaybook calls GetPlaybook in the owning nova process.
+func (r *Workspace) GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error) {
+	var res0 ace.Playbook
+	err := r.c.Call(ctx, "GetPlaybook", []any{agent}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetRehearsal calls GetRehearsal in the owning nova process.
+func (r *Workspace) GetRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error) {
+	var res0 rehearsal.Session
+	err := r.c.Call(ctx, "GetRehearsal", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ImportDefaults calls ImportDefaults in the owning nova process.
+func (r *Workspace) ImportDefaults(ctx context.Context) (engine.ImportOptions, error) {
+	var res0 engine.ImportOptions
+	err := r.c.Call(ctx, "ImportDefaults", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ImportPatterns calls ImportPatterns in the owning nova process.
+func (r *Workspace) ImportPatterns(ctx context.Context, dir string, o engine.ImportOptions) (importer.Result, error) {
+	var res0 importer.Result
+	err := r.c.Call(ctx, "ImportPatterns", []any{dir, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ImportPlanBody calls ImportPlanBody in the owning nova process.
+func (r *Workspace) ImportPlanBody(ctx context.Context, planID string, sourceFile string) (string, error) {
+	var res0 string
+	err := r.c.Call(ctx, "ImportPlanBody", []any{planID, sourceFile}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ImportStarterPatterns calls ImportStarterPatterns in the owning nova process.
+func (r *Workspace) ImportStarterPatterns(ctx context.Context) (importer.Result, error) {
+	var res0 importer.Result
+	err := r.c.Call(ctx, "ImportStarterPatterns", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ImportVault calls ImportVault in the owning nova process.
+func (r *Workspace) ImportVault(ctx context.Context, path string) (vault.ImportReport, error) {
+	var res0 vault.ImportReport
+	err := r.c.Call(ctx, "ImportVault", []any{path}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -68,19 +272,176 @@ func (r *Workspace) Info() engine.Info {
 	return res0
 }
 
-// Ollama calls Ollama in the owning nova process.
-func (r *Workspace) Ollama(ctx context.Context) engine.OllamaStatus {
-	var res0 engine.OllamaStatus
-	if err := r.c.Call(ctx, "Ollama", nil, []any{&res0}, rpc.CallOptions{Idempotent: true}); err != nil {
-		r.c.Report("Ollama", err)
-	}
-	return res0
+// LearnNode calls LearnNode in the owning nova process.
+func (r *Workspace) LearnNode(ctx context.Context, n vault.Node) (vault.LearnResult, error) {
+	var res0 vault.LearnResult
+	err := r.c.Call(ctx, "LearnNode", []any{n}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
 }
 
-// Plans calls Plans in the owning nova process.
-func (r *Workspace) Plans(ctx context.Context) ([]build.PlanFile, error) {
-	var res0 []build.PlanFile
-	err := r.c.Call(ctx, "Plans", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+// LinkNodes calls LinkNodes in the owning nova process.
+func (r *Workspace) LinkNodes(ctx context.Context, from uint64, to uint64, rel vault.Relation, strength float64) (vault.Edge, error) {
+	var res0 vault.Edge
+	err := r.c.Call(ctx, "LinkNodes", []any{from, to, rel, strength}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ListAgents calls ListAgents in the owning nova process.
+func (r *Workspace) ListAgents(ctx context.Context) (engine.Roster, error) {
+	var res0 engine.Roster
+	err := r.c.Call(ctx, "ListAgents", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListBuilds calls ListBuilds in the owning nova process.
+func (r *Workspace) ListBuilds(ctx context.Context) ([]build.Build, error) {
+	var res0 []build.Build
+	err := r.c.Call(ctx, "ListBuilds", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListChanges calls ListChanges in the owning nova process.
+func (r *Workspace) ListChanges(ctx context.Context, f changes.Filter) ([]changes.Changeset, error) {
+	var res0 []changes.Changeset
+	err := r.c.Call(ctx, "ListChanges", []any{f}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListConflicts calls ListConflicts in the owning nova process.
+func (r *Workspace) ListConflicts(ctx context.Context) ([]vault.Conflict, error) {
+	var res0 []vault.Conflict
+	err := r.c.Call(ctx, "ListConflicts", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListImports calls ListImports in the owning nova process.
+func (r *Workspace) ListImports(ctx context.Context) ([]importer.Batch, error) {
+	var res0 []importer.Batch
+	err := r.c.Call(ctx, "ListImports", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListNodes calls ListNodes in the owning nova process.
+func (r *Workspace) ListNodes(ctx context.Context, o vault.ListOptions) (vault.Page, error) {
+	var res0 vault.Page
+	err := r.c.Call(ctx, "ListNodes", []any{o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListPendingDeltas calls ListPendingDeltas in the owning nova process.
+func (r *Workspace) ListPendingDeltas(ctx context.Context) ([]ace.Pending, error) {
+	var res0 []ace.Pending
+	err := r.c.Call(ctx, "ListPendingDeltas", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListPlans calls ListPlans in the owning nova process.
+func (r *Workspace) ListPlans(ctx context.Context) ([]engine.PlanFile, error) {
+	var res0 []engine.PlanFile
+	err := r.c.Call(ctx, "ListPlans", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListPlaybooks calls ListPlaybooks in the owning nova process.
+func (r *Workspace) ListPlaybooks(ctx context.Context) ([]ace.Summary, error) {
+	var res0 []ace.Summary
+	err := r.c.Call(ctx, "ListPlaybooks", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListRehearsals calls ListRehearsals in the owning nova process.
+func (r *Workspace) ListRehearsals(ctx context.Context, f rehearsal.Filter) ([]rehearsal.Session, error) {
+	var res0 []rehearsal.Session
+	err := r.c.Call(ctx, "ListRehearsals", []any{f}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListRuns calls ListRuns in the owning nova process.
+func (r *Workspace) ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.Run, error) {
+	var res0 []agents.Run
+	err := r.c.Call(ctx, "ListRuns", []any{f}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListTags calls ListTags in the owning nova process.
+func (r *Workspace) ListTags(ctx context.Context) ([]vault.TagCount, error) {
+	var res0 []vault.TagCount
+	err := r.c.Call(ctx, "ListTags", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListWisdom calls ListWisdom in the owning nova process.
+func (r *Workspace) ListWisdom(ctx context.Context, status vault.WisdomStatus) ([]vault.WisdomPattern, error) {
+	var res0 []vault.WisdomPattern
+	err := r.c.Call(ctx, "ListWisdom", []any{status}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// NodeEdges calls NodeEdges in the owning nova process.
+func (r *Workspace) NodeEdges(ctx context.Context, id uint64) ([]vault.Edge, error) {
+	var res0 []vault.Edge
+	err := r.c.Call(ctx, "NodeEdges", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// NodeNeighbours calls NodeNeighbours in the owning nova process.
+func (r *Workspace) NodeNeighbours(ctx context.Context, id uint64) ([]vault.RelationGroup, error) {
+	var res0 []vault.RelationGroup
+	err := r.c.Call(ctx, "NodeNeighbours", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// Ollama calls Ollama in the owning nova process.
+func (r *Workspace) Ollama(ctx context.Context) (engine.OllamaStatus, error) {
+	var res0 engine.OllamaStatus
+	err := r.c.Call(ctx, "Ollama", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// PauseBuild calls PauseBuild in the owning nova process.
+func (r *Workspace) PauseBuild(ctx context.Context, id uint64) error {
+	return r.c.Call(ctx, "PauseBuild", []any{id}, nil, rpc.CallOptions{})
+}
+
+// PendingApprovals calls PendingApprovals in the owning nova process.
+func (r *Workspace) PendingApprovals(ctx context.Context) ([]tools.ApprovalRequest, error) {
+	var res0 []tools.ApprovalRequest
+	err := r.c.Call(ctx, "PendingApprovals", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// PlaybookDiff calls PlaybookDiff in the owning nova process.
+func (r *Workspace) PlaybookDiff(ctx context.Context, agent string, from int, to int) ([]ace.Change, error) {
+	var res0 []ace.Change
+	err := r.c.Call(ctx, "PlaybookDiff", []any{agent, from, to}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// PlaybookHistory calls PlaybookHistory in the owning nova process.
+func (r *Workspace) PlaybookHistory(ctx context.Context, agent string) ([]ace.Version, error) {
+	var res0 []ace.Version
+	err := r.c.Call(ctx, "PlaybookHistory", []any{agent}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// PreviewImport calls PreviewImport in the owning nova process.
+func (r *Workspace) PreviewImport(ctx context.Context, planID string, o engine.ImportOptions) (importer.Result, error) {
+	var res0 importer.Result
+	err := r.c.Call(ctx, "PreviewImport", []any{planID, o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// PromoteWisdom calls PromoteWisdom in the owning nova process.
+func (r *Workspace) PromoteWisdom(ctx context.Context, nodeID uint64) (vault.PromoteResult, error) {
+	var res0 vault.PromoteResult
+	err := r.c.Call(ctx, "PromoteWisdom", []any{nodeID}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RecentImportSources calls RecentImportSources in the owning nova process.
+func (r *Workspace) RecentImportSources(ctx context.Context) ([]string, error) {
+	var res0 []string
+	err := r.c.Call(ctx, "RecentImportSources", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -91,15 +452,88 @@ func (r *Workspace) RecordUserSignal(ctx context.Context, agent string, taskType
 	return res0, err
 }
 
+// RegenerateRehearsal calls RegenerateRehearsal in the owning nova process.
+func (r *Workspace) RegenerateRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error) {
+	var res0 rehearsal.Session
+	err := r.c.Call(ctx, "RegenerateRehearsal", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// Rehearse calls Rehearse in the owning nova process.
+func (r *Workspace) Rehearse(ctx context.Context, req rehearsal.Request) (rehearsal.Session, error) {
+	var res0 rehearsal.Session
+	err := r.c.Call(ctx, "Rehearse", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ReinforceNode calls ReinforceNode in the owning nova process.
+func (r *Workspace) ReinforceNode(ctx context.Context, id uint64) (vault.Node, error) {
+	var res0 vault.Node
+	err := r.c.Call(ctx, "ReinforceNode", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RejectDelta calls RejectDelta in the owning nova process.
+func (r *Workspace) RejectDelta(ctx context.Context, id uint64) (ace.Pending, error) {
+	var res0 ace.Pending
+	err := r.c.Call(ctx, "RejectDelta", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RejectRehearsal calls RejectRehearsal in the owning nova process.
+func (r *Workspace) RejectRehearsal(ctx context.Context, id uint64, reason string) (rehearsal.Session, error) {
+	var res0 rehearsal.Session
+	err := r.c.Call(ctx, "RejectRehearsal", []any{id, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ReportWisdomHarm calls ReportWisdomHarm in the owning nova process.
+func (r *Workspace) ReportWisdomHarm(ctx context.Context, id uint64, user string, reason string) (vault.WisdomPattern, error) {
+	var res0 vault.WisdomPattern
+	err := r.c.Call(ctx, "ReportWisdomHarm", []any{id, user, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ReviewPlaybook calls ReviewPlaybook in the owning nova process.
+func (r *Workspace) ReviewPlaybook(ctx context.Context, agent string, force bool) (ace.ReviewReport, error) {
+	var res0 ace.ReviewReport
+	err := r.c.Call(ctx, "ReviewPlaybook", []any{agent, force}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RunAgent calls RunAgent in the owning nova process.
+func (r *Workspace) RunAgent(ctx context.Context, agentID string, task string, o engine.RunOptions) (engine.RunResult, error) {
+	var res0 engine.RunResult
+	err := r.c.Call(ctx, "RunAgent", []any{agentID, task, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RunBuild calls RunBuild in the owning nova process.
+func (r *Workspace) RunBuild(ctx context.Context, id uint64, o engine.RunBuildOptions) (build.Build, error) {
+	var res0 build.Build
+	err := r.c.Call(ctx, "RunBuild", []any{id, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // RunEvents calls RunEvents in the owning nova process.
-func (r *Workspace) RunEvents(runID uint64) []agents.Event {
-	ctx, cancel := r.c.Background()
-	defer cancel()
+func (r *Workspace) RunEvents(ctx context.Context, runID uint64) ([]agents.Event, error) {
 	var res0 []agents.Event
-	if err := r.c.Call(ctx, "RunEvents", []any{runID}, []any{&res0}, rpc.CallOptions{Idempotent: true}); err != nil {
-		r.c.Report("RunEvents", err)
-	}
-	return res0
+	err := r.c.Call(ctx, "RunEvents", []any{runID}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ScanPatterns calls ScanPatterns in the owning nova process.
+func (r *Workspace) ScanPatterns(ctx context.Context, dir string, o engine.ImportOptions) (engine.ImportPlan, error) {
+	var res0 engine.ImportPlan
+	err := r.c.Call(ctx, "ScanPatterns", []any{dir, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// SearchNodes calls SearchNodes in the owning nova process.
+func (r *Workspace) SearchNodes(ctx context.Context, query string, o vault.SearchOptions) ([]vault.Scored, error) {
+	var res0 []vault.Scored
+	err := r.c.Call(ctx, "SearchNodes", []any{query, o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
 }
 
 // SetTheme calls SetTheme in the owning nova process.
@@ -107,15 +541,9 @@ func (r *Workspace) SetTheme(ctx context.Context, name string) error {
 	return r.c.Call(ctx, "SetTheme", []any{name}, nil, rpc.CallOptions{})
 }
 
-// StarterPatternsDir calls StarterPatternsDir in the owning nova process.
-func (r *Workspace) StarterPatternsDir() string {
-	ctx, cancel := r.c.Background()
-	defer cancel()
-	var res0 string
-	if err := r.c.Call(ctx, "StarterPatternsDir", nil, []any{&res0}, rpc.CallOptions{Idempotent: true}); err != nil {
-		r.c.Report("StarterPatternsDir", err)
-	}
-	return res0
+// SetWisdomOptIn calls SetWisdomOptIn in the owning nova process.
+func (r *Workspace) SetWisdomOptIn(ctx context.Context, user string, on bool) error {
+	return r.c.Call(ctx, "SetWisdomOptIn", []any{user, on}, nil, rpc.CallOptions{})
 }
 
 // Subscribe calls Subscribe in the owning nova process.
@@ -130,17 +558,70 @@ func (r *Workspace) Summary(ctx context.Context) (engine.Summary, error) {
 	return res0, err
 }
 
-// Not generated: these methods of engine.Workspace cannot cross the wire,
-// so Workspace does not implement the interface yet.
-//   - ACE: result 1: ace.System: unexported field db
-//   - Agents: result 1: agents.Roster: unexported field specs
-//   - Builds: result 1: build.Engine: unexported field cfg
-//   - Changes: result 1: changes.Store: unexported field db
-//   - Importer: result 1: importer.Importer: unexported field db
-//   - Rehearsals: result 1: rehearsal.Service.DB: storage.DB: unexported field bolt
-//   - ResumeBuild: argument 3: tools.ApproveFunc: func cannot cross the wire
-//   - RunAgent: argument 4: engine.RunOptions.Approve: tools.ApproveFunc: func cannot cross the wire
-//   - Runs: result 1: agents.RunStore: unexported field db
-//   - StartBuild: argument 3: build.Options.Approve: tools.ApproveFunc: func cannot cross the wire
-//   - Vault: result 1: vault.Vault: unexported field db
-//   - Wisdom: result 1: vault.Wisdom: unexported field v
+// TraverseNodes calls TraverseNodes in the owning nova process.
+func (r *Workspace) TraverseNodes(ctx context.Context, id uint64, o vault.TraverseOptions) ([]vault.Step, error) {
+	var res0 []vault.Step
+	err := r.c.Call(ctx, "TraverseNodes", []any{id, o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// UndoImport calls UndoImport in the owning nova process.
+func (r *Workspace) UndoImport(ctx context.Context, id uint64) (importer.UndoResult, error) {
+	var res0 importer.UndoResult
+	err := r.c.Call(ctx, "UndoImport", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// UnlinkEdge calls UnlinkEdge in the owning nova process.
+func (r *Workspace) UnlinkEdge(ctx context.Context, edgeID uint64) error {
+	return r.c.Call(ctx, "UnlinkEdge", []any{edgeID}, nil, rpc.CallOptions{})
+}
+
+// UpdateNode calls UpdateNode in the owning nova process.
+func (r *Workspace) UpdateNode(ctx context.Context, id uint64, p vault.Patch) (vault.Node, error) {
+	var res0 vault.Node
+	err := r.c.Call(ctx, "UpdateNode", []any{id, p}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// VaultContext calls VaultContext in the owning nova process.
+func (r *Workspace) VaultContext(ctx context.Context, req engine.VaultContextRequest) (vault.VaultContext, error) {
+	var res0 vault.VaultContext
+	err := r.c.Call(ctx, "VaultContext", []any{req}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// VaultStats calls VaultStats in the owning nova process.
+func (r *Workspace) VaultStats(ctx context.Context) (vault.Stats, error) {
+	var res0 vault.Stats
+	err := r.c.Call(ctx, "VaultStats", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// WarmVault calls WarmVault in the owning nova process.
+func (r *Workspace) WarmVault(ctx context.Context) error {
+	return r.c.Call(ctx, "WarmVault", nil, nil, rpc.CallOptions{Idempotent: true})
+}
+
+// WisdomCandidates calls WisdomCandidates in the owning nova process.
+func (r *Workspace) WisdomCandidates(ctx context.Context) ([]vault.Node, error) {
+	var res0 []vault.Node
+	err := r.c.Call(ctx, "WisdomCandidates", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// WisdomStats calls WisdomStats in the owning nova process.
+func (r *Workspace) WisdomStats(ctx context.Context) (vault.WisdomStats, error) {
+	var res0 vault.WisdomStats
+	err := r.c.Call(ctx, "WisdomStats", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// WritePlan calls WritePlan in the owning nova process.
+func (r *Workspace) WritePlan(ctx context.Context, goal string, out string) (engine.WrittenPlan, error) {
+	var res0 engine.WrittenPlan
+	err := r.c.Call(ctx, "WritePlan", []any{goal, out}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+var _ engine.Workspace = (*Workspace)(nil)
