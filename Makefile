@@ -7,7 +7,9 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build run test vet fmt-check lint bench fuzz golden clean
+GOMOD_GO  := $(shell sed -n 's/^go //p' go.mod 2>/dev/null)
+
+.PHONY: all build run playground test vet fmt-check lint bench fuzz golden clean
 
 all: build
 
@@ -15,10 +17,17 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/nova
 
 ## run: build nova and open the TUI on $(WORKSPACE) (created from the built-in defaults if missing)
-run: build
-	@mkdir -p "$(WORKSPACE)"
+run: build playground
 	@./$(BIN) init "$(WORKSPACE)" >/dev/null
 	./$(BIN) --workspace "$(WORKSPACE)"
+
+## playground: create $(WORKSPACE); inside this repository it gets its own go.mod, so the Go code
+## agents write there is its own module, never one of nova's packages (go vet ./..., make test)
+playground:
+	@mkdir -p "$(WORKSPACE)"
+	@case "$(abspath $(WORKSPACE))/" in "$(CURDIR)"/?*) \
+		[ -f "$(WORKSPACE)/go.mod" ] || printf 'module playground\n\ngo %s\n' "$(GOMOD_GO)" > "$(WORKSPACE)/go.mod";; \
+	esac
 
 ## test: the whole suite (formatting, vet, race-enabled tests, the engine's import rule)
 test: fmt-check vet

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/nova-dev/nova/engine/build"
 )
@@ -18,8 +20,9 @@ type buildState struct {
 	Rehearsal build.RehearsalHook
 	Knowledge build.KnowledgeHook
 
-	once sync.Once
-	eng  *build.Engine
+	once  sync.Once
+	eng   *build.Engine
+	ready atomic.Pointer[build.Engine] // eng, once built (read by Close)
 
 	policy sync.Map // build id (string) → ApprovalPolicy of its RunBuild
 }
@@ -30,19 +33,24 @@ func (l *Local) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
 		l.build.eng = build.New(build.Config{
-			Root:          l.ws.Root,
-			OutputDir:     filepath.Join(l.Dir(), "output"),
-			Tier:          cfg.Tier,
-			Autonomy:      cfg.Autonomy,
-			Parallelism:   cfg.Build.Parallelism,
-			Checks:        cfg.Checks,
-			CheckTimeout:  cfg.Commands.Timeout.D(),
-			Judge:         cfg.Build.Judge,
-			JudgeModel:    cfg.Models.Medium,
-			PromptTokens:  cfg.Budgets.PromptTokens,
-			VaultShare:    cfg.Budgets.VaultShare,
-			PlaybookShare: cfg.Budgets.PlaybookShare,
-			BuildTokens:   cfg.Budgets.BuildTokens,
+			Root:           l.ws.Root,
+			OutputDir:      filepath.Join(l.Dir(), "output"),
+			Tier:           cfg.Tier,
+			Autonomy:       cfg.Autonomy,
+			Parallelism:    cfg.Build.Parallelism,
+			Checks:         cfg.Checks,
+			CheckTimeout:   cfg.Commands.Timeout.D(),
+			Judge:          cfg.Build.Judge,
+			JudgeModel:     cfg.Models.Medium,
+			PromptTokens:   cfg.Budgets.PromptTokens,
+			VaultShare:     cfg.Budgets.VaultShare,
+			PlaybookShare:  cfg.Budgets.PlaybookShare,
+			KnowledgeShare: cfg.Budgets.KnowledgeShare,
+			BuildTokens:    cfg.Budgets.BuildTokens,
+			Inconclusive:   cfg.Verify.Inconclusive,
+			WaitLimit:      cfg.Ollama.WaitLimit.D(),
+			MaxEscalations: noneIfZero(cfg.Build.MaxEscalations),
+			MaxLargeCalls:  noneIfZero(cfg.Build.MaxLargeCalls),
 		}, build.Deps{
 			DB:      l.db,
 			Exec:    l.execBuildTask,
@@ -58,12 +66,23 @@ func (l *Local) Builds() *build.Engine {
 			},
 			Publish: l.publishBuild,
 		})
+		l.build.ready.Store(l.build.eng)
 	})
 	return l.build.eng
 }
 
+// noneIfZero maps a config cap of 0 (none) to build.Config's "none" (-1).
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
-	r := runRequest{extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID, approve: req.Approve}
+	autonomy := req.Autonomy
+	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+		approve: req.Approve, autonomy: &autonomy}
 	if p, ok := l.build.policy.Load(req.BuildID); ok {
 		r.Approvals = p.(ApprovalPolicy)
 	}
@@ -76,6 +95,14 @@ func (l *Local) publishBuild(ev build.Event) {
 	switch ev.Kind {
 	case build.KindTask:
 		e.Type = EventTask
+	case build.KindWaiting:
+		e.Type = EventTaskWaiting
+	case build.KindAsking:
+		e.Type = EventTaskAsking
+	case build.KindEscalated:
+		e.Type = EventTaskEscalated
+	case build.KindBudget:
+		e.Type = EventBudgetWarning
 	case build.KindDone:
 		e.Type = EventDone
 	case build.KindFailed:
@@ -86,6 +113,18 @@ func (l *Local) publishBuild(ev build.Event) {
 		e.Type = EventLog
 	}
 	l.Publish(e)
+}
+
+// stopBuilds interrupts the builds running in this process before the
+// database closes (Close), waiting at most a few seconds.
+func (l *Local) stopBuilds() {
+	eng := l.build.ready.Load()
+	if eng == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = eng.Shutdown(ctx)
 }
 
 // runningBuilds counts builds running in this process (Summary). A build
@@ -99,7 +138,7 @@ func (l *Local) runningBuilds(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, b := range bs {
-		if b.Status == build.StatusRunning && b.Active {
+		if b.Active {
 			n++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
@@ -25,6 +26,10 @@ type DoctorReport struct {
 	OK        bool         `json:"ok"`
 	Checks    []Check      `json:"checks"`
 	Ollama    OllamaStatus `json:"ollama"`
+	// Author is the pseudonymous author id of the workspace identity (what
+	// wisdom bundles carry; never the identity itself, which may be an
+	// e-mail).
+	Author string `json:"author,omitempty"`
 }
 
 // DoctorOptions says where to look.
@@ -86,6 +91,9 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 				detail += "; overridden by " + strings.Join(envs, ", ")
 			}
 			add(Check{Name: "config", OK: true, Detail: detail})
+			c, author := identityCheck(root, cfg.UserID)
+			rep.Author = author
+			add(c)
 		}
 		if opts.Owner != "" && opts.CheckDB != nil {
 			add(checkServedDB(ctx, opts.CheckDB))
@@ -121,6 +129,23 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		}
 	}
 	return rep
+}
+
+// identityCheck names the workspace identity's author id and where the
+// identity comes from, never the identity (an e-mail stays on the machine).
+func identityCheck(root, userID string) (Check, string) {
+	id := workspace.Identity(root, userID)
+	author := vault.AuthorID(id)
+	from := "config userId"
+	switch {
+	case strings.TrimSpace(userID) != "" && userID != workspace.DefaultUserID:
+	case id != workspace.DefaultUserID:
+		from = "git user.email"
+	default:
+		return Check{Name: "identity", OK: true, Detail: fmt.Sprintf("author %s (the default identity %q)", author, workspace.DefaultUserID),
+			Hint: "set userId in .nova/config.yaml (or git's user.email) so your wisdom is yours"}, author
+	}
+	return Check{Name: "identity", OK: true, Detail: fmt.Sprintf("author %s (from %s)", author, from)}, author
 }
 
 func checkDB(root string) Check {

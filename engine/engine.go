@@ -173,8 +173,10 @@ func (l *Local) Publish(ev Event) {
 	l.bus.Publish(ev)
 }
 
-// Close implements Workspace.
+// Close implements Workspace. Builds still running in this process are
+// interrupted first (resumable; bounded wait), so none is left "running".
 func (l *Local) Close() error {
+	l.stopBuilds()
 	l.closeVault()
 	l.bus.Shutdown()
 	return l.db.Close()

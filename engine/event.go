@@ -31,6 +31,28 @@ const (
 	EventNeedsApproval EventType = "needsApproval"
 	// EventLog is a human-readable line for activity views.
 	EventLog EventType = "log"
+
+	// EventNodesArchived: the tier cap moved vault nodes to the archive to
+	// make room for learned ones, reported once per write: Done is the count,
+	// Text says how to see and restore them; Nodes are the archived ids.
+	EventNodesArchived EventType = "nodesArchived"
+	// EventNodesNotStored: learned nodes were left out because the vault is
+	// at its tier's cap and every stored node is at least as confident;
+	// Done is the count.
+	EventNodesNotStored EventType = "nodesNotStored"
+	// EventTaskWaiting: a build task waits for something outside the work
+	// (the model server, a rehearsal choice, the user's answer); Text is the
+	// reason ("waiting for ollama at HOST"). Topic "build".
+	EventTaskWaiting EventType = "taskWaiting"
+	// EventTaskAsking: a build task asks the user (recovery hint ask_user);
+	// Text is the question; answer with AnswerTask. Topic "build".
+	EventTaskAsking EventType = "taskAsking"
+	// EventTaskEscalated: a task is retried on a larger model tier or with
+	// another agent (recovery hints escalate_model, switch_specialist).
+	EventTaskEscalated EventType = "taskEscalated"
+	// EventBudgetWarning: a build used half of its token budget (once per
+	// build run). Done and Total are the tokens used and the budget.
+	EventBudgetWarning EventType = "budgetWarning"
 )
 
 // Topic names the area an event is about. Subscribers switch on it; the
@@ -99,6 +121,9 @@ type Event struct {
 	Agent *agents.Event `json:"agent,omitempty"`
 	// Approval is the request of an EventNeedsApproval of TopicAgent.
 	Approval *tools.ApprovalRequest `json:"approval,omitempty"`
+	// Nodes are the vault node ids an event is about (EventNodesArchived:
+	// the nodes moved to the archive).
+	Nodes []uint64 `json:"nodes,omitempty"`
 }
 
 // Droppable reports whether the event may be dropped for a slow subscriber.

@@ -134,7 +134,11 @@ func (l *Local) RunBuild(ctx context.Context, id uint64, o RunBuildOptions) (bui
 	key := strconv.FormatUint(id, 10)
 	l.build.policy.Store(key, o.Approvals)
 	defer l.build.policy.Delete(key)
-	b, err := l.Builds().Run(ctx, id, nil)
+	run := l.Builds().Run
+	if o.Attended {
+		run = l.Builds().RunAttended
+	}
+	b, err := run(ctx, id, nil)
 	if errors.Is(err, build.ErrActive) {
 		return b, fmt.Errorf("build %d is already running: %w", id, err)
 	}
@@ -155,4 +159,21 @@ func (l *Local) CancelBuild(ctx context.Context, id uint64) error {
 		return err
 	}
 	return l.Builds().Cancel(id)
+}
+
+// AnswerTask implements Workspace.
+func (l *Local) AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (bool, error) {
+	return l.Builds().AnswerTask(ctx, buildID, taskID, text)
+}
+
+// RunningBuilds implements Workspace: the builds running in this process.
+func (l *Local) RunningBuilds(ctx context.Context) ([]uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ids := l.Builds().Running()
+	if ids == nil {
+		ids = []uint64{}
+	}
+	return ids, nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/vault"
 )
 
 // Pattern-library import verbs of the Workspace facade (engine/importer.go
@@ -83,7 +85,24 @@ func (l *Local) ImportPatterns(ctx context.Context, dir string, o ImportOptions)
 	if !filepath.IsAbs(dir) {
 		return importer.Result{}, fmt.Errorf("import %s: %w", dir, ErrRelativePath)
 	}
-	return l.Importer().Import(ctx, importer.DirSource(dir), l.importProgress(o))
+	res, err := l.Importer().Import(ctx, importer.DirSource(dir), l.importProgress(o))
+	if o.DryRun {
+		return reportOverCap(res, err)
+	}
+	return res, err
+}
+
+// reportOverCap makes a dry run over the tier cap a report, not an error:
+// the importer returns the report with Result.OverCap set AND the
+// *vault.CapError; over the facade the report is the answer (one result or
+// an error, never both, so a remote caller loses nothing) and the caller
+// reads OverCap.
+func reportOverCap(res importer.Result, err error) (importer.Result, error) {
+	var ce *vault.CapError
+	if err != nil && res.OverCap != nil && errors.As(err, &ce) {
+		return res, nil
+	}
+	return res, err
 }
 
 // ImportStarterPatterns implements Workspace: .nova/patterns when it is
@@ -113,7 +132,7 @@ func (l *Local) ScanPatterns(ctx context.Context, dir string, o ImportOptions) (
 	if err != nil {
 		return ImportPlan{}, err
 	}
-	res, err := im.Preview(ctx, p, o.importer())
+	res, err := reportOverCap(im.Preview(ctx, p, o.importer()))
 	if err != nil {
 		return ImportPlan{}, err
 	}
@@ -126,7 +145,7 @@ func (l *Local) PreviewImport(ctx context.Context, planID string, o ImportOption
 	if err != nil {
 		return importer.Result{}, err
 	}
-	return l.Importer().Preview(ctx, p, o.importer())
+	return reportOverCap(l.Importer().Preview(ctx, p, o.importer()))
 }
 
 // ApplyImport implements Workspace.
@@ -137,6 +156,9 @@ func (l *Local) ApplyImport(ctx context.Context, planID string, o ImportOptions)
 	}
 	im := l.Importer()
 	res, err := im.Apply(ctx, p, l.importProgress(o))
+	if o.DryRun {
+		return reportOverCap(res, err)
+	}
 	if err == nil && !o.DryRun && p.Source.Dir != "" {
 		// Forgetting a recent folder is not worth failing a committed import for.
 		_ = im.RememberSource(context.WithoutCancel(ctx), p.Source.Dir)

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +149,10 @@ func TestPathVerbsWantAbsolutePaths(t *testing.T) {
 	assert.ErrorIs(t, err, engine.ErrRelativePath)
 	_, err = ws.CreateBuild(ctx, "prd.json", engine.BuildOptions{})
 	assert.ErrorIs(t, err, engine.ErrRelativePath)
+	_, err = ws.ExportWisdom(ctx, "bundle.json")
+	assert.ErrorIs(t, err, engine.ErrRelativePath)
+	_, err = ws.ImportWisdom(ctx, "bundle.json")
+	assert.ErrorIs(t, err, engine.ErrRelativePath)
 
 	_, err = ws.LearnNode(ctx, vault.Node{Type: vault.Pattern, Content: "Export me"})
 	require.NoError(t, err)
@@ -162,4 +167,91 @@ func TestPathVerbsWantAbsolutePaths(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.OK)
 	assert.NotNil(t, rep.Problems, "an empty list, not null")
+}
+
+// A dry run over the tier cap is a report with OverCap (one result, no
+// error, so nothing is lost over a socket); the real import is refused.
+func TestDryRunOverTheCapIsAReport(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	ctx := context.Background()
+	ws, err := engine.Open(ctx, engine.Options{Root: root, NoSync: true, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	nodes := make([]vault.Node, 499)
+	for i := range nodes {
+		nodes[i] = vault.Node{Type: vault.Pattern, Content: fmt.Sprintf("filler rule %d", i), Confidence: 0.5}
+	}
+	_, err = ws.Vault().AddBatch(ctx, nodes)
+	require.NoError(t, err)
+	lib := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "cache-aside.md"), []byte("# Cache Aside\n\nRead the cache first; fill it on a miss.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "ttl.md"), []byte("# TTL Jitter\n\nSpread expiry times.\n"), 0o644))
+
+	res, err := ws.ImportPatterns(ctx, lib, engine.ImportOptions{DryRun: true})
+	require.NoError(t, err)
+	require.NotNil(t, res.OverCap)
+	assert.Equal(t, 501, res.OverCap.Would)
+	plan, err := ws.ScanPatterns(ctx, lib, engine.ImportOptions{})
+	require.NoError(t, err, "the wizard can show an import over the cap")
+	require.NotNil(t, plan.Preview.OverCap)
+	res, err = ws.PreviewImport(ctx, plan.ID, engine.ImportOptions{})
+	require.NoError(t, err)
+	assert.NotNil(t, res.OverCap)
+	_, err = ws.ApplyImport(ctx, plan.ID, engine.ImportOptions{})
+	require.ErrorIs(t, err, vault.ErrOverCap, "the real import is refused")
+	_, err = ws.ImportPatterns(ctx, lib, engine.ImportOptions{})
+	require.ErrorIs(t, err, vault.ErrOverCap)
+	capa, err := ws.VaultCapacity(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 499, capa.Nodes, "nothing was written")
+	assert.Equal(t, 1, capa.Free)
+}
+
+func TestArchiveVerbs(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	ctx := context.Background()
+	ws, err := engine.Open(ctx, engine.Options{Root: root, NoSync: true, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	nodes := make([]vault.Node, 500)
+	for i := range nodes {
+		nodes[i] = vault.Node{Type: vault.Pattern, Content: fmt.Sprintf("filler rule %d", i), Confidence: 0.5}
+	}
+	added, err := ws.Vault().AddBatch(ctx, nodes)
+	require.NoError(t, err)
+	_, err = ws.Vault().LearnAs(ctx, vault.ByLearning, vault.Node{Type: vault.Mistake, Content: "never skip the tests", Confidence: 0.9})
+	require.NoError(t, err)
+
+	list, err := ws.ListArchived(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	id := list[0].Node.ID
+	a, err := ws.GetArchived(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, list[0].Node.Content, a.Node.Content)
+	_, err = ws.RestoreNode(ctx, id)
+	require.ErrorIs(t, err, vault.ErrOverCap, "restoring is a user write")
+	require.NoError(t, ws.ForgetNode(ctx, added[len(added)-1].ID))
+	res, err := ws.RestoreNode(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, id, res.Node.ID)
+	_, err = ws.GetArchived(ctx, id)
+	require.ErrorIs(t, err, vault.ErrNotFound)
+}
+
+func TestAnswerTaskAndRunningBuildsVerbs(t *testing.T) {
+	t.Parallel()
+	root := newWorkspace(t)
+	ctx := context.Background()
+	ws, err := engine.Open(ctx, engine.Options{Root: root, NoSync: true, Getenv: envOf(nil)})
+	require.NoError(t, err)
+	defer func() { _ = ws.Close() }()
+	ids, err := ws.RunningBuilds(ctx)
+	require.NoError(t, err)
+	assert.NotNil(t, ids, "an empty list, not null")
+	assert.Empty(t, ids)
+	_, err = ws.AnswerTask(ctx, 99, "t", "x")
+	assert.Error(t, err)
 }

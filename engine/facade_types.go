@@ -199,6 +199,11 @@ type BuildOptions struct {
 type RunBuildOptions struct {
 	// Approvals answers the commands the build's agents want to run.
 	Approvals ApprovalPolicy `json:"approvals,omitempty"`
+	// Attended: someone can answer (the TUI). The build then waits for an
+	// unreachable model server until it is stopped, and waits for the
+	// answers of tasks that ask the user (AnswerTask) instead of ending
+	// paused. Unattended runs give up after ollama.waitLimit.
+	Attended bool `json:"attended,omitempty"`
 }
 
 // RuleResult is the result of AddRule: the new rule and its playbook.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nova-dev/nova/engine/vault"
 )
@@ -168,13 +169,13 @@ func (l *Local) PromoteWisdom(ctx context.Context, nodeID uint64) (vault.Promote
 }
 
 // EndorseWisdom implements Workspace.
-func (l *Local) EndorseWisdom(ctx context.Context, id uint64, user string) (vault.WisdomPattern, error) {
-	return l.Wisdom().Endorse(ctx, id, l.userOr(user))
+func (l *Local) EndorseWisdom(ctx context.Context, id uint64) (vault.WisdomPattern, error) {
+	return l.Wisdom().Endorse(ctx, id)
 }
 
 // ReportWisdomHarm implements Workspace.
-func (l *Local) ReportWisdomHarm(ctx context.Context, id uint64, user, reason string) (vault.WisdomPattern, error) {
-	return l.Wisdom().ReportHarm(ctx, id, l.userOr(user), reason)
+func (l *Local) ReportWisdomHarm(ctx context.Context, id uint64, reason string) (vault.WisdomPattern, error) {
+	return l.Wisdom().ReportHarm(ctx, id, reason)
 }
 
 // WisdomStats implements Workspace.
@@ -193,14 +194,73 @@ func (l *Local) CollectWisdom(ctx context.Context) (vault.CollectReport, error) 
 }
 
 // SetWisdomOptIn implements Workspace.
-func (l *Local) SetWisdomOptIn(ctx context.Context, user string, on bool) error {
-	return l.Wisdom().SetOptIn(ctx, l.userOr(user), on)
+func (l *Local) SetWisdomOptIn(ctx context.Context, on bool) error {
+	return l.Wisdom().SetOptIn(ctx, on)
 }
 
-// userOr is user, or the workspace's user id when it is empty.
-func (l *Local) userOr(user string) string {
-	if user == "" {
-		return l.Config().UserID
+// ExportWisdom implements Workspace.
+func (l *Local) ExportWisdom(ctx context.Context, path string) (vault.Bundle, error) {
+	if !filepath.IsAbs(path) {
+		return vault.Bundle{}, fmt.Errorf("wisdom export %s: %w", path, ErrRelativePath)
 	}
-	return user
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".nova-wisdom-*")
+	if err != nil {
+		return vault.Bundle{}, fmt.Errorf("wisdom export: %w", err)
+	}
+	b, err := l.Wisdom().ExportBundle(ctx, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return b, fmt.Errorf("wisdom export %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// ImportWisdom implements Workspace.
+func (l *Local) ImportWisdom(ctx context.Context, path string) (vault.BundleImport, error) {
+	if !filepath.IsAbs(path) {
+		return vault.BundleImport{}, fmt.Errorf("wisdom import %s: %w", path, ErrRelativePath)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return vault.BundleImport{}, fmt.Errorf("wisdom import: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	res, err := l.Wisdom().ImportBundle(ctx, f)
+	if err != nil {
+		return res, fmt.Errorf("wisdom import %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// ListWisdomBundles implements Workspace.
+func (l *Local) ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error) {
+	bs, err := l.Wisdom().Bundles(ctx)
+	slices.SortStableFunc(bs, func(a, b vault.BundleImport) int { return b.ImportedAt.Compare(a.ImportedAt) })
+	return bs, err
+}
+
+// VaultCapacity implements Workspace.
+func (l *Local) VaultCapacity(ctx context.Context) (vault.Capacity, error) {
+	return l.Vault().Capacity(ctx)
+}
+
+// ListArchived implements Workspace.
+func (l *Local) ListArchived(ctx context.Context) ([]vault.ArchivedNode, error) {
+	return l.Vault().Archived(ctx)
+}
+
+// GetArchived implements Workspace.
+func (l *Local) GetArchived(ctx context.Context, id uint64) (vault.ArchivedNode, error) {
+	return l.Vault().ArchivedNodeByID(ctx, id)
+}
+
+// RestoreNode implements Workspace.
+func (l *Local) RestoreNode(ctx context.Context, id uint64) (vault.RestoreResult, error) {
+	return l.Vault().Restore(ctx, id)
 }

@@ -30,6 +30,9 @@ type runRequest struct {
 	approve tools.ApproveFunc
 	// taskID and buildID link the run to a build task.
 	taskID, buildID string
+	// autonomy, when set, replaces the configured autonomy for this run (a
+	// build's level governs its runs' command approvals).
+	autonomy *int
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -157,7 +160,7 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
-		TaskID: opts.taskID, BuildID: opts.buildID,
+		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)

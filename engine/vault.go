@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,12 +12,25 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/workspace"
 )
 
 // vaultState is the taste vault of a Local, built on first use.
 type vaultState struct {
 	mu sync.Mutex
 	v  *vault.Vault
+
+	identityOnce sync.Once
+	identity     string
+}
+
+// Identity is the workspace identity (config userId, or git's user.email
+// when userId is the default "local"): who promotes, backs and reports
+// global wisdom from this workspace. Wisdom records it as a pseudonymous
+// author id; it is never taken from a flag.
+func (l *Local) Identity() string {
+	l.vs.identityOnce.Do(func() { l.vs.identity = workspace.Identity(l.ws.Root, l.Config().UserID) })
+	return l.vs.identity
 }
 
 // Vault returns the workspace's taste vault. The first call builds it, which
@@ -32,12 +46,14 @@ func (l *Local) Vault() *vault.Vault {
 		cfg := l.Config()
 		opts := vault.Options{
 			UserID:       cfg.UserID,
+			Identity:     l.Identity(),
 			Tier:         cfg.Tier,
 			OptInGlobal:  cfg.Vault.OptInGlobal,
 			Now:          l.now,
 			ProjectTerms: projectTerms(l.ws.Root),
 			OnChange: func(c vault.Change) {
 				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op})
+				l.publishCapEvents(c)
 			},
 		}
 		if cfg.Models.Embed != "" {
@@ -50,6 +66,21 @@ func (l *Local) Vault() *vault.Vault {
 		l.vs.v = vault.New(l.db, opts)
 	}
 	return l.vs.v
+}
+
+// publishCapEvents reports what the tier cap did in one write, as counts:
+// nodes moved to the archive, learned nodes left out.
+func (l *Local) publishCapEvents(c vault.Change) {
+	cfg := l.Config()
+	limit := vault.TierLimits(cfg.Tier).MaxNodes
+	if n := len(c.Archived); n > 0 {
+		l.Publish(Event{Type: EventNodesArchived, Topic: TopicVault, Done: n, Nodes: c.Archived,
+			Text: fmt.Sprintf("%d vault node(s) moved to the archive to make room (the %s tier keeps %d nodes); see `nova vault archive list`", n, cfg.Tier, limit)})
+	}
+	if c.NotStored > 0 {
+		l.Publish(Event{Type: EventNodesNotStored, Topic: TopicVault, Done: c.NotStored,
+			Text: fmt.Sprintf("%d learned node(s) not stored: the vault is at the %s tier's %d-node cap and every stored node is at least as confident", c.NotStored, cfg.Tier, limit)})
+	}
 }
 
 // Wisdom returns the global-wisdom pipeline of the workspace's vault.

@@ -50,7 +50,7 @@ func TestWorkspaceVaultPublishesAfterCommit(t *testing.T) {
 	}
 	_, err = v.Wisdom().Promote(ctx, n.ID)
 	require.ErrorIs(t, err, vault.ErrNotEligible)
-	require.NoError(t, v.Wisdom().SetOptIn(ctx, "someone", true))
+	require.NoError(t, v.Wisdom().SetOptIn(ctx, true))
 	select {
 	case ev := <-events:
 		assert.Equal(t, "wisdom.optin", ev.Text)

@@ -139,6 +139,21 @@ type Workspace interface {
 	// WarmVault starts building the search index in the background.
 	//rpc:idempotent
 	WarmVault(ctx context.Context) error
+	// VaultCapacity reports the node count against the tier's cap (tier,
+	// cap, nodes, free, archived).
+	//rpc:idempotent
+	VaultCapacity(ctx context.Context) (vault.Capacity, error)
+	// ListArchived lists the nodes the tier cap moved to the archive (with
+	// their edges), newest first.
+	//rpc:idempotent
+	ListArchived(ctx context.Context) ([]vault.ArchivedNode, error)
+	// GetArchived returns one archived node with its body and edges.
+	//rpc:idempotent
+	GetArchived(ctx context.Context, id uint64) (vault.ArchivedNode, error)
+	// RestoreNode brings an archived node back with its id and the edges
+	// whose other end exists. It is a user write: over the tier cap it is
+	// refused (vault.ErrOverCap) and nothing changes.
+	RestoreNode(ctx context.Context, id uint64) (vault.RestoreResult, error)
 
 	// ---- Global wisdom ----
 
@@ -147,11 +162,12 @@ type Workspace interface {
 	ListWisdom(ctx context.Context, status vault.WisdomStatus) ([]vault.WisdomPattern, error)
 	// PromoteWisdom shares a vault node as a wisdom pattern.
 	PromoteWisdom(ctx context.Context, nodeID uint64) (vault.PromoteResult, error)
-	// EndorseWisdom backs a pattern as a user ("" = the workspace's user).
-	EndorseWisdom(ctx context.Context, id uint64, user string) (vault.WisdomPattern, error)
-	// ReportWisdomHarm reports that a pattern did harm ("" user = the
-	// workspace's).
-	ReportWisdomHarm(ctx context.Context, id uint64, user, reason string) (vault.WisdomPattern, error)
+	// EndorseWisdom backs a pattern as the workspace identity (other
+	// people's backing arrives only in their bundles, ImportWisdom).
+	EndorseWisdom(ctx context.Context, id uint64) (vault.WisdomPattern, error)
+	// ReportWisdomHarm reports, as the workspace identity, that a pattern
+	// did harm.
+	ReportWisdomHarm(ctx context.Context, id uint64, reason string) (vault.WisdomPattern, error)
 	// WisdomStats counts patterns by status, backers and harm reports.
 	//rpc:idempotent
 	WisdomStats(ctx context.Context) (vault.WisdomStats, error)
@@ -160,14 +176,28 @@ type Workspace interface {
 	WisdomCandidates(ctx context.Context) ([]vault.Node, error)
 	// CollectWisdom promotes every eligible node.
 	CollectWisdom(ctx context.Context) (vault.CollectReport, error)
-	// SetWisdomOptIn records whether a user shares ("" = the workspace's).
-	SetWisdomOptIn(ctx context.Context, user string, on bool) error
+	// SetWisdomOptIn records whether the workspace identity shares.
+	SetWisdomOptIn(ctx context.Context, on bool) error
+	// ExportWisdom writes a wisdom bundle to path (the patterns the
+	// workspace identity backs or reported, under its pseudonymous author
+	// id; written to a temporary file renamed into place).
+	ExportWisdom(ctx context.Context, path string) (vault.Bundle, error)
+	// ImportWisdom reads another author's bundle from path: its author backs
+	// (or reports) each pattern it carries; the same bundle counts once.
+	ImportWisdom(ctx context.Context, path string) (vault.BundleImport, error)
+	// ListWisdomBundles lists the bundles imported so far, newest first.
+	//rpc:idempotent
+	ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error)
 
 	// ---- Pattern-library import ----
 
 	// ImportPatterns imports every *.md file under dir in one undoable batch
 	// (or reports what it would do, DryRun). Progress: TopicImport
-	// EventProgress events carrying o.Op.
+	// EventProgress events carrying o.Op. An import over the tier's node cap
+	// is refused before anything is written (vault.ErrOverCap); a dry run
+	// over the cap is a report with Result.OverCap set, not an error (the
+	// same holds for ScanPatterns' preview, PreviewImport and a dry
+	// ApplyImport).
 	ImportPatterns(ctx context.Context, dir string, o ImportOptions) (importer.Result, error)
 	// ImportStarterPatterns imports the workspace's starter library
 	// (.nova/patterns, else the copy the binary carries); a no-op when
@@ -264,8 +294,19 @@ type Workspace interface {
 	CreateBuild(ctx context.Context, prdPath string, o BuildOptions) (build.Build, error)
 	// RunBuild runs (or resumes) a build to its end (blocking): done tasks
 	// are not re-run. Progress: TopicBuild events with its id. Canceling ctx
-	// stops it, resumable.
+	// stops it, interrupted and resumable. Unattended (the default) it gives
+	// up waiting for the model server after ollama.waitLimit and ends paused
+	// when tasks ask the user; o.Attended waits for both until stopped.
 	RunBuild(ctx context.Context, id uint64, o RunBuildOptions) (build.Build, error)
+	// AnswerTask answers a build task that asks the user (EventTaskAsking):
+	// the answer goes into its next attempt. It reports whether the build
+	// runs here and continues at once; otherwise RunBuild resumes it.
+	// build.ErrNotWaiting when the task asks nothing.
+	AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error)
+	// RunningBuilds lists the builds running in the process that owns the
+	// workspace (quitting it interrupts them, resumable).
+	//rpc:idempotent
+	RunningBuilds(ctx context.Context) ([]uint64, error)
 	// PauseBuild stops a running build after its current tasks.
 	PauseBuild(ctx context.Context, id uint64) error
 	// CancelBuild stops a running build now (resumable).

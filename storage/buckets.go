@@ -21,10 +21,27 @@ var (
 	BucketPlaybookPending = []byte("playbook_pending")
 	BucketProfiles        = []byte("profiles")
 	BucketRehearsals      = []byte("rehearsals")
+
+	// Added by migration 2.
+	BucketVaultArchive    = []byte("vault_archive")
+	BucketVaultTombstones = []byte("vault_tombstones")
 )
 
-// Registry lists every top-level bucket, in the order migration 1 creates them.
-var Registry = [][]byte{
+// Nested buckets of BucketWisdom (created by migration 2).
+var (
+	WisdomPatterns   = []byte("patterns")
+	WisdomSources    = []byte("sources")
+	WisdomPromotions = []byte("promotions")
+	WisdomOptIn      = []byte("optin")
+	WisdomBundles    = []byte("bundles")
+)
+
+// WisdomNested lists the nested buckets of BucketWisdom.
+var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
+
+// registryV1 is what migration 1 creates. It never changes: later buckets
+// come with their own migrations.
+var registryV1 = [][]byte{
 	BucketMeta, BucketSettings,
 	BucketVaultNodes, BucketVaultEdges, BucketVaultIndex, BucketVaultBodies, BucketWisdom,
 	BucketImports, BucketImportFiles,
@@ -33,6 +50,12 @@ var Registry = [][]byte{
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
 }
+
+// Registry lists every top-level bucket: those of migration 1 in the order
+// it creates them, then those of later migrations.
+var Registry = append(append([][]byte{}, registryV1...),
+	BucketVaultArchive, BucketVaultTombstones,
+)
 
 // Keys inside BucketMeta.
 var (

@@ -11,37 +11,67 @@
 //
 // # Buckets
 //
-// Every top-level bucket is declared in buckets.go and listed in [Registry];
-// migration 1 creates them all. Keys are big-endian uint64 sequence numbers
-// ([Key], [ParseKey]) unless noted; values are versioned JSON ([Codec]).
+// This is the one schema tree of the database: every bucket, nested ones
+// included, with its keys and values. Top-level buckets are declared in
+// buckets.go and listed in [Registry]; each is created by the migration named
+// beside it (nothing creates a bucket outside a migration). Keys are
+// big-endian uint64 sequence numbers ([Key], [ParseKey]) unless noted; values
+// are versioned JSON ([Codec]) unless noted.
 //
-//	meta                 schema version ("schema") and workspace facts; string keys
-//	settings             small user settings (recent import sources, UI state); string keys
-//	vault_nodes          taste-vault nodes by id
-//	vault_edges          vault edges by id
-//	vault_idx            secondary indexes of the vault (type, tag, user, edge endpoints);
-//	                     keys are index-name/value/0x00/id, values empty (see [Index])
-//	                     plus "~rev" (change counter) and "~textindex" (full-text index snapshot)
-//	vault_bodies         long node bodies stored beside the short summary, by node id
-//	wisdom               global-wisdom records (promotions, harm reports, backers) by node id
-//	imports              pattern-import batches by id
-//	import_files         content hash and node id per imported source file; key = user id + 0x00 + source path
-//	changesets           staged file changes by id
-//	traces               tool traces of agent runs; key = run id + trace id (8+8 bytes big-endian)
-//	runs                 agent runs (outcome, tokens, verdict) by id
-//	builds               builds by id
-//	build_tasks          per-task state of builds; key = build id + task ordinal
-//	playbooks            ACE playbooks by agent id (string key)
-//	playbook_history     playbook versions; key = agent id + 0x00 + version
-//	playbook_pending     deltas waiting for human review, by id
-//	profiles             self-improvement profiles by agent id (string key)
-//	rehearsals           rehearsal sessions by id
+//	meta                 (m1) string keys: "schema" (the schema version, decimal text),
+//	                     "created" (RFC 3339 time of creation)
+//	settings             (m1) string keys: "import.recentSources" (the import wizard's recent
+//	                     directories, a JSON list)
+//	vault_nodes          (m1) taste-vault nodes by id, without their body (HasBody says one exists)
+//	vault_edges          (m1) vault edges by id
+//	vault_idx            (m1) secondary indexes of the vault; index keys are
+//	                     name 0x00 value 0x00 id (8 bytes), values empty (see [Index]):
+//	                       type   node type                         → node ids
+//	                       tag    lower-case tag                    → node ids
+//	                       user   user id                           → node ids
+//	                       conf   8-byte big-endian float64 bits of the confidence → node ids
+//	                       core   hash of the statement core        → node ids
+//	                       efrom  8-byte source node id             → edge ids
+//	                       eto    8-byte target node id             → edge ids
+//	                       erel   relation                          → edge ids
+//	                     plus two keys without 0x00: "~rev" (the change counter, 8 bytes) and
+//	                     "~textindex" (the full-text index snapshot, see engine/vault/snapshot.go)
+//	vault_bodies         (m1) long node bodies by node id: 'b' 0x01 + raw UTF-8 (not JSON)
+//	vault_archive        (m2) nodes moved out of the vault by a tier cap's eviction, by node id:
+//	                     the node with its body and the edges it had (restored with the same ids)
+//	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
+//	                     key = user id 0x00 source (the import_files key layout)
+//	wisdom               (m1) global wisdom; only nested buckets (m2):
+//	  patterns           pattern id → WisdomPattern (a sanitized node, backers, harm reports)
+//	  sources            8-byte vault node id → 8-byte pattern id (what was promoted)
+//	  promotions         user 0x00 8-byte unix-ns time 8-byte node id → 8-byte pattern id
+//	                     (the weekly promotion limit)
+//	  optin              user id → "1" or "0"
+//	  bundles            bundle id (sha-256 hex of the bundle) → import record of a wisdom bundle
+//	imports              (m1) pattern-import batches by id
+//	import_files         (m1) content hash, node ids and MinHash signature per imported source
+//	                     file; key = user id 0x00 source path
+//	changesets           (m1) staged file changes by id
+//	traces               (m1) tool traces of agent runs; key = run id + trace id (8+8 bytes)
+//	runs                 (m1) agent runs (outcome, tokens, verdict) by id
+//	builds               (m1) builds by id
+//	build_tasks          (m1) per-task state of builds; key = build id (8 bytes) + task ordinal (8 bytes)
+//	playbooks            (m1) ACE playbooks; key = agent id (string)
+//	playbook_history     (m1) playbook versions; key = agent id 0x00 version (8 bytes)
+//	playbook_pending     (m1) deltas waiting for human review, by id
+//	profiles             (m1) self-improvement profiles; key = agent id (string)
+//	rehearsals           (m1) rehearsal sessions by id
 //
 // # Schema and migrations
 //
 // [SchemaVersion] is the version this binary writes. [Migrations] is the
 // ordered list of migrations; those newer than the stored version run in one
-// read-write transaction at open. A database written by a newer nova is
+// read-write transaction at open:
+//
+//	1  create buckets: every bucket marked m1 above
+//	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
+//
+// Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].
 //
 // Values are copied out of transactions by decoding them ([Codec.Unmarshal]

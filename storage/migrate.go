@@ -19,13 +19,14 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
 var SchemaVersion = Migrations[len(Migrations)-1].Version
 
 func migrateCreateBuckets(tx *bolt.Tx) error {
-	for _, name := range Registry {
+	for _, name := range registryV1 {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
@@ -33,6 +34,26 @@ func migrateCreateBuckets(tx *bolt.Tx) error {
 	meta := tx.Bucket(BucketMeta)
 	if meta.Get(metaCreatedKey) == nil {
 		return meta.Put(metaCreatedKey, []byte(time.Now().UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// migrateTrust creates the vault's archive and tombstone buckets and the
+// nested buckets of wisdom (which earlier versions created on first use).
+func migrateTrust(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketVaultArchive, BucketVaultTombstones} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	w, err := tx.CreateBucketIfNotExists(BucketWisdom)
+	if err != nil {
+		return fmt.Errorf("create bucket %s: %w", BucketWisdom, err)
+	}
+	for _, name := range WisdomNested {
+		if _, err := w.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
+		}
 	}
 	return nil
 }

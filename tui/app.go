@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/confirm"
 	"github.com/nova-dev/nova/tui/components/palette"
 	"github.com/nova-dev/nova/tui/keymap"
 	agentspage "github.com/nova-dev/nova/tui/pages/agents"
@@ -49,6 +51,18 @@ type themeSavedMsg struct {
 }
 type clearToastMsg struct{ seq int }
 
+// quitRequestMsg asks to quit (q, ctrl+c, the palette); quitCheckMsg
+// carries the builds a quit would interrupt.
+type quitRequestMsg struct{}
+type quitCheckMsg struct {
+	builds []uint64
+	err    error
+}
+
+// quitCheckTimeout bounds the running-builds question: a quit never hangs
+// on it.
+const quitCheckTimeout = 2 * time.Second
+
 // PageFactory builds one page; pages are registered in order. New hands
 // the page the workspace as the narrow Source it declares.
 type PageFactory struct {
@@ -64,6 +78,9 @@ type Source interface {
 	Subscribe(ctx context.Context) <-chan engine.Event
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	SetTheme(ctx context.Context, name string) error
+	// RunningBuilds says which builds run in the owning process: quitting
+	// asks first while there are any.
+	RunningBuilds(ctx context.Context) ([]uint64, error)
 }
 
 // Options configures the app.
@@ -101,6 +118,7 @@ type Model struct {
 	events  <-chan engine.Event
 	help    help.Model
 	palette *palette.Model
+	quit    *confirm.Model
 
 	showHelp    bool
 	showPalette bool
@@ -132,7 +150,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 	if factories == nil {
 		factories = DefaultPages()
 	}
-	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), startErrs: opts.ThemeErrors}
+	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors}
 	for _, f := range factories {
 		m.pages = append(m.pages, f.New(c, ws))
 		m.ids = append(m.ids, f.ID)
@@ -167,7 +185,7 @@ func (m *Model) paletteItems() []palette.Item {
 	items = append(items,
 		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
 		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
-		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: tea.QuitMsg{}},
+		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: quitRequestMsg{}},
 	)
 	return items
 }
@@ -227,6 +245,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.showHelp = !m.showHelp
 		return m, nil
 
+	case quitRequestMsg:
+		return m, m.checkQuit()
+
+	case quitCheckMsg:
+		return m, m.quitOrAsk(msg)
+
+	case confirm.ResultMsg:
+		if msg.ID == quitDialogID {
+			if msg.Confirmed {
+				return m, tea.Quit
+			}
+			return m, nil
+		}
+		return m, m.broadcast(msg)
+
 	case common.ToastMsg:
 		return m, m.setToast(msg.Text, msg.Error)
 
@@ -266,8 +299,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	km := m.c.KeyMap
+	if m.quit.Active() {
+		if key.Matches(msg, km.ForceQuit) {
+			return m, tea.Quit // ctrl+c twice quits at once
+		}
+		_, cmd := m.quit.Update(msg)
+		return m, cmd
+	}
 	if key.Matches(msg, km.ForceQuit) {
-		return m, tea.Quit
+		return m, m.checkQuit()
 	}
 	if m.showPalette {
 		_, cmd := m.palette.Update(msg)
@@ -289,7 +329,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !page.Capturing() {
 		switch {
 		case key.Matches(msg, km.Quit):
-			return m, tea.Quit
+			return m, m.checkQuit()
 		case key.Matches(msg, km.Help):
 			m.showHelp = true
 			return m, nil
@@ -306,6 +346,42 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	_, cmd := page.Update(msg)
 	return m, cmd
+}
+
+const quitDialogID = "quit"
+
+// checkQuit asks the engine which builds run here; quitCheckMsg quits or
+// asks.
+func (m *Model) checkQuit() tea.Cmd {
+	ws, ctx := m.ws, m.c.Ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
+		defer cancel()
+		ids, err := ws.RunningBuilds(ctx)
+		return quitCheckMsg{builds: ids, err: err}
+	}
+}
+
+// quitOrAsk quits at once when no build runs (or the question cannot be
+// answered: a quit never gets stuck); otherwise it asks, staying by default.
+func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
+	if msg.err != nil || len(msg.builds) == 0 {
+		return tea.Quit
+	}
+	ids := make([]string, len(msg.builds))
+	for i, id := range msg.builds {
+		ids[i] = strconv.FormatUint(id, 10)
+	}
+	what := "Build " + ids[0] + " is running"
+	if len(ids) > 1 {
+		what = "Builds " + strings.Join(ids, ", ") + " are running"
+	}
+	m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a build runs?",
+		Body: what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
+			"and `nova build resume " + ids[0] + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once.",
+		Yes: "Quit and interrupt", No: "Stay", Danger: true})
+	m.quit.SetSize(m.c.Width, m.c.Height)
+	return nil
 }
 
 func (m *Model) navigate(id string) tea.Cmd {
@@ -360,6 +436,7 @@ func (m *Model) layout() {
 		p.SetSize(m.c.Width, m.bodyHeight())
 	}
 	m.palette.SetSize(m.c.Width, m.c.Height)
+	m.quit.SetSize(m.c.Width, m.c.Height)
 	m.help.SetWidth(m.c.Width - 8)
 }
 
@@ -389,6 +466,8 @@ func (m *Model) render() string {
 	status := m.statusView()
 	screen := lipgloss.JoinVertical(lipgloss.Left, header, body, status)
 	switch {
+	case m.quit.Active():
+		screen = common.Overlay(screen, m.quit.View(), w, h)
 	case m.showPalette:
 		screen = common.Overlay(screen, m.palette.View(), w, h)
 	case m.showHelp:

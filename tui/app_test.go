@@ -28,12 +28,13 @@ import (
 // Ollama) and the event stream replaced by fixed values.
 type fakeWS struct {
 	*engine.Local
-	mu     sync.Mutex
-	cfg    workspace.Config
-	sum    engine.Summary
-	ollama engine.OllamaStatus
-	themes []string
-	events chan engine.Event
+	mu      sync.Mutex
+	cfg     workspace.Config
+	sum     engine.Summary
+	ollama  engine.OllamaStatus
+	themes  []string
+	events  chan engine.Event
+	running []uint64 // RunningBuilds
 }
 
 func newFake(t testing.TB) *fakeWS {
@@ -76,6 +77,11 @@ func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 	return nil
 }
 func (f *fakeWS) Close() error { return nil } // the test closes the engine
+func (f *fakeWS) RunningBuilds(context.Context) ([]uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]uint64{}, f.running...), nil
+}
 
 // drive runs cmd and feeds every resulting message back into m, level by
 // level. Commands of one level run concurrently and share one deadline, so
@@ -278,15 +284,34 @@ func TestUserThemeAndUnknownTheme(t *testing.T) {
 	assert.Contains(t, plain(model), "unknown theme")
 }
 
+// quits follows a quit key through the running-builds check: it reports
+// whether the model quit (tea.QuitMsg) and the model after it.
+func quits(t *testing.T, m tea.Model, k tea.KeyPressMsg) (tea.Model, bool) {
+	t.Helper()
+	m, cmd := m.Update(k)
+	require.NotNil(t, cmd)
+	msg := cmd()
+	if _, ok := msg.(tea.QuitMsg); ok {
+		return m, true
+	}
+	m, cmd = m.Update(msg) // the answer about running builds
+	if cmd == nil {
+		return m, false
+	}
+	_, ok := cmd().(tea.QuitMsg)
+	return m, ok
+}
+
 func TestQuitKeys(t *testing.T) {
 	t.Parallel()
 	m := newModel(t, newFake(t), 100, 30)
-	_, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
-	require.NotNil(t, cmd)
-	assert.Equal(t, tea.QuitMsg{}, cmd())
+	_, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
+	assert.True(t, quit, "no build runs: q quits at once")
+	_, quit = quits(t, m, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	assert.True(t, quit, "ctrl+c too")
 	// q inside the palette filters instead of quitting.
 	m = press(t, m, "ctrl+p")
-	_, cmd = m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	if cmd != nil {
 		assert.NotEqual(t, tea.QuitMsg{}, runCmd(cmd))
 	}
@@ -339,5 +364,59 @@ func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Regression (issue 10): quitting while a build runs here interrupts it;
+// the TUI asks first, and stays by default.
+func TestQuitWhileABuildRunsAsksFirst(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	ws.running = []uint64{3}
+	m := newModel(t, ws, 100, 30)
+	m, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
+	require.False(t, quit, "a running build: q asks")
+	out := plain(m)
+	assert.Contains(t, out, "Quit while a build runs?")
+	assert.Contains(t, out, "Build 3 is running")
+	assert.Contains(t, out, "resume 3`", "it says how to continue")
+
+	// enter answers the focused button: Stay.
+	m = press(t, m, "enter")
+	assert.NotContains(t, plain(m), "Quit while a build runs?", "stayed")
+	m, quit = quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
+	require.False(t, quit)
+	m = press(t, m, "esc")
+	assert.NotContains(t, plain(m), "Quit while a build runs?", "esc stays too")
+
+	// y quits (and interrupts).
+	m, _ = quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
+	m, cmd := m.Update(tuitest.Key("y"))
+	require.NotNil(t, cmd)
+	_, cmd = m.Update(cmd())
+	require.NotNil(t, cmd)
+	assert.Equal(t, tea.QuitMsg{}, cmd())
+
+	// ctrl+c asks as well; ctrl+c again quits at once.
+	m, quit = quits(t, m, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	require.False(t, quit)
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	require.NotNil(t, cmd)
+	assert.Equal(t, tea.QuitMsg{}, cmd())
+}
+
+func TestGoldenQuitQuestion(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {180, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			ws := newFake(t)
+			ws.running = []uint64{3, 4}
+			m, quit := quits(t, newModel(t, ws, size[0], size[1]), tea.KeyPressMsg{Code: 'q', Text: "q"})
+			require.False(t, quit)
+			lines := strings.Split(plain(m), "\n")
+			assert.Len(t, lines, size[1])
+			golden.RequireEqual(t, pinned(t, m))
+		})
 	}
 }

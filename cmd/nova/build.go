@@ -20,7 +20,8 @@ import (
 
 func newBuildCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "build", Short: "Run PRDs through the agent team (the build loop)"}
-	cmd.AddCommand(newBuildRunCmd(env, nil), newBuildResumeCmd(env, nil), newBuildListCmd(env, nil), newBuildShowCmd(env, nil))
+	cmd.AddCommand(newBuildRunCmd(env, nil), newBuildResumeCmd(env, nil), newBuildListCmd(env, nil), newBuildShowCmd(env, nil),
+		newBuildAnswerCmd(env, nil))
 	return cmd
 }
 
@@ -96,7 +97,7 @@ func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions)
 	opts := &buildResumeOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "resume ID",
-		Short: "Finish a paused, canceled, failed or killed build (done tasks are not re-run)",
+		Short: "Finish a paused, interrupted, canceled or failed build (done tasks are not re-run)",
 		Args:  exactArgs(1, "a build id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := buildID(args[0])
@@ -167,9 +168,9 @@ func runBuildList(ctx context.Context, opts *buildListOptions) error {
 			opts.IO.Printf("no builds (start one with `nova build run PRD`)\n")
 			return nil
 		}
-		opts.IO.Printf("%-5s %-9s %-7s %-8s %-17s %s\n", "ID", "STATUS", "DONE", "TOKENS", "CREATED", "NAME")
+		opts.IO.Printf("%-5s %-11s %-7s %-8s %-17s %s\n", "ID", "STATUS", "DONE", "TOKENS", "CREATED", "NAME")
 		for _, b := range bs {
-			opts.IO.Printf("%-5d %-9s %-7s %-8d %-17s %s\n", b.ID, b.Status, fmt.Sprintf("%d/%d", b.Counts[build.TaskDone], b.Total),
+			opts.IO.Printf("%-5d %-11s %-7s %-8d %-17s %s\n", b.ID, b.Status, fmt.Sprintf("%d/%d", b.Counts[build.TaskDone], b.Total),
 				b.Tokens, b.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(b.Name, 50))
 		}
 		return nil
@@ -273,8 +274,11 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 			if asJSON {
 				line, _ := json.Marshal(ev)
 				_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
-			} else {
+			} else if ev.Type != engine.EventTaskWaiting { // the task's own line says why it waits
 				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
+				if ev.Type == engine.EventTaskAsking {
+					env.IO.Printf("         answer with: nova build answer %s %s \"…\"   (then `nova build resume %s`)\n", sid, ev.TaskID, sid)
+				}
 			}
 			if isBuildEnd(ev, sid) {
 				return
@@ -342,6 +346,10 @@ func eventLine(ev engine.Event) string {
 	switch ev.Type {
 	case engine.EventTask:
 		return fmt.Sprintf("[%d/%d] %s", ev.Done, ev.Total, ev.Text)
+	case engine.EventTaskAsking:
+		return fmt.Sprintf("%s asks you: %s", ev.TaskID, ev.Text)
+	case engine.EventBudgetWarning:
+		return fmt.Sprintf("budget: %s", ev.Text)
 	default:
 		return ev.Text
 	}
@@ -363,7 +371,7 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 	for _, ph := range build.GroupByPhase(tasks) {
 		p("\nphase %d (%d/%d done)\n", ph.Phase, ph.Done, len(ph.Tasks))
 		for _, t := range ph.Tasks {
-			line := fmt.Sprintf("  %-10s %-8s %-9s att %d  score %.2f  %6s", t.ID, t.Agent, t.Status, t.Attempts, t.Score,
+			line := fmt.Sprintf("  %-10s %-8s %-11s att %d  score %.2f  %6s", t.ID, t.Agent, t.Status, t.Attempts, t.Score,
 				t.Duration.Round(time.Millisecond))
 			if t.ChangesetID != 0 {
 				state := "pending"
@@ -373,11 +381,95 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 				line += fmt.Sprintf("  changeset %d (%s)", t.ChangesetID, state)
 			}
 			p("%s  %s\n", line, clipLine(t.Title, 40))
-			if t.Reason != "" && t.Status != build.TaskDone {
+			if t.Reason != "" && t.Status != build.TaskDone && t.Status != build.TaskWaiting { // a wait says why below
 				p("             reason: %s\n", clipLine(t.Reason, 100))
 			}
+			printTaskTrust(io, b.ID, t)
 		}
 	}
+}
+
+// printTaskTrust prints what `build show` says beyond the task line: the
+// verifier's verdict with its problem lines, the warning of a task marked
+// done without proof, and what a waiting task waits for.
+func printTaskTrust(io *IOStreams, buildID uint64, t build.Task) {
+	const pad = "             "
+	if v := t.Verdict; v != nil && v.Status != "" {
+		io.Printf("%sverdict: %s\n", pad, v.Status)
+		for _, l := range v.ProblemLines() {
+			io.Printf("%s  %s\n", pad, clipLine(l, 200))
+		}
+	}
+	if t.Warning != "" {
+		io.Printf("%swarning: %s\n", pad, clipLine(t.Warning, 200))
+	}
+	if t.Status != build.TaskWaiting {
+		return
+	}
+	switch {
+	case t.WaitFor == build.WaitUser:
+		io.Printf("%swaiting for your answer: %s\n", pad, clipLine(t.Question, 200))
+		io.Printf("%s  answer with: nova build answer %d %s \"…\"\n", pad, buildID, t.ID)
+	case t.Reason != "":
+		io.Printf("%s%s\n", pad, clipLine(t.Reason, 200))
+	case t.WaitFor != "":
+		io.Printf("%swaiting for %s\n", pad, t.WaitFor)
+	}
+}
+
+// buildAnswerOptions is `nova build answer ID TASK TEXT`.
+type buildAnswerOptions struct {
+	*Env
+	ID           uint64
+	Task, Answer string
+	JSON         bool
+}
+
+func newBuildAnswerCmd(env *Env, runF func(context.Context, *buildAnswerOptions) error) *cobra.Command {
+	opts := &buildAnswerOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "answer ID TASK TEXT",
+		Short: "Answer a build task that asks you (its next attempt gets the answer)",
+		Long: "A task whose agent asked for help (recovery hint ask_user) waits for your answer; `nova build\n" +
+			"show ID` shows the question. The answer goes into the task's next attempt. When the build\n" +
+			"runs in the workspace's owner (the TUI) it continues at once; otherwise `nova build resume ID`\n" +
+			"continues it.",
+		Args: exactArgs(3, "a build id, a task id and the answer"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := buildID(args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID, opts.Task, opts.Answer = id, strings.TrimSpace(args[1]), strings.TrimSpace(args[2])
+			if opts.Task == "" {
+				return usagef("the task id is empty (see `nova build show %d`)", id)
+			}
+			if opts.Answer == "" {
+				return usagef("the answer is empty: write what the task should know, in quotes")
+			}
+			return pick(runF, runBuildAnswer)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {buildId,taskId,resumed}")
+	return cmd
+}
+
+func runBuildAnswer(ctx context.Context, opts *buildAnswerOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		resumed, err := ws.AnswerTask(ctx, opts.ID, opts.Task, opts.Answer)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]any{"buildId": opts.ID, "taskId": opts.Task, "resumed": resumed})
+		}
+		if resumed {
+			opts.IO.Printf("answered %s; build %d continues\n", opts.Task, opts.ID)
+			return nil
+		}
+		opts.IO.Printf("answered %s; `nova build resume %d` continues the build\n", opts.Task, opts.ID)
+		return nil
+	})
 }
 
 // planOptions is `nova plan GOAL`.

@@ -296,18 +296,18 @@ func TestBuildKillAndResume(t *testing.T) {
 		Counts map[string]int `json:"counts"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &killed))
-	if testWorkspaceKind(t) == "owner" {
-		// The build ran in the owner: a killed client is a cancelled call,
-		// so the owner pauses it (resumable) as soon as its task stops.
-		for deadline := time.Now().Add(30 * time.Second); killed.Status == "running" && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-			r = runNova(t, dir, env, "build", "show", "1", "--json")
-			require.Equal(t, 0, r.code, r.stderr)
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &killed))
-		}
-		assert.NotEqual(t, "done", killed.Status)
-	} else {
-		assert.Equal(t, "running", killed.Status, "the killed build is left as it was")
+	// A killed owner leaves the build stored as running: shown as
+	// interrupted. Through an owner, the killed command was its client, a
+	// cancelled call: the owner interrupts the build as soon as its task
+	// stops.
+	for deadline := time.Now().Add(30 * time.Second); killed.Status == "running" && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		r = runNova(t, dir, env, "build", "show", "1", "--json")
+		require.Equal(t, 0, r.code, r.stderr)
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &killed))
+	}
+	assert.Equal(t, "interrupted", killed.Status)
+	if testWorkspaceKind(t) == "direct" {
 		assert.Equal(t, 1, killed.Counts["running"], "the kill landed inside a task")
 	}
 	assert.GreaterOrEqual(t, killed.Counts["done"], 5)
@@ -360,7 +360,7 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 1, ee.ExitCode())
-	assert.Equal(t, "paused", last.Status, "the last event says the build is paused")
+	assert.Equal(t, "interrupted", last.Status, "the last event says the build is interrupted (resumable)")
 
 	r := runNova(t, dir, env, "build", "resume", "1")
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)

@@ -81,6 +81,11 @@ func runImport(ctx context.Context, opts *importOptions) error {
 		for _, w := range res.Warnings {
 			opts.IO.Logf("warning: %s\n", w)
 		}
+		if res.OverCap != nil {
+			// A dry run over the tier cap: the report is printed, and the
+			// command fails as the real import would, with its message.
+			return res.OverCap
+		}
 		if res.Errors > 0 {
 			msg := fmt.Sprintf("%d of %d files could not be imported", res.Errors, res.Files)
 			if opts.JSON {
@@ -105,13 +110,23 @@ func printImport(io *IOStreams, r importer.Result) {
 	default:
 		io.Printf("nothing to import from %s: %d files, all unchanged, skipped or failed\n", r.Source, r.Files)
 	}
-	io.Printf("  %d new, %d updated, %d unchanged, %d duplicates, %d meta, %d errors\n",
-		r.New, r.Updated, r.Unchanged, r.Duplicates, r.Meta, r.Errors)
+	io.Printf("  %d new, %d updated, %d unchanged, %d duplicates, %d meta, %d forgotten, %d archived, %d errors\n",
+		r.New, r.Updated, r.Unchanged, r.Duplicates, r.Meta, r.Forgotten, r.Archived, r.Errors)
 	io.Printf("  nodes +%d ~%d -%d · edges +%d -%d\n", r.NodesAdded, r.NodesUpdated, r.NodesRemoved, r.EdgesAdded, r.EdgesRemoved)
 	for _, n := range r.Nodes {
 		if n.Action == importer.ActionDuplicate {
 			io.Printf("  duplicate %s: %s\n", n.SourceFile, n.Reason)
 		}
+	}
+	if r.Forgotten > 0 {
+		io.Printf("  %d file(s) whose node you forgot stay forgotten\n", r.Forgotten)
+	}
+	if r.Archived > 0 {
+		io.Printf("  %d file(s) whose node is in the archive were left out (`nova vault archive list`)\n", r.Archived)
+	}
+	if r.OverCap != nil {
+		io.Printf("over the cap: the %s tier keeps at most %d nodes; this import would bring the vault to %d\n",
+			r.OverCap.Tier, r.OverCap.Cap, r.OverCap.Would)
 	}
 	if len(r.ErrorDetails) > 0 {
 		io.Printf("errors:\n")
@@ -138,6 +153,12 @@ type batchJSON struct {
 	Undone       bool                 `json:"undone"`
 	UndoneAt     *time.Time           `json:"undoneAt,omitempty"`
 	AddedNodeIDs []uint64             `json:"addedNodeIds"`
+	// State is active, partial, emptied or undone; Present, Archived and
+	// Gone count the nodes it added by where they are now.
+	State    importer.BatchState `json:"state"`
+	Present  int                 `json:"present"`
+	Archived int                 `json:"archived"`
+	Gone     int                 `json:"gone"`
 }
 
 // importListOptions is `nova import list`.
@@ -176,6 +197,7 @@ func runImportList(ctx context.Context, opts *importListOptions) error {
 				ID: b.ID, Source: b.Source, User: b.User, Time: b.Time, Split: b.Split,
 				Added: len(b.Added), Updated: len(b.Updated), Removed: len(b.Removed), Counts: b.Counts,
 				Undone: b.UndoneAt != nil, UndoneAt: b.UndoneAt, AddedNodeIDs: added,
+				State: b.State, Present: b.Present, Archived: b.Archived, Gone: b.Gone,
 			})
 		}
 		if opts.JSON {
@@ -186,11 +208,16 @@ func runImportList(ctx context.Context, opts *importListOptions) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(opts.IO.Human(), 0, 0, 2, ' ', 0)
-		_, _ = fmt.Fprintln(tw, "BATCH\tTIME\tFILES\tNEW\tUPDATED\tDUPLICATES\tERRORS\tSTATUS\tSOURCE")
+		_, _ = fmt.Fprintln(tw, "BATCH\tTIME\tFILES\tNEW\tUPDATED\tDUPLICATES\tERRORS\tSTATE\tSOURCE")
 		for _, b := range out {
-			status := "active"
-			if b.Undone {
+			status := string(b.State)
+			switch {
+			case status == "" && b.Undone:
 				status = "undone"
+			case status == "":
+				status = "active"
+			case b.State == importer.BatchPartial || b.State == importer.BatchEmptied:
+				status = fmt.Sprintf("%s (%d archived, %d gone)", status, b.Archived, b.Gone)
 			}
 			_, _ = fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Time.Local().Format("2006-01-02 15:04"),
 				b.Counts.Files, b.Counts.New, b.Counts.Updated, b.Counts.Duplicates, b.Counts.Errors, status, b.Source)

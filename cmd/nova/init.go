@@ -49,7 +49,9 @@ type starterJSON struct {
 	Batch     uint64 `json:"batch"`
 	Loaded    int    `json:"loaded"`
 	Unchanged int    `json:"unchanged"`
-	Errors    int    `json:"errors"`
+	// Forgotten counts starter patterns the user forgot: never re-imported.
+	Forgotten int `json:"forgotten"`
+	Errors    int `json:"errors"`
 }
 
 func runInit(ctx context.Context, opts *initOptions) error {
@@ -74,6 +76,9 @@ func runInit(ctx context.Context, opts *initOptions) error {
 	} else {
 		opts.IO.Printf("  starter patterns already in the vault (%d unchanged)\n", starter.Unchanged)
 	}
+	if starter.Forgotten > 0 {
+		opts.IO.Printf("  %d starter pattern(s) you forgot stay forgotten\n", starter.Forgotten)
+	}
 	opts.IO.Printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
 	return nil
 }
@@ -93,7 +98,7 @@ func seedStarter(ctx context.Context, env *Env, root string) (starterJSON, error
 		for _, e := range res.ErrorDetails {
 			env.IO.Logf("warning: starter pattern %s: %s\n", e.Path, e.Reason)
 		}
-		out = starterJSON{Batch: res.Batch, Loaded: res.Loaded, Unchanged: res.Unchanged, Errors: res.Errors}
+		out = starterJSON{Batch: res.Batch, Loaded: res.Loaded, Unchanged: res.Unchanged, Forgotten: res.Forgotten, Errors: res.Errors}
 		return nil
 	})
 	return out, err

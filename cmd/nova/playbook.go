@@ -111,7 +111,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 		Args:  exactArgs(1, "an agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if source != "" && !ace.Source(source).Valid() {
-				return usagef("--source must be learned, manual or global, got %q", source)
+				return usagef("--source must be learned, manual, global or vault, got %q", source)
 			}
 			if kind != "" && !ace.Kind(kind).Valid() {
 				return usagef("--kind must be strategy, mistake, preference or pattern, got %q", kind)
@@ -126,7 +126,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&source, "source", "", "only rules from learned, manual or global")
+	cmd.Flags().StringVar(&source, "source", "", "only rules from learned, manual, global or vault (adapted from vault preferences)")
 	cmd.Flags().StringVar(&kind, "kind", "", "only strategy, mistake, preference or pattern rules")
 	cmd.Flags().StringVar(&opts.Filter.Tag, "tag", "", "only rules with this tag")
 	cmd.Flags().StringVar(&sort, "sort", "", "order by id (default), confidence, applied, success or updated")

@@ -26,7 +26,7 @@ func newVaultCmd(env *Env) *cobra.Command {
 		newVaultAdjustCmd(env, "reinforce", "Raise a node's confidence by 0.05 (at most 1)", nil),
 		newVaultAdjustCmd(env, "demote", "Lower a node's confidence by 0.1 (at least 0)", nil),
 		newVaultForgetCmd(env, nil), newVaultConflictsCmd(env, nil), newVaultStatsCmd(env, nil), newVaultTagsCmd(env, nil),
-		newVaultExportCmd(env, nil), newVaultImportCmd(env, nil), newVaultContextCmd(env, nil))
+		newVaultExportCmd(env, nil), newVaultImportCmd(env, nil), newVaultContextCmd(env, nil), newVaultArchiveCmd(env))
 	return cmd
 }
 
@@ -75,9 +75,10 @@ func newVaultAddCmd(env *Env, runF func(context.Context, *vaultAddOptions) error
 		Use:   "add --type T --content C",
 		Short: "Add a node (a duplicate statement reinforces the existing node instead)",
 		Long: "Add a node the way builds learn: an equivalent node (same type and statement) is\n" +
-			"reinforced instead of duplicated; a full free-tier vault (500 nodes) evicts its\n" +
-			"lowest-confidence node; a node contradicting another (never X / always X, avoid X /\n" +
-			"use X, do not X / X) is linked to it by a contradicts edge. Notes go to stderr.",
+			"reinforced instead of duplicated; a node contradicting another (never X / always X,\n" +
+			"avoid X / use X, do not X / X) is linked to it by a contradicts edge. A new node that\n" +
+			"would take the vault over its tier's cap (free: 500 nodes) is refused and nothing is\n" +
+			"written (exit 1). Notes go to stderr.",
 		Args: exactArgs(0, "no arguments (use --content)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("type") || !cmd.Flags().Changed("content") {
@@ -128,9 +129,8 @@ func runVaultAdd(ctx context.Context, opts *vaultAddOptions) error {
 		if !res.Created {
 			opts.IO.Logf("an equivalent node #%d exists; reinforced it (confidence %.2f)\n", node.ID, node.Confidence)
 		}
-		tier := ws.Config().Tier
-		for _, id := range res.Evicted {
-			opts.IO.Logf("evicted node #%d (lowest confidence; the %s tier keeps %d nodes)\n", id, tier, vault.TierLimits(tier).MaxNodes)
+		if n := len(res.Evicted); n > 0 { // user writes never archive; kept for a changed engine rule
+			opts.IO.Logf("%d node(s) moved to the archive to make room (`nova vault archive list`)\n", n)
 		}
 		for _, id := range res.Conflicts {
 			opts.IO.Logf("contradicts node #%d (linked; see `nova vault conflicts`)\n", id)
@@ -723,8 +723,15 @@ func newVaultStatsCmd(env *Env, runF func(context.Context, *vaultReadOptions) er
 			return pick(runF, runVaultStats)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {nodes,edges,byType,avgConfidence,...}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {nodes,edges,byType,avgConfidence,...,capacity:{tier,cap,nodes,free,archived}}")
 	return cmd
+}
+
+// vaultStatsJSON is `nova vault stats --json`: the counts plus the capacity
+// against the tier's cap.
+type vaultStatsJSON struct {
+	vault.Stats
+	Capacity vault.Capacity `json:"capacity"`
 }
 
 func runVaultStats(ctx context.Context, opts *vaultReadOptions) error {
@@ -733,10 +740,15 @@ func runVaultStats(ctx context.Context, opts *vaultReadOptions) error {
 		if err != nil {
 			return err
 		}
+		capa, err := ws.VaultCapacity(ctx)
+		if err != nil {
+			return err
+		}
 		if opts.JSON {
-			return opts.IO.PrintJSON(st)
+			return opts.IO.PrintJSON(vaultStatsJSON{Stats: st, Capacity: capa})
 		}
 		opts.IO.Printf("nodes %d, edges %d, average confidence %.2f, %d tags, %d conflicts\n", st.Nodes, st.Edges, st.AvgConfidence, st.Tags, st.Conflicts)
+		opts.IO.Printf("%s\n", capacityLine(capa))
 		for _, t := range vault.NodeTypes() {
 			opts.IO.Printf("  %-10s %d\n", t, st.ByType[string(t)])
 		}
@@ -933,6 +945,123 @@ func runVaultContext(ctx context.Context, opts *vaultContextOptions) error {
 			return nil
 		}
 		opts.IO.Printf("%s\n(%d of %d tokens)\n", vc.Text, vc.Tokens, vc.MaxTokens)
+		return nil
+	})
+}
+
+// capacityLine says where the vault stands against its tier's cap.
+func capacityLine(c vault.Capacity) string {
+	archived := ""
+	if c.Archived > 0 {
+		archived = fmt.Sprintf("; %d in the archive (`nova vault archive list`)", c.Archived)
+	}
+	if c.Cap <= 0 {
+		return fmt.Sprintf("tier %s: no node cap%s", c.Tier, archived)
+	}
+	return fmt.Sprintf("tier %s: %d of %d nodes, %d free%s", c.Tier, c.Nodes, c.Cap, c.Free, archived)
+}
+
+// ---- vault archive ----
+
+func newVaultArchiveCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "archive",
+		Short: "Nodes the tier cap moved out of the vault to make room for learned ones",
+		Long: "When a build, a rehearsal or your approvals teach the vault something new and the\n" +
+			"vault is at its tier's cap, the least confident node below the new one is moved to the\n" +
+			"archive (never deleted). `nova vault archive restore ID` brings it back with its edges.",
+	}
+	cmd.AddCommand(newVaultArchiveListCmd(env, nil), newVaultArchiveRestoreCmd(env, nil))
+	return cmd
+}
+
+// vaultArchiveListOptions is `nova vault archive list`.
+type vaultArchiveListOptions struct {
+	*Env
+	JSON bool
+}
+
+func newVaultArchiveListCmd(env *Env, runF func(context.Context, *vaultArchiveListOptions) error) *cobra.Command {
+	opts := &vaultArchiveListOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List archived nodes, newest first",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runVaultArchiveList)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {node,edges,archivedAt,reason}")
+	return cmd
+}
+
+func runVaultArchiveList(ctx context.Context, opts *vaultArchiveListOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		list, err := ws.ListArchived(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if list == nil {
+				list = []vault.ArchivedNode{}
+			}
+			return opts.IO.PrintJSON(list)
+		}
+		if len(list) == 0 {
+			opts.IO.Printf("the archive is empty\n")
+			return nil
+		}
+		opts.IO.Printf("%-6s %-10s %-5s %-16s %-28s %s\n", "ID", "TYPE", "CONF", "ARCHIVED", "REASON", "CONTENT")
+		for _, a := range list {
+			n := a.Node
+			opts.IO.Printf("%-6d %-10s %-5.2f %-16s %-28s %s\n", n.ID, n.Type, n.Confidence,
+				a.ArchivedAt.Local().Format("2006-01-02 15:04"), clipLine(a.Reason, 28), clipLine(n.Content, 60))
+		}
+		opts.IO.Printf("restore one with `nova vault archive restore ID`\n")
+		return nil
+	})
+}
+
+// vaultArchiveRestoreOptions is `nova vault archive restore ID`. Not
+// destructive (it brings a node back), so it does not ask.
+type vaultArchiveRestoreOptions struct {
+	*Env
+	ID   uint64
+	JSON bool
+}
+
+func newVaultArchiveRestoreCmd(env *Env, runF func(context.Context, *vaultArchiveRestoreOptions) error) *cobra.Command {
+	opts := &vaultArchiveRestoreOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "restore ID",
+		Short: "Bring an archived node back with its id and edges (refused over the tier cap)",
+		Args:  exactArgs(1, "an archived node id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0], "node", "nova vault archive list")
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			return pick(runF, runVaultArchiveRestore)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {node,edges,deferred,dropped}")
+	return cmd
+}
+
+func runVaultArchiveRestore(ctx context.Context, opts *vaultArchiveRestoreOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		res, err := ws.RestoreNode(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(res)
+		}
+		opts.IO.Printf("restored node #%d (%d edges, %d waiting for archived nodes)\n", res.Node.ID, res.Edges, res.Deferred)
+		if res.Dropped > 0 {
+			opts.IO.Logf("%d edge(s) not restored: their other node is gone\n", res.Dropped)
+		}
 		return nil
 	})
 }

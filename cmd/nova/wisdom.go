@@ -15,12 +15,17 @@ func newWisdomCmd(env *Env) *cobra.Command {
 		Use:   "wisdom",
 		Short: "Global wisdom: high-confidence nodes shared (sanitized) across users",
 		Long: "Global wisdom holds sanitized copies of high-confidence (≥ 0.85) vault nodes of users who\n" +
-			"opted in (vault.optInGlobal). A pattern is pending until 3 distinct users back it, active\n" +
-			"afterwards, and demoted for good after 3 harm reports. Each user may promote 5 nodes a\n" +
-			"week. Prompts get the best active patterns: 4 on the free tier, 12 on premium.",
+			"opted in (vault.optInGlobal). A pattern is pending until 3 distinct authors back it, active\n" +
+			"afterwards, and demoted for good after 3 harm reports. Each author may promote 5 nodes a\n" +
+			"week. Prompts get the best active patterns: 4 on the free tier, 12 on premium.\n\n" +
+			"You act as the workspace identity (config userId, else git's user.email), recorded as a\n" +
+			"pseudonymous author id (`nova wisdom stats` shows yours); the e-mail never leaves the\n" +
+			"machine. Other people's backing arrives only in their bundles: `nova wisdom export FILE`\n" +
+			"writes yours, `nova wisdom import FILE` reads theirs.",
 	}
 	cmd.AddCommand(newWisdomListCmd(env, nil), newWisdomPromoteCmd(env, nil), newWisdomReportCmd(env, nil),
-		newWisdomStatsCmd(env, nil), newWisdomCollectCmd(env, nil), newWisdomEndorseCmd(env, nil), newWisdomOptInCmd(env, nil))
+		newWisdomStatsCmd(env, nil), newWisdomCollectCmd(env, nil), newWisdomEndorseCmd(env, nil), newWisdomOptInCmd(env, nil),
+		newWisdomExportCmd(env, nil), newWisdomImportCmd(env, nil), newWisdomBundlesCmd(env, nil))
 	return cmd
 }
 
@@ -134,9 +139,9 @@ func runWisdomPromote(ctx context.Context, opts *wisdomPromoteOptions) error {
 // wisdomReportOptions is `nova wisdom report-harm ID`.
 type wisdomReportOptions struct {
 	*Env
-	ID           uint64
-	Reason, User string
-	JSON         bool
+	ID     uint64
+	Reason string
+	JSON   bool
 }
 
 func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOptions) error) *cobra.Command {
@@ -155,14 +160,13 @@ func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOption
 		},
 	}
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "what went wrong")
-	cmd.Flags().StringVar(&opts.User, "user", "", "reporting user (default: config userId)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the pattern as JSON")
 	return cmd
 }
 
 func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.User, opts.Reason)
+		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.Reason)
 		if err != nil {
 			return err
 		}
@@ -205,6 +209,7 @@ func runWisdomStats(ctx context.Context, opts *wisdomStatsOptions) error {
 		}
 		opts.IO.Printf("patterns %d: %d active, %d pending, %d demoted; %d backers, %d harm reports, average score %.2f\n",
 			st.Patterns, st.Active, st.Pending, st.Demoted, st.Backers, st.HarmReports, st.AvgScore)
+		opts.IO.Printf("you are author %s (a salted hash of the workspace identity)\n", st.Me)
 		if !st.OptedIn {
 			opts.IO.Printf("you have not opted in (set vault.optInGlobal: true in .nova/config.yaml)\n")
 		}
@@ -270,7 +275,6 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 type wisdomEndorseOptions struct {
 	*Env
 	ID   uint64
-	User string
 	JSON bool
 }
 
@@ -278,7 +282,7 @@ func newWisdomEndorseCmd(env *Env, runF func(context.Context, *wisdomEndorseOpti
 	opts := &wisdomEndorseOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "endorse ID",
-		Short: "Back a pattern as a user (3 distinct backers activate it)",
+		Short: "Back a pattern as the workspace identity (3 distinct authors activate it)",
 		Args:  exactArgs(1, "a wisdom pattern id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID(args[0], "wisdom pattern", "")
@@ -289,14 +293,13 @@ func newWisdomEndorseCmd(env *Env, runF func(context.Context, *wisdomEndorseOpti
 			return pick(runF, runWisdomEndorse)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.User, "user", "", "backing user (default: config userId)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the pattern as JSON")
 	return cmd
 }
 
 func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-		p, err := ws.EndorseWisdom(ctx, opts.ID, opts.User)
+		p, err := ws.EndorseWisdom(ctx, opts.ID)
 		if err != nil {
 			return err
 		}
@@ -311,15 +314,14 @@ func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 // wisdomOptInOptions is `nova wisdom optin on|off`.
 type wisdomOptInOptions struct {
 	*Env
-	On   bool
-	User string
+	On bool
 }
 
 func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions) error) *cobra.Command {
 	opts := &wisdomOptInOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "optin on|off",
-		Short: "Record whether a user shares high-confidence nodes (overrides vault.optInGlobal)",
+		Short: "Record whether you share high-confidence nodes (overrides vault.optInGlobal)",
 		Args:  exactArgs(1, "on or off"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch strings.ToLower(args[0]) {
@@ -333,20 +335,147 @@ func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions)
 			return pick(runF, runWisdomOptIn)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.User, "user", "", "the user (default: config userId)")
 	return cmd
 }
 
 func runWisdomOptIn(ctx context.Context, opts *wisdomOptInOptions) error {
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-		user := opts.User
-		if user == "" {
-			user = ws.Config().UserID
-		}
-		if err := ws.SetWisdomOptIn(ctx, user, opts.On); err != nil {
+		if err := ws.SetWisdomOptIn(ctx, opts.On); err != nil {
 			return err
 		}
-		opts.IO.Printf("user %q %s global wisdom\n", user, map[bool]string{true: "shares with", false: "does not share with"}[opts.On])
+		st, err := ws.WisdomStats(ctx)
+		if err != nil {
+			return err
+		}
+		opts.IO.Printf("you (author %s) %s global wisdom\n", st.Me, map[bool]string{true: "share with", false: "do not share with"}[opts.On])
+		return nil
+	})
+}
+
+// wisdomExportOptions is `nova wisdom export FILE`.
+type wisdomExportOptions struct {
+	*Env
+	File string
+	JSON bool
+}
+
+func newWisdomExportCmd(env *Env, runF func(context.Context, *wisdomExportOptions) error) *cobra.Command {
+	opts := &wisdomExportOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "export FILE",
+		Short: "Write a bundle of the patterns you back (or reported) to share with other users",
+		Long: "Write a wisdom bundle (one JSON document, format nova.wisdom/1): the sanitized patterns\n" +
+			"the workspace identity backs, and those it reported as harmful, under its pseudonymous\n" +
+			"author id. Another user's `nova wisdom import FILE` counts you as one backer of each.",
+		Args: exactArgs(1, "the bundle file to write"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return pick(runF, runWisdomExport)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {file,author,patterns}")
+	return cmd
+}
+
+func runWisdomExport(ctx context.Context, opts *wisdomExportOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		b, err := ws.ExportWisdom(ctx, opts.abs(opts.File))
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]any{"file": opts.File, "author": b.Author, "patterns": len(b.Patterns)})
+		}
+		opts.IO.Printf("wrote %d pattern(s) as author %s to %s\n", len(b.Patterns), b.Author, opts.File)
+		return nil
+	})
+}
+
+// wisdomImportOptions is `nova wisdom import FILE`.
+type wisdomImportOptions struct {
+	*Env
+	File string
+	JSON bool
+}
+
+func newWisdomImportCmd(env *Env, runF func(context.Context, *wisdomImportOptions) error) *cobra.Command {
+	opts := &wisdomImportOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Read another user's wisdom bundle: its author backs (or reports) each pattern once",
+		Args:  exactArgs(1, "a bundle file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return pick(runF, runWisdomImport)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {id,author,patterns,created,backed,reported,unchanged,already,own}")
+	return cmd
+}
+
+func runWisdomImport(ctx context.Context, opts *wisdomImportOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		r, err := ws.ImportWisdom(ctx, opts.abs(opts.File))
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(r)
+		}
+		switch {
+		case r.Own:
+			opts.IO.Printf("the bundle is yours (author %s): nothing changed\n", r.Author)
+		case r.Already:
+			opts.IO.Printf("this bundle of author %s was imported before: nothing changed\n", r.Author)
+		default:
+			opts.IO.Printf("imported %d pattern(s) of author %s: %d new (pending), %d backed, %d harm report(s), %d unchanged\n",
+				r.Patterns, r.Author, r.Created, r.Backed, r.Reported, r.Unchanged)
+		}
+		return nil
+	})
+}
+
+// wisdomBundlesOptions is `nova wisdom bundles`.
+type wisdomBundlesOptions struct {
+	*Env
+	JSON bool
+}
+
+func newWisdomBundlesCmd(env *Env, runF func(context.Context, *wisdomBundlesOptions) error) *cobra.Command {
+	opts := &wisdomBundlesOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "bundles",
+		Short: "List the wisdom bundles imported so far",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runWisdomBundles)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of bundles")
+	return cmd
+}
+
+func runWisdomBundles(ctx context.Context, opts *wisdomBundlesOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		bs, err := ws.ListWisdomBundles(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if bs == nil {
+				bs = []vault.BundleImport{}
+			}
+			return opts.IO.PrintJSON(bs)
+		}
+		if len(bs) == 0 {
+			opts.IO.Printf("no bundles imported yet: `nova wisdom import FILE` reads one\n")
+			return nil
+		}
+		opts.IO.Printf("%-16s %-18s %-8s %-7s %-7s %-8s %s\n", "IMPORTED", "AUTHOR", "PATTERNS", "NEW", "BACKED", "REPORTED", "BUNDLE")
+		for _, b := range bs {
+			opts.IO.Printf("%-16s %-18s %-8d %-7d %-7d %-8d %s\n", b.ImportedAt.Local().Format("2006-01-02 15:04"), b.Author,
+				b.Patterns, b.Created, b.Backed, b.Reported, clipLine(b.ID, 12))
+		}
 		return nil
 	})
 }

@@ -38,6 +38,7 @@ func (h BuildHook) AfterTask(ctx context.Context, r build.TaskResult) error {
 	_, err := h.S.AfterTask(ctx, Outcome{
 		Agent: agent, TaskID: r.Task.ID, Title: title, Task: r.Task.Description, Output: r.Output,
 		Success: r.Success, Reason: r.Reason, GateScore: r.GateScore, RuleIDs: r.RuleIDs, Autonomy: r.Autonomy,
+		AutonomySet: true, // the build's autonomy governs everything in the build
 	}, false)
 	return err
 }

@@ -68,3 +68,19 @@ func TestBuildHookIntegration(t *testing.T) {
 	p, _ = e.m.GetPlaybook(ctx(), "MARS")
 	assert.Equal(t, 3, p.Tasks)
 }
+
+// Regression (issue 10): `build run --autonomy 0` still ran the reflector
+// when the config said 3. The build's level governs, 0 included.
+func TestBuildAutonomyZeroOverridesConfiguredReflection(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	e := newEnv(t, withOllama(srv), withVault())
+	e.auto = 3 // the configured level
+	hook := ace.NewBuildHook(e.sys)
+	task := prd.Task{ID: "T1", Title: "Create the orders database migration", Agent: "MARS"}
+	require.NoError(t, hook.AfterTask(ctx(), build.TaskResult{Task: task, Agent: "MARS", Success: false, Reason: "gate failed", Autonomy: 0}))
+	assert.Zero(t, srv.Count("/api/chat"), "no reflector call at the build's autonomy 0")
+	rep, err := e.sys.AfterTask(ctx(), ace.Outcome{Agent: "MARS", Title: task.Title, Success: true}, false)
+	require.NoError(t, err)
+	assert.True(t, rep.Reflected, "outside a build, 0 still means the configured level")
+}

@@ -27,7 +27,9 @@ const (
 
 // VaultAPI is what ace needs of the taste vault (*vault.Vault has it).
 type VaultAPI interface {
-	Learn(ctx context.Context, n vault.Node) (vault.LearnResult, error)
+	// LearnAs learns nodes; ace always learns with vault.ByLearning (the
+	// tier cap archives a less confident node or leaves the new one out).
+	LearnAs(ctx context.Context, origin vault.Origin, nodes ...vault.Node) ([]vault.LearnResult, error)
 	ByType(ctx context.Context, t vault.NodeType, limit int) ([]vault.Node, error)
 }
 
@@ -254,7 +256,7 @@ func (c *Curator) PromoteGlobal(ctx context.Context, agent string) ([]uint64, er
 				return nil, nil
 			}
 		}
-		res, err := v.Learn(ctx, vault.Node{
+		rs, err := v.LearnAs(ctx, vault.ByLearning, vault.Node{
 			Type: vaultType(r.Kind), Content: r.Content, Confidence: r.Confidence,
 			HelpfulCount: r.HelpfulCount, IsGlobal: true,
 			Tags:   append(slices.Clone(r.Tags), "playbook", canonTag(agent)),
@@ -263,7 +265,10 @@ func (c *Curator) PromoteGlobal(ctx context.Context, agent string) ([]uint64, er
 		if err != nil {
 			return out, fmt.Errorf("learn %s: %w", r.ID, err)
 		}
-		id := res.Node.ID
+		if len(rs) == 0 || rs[0].NotStored {
+			continue // the vault is full of more confident nodes; try again later
+		}
+		id := rs[0].Node.ID
 		out = append(out, id)
 		if _, err := c.M.modify(ctx, agent, func(_ *bolt.Tx, p *Playbook) (bool, error) {
 			if i := p.index(r.ID); i >= 0 {

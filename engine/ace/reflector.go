@@ -119,6 +119,9 @@ type Outcome struct {
 	GateScore float64  `json:"gateScore"`
 	RuleIDs   []string `json:"ruleIds,omitempty"`
 	Autonomy  int      `json:"autonomy"`
+	// AutonomySet says Autonomy is the level to use even when it is 0 (a
+	// build's own level); otherwise 0 means the configured level.
+	AutonomySet bool `json:"autonomySet,omitempty"`
 }
 
 // Reflector turns a task outcome into proposed deltas with a cheap model.

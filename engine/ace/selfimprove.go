@@ -319,8 +319,9 @@ func (s *System) RunReview(ctx context.Context, agent string, force bool) (Revie
 	return rep, nil
 }
 
-// styleAdaptations turns the vault's confident Preference nodes into
-// manual-like rules (source manual, tag style).
+// styleAdaptations turns the vault's confident Preference nodes into rules
+// labelled by their origin (source vault, tag style): they are learned, not
+// the user's own words, so they are never shown as manual.
 func (s *System) styleAdaptations(ctx context.Context) []Delta {
 	if s.vault == nil {
 		return nil
@@ -339,7 +340,7 @@ func (s *System) styleAdaptations(ctx context.Context) []Delta {
 		if n.Confidence < StyleMinConfidence {
 			continue
 		}
-		out = append(out, Delta{Op: OpAdd, Kind: KindPreference, Source: SourceManual, Content: n.Content,
+		out = append(out, Delta{Op: OpAdd, Kind: KindPreference, Source: SourceVault, Content: n.Content,
 			Confidence: n.Confidence, Helpful: n.Confidence, Tags: append(cleanTags(n.Tags), "style"),
 			Reason: fmt.Sprintf("style adaptation from vault node %d", n.ID)})
 	}

@@ -139,7 +139,7 @@ func TestReviewStyleAdaptationsFromVault(t *testing.T) {
 	require.Len(t, p.Rules, 1)
 	r := p.Rules[0]
 	assert.Equal(t, "Use tabs for indentation in Makefiles", r.Content)
-	assert.Equal(t, ace.SourceManual, r.Source)
+	assert.Equal(t, ace.SourceVault, r.Source, "learned from the vault, not written by the user (issue 10)")
 	assert.Equal(t, ace.KindPreference, r.Kind)
 	assert.Contains(t, r.Tags, "style")
 }

@@ -113,7 +113,7 @@ func (s *System) AfterTask(ctx context.Context, o Outcome, forceReflect bool) (A
 		return rep, fmt.Errorf("record outcome: %w", err)
 	}
 	level := o.Autonomy // the build's level wins over the configured one
-	if level == 0 {
+	if level == 0 && !o.AutonomySet {
 		level = s.autonomy()
 	}
 	if forceReflect || level >= ReflectAutonomy {
@@ -179,10 +179,13 @@ func (s *System) vaultNode(ctx context.Context, n vault.Node) uint64 {
 	if v == nil {
 		return 0
 	}
-	res, err := v.Learn(ctx, n)
+	rs, err := v.LearnAs(ctx, vault.ByLearning, n)
 	if err != nil {
 		s.logf("ace: vault: %v", err)
 		return 0
 	}
-	return res.Node.ID
+	if len(rs) == 0 || rs[0].NotStored {
+		return 0
+	}
+	return rs[0].Node.ID
 }

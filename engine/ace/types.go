@@ -29,13 +29,20 @@ type Source string
 
 // Rule sources.
 const (
+	// SourceLearned: the reflector, the curator, self-review or a user signal.
 	SourceLearned Source = "learned"
-	SourceManual  Source = "manual"
-	SourceGlobal  Source = "global"
+	// SourceManual: written by the user.
+	SourceManual Source = "manual"
+	SourceGlobal Source = "global"
+	// SourceVault: the self-improvement review adapted it from a confident
+	// Preference node of the taste vault.
+	SourceVault Source = "vault"
 )
 
 // Valid reports whether s is a known source.
-func (s Source) Valid() bool { return s == SourceLearned || s == SourceManual || s == SourceGlobal }
+func (s Source) Valid() bool {
+	return s == SourceLearned || s == SourceManual || s == SourceGlobal || s == SourceVault
+}
 
 // Kind is what a rule teaches (the vault's node types, lower case).
 type Kind string

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -126,6 +127,9 @@ type RunOptions struct {
 	// Meter, when set, also records the run's tokens (under "run:<id>" and
 	// the task/build keys).
 	Meter *llm.Meter
+	// Autonomy, when set, replaces Settings.Autonomy for this run (a build's
+	// own level governs its command approvals).
+	Autonomy *int
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -181,6 +185,9 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	offered := spec.Tools
 	if offered == nil {
 		offered = []string{}
+	}
+	if opts.Autonomy != nil {
+		st.set.Autonomy = *opts.Autonomy
 	}
 	st.env = &tools.Env{
 		Root: r.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: st.draft,
@@ -555,6 +562,7 @@ func (st *loopState) fail(kind FailureKind, cause, msg string, hints ...Recovery
 	}
 	return SpecialistOutcome{Failure: &Failure{
 		Kind: kind, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
+		Class: classOf(kind, cause),
 	}}
 }
 
@@ -577,8 +585,23 @@ func (st *loopState) partial() string {
 }
 
 // llmFailure turns a model-call error (or the end of the run's context)
-// into an outcome.
+// into an outcome, classified by engine/failure.
 func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Duration, err error) SpecialistOutcome {
+	out := st.llmFailureOutcome(runCtx, parent, limit, err)
+	switch {
+	case parent.Err() != nil:
+		out.Failure.Class = failure.Cancelled
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		out.Failure.Class = failure.Stalled
+	default:
+		if k := failure.Of(err); k != failure.Unknown {
+			out.Failure.Class = k
+		}
+	}
+	return out
+}
+
+func (st *loopState) llmFailureOutcome(runCtx, parent context.Context, limit time.Duration, err error) SpecialistOutcome {
 	switch {
 	case parent.Err() != nil:
 		st.canceled = true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/tools"
 )
 
@@ -43,6 +44,54 @@ type Failure struct {
 	// last text, and the files it staged).
 	PartialResult string         `json:"partialResult,omitempty"`
 	RecoveryHints []RecoveryHint `json:"recoveryHints"`
+	// Class is the failure kind of engine/failure (unreachable, stalled,
+	// invalidOutput, workFailed, …): what callers act on (wait, retry,
+	// escalate, learn). Use FailureKind, which also classifies records
+	// written before the field existed.
+	Class failure.Kind `json:"class,omitempty"`
+	// SuggestedAgent names the specialist a switch_specialist hint points
+	// to, when the run knows one.
+	SuggestedAgent string `json:"suggestedAgent,omitempty"`
+}
+
+// FailureKind is the failure kind of engine/failure that decides what a
+// caller does about this failure: Class when set, else derived from Kind and
+// Cause.
+func (f *Failure) FailureKind() failure.Kind {
+	if f == nil {
+		return ""
+	}
+	if f.Class.Valid() {
+		return f.Class
+	}
+	return classOf(f.Kind, f.Cause)
+}
+
+// classOf maps an agent failure (kind and cause) to a failure kind.
+func classOf(kind FailureKind, cause string) failure.Kind {
+	switch cause {
+	case "canceled":
+		return failure.Cancelled
+	case "ollama_unreachable":
+		return failure.Unreachable
+	case "model_not_found", "bad_request", "budget_exceeded":
+		return failure.Misconfigured
+	case "ollama_timeout", "run_timeout":
+		return failure.Stalled
+	case "stream_cut":
+		return failure.Cut
+	case "ollama_error":
+		return failure.Server
+	case "trace_write", "error":
+		return failure.Unknown
+	}
+	switch kind {
+	case FailValidationFailed:
+		return failure.InvalidOutput
+	case FailStuck, FailTimeout, FailToolError, FailPolicyDenied:
+		return failure.WorkFailed
+	}
+	return failure.Unknown
 }
 
 // RunMeta measures a run.

@@ -223,3 +223,43 @@ func covered(claim string, staged []string) bool {
 }
 
 func claimsTestsPass(answer string) bool { return testsPass.MatchString(answer) }
+
+// ChangeTargets lists the files a text asks to (or says it did) change:
+// path-like tokens on lines with a change verb ("Add a handler in
+// internal/health/health.go"). A build uses it to tell a task whose
+// deliverable is text from one that names files to change.
+func ChangeTargets(text string) []string { return claimedPaths(text) }
+
+// ProblemLines renders the checks of a verdict that did not pass, one line
+// each ("[claim] internal/x.go: the answer says …"): the evidence a build
+// feeds back into a retry or shows as a blocked task's reason.
+func (v Verdict) ProblemLines() []string {
+	var out []string
+	for _, c := range v.Checks {
+		if c.Status == VerdictPassed {
+			continue
+		}
+		out = append(out, fmt.Sprintf("[%s, %s] %s: %s", c.Tier, c.Status, c.Subject, c.Detail))
+	}
+	return out
+}
+
+// OnlyUnbackedAnswer reports whether the verdict is inconclusive for one
+// reason only: a final answer that claims no file change and no passing
+// check, backed by no tool evidence (a text deliverable).
+func (v Verdict) OnlyUnbackedAnswer() bool {
+	if v.Status != VerdictInconclusive {
+		return false
+	}
+	seen := false
+	for _, c := range v.Checks {
+		switch {
+		case c.Status == VerdictPassed:
+		case c.Tier == TierClaim && c.Subject == "answer":
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen
+}

@@ -41,14 +41,54 @@ type Config struct {
 	// Judge turns on the MERCURY judge gate with JudgeModel.
 	Judge      bool
 	JudgeModel string
-	// PromptTokens is the prompt budget; VaultShare and PlaybookShare its
-	// parts for vault and playbook context (defaults 0.15 and 0.10).
-	PromptTokens  int
-	VaultShare    float64
-	PlaybookShare float64
+	// PromptTokens is the prompt budget; VaultShare, PlaybookShare and
+	// KnowledgeShare its parts for vault, playbook and knowledge context
+	// (config budgets.*; 0 turns that context off; use DefaultShares for the
+	// shipped 0.15 / 0.10 / 0.10).
+	PromptTokens   int
+	VaultShare     float64
+	PlaybookShare  float64
+	KnowledgeShare float64
 	// BuildTokens caps a build's tokens (0 = no cap).
 	BuildTokens int
+	// Inconclusive is what an inconclusive verifier verdict does (config
+	// verify.inconclusive): InconclusiveRetry (default), InconclusiveWarn or
+	// InconclusiveFail.
+	Inconclusive string
+	// WaitLimit bounds how long a headless run (Run) waits for an
+	// unreachable model server before it gives up, leaving the build
+	// interrupted and resumable (config ollama.waitLimit; 0 = 10 minutes).
+	// Background runs (Go, the TUI) wait until paused or canceled.
+	WaitLimit time.Duration
+	// WaitBackoff is the first pause between two checks of an unreachable
+	// server; it doubles up to 30 s (0 = 1 s).
+	WaitBackoff time.Duration
+	// MaxEscalations caps tier escalations per task (config
+	// build.maxEscalations; 0 = the default 2, negative = none);
+	// MaxLargeCalls caps the attempts a build escalates to the large tier
+	// (build.maxLargeCalls; 0 = the default 3, negative = none).
+	MaxEscalations int
+	MaxLargeCalls  int
 }
+
+// What an inconclusive verdict does (Config.Inconclusive).
+const (
+	// InconclusiveRetry: retry once with the verifier's evidence, then block
+	// the task with it as the reason.
+	InconclusiveRetry = "retry"
+	// InconclusiveWarn: mark the task done with a visible warning.
+	InconclusiveWarn = "warn"
+	// InconclusiveFail: block the task at once with the evidence.
+	InconclusiveFail = "fail"
+)
+
+// DefaultShares are the shipped prompt-budget shares for vault, playbook and
+// knowledge context.
+const (
+	DefaultVaultShare     = 0.15
+	DefaultPlaybookShare  = 0.10
+	DefaultKnowledgeShare = 0.10
+)
 
 // ExecRequest is one agent-loop execution of a task.
 type ExecRequest struct {
@@ -58,6 +98,11 @@ type ExecRequest struct {
 	BuildID string
 	TaskID  string
 	Approve tools.ApproveFunc
+	// Tier is the model tier to start on ("" = the agent's own); set when
+	// the build escalates a task.
+	Tier string
+	// Autonomy is the build's level: it governs the run's command approvals.
+	Autonomy int
 }
 
 // Executor runs the agent loop (engine.Local.RunAgent in production). A
@@ -71,6 +116,14 @@ const (
 	KindFailed  = "failed"  // the build finished with tasks blocked, or stopped by its budget
 	KindChanged = "changed" // the build's state changed (paused, canceled, resumed, …)
 	KindLog     = "log"     // a human-readable line
+	// KindWaiting: a task waits for the model server (Text is the reason).
+	KindWaiting = "taskWaiting"
+	// KindAsking: a task asks the user (Text is the question).
+	KindAsking = "taskAsking"
+	// KindEscalated: a task is retried on the next tier or by another agent.
+	KindEscalated = "taskEscalated"
+	// KindBudget: the build used half of its token budget (once).
+	KindBudget = "budgetWarning"
 )
 
 // Event is a build event; the facade turns it into an engine.Event with
@@ -93,8 +146,13 @@ type Deps struct {
 	Changes *changes.Store
 	// Vault may be nil (vault off).
 	Vault *vault.Vault
-	// LLM is used by the judge gate.
+	// LLM is used by the judge gate, and to check whether an unreachable
+	// model server is back (unless Ping is set).
 	LLM *llm.Client
+	// Ping reports whether the model server answers (nil error); nil means
+	// LLM.Version. Host names the server in reasons (nil means LLM.Host).
+	Ping func(ctx context.Context) error
+	Host func() string
 	// KnownAgents returns the roster's membership test, read when a build
 	// is created (nil = no agent check).
 	KnownAgents func() func(string) bool
@@ -120,6 +178,16 @@ type control struct {
 	pause    atomic.Bool
 	canceled atomic.Bool
 	done     chan struct{}
+	// waitLimit bounds waits for the model server (0 = until stopped);
+	// gaveUp is set when a task gave up waiting, which stops the build.
+	waitLimit time.Duration
+	gaveUp    atomic.Value // string: the reason
+	// answers carries AnswerTask to the scheduler; wake interrupts a
+	// scheduler waiting for an answer (pause).
+	answers chan answer
+	wake    chan struct{}
+	// headless: nobody can answer a question; asking tasks end the run.
+	headless bool
 }
 
 // New returns an engine.
@@ -130,11 +198,27 @@ func New(cfg Config, d Deps) *Engine {
 	if cfg.PromptTokens <= 0 {
 		cfg.PromptTokens = vault.DefaultPromptTokens
 	}
-	if cfg.VaultShare <= 0 || cfg.VaultShare > vault.VaultShare {
-		cfg.VaultShare = vault.VaultShare
+	// A share of 0 turns its context off; only values out of range are
+	// clamped (the config validates them before they get here).
+	cfg.VaultShare = min(max(cfg.VaultShare, 0), vault.VaultShare)
+	cfg.PlaybookShare = min(max(cfg.PlaybookShare, 0), DefaultPlaybookShare)
+	cfg.KnowledgeShare = min(max(cfg.KnowledgeShare, 0), DefaultKnowledgeShare)
+	switch cfg.Inconclusive {
+	case InconclusiveRetry, InconclusiveWarn, InconclusiveFail:
+	default:
+		cfg.Inconclusive = InconclusiveRetry
 	}
-	if cfg.PlaybookShare <= 0 || cfg.PlaybookShare > 0.10 {
-		cfg.PlaybookShare = 0.10
+	if cfg.WaitLimit <= 0 {
+		cfg.WaitLimit = 10 * time.Minute
+	}
+	if cfg.WaitBackoff <= 0 {
+		cfg.WaitBackoff = time.Second
+	}
+	if cfg.MaxEscalations == 0 {
+		cfg.MaxEscalations = 2
+	}
+	if cfg.MaxLargeCalls == 0 {
+		cfg.MaxLargeCalls = 3
 	}
 	if cfg.CheckTimeout <= 0 {
 		cfg.CheckTimeout = 2 * time.Minute
@@ -150,6 +234,23 @@ func New(cfg Config, d Deps) *Engine {
 	}
 	if d.Hooks == nil {
 		d.Hooks = func() Hooks { return Hooks{} }
+	}
+	if d.Ping == nil {
+		d.Ping = func(ctx context.Context) error {
+			if d.LLM == nil {
+				return nil
+			}
+			_, err := d.LLM.Version(ctx)
+			return err
+		}
+	}
+	if d.Host == nil {
+		d.Host = func() string {
+			if d.LLM == nil {
+				return "its host"
+			}
+			return d.LLM.Host()
+		}
 	}
 	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), active: map[uint64]*control{}}
 }
@@ -225,7 +326,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 func (e *Engine) List(ctx context.Context) ([]Build, error) {
 	bs, err := e.store.List(ctx)
 	for i := range bs {
-		bs[i].Active = e.isActive(bs[i].ID)
+		e.present(&bs[i])
 	}
 	return bs, err
 }
@@ -233,8 +334,33 @@ func (e *Engine) List(ctx context.Context) ([]Build, error) {
 // Get returns one build.
 func (e *Engine) Get(ctx context.Context, id uint64) (Build, error) {
 	b, err := e.store.Get(ctx, id)
-	b.Active = err == nil && e.isActive(id)
+	if err == nil {
+		e.present(&b)
+	}
 	return b, err
+}
+
+// present sets Active, and shows a build stored as running or waiting that
+// no process runs (its process was killed) as interrupted.
+func (e *Engine) present(b *Build) {
+	b.Active = e.isActive(b.ID)
+	if !b.Active && (b.Status == StatusRunning || b.Status == StatusWaiting) {
+		b.Status = StatusInterrupted
+		b.Reason = fmt.Sprintf("interrupted: nova stopped while the build ran; `nova build resume %d` continues it", b.ID)
+	}
+}
+
+// Running lists the ids of the builds running in this process (the TUI
+// asks before quitting while there are any).
+func (e *Engine) Running() []uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]uint64, 0, len(e.active))
+	for id := range e.active {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Tasks returns a build's tasks in file order.
@@ -257,15 +383,25 @@ func (e *Engine) isActive(id uint64) bool {
 }
 
 // Pause stops scheduling new tasks of a running build; running tasks finish,
-// then the build is paused (resumable).
+// then the build is paused (resumable). A finished build gives ErrFinished
+// ("build 3 is already finished (done)"), one not running here ErrNotActive.
 func (e *Engine) Pause(id uint64) error {
 	e.mu.Lock()
 	c, ok := e.active[id]
 	e.mu.Unlock()
 	if !ok {
+		if b, err := e.store.Get(context.Background(), id); err == nil && b.Status.Finished() {
+			return fmt.Errorf("build %d: %w (%s); nothing to pause", id, ErrFinished, b.Status)
+		} else if errors.Is(err, ErrNotFound) {
+			return err
+		}
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
 	}
 	c.pause.Store(true)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 	e.publish(Event{Kind: KindLog, BuildID: id, Status: "pausing", Text: "pausing: running tasks finish first"})
 	return nil
 }
@@ -281,6 +417,29 @@ func (e *Engine) Cancel(id uint64) error {
 	}
 	c.canceled.Store(true)
 	c.cancel()
+	return nil
+}
+
+// Shutdown interrupts every build running in this process (as a quit does:
+// running tasks go back to pending, the builds are interrupted and
+// resumable) and waits for them to commit that, or for ctx to end.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	cs := make([]*control, 0, len(e.active))
+	for _, c := range e.active {
+		cs = append(cs, c)
+	}
+	e.mu.Unlock()
+	for _, c := range cs {
+		c.cancel()
+	}
+	for _, c := range cs {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return nil
 }
 
@@ -301,7 +460,9 @@ func (e *Engine) Wait(ctx context.Context, id uint64) error {
 }
 
 // Go runs (or resumes) a build in the background, detached from the
-// caller's context: stop it with Pause or Cancel. opts.Approve may be nil.
+// caller's context: stop it with Pause or Cancel. approve may be nil. It
+// waits for an unreachable model server and for the answers of tasks that
+// ask the user (AnswerTask) until paused or canceled.
 func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
 	b, err := e.store.Get(context.Background(), id)
 	if err != nil {
@@ -316,7 +477,7 @@ func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	go func() {
+	go func() { // background: waits for the server and for answers until stopped
 		if _, err := e.run(ctx, id, c, approve); err != nil && !errors.Is(err, context.Canceled) {
 			e.d.Logf("build %d: %v\n", id, err)
 		}
@@ -324,11 +485,25 @@ func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
 	return nil
 }
 
-// Run runs (or resumes) a build and returns when it stops: done, failed,
-// paused, canceled, or ctx ended (then the build is paused, resumable).
-// Done tasks are never re-run; tasks that were running when a previous
-// process died are re-run.
+// Run runs (or resumes) a build headless and returns when it stops: done,
+// failed, paused, canceled, or interrupted (ctx ended, or the model server
+// stayed unreachable for WaitLimit), all but done and failed resumable. Done
+// tasks are never re-run; tasks that were running when a previous process
+// died, or waited for the model server, are re-run. Tasks that ask the user
+// end the run (paused) until answered.
 func (e *Engine) Run(ctx context.Context, id uint64, approve tools.ApproveFunc) (Build, error) {
+	return e.runBlocking(ctx, id, approve, true)
+}
+
+// RunAttended is Run for a caller someone watches (the TUI): like Go, it
+// waits for an unreachable model server and for the answers of tasks that
+// ask the user until paused, canceled or ctx ends; like Run, it returns when
+// the build stops.
+func (e *Engine) RunAttended(ctx context.Context, id uint64, approve tools.ApproveFunc) (Build, error) {
+	return e.runBlocking(ctx, id, approve, false)
+}
+
+func (e *Engine) runBlocking(ctx context.Context, id uint64, approve tools.ApproveFunc, headless bool) (Build, error) {
 	b, err := e.store.Get(ctx, id)
 	if err != nil || b.Status == StatusDone {
 		return b, err // a done build has nothing left to run
@@ -336,6 +511,11 @@ func (e *Engine) Run(ctx context.Context, id uint64, approve tools.ApproveFunc) 
 	c, err := e.claim(id)
 	if err != nil {
 		return Build{}, err
+	}
+	if headless {
+		// Give up waiting for the model server after WaitLimit, and end the
+		// run when only tasks asking the user are left.
+		c.waitLimit, c.headless = e.cfg.WaitLimit, true
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	c.cancel = cancel
@@ -348,7 +528,7 @@ func (e *Engine) claim(id uint64) (*control, error) {
 	if _, ok := e.active[id]; ok {
 		return nil, fmt.Errorf("%w: %d", ErrActive, id)
 	}
-	c := &control{done: make(chan struct{}), cancel: func() {}}
+	c := &control{done: make(chan struct{}), cancel: func() {}, answers: make(chan answer), wake: make(chan struct{}, 1)}
 	e.active[id] = c
 	return c, nil
 }
@@ -373,6 +553,11 @@ type done struct {
 	err   error
 }
 
+// answer is a user's answer to a task that asks (AnswerTask).
+type answer struct {
+	taskID, text string
+}
+
 func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.ApproveFunc) (_ Build, err error) {
 	defer c.cancel()
 	defer e.release(id, c)
@@ -388,8 +573,13 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 					t.History[n-1].Interrupted = true
 				}
 				changed = append(changed, t)
-			case TaskWaiting: // ask the rehearsal again (it finds its session)
-				t.Status = TaskPending
+			case TaskWaiting:
+				if t.WaitFor == WaitUser {
+					continue // still waiting for the user's answer (AnswerTask)
+				}
+				// A rehearsal is asked again (it finds its session); a task
+				// that waited for the model server runs again.
+				t.Status, t.WaitFor = TaskPending, ""
 				changed = append(changed, t)
 			}
 		}
@@ -412,6 +602,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 	results := make(chan done)
 	inflight := map[string]bool{}
 	stopReason := ""
+	waitingOnUser := false
 	var storeErr error
 	for {
 		if stopReason == "" {
@@ -420,6 +611,8 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 				stopReason = "canceled"
 			case ctx.Err() != nil:
 				stopReason = "interrupted"
+			case c.gaveUp.Load() != nil:
+				stopReason = "gaveUp"
 			case c.pause.Load():
 				stopReason = "paused"
 			case b.TokenBudget > 0 && b.Tokens >= b.TokenBudget:
@@ -434,63 +627,204 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 				inflight[t.ID] = true
 				deps := depsOf(tasks, t)
 				go func(t Task) {
-					nt, nb, err := e.runTask(ctx, b, t, deps, approve)
+					nt, nb, err := e.runTask(ctx, b, t, deps, approve, c)
 					results <- done{task: nt, build: nb, err: err}
 				}(t)
 			}
 		}
 		if len(inflight) == 0 {
-			break
-		}
-		r := <-results
-		delete(inflight, r.task.ID)
-		if r.err != nil { // the store failed: stop, leave the build resumable
-			storeErr = errors.Join(storeErr, r.err)
-			stopReason = "error"
-			c.cancel()
+			if stopReason != "" || c.headless || !asking(tasks) {
+				break
+			}
+			// Interactive: only tasks asking the user are left. Wait for an
+			// answer (AnswerTask), a pause or a cancel.
+			if !waitingOnUser {
+				waitingOnUser = true
+				e.setStatus(id, StatusWaiting, "waiting for your answer on "+strings.Join(askingIDs(tasks), ", "))
+			}
+			select {
+			case a := <-c.answers:
+				if t, ok := e.applyAnswer(id, tasks, a); ok {
+					tasks[t.Ordinal] = t
+					waitingOnUser = false
+					e.setStatus(id, StatusRunning, "")
+				}
+			case <-c.wake:
+			case <-ctx.Done():
+			}
 			continue
 		}
-		tasks[r.task.Ordinal] = r.task
-		if r.build.ID != 0 {
-			b.Tokens, b.Counts, b.Wisdom = r.build.Tokens, r.build.Counts, r.build.Wisdom
+		select {
+		case r := <-results:
+			delete(inflight, r.task.ID)
+			if r.err != nil { // the store failed: stop, leave the build resumable
+				storeErr = errors.Join(storeErr, r.err)
+				stopReason = "error"
+				c.cancel()
+				continue
+			}
+			tasks[r.task.Ordinal] = r.task
+			if r.build.ID != 0 {
+				b.Tokens, b.Counts, b.Wisdom = r.build.Tokens, r.build.Counts, r.build.Wisdom
+				b.LargeCalls = r.build.LargeCalls
+			}
+		case a := <-c.answers:
+			if t, ok := e.applyAnswer(id, tasks, a); ok {
+				tasks[t.Ordinal] = t
+			}
 		}
 	}
-	fb, err := e.finish(id, stopReason)
+	fb, err := e.finish(id, stopReason, c)
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
 	}
 	return fb, err
 }
 
+// asking reports whether a task waits for the user's answer.
+func asking(tasks []Task) bool { return len(askingIDs(tasks)) > 0 }
+
+func askingIDs(tasks []Task) []string {
+	var out []string
+	for _, t := range tasks {
+		if t.Status == TaskWaiting && t.WaitFor == WaitUser {
+			out = append(out, t.ID)
+		}
+	}
+	return out
+}
+
+// setStatus commits a running build's status and reason, then publishes it.
+func (e *Engine) setStatus(id uint64, st Status, reason string) {
+	b, err := e.store.updateBuild(id, func(b *Build, _ []Task) ([]Task, error) {
+		b.Status, b.Reason = st, reason
+		return nil, nil
+	})
+	if err != nil {
+		e.d.Logf("build %d: %v\n", id, err)
+		return
+	}
+	b.Active = true
+	// Not "build <status>: …": that form marks the end of a run for
+	// followers; the build goes on.
+	text := "the build continues"
+	if reason != "" {
+		text = "the build waits: " + reason
+	}
+	e.publish(Event{Kind: KindChanged, BuildID: id, Status: string(st), Text: text, Total: b.Total, Done: b.Counts[TaskDone], Payload: b.Summary()})
+}
+
+// applyAnswer makes a task that asked the user pending again with the
+// answer, in the store and in the running scheduler's view.
+func (e *Engine) applyAnswer(id uint64, tasks []Task, a answer) (Task, bool) {
+	for _, t := range tasks {
+		if t.ID != a.taskID || t.Status != TaskWaiting || t.WaitFor != WaitUser {
+			continue
+		}
+		t.Status, t.WaitFor, t.Answer, t.Reason = TaskPending, "", a.text, "answered: "+firstLine(a.text)
+		nb, err := e.commit(t, nil)
+		if err != nil {
+			e.d.Logf("build %d: %v\n", id, err)
+			return t, false
+		}
+		e.publishTask(t, "answered", nb)
+		return t, true
+	}
+	return Task{}, false
+}
+
+// AnswerTask answers a task that asks the user (it waits with WaitFor
+// WaitUser after an ask_user recovery hint). The answer goes into the task's
+// next attempt. When the build runs in this process the task runs again at
+// once; otherwise it is pending and `build resume` continues the build
+// (resumed reports which). A task that is not asking gives ErrNotWaiting.
+func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string) (resumed bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return false, fmt.Errorf("answer to task %s: the answer is empty", taskID)
+	}
+	ts, err := e.store.Tasks(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	idx := slices.IndexFunc(ts, func(t Task) bool { return t.ID == taskID })
+	if idx < 0 {
+		return false, fmt.Errorf("build %d has no task %q", id, taskID)
+	}
+	if t := ts[idx]; t.Status != TaskWaiting || t.WaitFor != WaitUser {
+		return false, fmt.Errorf("task %s of build %d is %s: %w", taskID, id, t.Status, ErrNotWaiting)
+	}
+	e.mu.Lock()
+	c, active := e.active[id]
+	e.mu.Unlock()
+	if active {
+		select {
+		case c.answers <- answer{taskID: taskID, text: text}:
+			return true, nil
+		case <-c.done:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	_, err = e.store.updateBuild(id, func(_ *Build, ts []Task) ([]Task, error) {
+		t := ts[idx]
+		if t.Status != TaskWaiting || t.WaitFor != WaitUser {
+			return nil, fmt.Errorf("task %s of build %d is %s: %w", taskID, id, t.Status, ErrNotWaiting)
+		}
+		t.Status, t.WaitFor, t.Answer, t.Reason = TaskPending, "", text, "answered: "+firstLine(text)
+		return []Task{t}, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	e.publish(Event{Kind: KindTask, BuildID: id, TaskID: taskID, Status: "answered", Text: taskID + " answered; `nova build resume` continues the build"})
+	return false, nil
+}
+
 // finish commits the build's end state, then publishes it.
-func (e *Engine) finish(id uint64, stopReason string) (Build, error) {
+func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error) {
 	var kind string
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
-		var blocked, waiting, pending []string
+		var blocked, waiting, asked, pending []string
 		for _, t := range ts {
 			switch t.Status {
 			case TaskBlocked:
 				blocked = append(blocked, t.ID)
 			case TaskWaiting:
-				waiting = append(waiting, t.ID)
+				if t.WaitFor == WaitUser {
+					asked = append(asked, t.ID)
+				} else {
+					waiting = append(waiting, t.ID)
+				}
 			case TaskPending, TaskRunning:
 				pending = append(pending, t.ID)
 			}
 		}
+		notRun := len(pending) + len(waiting) + len(asked)
 		kind = KindChanged
 		switch {
 		case stopReason == "canceled":
-			b.Status, b.Reason = StatusCanceled, "canceled by the user; `nova build resume` continues it"
+			b.Status, b.Reason = StatusCanceled, fmt.Sprintf("canceled by the user; `nova build resume %d` continues it", id)
+		case stopReason == "gaveUp":
+			why, _ := c.gaveUp.Load().(string)
+			b.Status, b.Reason = StatusInterrupted, fmt.Sprintf("%s; start it and run `nova build resume %d`", why, id)
 		case stopReason == "interrupted" || stopReason == "error":
-			b.Status, b.Reason = StatusPaused, "interrupted; `nova build resume` continues it"
+			b.Status, b.Reason = StatusInterrupted, fmt.Sprintf("interrupted; `nova build resume %d` continues it", id)
 		case stopReason == "paused":
 			b.Status, b.Reason = StatusPaused, "paused by the user"
 		case stopReason == "budget":
 			b.Status, kind = StatusFailed, KindFailed
 			b.Reason = fmt.Sprintf("%v: used %d of %d tokens (budgets.buildTokens); %d task(s) not run: raise the budget and resume",
-				ErrBudget, b.Tokens, b.TokenBudget, len(pending)+len(waiting))
-		case len(blocked)+len(waiting)+len(pending) == 0:
+				ErrBudget, b.Tokens, b.TokenBudget, notRun)
+		case len(blocked)+notRun == 0:
 			b.Status, b.Reason, kind = StatusDone, "", KindDone
+		case len(asked) > 0 && len(blocked) == 0:
+			b.Status = StatusPaused
+			b.Reason = fmt.Sprintf("waiting for your answer on %s: `nova build answer %d TASK \"…\"`, then `nova build resume %d`",
+				strings.Join(asked, ", "), id, id)
 		case len(waiting) > 0 && len(blocked) == 0:
 			b.Status = StatusPaused
 			b.Reason = "waiting for a rehearsal choice on " + strings.Join(waiting, ", ")
@@ -502,9 +836,9 @@ func (e *Engine) finish(id uint64, stopReason string) (Build, error) {
 					why = append(why, t.ID+": "+firstLine(t.Reason))
 				}
 			}
-			b.Reason = fmt.Sprintf("%d task(s) blocked (%s); %d not run", len(blocked), strings.Join(why, "; "), len(pending)+len(waiting))
+			b.Reason = fmt.Sprintf("%d task(s) blocked (%s); %d not run", len(blocked), strings.Join(why, "; "), notRun)
 		}
-		if b.Status == StatusDone || b.Status == StatusFailed {
+		if b.Status.Finished() {
 			b.FinishedAt = time.Now()
 		}
 		return nil, nil
@@ -516,7 +850,7 @@ func (e *Engine) finish(id uint64, stopReason string) (Build, error) {
 	if b.Reason != "" {
 		text += " — " + b.Reason
 	}
-	if b.Status == StatusDone || b.Status == StatusFailed {
+	if b.Status.Finished() {
 		text += fmt.Sprintf("; wisdom: %d learned, %d strengthened, %d reinforced, %d mistakes",
 			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
 	}

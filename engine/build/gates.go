@@ -1,20 +1,15 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -27,14 +22,12 @@ const (
 	GateJudge       = "judge"
 )
 
-// CopyLimit bounds the temporary workspace copy the checks run on.
-type CopyLimit struct {
-	Files int   // default 20 000
-	Bytes int64 // default 256 MiB
-}
+// CopyLimit bounds the temporary workspace copy the checks run on (the one
+// copy policy of engine/checks).
+type CopyLimit = checks.Limit
 
 // ErrCopyTooLarge: the workspace exceeds CopyLimit.
-var ErrCopyTooLarge = errors.New("workspace too large to copy for checks")
+var ErrCopyTooLarge = checks.ErrCopyTooLarge
 
 // maxGateOutput bounds the command output kept per gate.
 const maxGateOutput = 16 << 10
@@ -56,6 +49,9 @@ func (e *Engine) gate(ctx context.Context, b Build, t Task, res attemptResult) [
 	gs = append(gs, conf)
 	if res.failure != "" || !gs[0].Passed || !conf.Passed {
 		return gs // checks and judge would only repeat the failure
+	}
+	if res.verdict != nil {
+		gs = append(gs, e.verdictGate(t, *res.verdict))
 	}
 	gs = append(gs, e.checkGates(ctx, cs)...)
 	if e.cfg.Judge {
@@ -181,167 +177,92 @@ func confinementGate(root string, cs changes.Changeset) GateResult {
 }
 
 // checkGates runs each configured check command on a temporary copy of the
-// workspace with the changeset applied. One gate per command.
+// workspace with the changeset applied (engine/checks: the same runner,
+// syntax and copy policy as rehearsal scoring). One gate per command.
 func (e *Engine) checkGates(ctx context.Context, cs changes.Changeset) []GateResult {
 	if len(e.cfg.Checks) == 0 {
 		return nil
 	}
-	tmp, err := os.MkdirTemp("", "nova-check-*")
+	r := checks.Runner{Root: e.cfg.Root, Commands: e.cfg.Checks, Timeout: e.cfg.CheckTimeout,
+		Limit: e.cfg.CopyLimit, MaxOutput: maxGateOutput}
+	rs, err := r.Run(ctx, ChangesetFiles(cs))
 	if err != nil {
-		return []GateResult{{Name: GateCheck, Detail: "temporary copy: " + err.Error()}}
+		return []GateResult{{Name: GateCheck, Detail: err.Error()}}
 	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	if err := CopyWorkspace(ctx, e.cfg.Root, tmp, e.cfg.CopyLimit); err != nil {
-		return []GateResult{{Name: GateCheck, Detail: "temporary copy: " + err.Error()}}
-	}
-	if err := ApplyTo(tmp, cs); err != nil {
-		return []GateResult{{Name: GateCheck, Detail: "apply changeset to the copy: " + err.Error()}}
-	}
-	var out []GateResult
-	for _, c := range e.cfg.Checks {
-		out = append(out, runCheck(ctx, tmp, c, e.cfg.CheckTimeout))
+	out := make([]GateResult, 0, len(rs))
+	for _, x := range rs {
+		g := GateResult{Name: GateCheck + ": " + x.Command, Passed: x.Passed, Detail: x.Detail, Output: x.Output, Duration: x.Duration}
+		if x.Passed {
+			g.Score = 1
+		}
+		out = append(out, g)
 	}
 	return out
 }
 
-func runCheck(ctx context.Context, dir, command string, timeout time.Duration) GateResult {
-	g := GateResult{Name: GateCheck + ": " + command}
-	argv, err := tools.SplitCommand(command)
-	if err != nil || len(argv) == 0 {
-		g.Detail = fmt.Sprintf("bad check command %q: %v", command, err)
-		return g
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.WaitDelay = 2 * time.Second
-	var buf bytes.Buffer
-	w := &limitWriter{w: &buf, n: maxGateOutput}
-	cmd.Stdout, cmd.Stderr = w, w
-	start := time.Now()
-	err = cmd.Run()
-	g.Duration = time.Since(start)
-	g.Output = buf.String()
-	switch {
-	case cctx.Err() == context.DeadlineExceeded:
-		g.Detail = fmt.Sprintf("timed out after %s", timeout)
-	case err != nil:
-		g.Detail = err.Error()
-	default:
-		g.Passed, g.Score = true, 1
-		g.Detail = "exit 0"
-	}
-	return g
-}
-
-type limitWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		_, _ = l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
-}
-
-// CopyWorkspace copies root into dst, leaving out .nova/ and .git/,
-// symlinks and special files, within lim. The standard library's
-// os.CopyFS follows no exclusions and no bounds, hence the walk.
-func CopyWorkspace(ctx context.Context, root, dst string, lim CopyLimit) error {
-	if lim.Files <= 0 {
-		lim.Files = 20000
-	}
-	if lim.Bytes <= 0 {
-		lim.Bytes = 256 << 20
-	}
-	files, size := 0, int64(0)
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() {
-			if name := d.Name(); rel == ".nova" || rel == ".git" || name == ".git" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		files++
-		size += info.Size()
-		if files > lim.Files || size > lim.Bytes {
-			return fmt.Errorf("%w (more than %d files or %d bytes)", ErrCopyTooLarge, lim.Files, lim.Bytes)
-		}
-		return copyFile(p, filepath.Join(dst, rel), info.Mode().Perm())
-	})
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode|0o200)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// ApplyTo writes a changeset's pending files into dir (a workspace copy),
-// each path confined to dir.
-func ApplyTo(dir string, cs changes.Changeset) error {
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = r.Close() }()
+// ChangesetFiles turns a changeset's pending files into the checks' files.
+func ChangesetFiles(cs changes.Changeset) []checks.File {
+	out := make([]checks.File, 0, len(cs.Files))
 	for _, f := range cs.Files {
 		if f.Status == changes.FileDiscarded {
 			continue
 		}
-		rel := filepath.FromSlash(f.Path)
-		if f.Op == changes.OpDelete {
-			if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			continue
+		out = append(out, checks.File{Path: f.Path, Content: f.Proposed, Delete: f.Op == changes.OpDelete})
+	}
+	return out
+}
+
+// CopyWorkspace copies root into dst under the checks' copy policy (see
+// engine/checks).
+func CopyWorkspace(ctx context.Context, root, dst string, lim CopyLimit) error {
+	return checks.Copy(ctx, root, dst, lim)
+}
+
+// ApplyTo writes a changeset's pending files into dir (a workspace copy),
+// each path confined to dir.
+func ApplyTo(dir string, cs changes.Changeset) error { return checks.Write(dir, ChangesetFiles(cs)) }
+
+// GateVerdict is the gate that reads the verifier's verdict on the run.
+const GateVerdict = "verdict"
+
+// verdictGate reads the verifier's verdict: passed passes; failed fails
+// with its evidence; inconclusive follows Config.Inconclusive (retry and
+// fail fail the gate with the evidence, warn passes it with score 0.5 and
+// the warning as detail). An answer that claims no change and no passing
+// check, for a task that names no file to change, is a text deliverable:
+// the output gate has checked it, so the gate passes.
+func (e *Engine) verdictGate(t Task, v agents.Verdict) GateResult {
+	g := GateResult{Name: GateVerdict}
+	evidence := strings.Join(v.ProblemLines(), "\n")
+	switch v.Status {
+	case agents.VerdictPassed:
+		g.Passed, g.Score, g.Detail = true, 1, fmt.Sprintf("verified (%d check(s))", len(v.Checks))
+	case agents.VerdictFailed:
+		g.Detail, g.Output = "the verifier found that the work does not hold", evidence
+	default:
+		if v.OnlyUnbackedAnswer() && len(agents.ChangeTargets(t.Title+"\n"+t.Description)) == 0 {
+			g.Passed, g.Score, g.Detail = true, 1, "a text answer (no file to change, no claim of one): checked by the output gate"
+			return g
 		}
-		if d := filepath.Dir(rel); d != "." {
-			if err := r.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-		}
-		if err := r.WriteFile(rel, []byte(f.Proposed), 0o644); err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
+		switch e.cfg.Inconclusive {
+		case InconclusiveWarn:
+			g.Passed, g.Score = true, 0.5
+			g.Detail, g.Output = "unverified: "+firstLine(cmpOr(evidence, "the verifier could not confirm the work")), evidence
+		default:
+			g.Detail, g.Output = "the verifier could not confirm the work (inconclusive)", evidence
 		}
 	}
-	return nil
+	return g
+}
+
+// gateNamed finds a gate by name.
+func gateNamed(gs []GateResult, name string) (GateResult, bool) {
+	for _, g := range gs {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return GateResult{}, false
 }
 
 // judgeSchema is the MERCURY judge's structured reply.

@@ -1,7 +1,12 @@
 package build_test
 
 import (
+	"cmp"
 	"context"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,6 +118,7 @@ type Harness struct {
 	DB      *storage.DB
 	Changes *changes.Store
 	Vault   *vault.Vault
+	Proxy   *Proxy
 	mu      sync.Mutex
 	Events  []build.Event
 }
@@ -121,6 +127,75 @@ type harnessOpts struct {
 	cfg   build.Config
 	hooks build.Hooks
 	vault bool
+	// zeroShares keeps the config's budget shares as given (0 = off);
+	// otherwise zero shares take the shipped defaults.
+	zeroShares bool
+	// ping replaces the server check used while a task waits.
+	ping func(context.Context) error
+	// proxy puts a switchable proxy between the engine and the fake Ollama
+	// (h.Proxy), to take the server down and bring it back.
+	proxy bool
+	// allow is the runCommand allowlist of the agents.
+	allow []string
+}
+
+// Proxy forwards to the fake Ollama while up; while down nothing listens on
+// its address (connection refused), as when Ollama is stopped.
+type Proxy struct {
+	t      testing.TB
+	target *url.URL
+	addr   string
+	mu     sync.Mutex
+	srv    *http.Server
+}
+
+func newProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &Proxy{t: t, target: u, addr: ln.Addr().String()}
+	p.serve(ln)
+	t.Cleanup(p.Down)
+	return p
+}
+
+func (p *Proxy) URL() string { return "http://" + p.addr }
+
+func (p *Proxy) serve(ln net.Listener) {
+	srv := &http.Server{Handler: httputil.NewSingleHostReverseProxy(p.target), ReadHeaderTimeout: 5 * time.Second}
+	p.srv = srv
+	go func() { _ = srv.Serve(ln) }()
+}
+
+// Down stops listening: connections are refused.
+func (p *Proxy) Down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.srv != nil {
+		_ = p.srv.Close()
+		p.srv = nil
+	}
+}
+
+// Up listens again on the same address.
+func (p *Proxy) Up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.srv != nil {
+		return
+	}
+	var ln net.Listener
+	var err error
+	for range 50 { // the port may take a moment to be free again
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(p.t, err)
+	p.serve(ln)
 }
 
 func newHarness(t testing.TB, o harnessOpts) *Harness {
@@ -134,7 +209,13 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 	t.Cleanup(func() { _ = db.Close() })
 	script := NewScript()
 	srv := ollamatest.New(t, ollamatest.WithModels(testModels...), ollamatest.WithHandler(script.Handle))
-	client, err := llm.New(llm.Config{Host: srv.URL(), Retries: -1})
+	host := srv.URL()
+	var proxy *Proxy
+	if o.proxy {
+		proxy = newProxy(t, srv.URL())
+		host = proxy.URL()
+	}
+	client, err := llm.New(llm.Config{Host: host, Retries: -1})
 	require.NoError(t, err)
 	cs := changes.New(db, root, changes.Options{})
 	runner := &agents.Runner{
@@ -145,9 +226,10 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 		Runs:    agents.NewRunStore(db),
 		Root:    root,
 	}
+	runner.Settings.Commands.Allow = o.allow
 	roster, errs := agents.LoadFS(nova.Defaults, ".nova/agents")
 	require.Empty(t, errs)
-	h := &Harness{Srv: srv, Script: script, Root: root, DB: db, Changes: cs}
+	h := &Harness{Srv: srv, Script: script, Root: root, DB: db, Changes: cs, Proxy: proxy}
 	if o.vault {
 		h.Vault = vault.New(db, vault.Options{UserID: "local", Tier: "free"})
 		t.Cleanup(func() { _ = h.Vault.Close() })
@@ -157,6 +239,14 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 	if cfg.Tier == "" {
 		cfg.Tier = "free"
 	}
+	if !o.zeroShares {
+		cfg.VaultShare = cmp.Or(cfg.VaultShare, build.DefaultVaultShare)
+		cfg.PlaybookShare = cmp.Or(cfg.PlaybookShare, build.DefaultPlaybookShare)
+		cfg.KnowledgeShare = cmp.Or(cfg.KnowledgeShare, build.DefaultKnowledgeShare)
+	}
+	if cfg.WaitBackoff == 0 {
+		cfg.WaitBackoff = 20 * time.Millisecond
+	}
 	cfg.JudgeModel = testModels[1]
 	h.Eng = build.New(cfg, build.Deps{
 		DB: db,
@@ -165,8 +255,15 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			if err != nil {
 				return agents.Run{}, err
 			}
-			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID})
+			var tier llm.Tier
+			if req.Tier != "" {
+				tier = llm.Tier(req.Tier)
+			}
+			autonomy := req.Autonomy
+			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID,
+				Tier: tier, Autonomy: &autonomy, Approve: req.Approve})
 		},
+		Ping:        o.ping,
 		Changes:     cs,
 		Vault:       h.Vault,
 		LLM:         client,

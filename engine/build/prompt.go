@@ -32,8 +32,10 @@ type prompt struct {
 func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s", id, title) }
 
 // assemble builds a task's prompt: the task (and the previous attempt's
-// failure), the dependency artifacts, vault context (≤ VaultShare of the
-// prompt budget), playbook context (≤ PlaybookShare) and knowledge hits.
+// failure, the user's answer to its question), the dependency artifacts,
+// vault context (≤ VaultShare of the prompt budget), playbook context
+// (≤ PlaybookShare) and knowledge hits (≤ KnowledgeShare); a share of 0
+// leaves that context out.
 // Context sources that fail are logged and left out: a build does not stop
 // because the vault is busy.
 func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, feedback string, hooks Hooks) prompt {
@@ -49,6 +51,12 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 		sb.WriteString(truncateRunes(feedback, 2000))
 		sb.WriteByte('\n')
 	}
+	if a := strings.TrimSpace(t.Answer); a != "" {
+		if q := strings.TrimSpace(t.Question); q != "" {
+			sb.WriteString("\nYou asked the user: " + truncateRunes(q, 600) + "\n")
+		}
+		sb.WriteString("The user answered:\n" + truncateRunes(a, 2000) + "\n")
+	}
 	p.task = sb.String()
 
 	if art := e.artifacts(deps); art != "" {
@@ -56,7 +64,7 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 	}
 	query := t.Title + " " + t.Description
 	budget := e.cfg.PromptTokens
-	if v := e.d.Vault; v != nil {
+	if v := e.d.Vault; v != nil && e.cfg.VaultShare > 0 {
 		// BuildVaultContext caps itself at 15 % of what it is given; scale
 		// the budget for a smaller configured share.
 		vb := int(float64(budget) * e.cfg.VaultShare / vault.VaultShare)
@@ -68,7 +76,7 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 			p.vaultIDs, p.wisdomIDs = vc.NodeIDs, vc.WisdomIDs
 		}
 	}
-	if hooks.Playbook != nil {
+	if hooks.Playbook != nil && e.cfg.PlaybookShare > 0 {
 		pb := int(float64(budget) * e.cfg.PlaybookShare)
 		block, ids, err := hooks.Playbook.Context(ctx, t.Agent, query, pb)
 		if err != nil {
@@ -78,8 +86,8 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 			p.ruleIDs = ids
 		}
 	}
-	if hooks.Knowledge != nil {
-		kb := budget / 10
+	if hooks.Knowledge != nil && e.cfg.KnowledgeShare > 0 {
+		kb := int(float64(budget) * e.cfg.KnowledgeShare)
 		block, ids, err := hooks.Knowledge.Hits(ctx, t.Agent, query, kb)
 		if err != nil {
 			e.logf(t.BuildID, t.ID, "knowledge: %v", err)

@@ -4,16 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-// MaxAttempts is how often a task runs before it is blocked (one retry).
+// MaxAttempts is how often a task runs for failures of the work itself
+// before it is blocked (one retry, failure.WorkFailed's policy).
 const MaxAttempts = 2
+
+// maxRuns bounds the attempts of one task whatever their causes
+// (escalations, a specialist switch and retries included).
+const maxRuns = 6
 
 // attemptResult is what one execution produced, before gating.
 type attemptResult struct {
@@ -26,24 +35,49 @@ type attemptResult struct {
 	waiting     bool   // rehearsal waits for the user
 	rehearsed   bool
 	interrupted bool
+	// kind classifies a failed execution (engine/failure); hints, suggested
+	// and message come from the agent run's failure.
+	kind      failure.Kind
+	hints     []agents.RecoveryHint
+	suggested string
+	message   string
+	// verdict is the verifier's verdict on a successful run; tier the tier
+	// the run ended on.
+	verdict *agents.Verdict
+	tier    string
 }
 
 // runTask runs one task to done, blocked, waiting, or back to pending when
-// interrupted. Every transition is committed, then published.
-func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, approve tools.ApproveFunc) (Task, Build, error) {
+// interrupted. Every transition is committed, then published. A failure is
+// handled by its kind (engine/failure): an unreachable model server makes
+// the task wait and run again when the server is back (not an attempt);
+// misconfiguration blocks at once; failures of the work are retried with
+// their evidence, escalated to the next tier, handed to another specialist
+// or put to the user as the run's recovery hints say, within the caps; only
+// failures of the work itself are learned.
+func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, approve tools.ApproveFunc, c *control) (Task, Build, error) {
 	hooks := e.d.Hooks()
 	feedback := ""
-	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" {
+	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" && t.History[n-1].Kind != failure.Unreachable {
 		feedback = t.History[n-1].Reason
 	}
 	var last Build
-	for t.Attempts < MaxAttempts {
+	for {
 		if ctx.Err() != nil {
 			return t, last, nil
 		}
+		if t.Attempts >= maxRuns {
+			t.Status, t.Reason, t.FinishedAt = TaskBlocked, fmt.Sprintf("gave up after %d attempts: %s", t.Attempts, firstLine(feedback)), time.Now()
+			nb, err := e.commit(t, nil)
+			if err != nil {
+				return t, last, fmt.Errorf("task %s: %w", t.ID, err)
+			}
+			e.publishTask(t, string(t.Status), nb)
+			return t, nb, nil
+		}
 		start := time.Now()
-		t.Status, t.Reason, t.StartedAt = TaskRunning, "", start
-		att := Attempt{N: t.Attempts + 1, StartedAt: start}
+		t.Status, t.Reason, t.WaitFor, t.StartedAt = TaskRunning, "", "", start
+		att := Attempt{N: t.Attempts + 1, StartedAt: start, Agent: t.Agent, Tier: t.Tier}
 		pr := e.assemble(ctx, b, t, deps, feedback, hooks)
 		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs
 		t.History = append(t.History, att)
@@ -56,6 +90,9 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 
 		res := e.execute(ctx, b, t, pr, approve, hooks)
 		att.RunID, att.SessionID, att.ChangesetID, att.Tokens = res.runID, res.sessionID, res.changesetID, res.tokens
+		if res.tier != "" {
+			att.Tier = res.tier
+		}
 		t.Tokens += res.tokens
 		t.Rehearsed = t.Rehearsed || res.rehearsed
 		if res.interrupted || ctx.Err() != nil {
@@ -76,7 +113,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		if res.waiting {
 			att.Duration = time.Since(start)
 			t.History[len(t.History)-1] = att
-			t.Status, t.Reason = TaskWaiting, cmpOr(res.failure, "waiting for a rehearsal choice")
+			t.Status, t.WaitFor, t.Reason = TaskWaiting, WaitRehearsal, cmpOr(res.failure, "waiting for a rehearsal choice")
 			nb, err := e.commit(t, func(b *Build) { b.Tokens += res.tokens })
 			if err != nil {
 				return t, last, fmt.Errorf("task %s: %w", t.ID, err)
@@ -84,27 +121,71 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			e.publishTask(t, string(t.Status), nb)
 			return t, nb, nil
 		}
+		if res.kind == failure.Unreachable {
+			// The model server is down: not a failure of the work, not an
+			// attempt. Wait for it and run the task again.
+			att.Kind, att.Reason, att.Duration = res.kind, res.failure, time.Since(start)
+			t.History[len(t.History)-1] = att
+			if res.changesetID != 0 {
+				_, _ = e.d.Changes.Discard(context.WithoutCancel(ctx), res.changesetID)
+			}
+			if err := e.waitForServer(ctx, &t, res.tokens, c); err != nil {
+				if errors.Is(err, errStore) {
+					return t, last, fmt.Errorf("task %s: %w", t.ID, err)
+				}
+				nb, _ := e.store.Get(context.Background(), t.BuildID)
+				return t, nb, nil
+			}
+			continue
+		}
 
 		gates := e.gate(ctx, b, t, res)
 		score, passed, reason := combine(gates)
-		if res.failure != "" {
-			passed, reason = false, res.failure
+		kind := failure.Kind("")
+		switch {
+		case res.failure != "":
+			passed, reason, kind = false, res.failure, cmpKind(res.kind, failure.Unknown)
+		case !passed:
+			kind = failure.WorkFailed
+		}
+		noRetry := false
+		t.Warning = ""
+		if g, ok := gateNamed(gates, GateVerdict); ok && res.verdict != nil {
+			switch {
+			case !g.Passed && res.verdict.Status == agents.VerdictInconclusive && e.cfg.Inconclusive == InconclusiveFail:
+				noRetry = true
+			case g.Passed && g.Score < 1:
+				t.Warning = g.Detail
+			}
 		}
 		t.Attempts++
 		att.Gates, att.Score, att.Passed, att.Reason = gates, score, passed, reason
+		att.Kind, att.Verdict = kind, res.verdict
 		att.Duration = time.Since(start)
 		att.Tokens = res.tokens
 		t.History[len(t.History)-1] = att
 		t.Gates, t.Score, t.Duration = gates, score, t.Duration+att.Duration
 		t.Output = res.output
 		t.ChangesetID = res.changesetID
+		t.Verdict = res.verdict
 
 		// Learn (vault, playbook) before the outcome is committed, so the
-		// build's wisdom counts are committed with it.
-		impact := e.learn(ctx, t, res, passed, reason)
+		// build's wisdom counts are committed with it. Only successes and
+		// failures of the work itself are learned: never an infrastructure
+		// failure (engine/failure).
+		learnable := passed || kind.Learnable()
+		var impact WisdomImpact
+		if learnable {
+			impact = e.learn(ctx, t, res, passed, reason)
+		}
 
-		final := passed || t.Attempts >= MaxAttempts
-		if passed {
+		step := stepDone
+		if !passed {
+			step = e.nextStep(&t, last, res, kind, noRetry)
+		}
+		largeCall := false
+		switch step {
+		case stepDone:
 			t.Status, t.Reason, t.FinishedAt = TaskDone, "", time.Now()
 			if res.changesetID != 0 && b.Autonomy >= 3 {
 				_, err := e.d.Changes.Apply(ctx, res.changesetID, changes.ApplyOptions{})
@@ -120,20 +201,31 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 					t.Applied = true
 				}
 			}
-		} else {
+		default:
 			if res.changesetID != 0 {
 				// A failed attempt's staged writes are not offered for approval.
 				_, _ = e.d.Changes.Discard(ctx, res.changesetID)
 				t.ChangesetID = 0
 			}
 			feedback = reason
-			if final {
+			switch step {
+			case stepBlock:
 				t.Status, t.Reason, t.FinishedAt = TaskBlocked, reason, time.Now()
-			} else {
+			case stepAsk:
+				t.Status, t.WaitFor = TaskWaiting, WaitUser
+				t.Question = fmt.Sprintf("%s could not finish %s and asks for your help: %s", t.Agent, t.ID, firstLine(cmpOr(res.message, reason)))
+				t.Reason = t.Question
+			case stepEscalate:
+				largeCall = t.Tier == string(llm.TierLarge)
+				t.Status, t.Reason = TaskPending, fmt.Sprintf("escalating to the %s tier: %s", t.Tier, firstLine(reason))
+			case stepSwitch:
+				t.Status, t.Reason = TaskPending, fmt.Sprintf("handing over from %s to %s: %s", t.SwitchedFrom, t.Agent, firstLine(reason))
+			default:
 				t.Status, t.Reason = TaskPending, "retrying: "+firstLine(reason)
 			}
 		}
-		if final {
+		final := step == stepDone || step == stepBlock || step == stepAsk
+		if step == stepDone || step == stepBlock {
 			t.OutputPath = e.outputPath(t.BuildID, t.ID)
 			body := t.Output
 			if !passed {
@@ -150,13 +242,23 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			b.Wisdom.Strengthened += impact.Strengthened
 			b.Wisdom.Reinforced += impact.Reinforced
 			b.Wisdom.Mistakes += impact.Mistakes
+			if largeCall {
+				b.LargeCalls++
+			}
 		})
 		if err != nil {
 			return t, last, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 		last = nb
 		e.publishTask(t, string(t.Status), nb)
-		if hooks.Playbook != nil {
+		switch step {
+		case stepAsk:
+			e.publish(Event{Kind: KindAsking, BuildID: t.BuildID, TaskID: t.ID, Status: string(t.Status), Text: t.Question, Payload: t})
+		case stepEscalate, stepSwitch:
+			e.publish(Event{Kind: KindEscalated, BuildID: t.BuildID, TaskID: t.ID, Status: string(t.Status), Text: t.ID + ": " + t.Reason, Payload: t})
+		}
+		e.warnBudget(nb)
+		if hooks.Playbook != nil && learnable {
 			if err := hooks.Playbook.AfterTask(ctx, TaskResult{BuildID: idString(t.BuildID), Task: t.PRDTask(), Agent: t.Agent,
 				Output: res.output, Success: passed, Reason: reason, GateScore: score, ChangesetID: res.changesetID,
 				VaultNodeIDs: t.VaultNodeIDs, RuleIDs: t.RuleIDs, Autonomy: b.Autonomy, Attempt: att.N,
@@ -171,7 +273,188 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			return t, last, nil // the scheduler stops the build with the budget reason
 		}
 	}
-	return t, last, nil
+}
+
+// What happens after a failed attempt.
+type step int
+
+const (
+	stepDone     step = iota // passed
+	stepRetry                // the same agent and tier again, with the failure as feedback
+	stepEscalate             // again on the next model tier (t.Tier is set)
+	stepSwitch               // again with another specialist (t.Agent is set)
+	stepAsk                  // wait for the user's answer
+	stepBlock                // blocked with the reason
+)
+
+// nextStep decides what follows a failed attempt of kind, acting on the
+// run's recovery hints within the caps, and sets what the next attempt
+// needs on t (its tier or agent).
+func (e *Engine) nextStep(t *Task, b Build, res attemptResult, kind failure.Kind, noRetry bool) step {
+	pol := kind.Policy()
+	if kind == failure.Misconfigured || kind == failure.Cancelled {
+		return stepBlock // fail fast with what to do; a retry would fail the same way
+	}
+	if !pol.Infrastructure && slices.Contains(res.hints, agents.HintAskUser) {
+		return stepAsk
+	}
+	if slices.Contains(res.hints, agents.HintEscalateModel) || pol.Escalate {
+		if next, ok := e.escalation(t, b, res); ok {
+			t.Tier = string(next)
+			t.Escalations++
+			return stepEscalate
+		}
+	}
+	if slices.Contains(res.hints, agents.HintSwitchSpecialist) {
+		if other := e.suggest(t, res); other != "" {
+			t.SwitchedFrom, t.Agent, t.Tier = t.Agent, other, ""
+			return stepSwitch
+		}
+	}
+	if noRetry {
+		return stepBlock
+	}
+	if attemptsOf(t.History, kind) <= pol.Retries {
+		return stepRetry
+	}
+	return stepBlock
+}
+
+// escalation returns the tier above the one the attempt ended on, when the
+// caps allow: Config.MaxEscalations per task, Config.MaxLargeCalls
+// escalations to the large tier per build.
+func (e *Engine) escalation(t *Task, b Build, res attemptResult) (llm.Tier, bool) {
+	if t.Escalations >= e.cfg.MaxEscalations || res.tier == "" {
+		return "", false
+	}
+	next, ok := llm.Escalate(llm.Tier(res.tier), llm.TierLarge)
+	if !ok {
+		return "", false
+	}
+	if next == llm.TierLarge && b.LargeCalls >= e.cfg.MaxLargeCalls {
+		return "", false
+	}
+	return next, true
+}
+
+// FallbackAgent is the roster's generalist: the specialist a
+// switch_specialist hint hands a task to when the run names none.
+const FallbackAgent = "implementer"
+
+// suggest names the agent a switch_specialist hint hands the task to: the
+// run's suggestion, else FallbackAgent, when the roster has it and it is not
+// the task's agent; a task is handed over once.
+func (e *Engine) suggest(t *Task, res attemptResult) string {
+	if t.SwitchedFrom != "" || e.d.KnownAgents == nil {
+		return ""
+	}
+	known := e.d.KnownAgents()
+	for _, cand := range []string{res.suggested, FallbackAgent} {
+		if cand != "" && !strings.EqualFold(cand, t.Agent) && known != nil && known(cand) {
+			return cand
+		}
+	}
+	return ""
+}
+
+// attemptsOf counts the finished attempts of a kind.
+func attemptsOf(h []Attempt, kind failure.Kind) int {
+	n := 0
+	for _, a := range h {
+		if !a.Passed && !a.Interrupted && a.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func cmpKind(k, def failure.Kind) failure.Kind {
+	if k == "" {
+		return def
+	}
+	return k
+}
+
+// errStore marks a store failure while waiting (the build stops).
+var errStore = errors.New("build store")
+
+// waitForServer makes a task wait for an unreachable model server: the task
+// and the build show "waiting for ollama at HOST"; the server is asked again
+// with a doubling pause (Config.WaitBackoff up to 30 s). It returns nil when
+// the server answers (the task then runs again), ctx's error when the build
+// is stopped, and an error when the build is paused or the wait limit of a
+// headless run is reached (the control records why; the build stops,
+// resumable). The task stays "waiting"; a resume runs it again.
+func (e *Engine) waitForServer(ctx context.Context, t *Task, tokens int, c *control) error {
+	host := e.d.Host()
+	t.Status, t.WaitFor, t.Reason = TaskWaiting, WaitOllama, "waiting for ollama at "+host
+	nb, err := e.commit(*t, func(b *Build) { b.Tokens += tokens })
+	if err != nil {
+		return fmt.Errorf("%w: %w", errStore, err)
+	}
+	e.publishTask(*t, string(t.Status), nb)
+	e.publish(Event{Kind: KindWaiting, BuildID: t.BuildID, TaskID: t.ID, Status: string(t.Status), Text: t.Reason, Payload: *t})
+	e.setStatus(t.BuildID, StatusWaiting, t.Reason)
+	start := time.Now()
+	pause := e.cfg.WaitBackoff
+	next := start.Add(pause)
+	const tick = 100 * time.Millisecond
+	for {
+		wait := min(tick, max(time.Until(next), 0))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if c.pause.Load() || c.canceled.Load() {
+			return errors.New("stopped while waiting")
+		}
+		if time.Now().Before(next) {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := e.d.Ping(pctx)
+		cancel()
+		if err == nil {
+			e.logf(t.BuildID, t.ID, "ollama at %s answers again; %s continues", host, t.ID)
+			e.setStatus(t.BuildID, StatusRunning, "")
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if c.waitLimit > 0 && time.Since(start) >= c.waitLimit {
+			why := fmt.Sprintf("gave up waiting for ollama at %s after %s", host, c.waitLimit.Round(time.Second))
+			c.gaveUp.Store(why)
+			t.Reason = why
+			if nb, err := e.commit(*t, nil); err == nil {
+				e.publishTask(*t, string(t.Status), nb)
+			}
+			return errors.New(why)
+		}
+		pause = min(pause*2, 30*time.Second)
+		next = time.Now().Add(pause)
+	}
+}
+
+// warnBudget publishes one budgetWarning per build once half of its token
+// budget is used.
+func (e *Engine) warnBudget(nb Build) {
+	if nb.TokenBudget <= 0 || nb.BudgetWarned || nb.Tokens*2 < nb.TokenBudget {
+		return
+	}
+	warned := false
+	b, err := e.store.updateBuild(nb.ID, func(b *Build, _ []Task) ([]Task, error) {
+		if !b.BudgetWarned {
+			b.BudgetWarned, warned = true, true
+		}
+		return nil, nil
+	})
+	if err != nil || !warned {
+		return
+	}
+	e.publish(Event{Kind: KindBudget, BuildID: b.ID, Done: b.Tokens, Total: b.TokenBudget, Payload: b.Summary(),
+		Text: fmt.Sprintf("build %d used %d of its %d tokens (half of budgets.buildTokens)", b.ID, b.Tokens, b.TokenBudget)})
 }
 
 func cmpOr(s, def string) string {
@@ -207,34 +490,42 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 			case ctx.Err() != nil:
 				r.interrupted = true
 			case err != nil:
-				r.failure = "rehearsal: " + err.Error()
+				r.failure, r.kind = "rehearsal: "+err.Error(), failure.Of(err)
+				r.interrupted = r.kind == failure.Cancelled
 			case out.Waiting:
 				r.waiting, r.failure = true, out.Reason
 			case out.ChangesetID == 0 && strings.TrimSpace(out.Output) == "":
-				r.failure = cmpOr(out.Reason, "rehearsal produced no valid branch")
+				r.failure, r.kind = cmpOr(out.Reason, "rehearsal produced no valid branch"), failure.InvalidOutput
 			}
 			return r
 		}
 		e.logf(t.BuildID, t.ID, "rehearsal would have run for %s (tier %s; rehearsal needs premium)", t.ID, cmpOr(b.Tier, "free"))
 	}
 	run, err := e.d.Exec(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
-		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve})
+		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
-		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens}
+		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier}
+	if r.tier == "" {
+		r.tier = run.Tier
+	}
 	switch {
 	case ctx.Err() != nil:
 		r.interrupted = true
 	case err != nil:
-		r.failure = "agent: " + err.Error()
+		r.failure, r.kind = "agent: "+err.Error(), failure.Of(err)
+		r.interrupted = r.kind == failure.Cancelled
 	case !run.Outcome.OK:
-		msg := "agent run failed"
+		r.failure, r.kind = "agent run failed", failure.Unknown
 		if f := run.Outcome.Failure; f != nil {
-			msg = fmt.Sprintf("agent run failed (%s): %s", f.Kind, f.Message)
+			r.failure = fmt.Sprintf("agent run failed (%s): %s", f.Kind, f.Message)
 			r.output = f.PartialResult
+			r.kind, r.hints, r.suggested, r.message = f.FailureKind(), f.RecoveryHints, f.SuggestedAgent, f.Message
 		}
-		r.failure = msg
+		r.interrupted = r.kind == failure.Cancelled
 	default:
 		r.output = run.Outcome.Result
+		v := run.Verdict
+		r.verdict = &v
 	}
 	return r
 }
@@ -256,9 +547,12 @@ func (e *Engine) learn(ctx context.Context, t Task, res attemptResult, passed bo
 		e.logf(t.BuildID, t.ID, "vault learn: %v", err)
 	}
 	for _, r := range lr {
-		if r.Created {
+		switch {
+		case r.NotStored:
+			continue // the tier cap left it out (reported by the vault's event)
+		case r.Created:
 			w.Learned++
-		} else {
+		default:
 			w.Strengthened++
 		}
 		if r.Node.Type == vault.Mistake && !passed {

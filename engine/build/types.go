@@ -20,6 +20,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/prd"
 )
 
@@ -31,8 +33,11 @@ var (
 	ErrActive = errors.New("build is already running")
 	// ErrNotActive: Pause or Cancel of a build that is not running here.
 	ErrNotActive = errors.New("build is not running in this process")
-	// ErrFinished: Resume of a build whose tasks are all done.
+	// ErrFinished: Resume or Pause of a build that has finished (every task
+	// done, or failed with tasks blocked).
 	ErrFinished = errors.New("build is already finished")
+	// ErrNotWaiting: AnswerTask for a task that is not asking the user.
+	ErrNotWaiting = errors.New("task is not waiting for an answer")
 	// ErrBudget is the reason a build stops when budgets.buildTokens is spent.
 	ErrBudget = errors.New("build token budget exhausted")
 )
@@ -40,15 +45,26 @@ var (
 // Status is the state of a build.
 type Status string
 
-// Build states. Running builds whose process died stay "running" in the
-// store until Resume; Active tells whether this process runs it.
+// Build states. A build is "running" or "waiting" only while a process runs
+// it (Active); one stored so by a process that died is read back as
+// "interrupted" (resumable), never as running.
 const (
-	StatusRunning  Status = "running"
-	StatusPaused   Status = "paused"   // paused, interrupted (ctrl+c) or waiting for a choice: resumable
+	StatusRunning Status = "running"
+	// StatusWaiting: running, but paused on something outside the work (the
+	// model server is unreachable, a task asks the user); Reason says what.
+	StatusWaiting  Status = "waiting"
+	StatusPaused   Status = "paused"   // paused by the user, or waiting for a choice: resumable
 	StatusCanceled Status = "canceled" // canceled by the user: resumable
-	StatusDone     Status = "done"     // every task done
-	StatusFailed   Status = "failed"   // tasks blocked, or the token budget is spent
+	// StatusInterrupted: stopped by a quit, ctrl+c or a crash, or a headless
+	// run that gave up waiting for the model server: resumable.
+	StatusInterrupted Status = "interrupted"
+	StatusDone        Status = "done"   // every task done
+	StatusFailed      Status = "failed" // tasks blocked, or the token budget is spent
 )
+
+// Finished reports whether a build with this status has nothing left to run
+// without the user changing something (done, or failed).
+func (s Status) Finished() bool { return s == StatusDone || s == StatusFailed }
 
 // TaskStatus is the state of one task of a build.
 type TaskStatus string
@@ -59,8 +75,16 @@ const (
 	TaskRunning TaskStatus = "running"
 	TaskDone    TaskStatus = "done"
 	TaskBlocked TaskStatus = "blocked"
-	// TaskWaiting: a rehearsal waits for the user's choice.
+	// TaskWaiting: the task waits for something outside the work (see
+	// Task.WaitFor): the model server, a rehearsal choice, the user's answer.
 	TaskWaiting TaskStatus = "waiting"
+)
+
+// What a waiting task waits for (Task.WaitFor).
+const (
+	WaitOllama    = "ollama"    // the model server is unreachable
+	WaitRehearsal = "rehearsal" // the user's choice of a rehearsal branch
+	WaitUser      = "user"      // the user's answer to the task's question (ask_user)
 )
 
 // Build is one run of a PRD (bucket builds).
@@ -83,10 +107,15 @@ type Build struct {
 	Counts map[TaskStatus]int `json:"counts"`
 	Wisdom WisdomImpact       `json:"wisdom"`
 	// Resumes counts Resume calls.
-	Resumes    int       `json:"resumes,omitempty"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	Resumes int `json:"resumes,omitempty"`
+	// LargeCalls counts attempts the build escalated to the large tier
+	// (capped by Config.MaxLargeCalls); BudgetWarned is set once half the
+	// token budget is used (one budgetWarning event per build).
+	LargeCalls   int       `json:"largeCalls,omitempty"`
+	BudgetWarned bool      `json:"budgetWarned,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	FinishedAt   time.Time `json:"finishedAt,omitzero"`
 	// PRD is the plan as it was when the build started (resume needs no file).
 	PRD json.RawMessage `json:"prd,omitempty"`
 	// Active is true while this process runs the build (not stored).
@@ -133,6 +162,13 @@ type Attempt struct {
 	Duration    time.Duration `json:"duration"`
 	StartedAt   time.Time     `json:"startedAt"`
 	Interrupted bool          `json:"interrupted,omitempty"`
+	// Kind is the failure kind of a failed attempt (engine/failure).
+	Kind failure.Kind `json:"kind,omitempty"`
+	// Agent and Tier ran the attempt (they change on escalation or a switch).
+	Agent string `json:"agent,omitempty"`
+	Tier  string `json:"tier,omitempty"`
+	// Verdict is the verifier's verdict on the attempt's run.
+	Verdict *agents.Verdict `json:"verdict,omitempty"`
 }
 
 // Task is the state of one PRD task inside a build (bucket build_tasks).
@@ -147,6 +183,23 @@ type Task struct {
 	Dependencies []string   `json:"dependencies"`
 	Status       TaskStatus `json:"status"`
 	Reason       string     `json:"reason,omitempty"`
+	// WaitFor says what a waiting task waits for (WaitOllama, WaitRehearsal,
+	// WaitUser); Question is what it asks the user; Answer the user's last
+	// answer (fed into the next attempt).
+	WaitFor  string `json:"waitFor,omitempty"`
+	Question string `json:"question,omitempty"`
+	Answer   string `json:"answer,omitempty"`
+	// Verdict is the verifier's verdict on the last attempt, with its
+	// evidence lines (Checks); Warning is set when the task was marked done
+	// although the verdict was inconclusive (verify.inconclusive: warn).
+	Verdict *agents.Verdict `json:"verdict,omitempty"`
+	Warning string          `json:"warning,omitempty"`
+	// Tier is the model tier the next attempt runs on ("" = the agent's);
+	// Escalations counts tier escalations; SwitchedFrom is the agent the PRD
+	// named when a switch_specialist hint moved the task to another one.
+	Tier         string `json:"tier,omitempty"`
+	Escalations  int    `json:"escalations,omitempty"`
+	SwitchedFrom string `json:"switchedFrom,omitempty"`
 	// Attempts counts finished attempts (interrupted ones excluded);
 	// Interruptions counts runs cut by a crash, ctrl+c or cancel.
 	Attempts      int `json:"attempts"`

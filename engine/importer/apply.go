@@ -32,7 +32,9 @@ func (im *Importer) Import(ctx context.Context, src Source, opts Options) (Resul
 	return im.Apply(ctx, p, opts)
 }
 
-// Preview reports what Apply would do with p and opts, writing nothing.
+// Preview reports what Apply would do with p and opts, writing nothing. When the import would
+// take the vault over its tier's node cap, the report comes back with Result.OverCap set and
+// that *vault.CapError as the error: the same refusal Apply would give.
 func (im *Importer) Preview(ctx context.Context, p *Plan, opts Options) (Result, error) {
 	o, err := im.resolve(opts)
 	if err != nil {
@@ -49,18 +51,34 @@ func (im *Importer) Preview(ctx context.Context, p *Plan, opts Options) (Result,
 			return err
 		}
 		x := im.newExec(p, o, &res, &dryWriter{v: im.v, r: r, nextID: dryIDBase})
-		return x.run(ctx, ds)
+		if err := x.run(ctx, ds); err != nil {
+			return err
+		}
+		if err := r.CheckAdd(res.NodesAdded - res.NodesRemoved); err != nil {
+			var ce *vault.CapError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			res.OverCap = ce
+		}
+		return nil
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	res.finish(start)
+	if res.OverCap != nil {
+		// The real import would be refused with this error: the dry run
+		// reports it the same way, beside its report.
+		return res, res.OverCap
+	}
 	return res, nil
 }
 
 // Apply imports p with opts in one write transaction (opts.DryRun makes it a Preview). When
 // nothing would change, nothing is written and Result.Batch is 0. When ctx is cancelled the
-// transaction is rolled back and ctx.Err() returned.
+// transaction is rolled back and ctx.Err() returned. An import that would take the vault over
+// its tier's node cap is refused with a *vault.CapError before anything is written.
 func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, error) {
 	if opts.DryRun {
 		return im.Preview(ctx, p, opts)
@@ -82,6 +100,20 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		ds, err := im.decide(ctx, &t.ReadTx, p, o)
 		if err != nil {
 			return err
+		}
+		if im.v.Limits().MaxNodes > 0 {
+			// The tier has a cap: count exactly what the import adds with a
+			// dry pass (bounded: a capped vault holds few nodes), and refuse
+			// before the first write.
+			dry := im.newResult(p, o, true)
+			qo := o
+			qo.Progress = nil
+			if err := im.newExec(p, qo, &dry, &dryWriter{v: im.v, r: &t.ReadTx, nextID: dryIDBase}).run(ctx, ds); err != nil {
+				return err
+			}
+			if err := t.Reserve(dry.NodesAdded - dry.NodesRemoved); err != nil {
+				return err
+			}
 		}
 		x := im.newExec(p, o, &res, &txWriter{t: t})
 		if err := x.run(ctx, ds); err != nil {
@@ -157,6 +189,16 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 			return nil, err
 		}
 		ds[i].rec = rec
+		if tomb, ok := r.Forgotten(o.User, d.SourceFile); ok && (rec == nil || !r.Has(rec.NodeID)) {
+			ds[i] = decision{action: ActionSkipped, skip: skipForgotten, rec: rec,
+				reason: fmt.Sprintf("forgotten: you removed its node %d on %s, so it is not imported again", tomb.NodeID, tomb.ForgottenAt.Format("2006-01-02"))}
+			continue
+		}
+		if rec != nil && !r.Has(rec.NodeID) && r.IsArchived(rec.NodeID) {
+			ds[i] = decision{action: ActionSkipped, skip: skipArchived, rec: rec,
+				reason: fmt.Sprintf("archived: its node %d was moved to the archive by the tier cap; `nova vault archive restore %d` brings it back", rec.NodeID, rec.NodeID)}
+			continue
+		}
 		if rec == nil || !r.Has(rec.NodeID) {
 			ds[i].action = ActionNew
 			candidates = append(candidates, i)
@@ -425,6 +467,11 @@ func (x *exec) sectionReport(sd patterns.NodeDraft, action Action) NodeReport {
 }
 
 func (x *exec) addSection(parent uint64, sd patterns.NodeDraft, rec *fileRecord) (NodeReport, error) {
+	if tomb, ok := x.w.read().Forgotten(x.o.User, sd.Source); ok {
+		srep := x.sectionReport(sd, ActionSkipped)
+		srep.Reason = fmt.Sprintf("forgotten: you removed its node %d, so it is not imported again", tomb.NodeID)
+		return srep, nil
+	}
 	srep := x.sectionReport(sd, ActionNew)
 	sn, err := x.w.add(nodeFor(sd))
 	if err != nil {

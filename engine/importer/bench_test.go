@@ -24,7 +24,7 @@ func benchEnv(b *testing.B, noSync bool) (*Importer, func()) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := vault.New(db, vault.Options{})
+	v := vault.New(db, vault.Options{Tier: vault.TierPremium}) // generated libraries hold more than the free tier keeps
 	return New(db, v, Config{}), func() { _ = v.Close(); _ = db.Close(); _ = os.RemoveAll(dir) }
 }
 

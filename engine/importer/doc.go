@@ -57,6 +57,18 @@
 // embeddings of title and summary add a second test (cosine ≥ EmbedThreshold). A failed or
 // slow embedding call is reported as a warning and never blocks the import.
 //
+// # Forgotten, archived and the tier cap
+//
+//   - A file whose node the user forgot (vault.Vault.Remove leaves a tombstone keyed by user
+//     and source) is skipped as "forgotten", whatever its hash: `nova init`, which imports the
+//     starter library every time, never brings back what the user removed. The same holds for
+//     split sections.
+//   - A file whose node the tier cap moved to the vault's archive is skipped as "archived"
+//     (restore the node instead of importing it twice).
+//   - An import is a user write: on a tier with a node cap, Apply counts exactly what it would
+//     add (a dry pass in the same transaction) and refuses with a *vault.CapError before the
+//     first write; Preview returns the same error beside its report (Result.OverCap).
+//
 // # Edges
 //
 //   - Category: a `supports` edge from each file node to the next one of the same category
@@ -70,8 +82,14 @@
 // A batch record (bucket imports) holds the source, time, options, the ids of the nodes and
 // edges it added, the previous value (with body) of every node it updated or removed, the
 // previous file records and the counts. Undo removes exactly what the batch added and restores
-// what it changed, in one transaction. A batch whose nodes a later batch changed again cannot be
-// undone before that later batch (ErrUndoBlocked).
+// what it changed, in one transaction; nodes of the batch that the tier cap archived are removed
+// from the archive too. A batch whose nodes a later batch changed again cannot be undone before
+// that later batch (ErrUndoBlocked).
+//
+// Batches and Batch report what is left of each batch (Batch.State, computed when read, never
+// stored): "active" when every node it added is in the vault, "partial" when some were archived
+// by the tier cap or forgotten, "emptied" when none is left, "undone" after an undo; Present,
+// Archived and Gone count its nodes by where they are now.
 //
 // # Safety
 //

@@ -3,6 +3,8 @@ package importer
 import (
 	"fmt"
 	"time"
+
+	"github.com/nova-dev/nova/engine/vault"
 )
 
 // Action says what an import does (or, in a dry run, would do) with one file or section.
@@ -63,6 +65,8 @@ const (
 	skipUnchanged SkipKind = "unchanged"
 	skipMeta      SkipKind = "meta"
 	skipExcluded  SkipKind = "excluded"
+	skipForgotten SkipKind = "forgotten" // the user forgot the node imported from this source (a tombstone)
+	skipArchived  SkipKind = "archived"  // the node is in the vault's archive (tier cap)
 )
 
 // FileError is a file that could not be imported.
@@ -100,6 +104,11 @@ type Result struct {
 	Duplicates int `json:"duplicates"`
 	Meta       int `json:"meta"`
 	Excluded   int `json:"excluded"`
+	// Forgotten counts files whose node the user forgot (never re-imported);
+	// Archived files whose node the tier cap moved to the archive (restore
+	// it instead of importing it twice).
+	Forgotten int `json:"forgotten"`
+	Archived  int `json:"archived"`
 
 	// Node and edge counts, sections included.
 	NodesAdded   int `json:"nodesAdded"`
@@ -113,6 +122,10 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// TookMs is the wall time of the import in milliseconds.
 	TookMs int64 `json:"tookMs"`
+	// OverCap is set when the import would take the vault over its tier's
+	// node cap: a real import is refused with this error and writes nothing;
+	// a dry run returns it beside the report.
+	OverCap *vault.CapError `json:"overCap,omitempty"`
 }
 
 // Changed reports whether the import writes anything.
@@ -134,6 +147,7 @@ func (r *Result) finish(start time.Time) {
 func (r *Result) count() {
 	r.Loaded, r.Skipped, r.Errors = 0, 0, 0
 	r.New, r.Updated, r.Unchanged, r.Duplicates, r.Meta, r.Excluded = 0, 0, 0, 0, 0, 0
+	r.Forgotten, r.Archived = 0, 0
 	r.ErrorDetails = r.ErrorDetails[:0]
 	for _, n := range r.Nodes {
 		if n.ParentSource != "" {
@@ -156,6 +170,10 @@ func (r *Result) count() {
 				r.Meta++
 			case skipExcluded:
 				r.Excluded++
+			case skipForgotten:
+				r.Forgotten++
+			case skipArchived:
+				r.Archived++
 			default:
 				r.Unchanged++
 			}

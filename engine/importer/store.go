@@ -76,6 +76,60 @@ type Batch struct {
 	Counts BatchCounts `json:"counts"`
 	// UndoneAt is set once the batch has been undone.
 	UndoneAt *time.Time `json:"undoneAt,omitempty"`
+
+	// State, Present, Archived and Gone are computed when a batch is read
+	// (Batches, Batch), never stored: where the nodes it added are now.
+	State BatchState `json:"state,omitempty"`
+	// Present counts its nodes in the vault; Archived those the tier cap moved
+	// to the archive (`nova vault archive restore`); Gone those the user
+	// forgot or that are missing otherwise.
+	Present  int `json:"present"`
+	Archived int `json:"archived"`
+	Gone     int `json:"gone"`
+}
+
+// BatchState says what is left of a batch.
+type BatchState string
+
+// Batch states.
+const (
+	// BatchActive: every node the batch added is in the vault (or it added none).
+	BatchActive BatchState = "active"
+	// BatchPartial: some of its nodes were archived by the tier cap or forgotten.
+	BatchPartial BatchState = "partial"
+	// BatchEmptied: none of the nodes it added is in the vault any more.
+	BatchEmptied BatchState = "emptied"
+	// BatchUndone: the batch was undone.
+	BatchUndone BatchState = "undone"
+)
+
+// settle computes State, Present, Archived and Gone in tx.
+func (b *Batch) settle(tx *bolt.Tx) {
+	b.Present, b.Archived, b.Gone = 0, 0, 0
+	if b.UndoneAt != nil {
+		b.State = BatchUndone
+		return
+	}
+	nodes := tx.Bucket(storage.BucketVaultNodes)
+	arch := tx.Bucket(storage.BucketVaultArchive)
+	for _, id := range b.Added {
+		switch {
+		case nodes != nil && nodes.Get(storage.Key(id)) != nil:
+			b.Present++
+		case arch != nil && arch.Get(storage.Key(id)) != nil:
+			b.Archived++
+		default:
+			b.Gone++
+		}
+	}
+	switch {
+	case b.Archived+b.Gone == 0:
+		b.State = BatchActive
+	case b.Present == 0:
+		b.State = BatchEmptied
+	default:
+		b.State = BatchPartial
+	}
 }
 
 // FileChange is one import_files record before a batch changed it.
@@ -193,6 +247,7 @@ func (im *Importer) Batches(ctx context.Context) ([]Batch, error) {
 				return fmt.Errorf("import batch %d: %w", storage.ParseKey(k), err)
 			}
 			bt.ID = storage.ParseKey(k)
+			bt.settle(tx)
 			out = append(out, bt)
 		}
 		return nil
@@ -209,6 +264,9 @@ func (im *Importer) Batch(ctx context.Context, id uint64) (Batch, error) {
 	err := im.db.View(func(tx *bolt.Tx) error {
 		var err error
 		bt, err = getBatch(tx, id)
+		if err == nil {
+			bt.settle(tx)
+		}
 		return err
 	})
 	return bt, err

@@ -17,6 +17,9 @@ type UndoResult struct {
 	EdgesRemoved  int    `json:"edgesRemoved"`
 	NodesRestored int    `json:"nodesRestored"`
 	EdgesRestored int    `json:"edgesRestored"`
+	// ArchivedRemoved counts nodes the batch added that the tier cap had
+	// archived: they are removed from the archive.
+	ArchivedRemoved int `json:"archivedRemoved"`
 	// Missing counts nodes or edges the batch added that were already gone.
 	Missing int `json:"missing"`
 }
@@ -56,7 +59,17 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 		}
 		for _, nid := range bt.Added {
 			if !t.Has(nid) {
-				out.Missing++
+				// Archived by the tier cap: the undo removes it from the
+				// archive too, so that nothing of the batch comes back.
+				dropped, err := t.DropArchived(nid)
+				if err != nil {
+					return err
+				}
+				if dropped {
+					out.ArchivedRemoved++
+				} else {
+					out.Missing++
+				}
 				continue
 			}
 			out.EdgesRemoved += len(t.Edges(nid))

@@ -40,7 +40,7 @@ func (h *Hook) Rehearse(ctx context.Context, req build.RehearsalRequest) (build.
 	}
 	ss, err := s.Rehearse(ctx, Request{
 		Task: req.Task, Agent: req.Agent, BuildID: req.BuildID, Context: req.Context,
-		Branches: req.Branches, Force: true, Autonomy: req.Autonomy,
+		Branches: req.Branches, Force: true, Autonomy: req.Autonomy, AutonomySet: true,
 	})
 	if err != nil {
 		out := build.RehearsalOutcome{SessionID: ss.ID, Reason: err.Error()}

@@ -98,7 +98,7 @@ func (s *Service) Reject(ctx context.Context, id uint64, reason string) (Session
 	for _, b := range ss.Branches {
 		approaches = append(approaches, string(b.Approach))
 	}
-	n, err := s.Vault.Add(ctx, vault.Node{
+	n, err := s.learnPreference(ctx, vault.Node{
 		Type:       vault.Preference,
 		Content:    fmt.Sprintf("for %s, the user rejected the %s candidates: %s", ss.TaskType, strings.Join(approaches, ", "), reason),
 		Tags:       []string{"rehearsal", "rejected", tagOf(ss.TaskType)},
@@ -109,7 +109,7 @@ func (s *Service) Reject(ctx context.Context, id uint64, reason string) (Session
 	if err != nil {
 		return ss, fmt.Errorf("learn from rehearsal %d: %w", id, err)
 	}
-	return s.update(ctx, id, func(x *Session) error { x.PreferenceID = n.ID; return nil })
+	return s.update(ctx, id, func(x *Session) error { x.PreferenceID = n; return nil })
 }
 
 // autoSelect picks the best branch (autonomy ≥ 3), stages it and, when
@@ -198,7 +198,7 @@ func (s *Service) learnChoice(ctx context.Context, ss Session) (Session, error) 
 	if ss.Auto {
 		conf, how = 0.6, "auto"
 	}
-	n, err := s.Vault.Add(ctx, vault.Node{
+	prefID, err := s.learnPreference(ctx, vault.Node{
 		Type:       vault.Preference,
 		Content:    content,
 		Tags:       []string{"rehearsal", string(win.Approach), tagOf(ss.TaskType)},
@@ -231,7 +231,7 @@ func (s *Service) learnChoice(ctx context.Context, ss Session) (Session, error) 
 			return ss, err
 		}
 	}
-	return s.update(ctx, ss.ID, func(x *Session) error { x.PreferenceID = n.ID; return nil })
+	return s.update(ctx, ss.ID, func(x *Session) error { x.PreferenceID = prefID; return nil })
 }
 
 func appendNew(dst []uint64, ids ...uint64) []uint64 {
@@ -282,4 +282,15 @@ func (s *Service) checkOriginals(b Branch) error {
 			b.ID, changes.ErrConflict, strings.Join(changed, ", "))
 	}
 	return nil
+}
+
+// learnPreference learns what a rehearsal decision taught as learning
+// (vault.ByLearning): a full vault archives a less confident node or leaves
+// this one out, in which case the id is 0.
+func (s *Service) learnPreference(ctx context.Context, n vault.Node) (uint64, error) {
+	rs, err := s.Vault.LearnAs(ctx, vault.ByLearning, n)
+	if err != nil || len(rs) == 0 || rs[0].NotStored {
+		return 0, err
+	}
+	return rs[0].Node.ID, nil
 }

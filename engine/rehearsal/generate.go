@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
 )
@@ -52,7 +53,7 @@ func (s *Service) generate(ctx context.Context, model string, concurrency int, i
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				out[i] = genOutput{skipped: &Skipped{Approach: in.approach, Reason: ctx.Err().Error()}}
+				out[i] = genOutput{skipped: &Skipped{Approach: in.approach, Reason: ctx.Err().Error(), Kind: failure.Of(ctx.Err())}}
 				return
 			}
 			defer func() { <-sem }()
@@ -81,11 +82,11 @@ func (s *Service) generateOne(ctx context.Context, model string, in genInput) ge
 		if errors.Is(err, context.DeadlineExceeded) {
 			reason = "the model call timed out: " + reason
 		}
-		return genOutput{skipped: &Skipped{Approach: in.approach, Reason: reason}, tokens: tokens}
+		return genOutput{skipped: &Skipped{Approach: in.approach, Reason: reason, Kind: failure.Of(err)}, tokens: tokens}
 	}
 	files, err := validate(s.Root, p)
 	if err != nil {
-		return genOutput{skipped: &Skipped{Approach: in.approach, Reason: err.Error()}, tokens: tokens}
+		return genOutput{skipped: &Skipped{Approach: in.approach, Reason: err.Error(), Kind: failure.InvalidOutput}, tokens: tokens}
 	}
 	return genOutput{tokens: tokens, branch: Branch{
 		ID:           fmt.Sprintf("r%d-%s", in.round, in.approach),

@@ -24,6 +24,8 @@ package rehearsal
 import (
 	"errors"
 	"time"
+
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 // Approach is the strategy one branch is asked to follow.
@@ -105,6 +107,9 @@ type Branch struct {
 type Skipped struct {
 	Approach Approach `json:"approach"`
 	Reason   string   `json:"reason"`
+	// Kind classifies why (engine/failure): a model server that is down is
+	// not the branch's fault.
+	Kind failure.Kind `json:"kind,omitempty"`
 }
 
 // Dimension is one scored dimension with its evidence.

@@ -467,7 +467,14 @@ func TestBuildHook(t *testing.T) {
 	assert.True(t, out.Waiting)
 	assert.NotZero(t, out.SessionID)
 	e.cfg.Autonomy = 4
-	out, err = h.Rehearse(context.Background(), buildReq("T10", 3))
+	// Regression (issue 10): the build's autonomy governs its rehearsals,
+	// 0 included: config 4 does not auto-select for a build at 0.
+	out, err = h.Rehearse(context.Background(), buildReq("T10a", 2))
+	require.NoError(t, err)
+	assert.True(t, out.Waiting, "a build at autonomy 0 waits for the user whatever the config says")
+	req := buildReq("T10", 3)
+	req.Autonomy = 4
+	out, err = h.Rehearse(context.Background(), req)
 	require.NoError(t, err)
 	assert.False(t, out.Waiting)
 	assert.NotZero(t, out.ChangesetID, "auto-selected branch is staged for the build to apply")

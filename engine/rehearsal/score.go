@@ -3,19 +3,16 @@ package rehearsal
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -262,65 +259,34 @@ func TasteAlignment(b Branch, patterns []vault.Scored) (float64, []uint64, strin
 }
 
 // CheckRunner runs the configured checks on a copy of the workspace with a
-// branch applied.
+// branch applied, through engine/checks: the same runner, command syntax
+// (shell command lines) and copy policy as the build's check gates.
 type CheckRunner struct {
 	Root    string
 	Checks  []string
 	Timeout time.Duration
 }
 
-// skipDirs are not copied into the check workspace.
-var skipDirs = map[string]bool{".git": true, ".nova": true, "node_modules": true, ".cache": true}
-
 // Run copies the workspace into a temporary directory, writes the branch's
-// files, runs each check with sh -c there and reports whether all passed,
-// with their combined output. The copy is removed afterwards.
+// files, runs each check there and reports whether all passed, with their
+// combined output. The copy is removed afterwards.
 func (r CheckRunner) Run(ctx context.Context, files []File) (bool, string, error) {
-	tmp, err := os.MkdirTemp("", "nova-rehearsal-*")
+	cf := make([]checks.File, len(files))
+	for i, f := range files {
+		cf[i] = checks.File{Path: f.Path, Content: f.ProposedContent}
+	}
+	rs, err := checks.Runner{Root: r.Root, Commands: r.Checks, Timeout: r.Timeout}.Run(ctx, cf)
 	if err != nil {
 		return false, "", fmt.Errorf("check workspace: %w", err)
 	}
-	// Best-effort cleanup of a scratch copy: the checks' result stands even
-	// if some of it cannot be removed.
-	defer func() { _ = os.RemoveAll(tmp) }()
-	if err := copyTree(r.Root, tmp); err != nil {
-		return false, "", fmt.Errorf("copy workspace: %w", err)
-	}
-	for _, f := range files {
-		dst := filepath.Join(tmp, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return false, "", err
-		}
-		if err := os.WriteFile(dst, []byte(f.ProposedContent), 0o644); err != nil {
-			return false, "", err
-		}
-	}
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
 	var out strings.Builder
-	passed := true
-	for _, c := range r.Checks {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		shell, flag := "sh", "-c"
-		if runtime.GOOS == "windows" {
-			shell, flag = "cmd", "/C"
-		}
-		cmd := exec.CommandContext(cctx, shell, flag, c)
-		cmd.Dir = tmp
-		b, err := cmd.CombinedOutput()
-		cancel()
-		fmt.Fprintf(&out, "$ %s\n%s", c, b)
-		if err != nil {
-			if ctx.Err() != nil {
-				return false, out.String(), ctx.Err()
-			}
-			fmt.Fprintf(&out, "(%v)\n", err)
-			passed = false
+	for _, x := range rs {
+		fmt.Fprintf(&out, "$ %s\n%s", x.Command, x.Output)
+		if !x.Passed {
+			fmt.Fprintf(&out, "(%s)\n", x.Detail)
 		}
 	}
-	return passed, tail(out.String(), checkOutputMax), nil
+	return checks.Passed(rs), tail(out.String(), checkOutputMax), nil
 }
 
 func tail(s string, n int) string {
@@ -328,41 +294,6 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
-}
-
-// copyTree copies regular files and directories (symlinks are skipped: the
-// check copy must not point back into the workspace).
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() {
-			if skipDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm())
-	})
 }
 
 // preview is the first PreviewChars characters of the branch's first file.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/vault"
@@ -60,8 +61,10 @@ type Request struct {
 	Branches int
 	// Force rehearses even when ShouldRehearse says no.
 	Force bool
-	// Autonomy overrides the config's autonomy when > 0.
-	Autonomy int
+	// Autonomy overrides the config's autonomy when > 0, or always when
+	// AutonomySet (a build's own level, 0 included).
+	Autonomy    int
+	AutonomySet bool
 	// ApplyAuto applies an automatically selected branch (the CLI); the
 	// build engine applies the changeset itself and leaves it false.
 	ApplyAuto bool
@@ -89,7 +92,7 @@ func (s *Service) Rehearse(ctx context.Context, req Request) (Session, error) {
 		return Session{}, fmt.Errorf("task %s does not need a rehearsal (force it to rehearse anyway)", req.Task.ID)
 	}
 	autonomy := cfg.Autonomy
-	if req.Autonomy > 0 {
+	if req.Autonomy > 0 || req.AutonomySet {
 		autonomy = req.Autonomy
 	}
 	agent := cmpOr(req.Agent, req.Task.Agent)
@@ -216,7 +219,14 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 			reasons = append(reasons, fmt.Sprintf("%s: %s", sk.Approach, sk.Reason))
 		}
 		ss.Rounds = append(ss.Rounds, r)
-		return fmt.Errorf("%w for task %s: %s", ErrNoValid, ss.TaskID, strings.Join(reasons, "; "))
+		// Classify the whole round by its branches' failures (engine/failure):
+		// all of one kind (say, the model server is unreachable) is that kind;
+		// a mix is invalid output.
+		kind := failure.InvalidOutput
+		if k := r.Skipped[0].Kind; k != "" && !slices.ContainsFunc(r.Skipped, func(x Skipped) bool { return x.Kind != k }) {
+			kind = k
+		}
+		return failure.New(kind, fmt.Errorf("%w for task %s: %s", ErrNoValid, ss.TaskID, strings.Join(reasons, "; ")))
 	}
 	var checks *CheckRunner
 	if len(cfg.Checks) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/llm"
@@ -48,11 +49,13 @@ func init() {
 	rpc.RegisterSentinel("build.ErrFinished", build.ErrFinished)
 	rpc.RegisterSentinel("build.ErrNotActive", build.ErrNotActive)
 	rpc.RegisterSentinel("build.ErrNotFound", build.ErrNotFound)
+	rpc.RegisterSentinel("build.ErrNotWaiting", build.ErrNotWaiting)
 	rpc.RegisterSentinel("build.ErrPlan", build.ErrPlan)
 	rpc.RegisterType[*changes.ConflictError]("changes.ConflictError")
 	rpc.RegisterSentinel("changes.ErrConflict", changes.ErrConflict)
 	rpc.RegisterSentinel("changes.ErrNotFound", changes.ErrNotFound)
 	rpc.RegisterSentinel("changes.ErrNotPending", changes.ErrNotPending)
+	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
 	rpc.RegisterType[*failure.Error]("failure.Error")
 	rpc.RegisterType[*failure.Sentinel]("failure.Sentinel")
 	rpc.RegisterSentinel("importer.ErrAlreadyUndone", importer.ErrAlreadyUndone)
@@ -111,9 +114,11 @@ func init() {
 	rpc.RegisterSentinel("tools.ErrPolicyDenied", tools.ErrPolicyDenied)
 	rpc.RegisterSentinel("tools.ErrToolTimeout", tools.ErrToolTimeout)
 	rpc.RegisterSentinel("tools.ErrUnknownTool", tools.ErrUnknownTool)
+	rpc.RegisterType[*vault.CapError]("vault.CapError")
 	rpc.RegisterSentinel("vault.ErrInvalid", vault.ErrInvalid)
 	rpc.RegisterSentinel("vault.ErrNotEligible", vault.ErrNotEligible)
 	rpc.RegisterSentinel("vault.ErrNotFound", vault.ErrNotFound)
+	rpc.RegisterSentinel("vault.ErrOverCap", vault.ErrOverCap)
 	rpc.RegisterSentinel("vault.ErrRateLimited", vault.ErrRateLimited)
 	rpc.RegisterType[*vault.ImportError]("vault.ImportError")
 	rpc.RegisterType[*vault.LineError]("vault.LineError")

@@ -38,6 +38,13 @@ func (r *Workspace) AnswerApproval(ctx context.Context, id string, approve bool)
 	return r.c.Call(ctx, "AnswerApproval", []any{id, approve}, nil, rpc.CallOptions{})
 }
 
+// AnswerTask calls AnswerTask in the owning nova process.
+func (r *Workspace) AnswerTask(ctx context.Context, buildID uint64, taskID string, text string) (bool, error) {
+	var res0 bool
+	err := r.c.Call(ctx, "AnswerTask", []any{buildID, taskID, text}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ApplyChange calls ApplyChange in the owning nova process.
 func (r *Workspace) ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error) {
 	var res0 changes.ApplyReport
@@ -152,9 +159,9 @@ func (r *Workspace) EditRule(ctx context.Context, agent string, ruleID string, c
 }
 
 // EndorseWisdom calls EndorseWisdom in the owning nova process.
-func (r *Workspace) EndorseWisdom(ctx context.Context, id uint64, user string) (vault.WisdomPattern, error) {
+func (r *Workspace) EndorseWisdom(ctx context.Context, id uint64) (vault.WisdomPattern, error) {
 	var res0 vault.WisdomPattern
-	err := r.c.Call(ctx, "EndorseWisdom", []any{id, user}, []any{&res0}, rpc.CallOptions{})
+	err := r.c.Call(ctx, "EndorseWisdom", []any{id}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -165,9 +172,23 @@ func (r *Workspace) ExportVault(ctx context.Context, path string) (vault.ExportS
 	return res0, err
 }
 
+// ExportWisdom calls ExportWisdom in the owning nova process.
+func (r *Workspace) ExportWisdom(ctx context.Context, path string) (vault.Bundle, error) {
+	var res0 vault.Bundle
+	err := r.c.Call(ctx, "ExportWisdom", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ForgetNode calls ForgetNode in the owning nova process.
 func (r *Workspace) ForgetNode(ctx context.Context, id uint64) error {
 	return r.c.Call(ctx, "ForgetNode", []any{id}, nil, rpc.CallOptions{})
+}
+
+// GetArchived calls GetArchived in the owning nova process.
+func (r *Workspace) GetArchived(ctx context.Context, id uint64) (vault.ArchivedNode, error) {
+	var res0 vault.ArchivedNode
+	err := r.c.Call(ctx, "GetArchived", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
 }
 
 // GetBuild calls GetBuild in the owning nova process.
@@ -261,6 +282,13 @@ func (r *Workspace) ImportVault(ctx context.Context, path string) (vault.ImportR
 	return res0, err
 }
 
+// ImportWisdom calls ImportWisdom in the owning nova process.
+func (r *Workspace) ImportWisdom(ctx context.Context, path string) (vault.BundleImport, error) {
+	var res0 vault.BundleImport
+	err := r.c.Call(ctx, "ImportWisdom", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // Info calls Info in the owning nova process.
 func (r *Workspace) Info() engine.Info {
 	ctx, cancel := r.c.Background()
@@ -290,6 +318,13 @@ func (r *Workspace) LinkNodes(ctx context.Context, from uint64, to uint64, rel v
 func (r *Workspace) ListAgents(ctx context.Context) (engine.Roster, error) {
 	var res0 engine.Roster
 	err := r.c.Call(ctx, "ListAgents", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListArchived calls ListArchived in the owning nova process.
+func (r *Workspace) ListArchived(ctx context.Context) ([]vault.ArchivedNode, error) {
+	var res0 []vault.ArchivedNode
+	err := r.c.Call(ctx, "ListArchived", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -374,6 +409,13 @@ func (r *Workspace) ListTags(ctx context.Context) ([]vault.TagCount, error) {
 func (r *Workspace) ListWisdom(ctx context.Context, status vault.WisdomStatus) ([]vault.WisdomPattern, error) {
 	var res0 []vault.WisdomPattern
 	err := r.c.Call(ctx, "ListWisdom", []any{status}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListWisdomBundles calls ListWisdomBundles in the owning nova process.
+func (r *Workspace) ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error) {
+	var res0 []vault.BundleImport
+	err := r.c.Call(ctx, "ListWisdomBundles", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -488,9 +530,16 @@ func (r *Workspace) RejectRehearsal(ctx context.Context, id uint64, reason strin
 }
 
 // ReportWisdomHarm calls ReportWisdomHarm in the owning nova process.
-func (r *Workspace) ReportWisdomHarm(ctx context.Context, id uint64, user string, reason string) (vault.WisdomPattern, error) {
+func (r *Workspace) ReportWisdomHarm(ctx context.Context, id uint64, reason string) (vault.WisdomPattern, error) {
 	var res0 vault.WisdomPattern
-	err := r.c.Call(ctx, "ReportWisdomHarm", []any{id, user, reason}, []any{&res0}, rpc.CallOptions{})
+	err := r.c.Call(ctx, "ReportWisdomHarm", []any{id, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RestoreNode calls RestoreNode in the owning nova process.
+func (r *Workspace) RestoreNode(ctx context.Context, id uint64) (vault.RestoreResult, error) {
+	var res0 vault.RestoreResult
+	err := r.c.Call(ctx, "RestoreNode", []any{id}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -522,6 +571,13 @@ func (r *Workspace) RunEvents(ctx context.Context, runID uint64) ([]agents.Event
 	return res0, err
 }
 
+// RunningBuilds calls RunningBuilds in the owning nova process.
+func (r *Workspace) RunningBuilds(ctx context.Context) ([]uint64, error) {
+	var res0 []uint64
+	err := r.c.Call(ctx, "RunningBuilds", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // ScanPatterns calls ScanPatterns in the owning nova process.
 func (r *Workspace) ScanPatterns(ctx context.Context, dir string, o engine.ImportOptions) (engine.ImportPlan, error) {
 	var res0 engine.ImportPlan
@@ -542,8 +598,8 @@ func (r *Workspace) SetTheme(ctx context.Context, name string) error {
 }
 
 // SetWisdomOptIn calls SetWisdomOptIn in the owning nova process.
-func (r *Workspace) SetWisdomOptIn(ctx context.Context, user string, on bool) error {
-	return r.c.Call(ctx, "SetWisdomOptIn", []any{user, on}, nil, rpc.CallOptions{})
+func (r *Workspace) SetWisdomOptIn(ctx context.Context, on bool) error {
+	return r.c.Call(ctx, "SetWisdomOptIn", []any{on}, nil, rpc.CallOptions{})
 }
 
 // Subscribe calls Subscribe in the owning nova process.
@@ -581,6 +637,13 @@ func (r *Workspace) UnlinkEdge(ctx context.Context, edgeID uint64) error {
 func (r *Workspace) UpdateNode(ctx context.Context, id uint64, p vault.Patch) (vault.Node, error) {
 	var res0 vault.Node
 	err := r.c.Call(ctx, "UpdateNode", []any{id, p}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// VaultCapacity calls VaultCapacity in the owning nova process.
+func (r *Workspace) VaultCapacity(ctx context.Context) (vault.Capacity, error) {
+	var res0 vault.Capacity
+	err := r.c.Call(ctx, "VaultCapacity", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 

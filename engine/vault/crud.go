@@ -25,14 +25,18 @@ func (v *Vault) prepare(n Node) (Node, error) {
 
 // Add stores a new node and returns it with its id. Empty content, an
 // unknown type or a confidence outside 0–1 is refused with ErrInvalid. A zero
-// confidence means DefaultConfidence; an empty source means "manual". Add
-// does not apply tier limits or look for conflicts: Learn does.
+// confidence means DefaultConfidence; an empty source means "manual". Add is
+// a user write: over the tier's node cap it is refused with a *CapError
+// (ErrOverCap). It does not look for duplicates or conflicts: Learn does.
 func (v *Vault) Add(ctx context.Context, n Node) (Node, error) {
 	n, err := v.prepare(n)
 	if err != nil {
 		return Node{}, err
 	}
 	err = v.update(ctx, "add", func(tx *bolt.Tx, ws *writeSet) error {
+		if _, err := v.reserve(tx, ws, ByUser, 1, n.Confidence); err != nil {
+			return err
+		}
 		n.ID = 0
 		if err := putNodeTx(tx, &n, nil); err != nil {
 			return err
@@ -47,7 +51,9 @@ func (v *Vault) Add(ctx context.Context, n Node) (Node, error) {
 }
 
 // AddBatch stores many nodes in one transaction: all or none. A node that
-// fails validation fails the batch with its position in the error.
+// fails validation fails the batch with its position in the error; a batch
+// that would take the vault over its tier's cap is refused (*CapError)
+// before anything is written.
 func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 	out := make([]Node, len(nodes))
 	for i, n := range nodes {
@@ -61,6 +67,9 @@ func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 		return out, nil
 	}
 	err := v.update(ctx, "add", func(tx *bolt.Tx, ws *writeSet) error {
+		if _, err := v.reserve(tx, ws, ByUser, len(out), 0); err != nil {
+			return err
+		}
 		ws.rebuild = len(out) > rebuildThreshold
 		batch := &ixBatch{}
 		for i := range out {
@@ -180,9 +189,19 @@ func (v *Vault) modifyTx(tx *bolt.Tx, ws *writeSet, id uint64, fn func(n *Node) 
 	return n.clone(), nil
 }
 
-// Remove deletes a node and every edge touching it.
+// Remove deletes a node and every edge touching it: the user forgetting it.
+// A node that came from somewhere (an imported file, a build) leaves a
+// tombstone (user + source), so an import of the same source does not bring
+// it back (see ReadTx.Forgotten).
 func (v *Vault) Remove(ctx context.Context, id uint64) error {
 	return v.update(ctx, "remove", func(tx *bolt.Tx, ws *writeSet) error {
+		n, err := getNode(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := putTombstoneTx(tx, n, v.now()); err != nil {
+			return err
+		}
 		return removeNodeTx(tx, ws, id)
 	})
 }

@@ -20,7 +20,7 @@
 // # Storage
 //
 // Everything lives in the workspace's bbolt file, in buckets created by
-// storage migration 1:
+// storage migrations (storage/doc.go is the schema tree):
 //
 //	vault_nodes   id → Node without its body (storage.Codec, version 1); HasBody says a body exists
 //	vault_bodies  id → 'b' 0x01 + raw UTF-8 body (not JSON: the index rebuild reads every body)
@@ -38,9 +38,12 @@
 //	                erel  relation       → edge ids
 //	              plus "~rev": the change counter, bumped by every write, and
 //	              "~textindex": the full-text index snapshot (see snapshot.go)
-//	wisdom        nested buckets: patterns (id → WisdomPattern), sources
+//	vault_archive      id → ArchivedNode: a node the tier cap moved out, with its body and edges
+//	vault_tombstones   user 0x00 source → Tombstone: an imported node the user forgot
+//	wisdom        nested buckets (migration 2): patterns (id → WisdomPattern), sources
 //	              (vault node id → pattern id), promotions (user 0x00 time node →
-//	              pattern id, the weekly rate limit), optin (user → "1"/"0")
+//	              pattern id, the weekly rate limit), optin (user → "1"/"0"),
+//	              bundles (bundle id → BundleImport, imported wisdom bundles)
 //
 // Every write is one bbolt transaction (nodes, bodies, index entries and the
 // counter together), so a process killed at any moment leaves the vault
@@ -66,9 +69,34 @@
 //
 // # Taste vault
 //
-// [Vault.Learn] adds a node the taste-vault way: duplicates are reinforced,
-// the tier's node limit evicts the lowest-confidence node, and contradictions
-// get a contradicts edge. [Vault.LearnFromBuildResult] applies the build
+// [Vault.Learn] adds a node the taste-vault way: duplicates are reinforced
+// and contradictions get a contradicts edge. [Vault.LearnAs] says who asks
+// (ByUser or ByLearning), which decides what the tier cap does.
+//
+// # Tier caps
+//
+// The free tier keeps 500 nodes ([TierLimits]); premium has no cap. One
+// function applies the rule to every write that adds nodes ([CheckCap] is the
+// rule, reserve applies it inside the write's transaction):
+//
+//   - user writes ([Vault.Add], [Vault.AddBatch], [Vault.Import], [Vault.Learn],
+//     the importer's [ImportTx], [Vault.Restore]) that would go over the cap
+//     are refused before anything is written, with a *[CapError] ([ErrOverCap])
+//     naming the tier, the cap, the count the vault would reach and how to
+//     switch tier;
+//   - learning ([Vault.LearnAs] with ByLearning: build lessons, rehearsal
+//     preferences, user approvals, playbook promotion) moves the least
+//     confident node whose confidence is below the incoming one's to the
+//     archive, with its edges, one node per learned node; when no node is less
+//     confident the learned node is not stored ([LearnResult.NotStored]).
+//     [Change.Archived] and [Change.NotStored] report both once per write.
+//
+// [Vault.Archived] lists the archive; [Vault.Restore] brings a node back with
+// its id and the edges whose other end exists (edges to a node that is still
+// archived wait in that node's record). Wisdom patterns live in their own
+// bucket and do not count against the cap. [Vault.Remove] is the user
+// forgetting a node: an imported node leaves a [Tombstone] so that importing
+// its source again does not bring it back. [Vault.LearnFromBuildResult] applies the build
 // heuristics ([BuildLessons], [DetectPatterns]); [Vault.BuildVaultContext]
 // renders the <taste_vault_context> block within 15 % of a token budget and
 // returns what it injected, which [Vault.ReinforceInjected] credits after a

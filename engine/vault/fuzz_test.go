@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -92,4 +93,33 @@ func canon(t *testing.T, nodes []vault.Node, edges []vault.Edge) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// FuzzParseBundle feeds arbitrary bytes to the wisdom-bundle parser: it must
+// never panic, refuse with ErrInvalid, and what it accepts must import and
+// carry a valid author id.
+func FuzzParseBundle(f *testing.F) {
+	f.Add([]byte(`{"format":"nova.wisdom/1","author":"u-0123456789abcdef","createdAt":"2026-01-01T00:00:00Z","patterns":[{"type":"Pattern","content":"Keep it small","confidence":0.9,"tags":["go"]}]}`))
+	f.Add([]byte(`{"format":"nova.wisdom/1","author":"u-0123456789abcdef","patterns":[{"content":"x","harm":"broke it","confidence":0.5}]}`))
+	f.Add([]byte(`{"format":"nova.wisdom/1","author":"me@example.org","patterns":[]}`))
+	f.Add([]byte("{\"format\":\"nova.wisdom/1\",\"patterns\":[{\"content\":\"\\u0000\"}]}\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := vault.ParseBundle(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, vault.ErrInvalid) {
+				t.Fatalf("refusal without ErrInvalid: %v", err)
+			}
+			return
+		}
+		if !strings.HasPrefix(b.Author, "u-") || len(b.Author) != 18 {
+			t.Fatalf("accepted author %q", b.Author)
+		}
+		if len(b.Patterns) > 10 {
+			return
+		}
+		e := newEnv(t)
+		if _, err := e.v.Wisdom().ImportBundle(t.Context(), bytes.NewReader(data)); err != nil {
+			t.Fatalf("parsed but did not import: %v", err)
+		}
+	})
 }

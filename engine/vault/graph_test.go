@@ -631,14 +631,14 @@ func TestConcurrentWritersAndReaders(t *testing.T) {
 
 func TestWritesDuringIndexBuildAreNotLost(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, withTier(vault.TierPremium)) // more nodes than the free tier keeps
 	nodes := make([]vault.Node, 3000)
 	for i := range nodes {
 		nodes[i] = vault.Node{Type: vault.Pattern, Content: "filler about widgets and gadgets"}
 	}
 	_, err := e.v.AddBatch(t.Context(), nodes)
 	require.NoError(t, err)
-	e.reopen(false)
+	e.reopen(false, withTier(vault.TierPremium))
 	e.v.Warm() // the build runs while we write
 	added := e.add(vault.Node{Type: vault.Pattern, Content: "Quarantine flaky integration suites"})
 	require.NoError(t, e.v.Remove(t.Context(), 1))

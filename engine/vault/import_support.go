@@ -113,6 +113,8 @@ type ImportTx struct {
 	ReadTx
 	ws    *writeSet
 	nodes int
+	// net counts nodes added minus nodes removed, for the tier cap.
+	net int
 
 	batch   *ixBatch
 	fresh   map[uint64]bool     // nodes whose index entries are deferred
@@ -128,6 +130,10 @@ type edgeKey struct {
 
 // WithImportTx runs fn in one write transaction (op "import" in Change). The
 // in-memory search index and OnChange follow the commit as for every write.
+// An import is a user write: it should call Reserve with the number of nodes
+// it will add before adding them; whatever it does, a transaction that ends
+// with more nodes than it started and over the tier's cap is rolled back with
+// a *CapError.
 func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) error {
 	return v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
@@ -135,8 +141,21 @@ func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) er
 		if err := fn(t); err != nil {
 			return err
 		}
+		if t.net > 0 {
+			if err := CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net); err != nil {
+				return err
+			}
+		}
 		return t.flush()
 	})
+}
+
+// Reserve checks, before anything is written, that adding n nodes keeps the
+// vault within its tier's cap (the same rule as every user write); it
+// returns a *CapError otherwise.
+func (t *ImportTx) Reserve(n int) error {
+	_, err := t.v.reserve(t.tx, t.ws, ByUser, n, 0)
+	return err
 }
 
 func (t *ImportTx) reset() {
@@ -206,6 +225,7 @@ func (t *ImportTx) Add(n Node) (Node, error) {
 	t.fresh[p.ID] = true
 	t.ws.putNode(&p, true)
 	t.touched()
+	t.net++
 	return p.clone(), nil
 }
 
@@ -272,6 +292,7 @@ func (t *ImportTx) Remove(id uint64) error {
 		return err
 	}
 	t.touched()
+	t.net--
 	return nil
 }
 

@@ -396,7 +396,9 @@ type ImportReport struct {
 // Import reads a JSONL dump (see Export) and writes it in one transaction,
 // keeping ids: whole file or nothing. Any bad line rejects the import with
 // an *ImportError listing every bad line by number (errors.Is ErrInvalid).
-// A node or edge whose id exists is replaced.
+// A node or edge whose id exists is replaced. An import whose new nodes would
+// take the vault over its tier's cap is refused (*CapError) before anything
+// is written.
 func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err := ctx.Err(); err != nil {
 		return ImportReport{}, err
@@ -423,6 +425,15 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
+		fresh := 0
+		for i := range d.Nodes {
+			if !hasNode(tx, d.Nodes[i].ID) {
+				fresh++
+			}
+		}
+		if _, err := v.reserve(tx, ws, ByUser, fresh, 0); err != nil {
+			return err
+		}
 		ws.rebuild = len(d.Nodes) > rebuildThreshold
 		batch := &ixBatch{}
 		for i := range d.Nodes {

@@ -152,7 +152,7 @@ func TestImportReplacesExistingIDs(t *testing.T) {
 
 func TestImportLargeFileInOneTransaction(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, withTier(vault.TierPremium)) // more nodes than the free tier keeps
 	var b strings.Builder
 	for i := 1; i <= 3000; i++ {
 		b.WriteString(`{"kind":"node","id":` + itoa(uint64(i)) + `,"type":"Pattern","content":"bulk entry","tags":["bulk"]}` + "\n")

@@ -157,6 +157,10 @@ type writeSet struct {
 	edges   []uint64
 	rev     uint64
 	rebuild bool // too many changes: drop the in-memory index instead
+	// archived are nodes the tier cap moved to the archive; notStored counts
+	// learned nodes the cap left out.
+	archived  []uint64
+	notStored int
 }
 
 func newWriteSet(op string) *writeSet {
@@ -183,6 +187,8 @@ func (ws *writeSet) change() Change {
 	c.Edges = slices.Clone(ws.edges)
 	slices.Sort(c.Edges)
 	c.Edges = slices.Compact(c.Edges)
+	c.Archived = slices.Clone(ws.archived)
+	c.NotStored = ws.notStored
 	return c
 }
 
@@ -428,25 +434,6 @@ func edgeIDsOf(tx *bolt.Tx, id uint64, out, in bool) []uint64 {
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
-}
-
-// lowestConfidence returns up to n node ids with the lowest confidence,
-// skipping keep; ties go to the oldest id.
-func lowestConfidence(tx *bolt.Tx, n int, keep map[uint64]bool) []uint64 {
-	var out []uint64
-	b := tx.Bucket(storage.BucketVaultIndex)
-	p := []byte(ixConf.Name + "\x00")
-	c := b.Cursor()
-	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(out) < n; k, _ = c.Next() {
-		if len(k) != len(p)+8+1+8 {
-			continue
-		}
-		id := storage.ParseKey(k[len(k)-8:])
-		if !keep[id] {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // confRange calls fn with (id, confidence) for nodes whose confidence is at

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/nova-dev/nova/storage"
 )
 
 // ConflictStrength is the strength of contradicts edges made by Learn.
@@ -18,33 +16,50 @@ const ConflictStrength = 0.9
 // LearnResult says what Learn did with one node.
 type LearnResult struct {
 	// Node is the stored node: the new one, or the existing equivalent that
-	// was reinforced instead.
+	// was reinforced instead. When NotStored is set it is the candidate (id 0).
 	Node Node `json:"node"`
 	// Created is false when an equivalent node (same type, same statement)
-	// existed and was reinforced.
+	// existed and was reinforced, or when the node was not stored.
 	Created bool `json:"created"`
-	// Evicted lists nodes removed to stay within the tier's MaxNodes.
-	Evicted []uint64 `json:"evicted,omitempty"`
+	// Evicted lists the nodes the tier cap moved to the archive to make room
+	// for this one (a learning write archives at most one; user writes
+	// never archive). They can be brought back with Vault.Restore.
+	Evicted []uint64 `json:"archived,omitempty"`
+	// NotStored is set when a learned node found the vault full and no
+	// stored node less confident than it: it was left out.
+	NotStored bool `json:"notStored,omitempty"`
 	// Conflicts lists the nodes the new node contradicts; a contradicts
 	// edge now joins each of them to it.
 	Conflicts []uint64 `json:"conflicts,omitempty"`
 }
 
-// Learn adds a node the taste-vault way: an equivalent node (same type and
-// statement) is reinforced instead of duplicated; when the tier is full the
-// lowest-confidence node is evicted; a node whose statement contradicts an
-// existing one ("never X" / "always X", "avoid X" / "use X", "do not X" /
-// "X") gets a contradicts edge to it.
+// Learn adds a node the taste-vault way, as the user's own write (`nova
+// vault add`): an equivalent node (same type and statement) is reinforced
+// instead of duplicated; a node whose statement contradicts an existing one
+// ("never X" / "always X", "avoid X" / "use X", "do not X" / "X") gets a
+// contradicts edge to it. A new node over the tier's cap is refused with a
+// *CapError (ErrOverCap) and nothing is written. Learning paths use LearnAs
+// with ByLearning.
 func (v *Vault) Learn(ctx context.Context, n Node) (LearnResult, error) {
-	rs, err := v.LearnAll(ctx, []Node{n})
+	rs, err := v.LearnAs(ctx, ByUser, n)
 	if err != nil {
 		return LearnResult{}, err
 	}
 	return rs[0], nil
 }
 
-// LearnAll learns several nodes in one transaction (see Learn).
+// LearnAll learns several nodes in one transaction as the user's write (see
+// Learn).
 func (v *Vault) LearnAll(ctx context.Context, nodes []Node) ([]LearnResult, error) {
+	return v.LearnAs(ctx, ByUser, nodes...)
+}
+
+// LearnAs learns nodes in one transaction for origin. For ByUser see Learn.
+// For ByLearning (builds, rehearsals, user signals, playbook promotion) a
+// full vault moves its least confident node below the incoming one to the
+// archive, or, when there is none, leaves the incoming node out
+// (LearnResult.NotStored); the change event reports both as counts.
+func (v *Vault) LearnAs(ctx context.Context, origin Origin, nodes ...Node) ([]LearnResult, error) {
 	prepared := make([]Node, len(nodes))
 	for i, n := range nodes {
 		p, err := v.prepare(n)
@@ -53,11 +68,14 @@ func (v *Vault) LearnAll(ctx context.Context, nodes []Node) ([]LearnResult, erro
 		}
 		prepared[i] = p
 	}
+	if len(prepared) == 0 {
+		return []LearnResult{}, nil
+	}
 	var out []LearnResult
 	err := v.update(ctx, "learn", func(tx *bolt.Tx, ws *writeSet) error {
 		out = out[:0]
 		for _, n := range prepared {
-			r, err := v.learnTx(tx, ws, n)
+			r, err := v.learnTx(tx, ws, origin, n)
 			if err != nil {
 				return err
 			}
@@ -71,7 +89,7 @@ func (v *Vault) LearnAll(ctx context.Context, nodes []Node) ([]LearnResult, erro
 	return out, nil
 }
 
-func (v *Vault) learnTx(tx *bolt.Tx, ws *writeSet, n Node) (LearnResult, error) {
+func (v *Vault) learnTx(tx *bolt.Tx, ws *writeSet, origin Origin, n Node) (LearnResult, error) {
 	st, hasStatement := parseStatement(n.Content)
 	var conflicts []uint64
 	if hasStatement {
@@ -105,18 +123,16 @@ func (v *Vault) learnTx(tx *bolt.Tx, ws *writeSet, n Node) (LearnResult, error) 
 			}
 		}
 	}
-	var evicted []uint64
-	if maxNodes := v.Limits().MaxNodes; maxNodes > 0 {
-		count := tx.Bucket(storage.BucketVaultNodes).Stats().KeyN
-		if count >= maxNodes {
-			for _, id := range lowestConfidence(tx, count-maxNodes+1, nil) {
-				if err := removeNodeTx(tx, ws, id); err != nil {
-					return LearnResult{}, err
-				}
-				evicted = append(evicted, id)
-			}
-		}
+	res, err := v.reserve(tx, ws, origin, 1, n.Confidence)
+	if err != nil {
+		return LearnResult{}, err
 	}
+	if !res.admitted {
+		ws.notStored++
+		n.ID = 0
+		return LearnResult{Node: n.clone(), NotStored: true}, nil
+	}
+	evicted := res.archived
 	n.ID = 0
 	if err := putNodeTx(tx, &n, nil); err != nil {
 		return LearnResult{}, err
@@ -144,14 +160,16 @@ type Task struct {
 }
 
 // LearnFromBuildResult turns a task's outcome into vault nodes (see
-// BuildLessons) and learns them in one transaction. A failure becomes a
-// Mistake with confidence 0.9.
+// BuildLessons) and learns them in one transaction, as learning (ByLearning:
+// the tier cap archives or leaves out, never refuses). A failure becomes a
+// Mistake with confidence 0.9. The caller decides whether a failure may be
+// learned at all (only failures of the work itself are: engine/failure).
 func (v *Vault) LearnFromBuildResult(ctx context.Context, task Task, agent, output string, success bool) ([]LearnResult, error) {
 	lessons := BuildLessons(task, agent, output, success)
 	if len(lessons) == 0 {
 		return []LearnResult{}, nil
 	}
-	return v.LearnAll(ctx, lessons)
+	return v.LearnAs(ctx, ByLearning, lessons...)
 }
 
 // Injected is the provenance of a vault context: what went into the prompt.

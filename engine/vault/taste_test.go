@@ -38,7 +38,7 @@ func TestLearnReinforcesAnEquivalentNode(t *testing.T) {
 	assert.Equal(t, 2, st.Nodes)
 }
 
-func TestLearnEvictsLowestConfidenceWhenFreeTierIsFull(t *testing.T) {
+func TestLearningArchivesLowestConfidenceWhenFreeTierIsFull(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withTier(vault.TierFree))
 	nodes := make([]vault.Node, 500)
@@ -48,14 +48,18 @@ func TestLearnEvictsLowestConfidenceWhenFreeTierIsFull(t *testing.T) {
 	nodes[321].Confidence = 0.05
 	stored, err := e.v.AddBatch(t.Context(), nodes)
 	require.NoError(t, err)
-	res, err := e.v.Learn(t.Context(), vault.Node{Type: vault.Strategy, Content: "a new lesson", Confidence: 0.6})
+	rs, err := e.v.LearnAs(t.Context(), vault.ByLearning, vault.Node{Type: vault.Strategy, Content: "a new lesson", Confidence: 0.6})
 	require.NoError(t, err)
+	res := rs[0]
 	assert.True(t, res.Created)
 	assert.Equal(t, []uint64{stored[321].ID}, res.Evicted)
 	st, _ := e.v.Stats(t.Context())
 	assert.Equal(t, 500, st.Nodes)
 	_, err = e.v.Get(t.Context(), stored[321].ID)
 	assert.ErrorIs(t, err, vault.ErrNotFound)
+	arch, err := e.v.ArchivedNodeByID(t.Context(), stored[321].ID)
+	require.NoError(t, err, "evicted means archived, not deleted")
+	assert.Equal(t, "rule number 321", arch.Node.Content)
 	e.verify()
 }
 

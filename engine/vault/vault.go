@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,8 +17,9 @@ const (
 
 // Limits are what a tier allows.
 type Limits struct {
-	// MaxNodes is the most nodes Learn keeps (0 = unlimited); when full it
-	// evicts the lowest-confidence node.
+	// MaxNodes is the tier's node cap (0 = unlimited). User writes over it
+	// are refused; learning archives a less confident node or is not stored
+	// (see CheckCap and the package comment).
 	MaxNodes int `json:"maxNodes"`
 	// GlobalInjections is how many global-wisdom patterns go into a prompt.
 	GlobalInjections int `json:"globalInjections"`
@@ -46,6 +48,11 @@ type Change struct {
 	Edges []uint64 `json:"edges,omitempty"`
 	// Revision is the vault's change counter after the write.
 	Revision uint64 `json:"revision"`
+	// Archived lists the nodes the tier cap moved to the archive in this
+	// write (they are also in Nodes); NotStored counts learned nodes the cap
+	// left out because no stored node was less confident.
+	Archived  []uint64 `json:"archived,omitempty"`
+	NotStored int      `json:"notStored,omitempty"`
 }
 
 // Options configures a Vault. The zero value works (user "local", free tier,
@@ -53,11 +60,15 @@ type Change struct {
 type Options struct {
 	// UserID owns nodes added without one; default "local".
 	UserID string
+	// Identity is the workspace identity that promotes, backs and reports
+	// global wisdom (config userId, or git's user.email when userId is the
+	// default "local"; see workspace.Identity); default UserID. Wisdom
+	// records it as its pseudonymous AuthorID.
+	Identity string
 	// Tier is "free" or "premium" (see TierLimits).
 	Tier string
-	// OptInGlobal says UserID shares high-confidence nodes with global
-	// wisdom (config vault.optInGlobal). Other users opt in through
-	// Wisdom.SetOptIn.
+	// OptInGlobal says the identity shares high-confidence nodes with global
+	// wisdom (config vault.optInGlobal); Wisdom.SetOptIn overrides it.
 	OptInGlobal bool
 	// ProjectTerms are project-specific words (workspace name, module path)
 	// that the wisdom sanitizer replaces.
@@ -103,6 +114,9 @@ type Vault struct {
 func New(db *storage.DB, opts Options) *Vault {
 	if opts.UserID == "" {
 		opts.UserID = "local"
+	}
+	if strings.TrimSpace(opts.Identity) == "" {
+		opts.Identity = opts.UserID
 	}
 	if opts.Tier == "" {
 		opts.Tier = TierFree

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,42 +100,70 @@ func Recency(age time.Duration) float64 {
 }
 
 // Wisdom is the global-wisdom pipeline: promotion of high-confidence nodes
-// of opted-in users (sanitized, deduplicated, rate-limited), backing by
-// distinct users, harm reports, and the best active patterns per tier. It is
-// persisted in the wisdom bucket of the same database.
+// (sanitized, deduplicated, rate-limited), backing by distinct users, harm
+// reports, and the best active patterns per tier. It is persisted in the
+// wisdom bucket of the same database.
+//
+// Anti-gaming: every local action (promote, endorse, report) is made as the
+// workspace identity (Options.Identity: config userId, or git's user.email
+// when userId is the default "local"), recorded under its pseudonymous author
+// id ([AuthorID]); no call takes a user from its caller. Other users' backing
+// and harm reports only arrive through wisdom bundles they exported
+// ([Wisdom.ExportBundle], [Wisdom.ImportBundle]), one author per bundle.
 type Wisdom struct{ v *Vault }
 
-// Nested buckets of the wisdom bucket.
+// authorSalt salts author ids. It is fixed, not per workspace, so that one
+// person exporting from several workspaces is one author, never several.
+const authorSalt = "nova.wisdom.author/1\x00"
+
+// AuthorID is the pseudonymous id under which an identity backs and reports
+// wisdom and signs its bundles: "u-" and 16 hex digits of a salted SHA-256 of
+// the identity (trimmed, lower case). The identity itself (an e-mail) never
+// leaves the machine.
+func AuthorID(identity string) string {
+	sum := sha256.Sum256([]byte(authorSalt + strings.ToLower(strings.TrimSpace(identity))))
+	return "u-" + hex.EncodeToString(sum[:8])
+}
+
+// Me is the author id of the workspace identity: the backer, reporter and
+// bundle author of this workspace.
+func (w *Wisdom) Me() string { return AuthorID(w.v.opts.Identity) }
+
+// Nested buckets of the wisdom bucket, created by storage migration 2 (see
+// storage/doc.go for their keys).
 var (
-	wbPatterns   = []byte("patterns")   // pattern id → WisdomPattern
-	wbSources    = []byte("sources")    // vault node id → pattern id
-	wbPromotions = []byte("promotions") // user 0x00 time(unix ns) node id → pattern id
-	wbOptIn      = []byte("optin")      // user → "1" or "0"
+	wbPatterns   = storage.WisdomPatterns   // pattern id → WisdomPattern
+	wbSources    = storage.WisdomSources    // vault node id → pattern id
+	wbPromotions = storage.WisdomPromotions // user 0x00 time(unix ns) node id → pattern id
+	wbOptIn      = storage.WisdomOptIn      // user → "1" or "0"
+	wbBundles    = storage.WisdomBundles    // bundle id → BundleImport
 )
 
 var patternCodec = storage.Codec[WisdomPattern]{Version: 1}
 
-func wisdomBucket(tx *bolt.Tx, name []byte, create bool) (*bolt.Bucket, error) {
+// wisdomBucket returns a nested bucket of wisdom. The buckets are created by
+// a migration, never here: a missing one means a damaged database. The
+// create argument is kept for the call sites' intent (write paths pass true)
+// and changes nothing.
+func wisdomBucket(tx *bolt.Tx, name []byte, _ bool) (*bolt.Bucket, error) {
 	root := tx.Bucket(storage.BucketWisdom)
 	if root == nil {
 		return nil, fmt.Errorf("wisdom bucket missing: %w", storage.ErrCorrupt)
 	}
-	if b := root.Bucket(name); b != nil || !create {
-		return b, nil
+	b := root.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("wisdom/%s bucket missing: %w", name, storage.ErrCorrupt)
 	}
-	return root.CreateBucket(name)
+	return b, nil
 }
 
 func (w *Wisdom) write(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
 	return w.v.update(ctx, "wisdom."+op, func(tx *bolt.Tx, _ *writeSet) error { return fn(tx) })
 }
 
-// SetOptIn records whether a user shares high-confidence nodes.
-func (w *Wisdom) SetOptIn(ctx context.Context, userID string, on bool) error {
-	userID = cleanKey(userID)
-	if userID == "" {
-		return invalidf("user id is empty")
-	}
+// SetOptIn records whether the workspace identity shares its
+// high-confidence nodes (overrides the config's vault.optInGlobal).
+func (w *Wisdom) SetOptIn(ctx context.Context, on bool) error {
 	return w.write(ctx, "optin", func(tx *bolt.Tx) error {
 		b, err := wisdomBucket(tx, wbOptIn, true)
 		if err != nil {
@@ -143,31 +173,31 @@ func (w *Wisdom) SetOptIn(ctx context.Context, userID string, on bool) error {
 		if on {
 			val = []byte("1")
 		}
-		return b.Put([]byte(userID), val)
+		return b.Put([]byte(w.Me()), val)
 	})
 }
 
-// OptedIn reports whether a user shares with global wisdom: their recorded
-// choice, else the vault's OptInGlobal for its own user.
-func (w *Wisdom) OptedIn(ctx context.Context, userID string) (bool, error) {
+// OptedIn reports whether the workspace identity shares with global wisdom:
+// its recorded choice, else the config's vault.optInGlobal.
+func (w *Wisdom) OptedIn(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	var on bool
 	err := w.v.db.View(func(tx *bolt.Tx) error {
-		on = w.optedInTx(tx, userID)
+		on = w.optedInTx(tx)
 		return nil
 	})
 	return on, err
 }
 
-func (w *Wisdom) optedInTx(tx *bolt.Tx, userID string) bool {
+func (w *Wisdom) optedInTx(tx *bolt.Tx) bool {
 	if b, _ := wisdomBucket(tx, wbOptIn, false); b != nil {
-		if v := b.Get([]byte(userID)); v != nil {
+		if v := b.Get([]byte(w.Me())); v != nil {
 			return string(v) == "1"
 		}
 	}
-	return userID == w.v.opts.UserID && w.v.opts.OptInGlobal
+	return w.v.opts.OptInGlobal
 }
 
 // PromoteResult says what a promotion did.
@@ -179,12 +209,12 @@ type PromoteResult struct {
 	Already bool `json:"already"`
 }
 
-// Promote shares a vault node with global wisdom on behalf of its user. The
-// node needs confidence ≥ 0.85 and an opted-in user (ErrNotEligible); a user
-// may promote 5 nodes a week (ErrRateLimited). The node is sanitized into a
-// new pattern (the original is untouched); a pattern similar to an existing
-// one (Jaccard ≥ 0.7) backs that one instead. A pattern is pending until 3
-// distinct users back it.
+// Promote shares a vault node with global wisdom as the workspace identity.
+// The node needs confidence ≥ 0.85 and the identity must have opted in
+// (ErrNotEligible); an identity may promote 5 nodes a week (ErrRateLimited).
+// The node is sanitized into a new pattern (the original is untouched); a
+// pattern similar to an existing one (Jaccard ≥ 0.7) backs that one instead.
+// A pattern is pending until 3 distinct authors back it.
 func (w *Wisdom) Promote(ctx context.Context, nodeID uint64) (PromoteResult, error) {
 	var res PromoteResult
 	err := w.write(ctx, "promote", func(tx *bolt.Tx) error {
@@ -210,9 +240,10 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 	if n.Confidence < MinWisdomConfidence {
 		return PromoteResult{}, fmt.Errorf("node %d: %w: confidence %.2f is below %.2f", nodeID, ErrNotEligible, n.Confidence, MinWisdomConfidence)
 	}
-	if !w.optedInTx(tx, n.UserID) {
-		return PromoteResult{}, fmt.Errorf("node %d: %w: user %q has not opted in to global wisdom (vault.optInGlobal)", nodeID, ErrNotEligible, n.UserID)
+	if !w.optedInTx(tx) {
+		return PromoteResult{}, fmt.Errorf("node %d: %w: you have not opted in to global wisdom (vault.optInGlobal, or `nova wisdom optin on`)", nodeID, ErrNotEligible)
 	}
+	me := w.Me()
 	patterns, err := wisdomBucket(tx, wbPatterns, true)
 	if err != nil {
 		return PromoteResult{}, err
@@ -232,8 +263,8 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 	if err != nil {
 		return PromoteResult{}, err
 	}
-	if k := promotionsSince(promos, n.UserID, now.Add(-promotionWindow)); k >= PromotionsPerWeek {
-		return PromoteResult{}, fmt.Errorf("user %q: %w: %d promotions in the last 7 days (at most %d)", n.UserID, ErrRateLimited, k, PromotionsPerWeek)
+	if k := promotionsSince(promos, me, now.Add(-promotionWindow)); k >= PromotionsPerWeek {
+		return PromoteResult{}, fmt.Errorf("%w: %d promotions in the last 7 days (at most %d)", ErrRateLimited, k, PromotionsPerWeek)
 	}
 	clean := Sanitize(n, w.v.opts.ProjectTerms...)
 	var res PromoteResult
@@ -254,8 +285,8 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 		if err != nil {
 			return PromoteResult{}, err
 		}
-		if !slices.Contains(p.Backers, n.UserID) {
-			p.Backers = append(p.Backers, n.UserID)
+		if !slices.Contains(p.Backers, me) {
+			p.Backers = append(p.Backers, me)
 		}
 		if !slices.Contains(p.SourceNodeIDs, nodeID) {
 			p.SourceNodeIDs = append(p.SourceNodeIDs, nodeID)
@@ -272,7 +303,7 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 		clean.ID = id
 		clean.CreatedAt, clean.UpdatedAt = now, now
 		res = PromoteResult{Pattern: WisdomPattern{
-			ID: id, Node: clean, SourceNodeIDs: []uint64{nodeID}, Backers: []string{n.UserID},
+			ID: id, Node: clean, SourceNodeIDs: []uint64{nodeID}, Backers: []string{me},
 			HarmReports: []HarmReport{}, CreatedAt: now, UpdatedAt: now,
 		}}
 	}
@@ -284,7 +315,7 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 	if err := sources.Put(storage.Key(nodeID), storage.Key(p.ID)); err != nil {
 		return PromoteResult{}, err
 	}
-	if err := promos.Put(append(promotionKey(n.UserID, now), storage.Key(nodeID)...), storage.Key(p.ID)); err != nil {
+	if err := promos.Put(append(promotionKey(me, now), storage.Key(nodeID)...), storage.Key(p.ID)); err != nil {
 		return PromoteResult{}, err
 	}
 	return res, nil
@@ -365,38 +396,41 @@ func (w *Wisdom) modify(ctx context.Context, op string, id uint64, fn func(p *Wi
 	return out, nil
 }
 
-// Endorse records that another user backs a pattern (a user counts once).
-func (w *Wisdom) Endorse(ctx context.Context, id uint64, userID string) (WisdomPattern, error) {
-	userID = cleanKey(userID)
-	if userID == "" {
-		return WisdomPattern{}, invalidf("user id is empty")
-	}
+// Endorse records that the workspace identity backs a pattern (an author
+// counts once). Other users' backing arrives through ImportBundle.
+func (w *Wisdom) Endorse(ctx context.Context, id uint64) (WisdomPattern, error) {
+	me := w.Me()
 	return w.modify(ctx, "endorse", id, func(p *WisdomPattern) error {
-		if !slices.Contains(p.Backers, userID) {
-			p.Backers = append(p.Backers, userID)
+		if !slices.Contains(p.Backers, me) {
+			p.Backers = append(p.Backers, me)
 			p.UpdatedAt = w.v.now()
 		}
 		return nil
 	})
 }
 
-// ReportHarm records a user's report that a pattern did harm. Reports from
-// three distinct users demote it for good; a user's repeated report counts
-// once.
-func (w *Wisdom) ReportHarm(ctx context.Context, id uint64, userID, reason string) (WisdomPattern, error) {
-	userID = cleanKey(userID)
-	if userID == "" {
-		userID = w.v.opts.UserID
-	}
+// ReportHarm records the workspace identity's report that a pattern did
+// harm. Reports from three distinct authors (the others arrive through
+// ImportBundle) demote it for good; a repeated report counts once.
+func (w *Wisdom) ReportHarm(ctx context.Context, id uint64, reason string) (WisdomPattern, error) {
+	return w.reportHarm(ctx, id, w.Me(), reason)
+}
+
+func (w *Wisdom) reportHarm(ctx context.Context, id uint64, author, reason string) (WisdomPattern, error) {
 	return w.modify(ctx, "report", id, func(p *WisdomPattern) error {
-		for _, r := range p.HarmReports {
-			if r.UserID == userID {
-				return nil
-			}
-		}
-		p.HarmReports = append(p.HarmReports, HarmReport{UserID: userID, Reason: oneLine(cleanText(reason), 500), At: w.v.now()})
+		addHarm(p, author, reason, w.v.now())
 		return nil
 	})
+}
+
+func addHarm(p *WisdomPattern, author, reason string, now time.Time) bool {
+	for _, r := range p.HarmReports {
+		if r.UserID == author {
+			return false
+		}
+	}
+	p.HarmReports = append(p.HarmReports, HarmReport{UserID: author, Reason: oneLine(cleanText(reason), 500), At: now})
+	return true
 }
 
 // RecordSuccess counts a successful task the pattern was injected into.
@@ -484,21 +518,25 @@ func (w *Wisdom) ForFree(ctx context.Context) ([]WisdomPattern, error) {
 	return w.ForTier(ctx, TierFree)
 }
 
-// Candidates lists the vault nodes Collect would promote: confidence ≥ 0.85,
-// opted-in user, not promoted yet; highest confidence first.
+// Candidates lists the vault nodes Collect would promote: the workspace's
+// own nodes (its user) with confidence ≥ 0.85, not promoted yet, when the
+// identity has opted in; highest confidence first.
 func (w *Wisdom) Candidates(ctx context.Context) ([]Node, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	out := []Node{}
 	err := w.v.db.View(func(tx *bolt.Tx) error {
+		if !w.optedInTx(tx) {
+			return nil
+		}
 		sources, _ := wisdomBucket(tx, wbSources, false)
 		confRange(tx, MinWisdomConfidence, true, func(id uint64, _ float64) bool {
 			if sources != nil && sources.Get(storage.Key(id)) != nil {
 				return true
 			}
 			n, err := getNode(tx, id)
-			if err == nil && w.optedInTx(tx, n.UserID) {
+			if err == nil && n.UserID == w.v.opts.UserID {
 				out = append(out, n)
 			}
 			return true
@@ -556,11 +594,13 @@ type WisdomStats struct {
 	Active      int     `json:"active"`
 	Pending     int     `json:"pending"`
 	Demoted     int     `json:"demoted"`
-	Backers     int     `json:"backers"` // distinct users
+	Backers     int     `json:"backers"` // distinct authors
 	HarmReports int     `json:"harmReports"`
 	Successes   int     `json:"successes"`
 	AvgScore    float64 `json:"avgScore"`
-	OptedIn     bool    `json:"optedIn"` // the vault's own user
+	OptedIn     bool    `json:"optedIn"` // the workspace identity
+	// Me is the workspace identity's author id.
+	Me string `json:"me"`
 }
 
 // Stats counts patterns by status, distinct backers and reports.
@@ -592,7 +632,8 @@ func (w *Wisdom) Stats(ctx context.Context) (WisdomStats, error) {
 	if len(ps) > 0 {
 		st.AvgScore = round6(sum / float64(len(ps)))
 	}
-	st.OptedIn, err = w.OptedIn(ctx, w.v.opts.UserID)
+	st.Me = w.Me()
+	st.OptedIn, err = w.OptedIn(ctx)
 	return st, err
 }
 

@@ -1,7 +1,10 @@
 package vault_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,20 +15,38 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-// activePattern promotes content as a fresh opted-in author (so the weekly
-// limit never interferes) and has two more users back it, so it is active.
+// bundle is a wisdom bundle of author (an identity) carrying patterns.
+func bundle(t *testing.T, author string, ps ...vault.BundlePattern) *bytes.Reader {
+	t.Helper()
+	raw, err := json.Marshal(vault.Bundle{Format: vault.BundleFormat, Author: vault.AuthorID(author), CreatedAt: t0, Patterns: ps})
+	require.NoError(t, err)
+	return bytes.NewReader(raw)
+}
+
+func backs(content string) vault.BundlePattern {
+	return vault.BundlePattern{Type: vault.Pattern, Content: content, Confidence: 0.9}
+}
+
+// activePattern creates content as a pattern backed by three authors: two
+// other users through their bundles, then the workspace identity (which
+// endorses it, so its weekly promotion limit never interferes).
 func activePattern(t *testing.T, e *testEnv, content string) vault.WisdomPattern {
 	t.Helper()
-	author := fmt.Sprintf("author-%d", len(content)*1000+int(content[0])+len(e.ops()))
-	require.NoError(t, e.v.Wisdom().SetOptIn(t.Context(), author, true))
-	n := e.add(vault.Node{Type: vault.Pattern, Content: content, Confidence: 0.9, UserID: author})
-	res, err := e.v.Wisdom().Promote(t.Context(), n.ID)
-	require.NoError(t, err)
-	for _, u := range []string{"backer-2", "backer-3"} {
-		_, err = e.v.Wisdom().Endorse(t.Context(), res.Pattern.ID, u)
+	w := e.v.Wisdom()
+	var id uint64
+	for _, who := range []string{"ana@example.org", "bo@example.org"} {
+		_, err := w.ImportBundle(t.Context(), bundle(t, who+content, backs(content)))
 		require.NoError(t, err)
 	}
-	p, err := e.v.Wisdom().Get(t.Context(), res.Pattern.ID)
+	all, err := w.List(t.Context(), "")
+	require.NoError(t, err)
+	for _, p := range all {
+		if p.Node.Content == content {
+			id = p.ID
+		}
+	}
+	require.NotZero(t, id)
+	p, err := w.Endorse(t.Context(), id)
 	require.NoError(t, err)
 	require.Equal(t, vault.WisdomActive, p.Status)
 	return p
@@ -90,12 +111,12 @@ func TestPromoteNeedsConfidenceAndOptIn(t *testing.T) {
 	_, err = w.Promote(t.Context(), high.ID)
 	require.ErrorIs(t, err, vault.ErrNotEligible, "the user has not opted in")
 	assert.Contains(t, err.Error(), "opted in")
-	require.NoError(t, w.SetOptIn(t.Context(), "local", true))
+	require.NoError(t, w.SetOptIn(t.Context(), true))
 	res, err := w.Promote(t.Context(), high.ID)
 	require.NoError(t, err)
 	assert.False(t, res.Merged)
 	assert.Equal(t, vault.WisdomPending, res.Pattern.Status)
-	assert.Equal(t, []string{"local"}, res.Pattern.Backers)
+	assert.Equal(t, []string{w.Me()}, res.Pattern.Backers, "backed as the workspace identity's author id")
 	assert.Equal(t, []uint64{high.ID}, res.Pattern.SourceNodeIDs)
 	assert.True(t, res.Pattern.Node.IsGlobal)
 	again, err := w.Promote(t.Context(), high.ID)
@@ -108,36 +129,53 @@ func TestPromoteNeedsConfidenceAndOptIn(t *testing.T) {
 	assert.False(t, orig.IsGlobal, "the vault node itself is untouched")
 }
 
-func TestPatternStaysPendingUntilThreeUsersBackIt(t *testing.T) {
+// Regression (issue 10): "3 distinct backers" was met by one person typing
+// --user bob and --user carol. Local backing is the workspace identity's
+// only; other authors arrive through their bundles, each counted once.
+func TestPatternStaysPendingUntilThreeAuthorsBackIt(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, withOptIn)
 	w := e.v.Wisdom()
-	var last vault.PromoteResult
-	for i, u := range []string{"ana", "bo", "cy"} {
-		require.NoError(t, w.SetOptIn(t.Context(), u, true))
-		content := "Run the linter before every commit"
-		if i == 1 {
-			content = "Run the linter before every single commit" // similar enough (Jaccard ≥ 0.7)
-		}
-		n := e.add(vault.Node{Type: vault.Pattern, Content: content, Confidence: 0.9, UserID: u})
-		res, err := w.Promote(t.Context(), n.ID)
+	n := e.add(vault.Node{Type: vault.Pattern, Content: "Run the linter before every commit", Confidence: 0.9})
+	res, err := w.Promote(t.Context(), n.ID)
+	require.NoError(t, err)
+	for range 3 {
+		p, err := w.Endorse(t.Context(), res.Pattern.ID)
 		require.NoError(t, err)
-		if i > 0 {
-			assert.True(t, res.Merged, "user %s backs the existing pattern", u)
-		}
-		if i < 2 {
-			assert.Equal(t, vault.WisdomPending, res.Pattern.Status)
-		}
-		last = res
+		assert.Len(t, p.Backers, 1, "endorsing again is still one backer")
 	}
-	assert.Equal(t, vault.WisdomActive, last.Pattern.Status)
-	assert.Equal(t, []string{"ana", "bo", "cy"}, last.Pattern.Backers)
+	var mine bytes.Buffer
+	_, err = w.ExportBundle(t.Context(), &mine)
+	require.NoError(t, err)
+	own, err := w.ImportBundle(t.Context(), &mine)
+	require.NoError(t, err)
+	assert.True(t, own.Own, "importing one's own bundle adds nothing")
+
+	ana := bundle(t, "ana@example.org", backs("Run the linter before every single commit")) // similar enough (Jaccard ≥ 0.7)
+	raw, _ := io.ReadAll(ana)
+	rep, err := w.ImportBundle(t.Context(), bytes.NewReader(raw))
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Backed)
+	again, err := w.ImportBundle(t.Context(), bytes.NewReader(raw))
+	require.NoError(t, err)
+	assert.True(t, again.Already, "the same bundle counts once")
+	p, err := w.Get(t.Context(), res.Pattern.ID)
+	require.NoError(t, err)
+	assert.Equal(t, vault.WisdomPending, p.Status)
+	assert.Len(t, p.Backers, 2)
+
+	_, err = w.ImportBundle(t.Context(), bundle(t, "cy@example.org", backs("Run the linter before every commit")))
+	require.NoError(t, err)
+	p, err = w.Get(t.Context(), res.Pattern.ID)
+	require.NoError(t, err)
+	assert.Equal(t, vault.WisdomActive, p.Status)
+	assert.Equal(t, []string{w.Me(), vault.AuthorID("ana@example.org"), vault.AuthorID("cy@example.org")}, p.Backers)
+	for _, b := range p.Backers {
+		assert.NotContains(t, b, "@", "author ids are pseudonymous")
+	}
 	all, err := w.List(t.Context(), "")
 	require.NoError(t, err)
 	assert.Len(t, all, 1, "deduplicated into one pattern")
-	same, err := w.Endorse(t.Context(), last.Pattern.ID, "ana")
-	require.NoError(t, err)
-	assert.Len(t, same.Backers, 3, "a user counts once")
 }
 
 func TestDissimilarPromotionsStaySeparate(t *testing.T) {
@@ -181,24 +219,29 @@ func TestThreeHarmReportsDemote(t *testing.T) {
 	e := newEnv(t, withOptIn)
 	p := activePattern(t, e, "Cache everything forever")
 	w := e.v.Wisdom()
-	got, err := w.ReportHarm(t.Context(), p.ID, "r1", "stale data")
+	got, err := w.ReportHarm(t.Context(), p.ID, "stale data")
 	require.NoError(t, err)
 	assert.Equal(t, vault.WisdomActive, got.Status)
-	got, err = w.ReportHarm(t.Context(), p.ID, "r1", "again")
+	got, err = w.ReportHarm(t.Context(), p.ID, "again")
 	require.NoError(t, err)
-	assert.Len(t, got.HarmReports, 1, "one report per user")
-	_, err = w.ReportHarm(t.Context(), p.ID, "r2", "")
+	assert.Len(t, got.HarmReports, 1, "one report per author")
+	harm := backs("Cache everything forever")
+	harm.Harm = "broke prod"
+	rep, err := w.ImportBundle(t.Context(), bundle(t, "r2@example.org", harm))
 	require.NoError(t, err)
-	got, err = w.ReportHarm(t.Context(), p.ID, "r3", "broke prod")
+	assert.Equal(t, 1, rep.Reported)
+	_, err = w.ImportBundle(t.Context(), bundle(t, "r3@example.org", harm))
+	require.NoError(t, err)
+	got, err = w.Get(t.Context(), p.ID)
 	require.NoError(t, err)
 	assert.Equal(t, vault.WisdomDemoted, got.Status)
-	got, err = w.Endorse(t.Context(), p.ID, "fan")
+	got, err = w.Endorse(t.Context(), p.ID)
 	require.NoError(t, err)
 	assert.Equal(t, vault.WisdomDemoted, got.Status, "demotion sticks")
 	active, err := w.ForPremium(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, active)
-	_, err = w.ReportHarm(t.Context(), 999, "r1", "")
+	_, err = w.ReportHarm(t.Context(), 999, "")
 	assert.ErrorIs(t, err, vault.ErrNotFound)
 }
 
@@ -293,12 +336,12 @@ func TestWisdomStatsAndPersistence(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withOptIn)
 	p := activePattern(t, e, "Review diffs before applying")
-	_, err := e.v.Wisdom().ReportHarm(t.Context(), p.ID, "x", "meh")
+	_, err := e.v.Wisdom().ReportHarm(t.Context(), p.ID, "meh")
 	require.NoError(t, err)
 	e.reopen(true, withOptIn)
 	st, err := e.v.Wisdom().Stats(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, vault.WisdomStats{Patterns: 1, Active: 1, Backers: 3, HarmReports: 1, AvgScore: st.AvgScore, OptedIn: true}, st)
+	assert.Equal(t, vault.WisdomStats{Patterns: 1, Active: 1, Backers: 3, HarmReports: 1, AvgScore: st.AvgScore, OptedIn: true, Me: e.v.Wisdom().Me()}, st)
 	assert.Positive(t, st.AvgScore)
 	list, err := e.v.Wisdom().List(t.Context(), vault.WisdomActive)
 	require.NoError(t, err)
@@ -312,15 +355,80 @@ func TestOptInRecordOverridesConfig(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withOptIn)
 	w := e.v.Wisdom()
-	on, err := w.OptedIn(t.Context(), "local")
+	on, err := w.OptedIn(t.Context())
 	require.NoError(t, err)
 	assert.True(t, on)
-	require.NoError(t, w.SetOptIn(t.Context(), "local", false))
-	on, err = w.OptedIn(t.Context(), "local")
+	require.NoError(t, w.SetOptIn(t.Context(), false))
+	on, err = w.OptedIn(t.Context())
 	require.NoError(t, err)
 	assert.False(t, on)
-	on, err = w.OptedIn(t.Context(), "someone")
+	other := newEnv(t)
+	on, err = other.v.Wisdom().OptedIn(t.Context())
 	require.NoError(t, err)
 	assert.False(t, on)
-	assert.ErrorIs(t, w.SetOptIn(t.Context(), " ", true), vault.ErrInvalid)
+}
+
+func TestAuthorIDIsStableAndPseudonymous(t *testing.T) {
+	t.Parallel()
+	a := vault.AuthorID("Dev@Example.org ")
+	assert.Equal(t, a, vault.AuthorID("dev@example.org"), "one person, one author id, whatever the workspace")
+	assert.Regexp(t, `^u-[0-9a-f]{16}$`, a)
+	assert.NotContains(t, a, "example")
+	assert.NotEqual(t, a, vault.AuthorID("other@example.org"))
+	e := newEnv(t, func(o *vault.Options) { o.Identity = "dev@example.org" })
+	assert.Equal(t, a, e.v.Wisdom().Me())
+	assert.Equal(t, vault.AuthorID("local"), newEnv(t).v.Wisdom().Me(), "the identity defaults to the user id")
+}
+
+// A bundle moves wisdom from one workspace to another with its author.
+func TestBundleRoundTripBetweenWorkspaces(t *testing.T) {
+	t.Parallel()
+	alice := newEnv(t, withOptIn, func(o *vault.Options) { o.Identity = "alice@example.org" })
+	bob := newEnv(t, withOptIn, func(o *vault.Options) { o.Identity = "bob@example.org" })
+	n := alice.add(vault.Node{Type: vault.Strategy, Content: "Keep migrations reversible at /home/alice/app", Confidence: 0.92, Tags: []string{"db"}})
+	_, err := alice.v.Wisdom().Promote(t.Context(), n.ID)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	written, err := alice.v.Wisdom().ExportBundle(t.Context(), &buf)
+	require.NoError(t, err)
+	require.Len(t, written.Patterns, 1)
+	assert.Equal(t, vault.AuthorID("alice@example.org"), written.Author)
+	assert.NotContains(t, buf.String(), "alice@example.org", "no e-mail leaves the machine")
+	assert.NotContains(t, buf.String(), "/home/alice", "sanitized")
+
+	rep, err := bob.v.Wisdom().ImportBundle(t.Context(), &buf)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Created)
+	list, err := bob.v.Wisdom().List(t.Context(), "")
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, []string{vault.AuthorID("alice@example.org")}, list[0].Backers)
+	assert.Equal(t, vault.WisdomPending, list[0].Status)
+	bs, err := bob.v.Wisdom().Bundles(t.Context())
+	require.NoError(t, err)
+	require.Len(t, bs, 1)
+	st, err := bob.v.Stats(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, st.Nodes, "wisdom patterns are not vault nodes (the tier cap does not count them)")
+}
+
+func TestMalformedBundlesAreRefusedClearly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.v.Wisdom()
+	for name, in := range map[string]string{
+		"not json":       "{",
+		"format":         `{"format":"x","author":"u-0123456789abcdef","patterns":[]}`,
+		"author e-mail":  `{"format":"nova.wisdom/1","author":"a@b.c","patterns":[]}`,
+		"unknown field":  `{"format":"nova.wisdom/1","author":"u-0123456789abcdef","patterns":[],"backers":["x","y"]}`,
+		"empty content":  `{"format":"nova.wisdom/1","author":"u-0123456789abcdef","patterns":[{"content":" ","confidence":0.9}]}`,
+		"bad confidence": `{"format":"nova.wisdom/1","author":"u-0123456789abcdef","patterns":[{"content":"x","confidence":7}]}`,
+		"two documents":  `{"format":"nova.wisdom/1","author":"u-0123456789abcdef","patterns":[]} {}`,
+	} {
+		_, err := w.ImportBundle(t.Context(), strings.NewReader(in))
+		assert.ErrorIs(t, err, vault.ErrInvalid, name)
+	}
+	list, err := w.List(t.Context(), "")
+	require.NoError(t, err)
+	assert.Empty(t, list, "nothing written")
 }

@@ -41,6 +41,15 @@ type Config struct {
 	Rehearsal RehearsalConfig `yaml:"rehearsal" json:"rehearsal"`
 	Vault     VaultConfig     `yaml:"vault" json:"vault"`
 	Import    ImportConfig    `yaml:"import" json:"import"`
+	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
+}
+
+// VerifyConfig governs how builds read the verifier's verdicts.
+type VerifyConfig struct {
+	// Inconclusive is what an inconclusive verdict does to a task: "retry"
+	// (once, with the verifier's evidence; then the task is blocked with it),
+	// "warn" (done, with a visible warning) or "fail" (blocked at once).
+	Inconclusive string `yaml:"inconclusive" json:"inconclusive"`
 }
 
 // OllamaConfig is how nova reaches the model server.
@@ -50,6 +59,9 @@ type OllamaConfig struct {
 	NumCtx    int      `yaml:"numCtx" json:"numCtx"`
 	KeepAlive Duration `yaml:"keepAlive" json:"keepAlive"`
 	Retries   int      `yaml:"retries" json:"retries"`
+	// WaitLimit is how long a headless build waits for an unreachable
+	// server before it gives up, leaving the build resumable.
+	WaitLimit Duration `yaml:"waitLimit" json:"waitLimit"`
 }
 
 // ModelsConfig maps tiers to model names.
@@ -61,12 +73,14 @@ type ModelsConfig struct {
 }
 
 // BudgetsConfig holds token budgets.
+// A share of 0 turns that context off.
 type BudgetsConfig struct {
-	PromptTokens  int     `yaml:"promptTokens" json:"promptTokens"`
-	VaultShare    float64 `yaml:"vaultShare" json:"vaultShare"`
-	PlaybookShare float64 `yaml:"playbookShare" json:"playbookShare"`
-	BuildTokens   int     `yaml:"buildTokens" json:"buildTokens"`
-	ToolOutput    int     `yaml:"toolOutput" json:"toolOutput"`
+	PromptTokens   int     `yaml:"promptTokens" json:"promptTokens"`
+	VaultShare     float64 `yaml:"vaultShare" json:"vaultShare"`
+	PlaybookShare  float64 `yaml:"playbookShare" json:"playbookShare"`
+	KnowledgeShare float64 `yaml:"knowledgeShare" json:"knowledgeShare"`
+	BuildTokens    int     `yaml:"buildTokens" json:"buildTokens"`
+	ToolOutput     int     `yaml:"toolOutput" json:"toolOutput"`
 }
 
 // CommandsConfig governs runCommand.
@@ -79,6 +93,10 @@ type CommandsConfig struct {
 type BuildConfig struct {
 	Parallelism int  `yaml:"parallelism" json:"parallelism"`
 	Judge       bool `yaml:"judge" json:"judge"`
+	// MaxEscalations caps model-tier escalations per task; MaxLargeCalls
+	// caps the attempts one build escalates to the large tier.
+	MaxEscalations int `yaml:"maxEscalations" json:"maxEscalations"`
+	MaxLargeCalls  int `yaml:"maxLargeCalls" json:"maxLargeCalls"`
 }
 
 // RehearsalConfig governs rehearsal.
@@ -152,6 +170,7 @@ func Defaults() Config {
 			NumCtx:    8192,
 			KeepAlive: Duration(5 * time.Minute),
 			Retries:   2,
+			WaitLimit: Duration(10 * time.Minute),
 		},
 		Models: ModelsConfig{
 			Small:  "qwen2.5-coder:1.5b",
@@ -160,19 +179,21 @@ func Defaults() Config {
 			Embed:  "nomic-embed-text",
 		},
 		Budgets: BudgetsConfig{
-			PromptTokens:  8192,
-			VaultShare:    0.15,
-			PlaybookShare: 0.10,
-			ToolOutput:    800,
+			PromptTokens:   8192,
+			VaultShare:     0.15,
+			PlaybookShare:  0.10,
+			KnowledgeShare: 0.10,
+			ToolOutput:     800,
 		},
 		Checks: []string{},
 		Commands: CommandsConfig{
 			Allow:   []string{"go build", "go test", "go vet", "gofmt -l", "npm test", "npx tsc --noEmit"},
 			Timeout: Duration(2 * time.Minute),
 		},
-		Build:     BuildConfig{Parallelism: 1},
+		Build:     BuildConfig{Parallelism: 1, MaxEscalations: 2, MaxLargeCalls: 3},
 		Rehearsal: RehearsalConfig{Branches: 2, Concurrency: 1},
 		Import:    ImportConfig{DedupThreshold: 0.8, BaseConfidence: 0.85},
+		Verify:    VerifyConfig{Inconclusive: "retry"},
 	}
 }
 
@@ -284,7 +305,8 @@ func (c *Config) validate() []*ConfigError {
 	if _, err := NormalizeHost(c.Ollama.Host); err != nil {
 		bad("ollama.host", "%v", err)
 	}
-	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive, "commands.timeout": c.Commands.Timeout} {
+	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive,
+		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout} {
 		if d == invalidDuration {
 			bad(field, "want a duration like 30s or 5m")
 		}
@@ -309,6 +331,9 @@ func (c *Config) validate() []*ConfigError {
 	if c.Budgets.PlaybookShare < 0 || c.Budgets.PlaybookShare > 0.10 {
 		bad("budgets.playbookShare", "must be between 0 and 0.10, got %g", c.Budgets.PlaybookShare)
 	}
+	if c.Budgets.KnowledgeShare < 0 || c.Budgets.KnowledgeShare > 0.10 {
+		bad("budgets.knowledgeShare", "must be between 0 and 0.10, got %g", c.Budgets.KnowledgeShare)
+	}
 	if c.Budgets.BuildTokens < 0 {
 		bad("budgets.buildTokens", "must not be negative (0 means no limit)")
 	}
@@ -322,6 +347,17 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Build.Parallelism < 1 || c.Build.Parallelism > 16 {
 		bad("build.parallelism", "must be between 1 and 16, got %d", c.Build.Parallelism)
+	}
+	if c.Build.MaxEscalations < 0 || c.Build.MaxEscalations > 5 {
+		bad("build.maxEscalations", "must be between 0 and 5, got %d", c.Build.MaxEscalations)
+	}
+	if c.Build.MaxLargeCalls < 0 || c.Build.MaxLargeCalls > 100 {
+		bad("build.maxLargeCalls", "must be between 0 and 100, got %d", c.Build.MaxLargeCalls)
+	}
+	switch c.Verify.Inconclusive {
+	case "retry", "warn", "fail":
+	default:
+		bad("verify.inconclusive", "must be retry, warn or fail, got %q", c.Verify.Inconclusive)
 	}
 	if c.Rehearsal.Branches < 2 || c.Rehearsal.Branches > 3 {
 		bad("rehearsal.branches", "must be 2 or 3, got %d", c.Rehearsal.Branches)

@@ -3,10 +3,12 @@ package workspace
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,6 +125,10 @@ func TestConfigErrorsNameFileLineField(t *testing.T) {
 		{"bad duration", "ollama:\n  timeout: soon\n", "ollama.timeout", 2},
 		{"bad tier", "# comment\n\ntier: gold\n", "tier", 3},
 		{"share too big", "budgets:\n  vaultShare: 0.5\n", "budgets.vaultShare", 2},
+		{"knowledge share", "budgets:\n  knowledgeShare: 0.3\n", "budgets.knowledgeShare", 2},
+		{"inconclusive policy", "verify:\n  inconclusive: shrug\n", "verify.inconclusive", 2},
+		{"wait limit", "ollama:\n  waitLimit: forever\n", "ollama.waitLimit", 2},
+		{"escalations", "build:\n  maxEscalations: 9\n", "build.maxEscalations", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,4 +283,43 @@ func TestDurationJSONRoundTrip(t *testing.T) {
 
 	var d Duration
 	require.Error(t, json.Unmarshal([]byte(`"soon"`), &d))
+}
+
+func TestIdentityComesFromConfigThenGit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	assert.Equal(t, "dev@example.org", Identity(root, "dev@example.org"), "a configured userId wins")
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	run("init", "-q")
+	run("config", "user.email", "repo-owner@example.org")
+	assert.Equal(t, "repo-owner@example.org", Identity(root, "local"), "the default userId falls back to git's user.email")
+	assert.Equal(t, "repo-owner@example.org", Identity(root, ""))
+	assert.Equal(t, "someone", Identity(root, "someone"))
+}
+
+func TestZeroSharesAndTrustKeysParse(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", []byte("budgets:\n  vaultShare: 0\n  playbookShare: 0\n  knowledgeShare: 0\n"+
+		"verify:\n  inconclusive: warn\nollama:\n  waitLimit: 30s\nbuild:\n  maxEscalations: 0\n  maxLargeCalls: 1\n"))
+	require.NoError(t, err)
+	assert.Zero(t, cfg.Budgets.VaultShare, "0 is kept: it turns the context off")
+	assert.Zero(t, cfg.Budgets.PlaybookShare)
+	assert.Zero(t, cfg.Budgets.KnowledgeShare)
+	assert.Equal(t, "warn", cfg.Verify.Inconclusive)
+	assert.Equal(t, 30*time.Second, cfg.Ollama.WaitLimit.D())
+	assert.Zero(t, cfg.Build.MaxEscalations)
+	assert.Equal(t, 1, cfg.Build.MaxLargeCalls)
+	def := Defaults()
+	assert.InDelta(t, 0.10, def.Budgets.KnowledgeShare, 1e-9)
+	assert.Equal(t, "retry", def.Verify.Inconclusive)
+	assert.Equal(t, 10*time.Minute, def.Ollama.WaitLimit.D())
 }

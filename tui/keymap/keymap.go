@@ -24,6 +24,9 @@ type KeyMap struct {
 	Why, SyncScroll, Pause, Cancelrun, New, Edit, Sort, Branch key.Binding
 	Jump1, Jump2, Jump3                                        key.Binding
 
+	// Build screen: answer a task that asks the user.
+	Answer key.Binding
+
 	// Vault browser: history back (after jumping to a neighbour) and the
 	// graph view's depth.
 	HistoryBack, DepthMore, DepthLess, Depth key.Binding
@@ -98,6 +101,7 @@ func DefaultKeyMap() *KeyMap {
 		Jump1:       b("1", "branch 1", "1"),
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
+		Answer:      b("a", "answer", "a"),
 
 		HistoryBack: b("⌫/esc", "back", "backspace"),
 		DepthMore:   b("+", "deeper", "+", "="),

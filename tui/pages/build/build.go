@@ -21,6 +21,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
+	eb "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
@@ -140,6 +141,7 @@ type Model struct {
 
 	buildSel int
 	confirm  *confirm.Model
+	ask      *askDialog
 
 	// runs maps agent run ids to the build task they run (from the
 	// agent events, which carry both); approvals are the command
@@ -170,7 +172,7 @@ type pendingDelta struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), follow: true,
+	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
 		runs: map[string][2]string{}, waiting: map[string]string{}}
 }
@@ -182,7 +184,7 @@ func (m *Model) SetClock(now func() time.Time) { m.now = now }
 func (m *Model) Title() string { return "Build" }
 
 // Capturing implements common.Page: dialogs and pickers own the keyboard.
-func (m *Model) Capturing() bool { return m.mode != modeGraph || m.confirm.Active() }
+func (m *Model) Capturing() bool { return m.mode != modeGraph || m.confirm.Active() || m.ask.open }
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd { return m.loadList() }
@@ -191,6 +193,7 @@ func (m *Model) Init() tea.Cmd { return m.loadList() }
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.confirm.SetSize(w, h)
+	m.ask.SetWidth(m.dialogWidth())
 }
 
 func (m *Model) loadList() tea.Cmd {
@@ -239,13 +242,15 @@ func (m *Model) start(f prdFile) tea.Cmd {
 // runCmd runs (or resumes) a build for as long as it runs: RunBuild blocks,
 // its progress arrives as events. The TUI's context bounds it: quitting
 // leaves the build resumable. The agents' command approvals are put to the
-// user (the approval dialog).
+// user (the approval dialog). The run is attended: it waits for a model
+// server that went away, and for the answers of tasks that ask (the ask
+// dialog), instead of giving up.
 func (m *Model) runCmd(id string) tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
 	return func() tea.Msg {
 		n, err := parseID(id)
 		if err == nil {
-			_, err = src.RunBuild(ctx, n, engine.RunBuildOptions{Approvals: engine.ApproveAsk})
+			_, err = src.RunBuild(ctx, n, engine.RunBuildOptions{Approvals: engine.ApproveAsk, Attended: true})
 		}
 		return ranMsg{id: id, err: err}
 	}
@@ -343,6 +348,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		return m, m.refresh()
 	case controlMsg:
+		if errors.Is(msg.err, eb.ErrFinished) {
+			// p on a finished build: the engine says so.
+			return m, common.Toast(msg.err.Error())
+		}
 		if msg.err != nil {
 			return m, common.Failure(fmt.Errorf("%s build: %w", msg.verb, msg.err))
 		}
@@ -359,6 +368,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, tea.Batch(m.answer(a, msg.Confirmed), m.nextApproval())
 		}
 		return m, nil
+	case askedMsg:
+		return m, m.asked(msg)
 	case answeredMsg:
 		delete(m.waiting, streamKey(msg.a.build, msg.a.task))
 		if msg.err != nil {
@@ -403,6 +414,9 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	}
 	if ev.Type == engine.EventNeedsApproval && ev.Topic == engine.TopicAgent {
 		return m.askApproval(ev)
+	}
+	if ev.Type == engine.EventTaskAsking && ev.Topic == engine.TopicBuild {
+		return tea.Batch(m.refresh(), m.openAsk(ev.BuildID, ev.TaskID, ev.Text))
 	}
 	if ev.BuildID == "" && ev.Topic != engine.TopicBuild {
 		return nil
@@ -485,14 +499,15 @@ func (m *Model) flush() {
 	}
 }
 
-// spinCmd keeps the spinner turning while a task of the shown build runs.
+// spinCmd keeps the spinner turning while a task of the shown build runs
+// or the build waits (for the model server, an answer).
 func (m *Model) spinCmd() tea.Cmd {
 	if m.spinOn || m.detail == nil {
 		return nil
 	}
-	running := false
+	running := m.detail.Status == StatusWaiting && m.detail.Active
 	for _, t := range m.detail.Tasks {
-		if t.Status == StatusRunning {
+		if t.Status == StatusRunning || (t.Status == StatusWaiting && t.WaitFor == WaitOllama) {
 			running = true
 			break
 		}
@@ -517,11 +532,14 @@ func (m *Model) reorder(keep string) {
 	tasks := m.detail.Tasks
 	slices.SortStableFunc(m.order, func(a, b int) int { return tasks[a].Phase - tasks[b].Phase })
 	if keep == "" || m.follow {
-		// Follow the work: the first running task.
-		for i, idx := range m.order {
-			if tasks[idx].Status == StatusRunning {
-				m.sel = i
-				return
+		// Follow the work: the first running task, else the first waiting
+		// one (for the model server, an answer).
+		for _, want := range []string{StatusRunning, StatusWaiting} {
+			for i, idx := range m.order {
+				if tasks[idx].Status == want {
+					m.sel = i
+					return
+				}
 			}
 		}
 		if keep == "" {
@@ -575,6 +593,9 @@ func (m *Model) provItems() []provItem {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
+	if m.ask.open {
+		return m.askKey(msg)
+	}
 	if m.confirm.Active() {
 		_, cmd := m.confirm.Update(msg)
 		return cmd
@@ -608,7 +629,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		switch m.detail.Status {
-		case StatusPaused, StatusCanceled, StatusFailed:
+		case StatusPaused, StatusCanceled, StatusInterrupted:
 			return m.control("resume")
 		case StatusRunning, StatusPending, StatusWaiting:
 			if !m.detail.Active {
@@ -618,7 +639,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return m.control("pause")
 		}
-		return common.Toast("build " + m.detail.ID + " is " + m.detail.Status + ": nothing to pause or resume")
+		// Finished (done, failed): the engine says what pausing means.
+		return m.control("pause")
+	case key.Matches(msg, km.Answer):
+		t, ok := m.selectedTask()
+		if !ok || m.detail == nil || t.Status != StatusWaiting || t.WaitFor != WaitUser {
+			return common.Toast("a answers a task that asks you a question; this one asks nothing")
+		}
+		return m.openAsk(m.detail.ID, t.ID, t.Question)
 	case key.Matches(msg, km.Cancelrun):
 		if m.detail == nil || !m.detail.Live() {
 			return nil
@@ -758,6 +786,8 @@ func (m *Model) buildsKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) ShortHelp() []key.Binding {
 	km := m.c.KeyMap
 	switch {
+	case m.ask.open:
+		return []key.Binding{withHelp(km.Enter, "answer"), withHelp(km.Back, "keep waiting")}
 	case m.confirm.Active():
 		return m.confirm.ShortHelp()
 	case m.mode == modePicker:
@@ -778,6 +808,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
 		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"), withHelp(km.Back, "back to tasks")},
 		{withHelp(km.New, "start a build from a PRD"), withHelp(km.Branch, "switch build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel build"), km.Refresh},
+		{withHelp(km.Answer, "answer a task that asks you")},
 	}
 }
 
@@ -809,6 +840,21 @@ func (m *Model) askApproval(ev engine.Event) tea.Cmd {
 	m.approvals = append(m.approvals, a)
 	toast := common.Toast(fmt.Sprintf("build %s: %s wants to run `%s` — answer on the Build screen (alt+6)", a.build, a.task, req.Command))
 	return tea.Batch(toast, m.nextApproval())
+}
+
+// openAsk opens the ask dialog for a task's question, unless another
+// dialog is up (the task stays waiting; a opens it later).
+func (m *Model) openAsk(build, task, question string) tea.Cmd {
+	toast := common.Toast(fmt.Sprintf("build %s: %s asks you a question — answer on the Build screen (alt+6, a)", build, task))
+	if m.ask.open && m.ask.sending {
+		// The answer to the last question is on its way: this one comes next.
+		m.ask.queue(build, task, question)
+		return toast
+	}
+	if m.ask.open || m.confirm.Active() || m.mode != modeGraph {
+		return toast
+	}
+	return tea.Batch(toast, m.ask.Open(build, task, question))
 }
 
 // nextApproval opens the dialog for the oldest queued approval.

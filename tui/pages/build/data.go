@@ -7,6 +7,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	eb "github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 // Adapters: the page's view model (source.go) built from the
@@ -78,13 +79,16 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 		task := Task{ID: t.ID, Title: t.Title, Agent: t.Agent, Description: t.Description, Phase: t.Phase,
 			Status: st, Deps: t.Dependencies, Attempts: t.Attempts, Started: t.StartedAt, Finished: t.FinishedAt,
 			Elapsed: t.Duration, Tokens: t.Tokens, GateScore: t.Score, Reason: t.Reason, Output: t.Output,
-			ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed}
+			ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed, WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning}
+		if v := t.Verdict; v != nil && v.Status != "" {
+			task.Verdict = &Verdict{Status: string(v.Status), Checks: len(v.Checks), Problems: v.ProblemLines()}
+		}
 		if t.Status == eb.TaskRunning {
 			task.Attempts = t.Attempts + 1 // the attempt under way
 		}
 		for _, a := range t.History {
-			if a.Interrupted {
-				continue
+			if a.Interrupted || a.Kind == failure.Unreachable {
+				continue // a stop or a wait for the model server, not an attempt at the work
 			}
 			task.History = append(task.History, Attempt{N: a.N, Passed: a.Passed, Score: a.Score, Reason: a.Reason, Tokens: a.Tokens, Duration: a.Duration})
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
 	enginebuild "github.com/nova-dev/nova/engine/build"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/themes"
@@ -44,6 +46,7 @@ type fakeSource struct {
 	calls   []string
 	started []string
 	answers []string
+	asked   []string
 	err     error
 }
 
@@ -80,7 +83,23 @@ func engineTask(t Task) enginebuild.Task {
 	out := enginebuild.Task{ID: t.ID, Title: t.Title, Agent: t.Agent, Description: t.Description, Phase: t.Phase,
 		Status: enginebuild.TaskStatus(t.Status), Dependencies: t.Deps, Attempts: t.Attempts,
 		StartedAt: t.Started, FinishedAt: t.Finished, Duration: t.Elapsed, Tokens: t.Tokens, Score: t.GateScore,
-		Reason: t.Reason, Output: t.Output, ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed}
+		Reason: t.Reason, Output: t.Output, ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed,
+		WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning}
+	if v := t.Verdict; v != nil {
+		out.Verdict = &agents.Verdict{Status: agents.VerdictStatus(v.Status)}
+		for _, p := range v.Problems {
+			// Problem lines are "[tier, status] subject: detail".
+			head, detail, _ := strings.Cut(p, ": ")
+			head = strings.TrimPrefix(head, "[")
+			tier, rest, _ := strings.Cut(head, ", ")
+			status, subject, _ := strings.Cut(rest, "] ")
+			out.Verdict.Checks = append(out.Verdict.Checks, agents.Check{Tier: tier,
+				Status: agents.VerdictStatus(status), Subject: subject, Detail: detail})
+		}
+		for len(out.Verdict.Checks) < v.Checks {
+			out.Verdict.Checks = append(out.Verdict.Checks, agents.Check{Status: agents.VerdictPassed})
+		}
+	}
 	if t.Status == StatusRunning {
 		out.Attempts-- // the engine counts finished attempts
 	}
@@ -188,6 +207,9 @@ func (f *fakeSource) control(verb string, id uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, fmt.Sprintf("%s %d", verb, id))
+	if d, err := f.find(id); err == nil && verb == "pause" && enginebuild.Status(d.Status).Finished() {
+		return fmt.Errorf("build %d: %w (%s); nothing to pause", id, enginebuild.ErrFinished, d.Status) // as the engine says
+	}
 	return nil
 }
 
@@ -205,6 +227,24 @@ func (f *fakeSource) RunBuild(_ context.Context, id uint64, _ engine.RunBuildOpt
 
 func (f *fakeSource) PauseBuild(_ context.Context, id uint64) error  { return f.control("pause", id) }
 func (f *fakeSource) CancelBuild(_ context.Context, id uint64) error { return f.control("cancel", id) }
+
+// AnswerTask records the answer; a task that does not ask is refused as
+// the engine does.
+func (f *fakeSource) AnswerTask(_ context.Context, id uint64, task, text string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, err := f.find(id)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range d.Tasks {
+		if t.ID == task && t.Status == StatusWaiting && t.WaitFor == WaitUser {
+			f.asked = append(f.asked, fmt.Sprintf("%d %s %s", id, task, text))
+			return d.Active, nil
+		}
+	}
+	return false, fmt.Errorf("task %s of build %d: %w", task, id, enginebuild.ErrNotWaiting)
+}
 
 func (f *fakeSource) AnswerApproval(_ context.Context, id string, approve bool) error {
 	f.mu.Lock()
@@ -263,6 +303,7 @@ type loop struct {
 	m      *Model
 	msgs   chan tea.Msg
 	navs   []common.NavigateMsg
+	toasts []string // status-bar messages (errors prefixed "error: ")
 	events <-chan engine.Event
 }
 
@@ -297,6 +338,10 @@ func (l *loop) dispatch(msg tea.Msg) {
 		}
 	case common.NavigateMsg:
 		l.navs = append(l.navs, msg)
+	case common.ToastMsg:
+		l.toasts = append(l.toasts, msg.Text)
+	case common.ErrMsg:
+		l.toasts = append(l.toasts, "error: "+msg.Err.Error())
 	case common.EventMsg:
 		_, cmd := l.m.Update(msg)
 		l.exec(cmd)

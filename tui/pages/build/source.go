@@ -26,6 +26,8 @@ type Source interface {
 	PauseBuild(ctx context.Context, id uint64) error
 	CancelBuild(ctx context.Context, id uint64) error
 	AnswerApproval(ctx context.Context, id string, approve bool) error
+	// AnswerTask answers a task that asks the user (the ask dialog).
+	AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error)
 	// GetNodes and GetPlaybook resolve a task's provenance (the vault nodes
 	// and playbook rules its prompt was given) to their text.
 	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
@@ -40,9 +42,18 @@ const (
 	StatusDone     = "done"
 	StatusFailed   = "failed"
 	StatusBlocked  = "blocked"
-	StatusWaiting  = "waiting" // waiting for approval
+	StatusWaiting  = "waiting" // waiting for approval, the model server or an answer
 	StatusPaused   = "paused"
 	StatusCanceled = "canceled"
+	// StatusInterrupted: stopped by a quit or a crash; p resumes it.
+	StatusInterrupted = "interrupted"
+)
+
+// What a waiting task waits for (Task.WaitFor).
+const (
+	WaitOllama    = "ollama"
+	WaitUser      = "user"
+	WaitRehearsal = "rehearsal"
 )
 
 // Summary is one build in the builds list.
@@ -93,9 +104,24 @@ type Task struct {
 	Reason           string
 	Output           string
 	ChangesetID      uint64
+	// WaitFor says what a waiting task waits for (WaitOllama, WaitUser,
+	// WaitRehearsal); Question is what it asks the user.
+	WaitFor, Question string
+	// Verdict is the verifier's verdict on the last attempt (nil: none
+	// yet); Warning is set when the task was marked done unverified.
+	Verdict *Verdict
+	Warning string
 	// Provenance: what went into the task's prompt.
 	VaultNodes []VaultRef
 	Rules      []RuleRef
+}
+
+// Verdict is the verifier's verdict on a task's work: passed, failed or
+// inconclusive, with the evidence lines of the checks that did not pass.
+type Verdict struct {
+	Status   string
+	Checks   int      // how many checks it ran
+	Problems []string // one line per check that did not pass
 }
 
 // Attempt is one finished attempt of a task (retries show here).

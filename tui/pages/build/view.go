@@ -33,6 +33,8 @@ func (m *Model) View() string {
 	}
 	body = common.FitHeight(body, m.height)
 	switch {
+	case m.ask.open:
+		body = common.Overlay(body, m.askView(), m.width, m.height)
 	case m.confirm.Active():
 		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
 	case m.mode == modePicker:
@@ -75,8 +77,11 @@ func (m *Model) headerLine() string {
 		// The name gets what the other parts leave (they are short).
 		room := m.width - 2 - lipgloss.Width("Build "+d.ID) - lipgloss.Width(d.Status) - 2 - 34 - 8
 		parts = append(parts, s.Title.Render("Build "+d.ID), s.Bold.Render(common.Truncate(orDash(d.Name), max(8, min(40, room)))), s.Band(d.Status).Render(d.Status))
-		if d.Status == StatusRunning && !d.Active {
+		switch {
+		case d.Status == StatusRunning && !d.Active:
 			parts = append(parts, s.Warning.Render("not running in this process — p resumes"))
+		case d.Status == StatusInterrupted:
+			parts = append(parts, s.Warning.Render("resumable — p resumes"))
 		}
 		frac := 0.0
 		if d.Total > 0 {
@@ -91,7 +96,14 @@ func (m *Model) headerLine() string {
 			parts = append(parts, s.Muted.Render(fmtDur(end.Sub(d.Started))))
 		}
 	}
-	if d != nil && d.Reason != "" && d.Status != StatusRunning && d.Status != StatusDone {
+	switch {
+	case d == nil || d.Reason == "" || d.Status == StatusRunning || d.Status == StatusDone:
+	case d.Status == StatusWaiting:
+		// Waiting for the model server or an answer: it goes on by itself.
+		parts = append(parts, s.Warning.Render(spinFrames[m.spin%len(spinFrames)]+" "+oneLine(d.Reason)))
+	case d.Status == StatusInterrupted:
+		// The engine's reason names the CLI command; p is the TUI's.
+	default:
 		parts = append(parts, s.Muted.Render(oneLine(d.Reason)))
 	}
 	line := strings.Join(parts, "  ")
@@ -114,6 +126,21 @@ func (m *Model) statusOf(t Task) string {
 		}
 	}
 	return t.Status
+}
+
+// taskIcon is a task's glyph: what a waiting task waits for shows (the
+// model server spins, a question is a ?).
+func (m *Model) taskIcon(t Task) string {
+	st := m.statusOf(t)
+	if st == StatusWaiting && t.Status == StatusWaiting {
+		switch t.WaitFor {
+		case WaitOllama:
+			return m.c.Styles.Warning.Render(spinFrames[m.spin%len(spinFrames)])
+		case WaitUser:
+			return m.c.Styles.Accent.Render("?")
+		}
+	}
+	return m.icon(st)
 }
 
 func (m *Model) icon(status string) string {
@@ -181,6 +208,9 @@ func (m *Model) tasksView(w, h int) string {
 		if t.Attempts > 1 {
 			right = fmt.Sprintf("×%d ", t.Attempts) + right
 		}
+		if t.Warning != "" {
+			right = "⚠ " + right // done unverified: visible in the list too
+		}
 		id := truncLeft(t.ID, idW) // ids differ at the end (ua-001, ua-002)
 		id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
 		room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
@@ -192,14 +222,14 @@ func (m *Model) tasksView(w, h int) string {
 		gap := strings.Repeat(" ", max(1, inner-2-idW-1-lipgloss.Width(label)-lipgloss.Width(right)))
 		var text string
 		if i == m.sel {
-			text = m.icon(m.statusOf(t)) + " " + s.Selected.Render(id+" "+label+gap+right)
+			text = m.taskIcon(t) + " " + s.Selected.Render(id+" "+label+gap+right)
 		} else {
 			title, deps, _ := strings.Cut(label, "  ← ")
 			lab := s.Text.Render(title)
 			if deps != "" {
 				lab += s.Subtle.Render("  ← " + deps)
 			}
-			text = m.icon(m.statusOf(t)) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
+			text = m.taskIcon(t) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
 		}
 		rows = append(rows, row{text: text, task: i})
 	}
@@ -230,7 +260,7 @@ func (m *Model) taskDetailView(w, h int) string {
 		return s.Panel.Width(w).Height(h).Render(s.Muted.Render("No task selected."))
 	}
 	var b []string
-	b = append(b, m.icon(m.statusOf(t))+" "+s.Title.Render(common.Truncate(t.ID+" — "+t.Title, inner-2)))
+	b = append(b, m.taskIcon(t)+" "+s.Title.Render(common.Truncate(t.ID+" — "+t.Title, inner-2)))
 	if cmd, ok := m.waiting[streamKey(m.detail.ID, t.ID)]; ok {
 		b = append(b, s.Accent.Render(common.Truncate("◆ waits for your approval to run `"+cmd+"`", inner)))
 	}
@@ -268,8 +298,36 @@ func (m *Model) taskDetailView(w, h int) string {
 		}
 		b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(s.Muted.Render("needs ")+strings.Join(deps, "  ")))
 	}
-	if t.Reason != "" {
+	switch {
+	case t.Status == StatusWaiting && t.WaitFor == WaitUser:
+		b = append(b, s.Accent.Render(common.Truncate("? asks you: "+oneLine(orDash(t.Question)), inner)),
+			s.Subtle.Render(common.Truncate("a answers it; the answer goes into its next attempt", inner)))
+	case t.Status == StatusWaiting && t.Reason != "":
+		b = append(b, s.Warning.Render(common.Truncate(spinFrames[m.spin%len(spinFrames)]+" "+oneLine(t.Reason), inner)))
+	case t.Reason != "" && (t.Status == StatusBlocked || t.Status == StatusFailed):
 		b = append(b, s.Error.Render(common.Truncate("✗ "+oneLine(t.Reason), inner)))
+	case t.Reason != "":
+		b = append(b, s.Muted.Render(common.Truncate(oneLine(t.Reason), inner)))
+	}
+	if t.Warning != "" {
+		b = append(b, s.Warning.Render(common.Truncate("⚠ "+oneLine(t.Warning), inner)))
+	}
+	// The verifier's verdict and its evidence: the checks that did not pass.
+	if v := t.Verdict; v != nil {
+		line := s.Subtitle.Render("Verdict") + " " + s.Band(v.Status).Render(v.Status)
+		if n := len(v.Problems); n > 0 {
+			line += " " + s.Muted.Render(fmt.Sprintf("%d of %d not passed", n, max(n, v.Checks)))
+		} else if v.Checks > 0 {
+			line += " " + s.Muted.Render(plural(v.Checks, "check")+" passed")
+		}
+		b = append(b, lipgloss.NewStyle().MaxWidth(inner).Render(line))
+		for i, p := range v.Problems {
+			if i == 3 && len(v.Problems) > 4 {
+				b = append(b, s.Subtle.Render(fmt.Sprintf("  … %d more evidence lines (nova build show %s)", len(v.Problems)-3, m.detail.ID)))
+				break
+			}
+			b = append(b, s.Subtle.Render(common.Truncate("  "+oneLine(p), inner)))
+		}
 	}
 	if t.ChangesetID != 0 {
 		b = append(b, s.Muted.Render(fmt.Sprintf("changeset #%d", t.ChangesetID))+s.Subtle.Render(" · alt+5 Changes"))
@@ -393,6 +451,13 @@ func (m *Model) outputView(w, h int) string {
 			msg = "Waiting for its dependencies."
 		case StatusRunning:
 			msg = "Waiting for the model's first tokens…"
+		case StatusWaiting:
+			switch t.WaitFor {
+			case WaitOllama:
+				msg = "The model server went away; the task runs again by itself when it answers."
+			case WaitUser:
+				msg = "Waiting for your answer (a)."
+			}
 		}
 		lines = []string{s.Muted.Render(msg)}
 	} else {

@@ -224,6 +224,24 @@ func describe(ev engine.Event) string {
 		return ""
 	case engine.EventThemeChanged:
 		return "theme switched to " + ev.Text
+	case engine.EventBudgetWarning:
+		return "⚠ budget: " + ev.Text
+	case engine.EventTaskWaiting:
+		return fmt.Sprintf("build %s · %s waits: %s", ev.BuildID, ev.TaskID, ev.Text)
+	case engine.EventTaskAsking:
+		return fmt.Sprintf("build %s · %s asks you: %s (answer on the Build screen, alt+6)", ev.BuildID, ev.TaskID, ev.Text)
+	case engine.EventTaskEscalated:
+		return fmt.Sprintf("build %s · %s", ev.BuildID, ev.Text)
+	case engine.EventNodesArchived, engine.EventNodesNotStored:
+		return "vault: " + ev.Text
+	case engine.EventTask:
+		if ev.Status == "waiting" {
+			return "" // taskWaiting / taskAsking say it, with the reason
+		}
+	case engine.EventChanged:
+		if ev.Topic == engine.TopicBuild && ev.Status == "waiting" {
+			return "" // the build-level echo of a task's wait
+		}
 	}
 	var parts []string
 	if ev.Topic != "" {

@@ -605,6 +605,11 @@ func (m *Model) startImport() tea.Cmd {
 	if m.plan == nil || m.src == nil {
 		return nil
 	}
+	if c := m.preview.OverCap; c != nil && !o.DryRun {
+		// Refused up front, as the engine would: nothing is written.
+		m.setNote(fmt.Sprintf("Import disabled: this import would bring the vault to %d of the %s tier's %d nodes.", c.Would, c.Tier, c.Cap), true)
+		return nil
+	}
 	o.Exclude = m.excludedList()
 	m.stopWork()
 	m.gen++

@@ -313,6 +313,7 @@ func (m *Model) countsLine(r importer.Result, width int) string {
 	items := []kv{
 		{r.New, "new", "new", true}, {r.Updated, "updated", "updated", false}, {r.Unchanged, "unchanged", "unchanged", false},
 		{r.Duplicates, "duplicate", "duplicates", true}, {r.Meta, "meta", "meta", true}, {r.Excluded, "excluded", "excluded", false},
+		{r.Forgotten, "forgotten", "forgotten", false}, {r.Archived, "archived", "archived", false},
 		{r.Errors, "error", "errors", true},
 	}
 	parts := []string{s.Bold.Render(plural(r.Files, "file", "files"))}
@@ -341,8 +342,15 @@ func (m *Model) previewView() string {
 	}
 	top := m.countsLine(m.preview, m.width)
 	filterLine := s.Subtle.Render(common.Truncate(fmt.Sprintf("sorted by %s (o) · / filter · space include/exclude · enter preview · tab options", sortNames[m.sortBy]), m.width))
-	if m.filtering || m.filter.Value() != "" {
+	switch {
+	case m.filtering || m.filter.Value() != "":
 		filterLine = m.filter.View()
+	case m.preview.OverCap != nil:
+		// Over the tier's cap: say so where the hints were; tab shows the
+		// whole message on the options step.
+		c := m.preview.OverCap
+		filterLine = s.Error.Render(common.Truncate(fmt.Sprintf("⊘ import disabled: the %s tier keeps at most %d nodes; this import would bring the vault to %d (tab: details)",
+			c.Tier, c.Cap, c.Would), m.width))
 	}
 	var tbl string
 	if len(m.rows) == 0 {
@@ -453,6 +461,11 @@ func (m *Model) optionsView() string {
 		}
 		b.WriteString(s.Text.Render(common.Truncate(fmt.Sprintf("%s %d of %d files from %s", verb, m.preview.Loaded, m.preview.Files, m.display(m.source)), inner)) + "\n")
 		b.WriteString(m.countsLine(m.preview, inner) + "\n")
+		if c := m.preview.OverCap; c != nil {
+			msg := fmt.Sprintf("⊘ Import disabled: it would bring the vault to %d nodes; the %s tier keeps %d. Exclude files (esc), "+
+				"forget or undo nodes, or switch with `tier: premium` / NOVA_TIER=premium. A dry run still reports.", c.Would, c.Tier, c.Cap)
+			b.WriteString(s.Error.Render(lipgloss.Wrap(msg, inner, " ")) + "\n")
+		}
 	}
 	b.WriteString("\n" + s.Subtle.Render(common.Truncate("enter starts the import · ↑/↓ move · space toggles · esc back to the preview", inner)))
 	return s.Panel.Width(m.width).Render(b.String())
@@ -511,6 +524,15 @@ func (m *Model) layoutSummary() {
 	}
 	for _, wn := range r.Warnings {
 		lines = append(lines, s.Warning.Render(common.Truncate("⚠ "+wn, w)))
+	}
+	if r.Forgotten > 0 {
+		lines = append(lines, s.Muted.Render(common.Truncate(plural(r.Forgotten, "file", "files")+" whose node you forgot stay forgotten.", w)))
+	}
+	if r.Archived > 0 {
+		lines = append(lines, s.Muted.Render(common.Truncate(plural(r.Archived, "file", "files")+" whose node is in the archive left out (`nova vault archive list`).", w)))
+	}
+	if c := r.OverCap; c != nil {
+		lines = append(lines, strings.Split(s.Error.Render(lipgloss.Wrap("⊘ The real import would be refused: "+c.Error(), w, " ")), "\n")...)
 	}
 	if len(lines) == 0 {
 		lines = append(lines, s.Success.Render("Every file imported cleanly."))

@@ -52,7 +52,7 @@ func bigVault(b *testing.B, n int) (*common.Common, Source) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = db.Close() })
-	v := engvault.New(db, engvault.Options{})
+	v := engvault.New(db, engvault.Options{Tier: engvault.TierPremium}) // 100k nodes: more than the free tier keeps
 	b.Cleanup(func() { _ = v.Close() })
 	ctx := context.Background()
 	if err := vaulttest.Fill(ctx, v, n, 1, vaulttest.Options{}); err != nil {

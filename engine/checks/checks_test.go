@@ -1,0 +1,96 @@
+package checks_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/checks"
+)
+
+func needShell(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the tests use POSIX shell commands")
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+}
+
+func workspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte(c), 0o644))
+	}
+	return root
+}
+
+func TestShellSyntaxIsAllowed(t *testing.T) {
+	t.Parallel()
+	needShell(t)
+	root := workspace(t, map[string]string{"a.txt": "alpha\n"})
+	rs, err := checks.Runner{Root: root, Commands: []string{
+		"true && true",
+		"true && false",
+		"grep -q alpha a.txt | cat; test -f a.txt",
+		`echo "$((1+2))" > out && grep -q 3 out`,
+	}}.Run(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, rs, 4)
+	assert.True(t, rs[0].Passed, rs[0].Detail)
+	assert.False(t, rs[1].Passed)
+	assert.Equal(t, 1, rs[1].ExitCode)
+	assert.True(t, rs[2].Passed, rs[2].Detail)
+	assert.True(t, rs[3].Passed, rs[3].Output)
+	assert.False(t, checks.Passed(rs))
+	assert.NoFileExists(t, filepath.Join(root, "out"), "commands run in the copy, never in the workspace")
+}
+
+func TestCopyPolicyAndProposedFiles(t *testing.T) {
+	t.Parallel()
+	needShell(t)
+	root := workspace(t, map[string]string{
+		"main.go": "package main\n", "gone.txt": "x", ".nova/nova.db": "db", ".git/HEAD": "ref",
+		"web/node_modules/pkg/index.js": "x", "sub/.cache/c": "x", "sub/keep.go": "package sub\n",
+	})
+	require.NoError(t, os.Symlink(filepath.Join(root, "main.go"), filepath.Join(root, "link.go")))
+	rs, err := checks.Runner{Root: root, Commands: []string{
+		"test ! -e .nova && test ! -e .git && test ! -e web/node_modules && test ! -e sub/.cache",
+		"test -f sub/keep.go && test ! -e link.go",
+		"test -f new/file.go && test ! -e gone.txt",
+	}}.Run(context.Background(), []checks.File{{Path: "new/file.go", Content: "package x\n"}, {Path: "gone.txt", Delete: true}})
+	require.NoError(t, err)
+	for _, r := range rs {
+		assert.True(t, r.Passed, "%s: %s %s", r.Command, r.Detail, r.Output)
+	}
+	assert.FileExists(t, filepath.Join(root, "gone.txt"), "the workspace is untouched")
+
+	_, err = checks.Runner{Root: root, Commands: []string{"true"}}.Run(context.Background(), []checks.File{{Path: "../escape.go", Content: "x"}})
+	require.Error(t, err, "proposed paths stay inside the copy")
+	_, err = checks.Runner{Root: root, Commands: []string{"true"}, Limit: checks.Limit{Files: 2}}.Run(context.Background(), nil)
+	assert.ErrorIs(t, err, checks.ErrCopyTooLarge)
+}
+
+func TestTimeoutAndNoCommands(t *testing.T) {
+	t.Parallel()
+	needShell(t)
+	root := workspace(t, map[string]string{"a": "x"})
+	rs, err := checks.Runner{Root: root, Commands: []string{"sleep 5"}, Timeout: 100 * time.Millisecond}.Run(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.True(t, rs[0].TimedOut)
+	assert.Contains(t, rs[0].Detail, "timed out")
+	rs, err = checks.Runner{Root: root}.Run(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Empty(t, rs)
+	assert.False(t, checks.Passed(rs), "no check is not a pass")
+}

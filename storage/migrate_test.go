@@ -1,0 +1,134 @@
+package storage
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+)
+
+// schema1DB writes a database exactly as schema 1 left it: migration 1 only.
+func schema1DB(t *testing.T, seed func(tx *bolt.Tx) error) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	raw, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, raw.Update(func(tx *bolt.Tx) error {
+		if err := migrateCreateBuckets(tx); err != nil {
+			return err
+		}
+		if err := writeSchema(tx, 1); err != nil {
+			return err
+		}
+		if seed != nil {
+			return seed(tx)
+		}
+		return nil
+	}))
+	require.NoError(t, raw.Close())
+	return path
+}
+
+func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
+	t.Parallel()
+	path := schema1DB(t, nil)
+	raw, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	require.NoError(t, err)
+	defer func() { _ = raw.Close() }()
+	require.NoError(t, raw.View(func(tx *bolt.Tx) error {
+		for _, name := range registryV1 {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
+		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
+		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
+		return nil
+	}))
+}
+
+func TestMigration2CreatesArchiveTombstonesAndWisdomBuckets(t *testing.T) {
+	t.Parallel()
+	path := schema1DB(t, nil)
+	db, err := Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketVaultArchive))
+		assert.NotNil(t, tx.Bucket(BucketVaultTombstones))
+		w := tx.Bucket(BucketWisdom)
+		require.NotNil(t, w)
+		for _, name := range WisdomNested {
+			assert.NotNil(t, w.Bucket(name), "wisdom/%s", name)
+		}
+		return nil
+	}))
+}
+
+// A schema-1 database whose wisdom buckets were created on first use (as
+// older novas did) keeps their content through migration 2.
+func TestMigration2KeepsWisdomCreatedBeforeIt(t *testing.T) {
+	t.Parallel()
+	path := schema1DB(t, func(tx *bolt.Tx) error {
+		p, err := tx.Bucket(BucketWisdom).CreateBucket(WisdomPatterns)
+		if err != nil {
+			return err
+		}
+		if err := p.Put(Key(7), []byte(`{"v":1,"d":{"status":"pending"}}`)); err != nil {
+			return err
+		}
+		o, err := tx.Bucket(BucketWisdom).CreateBucket(WisdomOptIn)
+		if err != nil {
+			return err
+		}
+		return o.Put([]byte("alice"), []byte("1"))
+	})
+	db, err := Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		w := tx.Bucket(BucketWisdom)
+		assert.JSONEq(t, `{"v":1,"d":{"status":"pending"}}`, string(w.Bucket(WisdomPatterns).Get(Key(7))))
+		assert.Equal(t, "1", string(w.Bucket(WisdomOptIn).Get([]byte("alice"))))
+		assert.NotNil(t, w.Bucket(WisdomBundles))
+		return nil
+	}))
+}
+
+func TestMigration2IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketVaultArchive).Put(Key(1), []byte("x")))
+		return migrateTrust(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "x", string(tx.Bucket(BucketVaultArchive).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+// The package comment is the one schema tree: it names every top-level
+// bucket and every nested bucket declared in buckets.go, and every migration.
+func TestDocNamesEveryBucketAndMigration(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	doc := string(data)
+	for _, name := range Registry {
+		assert.Contains(t, doc, "//\t"+string(name)+" ", "storage/doc.go must document bucket %s", name)
+	}
+	for _, name := range WisdomNested {
+		assert.Contains(t, doc, "//\t  "+string(name)+" ", "storage/doc.go must document wisdom/%s", name)
+	}
+	for _, m := range Migrations {
+		assert.Contains(t, doc, "//\t"+strconv.Itoa(m.Version)+"  ", "storage/doc.go must list migration %d", m.Version)
+	}
+}

@@ -1,0 +1,92 @@
+package importwiz
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/vault"
+)
+
+// fill adds nodes until the vault holds n.
+func fill(t *testing.T, ws *fakeWS, n int) {
+	t.Helper()
+	nodes := make([]vault.Node, n-stats(t, ws).Nodes)
+	for i := range nodes {
+		nodes[i] = vault.Node{Type: vault.Pattern, Content: fmt.Sprintf("filler rule number %d", i), Confidence: 0.5}
+	}
+	_, err := ws.v.AddBatch(context.Background(), nodes)
+	require.NoError(t, err)
+}
+
+// Regression (issue 10): an import over the tier's cap is shown and
+// disabled before anything is written.
+func TestImportOverTheCapIsDisabled(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	fill(t, ws, 495)
+	m := newPage(t, ws, 120, 36)
+	press(t, m, "enter")
+	require.Equal(t, stepPreview, m.step, m.note)
+	require.NotNil(t, m.preview.OverCap, "the preview says the import goes over the cap")
+	assert.Contains(t, plain(m), "⊘ import disabled: the free tier keeps at most 500 nodes; this import would bring the vault to 502")
+
+	press(t, m, "tab")
+	require.Equal(t, stepOptions, m.step)
+	assert.Contains(t, plain(m), "Import disabled: it would bring the vault to 502 nodes; the free tier keeps 500")
+	assert.Contains(t, plain(m), "NOVA_TIER=premium")
+	press(t, m, "enter")
+	assert.Equal(t, stepOptions, m.step, "enter does not import")
+	assert.Contains(t, m.note, "Import disabled")
+	assert.Equal(t, 495, stats(t, ws).Nodes, "nothing was written")
+	batches, err := ws.ListImports(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, batches)
+}
+
+func TestForgottenFilesAreCounted(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	m := newPage(t, ws, 120, 36)
+	press(t, m, "enter", "tab", "enter")
+	require.Equal(t, stepSummary, m.step, m.note)
+	require.NotEmpty(t, m.result.Nodes)
+	var id uint64
+	for _, n := range m.result.Nodes {
+		if n.ID != 0 {
+			id = n.ID
+			break
+		}
+	}
+	require.NotZero(t, id)
+	require.NoError(t, ws.ForgetNode(context.Background(), id))
+
+	m2 := newPage(t, ws, 120, 36)
+	press(t, m2, "enter")
+	require.Equal(t, stepPreview, m2.step, m2.note)
+	assert.Equal(t, 1, m2.preview.Forgotten)
+	assert.Contains(t, plain(m2), "1 forgotten")
+}
+
+func TestGoldenOverTheCap(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			ws := newWS(t)
+			fill(t, ws, 495)
+			m := newPage(t, ws, size[0], size[1]-3)
+			press(t, m, "enter")
+			require.NotNil(t, m.preview.OverCap)
+			checkFits(t, m, size[0], size[1]-3, "preview over the cap")
+			t.Run("preview", func(t *testing.T) { golden.RequireEqual(t, pinned(t, m)) })
+			press(t, m, "tab")
+			checkFits(t, m, size[0], size[1]-3, "options over the cap")
+			t.Run("options", func(t *testing.T) { golden.RequireEqual(t, pinned(t, m)) })
+		})
+	}
+}
