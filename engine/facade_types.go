@@ -91,6 +91,12 @@ type ImportPlan struct {
 // resolves it: a remote owner does not share the caller's directory).
 var ErrRelativePath = errors.New("path must be absolute")
 
+// ErrUsage marks an error about arguments the user gave badly: a verb that
+// validates a user's input wraps it (fmt.Errorf("%w: …", ErrUsage)), and the
+// CLI exits 2 for it, as for its own usage errors. It is a sentinel of the
+// engine, so it keeps its meaning across the owner's socket.
+var ErrUsage = errors.New("bad usage")
+
 // ErrNoSuchPlan: an import plan id the engine does not hold (dropped, or
 // the engine restarted).
 var ErrNoSuchPlan = errors.New("no such import plan (scan the folder again)")

@@ -161,13 +161,15 @@ type reportedError struct{ msg string }
 
 func (e *reportedError) Error() string { return e.msg }
 
-// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage.
+// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage
+// (the CLI's own usage errors, and the engine's engine.ErrUsage, which
+// crosses the owner's socket as a registered sentinel).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || errors.Is(err, engine.ErrUsage) || isCobraUsage(err) {
 		return 2
 	}
 	return 1

@@ -32,6 +32,7 @@ func init() {
 	rpc.RegisterSentinel("engine.ErrNoSuchApproval", engine.ErrNoSuchApproval)
 	rpc.RegisterSentinel("engine.ErrNoSuchPlan", engine.ErrNoSuchPlan)
 	rpc.RegisterSentinel("engine.ErrRelativePath", engine.ErrRelativePath)
+	rpc.RegisterSentinel("engine.ErrUsage", engine.ErrUsage)
 	rpc.RegisterSentinel("ace.ErrInvalid", ace.ErrInvalid)
 	rpc.RegisterSentinel("ace.ErrNotDue", ace.ErrNotDue)
 	rpc.RegisterSentinel("ace.ErrNotFound", ace.ErrNotFound)
