@@ -56,7 +56,11 @@ type clearToastMsg struct{ seq int }
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
 	builds []uint64
-	err    error
+	// owner: this process owns the workspace; clients are the other nova
+	// processes working through it.
+	owner   bool
+	clients []int
+	err     error
 }
 
 // quitCheckTimeout bounds the running-builds question: a quit never hangs
@@ -91,6 +95,9 @@ type Options struct {
 	Pages []PageFactory
 	// ThemeErrors are problems loading user themes, shown once at start.
 	ThemeErrors []error
+	// Link is how this TUI holds the workspace (owner or client); nil when
+	// no other process can reach it.
+	Link Link
 }
 
 // DefaultPages lists nova's screens in tab order.
@@ -119,6 +126,14 @@ type Model struct {
 	help    help.Model
 	palette *palette.Model
 	quit    *confirm.Model
+	link    Link
+	link0   LinkStatus
+	runs    *runSet
+
+	// handingOver: a hand-over to a headless owner is under way; exitNote
+	// is printed after the TUI quits (where the workspace went).
+	handingOver bool
+	exitNote    string
 
 	showHelp    bool
 	showPalette bool
@@ -150,9 +165,11 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 	if factories == nil {
 		factories = DefaultPages()
 	}
-	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors}
+	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors,
+		link: opts.Link, runs: &runSet{}}
+	pagesWS := tracked{Workspace: ws, runs: m.runs}
 	for _, f := range factories {
-		m.pages = append(m.pages, f.New(c, ws))
+		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
 	}
 	m.help.Styles = c.Styles.Help
@@ -166,6 +183,10 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 
 // Common exposes the shared context (tests).
 func (m *Model) Common() *common.Common { return m.c }
+
+// ExitNote is what to tell the user once the TUI has quit ("" = nothing):
+// where the workspace went after a hand-over.
+func (m *Model) ExitNote() string { return m.exitNote }
 
 // ActivePage returns the id of the visible page.
 func (m *Model) ActivePage() string { return m.ids[m.active] }
@@ -195,7 +216,10 @@ type toggleHelpMsg struct{}
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
+	cmds := []tea.Cmd{waitEvents(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
+	if m.link != nil {
+		cmds = append(cmds, m.fetchLink(), linkTick(), waitReconnect(m.link))
+	}
 	for _, p := range m.pages {
 		cmds = append(cmds, p.Init())
 	}
@@ -253,12 +277,45 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case confirm.ResultMsg:
 		if msg.ID == quitDialogID {
-			if msg.Confirmed {
+			switch {
+			case msg.Alt:
+				return m, m.handover(msg.Payload)
+			case msg.Confirmed:
 				return m, tea.Quit
 			}
 			return m, nil
 		}
 		return m, m.broadcast(msg)
+
+	case handoverDoneMsg:
+		m.handingOver = false
+		if msg.err != nil {
+			return m, m.setToast(msg.err.Error(), true)
+		}
+		m.exitNote = msg.note
+		return m, tea.Quit
+
+	case linkTickMsg:
+		return m, tea.Batch(m.fetchLink(), linkTick())
+
+	case linkStatusMsg:
+		m.link0 = msg.status
+		return m, nil
+
+	case reconnectMsg:
+		// The stream came back through a new connection: events may have
+		// been lost meanwhile.
+		return m, tea.Batch(waitReconnect(m.link), m.fetchLink(), func() tea.Msg { return refreshAllMsg{} })
+
+	case eventsClosedMsg:
+		if m.link == nil || m.c.Ctx.Err() != nil {
+			return m, nil
+		}
+		m.link0 = LinkStatus{Lost: true}
+		return m, m.rejoin()
+
+	case rejoinedMsg:
+		return m, m.rejoined(msg)
 
 	case common.ToastMsg:
 		return m, m.setToast(msg.Text, msg.Error)
@@ -285,7 +342,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case common.EventMsg:
 		// Re-arm first so no event waits behind a slow page.
-		cmds := []tea.Cmd{common.WaitEvent(m.events)}
+		cmds := []tea.Cmd{waitEvents(m.events)}
 		if msg.Event.Type == engine.EventThemeChanged && msg.Event.Text != m.c.Styles.Name {
 			m.applyTheme(msg.Event.Text)
 		}
@@ -305,6 +362,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		_, cmd := m.quit.Update(msg)
 		return m, cmd
+	}
+	if m.handingOver {
+		if key.Matches(msg, km.ForceQuit) {
+			return m, m.setToast("handing the workspace over… (it finishes by itself; it cannot be stopped half way)", false)
+		}
+		return m, nil
 	}
 	if key.Matches(msg, km.ForceQuit) {
 		return m, m.checkQuit()
@@ -350,38 +413,100 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 const quitDialogID = "quit"
 
-// checkQuit asks the engine which builds run here; quitCheckMsg quits or
-// asks.
+// checkQuit asks which builds a quit would stop and who else works through
+// this nova; quitCheckMsg quits or asks.
 func (m *Model) checkQuit() tea.Cmd {
-	ws, ctx := m.ws, m.c.Ctx
+	ws, ctx, link, runs := m.ws, m.c.Ctx, m.link, m.runs
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
-		ids, err := ws.RunningBuilds(ctx)
-		return quitCheckMsg{builds: ids, err: err}
+		msg := quitCheckMsg{owner: true}
+		if link != nil {
+			st := link.Status(ctx)
+			msg.owner, msg.clients = st.Owner, st.Clients
+		}
+		if !msg.owner {
+			// A client stops only the builds it runs: its calls end with it.
+			msg.builds = runs.list()
+			return msg
+		}
+		msg.builds, msg.err = ws.RunningBuilds(ctx)
+		return msg
 	}
 }
 
-// quitOrAsk quits at once when no build runs (or the question cannot be
-// answered: a quit never gets stuck); otherwise it asks, staying by default.
+// quitOrAsk quits at once when nothing would be lost (or the question
+// cannot be answered: a quit never gets stuck); otherwise it asks, staying
+// by default. The owner of a workspace with builds running or other nova
+// processes attached may hand it over to a headless owner (DESIGN, "Many
+// windows").
 func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
-	if msg.err != nil || len(msg.builds) == 0 {
+	if m.handingOver {
+		return nil
+	}
+	canHand := m.link != nil && msg.owner
+	if msg.err != nil || (len(msg.builds) == 0 && (!canHand || len(msg.clients) == 0)) {
 		return tea.Quit
 	}
-	ids := make([]string, len(msg.builds))
-	for i, id := range msg.builds {
-		ids[i] = strconv.FormatUint(id, 10)
+	opts := confirm.Options{ID: quitDialogID, Danger: true, Payload: msg.builds}
+	var what string
+	if n := len(msg.builds); n > 0 {
+		ids := idList(msg.builds)
+		what = "Build " + ids + " is running"
+		if n > 1 {
+			what = "Builds " + ids + " are running"
+		}
 	}
-	what := "Build " + ids[0] + " is running"
-	if len(ids) > 1 {
-		what = "Builds " + strings.Join(ids, ", ") + " are running"
+	switch {
+	case !msg.owner:
+		opts.Title = "Quit while a build runs?"
+		opts.Body = what + ", started in this window (it runs in the nova that owns the workspace). Quitting interrupts it: " +
+			"running tasks stop, done work is kept, and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) +
+			"` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once."
+		opts.Yes, opts.No = "Quit and interrupt", "Stay"
+	case canHand:
+		others := ""
+		switch n := len(msg.clients); {
+		case n == 1:
+			others = fmt.Sprintf("Another nova (%s) works through this one.", pidList(msg.clients))
+		case n > 1:
+			others = fmt.Sprintf("%d other nova processes (%s) work through this one.", n, pidList(msg.clients))
+		}
+		if what != "" {
+			opts.Title = "Quit while a build runs?"
+			opts.Body = strings.TrimSpace(what+" in this nova. "+others) + "\n\nHand over: a headless nova (`nova serve`) takes the workspace, " +
+				"the build goes on there and every window keeps working. Stop: running tasks stop, done work is kept, " +
+				"and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) + "` continues it later.\n\nctrl+c again quits at once."
+			opts.Yes = "Stop and quit"
+		} else {
+			opts.Title = "Quit while other windows use this nova?"
+			opts.Body = others + "\n\nHand over: a headless nova (`nova serve`) keeps serving them. " +
+				"Quit: the next nova command (or one of those windows) takes the workspace over by itself.\n\nctrl+c again quits at once."
+			opts.Yes = "Quit"
+		}
+		opts.Alt, opts.AltKey, opts.No = "Hand over", "h", "Stay"
+	default:
+		opts.Title = "Quit while a build runs?"
+		opts.Body = what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
+			"and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once."
+		opts.Yes, opts.No = "Quit and interrupt", "Stay"
 	}
-	m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a build runs?",
-		Body: what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
-			"and `nova build resume " + ids[0] + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once.",
-		Yes: "Quit and interrupt", No: "Stay", Danger: true})
+	m.quit.Open(opts)
 	m.quit.SetSize(m.c.Width, m.c.Height)
 	return nil
+}
+
+// handover hands the workspace to a headless owner (a tea.Cmd: it takes a
+// few seconds); handoverDoneMsg quits or says why not.
+func (m *Model) handover(payload any) tea.Cmd {
+	builds, _ := payload.([]uint64)
+	m.handingOver = true
+	link, ctx := m.link, m.c.Ctx
+	toast := m.setToast("handing the workspace over to a headless nova…", false)
+	return tea.Batch(toast, func() tea.Msg {
+		note, err := link.Handover(context.WithoutCancel(ctx), builds)
+		return handoverDoneMsg{note: note, err: err}
+	})
 }
 
 func (m *Model) navigate(id string) tea.Cmd {
@@ -514,6 +639,13 @@ func (m *Model) statusView() string {
 	}
 	if info.ReadOnly {
 		left += s.StatusWarn.Render("read-only")
+	}
+	if b := m.link0.badge(); b != "" {
+		style := s.StatusValue
+		if m.link0.Lost {
+			style = s.StatusWarn
+		}
+		left += s.StatusSep.Render("│") + style.Render(b)
 	}
 	room := max(0, m.c.Width-lipgloss.Width(left)-2)
 	var right string

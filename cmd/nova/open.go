@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
+	"sync"
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
@@ -33,14 +35,24 @@ func openWorkspace(ctx context.Context, env *Env) (engine.Workspace, error) {
 	return s.ws, nil
 }
 
+// joinOptions are the options of owner.Join for a workspace this process
+// may own (the one place outside the engine naming its local type).
+type joinOptions = owner.Options[*engine.Local]
+
 // session is a joined workspace: the Workspace a command uses and the
-// owner.Session behind it (the TUI reads it for its badge, its hand-over
-// and its rejoin).
+// owner.Session behind it (the TUI's link reads it for its badge, its
+// hand-over and its rejoin).
 type session struct {
 	env  *Env
 	ws   *joined
 	join owner.Options[*engine.Local]
+
+	mu   sync.Mutex
 	sess *owner.Session[*engine.Local]
+	// owned is the ownership a client gained after its owner went away
+	// (rejoin): its Workspace stays the remote client, which now reaches
+	// this process's own socket.
+	owned *owner.Session[*engine.Local]
 }
 
 // joined is the Workspace of a session; Close ends the session.
@@ -49,11 +61,54 @@ type joined struct {
 	s *session
 }
 
-func (j *joined) Close() error { return j.s.sess.Close() }
+// Close closes the client first, then stops serving (and releases the
+// database) if this process owns the workspace.
+func (j *joined) Close() error {
+	j.s.mu.Lock()
+	sess, owned := j.s.sess, j.s.owned
+	j.s.mu.Unlock()
+	err := sess.Close()
+	if owned != nil {
+		err = errors.Join(err, owned.Close())
+	}
+	return err
+}
+
+// owner is this process's ownership of the workspace (nil for a client).
+func (s *session) owner() *owner.Owner[*engine.Local] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess.Owner != nil {
+		return s.sess.Owner
+	}
+	if s.owned != nil {
+		return s.owned.Owner
+	}
+	return nil
+}
+
+// rejoin is called when a client's owner went away for good: this process
+// becomes the owner (serving its own client too), or finds the nova that
+// took over (its client follows it by itself).
+func (s *session) rejoin(ctx context.Context) error {
+	if s.owner() != nil {
+		return nil
+	}
+	js, err := owner.Join(ctx, s.join)
+	if err != nil {
+		return err
+	}
+	if js.Owner == nil {
+		return js.Close() // another nova serves: our client reaches it already
+	}
+	s.mu.Lock()
+	s.owned = js
+	s.mu.Unlock()
+	return nil
+}
 
 // ownerOptions are the options of owner.Join for the workspace at root:
-// the owner opens it with the CLI's environment and serves it; tune may
-// adjust them (the TUI's client callbacks).
+// the owner opens it with the CLI's environment and serves it.
 func ownerOptions(env *Env, root string) owner.Options[*engine.Local] {
 	opts := engine.Options{Root: root, Getenv: env.Getenv, Defaults: nova.Defaults}
 	var logf func(string, ...any)
@@ -65,8 +120,9 @@ func ownerOptions(env *Env, root string) owner.Options[*engine.Local] {
 }
 
 // joinWorkspace joins the workspace of env (owner.Join) and wraps what it
-// got. tune, when set, adjusts the options first.
-func joinWorkspace(ctx context.Context, env *Env, tune func(*owner.Options[*engine.Local])) (*session, error) {
+// got. tune, when set, adjusts the options first (the TUI's client
+// callbacks).
+func joinWorkspace(ctx context.Context, env *Env, tune func(*joinOptions)) (*session, error) {
 	root, err := env.root()
 	if err != nil {
 		return nil, err
@@ -75,50 +131,34 @@ func joinWorkspace(ctx context.Context, env *Env, tune func(*owner.Options[*engi
 	if tune != nil {
 		tune(&opts)
 	}
-	s := &session{join: opts, env: env}
-	if err := s.attach(ctx, func(ctx context.Context) (*owner.Session[*engine.Local], error) {
-		return owner.Join(ctx, opts)
-	}); err != nil {
+	js, err := owner.Join(ctx, opts)
+	if err != nil {
+		return nil, err // the engine's messages name the files and processes involved
+	}
+	s := &session{join: opts, env: env, sess: js}
+	if js.Owner != nil {
+		s.ws = &joined{Workspace: js.Owner.Value(), s: s}
+		return s, nil
+	}
+	c, err := remote.Connect(ctx, js.Client)
+	if err != nil {
+		_ = js.Close()
 		return nil, err
 	}
-	return s, nil
-}
-
-// attach runs join and points the session's Workspace at its outcome.
-func (s *session) attach(ctx context.Context, join func(context.Context) (*owner.Session[*engine.Local], error)) error {
-	js, err := join(ctx)
+	// The owner applies its own settings; this command's must at least be
+	// valid (a broken config fails as it would without an owner), and a
+	// difference is worth a note.
+	diff, err := settingsDiff(env, root, c.Config())
 	if err != nil {
-		return err // the engine's messages name the files and processes involved
+		_ = js.Close()
+		return nil, err
 	}
-	var ws engine.Workspace
-	if js.Owner != nil {
-		ws = js.Owner.Value()
-	} else {
-		c, err := remote.Connect(ctx, js.Client)
-		if err != nil {
-			_ = js.Close()
-			return err
-		}
-		// The owner applies its own settings; this command's must at least
-		// be valid (a broken config fails as it would without an owner),
-		// and a difference is worth a note.
-		diff, err := settingsDiff(s.env, s.join.Root, c.Config())
-		if err != nil {
-			_ = js.Close()
-			return err
-		}
-		if len(diff) > 0 && !s.env.fullScreen {
-			s.env.IO.Logf("nova: note: the nova that owns this workspace (pid %d) uses other settings (%s) than this command's config.yaml and environment; "+
-				"it applies its own: restart it (quit it, or stop `nova serve`) to use them\n", js.Info.PID, strings.Join(diff, ", "))
-		}
-		ws = c
+	if len(diff) > 0 && !env.fullScreen {
+		env.IO.Logf("nova: note: the nova that owns this workspace (pid %d) uses other settings (%s) than this command's config.yaml and environment; "+
+			"it applies its own: restart it (quit it, or stop `nova serve`) to use them\n", js.Info.PID, strings.Join(diff, ", "))
 	}
-	s.sess = js
-	if s.ws == nil {
-		s.ws = &joined{s: s}
-	}
-	s.ws.Workspace = ws
-	return nil
+	s.ws = &joined{Workspace: c, s: s}
+	return s, nil
 }
 
 // settingsDiff names the configuration fields (top-level config.yaml keys)

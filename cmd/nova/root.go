@@ -73,18 +73,27 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 		return err
 	}
 	opts.fullScreen = true
-	ws, err := opts.Workspace(ctx)
+	// The TUI owns the workspace (serving the other nova processes) or is
+	// the client of the nova that does; its link shows which, hands the
+	// workspace over on quit and takes it over when its owner goes away.
+	s, link, err := joinForTUI(ctx, opts.Env)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = ws.Close() }()
+	defer func() { _ = s.ws.Close() }()
 
 	reg := themes.NewRegistry()
 	themeErrs := reg.LoadDir(filepath.Join(rootDir, workspace.DirName, "themes"))
-	m := tui.New(ctx, ws, tui.Options{Themes: reg, ThemeErrors: themeErrs})
+	// The program's context is not the workspace's: a quit ends the
+	// program, and the workspace closes after it (interrupting what runs
+	// here, unless it was handed over).
+	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !engine.IsCanceled(err) {
 		return fmt.Errorf("tui: %w", err)
+	}
+	if note := m.ExitNote(); note != "" {
+		opts.IO.Logf("%s\n", note)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,12 +17,18 @@ import (
 type serveOptions struct {
 	*Env
 	JSON bool
+	// Resume are builds to resume once serving (a hand-over's, which its
+	// old owner interrupted); UntilIdle stops serving once they ended and
+	// no other nova is attached.
+	Resume    []uint64
+	UntilIdle bool
 	// ready, when set (tests), receives the report once it listens.
 	ready func(serveReport)
 }
 
 func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{Env: env}
+	var resume string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Own the workspace without a TUI and serve it to other nova processes",
@@ -30,10 +38,23 @@ func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cob
 			"A TUI that quits while a build runs can hand the build over to one (it starts it).",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Resume = opts.Resume[:0]
+			for _, f := range strings.Split(resume, ",") {
+				if f = strings.TrimSpace(f); f == "" {
+					continue
+				}
+				id, err := buildID(f)
+				if err != nil {
+					return err
+				}
+				opts.Resume = append(opts.Resume, id)
+			}
 			return pick(runF, runServe)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print where it listens as one JSON document")
+	cmd.Flags().StringVar(&resume, "resume", "", "resume these builds (comma-separated ids) once serving, unattended")
+	cmd.Flags().BoolVar(&opts.UntilIdle, "until-idle", false, "stop once the resumed builds ended and no other nova is attached")
 	return cmd
 }
 
@@ -57,7 +78,6 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	takeover := owner.IsTakeover()
 	o, err := owner.Serve(ctx, ownerOptions(opts.Env, root))
 	if err != nil {
 		return err
@@ -69,9 +89,8 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	// (resumable).
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	if takeover {
-		rep.Resumed = resumeInterrupted(work, opts.Env, o.Value())
-	}
+	running := resumeBuilds(work, opts.Env, o.Value(), opts.Resume)
+	rep.Resumed = append(rep.Resumed, opts.Resume...)
 	if opts.JSON {
 		if err := opts.IO.PrintJSON(rep); err != nil {
 			_ = o.Close()
@@ -81,23 +100,79 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		opts.IO.Printf("nova: serving %s on %s (pid %d, protocol %d); stop with Ctrl-C\n",
 			rep.Root, rep.Socket, rep.PID, rep.Protocol)
 		for _, id := range rep.Resumed {
-			opts.IO.Printf("nova: resumed build %d, handed over by the nova that started it\n", id)
+			opts.IO.Printf("nova: resuming build %d\n", id)
 		}
 	}
 	if opts.ready != nil {
 		opts.ready(rep)
 	}
-	if err := o.Wait(ctx); err != nil {
+	waitCtx := ctx
+	if opts.UntilIdle {
+		var stop context.CancelFunc
+		waitCtx, stop = context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			untilIdle(waitCtx, running, func() int { return len(o.Clients()) })
+			opts.IO.Logf("nova: idle (no build runs, no nova attached): stopping\n")
+			stop()
+		}()
+	}
+	if err := o.Wait(waitCtx); err != nil {
 		return fmt.Errorf("stop serving: %w", err)
 	}
 	return nil
 }
 
-// resumeInterrupted resumes, in the background, the builds a hand-over
-// interrupted (the old owner's Stop).
-func resumeInterrupted(ctx context.Context, env *Env, ws engine.Workspace) []uint64 {
-	_ = ctx
-	_ = env
-	_ = ws
-	return []uint64{}
+// resumeBuilds resumes builds in the background, unattended (nobody may be
+// there to answer; approvals are denied and logged, as for a headless
+// run); the returned channel closes when all of them ended.
+func resumeBuilds(ctx context.Context, env *Env, ws engine.Workspace, ids []uint64) <-chan struct{} {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
+			switch {
+			case err != nil:
+				env.IO.Logf("nova: build %d: %v\n", id, err)
+			default:
+				env.IO.Logf("nova: build %d %s %s\n", id, b.Status, b.Reason)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// idleEvery is how often an --until-idle owner looks for clients.
+const idleEvery = time.Second
+
+// untilIdle returns when the builds ended and no client was attached at
+// two looks in a row (a client between two commands reconnects quickly).
+func untilIdle(ctx context.Context, builds <-chan struct{}, clients func() int) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-builds:
+	}
+	idle := 0
+	t := time.NewTicker(idleEvery)
+	defer t.Stop()
+	for idle < 2 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if clients() == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
 }
