@@ -293,6 +293,10 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		// the build wherever it goes on.
 		env.IO.Logf("nova: the nova that ran build %d stopped serving; following the build (ctrl+c stops following, not the build)\n", id)
 		if b, err = awaitBuild(ctx, ws, id, printed); err != nil {
+			if ctx.Err() != nil {
+				env.IO.Logf("nova: stopped following build %d (`nova build show %d` tells how it goes)\n", id, id)
+				return &reportedError{msg: "canceled"}
+			}
 			return fmt.Errorf("build %d: %w; resume it with `nova build resume %d`", id, err, id)
 		}
 	case err != nil:
@@ -323,10 +327,13 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 
 // awaitBuild waits for a build that runs elsewhere to end: its end event
 // (printed closes), or a final state seen by polling (events can be lost
-// while a client follows a new owner).
+// while a client follows a new owner). A build that stays stopped with no
+// process running it (its owner was killed, or quit without handing it
+// over) ends the wait with errStopped.
 func awaitBuild(ctx context.Context, ws engine.Workspace, id uint64, printed <-chan struct{}) (build.Build, error) {
-	tick := time.NewTicker(2 * time.Second)
+	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	stopped := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -335,12 +342,29 @@ func awaitBuild(ctx context.Context, ws engine.Workspace, id uint64, printed <-c
 			return ws.GetBuild(context.WithoutCancel(ctx), id)
 		case <-tick.C:
 			b, err := ws.GetBuild(ctx, id)
-			if err == nil && (b.Status == build.StatusDone || b.Status == build.StatusFailed || b.Status == build.StatusCanceled) {
+			switch {
+			case err != nil:
+				stopped = 0
+			case b.Status == build.StatusDone || b.Status == build.StatusFailed || b.Status == build.StatusCanceled:
 				return b, nil
+			case !b.Active && b.Status != build.StatusRunning && b.Status != build.StatusWaiting:
+				// A hand-over's new owner resumes it within seconds.
+				if stopped++; stopped >= stoppedPolls {
+					return b, fmt.Errorf("%w (%s)", errStopped, b.Status)
+				}
+			default:
+				stopped = 0
 			}
 		}
 	}
 }
+
+// stoppedPolls is how many seconds a followed build may stay stopped before
+// awaitBuild gives up on it.
+const stoppedPolls = 8
+
+// errStopped: a followed build stopped and nobody resumed it.
+var errStopped = errors.New("it stopped and no nova resumed it")
 
 func eventLine(ev engine.Event) string {
 	switch ev.Type {
