@@ -109,7 +109,7 @@ func TestQuitHandsTheBuildOverToAHeadlessOwner(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	_, err = owner.Probe(ctx, dir, "")
-	assert.True(t, errors.Is(err, owner.ErrNoOwner), "%v", err)
+	assert.ErrorIs(t, err, owner.ErrNoOwner)
 	log := readFile(t, dir, ".nova/"+owner.LogName)
 	assert.Contains(t, log, fmt.Sprintf("build %d done", b.ID))
 	assert.Contains(t, log, "idle (no build runs, no nova attached): stopping")
