@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -173,3 +174,23 @@ func TestClientTUITakesOverFromAKilledOwner(t *testing.T) {
 }
 
 func vaultNode(content string) vault.Node { return vault.Node{Type: vault.Pattern, Content: content} }
+
+// TestUnsafeSocketIsRefusedClearly: a .nova/nova.sock that is not a socket
+// (or a symlink) is never removed or followed: every command fails (exit
+// 1) saying which file and what to do.
+func TestUnsafeSocketIsRefusedClearly(t *testing.T) {
+	t.Parallel()
+	dir := initDir(t)
+	stopTestOwner(t, dir)
+	writeFile(t, dir, ".nova/nova.sock", "not a socket")
+	r := runNova(t, dir, nil, "vault", "stats")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "nova.sock is not a socket; move it away")
+	assert.Equal(t, "not a socket", readFile(t, dir, ".nova/nova.sock"), "left as it was")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, ".nova", "nova.sock")))
+	require.NoError(t, os.Symlink("/tmp/elsewhere.sock", filepath.Join(dir, ".nova", "nova.sock")))
+	r = runNova(t, dir, nil, "vault", "stats")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "is a symlink; nova refuses to follow it")
+}
