@@ -360,9 +360,16 @@ func TestEveryVerbCrossesTheSocket(t *testing.T) {
 			assert.NoError(t, gotErr, m.Name)
 			continue
 		}
-		if assert.Error(t, gotErr, m.Name) {
-			assert.Equal(t, norm.Replace(wantErr.Error()), norm.Replace(gotErr.Error()), m.Name)
+		if !assert.Error(t, gotErr, m.Name) {
+			continue
 		}
+		if errors.Is(wantErr, context.DeadlineExceeded) {
+			// A verb that waits (for a model, say) with zero arguments: both
+			// sides ran out of time; the client names the method it called.
+			assert.ErrorIs(t, gotErr, context.DeadlineExceeded, m.Name)
+			continue
+		}
+		assert.Equal(t, norm.Replace(wantErr.Error()), norm.Replace(gotErr.Error()), m.Name)
 	}
 }
 
