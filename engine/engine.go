@@ -74,6 +74,9 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	getenv func(string) string // the environment Open was given
 }
 
 var _ Workspace = (*Local)(nil)
@@ -106,6 +109,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		cfg:      ws.Config,
 		now:      opts.Now,
 		defaults: opts.Defaults,
+		getenv:   Getenv(opts.Getenv),
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -113,6 +117,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
 	return l, nil
 }
 

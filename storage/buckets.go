@@ -25,6 +25,12 @@ var (
 	// Added by migration 2.
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
+
+	// Added by migration 3 (engine/knowledge). The user-level file holds
+	// BucketFacts and BucketFactsIndex too (UserMigrations).
+	BucketFacts      = []byte("facts")
+	BucketFactsIndex = []byte("facts_idx")
+	BucketDocsCache  = []byte("docs_cache")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -54,7 +60,8 @@ var registryV1 = [][]byte{
 // Registry lists every top-level bucket: those of migration 1 in the order
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
-	BucketVaultArchive, BucketVaultTombstones,
+	BucketVaultArchive, BucketVaultTombstones, // m2
+	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
 )
 
 // Keys inside BucketMeta.

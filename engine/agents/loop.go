@@ -190,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		st.set.Autonomy = *opts.Autonomy
 	}
 	st.env = &tools.Env{
-		Root: r.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: st.draft,
+		Root: r.Root, Agent: spec.ID, RunID: run.ID, BuildID: opts.BuildID, TaskID: opts.TaskID, Tools: offered, Stage: st.draft,
 		Commands: st.set.Commands, Autonomy: st.set.Autonomy,
 	}
 	if opts.Approve != nil {
@@ -512,7 +512,11 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	st.emit(Event{Type: EventToolResult, Step: st.meta.Steps, Tool: res.Tool, Status: string(res.Status),
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
-	obs = TruncateOutput(res.Output, st.set.ToolOutputBudget, st.run.ID, tr.ID)
+	budget := st.set.ToolOutputBudget
+	if t, ok := st.r.Tools.Get(res.Tool); ok && t.OutputCap > budget {
+		budget = t.OutputCap // a tool's own larger cap (fetchDocs, queryKnowledge)
+	}
+	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}

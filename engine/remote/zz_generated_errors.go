@@ -12,6 +12,9 @@ import (
 	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/knowledge"
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
@@ -64,6 +67,17 @@ func init() {
 	rpc.RegisterSentinel("importer.ErrBatchNotFound", importer.ErrBatchNotFound)
 	rpc.RegisterSentinel("importer.ErrNoSource", importer.ErrNoSource)
 	rpc.RegisterSentinel("importer.ErrUndoBlocked", importer.ErrUndoBlocked)
+	rpc.RegisterSentinel("knowledge.ErrInvalid", knowledge.ErrInvalid)
+	rpc.RegisterSentinel("docs.ErrBadResponse", docs.ErrBadResponse)
+	rpc.RegisterSentinel("docs.ErrInvalid", docs.ErrInvalid)
+	rpc.RegisterSentinel("docs.ErrNotFound", docs.ErrNotFound)
+	rpc.RegisterSentinel("docs.ErrOffline", docs.ErrOffline)
+	rpc.RegisterSentinel("docs.ErrUnavailable", docs.ErrUnavailable)
+	rpc.RegisterSentinel("facts.ErrAlreadyInvalidated", facts.ErrAlreadyInvalidated)
+	rpc.RegisterSentinel("facts.ErrInvalid", facts.ErrInvalid)
+	rpc.RegisterSentinel("facts.ErrNotAllowed", facts.ErrNotAllowed)
+	rpc.RegisterSentinel("facts.ErrNotFound", facts.ErrNotFound)
+	rpc.RegisterSentinel("facts.ErrUserUnavailable", facts.ErrUserUnavailable)
 	rpc.RegisterSentinel("llm.ErrBadRequest", llm.ErrBadRequest)
 	rpc.RegisterSentinel("llm.ErrBudgetExceeded", llm.ErrBudgetExceeded)
 	rpc.RegisterSentinel("llm.ErrInvalidOutput", llm.ErrInvalidOutput)

@@ -12,6 +12,9 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/knowledge"
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
 	"github.com/nova-dev/nova/engine/tools"
@@ -25,6 +28,13 @@ type Workspace struct{ c *rpc.Client }
 
 // NewWorkspace returns a Workspace that calls through c.
 func NewWorkspace(c *rpc.Client) *Workspace { return &Workspace{c: c} }
+
+// AddFact calls AddFact in the owning nova process.
+func (r *Workspace) AddFact(ctx context.Context, in facts.NewFact) (facts.Fact, error) {
+	var res0 facts.Fact
+	err := r.c.Call(ctx, "AddFact", []any{in}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
 
 // AddRule calls AddRule in the owning nova process.
 func (r *Workspace) AddRule(ctx context.Context, agent string, content string, tags []string, confidence float64) (engine.RuleResult, error) {
@@ -120,6 +130,13 @@ func (r *Workspace) Config() workspace.Config {
 	return res0
 }
 
+// CorrectFact calls CorrectFact in the owning nova process.
+func (r *Workspace) CorrectFact(ctx context.Context, id string, reason string, replacement string) (facts.Correction, error) {
+	var res0 facts.Correction
+	err := r.c.Call(ctx, "CorrectFact", []any{id, reason, replacement}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // CreateBuild calls CreateBuild in the owning nova process.
 func (r *Workspace) CreateBuild(ctx context.Context, prdPath string, o engine.BuildOptions) (build.Build, error) {
 	var res0 build.Build
@@ -143,6 +160,32 @@ func (r *Workspace) DemoteNode(ctx context.Context, id uint64) (vault.Node, erro
 func (r *Workspace) DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error) {
 	var res0 changes.Changeset
 	err := r.c.Call(ctx, "DiscardChange", []any{id, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// DocsClear calls DocsClear in the owning nova process.
+func (r *Workspace) DocsClear(ctx context.Context, library string) (int, error) {
+	var res0 int
+	err := r.c.Call(ctx, "DocsClear", []any{library}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// DocsList calls DocsList in the owning nova process.
+func (r *Workspace) DocsList(ctx context.Context, library string) ([]docs.EntryInfo, error) {
+	var res0 []docs.EntryInfo
+	err := r.c.Call(ctx, "DocsList", []any{library}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// DocsRemove calls DocsRemove in the owning nova process.
+func (r *Workspace) DocsRemove(ctx context.Context, ref string) error {
+	return r.c.Call(ctx, "DocsRemove", []any{ref}, nil, rpc.CallOptions{})
+}
+
+// DocsStats calls DocsStats in the owning nova process.
+func (r *Workspace) DocsStats(ctx context.Context) (docs.Stats, error) {
+	var res0 docs.Stats
+	err := r.c.Call(ctx, "DocsStats", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -176,6 +219,20 @@ func (r *Workspace) ExportVault(ctx context.Context, path string) (vault.ExportS
 func (r *Workspace) ExportWisdom(ctx context.Context, path string) (vault.Bundle, error) {
 	var res0 vault.Bundle
 	err := r.c.Call(ctx, "ExportWisdom", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// FactHistory calls FactHistory in the owning nova process.
+func (r *Workspace) FactHistory(ctx context.Context, id string) ([]facts.Fact, error) {
+	var res0 []facts.Fact
+	err := r.c.Call(ctx, "FactHistory", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// FetchDocs calls FetchDocs in the owning nova process.
+func (r *Workspace) FetchDocs(ctx context.Context, library string, topic string, o docs.FetchOptions) (docs.Result, error) {
+	var res0 docs.Result
+	err := r.c.Call(ctx, "FetchDocs", []any{library, topic, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -300,6 +357,13 @@ func (r *Workspace) Info() engine.Info {
 	return res0
 }
 
+// KnowledgeItem calls KnowledgeItem in the owning nova process.
+func (r *Workspace) KnowledgeItem(ctx context.Context, ref string) (knowledge.Item, error) {
+	var res0 knowledge.Item
+	err := r.c.Call(ctx, "KnowledgeItem", []any{ref}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // LearnNode calls LearnNode in the owning nova process.
 func (r *Workspace) LearnNode(ctx context.Context, n vault.Node) (vault.LearnResult, error) {
 	var res0 vault.LearnResult
@@ -346,6 +410,13 @@ func (r *Workspace) ListChanges(ctx context.Context, f changes.Filter) ([]change
 func (r *Workspace) ListConflicts(ctx context.Context) ([]vault.Conflict, error) {
 	var res0 []vault.Conflict
 	err := r.c.Call(ctx, "ListConflicts", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListFacts calls ListFacts in the owning nova process.
+func (r *Workspace) ListFacts(ctx context.Context, o facts.ListOptions) (facts.ListResult, error) {
+	var res0 facts.ListResult
+	err := r.c.Call(ctx, "ListFacts", []any{o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -473,10 +544,24 @@ func (r *Workspace) PreviewImport(ctx context.Context, planID string, o engine.I
 	return res0, err
 }
 
+// PromoteFact calls PromoteFact in the owning nova process.
+func (r *Workspace) PromoteFact(ctx context.Context, id string, to facts.Scope) (facts.Correction, error) {
+	var res0 facts.Correction
+	err := r.c.Call(ctx, "PromoteFact", []any{id, to}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // PromoteWisdom calls PromoteWisdom in the owning nova process.
 func (r *Workspace) PromoteWisdom(ctx context.Context, nodeID uint64) (vault.PromoteResult, error) {
 	var res0 vault.PromoteResult
 	err := r.c.Call(ctx, "PromoteWisdom", []any{nodeID}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ReaffirmFact calls ReaffirmFact in the owning nova process.
+func (r *Workspace) ReaffirmFact(ctx context.Context, id string) (facts.Fact, error) {
+	var res0 facts.Fact
+	err := r.c.Call(ctx, "ReaffirmFact", []any{id}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -585,6 +670,20 @@ func (r *Workspace) ScanPatterns(ctx context.Context, dir string, o engine.Impor
 	return res0, err
 }
 
+// SearchFacts calls SearchFacts in the owning nova process.
+func (r *Workspace) SearchFacts(ctx context.Context, query string, o facts.SearchOptions) (facts.SearchResult, error) {
+	var res0 facts.SearchResult
+	err := r.c.Call(ctx, "SearchFacts", []any{query, o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// SearchKnowledge calls SearchKnowledge in the owning nova process.
+func (r *Workspace) SearchKnowledge(ctx context.Context, query string, limit int) (knowledge.Result, error) {
+	var res0 knowledge.Result
+	err := r.c.Call(ctx, "SearchKnowledge", []any{query, limit}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // SearchNodes calls SearchNodes in the owning nova process.
 func (r *Workspace) SearchNodes(ctx context.Context, query string, o vault.SearchOptions) ([]vault.Scored, error) {
 	var res0 []vault.Scored
@@ -611,6 +710,13 @@ func (r *Workspace) Subscribe(ctx context.Context) <-chan engine.Event {
 func (r *Workspace) Summary(ctx context.Context) (engine.Summary, error) {
 	var res0 engine.Summary
 	err := r.c.Call(ctx, "Summary", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// SweepFacts calls SweepFacts in the owning nova process.
+func (r *Workspace) SweepFacts(ctx context.Context) (facts.SweepReport, error) {
+	var res0 facts.SweepReport
+	err := r.c.Call(ctx, "SweepFacts", nil, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

@@ -57,6 +57,14 @@ type Tool struct {
 	// that may call the tool. BlockedAgents may never call it.
 	AllowedAgents []string
 	BlockedAgents []string
+	// AllAgents offers the tool to every agent whatever its spec's `tools`
+	// list says (the knowledge tools: they never touch workspace files).
+	// AllowedAgents and BlockedAgents still apply.
+	AllAgents bool
+	// OutputCap is how many characters of the tool's output the model sees
+	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens);
+	// 0 keeps the configured cap.
+	OutputCap int
 	// Run executes the tool with arguments already validated against Schema.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
 }
@@ -205,7 +213,7 @@ func (r *Registry) Permit(agent string, offered []string, name string) error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	if offered != nil && !slices.Contains(offered, name) {
+	if offered != nil && !t.AllAgents && !slices.Contains(offered, name) {
 		return denied("agent %s may not use %s (not in its tools)", agent, name)
 	}
 	if containsFold(t.BlockedAgents, agent) {

@@ -10,6 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
+	GoKnowledge                                                                      key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -26,6 +27,13 @@ type KeyMap struct {
 
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
+
+	// Knowledge screen: facts (correct, invalidate, promote, keep, add, show
+	// closed facts, cycle the scope filter) and the docs cache (refresh,
+	// remove, clear all, fetch). OpenKnowledge opens the knowledge injected
+	// into a prompt (Rehearsal "why" panel).
+	Correct, Invalidate, Promote, Keep, AddFact, ShowClosed, ScopeFilter key.Binding
+	RefreshDoc, RemoveDoc, ClearDocs, FetchDoc, OpenKnowledge            key.Binding
 
 	// Vault browser: history back (after jumping to a neighbour) and the
 	// graph view's depth.
@@ -59,6 +67,7 @@ func DefaultKeyMap() *KeyMap {
 		GoBuild:     b("alt+6", "build", "alt+6"),
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
+		GoKnowledge: b("alt+9", "knowledge", "alt+9"),
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
@@ -102,6 +111,19 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+
+		Correct:       b("c", "correct", "c"),
+		Invalidate:    b("x", "invalidate", "x"),
+		Promote:       b("p", "promote", "p"),
+		Keep:          b("u", "keep/restore", "u"),
+		AddFact:       b("a", "add fact", "a"),
+		ShowClosed:    b("i", "show closed", "i"),
+		ScopeFilter:   b("s", "scope", "s"),
+		RefreshDoc:    b("r", "refresh", "r"),
+		RemoveDoc:     b("d", "remove", "d"),
+		ClearDocs:     b("D", "clear all", "D"),
+		FetchDoc:      b("f", "fetch", "f"),
+		OpenKnowledge: b("K", "open knowledge", "K"),
 
 		HistoryBack: b("⌫/esc", "back", "backspace"),
 		DepthMore:   b("+", "deeper", "+", "="),
