@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
@@ -38,11 +40,11 @@ type DoctorOptions struct {
 	Start    string // current directory
 	Getenv   func(string) string
 	// Owner describes the nova process that owns the workspace (a line for
-	// the "owner" check; "" = none). When one does, the database is checked
-	// through CheckDB (the owner's), never opened here: the owner holds
-	// its lock.
-	Owner   string
-	CheckDB func(ctx context.Context) (CheckReport, error)
+	// the "owner" check; "" = none). When one does, the database and the
+	// knowledge counts are read through Served (fn runs with the owner's
+	// Workspace), never opened here: the owner holds the database's lock.
+	Owner  string
+	Served func(ctx context.Context, fn func(Workspace) error) error
 }
 
 // Doctor checks the workspace, its config, its database and Ollama. It never
@@ -95,11 +97,20 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			rep.Author = author
 			add(c)
 		}
-		if opts.Owner != "" && opts.CheckDB != nil {
-			add(checkServedDB(ctx, opts.CheckDB))
+		if opts.Owner != "" && opts.Served != nil {
+			for _, c := range servedChecks(ctx, opts.Served, cfg, getenv) {
+				add(c)
+			}
 			add(Check{Name: "owner", OK: true, Detail: opts.Owner})
 		} else {
-			add(checkDB(root))
+			dbCheck, db := checkDB(root)
+			add(dbCheck)
+			for _, c := range knowledgeChecks(ctx, dbCounter(db), cfg, getenv) {
+				add(c)
+			}
+			if db != nil {
+				_ = db.Close()
+			}
 			add(Check{Name: "owner", OK: true, Detail: "none: the next nova owns the workspace while it runs and serves it to the others"})
 		}
 	}
@@ -148,34 +159,79 @@ func identityCheck(root, userID string) (Check, string) {
 	return Check{Name: "identity", OK: true, Detail: fmt.Sprintf("author %s (from %s)", author, from)}, author
 }
 
-func checkDB(root string) Check {
+// checkDB checks the workspace database read-only and, when it could be
+// read, hands it back open for the knowledge counts (the caller closes it).
+func checkDB(root string) (Check, *storage.DB) {
 	path := (&workspace.Workspace{Root: root}).DBPath()
 	db, err := storage.Open(path, storage.Options{ReadOnly: true})
 	switch {
 	case errors.Is(err, storage.ErrInUse):
-		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}
+		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}, nil
 	case errors.Is(err, storage.ErrNoDatabase):
-		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}
+		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
+	case errors.Is(err, storage.ErrCorrupt):
+		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}, nil
 	case err != nil:
-		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}
+		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}, nil
 	}
-	defer func() { _ = db.Close() }()
 	v, _ := db.SchemaVersion()
 	if problems := db.Check(); len(problems) > 0 {
-		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}
+		_ = db.Close()
+		hint := "run `nova db compact`, or restore a backup"
+		if errors.Is(problems[0], storage.ErrCorrupt) {
+			hint = "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"
+		}
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: hint}, nil
 	}
-	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}
+	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}, db
 }
 
-// checkServedDB checks the database through the nova that owns it.
-func checkServedDB(ctx context.Context, check func(context.Context) (CheckReport, error)) Check {
-	rep, err := check(ctx)
+// servedChecks are the database, facts and docs checks of a workspace that
+// another nova owns: read through it (one connection), never opened here.
+func servedChecks(ctx context.Context, served func(context.Context, func(Workspace) error) error, cfg workspace.Config, getenv func(string) string) []Check {
+	var (
+		rep    CheckReport
+		sum    Summary
+		st     docs.Stats
+		dbErr  error
+		sumErr error
+		docErr error
+	)
+	err := served(ctx, func(ws Workspace) error {
+		rep, dbErr = ws.CheckDB(ctx)
+		sum, sumErr = ws.Summary(ctx)
+		st, docErr = ws.DocsStats(ctx)
+		return nil
+	})
+	if err != nil {
+		dbErr, sumErr, docErr = err, err, err
+	}
+	out := []Check{checkServedDB(rep, dbErr)}
+	counter := knowledgeCounter{
+		label: "in the workspace and user-level, counted by its owner",
+		facts: func() (facts.Counts, error) {
+			return facts.Counts{Valid: sum.Facts, Review: sum.FactsReview}, sumErr
+		},
+		docs: func(context.Context) (docs.Stats, error) { return st, docErr },
+	}
+	return append(out, knowledgeChecks(ctx, counter, cfg, getenv)...)
+}
+
+// checkServedDB is the database check answered by the nova that owns it.
+func checkServedDB(rep CheckReport, err error) Check {
 	switch {
 	case err != nil:
 		return Check{Name: "database", Detail: "check through the owning nova: " + err.Error(), Hint: "run `nova db check` for details"}
 	case !rep.OK:
-		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %s", rep.DBPath, len(rep.Problems), rep.Problems[0]),
-			Hint: "quit every nova, then run `nova db compact`, or restore a backup"}
+		hint := "quit every nova, then run `nova db compact`, or restore a backup"
+		if rep.Damaged {
+			hint = "quit every nova, then copy what is readable into a new file with `nova db recover FILE`, or restore a backup"
+		}
+		first := ""
+		if len(rep.Problems) > 0 {
+			first = ", first: " + rep.Problems[0]
+		}
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems%s", rep.DBPath, len(rep.Problems), first), Hint: hint}
 	}
 	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent; checked by its owner)", rep.DBPath, rep.Schema)}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -74,7 +75,12 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
-	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	recovered    []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr   error
+	recoverMu    sync.Mutex
+	recoverTaken bool           // TakeRecoveredApplies handed them out
+	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 
 	getenv func(string) string // the environment Open was given
 }
@@ -117,6 +123,9 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	if !opts.ReadOnly {
+		l.recoverApplies(ctx)
+	}
 	l.initKnowledge()
 	return l, nil
 }
@@ -279,6 +288,12 @@ type Summary struct {
 	PendingDeltas    int    `json:"pendingDeltas"` // playbook deltas waiting (part of PendingApprovals)
 	Imports          int    `json:"imports"`
 	Rehearsals       int    `json:"rehearsals"`
+	// Facts counts the valid facts (workspace and user-level; archived and
+	// closed ones are not counted); FactsReview those flagged for review.
+	Facts       int `json:"facts"`
+	FactsReview int `json:"factsReview"`
+	// Docs counts the cached documentation entries (local and Context7).
+	Docs int `json:"docs"`
 }
 
 // Summary implements Workspace.
@@ -322,6 +337,16 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	}
 	if waiting, err := l.Rehearsals().CountPending(ctx); err == nil {
 		s.PendingApprovals += waiting
+	}
+	// A user-level facts file that is locked or damaged only leaves its
+	// own facts out of the count (the Knowledge screen says why).
+	fc, _, err := l.Knowledge().Facts().Counts(ctx)
+	if err != nil {
+		return s, fmt.Errorf("count facts: %w", err)
+	}
+	s.Facts, s.FactsReview = fc.Valid, fc.Review
+	if s.Docs, err = l.Knowledge().Docs().Cache().Count(ctx); err != nil {
+		return s, err
 	}
 	return s, nil
 }

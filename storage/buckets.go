@@ -31,6 +31,9 @@ var (
 	BucketFacts      = []byte("facts")
 	BucketFactsIndex = []byte("facts_idx")
 	BucketDocsCache  = []byte("docs_cache")
+
+	// Added by migration 4.
+	BucketApplyJournal = []byte("apply_journal")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -62,6 +65,7 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
+	BucketApplyJournal, // m4
 )
 
 // Keys inside BucketMeta.
@@ -69,3 +73,10 @@ var (
 	metaSchemaKey  = []byte("schema")
 	metaCreatedKey = []byte("created")
 )
+
+// SequenceBuckets are the buckets keyed by Key(id) with ids from NextID;
+// Check compares their counters with their largest keys.
+var SequenceBuckets = [][]byte{
+	BucketVaultNodes, BucketVaultEdges, BucketImports, BucketChangesets, BucketRuns,
+	BucketBuilds, BucketPlaybookPending, BucketRehearsals,
+}

@@ -47,6 +47,7 @@ func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
 		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 3")
 		return nil
 	}))
 }
@@ -115,6 +116,29 @@ func TestMigration2IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	}))
 }
 
+// Migration 4 adds the apply journal to a schema-3 database.
+func TestMigration4CreatesTheApplyJournal(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 4")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal))
+		return nil
+	}))
+}
+
 // The package comment is the one schema tree: it names every top-level
 // bucket and every nested bucket declared in buckets.go, and every migration.
 func TestDocNamesEveryBucketAndMigration(t *testing.T) {
@@ -151,7 +175,7 @@ func TestMigration3CreatesKnowledgeBuckets(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 3, v)
+	assert.Equal(t, SchemaVersion, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
 			assert.NotNil(t, tx.Bucket(name), string(name))

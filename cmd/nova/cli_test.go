@@ -57,9 +57,11 @@ func ownedWorkspace(t testing.TB, env *Env) func(ctx context.Context) (engine.Wo
 		if err != nil {
 			return nil, err
 		}
-		if err := testOwners.ensure(t, env, root); err != nil {
+		if err := testOwners.ensure(t, env, root); err != nil && !errors.Is(err, engine.ErrDamaged) {
 			return nil, err
 		}
+		// A damaged database has no owner (none can open it): the command
+		// meets the damage itself, as it would for a user.
 		s, err := joinWorkspace(ctx, env, nil)
 		if err != nil {
 			return nil, err

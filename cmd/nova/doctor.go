@@ -46,14 +46,8 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		if info, err := owner.Probe(ctx, root, opts.Version); err == nil {
 			own = &info
 			dopts.Owner = owner.Describe(info)
-			dopts.CheckDB = func(ctx context.Context) (engine.CheckReport, error) {
-				var rep engine.CheckReport
-				err := opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-					var err error
-					rep, err = ws.CheckDB(ctx)
-					return err
-				})
-				return rep, err
+			dopts.Served = func(ctx context.Context, fn func(engine.Workspace) error) error {
+				return opts.withWorkspace(ctx, fn)
 			}
 		}
 	}

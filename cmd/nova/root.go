@@ -74,6 +74,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 		return err
 	}
 	opts.fullScreen = true
+	opts.tuiRunning.Store(true)
 	// The TUI owns the workspace (serving the other nova processes) or is
 	// the client of the nova that does; its link shows which, hands the
 	// workspace over on quit and takes it over when its owner goes away.

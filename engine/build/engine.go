@@ -3,6 +3,8 @@ package build
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -959,24 +961,55 @@ func (e *Engine) outputPath(buildID uint64, taskID string) string {
 	return filepath.Join(e.cfg.OutputDir, idString(buildID), safeName(taskID)+".md")
 }
 
+// safeName maps a task id to a file name, injectively and safely: an id
+// made only of lower-case letters, digits, '.', '_' and '-' (not starting
+// with '.', at most 80 bytes, not a name Windows reserves) is used as it
+// is; any other id becomes a readable prefix, '~' and 16 hex digits of the
+// id's sha256. '~' never appears in a verbatim name, so two ids never share
+// a file (before, "a/b" and "a_b", ".." and "task", or two ids sharing a
+// 100-byte prefix did, and one output overwrote the other), even on a
+// case-insensitive file system.
 func safeName(s string) string {
+	if verbatimName(s) {
+		return s
+	}
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range strings.ToLower(s) {
+		if b.Len() >= 60 {
+			break
+		}
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)
 		default:
 			b.WriteByte('_')
 		}
 	}
-	out := strings.Trim(b.String(), ".")
-	if out == "" {
-		out = "task"
+	prefix := strings.Trim(b.String(), "_")
+	if prefix == "" {
+		prefix = "task"
 	}
-	if len(out) > 100 {
-		out = out[:100]
+	sum := sha256.Sum256([]byte(s))
+	return prefix + "~" + hex.EncodeToString(sum[:8])
+}
+
+func verbatimName(s string) bool {
+	if s == "" || len(s) > 80 || s[0] == '.' || strings.HasSuffix(s, ".") {
+		return false
 	}
-	return out
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	base, _, _ := strings.Cut(s, ".")
+	switch base {
+	case "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+		"lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9":
+		return false
+	}
+	return true
 }
 
 func writeOutput(path string, t Task, body string) error {

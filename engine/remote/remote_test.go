@@ -237,8 +237,13 @@ func TestRemoteWorkspaceMatchesLocal(t *testing.T) {
 	// Database.
 	chk := same(t, local, r, "CheckDB", func(ws engine.Workspace) (engine.CheckReport, error) { return ws.CheckDB(ctx) })
 	assert.True(t, chk.OK)
-	_, err = r.BackupDB(ctx, filepath.Join(t.TempDir(), "backup.db"))
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	_, err = r.BackupDB(ctx, backup, engine.BackupOptions{})
 	require.NoError(t, err)
+	_, err = r.BackupDB(ctx, backup, engine.BackupOptions{})
+	assert.ErrorIs(t, err, engine.ErrExists, "an existing file is refused, through the socket too")
+	_, err = r.BackupDB(ctx, backup, engine.BackupOptions{Force: true})
+	assert.NoError(t, err)
 
 	// A write through the socket, seen by a subscriber through the socket.
 	sub, cancel := context.WithCancel(ctx)

@@ -84,9 +84,9 @@ func (r *Workspace) ApproveRehearsal(ctx context.Context, id uint64, branch stri
 }
 
 // BackupDB calls BackupDB in the owning nova process.
-func (r *Workspace) BackupDB(ctx context.Context, path string) (engine.BackupReport, error) {
+func (r *Workspace) BackupDB(ctx context.Context, path string, o engine.BackupOptions) (engine.BackupReport, error) {
 	var res0 engine.BackupReport
-	err := r.c.Call(ctx, "BackupDB", []any{path}, []any{&res0}, rpc.CallOptions{})
+	err := r.c.Call(ctx, "BackupDB", []any{path, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -192,6 +192,13 @@ func (r *Workspace) DocsStats(ctx context.Context) (docs.Stats, error) {
 // DropImportPlan calls DropImportPlan in the owning nova process.
 func (r *Workspace) DropImportPlan(ctx context.Context, planID string) error {
 	return r.c.Call(ctx, "DropImportPlan", []any{planID}, nil, rpc.CallOptions{})
+}
+
+// EditChange calls EditChange in the owning nova process.
+func (r *Workspace) EditChange(ctx context.Context, id uint64, path string, content string) (changes.Changeset, error) {
+	var res0 changes.Changeset
+	err := r.c.Call(ctx, "EditChange", []any{id, path, content}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
 }
 
 // EditRule calls EditRule in the owning nova process.
@@ -628,6 +635,13 @@ func (r *Workspace) RestoreNode(ctx context.Context, id uint64) (vault.RestoreRe
 	return res0, err
 }
 
+// RevertChange calls RevertChange in the owning nova process.
+func (r *Workspace) RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error) {
+	var res0 changes.RevertReport
+	err := r.c.Call(ctx, "RevertChange", []any{id, o, reason}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ReviewPlaybook calls ReviewPlaybook in the owning nova process.
 func (r *Workspace) ReviewPlaybook(ctx context.Context, agent string, force bool) (ace.ReviewReport, error) {
 	var res0 ace.ReviewReport
@@ -717,6 +731,13 @@ func (r *Workspace) Summary(ctx context.Context) (engine.Summary, error) {
 func (r *Workspace) SweepFacts(ctx context.Context) (facts.SweepReport, error) {
 	var res0 facts.SweepReport
 	err := r.c.Call(ctx, "SweepFacts", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TakeRecoveredApplies calls TakeRecoveredApplies in the owning nova process.
+func (r *Workspace) TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error) {
+	var res0 engine.Recovery
+	err := r.c.Call(ctx, "TakeRecoveredApplies", nil, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

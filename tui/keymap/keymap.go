@@ -28,6 +28,8 @@ type KeyMap struct {
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
 
+	// Changes screen: undo an applied changeset.
+	Revert key.Binding
 	// Knowledge screen: facts (correct, invalidate, promote, keep, add, show
 	// closed facts, cycle the scope filter) and the docs cache (refresh,
 	// remove, clear all, fetch). OpenKnowledge opens the knowledge injected
@@ -111,6 +113,7 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+		Revert:      b("R", "revert", "R"),
 
 		Correct:       b("c", "correct", "c"),
 		Invalidate:    b("x", "invalidate", "x"),
