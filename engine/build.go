@@ -19,6 +19,7 @@ type buildState struct {
 	Playbook  build.PlaybookHook
 	Rehearsal build.RehearsalHook
 	Knowledge build.KnowledgeHook
+	Board     build.BoardHook
 
 	once  sync.Once
 	eng   *build.Engine
@@ -62,7 +63,7 @@ func (l *Local) Builds() *build.Engine {
 				return roster.Has
 			},
 			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge}
+				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board}
 			},
 			Publish: l.publishBuild,
 		})
@@ -82,7 +83,7 @@ func noneIfZero(n int) int {
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
 	autonomy := req.Autonomy
 	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
-		approve: req.Approve, autonomy: &autonomy}
+		approve: req.Approve, autonomy: &autonomy, board: req.Board}
 	if p, ok := l.build.policy.Load(req.BuildID); ok {
 		r.Approvals = p.(ApprovalPolicy)
 	}

@@ -34,6 +34,13 @@ var (
 
 	// Added by migration 4.
 	BucketApplyJournal = []byte("apply_journal")
+
+	// Added by migration 5 (engine/goal, engine/board).
+	BucketGoalRuns       = []byte("goal_runs")
+	BucketGoalTurns      = []byte("goal_turns")
+	BucketBoards         = []byte("boards")
+	BucketBoardArtifacts = []byte("board_artifacts")
+	BucketBoardHandoffs  = []byte("board_handoffs")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -65,7 +72,8 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
-	BucketApplyJournal, // m4
+	BucketApplyJournal,                                                                       // m4
+	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 )
 
 // Keys inside BucketMeta.

@@ -76,6 +76,20 @@
 //	                     too, or "absent"), the hash the apply wrote and whether it is done;
 //	                     committed before the first file is written, kept after the apply; read
 //	                     by recoverable apply (changes.Store.Recover) and by revert
+//	goal_runs            (m5) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
+//	                     (agent runs keep runs): goal, lead, status, limits, token and turn counts
+//	goal_turns           (m5) the lead's turns of a goal run; key = run id (8 bytes) + turn number
+//	                     (8 bytes): the decision (or why it was rejected), the delegation's build
+//	                     task and its outcome, the user's answer to an escalation
+//	boards               (m5) session boards; key = owner kind ('r' a goal run, 'b' a build) +
+//	                     owner id (8 bytes): goal, key decisions (≤ 5), open blockers (≤ 3), history
+//	                     summary, the newest artifact references (engine/board)
+//	board_artifacts      (m5) artifacts registered on boards by id (global sequence): the reference
+//	                     (type, 200-char preview, token size, who made it) and the full content,
+//	                     loaded only on demand (includeArtifacts, readArtifact)
+//	board_handoffs       (m5) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
+//	                     summary, artifacts, constraints for the next agent, suggested next agent,
+//	                     open questions
 //
 // # The user-level file
 //
@@ -98,6 +112,7 @@
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
 //	3  knowledge: facts, facts_idx and docs_cache
 //	4  create apply_journal
+//	5  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

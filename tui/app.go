@@ -33,6 +33,7 @@ import (
 	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
+	runpage "github.com/nova-dev/nova/tui/pages/run"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
 )
 
@@ -57,6 +58,8 @@ type clearToastMsg struct{ seq int }
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
 	builds []uint64
+	// runs are the goal runs a quit would interrupt.
+	runs []uint64
 	// owner: this process owns the workspace; clients are the other nova
 	// processes working through it.
 	owner   bool
@@ -83,9 +86,10 @@ type Source interface {
 	Subscribe(ctx context.Context) <-chan engine.Event
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	SetTheme(ctx context.Context, name string) error
-	// RunningBuilds says which builds run in the owning process: quitting
-	// asks first while there are any.
+	// RunningBuilds and RunningGoalRuns say which builds and goal runs run
+	// in the owning process: quitting asks first while there are any.
 	RunningBuilds(ctx context.Context) ([]uint64, error)
+	RunningGoalRuns(ctx context.Context) ([]uint64, error)
 	// TakeRecoveredApplies reports, once, the applies a crash interrupted
 	// that opening the workspace completed (a toast and Activity lines).
 	TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error)
@@ -116,6 +120,7 @@ func DefaultPages() []PageFactory {
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
+		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
 	}
 }
 
@@ -133,7 +138,8 @@ type Model struct {
 	quit    *confirm.Model
 	link    Link
 	link0   LinkStatus
-	runs    *runSet
+	runs    *runSet // builds this TUI runs (RunBuild calls in flight)
+	goals   *runSet // goal runs this TUI runs (RunGoal calls in flight)
 
 	// handingOver: a hand-over to a headless owner is under way; exitNote
 	// is printed after the TUI quits (where the workspace went).
@@ -171,8 +177,8 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		factories = DefaultPages()
 	}
 	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors,
-		link: opts.Link, runs: &runSet{}}
-	pagesWS := tracked{Workspace: ws, runs: m.runs}
+		link: opts.Link, runs: &runSet{}, goals: &runSet{}}
+	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals}
 	for _, f := range factories {
 		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
@@ -199,7 +205,7 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: fmt.Sprintf("alt+%d", i+1), Msg: common.NavigateMsg{Page: m.ids[i]}})
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: pageHint(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
 	for _, name := range m.themes.Names() {
 		hint := ""
@@ -207,6 +213,12 @@ func (m *Model) paletteItems() []palette.Item {
 			hint = "current"
 		}
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
+	}
+	for _, id := range m.ids {
+		if id == runpage.ID {
+			items = append(items, palette.Item{Group: "Action", Title: "Run a goal", Hint: "n on Run",
+				Msg: common.NavigateMsg{Page: runpage.ID, Arg: runpage.NewGoal{}}})
+		}
 	}
 	items = append(items,
 		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
@@ -457,7 +469,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoKnowledge} {
+		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoKnowledge, km.GoRun} {
 			if key.Matches(msg, b) && i < len(m.pages) {
 				return m, m.navigate(m.ids[i])
 			}
@@ -472,7 +484,7 @@ const quitDialogID = "quit"
 // checkQuit asks which builds a quit would stop and who else works through
 // this nova; quitCheckMsg quits or asks.
 func (m *Model) checkQuit() tea.Cmd {
-	ws, ctx, link, runs := m.ws, m.c.Ctx, m.link, m.runs
+	ws, ctx, link, runs, goals := m.ws, m.c.Ctx, m.link, m.runs, m.goals
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
@@ -482,11 +494,15 @@ func (m *Model) checkQuit() tea.Cmd {
 			msg.owner, msg.clients = st.Owner, st.Clients
 		}
 		if !msg.owner {
-			// A client stops only the builds it runs: its calls end with it.
-			msg.builds = runs.list()
+			// A client stops only the builds and goal runs it runs: its
+			// calls end with it.
+			msg.builds, msg.runs = runs.list(), goals.list()
 			return msg
 		}
-		msg.builds, msg.err = ws.RunningBuilds(ctx)
+		if msg.builds, msg.err = ws.RunningBuilds(ctx); msg.err != nil {
+			return msg
+		}
+		msg.runs, msg.err = ws.RunningGoalRuns(ctx)
 		return msg
 	}
 }
@@ -501,8 +517,23 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 		return nil
 	}
 	canHand := m.link != nil && msg.owner
-	if msg.err != nil || (len(msg.builds) == 0 && (!canHand || len(msg.clients) == 0)) {
+	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0 && (!canHand || len(msg.clients) == 0)) {
 		return tea.Quit
+	}
+	if len(msg.runs) > 0 {
+		// A goal run is not handed over (a headless owner resumes builds
+		// only): quitting interrupts it, resumable.
+		id := strconv.FormatUint(msg.runs[0], 10)
+		where := " is going on in this nova"
+		if !msg.owner {
+			where = ", started in this window, is going on (in the nova that owns the workspace)"
+		}
+		m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a goal run goes on?",
+			Body: "Run " + id + where + ". Quitting interrupts it: the running delegation stops, what it staged " +
+				"stays staged, and `nova run resume " + id + "` (or p on the Run screen) continues it later.\n\nctrl+c again quits at once.",
+			Yes: "Quit and interrupt", No: "Stay", Danger: true})
+		m.quit.SetSize(m.c.Width, m.c.Height)
+		return nil
 	}
 	opts := confirm.Options{ID: quitDialogID, Danger: true, Payload: msg.builds}
 	var what string
@@ -657,12 +688,35 @@ func (m *Model) render() string {
 	return screen
 }
 
+// pageDigit is the digit of the alt+digit key that jumps to the i-th page
+// (alt+1 … alt+9, then alt+0 for the tenth), "" past the tenth.
+func pageDigit(i int) string {
+	switch {
+	case i < 9:
+		return strconv.Itoa(i + 1)
+	case i == 9:
+		return "0"
+	}
+	return ""
+}
+
+// pageHint is the palette's key hint for the i-th page.
+func pageHint(i int) string {
+	if d := pageDigit(i); d != "" {
+		return "alt+" + d
+	}
+	return ""
+}
+
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
 	var tabs []string
 	for i, p := range m.pages {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		label := p.Title()
+		if d := pageDigit(i); d != "" {
+			label = d + " " + label
+		}
 		if i == m.active {
 			tabs = append(tabs, s.TabActive.Render(label))
 		} else {

@@ -420,3 +420,26 @@ func TestGoldenQuitQuestion(t *testing.T) {
 		})
 	}
 }
+
+// alt+9 opens the ninth screen (Knowledge) and alt+0 the tenth (Run); the
+// tab bar and the palette name the same keys.
+func TestAltZeroOpensTheTenthScreen(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 160, 48)
+	assert.Contains(t, plain(m), "0 Run")
+	for _, page := range []struct {
+		key   rune
+		title string
+	}{{'9', "Knowledge"}, {'0', "Run"}} {
+		var cmd tea.Cmd
+		m, cmd = m.Update(tea.KeyPressMsg{Code: page.key, Mod: tea.ModAlt})
+		m = drive(t, m, cmd)
+		m = press(t, m, "?")
+		assert.Contains(t, plain(m), "Keys — "+page.title)
+		m = press(t, m, "?") // close the help again
+	}
+	m = press(t, m, "ctrl+p", "k", "n", "o", "w")
+	assert.Contains(t, plain(m), "alt+9")
+	m = press(t, m, "esc", "ctrl+p", "R", "u", "n")
+	assert.Contains(t, plain(m), "alt+0")
+}

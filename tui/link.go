@@ -13,6 +13,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/tui/common"
 )
 
@@ -157,8 +158,9 @@ func (m *Model) rejoined(msg rejoinedMsg) tea.Cmd {
 	return tea.Batch(waitEvents(m.events), m.setToast(note, false), func() tea.Msg { return refreshAllMsg{} })
 }
 
-// runSet is the builds this TUI runs (its RunBuild calls in flight): a
-// client that quits stops them, since their call ends with it.
+// runSet is the builds (or goal runs) this TUI runs (its RunBuild or
+// RunGoal calls in flight): a client that quits stops them, since their
+// call ends with it.
 type runSet struct {
 	mu  sync.Mutex
 	ids map[uint64]int
@@ -193,10 +195,11 @@ func (r *runSet) list() []uint64 {
 }
 
 // tracked is the workspace the pages get: the TUI's, noting the builds
-// it runs.
+// and goal runs it runs.
 type tracked struct {
 	engine.Workspace
-	runs *runSet
+	runs  *runSet
+	goals *runSet
 }
 
 // RunBuild runs a build, noted while it runs.
@@ -204,6 +207,13 @@ func (t tracked) RunBuild(ctx context.Context, id uint64, o engine.RunBuildOptio
 	t.runs.add(id)
 	defer t.runs.done(id)
 	return t.Workspace.RunBuild(ctx, id, o)
+}
+
+// RunGoal runs a goal run, noted while it runs.
+func (t tracked) RunGoal(ctx context.Context, id uint64, o engine.RunGoalOptions) (goal.Run, error) {
+	t.goals.add(id)
+	defer t.goals.done(id)
+	return t.Workspace.RunGoal(ctx, id, o)
 }
 
 func idList(ids []uint64) string {

@@ -7,10 +7,12 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
@@ -50,6 +52,9 @@ func init() {
 	rpc.RegisterSentinel("agents.ErrRunnerNotWired", agents.ErrRunnerNotWired)
 	rpc.RegisterSentinel("agents.ErrUnknownAgent", agents.ErrUnknownAgent)
 	rpc.RegisterType[*agents.SpecError]("agents.SpecError")
+	rpc.RegisterSentinel("board.ErrFull", board.ErrFull)
+	rpc.RegisterSentinel("board.ErrInvalid", board.ErrInvalid)
+	rpc.RegisterSentinel("board.ErrNotFound", board.ErrNotFound)
 	rpc.RegisterSentinel("build.ErrActive", build.ErrActive)
 	rpc.RegisterSentinel("build.ErrBudget", build.ErrBudget)
 	rpc.RegisterSentinel("build.ErrCopyTooLarge", build.ErrCopyTooLarge)
@@ -71,6 +76,12 @@ func init() {
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
 	rpc.RegisterType[*failure.Error]("failure.Error")
 	rpc.RegisterType[*failure.Sentinel]("failure.Sentinel")
+	rpc.RegisterSentinel("goal.ErrActive", goal.ErrActive)
+	rpc.RegisterSentinel("goal.ErrEmptyGoal", goal.ErrEmptyGoal)
+	rpc.RegisterSentinel("goal.ErrNotActive", goal.ErrNotActive)
+	rpc.RegisterSentinel("goal.ErrNotAsking", goal.ErrNotAsking)
+	rpc.RegisterSentinel("goal.ErrNotFound", goal.ErrNotFound)
+	rpc.RegisterType[*goal.RejectError]("goal.RejectError")
 	rpc.RegisterSentinel("importer.ErrAlreadyUndone", importer.ErrAlreadyUndone)
 	rpc.RegisterSentinel("importer.ErrBadOption", importer.ErrBadOption)
 	rpc.RegisterSentinel("importer.ErrBatchNotFound", importer.ErrBatchNotFound)

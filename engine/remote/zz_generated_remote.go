@@ -9,8 +9,10 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
@@ -46,6 +48,13 @@ func (r *Workspace) AddRule(ctx context.Context, agent string, content string, t
 // AnswerApproval calls AnswerApproval in the owning nova process.
 func (r *Workspace) AnswerApproval(ctx context.Context, id string, approve bool) error {
 	return r.c.Call(ctx, "AnswerApproval", []any{id, approve}, nil, rpc.CallOptions{})
+}
+
+// AnswerGoalRun calls AnswerGoalRun in the owning nova process.
+func (r *Workspace) AnswerGoalRun(ctx context.Context, id uint64, text string) (bool, error) {
+	var res0 bool
+	err := r.c.Call(ctx, "AnswerGoalRun", []any{id, text}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
 }
 
 // AnswerTask calls AnswerTask in the owning nova process.
@@ -102,6 +111,11 @@ func (r *Workspace) CancelBuild(ctx context.Context, id uint64) error {
 	return r.c.Call(ctx, "CancelBuild", []any{id}, nil, rpc.CallOptions{})
 }
 
+// CancelGoalRun calls CancelGoalRun in the owning nova process.
+func (r *Workspace) CancelGoalRun(ctx context.Context, id uint64) error {
+	return r.c.Call(ctx, "CancelGoalRun", []any{id}, nil, rpc.CallOptions{})
+}
+
 // CheckDB calls CheckDB in the owning nova process.
 func (r *Workspace) CheckDB(ctx context.Context) (engine.CheckReport, error) {
 	var res0 engine.CheckReport
@@ -141,6 +155,13 @@ func (r *Workspace) CorrectFact(ctx context.Context, id string, reason string, r
 func (r *Workspace) CreateBuild(ctx context.Context, prdPath string, o engine.BuildOptions) (build.Build, error) {
 	var res0 build.Build
 	err := r.c.Call(ctx, "CreateBuild", []any{prdPath, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// CreateGoalRun calls CreateGoalRun in the owning nova process.
+func (r *Workspace) CreateGoalRun(ctx context.Context, text string, o engine.GoalRunOptions) (goal.Run, error) {
+	var res0 goal.Run
+	err := r.c.Call(ctx, "CreateGoalRun", []any{text, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -255,6 +276,13 @@ func (r *Workspace) GetArchived(ctx context.Context, id uint64) (vault.ArchivedN
 	return res0, err
 }
 
+// GetBoard calls GetBoard in the owning nova process.
+func (r *Workspace) GetBoard(ctx context.Context, key string) (engine.BoardView, error) {
+	var res0 engine.BoardView
+	err := r.c.Call(ctx, "GetBoard", []any{key}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // GetBuild calls GetBuild in the owning nova process.
 func (r *Workspace) GetBuild(ctx context.Context, id uint64) (build.Build, error) {
 	var res0 build.Build
@@ -273,6 +301,13 @@ func (r *Workspace) GetChange(ctx context.Context, id uint64) (changes.Changeset
 func (r *Workspace) GetEdge(ctx context.Context, id uint64) (vault.Edge, error) {
 	var res0 vault.Edge
 	err := r.c.Call(ctx, "GetEdge", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// GetGoalRun calls GetGoalRun in the owning nova process.
+func (r *Workspace) GetGoalRun(ctx context.Context, id uint64) (goal.Detail, error) {
+	var res0 goal.Detail
+	err := r.c.Call(ctx, "GetGoalRun", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 
@@ -427,6 +462,13 @@ func (r *Workspace) ListFacts(ctx context.Context, o facts.ListOptions) (facts.L
 	return res0, err
 }
 
+// ListGoalRuns calls ListGoalRuns in the owning nova process.
+func (r *Workspace) ListGoalRuns(ctx context.Context) ([]goal.Run, error) {
+	var res0 []goal.Run
+	err := r.c.Call(ctx, "ListGoalRuns", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // ListImports calls ListImports in the owning nova process.
 func (r *Workspace) ListImports(ctx context.Context) ([]importer.Batch, error) {
 	var res0 []importer.Batch
@@ -565,6 +607,13 @@ func (r *Workspace) PromoteWisdom(ctx context.Context, nodeID uint64) (vault.Pro
 	return res0, err
 }
 
+// ReadArtifact calls ReadArtifact in the owning nova process.
+func (r *Workspace) ReadArtifact(ctx context.Context, id uint64) (board.Artifact, error) {
+	var res0 board.Artifact
+	err := r.c.Call(ctx, "ReadArtifact", []any{id}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // ReaffirmFact calls ReaffirmFact in the owning nova process.
 func (r *Workspace) ReaffirmFact(ctx context.Context, id string) (facts.Fact, error) {
 	var res0 facts.Fact
@@ -628,6 +677,13 @@ func (r *Workspace) ReportWisdomHarm(ctx context.Context, id uint64, reason stri
 	return res0, err
 }
 
+// ResolveBlocker calls ResolveBlocker in the owning nova process.
+func (r *Workspace) ResolveBlocker(ctx context.Context, key string, id string, note string) (board.Blocker, error) {
+	var res0 board.Blocker
+	err := r.c.Call(ctx, "ResolveBlocker", []any{key, id, note}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // RestoreNode calls RestoreNode in the owning nova process.
 func (r *Workspace) RestoreNode(ctx context.Context, id uint64) (vault.RestoreResult, error) {
 	var res0 vault.RestoreResult
@@ -670,10 +726,24 @@ func (r *Workspace) RunEvents(ctx context.Context, runID uint64) ([]agents.Event
 	return res0, err
 }
 
+// RunGoal calls RunGoal in the owning nova process.
+func (r *Workspace) RunGoal(ctx context.Context, id uint64, o engine.RunGoalOptions) (goal.Run, error) {
+	var res0 goal.Run
+	err := r.c.Call(ctx, "RunGoal", []any{id, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // RunningBuilds calls RunningBuilds in the owning nova process.
 func (r *Workspace) RunningBuilds(ctx context.Context) ([]uint64, error) {
 	var res0 []uint64
 	err := r.c.Call(ctx, "RunningBuilds", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// RunningGoalRuns calls RunningGoalRuns in the owning nova process.
+func (r *Workspace) RunningGoalRuns(ctx context.Context) ([]uint64, error) {
+	var res0 []uint64
+	err := r.c.Call(ctx, "RunningGoalRuns", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
 	return res0, err
 }
 

@@ -74,12 +74,12 @@ func registry(cfg Config, selfPath, selfName string, pkgs []*packages.Package) (
 				if _, isStruct := named.Underlying().(*types.Struct); !isStruct {
 					continue
 				}
-				q := o.qualifier(p.Types)
+				// The package is imported only when it registers something.
 				switch {
 				case types.Implements(named, errorIface):
-					entries = append(entries, regEntry{code: prefix + "." + name, expr: qualified(q, name), typ: true})
+					entries = append(entries, regEntry{code: prefix + "." + name, expr: qualified(o.qualifier(p.Types), name), typ: true})
 				case types.Implements(types.NewPointer(named), errorIface):
-					entries = append(entries, regEntry{code: prefix + "." + name, expr: "*" + qualified(q, name), typ: true})
+					entries = append(entries, regEntry{code: prefix + "." + name, expr: "*" + qualified(o.qualifier(p.Types), name), typ: true})
 				}
 			}
 		}
