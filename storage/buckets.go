@@ -41,6 +41,12 @@ var (
 	BucketBoards         = []byte("boards")
 	BucketBoardArtifacts = []byte("board_artifacts")
 	BucketBoardHandoffs  = []byte("board_handoffs")
+
+	// Added by migration 6.
+	BucketVaultTerms    = []byte("vault_terms")
+	BucketVaultPostings = []byte("vault_postings")
+	BucketVaultCounts   = []byte("vault_counts")
+	BucketVaultJournal  = []byte("vault_journal")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -74,6 +80,7 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
 	BucketApplyJournal,                                                                       // m4
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 )
 
 // Keys inside BucketMeta.

@@ -69,6 +69,19 @@ func (s LinkStatus) badge() string {
 	return ""
 }
 
+// shortBadge is the badge for a narrow status bar.
+func (s LinkStatus) shortBadge() string {
+	switch {
+	case s.Lost:
+		return "owner gone…"
+	case s.Owner && len(s.Clients) > 0:
+		return fmt.Sprintf("serving %d", len(s.Clients))
+	case !s.Owner && s.OwnerPID != 0:
+		return "client·" + strconv.Itoa(s.OwnerPID)
+	}
+	return ""
+}
+
 // linkEvery is how often the badge is refreshed.
 const linkEvery = 2 * time.Second
 
@@ -112,12 +125,12 @@ func waitReconnect(link Link) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
-	return func() tea.Msg {
+	return common.Await(func() tea.Msg {
 		if _, ok := <-ch; !ok {
 			return nil
 		}
 		return reconnectMsg{}
-	}
+	})
 }
 
 // waitEvents waits for the next event; a closed stream is eventsClosedMsg.
@@ -125,13 +138,13 @@ func waitEvents(ch <-chan engine.Event) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
-	return func() tea.Msg {
+	return common.Await(func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return eventsClosedMsg{}
 		}
 		return common.EventMsg{Event: ev}
-	}
+	})
 }
 
 func (m *Model) rejoin() tea.Cmd {
@@ -151,9 +164,9 @@ func (m *Model) rejoined(msg rejoinedMsg) tea.Cmd {
 	}
 	m.link0 = msg.status
 	m.events = m.ws.Subscribe(m.c.Ctx)
-	note := "the owning nova went away: this window owns the workspace now"
+	note := "this window owns the workspace now (its owner went away)"
 	if !msg.status.Owner {
-		note = fmt.Sprintf("the owning nova went away: now working through pid %d", msg.status.OwnerPID)
+		note = fmt.Sprintf("now working through pid %d (the owner went away)", msg.status.OwnerPID)
 	}
 	return tea.Batch(waitEvents(m.events), m.setToast(note, false), func() tea.Msg { return refreshAllMsg{} })
 }

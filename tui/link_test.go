@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
@@ -56,13 +55,13 @@ func (f *fakeLink) Handover(_ context.Context, builds []uint64) (string, error) 
 
 func (f *fakeLink) Reconnected() <-chan struct{} { return f.reconnected }
 
-func newLinked(t *testing.T, ws engine.Workspace, link tui.Link, w, h int) (*tui.Model, tea.Model) {
+func newLinked(t *testing.T, ws engine.Workspace, link tui.Link, w, h int) (*tui.Model, *tuitest.ModelDriver) {
 	t.Helper()
 	m := tui.New(context.Background(), ws, tui.Options{Link: link})
-	var model tea.Model = m
-	model = driveWithin(model, model.Init(), 500*time.Millisecond)
-	model, _ = model.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return m, model
+	d := tuitest.DriveModel(t, m)
+	d.Run(m.Init())
+	d.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	return m, d
 }
 
 // TestOwnerQuitHandsOver: the owning TUI with a build running and another
@@ -74,86 +73,54 @@ func TestOwnerQuitHandsOver(t *testing.T) {
 	ws.running = []uint64{3}
 	link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
 	root, m := newLinked(t, ws, link, 120, 40)
-	assert.Contains(t, plain(m), "serving 1 client", "the badge")
+	assert.Contains(t, m.Plain(), "serving 1 client", "the badge")
 
-	m, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	require.False(t, quit, "a build runs and a client is attached: q asks")
-	out := plain(m)
+	m.Press("q")
+	require.False(t, m.Quit, "a build runs and a client is attached: q asks")
+	out := m.Plain()
 	for _, want := range []string{"Quit while a build runs?", "Build 3 is running", "pid 4242", "Hand over", "Stop and quit", "Stay"} {
 		assert.Contains(t, out, want)
 	}
-	m = press(t, m, "enter")
-	assert.NotContains(t, plain(m), "Hand over", "enter stays")
+	m.Press("enter")
+	assert.NotContains(t, m.Plain(), "Hand over", "enter stays")
 
-	m, _ = quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	m, cmd := m.Update(tuitest.Key("h"))
-	require.NotNil(t, cmd)
-	quitNow := false
-	queue := collect(cmd)
-	for steps := 0; len(queue) > 0 && steps < 20 && !quitNow; steps++ {
-		msg := queue[0]
-		queue = queue[1:]
-		if _, ok := msg.(tea.QuitMsg); ok {
-			quitNow = true
-			break
-		}
-		var next tea.Cmd
-		m, next = m.Update(msg)
-		queue = append(queue, collect(next)...)
-	}
-	assert.True(t, quitNow, "handed over: the TUI quits")
+	m.Press("q", "h")
+	m.Until(func() bool { return m.Quit })
+	assert.True(t, m.Quit, "handed over: the TUI quits")
+	link.mu.Lock()
 	assert.Equal(t, [][]uint64{{3}}, link.handedOver)
+	link.mu.Unlock()
 	assert.Contains(t, root.ExitNote(), "handed the workspace over to nova serve (pid 777)")
-}
-
-// collect runs a command (and the commands of a batch) to its messages.
-func collect(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := runCmd(cmd)
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, collect(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
 }
 
 func TestOwnerQuitWithOnlyClientsAsks(t *testing.T) {
 	t.Parallel()
 	link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242, 4243}}}
 	_, m := newLinked(t, newFake(t), link, 100, 30)
-	assert.Contains(t, plain(m), "serving 2 clients")
-	m, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	require.False(t, quit)
-	assert.Contains(t, plain(m), "Quit while other windows use this nova?")
-	m, cmd := m.Update(tuitest.Key("y"))
-	require.NotNil(t, cmd)
-	_, cmd = m.Update(cmd())
-	require.NotNil(t, cmd)
-	assert.Equal(t, tea.QuitMsg{}, cmd(), "y quits; the clients take over by themselves")
+	assert.Contains(t, m.Plain(), "serving 2 clients")
+	m.Press("q")
+	require.False(t, m.Quit)
+	assert.Contains(t, m.Plain(), "Quit while other windows use this nova?")
+	m.Press("y")
+	assert.True(t, m.Quit, "y quits; the clients take over by themselves")
+	link.mu.Lock()
 	assert.Empty(t, link.handedOver)
+	link.mu.Unlock()
 }
 
 func TestQuitAtOnceWhenNothingIsLost(t *testing.T) {
 	t.Parallel()
 	// The only nova on its workspace.
 	_, m := newLinked(t, newFake(t), &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100}}, 100, 30)
-	_, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	assert.True(t, quit)
+	m.Press("q")
+	assert.True(t, m.Quit)
 	// A client: the owner's builds go on without it.
 	ws := newFake(t)
 	ws.running = []uint64{5}
 	_, m = newLinked(t, ws, &fakeLink{status: tui.LinkStatus{OwnerPID: 4242}}, 100, 30)
-	assert.Contains(t, plain(m), "client of pid 4242")
-	_, quit = quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	assert.True(t, quit, "a client that runs no build quits at once")
+	assert.Contains(t, m.Plain(), "client of pid 4242")
+	m.Press("q")
+	assert.True(t, m.Quit, "a client that runs no build quits at once")
 }
 
 func TestHandoverThatFailsStays(t *testing.T) {
@@ -162,12 +129,14 @@ func TestHandoverThatFailsStays(t *testing.T) {
 	ws.running = []uint64{3}
 	link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100}, handoverErr: errors.New("hand-over: the new owner did not start; this nova still owns the workspace")}
 	root, m := newLinked(t, ws, link, 180, 40)
-	m, _ = quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	m = press(t, m, "h")
-	assert.Contains(t, plain(m), "the new owner did not start")
+	m.Press("q", "h")
+	m.Until(func() bool { return strings.Contains(m.Plain(), "the new owner did not start") })
+	assert.Contains(t, m.Plain(), "the new owner did not start")
+	assert.False(t, m.Quit)
 	assert.Empty(t, root.ExitNote())
-	_, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-	assert.False(t, quit, "it asks again")
+	m.Press("q")
+	assert.False(t, m.Quit, "it asks again")
+	assert.Contains(t, m.Plain(), "Quit while a build runs?")
 }
 
 // TestClientTakesOverWhenItsOwnerIsGone: the event stream of a client ends
@@ -178,19 +147,19 @@ func TestClientTakesOverWhenItsOwnerIsGone(t *testing.T) {
 	ws := newFake(t)
 	link := &fakeLink{status: tui.LinkStatus{OwnerPID: 4242}, rejoined: tui.LinkStatus{Owner: true, OwnerPID: 99}}
 	root, m := newLinked(t, ws, link, 120, 30)
-	assert.Contains(t, plain(m), "client of pid 4242")
+	assert.Contains(t, m.Plain(), "client of pid 4242")
+	ws.mu.Lock()
 	old := ws.events
 	ws.events = make(chan engine.Event, 16) // what the next Subscribe returns
 	ws.events <- engine.Event{Type: engine.EventThemeChanged, Topic: engine.TopicWorkspace, Text: "nova-light"}
-	close(old) // the stream ends
-	// Init's commands include the wait for the next event, which now sees
-	// the end of the stream.
-	m = driveWithin(m, m.Init(), 300*time.Millisecond)
+	ws.mu.Unlock()
+	close(old) // the stream ends: the model's wait for the next event sees it
+	m.Until(func() bool { return root.Common().Styles.Name == "nova-light" })
 	link.mu.Lock()
 	rejoins := link.rejoins
 	link.mu.Unlock()
 	assert.Equal(t, 1, rejoins)
-	out := plain(m)
+	out := m.Plain()
 	assert.Contains(t, out, "this window owns the workspace now")
 	assert.NotContains(t, out, "client of pid 4242")
 	assert.Equal(t, "nova-light", root.Common().Styles.Name, "events arrive through the new subscription")
@@ -205,11 +174,11 @@ func TestGoldenHandoverQuestion(t *testing.T) {
 			ws.running = []uint64{3}
 			link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
 			_, m := newLinked(t, ws, link, size[0], size[1])
-			m, quit := quits(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
-			require.False(t, quit)
-			lines := strings.Split(plain(m), "\n")
+			m.Press("q")
+			require.False(t, m.Quit)
+			lines := strings.Split(m.Plain(), "\n")
 			assert.Len(t, lines, size[1])
-			golden.RequireEqual(t, pinned(t, m))
+			golden.RequireEqual(t, m.Pinned())
 		})
 	}
 }

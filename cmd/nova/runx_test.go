@@ -420,6 +420,6 @@ func TestEngineUsageErrorsExitTwoThroughTheSocket(t *testing.T) {
 	code := run(t.Context(), e, []string{"vault", "stats"})
 	assert.Equal(t, 2, code)
 	assert.Contains(t, se.String(), "vault stats: bad usage: that is not how to ask")
-	assert.Contains(t, se.String(), "nova --help")
+	assert.Contains(t, se.String(), "`nova vault stats --help`", "it points to the command's help")
 	assert.Equal(t, 2, exitCode(fmt.Errorf("wrapped: %w", engine.ErrUsage)))
 }

@@ -450,7 +450,7 @@ func TestStatsAndTags(t *testing.T) {
 	assert.Equal(t, []vault.TagCount{{Tag: "go", Count: 2}, {Tag: "db", Count: 1}}, tags)
 }
 
-// TestStatsFollowEveryWrite: Stats is memoised by revision; every write,
+// TestStatsFollowEveryWrite: Stats comes from the counters; every write,
 // by this vault or by another on the same database, is counted.
 func TestStatsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
@@ -459,7 +459,7 @@ func TestStatsFollowEveryWrite(t *testing.T) {
 	st, err := e.v.Stats(t.Context())
 	require.NoError(t, err)
 	assert.InDelta(t, 0.5, st.AvgConfidence, 1e-4)
-	st.ByType["Pattern"] = 99 // a caller's copy: the memo is not touched
+	st.ByType["Pattern"] = 99 // a caller's copy: nothing shared is touched
 	again, err := e.v.Stats(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, again.ByType["Pattern"])
@@ -586,13 +586,12 @@ func TestUndecodableRecordsAreSkipped(t *testing.T) {
 	hits, err := e.v.Search(t.Context(), "profile optimising", vault.SearchOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{good.ID}, scoredIDs(hits))
-	assert.Equal(t, 1, e.v.IndexInfo().Skipped)
 	p, err := e.v.List(t.Context(), vault.ListOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{good.ID}, ids(p.Nodes), "listings skip what they cannot decode")
 	problems, err := e.v.Verify(t.Context())
 	require.NoError(t, err)
-	assert.Len(t, problems, 1, "Verify reports the bad record")
+	assert.Contains(t, problems, "node 50: bad record: missing version header", "Verify reports the bad record")
 }
 
 func TestConcurrentWritersAndReaders(t *testing.T) {
@@ -639,7 +638,7 @@ func TestWritesDuringIndexBuildAreNotLost(t *testing.T) {
 	_, err := e.v.AddBatch(t.Context(), nodes)
 	require.NoError(t, err)
 	e.reopen(false, withTier(vault.TierPremium))
-	e.v.Warm() // the build runs while we write
+	e.v.Warm() // nothing to build: the index is in the database
 	added := e.add(vault.Node{Type: vault.Pattern, Content: "Quarantine flaky integration suites"})
 	require.NoError(t, e.v.Remove(t.Context(), 1))
 	_, err = e.v.Update(t.Context(), 2, vault.Patch{Content: vault.Ptr("renamed to zeppelin")})

@@ -66,7 +66,19 @@ type Scored struct {
 	// Score is 0–1: text relevance (relative to the best hit) weighed by
 	// confidence and the recency preference.
 	Score float64 `json:"score"`
+	// Coverage is how much of the query the fact contains, 0–1 on an
+	// absolute scale (textindex.CoverageShare: a fact is held to its own
+	// distinct terms, at most CoverageTerms).
+	Coverage float64 `json:"coverage"`
+	// Calibrated is the score for rankings that merge sources: coverage ×
+	// (½ + ½ relevance) with the same confidence and recency weights, so the
+	// best of weak matches no longer looks perfect.
+	Calibrated float64 `json:"calibrated"`
 }
+
+// CoverageTerms: a fact containing this many distinct query terms covers a
+// longer query fully.
+const CoverageTerms = 8
 
 // SearchResult holds the ranked facts and what could not be searched.
 type SearchResult struct {
@@ -109,26 +121,43 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 			(o.IncludeInvalidated || f.Status == StatusValid)
 	}
 	hits := s.mem.ix.Search(query, max(o.Limit*4, 40), filter)
-	out := make([]Scored, 0, min(len(hits), o.Limit))
+	type cand struct {
+		Scored
+		key uint64  // the fact's index id
+		rel float64 // text relevance relative to the best hit
+	}
+	cands := make([]cand, 0, len(hits))
 	if len(hits) > 0 && hits[0].Score > 0 {
 		top := hits[0].Score
 		for _, h := range hits {
 			f := s.mem.facts[h.ID]
-			score := (h.Score / top) * (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
-			out = append(out, Scored{Fact: f, Score: math.Round(score*1e6) / 1e6})
+			rel := h.Score / top
+			w := (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
+			cands = append(cands, cand{Scored: Scored{Fact: f, Score: round6(rel * w)}, key: h.ID, rel: rel})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Score != cands[j].Score {
+			return cands[i].Score > cands[j].Score
 		}
-		return out[i].ID < out[j].ID
+		return cands[i].ID < cands[j].ID
 	})
-	if len(out) > o.Limit {
-		out = out[:o.Limit]
+	if len(cands) > o.Limit {
+		cands = cands[:o.Limit]
+	}
+	// Coverage only for what is returned (it analyses each fact's text).
+	out := make([]Scored, 0, len(cands))
+	for _, c := range cands {
+		covered, terms := s.mem.ix.Coverage(query, c.key)
+		cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(c.Content+" "+strings.Join(c.Tags, " ")), CoverageTerms)
+		w := (0.55 + 0.45*c.Confidence) * recencyFactor(c.Fact, o.Recency, now)
+		c.Coverage, c.Calibrated = round6(cov), round6(cov*(0.5+0.5*c.rel)*w)
+		out = append(out, c.Scored)
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil
 }
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // recencyFactor weighs a fact by age: prefer_recent favours facts from the
 // last weeks, prefer_established older facts that helped.
