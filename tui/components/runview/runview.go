@@ -347,11 +347,16 @@ func dirOf(d string) string {
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	if m.approval != nil && !m.answering {
+		// Running a command the model chose takes a deliberate y: the
+		// question can arrive while the user is pressing enter for
+		// something else, so enter neither approves nor denies.
 		switch {
-		case key.Matches(msg, km.Confirm):
+		case msg.String() == "y":
 			return m.answer(true)
 		case key.Matches(msg, km.Cancel):
 			return m.answer(false)
+		case msg.String() == "enter":
+			return nil
 		}
 	}
 	body := m.bodyHeight()
@@ -675,7 +680,7 @@ func (m *Model) footer() string {
 		if m.answering {
 			b.WriteString(s.Subtle.Render("answering…"))
 		} else {
-			b.WriteString(s.Key.Render(km.Confirm.Help().Key) + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
+			b.WriteString(s.Key.Render("y") + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
 				s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("deny"))
 		}
 		return s.PanelFocused.Width(w).Render(b.String())
@@ -788,7 +793,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	km := m.c.KeyMap
 	switch {
 	case m.approval != nil:
-		return []key.Binding{withHelp(km.Confirm, "approve"), withHelp(km.Cancel, "deny")}
+		return []key.Binding{approveKey("approve"), withHelp(km.Cancel, "deny")}
 	case m.state == Running:
 		return []key.Binding{km.Cancelrun, km.Down, km.Up}
 	case m.result != nil && m.result.ChangesetID != 0:
@@ -802,11 +807,16 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Confirm, "approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
+		{approveKey("approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
 	}
 }
 
 func withHelp(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
+}
+
+// approveKey is y alone: approving a command never takes enter.
+func approveKey(desc string) key.Binding {
+	return key.NewBinding(key.WithKeys("y"), key.WithHelp("y", desc))
 }
