@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
 	"github.com/nova-dev/nova/engine/textindex"
@@ -103,6 +104,8 @@ func init() {
 	rpc.RegisterSentinel("llm.ErrInvalidOutput", llm.ErrInvalidOutput)
 	rpc.RegisterSentinel("llm.ErrLength", llm.ErrLength)
 	rpc.RegisterSentinel("llm.ErrModelNotFound", llm.ErrModelNotFound)
+	rpc.RegisterSentinel("llm.ErrNoWindow", llm.ErrNoWindow)
+	rpc.RegisterSentinel("llm.ErrPromptTooLong", llm.ErrPromptTooLong)
 	rpc.RegisterSentinel("llm.ErrRepetition", llm.ErrRepetition)
 	rpc.RegisterSentinel("llm.ErrServer", llm.ErrServer)
 	rpc.RegisterSentinel("llm.ErrStreamCut", llm.ErrStreamCut)
@@ -132,6 +135,7 @@ func init() {
 	rpc.RegisterSentinel("prd.ErrMalformed", prd.ErrMalformed)
 	rpc.RegisterType[*prd.ParseError]("prd.ParseError")
 	rpc.RegisterType[*prd.ValidationError]("prd.ValidationError")
+	rpc.RegisterType[*promptfit.TooLargeError]("promptfit.TooLargeError")
 	rpc.RegisterSentinel("rehearsal.ErrNoBranch", rehearsal.ErrNoBranch)
 	rpc.RegisterSentinel("rehearsal.ErrNoModel", rehearsal.ErrNoModel)
 	rpc.RegisterSentinel("rehearsal.ErrNoValid", rehearsal.ErrNoValid)
@@ -170,6 +174,7 @@ func init() {
 	rpc.RegisterSentinel("storage.ErrExists", storage.ErrExists)
 	rpc.RegisterSentinel("storage.ErrIDRange", storage.ErrIDRange)
 	rpc.RegisterSentinel("storage.ErrInUse", storage.ErrInUse)
+	rpc.RegisterSentinel("storage.ErrNeedsMigration", storage.ErrNeedsMigration)
 	rpc.RegisterSentinel("storage.ErrNoDatabase", storage.ErrNoDatabase)
 	rpc.RegisterSentinel("storage.ErrNotFound", storage.ErrNotFound)
 	rpc.RegisterSentinel("storage.ErrReadOnly", storage.ErrReadOnly)

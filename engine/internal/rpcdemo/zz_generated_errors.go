@@ -22,6 +22,7 @@ func init() {
 	rpc.RegisterSentinel("storage.ErrExists", storage.ErrExists)
 	rpc.RegisterSentinel("storage.ErrIDRange", storage.ErrIDRange)
 	rpc.RegisterSentinel("storage.ErrInUse", storage.ErrInUse)
+	rpc.RegisterSentinel("storage.ErrNeedsMigration", storage.ErrNeedsMigration)
 	rpc.RegisterSentinel("storage.ErrNoDatabase", storage.ErrNoDatabase)
 	rpc.RegisterSentinel("storage.ErrNotFound", storage.ErrNotFound)
 	rpc.RegisterSentinel("storage.ErrReadOnly", storage.ErrReadOnly)
