@@ -9,7 +9,7 @@ import (
 )
 
 func f(v float64) *float64 { return &v }
-func b(v bool) *bool        { return &v }
+func b(v bool) *bool       { return &v }
 
 var decl = []Param{
 	{Name: "name", Type: String},

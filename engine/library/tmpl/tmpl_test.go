@@ -210,15 +210,15 @@ func TestNovaFilters(t *testing.T) {
 		"re":    "undefined: foo(",
 	}
 	for src, want := range map[string]string{
-		"{{ hits | firstpath }}":      "src/a.go",
-		"{{ plain | firstline }}":     "first",
+		"{{ hits | firstpath }}":       "src/a.go",
+		"{{ plain | firstline }}":      "first",
 		"{{ plain | lines | length }}": "2",
-		"{{ p | basename }}":          "file.test.ts",
-		"{{ p | dirname }}":           "src/pkg",
-		"{{ p | stem }}":              "src/pkg/file.test",
-		"{{ p | ext }}":               ".ts",
-		"{{ re | regexquote }}":       `undefined: foo\(`,
-		"{{ '' | firstpath }}":        "",
+		"{{ p | basename }}":           "file.test.ts",
+		"{{ p | dirname }}":            "src/pkg",
+		"{{ p | stem }}":               "src/pkg/file.test",
+		"{{ p | ext }}":                ".ts",
+		"{{ re | regexquote }}":        `undefined: foo\(`,
+		"{{ '' | firstpath }}":         "",
 	} {
 		out, err := render(t, src, data)
 		require.NoError(t, err, src)
