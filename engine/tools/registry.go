@@ -57,6 +57,10 @@ type Tool struct {
 	// that may call the tool. BlockedAgents may never call it.
 	AllowedAgents []string
 	BlockedAgents []string
+	// OutputCap, when larger than the loop's budgets.toolOutput, is how many
+	// characters of the result the model sees (a tool whose result is
+	// already sized for a prompt, e.g. runSkill's 1,000 characters).
+	OutputCap int
 	// Run executes the tool with arguments already validated against Schema.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
 }

@@ -36,6 +36,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -465,11 +466,16 @@ var novaFilters = map[string]exec.FilterFunction{
 	},
 	// firstpath: the path of the first "path:line: text" match of a
 	// searchFiles result (or the first line when it has no such prefix).
-	"firstpath": func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
+	// Paths given as arguments are passed over unless nothing else matched.
+	"firstpath": func(_ *exec.Evaluator, in *exec.Value, params *exec.VarArgs) *exec.Value {
 		if in.IsError() {
 			return in
 		}
-		return exec.AsValue(FirstPath(in.String()))
+		var skip []string
+		for _, a := range params.Args {
+			skip = append(skip, a.String())
+		}
+		return exec.AsValue(FirstPath(in.String(), skip...))
 	},
 	// basename, dirname, stem (path without its extension), ext.
 	"basename": pathFilter(path.Base),
@@ -503,20 +509,31 @@ func pathFilter(fn func(string) string) exec.FilterFunction {
 var searchHit = regexp.MustCompile(`^(.+?):(\d+):`)
 
 // FirstPath returns the path of the first "path:line: text" line of a
-// searchFiles result, or the first non-blank line when none has that shape.
-func FirstPath(s string) string {
-	first := ""
+// searchFiles result whose path is not in skip (the first such path when
+// every hit is skipped), or the first non-blank line when no line has that
+// shape.
+func FirstPath(s string, skip ...string) string {
+	first, firstHit := "", ""
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
 			continue
 		}
 		if m := searchHit.FindStringSubmatch(l); m != nil {
-			return m[1]
+			if !slices.Contains(skip, m[1]) {
+				return m[1]
+			}
+			if firstHit == "" {
+				firstHit = m[1]
+			}
+			continue
 		}
 		if first == "" {
 			first = l
 		}
+	}
+	if firstHit != "" {
+		return firstHit
 	}
 	return first
 }
