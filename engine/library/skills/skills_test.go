@@ -270,8 +270,16 @@ func TestRunSkillToolGoesThroughTheRegistry(t *testing.T) {
 	assert.Equal(t, tools.StatusFailed, res.Status, "a skill the agent may not use is a failed call")
 	assert.Contains(t, res.Output, "skill generate-tests is for SATURN, not MARS")
 
-	res = r.Execute(context.Background(), &tools.Env{Root: root, Agent: "MARS", Tools: []string{"readFile"}}, tools.Call{Name: ToolName, Args: json.RawMessage(args)})
-	assert.Equal(t, tools.StatusDenied, res.Status, "runSkill itself is permissioned like any tool")
+	// runSkill is offered to every agent, but grants nothing: an agent
+	// without searchFiles cannot run a skill that searches.
+	res = r.Execute(context.Background(), &tools.Env{Root: root, Agent: "ATLAS", Tools: []string{"readFile"}}, tools.Call{Name: ToolName, Args: json.RawMessage(args)})
+	assert.Equal(t, tools.StatusFailed, res.Status)
+	assert.Contains(t, res.Output, "tools ATLAS may not use: searchFiles")
+	offered := []string{}
+	for _, tl := range r.For("ATLAS", []string{"readFile"}) {
+		offered = append(offered, tl.Name)
+	}
+	assert.Equal(t, []string{"readFile", ToolName}, offered)
 }
 
 func TestGenerateTestsAndRefactorSafely(t *testing.T) {
@@ -331,11 +339,13 @@ func TestGenerateUIComponentIsVenusOnly(t *testing.T) {
 	res = reg.Execute(context.Background(), &tools.Env{Root: root, Agent: "venus"}, tools.Call{Name: UIToolName, Args: json.RawMessage(`{"componentName":"bad name","purpose":"x"}`)})
 	assert.Equal(t, tools.StatusInvalid, res.Status)
 	assert.Contains(t, res.Output, "PascalCase")
-	offered := []string{}
-	for _, tl := range reg.For("MARS", nil) {
-		offered = append(offered, tl.Name)
+	for _, agent := range []string{"MARS", "VENUS"} {
+		offered := []string{}
+		for _, tl := range reg.For(agent, []string{"readFile"}) {
+			offered = append(offered, tl.Name)
+		}
+		assert.Equal(t, agent == "VENUS", slices.Contains(offered, UIToolName), "%s: only VENUS is offered the tool, without listing it", agent)
 	}
-	assert.False(t, slices.Contains(offered, UIToolName), "other agents are not even offered the tool")
 }
 
 func TestParseReportsProblemsWithLines(t *testing.T) {

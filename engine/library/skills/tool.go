@@ -27,7 +27,7 @@ type ToolDeps struct {
 	OnStep func(env *tools.Env, sr StepResult)
 }
 
-// Tool returns the runSkill tool: it runs a skill with the calling agent's
+// Tool returns the runSkill tool (offered to every agent): it runs a skill with the calling agent's
 // Env (same confinement, permissions and staging), returns the result
 // formatted for the prompt (at most MaxPromptChars characters, declared as
 // the tool's output cap) and the steps' evidence, and marks a failed skill
@@ -45,6 +45,9 @@ func Tool(d ToolDeps) tools.Tool {
 			"required":["skillName"],"additionalProperties":false}`),
 		Timeout:   ToolTimeout,
 		OutputCap: MaxPromptChars,
+		// Every agent may run skills: each step still needs the agent's own
+		// permission for its tool, so runSkill grants nothing new.
+		Implicit: true,
 		Run: func(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Output, error) {
 			var a struct {
 				SkillName string         `json:"skillName"`
