@@ -23,6 +23,18 @@ var (
 	BucketRehearsals      = []byte("rehearsals")
 )
 
+// Library buckets (skills, workflows, blueprints), created by the library
+// migration.
+var (
+	BucketWorkflowRuns      = []byte("workflow_runs")
+	BucketBlueprints        = []byte("blueprints")
+	BucketBlueprintVersions = []byte("blueprint_versions")
+	BucketBlueprintUses     = []byte("blueprint_uses")
+)
+
+// LibraryBuckets lists the library migration's buckets.
+var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
+
 // Registry lists every top-level bucket, in the order migration 1 creates them.
 var Registry = [][]byte{
 	BucketMeta, BucketSettings,
@@ -32,6 +44,7 @@ var Registry = [][]byte{
 	BucketBuilds, BucketBuildTasks,
 	BucketPlaybooks, BucketPlaybookHistory, BucketPlaybookPending, BucketProfiles,
 	BucketRehearsals,
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses,
 }
 
 // Keys inside BucketMeta.

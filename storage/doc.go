@@ -36,6 +36,13 @@
 //	playbook_pending     deltas waiting for human review, by id
 //	profiles             self-improvement profiles by agent id (string key)
 //	rehearsals           rehearsal sessions by id
+//	workflow_runs        workflow runs by id, their own id space (steps, params, build per step);
+//	                     created by the library migration
+//	blueprints           blueprints by name (string key): current spec, versions summary, created/updated
+//	blueprint_versions   every version of a blueprint's spec with its change note;
+//	                     key = name + 0x00 + version (8 bytes big-endian)
+//	blueprint_uses       builds made from a blueprint (version, parameters, outcome, duration, tokens);
+//	                     key = name + 0x00 + build id (8 bytes big-endian); evidence is computed from them
 //
 // # Schema and migrations
 //

@@ -19,6 +19,7 @@ type Migration struct {
 // reorder or edit one that has shipped. Each has a test in migrate_test.go.
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
+	{Version: 2, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -33,6 +34,17 @@ func migrateCreateBuckets(tx *bolt.Tx) error {
 	meta := tx.Bucket(BucketMeta)
 	if meta.Get(metaCreatedKey) == nil {
 		return meta.Put(metaCreatedKey, []byte(time.Now().UTC().Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// migrateLibrary creates the buckets of workflow runs (their own id space)
+// and blueprints (specs, versions, uses).
+func migrateLibrary(tx *bolt.Tx) error {
+	for _, name := range LibraryBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
 	}
 	return nil
 }
