@@ -120,7 +120,9 @@ type Store struct {
 }
 
 // NewStore returns a store over db.
-func NewStore(db *storage.DB) *Store { return &Store{db: db, now: func() time.Time { return time.Now().UTC() }} }
+func NewStore(db *storage.DB) *Store {
+	return &Store{db: db, now: func() time.Time { return time.Now().UTC() }}
+}
 
 var (
 	bpCodec  = storage.Codec[Blueprint]{Version: 1}
