@@ -81,6 +81,7 @@ func (l *Local) runtime() *runtimeState {
 	rt.once.Do(func() {
 		cfg := l.Config()
 		rt.tools = tools.Core()
+		l.registerLibraryTools(rt.tools) // runSkill, generateUIComponent (library.go)
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action), Payload: n})

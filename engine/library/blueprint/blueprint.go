@@ -48,6 +48,12 @@ import (
 	"github.com/nova-dev/nova/engine/library/tmpl"
 )
 
+// FileError is one problem with one file: "file:line: field: message".
+type FileError = yamldoc.Error
+
+// MaxFileSize bounds one file.
+const MaxFileSize = yamldoc.MaxSize
+
 // Sentinel errors callers branch on.
 var (
 	// ErrNotFound: no blueprint has this name.

@@ -60,6 +60,12 @@ const (
 	SourceUser    = "user"
 )
 
+// FileError is one problem with one file: "file:line: field: message".
+type FileError = yamldoc.Error
+
+// MaxFileSize bounds one file.
+const MaxFileSize = yamldoc.MaxSize
+
 // Sentinel errors callers branch on.
 var (
 	// ErrNotFound: no skill has this name.

@@ -54,6 +54,12 @@ import (
 // SchemaV1 is the schema value of a workflow file.
 const SchemaV1 = "nova.workflow/1"
 
+// FileError is one problem with one file: "file:line: field: message".
+type FileError = yamldoc.Error
+
+// MaxFileSize bounds one file.
+const MaxFileSize = yamldoc.MaxSize
+
 // Sentinel errors callers branch on.
 var (
 	// ErrNotFound: no workflow (or run) has this id.

@@ -1,0 +1,430 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/library/blueprint"
+	"github.com/nova-dev/nova/engine/library/params"
+	"github.com/nova-dev/nova/engine/library/skills"
+	"github.com/nova-dev/nova/engine/library/workflow"
+	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/prd"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+	}
+}
+
+var buggy = map[string]string{
+	"build.log": "# example.com/app\n./config.go:4:9: undefined: parseConfg\n",
+	"config.go": "package main\n\nfunc load() error {\n\treturn parseConfg()\n}\n",
+}
+
+// `nova skills run debug-root-cause` on a file with an error returns its
+// three step results, recorded as an agent run with one trace per step.
+func TestRunSkillDebugRootCause(t *testing.T) {
+	t.Parallel()
+	ws, _, root := openWithFake(t, "")
+	writeFiles(t, root, buggy)
+	ctx := context.Background()
+	ch := ws.Subscribe(ctx)
+	res, err := ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]any{"errorFile": "build.log", "errorPattern": "parseConfg"}})
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, 3, res.StepsCompleted)
+	assert.Equal(t, "researcher", res.Agent, "a skill for every agent runs as the read-only researcher by default")
+	assert.Contains(t, res.StepResults["identify-cause"], "return parseConfg()")
+	assert.Contains(t, res.Prompt, "Skill: debug-root-cause (3/3 steps)")
+
+	run, err := ws.Runs().Get(ctx, res.RunID)
+	require.NoError(t, err)
+	assert.Equal(t, "researcher", run.Agent)
+	assert.True(t, run.Outcome.OK)
+	traces, err := ws.Runs().Traces(ctx, res.RunID)
+	require.NoError(t, err)
+	require.Len(t, traces, 3)
+	assert.Equal(t, []string{"readFile", "searchFiles", "readFile"}, []string{traces[0].Tool, traces[1].Tool, traces[2].Tool})
+	assert.JSONEq(t, `{"path":"config.go"}`, string(traces[2].Args))
+
+	evs := collect(t, ch, func(ev engine.Event) bool { return ev.Topic == engine.TopicSkill && ev.Type == engine.EventDone })
+	steps := 0
+	for _, ev := range evs {
+		if ev.Topic == engine.TopicSkill && ev.Type == engine.EventLog {
+			steps++
+		}
+	}
+	assert.Equal(t, 3, steps)
+
+	_, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]any{"errorFile": "build.log"}})
+	require.ErrorIs(t, err, params.ErrUsage, "a missing input is bad usage, before anything runs")
+	assert.Contains(t, err.Error(), `"errorPattern"`)
+	_, err = ws.RunSkill(ctx, "nope", engine.SkillRunOptions{})
+	assert.ErrorIs(t, err, skills.ErrNotFound)
+	_, err = ws.RunSkill(ctx, "generate-tests", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]any{"targetFile": "config.go"}})
+	assert.ErrorIs(t, err, params.ErrUsage, "a skill for SATURN only")
+
+	res, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]any{"errorFile": "build.log", "errorPattern": "not there"}})
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Equal(t, "search-for-source", res.FailedStep)
+	run, err = ws.Runs().Get(ctx, res.RunID)
+	require.NoError(t, err)
+	assert.False(t, run.Outcome.OK)
+	require.NotNil(t, run.Outcome.Failure)
+	assert.Contains(t, run.Outcome.Failure.Message, "search-for-source")
+}
+
+// Bad user skill files are reported with file:line: field, beside the
+// skills that loaded.
+func TestSkillsReportBadFiles(t *testing.T) {
+	t.Parallel()
+	ws, _, root := openWithFake(t, "")
+	writeFiles(t, root, map[string]string{
+		".nova/skills/bad.yaml":  "schema: nova.skill/1\nname: bad\nversion: 1.0.0\ndescription: d\nsteps:\n  - name: a\n    tool: teleport\n",
+		".nova/skills/todo.yaml": "schema: nova.skill/1\nname: todo\nversion: 1.0.0\ndescription: d\nagents: [MARS]\nsteps:\n  - name: a\n    tool: searchFiles\n    args: {pattern: TODO}\n",
+	})
+	reg, errs := ws.Skills()
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), filepath.Join(root, ".nova", "skills", "bad.yaml")+`:7: steps[0].tool: unknown tool "teleport"`)
+	assert.True(t, reg.Has("todo"))
+	assert.Len(t, reg.ListForAgent("MARS"), 3)
+}
+
+// lastToolMessage returns the content of the last tool message of the
+// last chat request.
+func lastToolMessage(srv *ollamatest.Server) string {
+	reqs := srv.ChatRequests()
+	if len(reqs) == 0 {
+		return ""
+	}
+	msgs := reqs[len(reqs)-1].Messages
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "tool" {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// Agents run skills through the loop with runSkill (offered to every agent
+// without editing its file); the result is shown whole up to the tool's own
+// 1,000-character cap even when budgets.toolOutput is smaller.
+func TestAgentRunsASkillThroughTheLoop(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "budgets:\n  toolOutput: 200\n")
+	big := map[string]string{"build.log": strings.Repeat("noise line\n", 30) + "undefined: parseConfg\n", "config.go": buggy["config.go"]}
+	writeFiles(t, root, big)
+	srv.Enqueue(
+		ollamatest.ToolCalls(ollamatest.Call("runSkill", map[string]any{"skillName": "debug-root-cause",
+			"inputs": map[string]any{"errorFile": "build.log", "errorPattern": "parseConfg"}})),
+		ollamatest.Text("The cause is a typo in config.go."),
+	)
+	res, err := ws.RunAgent(context.Background(), "MARS", "why does the build fail?", engine.RunOptions{})
+	require.NoError(t, err)
+	require.True(t, res.Outcome.OK, "%+v", res.Outcome.Failure)
+	obs := lastToolMessage(srv)
+	assert.Contains(t, obs, "Skill: debug-root-cause (3/3 steps)")
+	assert.Contains(t, obs, "identify-cause: package main")
+	assert.Greater(t, len(obs), 200, "runSkill's own cap applies")
+	assert.NotContains(t, obs, "[truncated: showing")
+	traces, err := ws.Runs().Traces(context.Background(), res.ID)
+	require.NoError(t, err)
+	var toolsSeen []string
+	for _, tr := range traces {
+		toolsSeen = append(toolsSeen, tr.Tool)
+	}
+	assert.Equal(t, []string{"readFile", "searchFiles", "readFile", "runSkill"}, toolsSeen, "each step is a trace of the agent's run")
+}
+
+func TestGenerateUIComponentIsForVenusOnly(t *testing.T) {
+	t.Parallel()
+	ws, srv, _ := openWithFake(t, "")
+	call := ollamatest.ToolCalls(ollamatest.Call("generateUIComponent", map[string]any{"componentName": "UserCard",
+		"purpose": "Shows a user", "hasInteractivity": true, "shadcnComponents": []any{"Card", "Button"}}))
+	srv.Enqueue(call, ollamatest.Text("Spec read."))
+	res, err := ws.RunAgent(context.Background(), "VENUS", "build a user card", engine.RunOptions{})
+	require.NoError(t, err)
+	require.True(t, res.Outcome.OK)
+	obs := lastToolMessage(srv)
+	assert.Contains(t, obs, "Component spec: UserCard")
+	assert.Contains(t, obs, "at most 200 lines", "the whole spec, past budgets.toolOutput")
+	req := srv.ChatRequests()[0]
+	var offered []string
+	for _, tl := range req.Tools {
+		offered = append(offered, tl.Function.Name)
+	}
+	assert.Contains(t, offered, "generateUIComponent")
+	assert.Contains(t, offered, "runSkill")
+
+	srv.Enqueue(call, ollamatest.Text("ok"))
+	_, err = ws.RunAgent(context.Background(), "MARS", "build a user card", engine.RunOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, lastToolMessage(srv), "generateUIComponent is reserved for VENUS")
+	for _, tl := range srv.ChatRequests()[2].Tools {
+		assert.NotEqual(t, "generateUIComponent", tl.Function.Name, "MARS is not offered the tool")
+	}
+}
+
+// stepReplies answers the fake Ollama per build task id ("PRD task <id>:").
+type stepReplies struct {
+	mu   sync.Mutex
+	seen []string
+	text func(id string) string
+}
+
+var taskIDRE = regexp.MustCompile(`PRD task (\S+?): `)
+
+func (s *stepReplies) handle(_ int, req api.ChatRequest) ollamatest.Reply {
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		if id := taskIDRE.FindStringSubmatch(m.Content); id != nil {
+			s.mu.Lock()
+			s.seen = append(s.seen, id[1])
+			s.mu.Unlock()
+			txt := "Done: " + id[1] + "."
+			if s.text != nil {
+				txt = s.text(id[1])
+			}
+			return ollamatest.Text(txt)
+		}
+		break
+	}
+	return ollamatest.Text("ok")
+}
+
+// `nova workflow run add-test --set target=…` runs its steps and skips the
+// debug step when the test step passes.
+func TestWorkflowAddTestSkipsDebugWhenTestsPass(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "")
+	writeFiles(t, root, map[string]string{"parse.go": "package main\n\nfunc parse(s string) int { return len(s) }\n"})
+	replies := &stepReplies{}
+	srv.SetHandler(replies.handle)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := ws.Subscribe(ctx)
+
+	_, err := ws.CreateWorkflowRun(ctx, "add-test", nil, workflow.CreateOptions{})
+	require.ErrorIs(t, err, params.ErrUsage, "a missing required param")
+	assert.Contains(t, err.Error(), `"target"`)
+	_, err = ws.CreateWorkflowRun(ctx, "add-tset", nil, workflow.CreateOptions{})
+	require.ErrorIs(t, err, workflow.ErrNotFound)
+	assert.Contains(t, err.Error(), "add-test")
+
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	require.NoError(t, err)
+	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, workflow.RunDone, r.Status, r.Reason)
+	assert.Equal(t, []string{"test"}, replies.seen, "one agent step ran; the skill step needs no model")
+	assert.Equal(t, workflow.StepDone, r.Steps[0].Status)
+	assert.NotZero(t, r.Steps[0].AgentRunID)
+	assert.Contains(t, r.Steps[0].Output, "### read-implementation (readFile)\npackage main")
+	assert.Equal(t, workflow.StepDone, r.Steps[1].Status)
+	assert.Equal(t, "Done: test.", r.Steps[1].Output)
+	assert.Equal(t, workflow.StepSkipped, r.Steps[2].Status)
+	assert.Contains(t, r.Steps[2].Reason, `condition "test.failed" is false`)
+	assert.Equal(t, workflow.StepSkipped, r.Steps[3].Status)
+
+	b, err := ws.Builds().Get(ctx, r.Steps[1].BuildID)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusDone, b.Status)
+	assert.Equal(t, "workflow add-test #1 · test", b.Name)
+	ts, err := ws.Builds().Tasks(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Contains(t, ts[0].Description, "## context\n### read-implementation", "the skill step's output reaches the test step")
+
+	evs := collect(t, ch, func(ev engine.Event) bool { return ev.Topic == engine.TopicWorkflow && ev.Type == engine.EventDone })
+	var seq []string
+	for _, ev := range evs {
+		if ev.Topic == engine.TopicWorkflow && ev.Type == engine.EventStep {
+			seq = append(seq, ev.TaskID+":"+ev.Status)
+			assert.Equal(t, "1", ev.RunID)
+		}
+	}
+	assert.Equal(t, []string{"study:running", "study:done", "test:running", "test:done", "debug:skipped", "fix:skipped"}, seq)
+
+	ms, err := ws.MatchWorkflows("add tests for parse.go")
+	require.NoError(t, err)
+	require.NotEmpty(t, ms)
+	assert.Equal(t, "add-test", ms[0].ID)
+	assert.Equal(t, "parse.go", ms[0].Params["target"])
+}
+
+// A failing test step (its check gate fails) runs debug and fix.
+func TestWorkflowFailedTestRunsDebugAndFix(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	ws, srv, root := openWithFake(t, "checks:\n  - sh -c \"! test -f broken\"\n")
+	writeFiles(t, root, map[string]string{"parse.go": "package main\n"})
+	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		var user string
+		tool := false
+		for _, m := range req.Messages {
+			if m.Role == "user" && user == "" {
+				user = m.Content
+			}
+			tool = tool || m.Role == "tool"
+		}
+		id := taskIDRE.FindStringSubmatch(user)
+		if id != nil && id[1] == "test" && !tool {
+			return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "broken", "content": "x\n"}))
+		}
+		if id != nil {
+			return ollamatest.Text("Done: " + id[1] + ".")
+		}
+		return ollamatest.Text("ok")
+	})
+	ctx := context.Background()
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	require.NoError(t, err)
+	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, workflow.RunDone, r.Status, r.Reason)
+	assert.Equal(t, workflow.StepFailed, r.Steps[1].Status)
+	assert.Contains(t, r.Steps[1].Reason, "check")
+	assert.Equal(t, workflow.StepDone, r.Steps[2].Status, "debug ran because the test step failed")
+	assert.Equal(t, workflow.StepDone, r.Steps[3].Status)
+	debug, err := ws.Builds().Get(ctx, r.Steps[2].BuildID)
+	require.NoError(t, err)
+	assert.True(t, debug.SkipChecks, "researcher cannot write: its step skips the checks")
+}
+
+const savedPRD = `{"meta":{"name":"orders service","version":"1"},"tasks":[
+ {"id":"api","title":"orders API","description":"Build the API of the orders service","agent":"MARS","status":"pending","dependencies":[],"phase":0,"attempts":0},
+ {"id":"name","title":"orders","description":"orders","agent":"VENUS","status":"pending","dependencies":["api"],"phase":1,"attempts":0}]}`
+
+// A build saved as a blueprint renders back to a PRD with --set values
+// applied, runs, and counts toward the blueprint's usage and evidence.
+func TestBlueprintSaveUseRunAndEvidence(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "")
+	srv.SetHandler((&stepReplies{}).handle)
+	ctx := context.Background()
+	path := filepath.Join(root, "orders.json")
+	require.NoError(t, os.WriteFile(path, []byte(savedPRD), 0o644))
+	b, err := ws.StartBuild(ctx, path, build.Options{})
+	require.NoError(t, err)
+	require.NoError(t, ws.Builds().Wait(ctx, b.ID))
+
+	_, err = ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"bad-name=string:x"})
+	require.ErrorIs(t, err, params.ErrUsage)
+	saved, err := ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"service=string:orders"})
+	require.NoError(t, err)
+	assert.True(t, saved.Created)
+	assert.Equal(t, 2, saved.Replaced["service"], "the whole values only")
+	assert.Equal(t, "saved from build 1 (done)", saved.Blueprint.Versions[0].Changes)
+	again, err := ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"service=string:orders"})
+	require.NoError(t, err)
+	assert.False(t, again.Changed, "the same spec adds no version")
+
+	_, err = ws.UseBlueprint(ctx, "orders", map[string]any{"servce": "billing"}, engine.UseOptions{})
+	require.ErrorIs(t, err, params.ErrUsage)
+	out := filepath.Join(root, "billing.json")
+	used, err := ws.UseBlueprint(ctx, "orders", map[string]any{"service": "billing"}, engine.UseOptions{Out: out, Run: true})
+	require.NoError(t, err)
+	p, err := prd.Load(out)
+	require.NoError(t, err)
+	assert.Equal(t, "billing", p.Tasks[1].Title)
+	assert.Equal(t, "Build the API of the orders service", p.Tasks[0].Description, "substrings stay")
+	require.NotNil(t, used.Build)
+	require.NoError(t, ws.Builds().Wait(ctx, used.Build.ID))
+	_, err = ws.UseBlueprint(ctx, "orders", nil, engine.UseOptions{Out: out})
+	assert.ErrorIs(t, err, engine.ErrExists, "never overwrites without confirmation")
+
+	d := waitEvidence(t, ws, "orders", 1)
+	assert.Equal(t, 1, d.Status.UsageCount)
+	require.NotNil(t, d.Evidence.SuccessRate)
+	assert.InDelta(t, 1.0, *d.Evidence.SuccessRate, 1e-9)
+	assert.Equal(t, "billing", d.Uses[0].Parameters["service"])
+
+	// A build of the rendered file started any other way counts too.
+	b2, err := ws.StartBuild(ctx, out, build.Options{})
+	require.NoError(t, err)
+	require.NoError(t, ws.Builds().Wait(ctx, b2.ID))
+	d = waitEvidence(t, ws, "orders", 2)
+	assert.Equal(t, 2, d.Status.UsageCount)
+
+	_, err = ws.SaveBlueprint(ctx, 99, "x", "", nil)
+	assert.ErrorIs(t, err, build.ErrNotFound)
+}
+
+func waitEvidence(t *testing.T, ws *engine.Local, name string, finished int) blueprint.Details {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, err := ws.Blueprints().Show(context.Background(), name)
+		require.NoError(t, err)
+		if d.Evidence.Finished >= finished || time.Now().After(deadline) {
+			return d
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestAddBlueprintChecksTheFile(t *testing.T) {
+	t.Parallel()
+	ws, _, root := openWithFake(t, "")
+	ctx := context.Background()
+	good := "name: ping\nparameters:\n  - {name: route, default: /ping}\nprd:\n  tasks:\n    - {id: a, title: 'serve {{ route }}', description: x, agent: MARS}\n"
+	writeFiles(t, root, map[string]string{
+		"ping.yaml":    good,
+		"nobody.yaml":  strings.Replace(good, "MARS", "NOBODY", 1),
+		"typo.yaml":    strings.Replace(good, "{{ route }}", "{{ rotue }}", 1),
+		"changed.yaml": strings.Replace(good, "serve", "answer", 1),
+	})
+	res, err := ws.AddBlueprint(ctx, filepath.Join(root, "ping.yaml"), "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Blueprint.Version)
+	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "nobody.yaml"), "")
+	require.ErrorIs(t, err, blueprint.ErrRender)
+	assert.Contains(t, err.Error(), "NOBODY")
+	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "typo.yaml"), "")
+	require.ErrorIs(t, err, blueprint.ErrInvalid)
+	assert.Contains(t, err.Error(), `typo.yaml:6: prd.tasks[0].title: reads "rotue"`)
+	res, err = ws.AddBlueprint(ctx, filepath.Join(root, "changed.yaml"), "")
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Blueprint.Version)
+	assert.Equal(t, "PRD template changed", res.Blueprint.Versions[1].Changes)
+	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "missing.yaml"), "")
+	assert.Error(t, err)
+	var pe *params.Error
+	assert.False(t, errors.As(err, &pe))
+}
+
+// An invalid workflow file is reported by name when someone runs it.
+func TestWorkflowFileProblemsAreNamed(t *testing.T) {
+	t.Parallel()
+	ws, _, root := openWithFake(t, "")
+	writeFiles(t, root, map[string]string{".nova/workflows/mine.yaml": "schema: nova.workflow/1\nid: mine\nname: Mine\nsteps:\n  - {id: a, agent: NOBODY, task: x}\n"})
+	lib, errs := ws.Workflows()
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), `mine.yaml:5: steps[0].agent: unknown agent "NOBODY"`)
+	assert.Len(t, lib.List(), 5)
+	_, err := ws.CreateWorkflowRun(context.Background(), "mine", nil, workflow.CreateOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "workflow mine cannot run")
+}
