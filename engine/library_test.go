@@ -428,3 +428,53 @@ func TestWorkflowFileProblemsAreNamed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "workflow mine cannot run")
 }
+
+// A canceled workflow run pauses; resuming continues the step in its build
+// and finishes the run.
+func TestWorkflowCancelAndResume(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "")
+	writeFiles(t, root, map[string]string{"parse.go": "package main\n"})
+	var mu sync.Mutex
+	slow := true
+	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		r := ollamatest.Text("Done.")
+		if slow {
+			r = r.WithLatency(3 * time.Second)
+		}
+		return r
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := ws.Subscribe(ctx)
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, ws.WorkflowRuns().Go(r.ID, workflow.RunOptions{}))
+	collect(t, ch, func(ev engine.Event) bool { // the step's build is running its task
+		return ev.Topic == engine.TopicBuild && ev.Type == engine.EventTask && ev.TaskID == "test" && ev.Status == "running"
+	})
+	require.NoError(t, ws.WorkflowRuns().Cancel(r.ID))
+	require.NoError(t, ws.WorkflowRuns().Wait(ctx, r.ID))
+	r, err = ws.WorkflowRuns().Get(ctx, r.ID)
+	require.NoError(t, err)
+	require.Equal(t, workflow.RunPaused, r.Status)
+	assert.Contains(t, r.Reason, "canceled by the user")
+	build1 := r.Steps[1].BuildID
+	require.NotZero(t, build1)
+	b, err := ws.Builds().Get(ctx, build1)
+	require.NoError(t, err)
+	assert.NotEqual(t, build.StatusDone, b.Status, "the step's build was interrupted, not finished")
+
+	mu.Lock()
+	slow = false
+	mu.Unlock()
+	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, workflow.RunDone, r.Status, r.Reason)
+	assert.Equal(t, build1, r.Steps[1].BuildID, "the resumed step continued its build")
+	b, err = ws.Builds().Get(ctx, build1)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusDone, b.Status)
+}
