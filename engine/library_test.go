@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -412,7 +411,7 @@ func TestAddBlueprintChecksTheFile(t *testing.T) {
 	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "missing.yaml"), "")
 	assert.Error(t, err)
 	var pe *params.Error
-	assert.False(t, errors.As(err, &pe))
+	assert.NotErrorAs(t, err, &pe)
 }
 
 // An invalid workflow file is reported by name when someone runs it.

@@ -137,7 +137,7 @@ func TestParametersAreValidatedBeforeRendering(t *testing.T) {
 		require.Error(t, err, c.param)
 		assert.ErrorIs(t, err, params.ErrUsage, c.param)
 		var pe *params.Error
-		require.True(t, errors.As(err, &pe))
+		require.ErrorAs(t, err, &pe)
 		assert.Equal(t, c.param, pe.Param)
 	}
 }
@@ -163,8 +163,8 @@ func TestRenderProblemsNameTheField(t *testing.T) {
 func TestParseReportsFileProblems(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct{ src, want string }{
-		"unknown field": {"name: a\nparamters: []\nprd: {tasks: [{id: x}]}\n", `bp.yaml:2: paramters: unknown field "paramters"`},
-		"unknown param": {"name: a\nprd:\n  tasks:\n    - id: x\n      title: \"{{ nmae }}\"\n", `bp.yaml:5: prd.tasks[0].title: reads "nmae", which is not a parameter of this blueprint (it declares none)`},
+		"unknown field": {"name: a\nparamz: []\nprd: {tasks: [{id: x}]}\n", `bp.yaml:2: paramz: unknown field "paramz"`},
+		"unknown param": {"name: a\nprd:\n  tasks:\n    - id: x\n      title: \"{{ nam }}\"\n", `bp.yaml:5: prd.tasks[0].title: reads "nam", which is not a parameter of this blueprint (it declares none)`},
 		"bad template":  {"name: a\nprd:\n  tasks:\n    - title: \"{% macro m() %}{% endmacro %}\"\n", "prd.tasks[0].title: template:"},
 		"no tasks":      {"name: a\nprd: {meta: {name: x}}\n", "prd.tasks: the PRD template needs a list of tasks"},
 		"no prd":        {"name: a\n", "prd: is required"},

@@ -94,7 +94,7 @@ func Render(ctx context.Context, s Spec, given map[string]any, opts RenderOption
 	meta[MetaKey] = Provenance{Name: s.Name, Version: opts.Version, Parameters: values}
 	raw, err := json.Marshal(top)
 	if err != nil {
-		return Rendered{}, fmt.Errorf("%w: encode the PRD: %v", ErrRender, err)
+		return Rendered{}, fmt.Errorf("%w: encode the PRD: %w", ErrRender, err)
 	}
 	p, err := prd.Parse("blueprint "+s.Name+".json", raw)
 	if err != nil {
@@ -110,7 +110,7 @@ func Render(ctx context.Context, s Spec, given map[string]any, opts RenderOption
 	}
 	out, err := p.Marshal()
 	if err != nil {
-		return Rendered{}, fmt.Errorf("%w: %v", ErrRender, err)
+		return Rendered{}, fmt.Errorf("%w: %w", ErrRender, err)
 	}
 	return Rendered{PRD: p, Values: values, JSON: out}, nil
 }

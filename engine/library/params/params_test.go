@@ -1,7 +1,6 @@
 package params
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,7 +47,7 @@ func TestResolveNamesTheBadParameter(t *testing.T) {
 		require.Error(t, err, name)
 		assert.ErrorIs(t, err, ErrUsage, name)
 		var pe *Error
-		require.True(t, errors.As(err, &pe), name)
+		require.ErrorAs(t, err, &pe, name)
 		assert.Equal(t, tc.param, pe.Param, name)
 		assert.Contains(t, err.Error(), tc.msg, name)
 	}

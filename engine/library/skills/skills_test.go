@@ -250,8 +250,7 @@ func TestRunSkillToolGoesThroughTheRegistry(t *testing.T) {
 	root := workspace(t, errorWorkspace)
 	skills := builtinRegistry()
 	var traced []string
-	var r *tools.Registry
-	r = tools.Core()
+	r := tools.Core()
 	require.NoError(t, r.Register(Tool(ToolDeps{
 		Skills: func() *Registry { return skills }, Tools: func() *tools.Registry { return r },
 		OnStep: func(env *tools.Env, sr StepResult) { traced = append(traced, env.Agent+":"+sr.Name) },

@@ -133,9 +133,9 @@ func TestTimeoutAndCancel(t *testing.T) {
 
 func TestUndefinedNamesAreErrors(t *testing.T) {
 	t.Parallel()
-	_, err := render(t, "hello {{ nmae }}", map[string]any{"name": "x"})
+	_, err := render(t, "hello {{ nam }}", map[string]any{"name": "x"})
 	require.ErrorIs(t, err, ErrRender)
-	assert.Contains(t, err.Error(), `"nmae" is not defined`)
+	assert.Contains(t, err.Error(), `"nam" is not defined`)
 	out, err := render(t, "{{ inputs.dir | default('.') }}", map[string]any{"inputs": map[string]any{}})
 	require.NoError(t, err)
 	assert.Equal(t, ".", out)
@@ -146,7 +146,7 @@ func TestSyntaxErrorsNameTheLine(t *testing.T) {
 	_, err := Parse("line one\n{% if x %}\nno end")
 	require.ErrorIs(t, err, ErrSyntax)
 	var te *Error
-	require.True(t, errors.As(err, &te))
+	require.ErrorAs(t, err, &te)
 	assert.Positive(t, te.Line)
 	_, err = Parse("{{ x }")
 	assert.ErrorIs(t, err, ErrSyntax)

@@ -102,7 +102,7 @@ func TestValidateReportsBadFiles(t *testing.T) {
 		"cond later":     {"  - {id: a, agent: MARS, task: x, condition: b.failed}\n  - {id: b, agent: MARS, task: y}\n", "reads step b, which runs after it"},
 		"with on agent":  {"  - {id: a, agent: MARS, task: x, with: {a: 1}}\n", "with gives a skill its inputs"},
 		"input on skill": {"  - {id: a, agent: MARS, skill: debug-root-cause, input: {a: x}}\n", "input adds context"},
-		"unknown field":  {"  - {id: a, agent: MARS, task: x, conditon: a.done}\n", `steps[0].conditon: unknown field "conditon"`},
+		"unknown field":  {"  - {id: a, agent: MARS, task: x, when: a.done}\n", `steps[0].when: unknown field "when"`},
 	} {
 		_, errs := Parse("x.yaml", []byte(base+tc.steps), env)
 		require.NotEmpty(t, errs, name)
@@ -438,7 +438,7 @@ func TestCreateValidatesParameters(t *testing.T) {
 	_, err := h.eng.Create(ctx, addTest(t), nil, CreateOptions{})
 	require.ErrorIs(t, err, params.ErrUsage)
 	var pe *params.Error
-	require.True(t, errors.As(err, &pe))
+	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "target", pe.Param)
 	assert.Contains(t, err.Error(), "Which file needs tests?")
 	_, err = h.eng.Create(ctx, addTest(t), map[string]any{"target": "x", "tagret": "y"}, CreateOptions{})
