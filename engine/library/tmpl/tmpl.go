@@ -39,6 +39,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,11 +113,43 @@ type Template struct {
 func (t *Template) Source() string { return t.src }
 
 // Refs returns the free names the template reads (see Ref), in order of
-// first use.
+// first use (a copy: templates are shared).
 func (t *Template) Refs() []Ref { return append([]Ref(nil), t.refs...) }
 
+// cache keeps parsed templates by source: workflows and blueprints render
+// the same few templates again and again, and parsing costs more than
+// rendering (gonja's lexer compiles regular expressions per template).
+// Templates are immutable, so sharing them is safe.
+var cache = struct {
+	sync.Mutex
+	m map[string]*Template
+}{m: map[string]*Template{}}
+
+// maxCached bounds the cache; it is emptied when full.
+const maxCached = 2048
+
 // Parse checks and parses a template. It never panics on input.
-func Parse(src string) (tpl *Template, err error) {
+func Parse(src string) (*Template, error) {
+	cache.Lock()
+	t, ok := cache.m[src]
+	cache.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := parse(src)
+	if err != nil {
+		return nil, err
+	}
+	cache.Lock()
+	if len(cache.m) >= maxCached {
+		clear(cache.m)
+	}
+	cache.m[src] = t
+	cache.Unlock()
+	return t, nil
+}
+
+func parse(src string) (tpl *Template, err error) {
 	if len(src) > MaxSource {
 		return nil, &Error{Kind: ErrLimit, Msg: fmt.Sprintf("template is %d bytes, larger than the %d-byte limit", len(src), MaxSource)}
 	}
