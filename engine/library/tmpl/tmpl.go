@@ -163,7 +163,7 @@ func parse(src string) (tpl *Template, err error) {
 		}
 	}()
 	loader := &oneLoader{src: src}
-	t, perr := exec.NewTemplate(oneName, newConfig(), loader, sandbox)
+	t, perr := exec.NewTemplate(oneName, newConfig(), loader, sandbox())
 	if perr != nil {
 		msg := strings.TrimPrefix(perr.Error(), "failed to parse template '"+src+"': ")
 		return nil, &Error{Kind: ErrSyntax, Line: lineOf(msg), Msg: cleanMessage(msg)}
@@ -346,8 +346,9 @@ var strMethodNames = []string{
 	"splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill",
 }
 
-// sandbox is the environment every nova template runs in.
-var sandbox = newSandbox()
+// sandbox is the environment every nova template runs in, built on first
+// use (about a millisecond a nova process that renders nothing should not pay).
+var sandbox = sync.OnceValue(newSandbox)
 
 func newSandbox() *exec.Environment {
 	filters := exec.NewFilterSet(map[string]exec.FilterFunction{})
