@@ -10,12 +10,6 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 )
 
-// TopicPlaybooks is the Topic of playbook events: EventChanged after every
-// committed playbook or pending-queue write (Text is "playbook" or
-// "pending", Status the agent), EventLog for the ACE system's diagnostics
-// (a bad record replaced by a default, a reflector that failed, ...).
-const TopicPlaybooks = "playbooks"
-
 // aceState holds the ACE playbook system of a Local.
 type aceState struct {
 	sys *ace.System

@@ -21,7 +21,7 @@ func TestACEFacadeSummaryAndChangeSignals(t *testing.T) {
 	ws, err := engine.Open(ctx, engine.Options{Root: root, Getenv: envOf(nil), NoSync: true})
 	require.NoError(t, err)
 	defer func() { _ = ws.Close() }()
-	var w engine.Workspace = ws
+	w := ws
 	require.NotNil(t, w.ACE())
 
 	_, _, err = w.ACE().Playbooks().AddRule(ctx, "MARS", "Run go vet", nil, 0.9)

@@ -8,17 +8,7 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/prd"
-	"github.com/nova-dev/nova/engine/tools"
 )
-
-// TopicBuild is the Topic of build events: EventTask for each task
-// transition (BuildID, TaskID, Status; Payload a build.Task), EventDone /
-// EventFailed when a build ends, EventChanged when it is created, paused,
-// canceled or resumed, EventLog for notes (Payload a build.Build otherwise).
-// A task's live stream is the Topic "agent" events carrying the same BuildID
-// and TaskID. Every event is published after its state is committed.
-const TopicBuild = "build"
 
 // buildState is the build engine of a Local. Playbook, Rehearsal and
 // Knowledge are set by initACE / initRehearsal (etc.) from Open; nil means
@@ -30,6 +20,8 @@ type buildState struct {
 
 	once sync.Once
 	eng  *build.Engine
+
+	policy sync.Map // build id (string) → ApprovalPolicy of its RunBuild
 }
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
@@ -72,13 +64,16 @@ func (l *Local) Builds() *build.Engine {
 }
 
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
-	return l.RunAgent(ctx, req.Agent, req.Task, RunOptions{ExtraContext: req.Extra,
-		TaskID: req.TaskID, BuildID: req.BuildID, Approve: req.Approve})
+	r := runRequest{extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID, approve: req.Approve}
+	if p, ok := l.build.policy.Load(req.BuildID); ok {
+		r.Approvals = p.(ApprovalPolicy)
+	}
+	return l.runAgent(ctx, req.Agent, req.Task, r)
 }
 
 func (l *Local) publishBuild(ev build.Event) {
 	e := Event{Topic: TopicBuild, BuildID: strconv.FormatUint(ev.BuildID, 10), TaskID: ev.TaskID,
-		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total, Payload: ev.Payload}
+		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total}
 	switch ev.Kind {
 	case build.KindTask:
 		e.Type = EventTask
@@ -92,40 +87,6 @@ func (l *Local) publishBuild(ev build.Event) {
 		e.Type = EventLog
 	}
 	l.Publish(e)
-}
-
-// StartBuild loads, validates and starts a PRD in the background (the TUI's
-// path); follow it with Subscribe (Topic "build"), stop it with
-// Builds().Pause / Cancel, continue it with ResumeBuild.
-func (l *Local) StartBuild(ctx context.Context, prdPath string, opts build.Options) (build.Build, error) {
-	p, err := prd.Load(prdPath)
-	if err != nil {
-		return build.Build{}, err
-	}
-	eng := l.Builds()
-	b, err := eng.Create(ctx, p, prdPath, opts)
-	if err != nil {
-		return b, err
-	}
-	return b, eng.Go(b.ID, opts.Approve)
-}
-
-// Plans implements Workspace: the plans in .nova/prds/, each parsed and
-// validated against the roster (any agent is accepted when it is unreadable).
-func (l *Local) Plans(ctx context.Context) ([]build.PlanFile, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var known func(string) bool
-	if roster, _ := l.Agents(); roster != nil {
-		known = roster.Has
-	}
-	return build.ListPlans(l.ws.Path("prds"), known)
-}
-
-// ResumeBuild continues a build in the background.
-func (l *Local) ResumeBuild(_ context.Context, id uint64, approve tools.ApproveFunc) error {
-	return l.Builds().Go(id, approve)
 }
 
 // runningBuilds counts builds running in this process (Summary). A build

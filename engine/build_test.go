@@ -49,8 +49,13 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := ws.Subscribe(ctx)
-	b, err := ws.StartBuild(ctx, path, build.Options{})
+	b, err := ws.CreateBuild(ctx, path, engine.BuildOptions{})
 	require.NoError(t, err)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := ws.RunBuild(ctx, b.ID, engine.RunBuildOptions{})
+		ran <- err
+	}()
 	evs := collect(t, ch, func(ev engine.Event) bool {
 		return ev.Topic == engine.TopicBuild && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed)
 	})
@@ -62,11 +67,14 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 		assert.Equal(t, "1", ev.BuildID)
 		seq = append(seq, ev.TaskID+":"+ev.Status)
 		// Committed before published.
-		task := ev.Payload.(build.Task)
-		stored, err := ws.Builds().Tasks(ctx, b.ID)
+		stored, err := ws.BuildTasks(ctx, b.ID)
 		require.NoError(t, err)
 		if ev.Status == "done" {
-			assert.Equal(t, build.TaskDone, stored[task.Ordinal].Status)
+			for _, task := range stored {
+				if task.ID == ev.TaskID {
+					assert.Equal(t, build.TaskDone, task.Status)
+				}
+			}
 		}
 	}
 	assert.Equal(t, []string{"f-1:running", "f-1:done", "f-2:running", "f-2:done"}, seq)
@@ -88,8 +96,9 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	assert.Equal(t, 1, sum.Builds)
 	assert.Zero(t, sum.RunningBuilds)
 
-	require.NoError(t, ws.Builds().Wait(ctx, b.ID))
-	assert.ErrorIs(t, ws.ResumeBuild(ctx, 42, nil), build.ErrNotFound)
+	require.NoError(t, <-ran)
+	_, err = ws.RunBuild(ctx, 42, engine.RunBuildOptions{})
+	assert.ErrorIs(t, err, build.ErrNotFound)
 }
 
 func TestPlansListsShippedPRDsValidatedAgainstTheRoster(t *testing.T) {
@@ -100,13 +109,13 @@ func TestPlansListsShippedPRDsValidatedAgainstTheRoster(t *testing.T) {
 	ws, err := engine.Open(context.Background(), engine.Options{Root: root, Getenv: envOf(nil)})
 	require.NoError(t, err)
 	defer func() { _ = ws.Close() }()
-	plans, err := ws.Plans(context.Background())
+	plans, err := ws.ListPlans(context.Background())
 	require.NoError(t, err)
-	got := map[string]error{}
+	got := map[string]string{}
 	for _, p := range plans {
-		got[p.Name] = p.Err
+		got[p.Name] = p.Problem
 	}
 	require.Contains(t, got, "prd-health-endpoint.json")
-	assert.NoError(t, got["prd-health-endpoint.json"], "the shipped plan uses real agents")
-	assert.ErrorContains(t, got["bad.json"], "NOBODY", "unknown agents are caught with the roster")
+	assert.Empty(t, got["prd-health-endpoint.json"], "the shipped plan uses real agents")
+	assert.Contains(t, got["bad.json"], "NOBODY", "unknown agents are caught with the roster")
 }

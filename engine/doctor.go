@@ -88,12 +88,12 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 	if err != nil {
 		add(Check{Name: "ollama", Detail: err.Error(), Hint: "set ollama.host in .nova/config.yaml or OLLAMA_HOST to host:port"})
 	} else {
-		st := probeOllama(ctx, client, cfg)
+		st, probeErr := probeOllama(ctx, client, cfg)
 		rep.Ollama = st
 		if !st.Reachable {
 			add(Check{
 				Name:   "ollama",
-				Detail: fmt.Sprintf("cannot reach Ollama at %s (%s)", st.Host, rootCause(st.Err, st.Error)),
+				Detail: fmt.Sprintf("cannot reach Ollama at %s (%s)", st.Host, rootCause(probeErr, st.Error)),
 				Hint:   "start it with `ollama serve`, or point nova at it with OLLAMA_HOST=host:port or ollama.host in .nova/config.yaml",
 			})
 			add(Check{Name: "models", Status: "skip", Detail: "not checked: Ollama is unreachable"})

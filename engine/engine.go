@@ -6,99 +6,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
 
-	"github.com/nova-dev/nova/engine/ace"
-	"github.com/nova-dev/nova/engine/agents"
-	"github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
-	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/llm"
-	"github.com/nova-dev/nova/engine/rehearsal"
-	"github.com/nova-dev/nova/engine/tools"
-	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
 
-// Workspace is the facade over one open workspace. The TUI and the CLI talk
-// to the engine only through it.
-type Workspace interface {
-	// Info describes the workspace (cheap, no I/O).
-	Info() Info
-	// Config returns the effective configuration.
-	Config() workspace.Config
-	// Subscribe streams events until ctx is done.
-	Subscribe(ctx context.Context) <-chan Event
-	// Summary counts what the workspace holds.
-	Summary(ctx context.Context) (Summary, error)
-	// Ollama probes the model server once.
-	Ollama(ctx context.Context) OllamaStatus
-	// SetTheme persists the theme name in config.yaml.
-	SetTheme(ctx context.Context, name string) error
-	// Agents loads the roster from .nova/agents; problems with files are
-	// returned beside the agents that loaded.
-	Agents() (*agents.Roster, []error)
-	// Changes is the changeset store (list, get, apply, discard).
-	Changes() *changes.Store
-	// Runs is the store of agent runs and their tool traces.
-	Runs() *agents.RunStore
-	// RunAgent runs one task through an agent; progress is published with
-	// Topic "agent" (see runtime.go).
-	RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error)
-	// RunEvents replays the recent events of a run started by this process.
-	RunEvents(runID uint64) []agents.Event
-	// AnswerApproval answers an EventNeedsApproval request by its id.
-	AnswerApproval(id string, approve bool) error
-	// Vault is the taste vault (graph memory, retrieval, learning); built on
-	// first use, cheap to call (engine/vault.go).
-	Vault() *vault.Vault
-	// Wisdom is the global-wisdom pipeline of the vault.
-	Wisdom() *vault.Wisdom
-	// Importer imports pattern libraries into the vault in undoable batches
-	// (engine/importer.go).
-	Importer() *importer.Importer
-	// Rehearsals is the rehearsal service (sessions of alternative
-	// branches: run, list, approve, reject, regenerate; engine/rehearsal.go).
-	Rehearsals() *rehearsal.Service
-	// Builds is the build engine (the Ralph loop over a PRD): list, get,
-	// tasks by phase, create/run/resume (Go), pause, cancel (engine/build.go).
-	Builds() *build.Engine
-	// Plans lists the build plans in .nova/prds/, parsed and validated
-	// against the roster.
-	Plans(ctx context.Context) ([]build.PlanFile, error)
-	// StartBuild loads, validates and starts a PRD in the background.
-	StartBuild(ctx context.Context, prdPath string, opts build.Options) (build.Build, error)
-	// ResumeBuild continues a paused, canceled, failed or crashed build in
-	// the background (done tasks are not re-run).
-	ResumeBuild(ctx context.Context, id uint64, approve tools.ApproveFunc) error
-	// ACE is the playbook system: per-agent playbooks (rules, versions and
-	// their history, pending deltas), generator, reflector, curator,
-	// self-improvement profiles (engine/ace.go).
-	ACE() *ace.System
-	// RecordUserSignal learns from a user approving or rejecting an agent's
-	// change, with an optional reason, at every autonomy level.
-	RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error)
-	// ApplyChange and DiscardChange apply or discard a changeset as a user's
-	// decision, which the agent's playbook (and, with a reason, the vault)
-	// learns from; Changes().Apply/Discard do not (engine/ace.go).
-	ApplyChange(ctx context.Context, id uint64, opts changes.ApplyOptions, reason string) (changes.ApplyReport, error)
-	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
-	// StarterPatternsDir is the workspace's shipped pattern library,
-	// .nova/patterns (the import wizard's default source).
-	StarterPatternsDir() string
-	// Close releases the database.
-	Close() error
-}
-
 // Info describes an open workspace.
 type Info struct {
-	Root      string               `json:"root"`
-	DBPath    string               `json:"dbPath"`
-	ReadOnly  bool                 `json:"readOnly"`
+	// Root is the workspace root (the directory holding .nova/).
+	Root string `json:"root"`
+	// Dir is the workspace's .nova directory.
+	Dir string `json:"dir"`
+	// DBPath is the database file.
+	DBPath   string `json:"dbPath"`
+	ReadOnly bool   `json:"readOnly"`
+	// Overrides are the config fields set by environment variables.
 	Overrides []workspace.Override `json:"overrides"`
 }
 
@@ -114,6 +42,15 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync disables fsync (tests and benchmarks).
 	NoSync bool
+	// Now is the clock of stored timestamps (vault, changesets, imports);
+	// nil means time.Now. Tests pin it for stable views.
+	Now func() time.Time
+	// Defaults is the file tree the binary carries (the root package's
+	// Defaults): ImportStarterPatterns falls back to its .nova/patterns.
+	Defaults fs.FS
+	// Logf, when set, also receives the playbook system's diagnostics
+	// (the CLI passes its stderr); everyone else reads EventLog events.
+	Logf func(format string, a ...any)
 }
 
 // Local is the in-process Workspace.
@@ -125,6 +62,10 @@ type Local struct {
 
 	mu  sync.RWMutex
 	cfg workspace.Config
+
+	now      func() time.Time
+	defaults fs.FS
+	plans    planStore // scanned import plans (facade_import.go)
 
 	rt  runtimeState // agent runtime, built on first use (runtime.go)
 	vs  vaultState   // taste vault, built on first use (vault.go)
@@ -159,12 +100,18 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{
-		ws:  ws,
-		db:  db,
-		bus: events.New(Event.Droppable),
-		llm: client,
-		cfg: ws.Config,
+		ws:       ws,
+		db:       db,
+		bus:      events.New(Event.Droppable),
+		llm:      client,
+		cfg:      ws.Config,
+		now:      opts.Now,
+		defaults: opts.Defaults,
 	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
 	return l, nil
@@ -191,7 +138,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 
 // Info implements Workspace.
 func (l *Local) Info() Info {
-	return Info{Root: l.ws.Root, DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides}
+	return Info{Root: l.ws.Root, Dir: l.ws.Dir(), DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides}
 }
 
 // Config implements Workspace.
@@ -200,6 +147,11 @@ func (l *Local) Config() workspace.Config {
 	defer l.mu.RUnlock()
 	return l.cfg
 }
+
+// The accessors below (DB, LLM, Dir, and the service accessors Vault,
+// Builds, ACE, Changes, Runs, Importer, Rehearsals, Agents, Tools in the
+// area files) are in-process wiring for the engine and its tests. They are
+// not part of the Workspace facade: the TUI and the CLI never use them.
 
 // DB exposes the database to engine sub-packages wired by the facade.
 func (l *Local) DB() *storage.DB { return l.db }
@@ -243,15 +195,32 @@ func (l *Local) SetTheme(ctx context.Context, name string) error {
 	l.mu.Lock()
 	l.cfg.Theme = name
 	l.mu.Unlock()
-	l.Publish(Event{Type: EventThemeChanged, Text: name})
+	l.Publish(Event{Type: EventThemeChanged, Topic: TopicWorkspace, Text: name})
 	return nil
 }
 
-// OllamaStatus is the model server's state with the tier models checked.
+// OllamaStatus is the model server's state with the tier models checked
+// (llm.Probe's fields, without its error value: Error says what failed).
 type OllamaStatus struct {
-	llm.Probe
+	Host      string        `json:"host"`
+	Reachable bool          `json:"reachable"`
+	Version   string        `json:"version,omitempty"`
+	Models    []llm.Model   `json:"models"`
+	Latency   time.Duration `json:"latency"` // of the version request, in ns
+	Error     string        `json:"error,omitempty"`
 	// Tiers maps tier name to model name and whether it is installed.
 	Tiers []TierModel `json:"tiers"`
+}
+
+// HasModel reports whether name is installed ("llama3.2" matches
+// "llama3.2:latest").
+func (s OllamaStatus) HasModel(name string) bool {
+	for _, m := range s.Models {
+		if llm.SameModel(m.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // TierModel is one configured tier model.
@@ -263,13 +232,16 @@ type TierModel struct {
 }
 
 // Ollama implements Workspace.
-func (l *Local) Ollama(ctx context.Context) OllamaStatus {
-	return probeOllama(ctx, l.llm, l.Config())
+func (l *Local) Ollama(ctx context.Context) (OllamaStatus, error) {
+	st, _ := probeOllama(ctx, l.llm, l.Config())
+	return st, nil
 }
 
-func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) OllamaStatus {
+// probeOllama probes the server; the error is the probe's failure (for
+// Doctor's root cause), already described in the status.
+func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) (OllamaStatus, error) {
 	p := c.Probe(ctx)
-	st := OllamaStatus{Probe: p}
+	st := OllamaStatus{Host: p.Host, Reachable: p.Reachable, Version: p.Version, Models: p.Models, Latency: p.Latency, Error: p.Error}
 	for _, tm := range []TierModel{
 		{Tier: "small", Model: cfg.Models.Small},
 		{Tier: "medium", Model: cfg.Models.Medium},
@@ -282,7 +254,7 @@ func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) Ollam
 		tm.Installed = p.HasModel(tm.Model)
 		st.Tiers = append(st.Tiers, tm)
 	}
-	return st
+	return st, p.Err
 }
 
 // Summary counts the workspace's contents for Home and `nova doctor`.
@@ -298,6 +270,7 @@ type Summary struct {
 	Builds           int    `json:"builds"`
 	RunningBuilds    int    `json:"runningBuilds"`
 	PendingApprovals int    `json:"pendingApprovals"`
+	PendingDeltas    int    `json:"pendingDeltas"` // playbook deltas waiting (part of PendingApprovals)
 	Imports          int    `json:"imports"`
 	Rehearsals       int    `json:"rehearsals"`
 }
@@ -336,7 +309,8 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return s, err
 	}
-	s.PendingApprovals += pending + l.pendingPlaybookDeltas(ctx)
+	s.PendingDeltas = l.pendingPlaybookDeltas(ctx)
+	s.PendingApprovals += pending + s.PendingDeltas
 	if running, err := l.runningBuilds(ctx); err == nil {
 		s.RunningBuilds = running
 	}

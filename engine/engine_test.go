@@ -196,7 +196,8 @@ func TestOllamaStatusThroughFacade(t *testing.T) {
 	ws, err := engine.Open(context.Background(), engine.Options{Root: root, Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
 	require.NoError(t, err)
 	defer func() { _ = ws.Close() }()
-	st := ws.Ollama(context.Background())
+	st, err := ws.Ollama(context.Background())
+	require.NoError(t, err)
 	require.True(t, st.Reachable)
 	assert.Equal(t, "0.9.9", st.Version)
 	var small engine.TierModel

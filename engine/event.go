@@ -1,6 +1,11 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/tools"
+)
 
 // EventType names what happened. Types marked droppable may be lost under
 // load; every other event is always delivered.
@@ -28,21 +33,73 @@ const (
 	EventLog EventType = "log"
 )
 
+// Topic names the area an event is about. Subscribers switch on it; the
+// list below is the whole set (docs/ARCHITECTURE.md describes each).
+type Topic string
+
+// Event topics.
+const (
+	// TopicWorkspace: the workspace itself (EventThemeChanged, EventOllama).
+	TopicWorkspace Topic = "workspace"
+	// TopicVault: EventChanged after every committed vault or wisdom write
+	// (Text is the operation: add, update, remove, link, ...).
+	TopicVault Topic = "vault"
+	// TopicImport: EventChanged and an EventLog line after a committed import
+	// batch or undo; EventProgress while a scan, preview or import runs (Op
+	// is the caller's ImportOptions.Op, Status the phase, Done of Total).
+	TopicImport Topic = "import"
+	// TopicAgent: a run's progress (RunID set; Agent carries the
+	// agents.Event; Op is the caller's RunOptions.Op; BuildID and TaskID are
+	// set for the runs of build tasks). EventNeedsApproval also uses it
+	// (Approval is the request; answer with AnswerApproval).
+	TopicAgent Topic = "agent"
+	// TopicChanges: a changeset was staged, applied or discarded (Status is
+	// its new state, Text says what happened).
+	TopicChanges Topic = "changes"
+	// TopicBuild: EventTask for each task transition (BuildID, TaskID,
+	// Status), EventDone / EventFailed when a build ends, EventChanged when it
+	// is created, paused, canceled or resumed, EventLog for notes (a command
+	// denied by a headless build, ...). A task's live stream is the
+	// TopicAgent events carrying the same BuildID and TaskID.
+	TopicBuild Topic = "build"
+	// TopicPlaybooks: EventChanged after every committed playbook or
+	// pending-queue write (Text is "playbook" or "pending", Status the agent),
+	// EventLog for the playbook system's diagnostics.
+	TopicPlaybooks Topic = "playbooks"
+	// TopicRehearsal: EventChanged when a session changes, EventNeedsApproval
+	// when one waits for the user (TaskID, BuildID, Status), EventLog notes.
+	TopicRehearsal Topic = "rehearsal"
+)
+
+// Topics lists every topic, in the order of the constants above.
+func Topics() []Topic {
+	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal},
+		LibraryTopics()...) // skill, workflow, blueprint (library.go)
+}
+
 // Event is what the engine publishes. Field names follow the CLI's JSON
-// contract (lowerCamelCase).
+// contract (lowerCamelCase). Every field is plain data, so events cross a
+// process boundary unchanged (the NDJSON event stream of a remote
+// workspace).
 type Event struct {
 	Type    EventType `json:"type"`
 	Time    time.Time `json:"time"`
-	Topic   string    `json:"topic,omitempty"` // e.g. "vault", "build", "import"
+	Topic   Topic     `json:"topic,omitempty"`
 	BuildID string    `json:"buildId,omitempty"`
 	TaskID  string    `json:"taskId,omitempty"`
 	RunID   string    `json:"runId,omitempty"`
-	Status  string    `json:"status,omitempty"`
-	Text    string    `json:"text,omitempty"`
-	Done    int       `json:"done,omitempty"`
-	Total   int       `json:"total,omitempty"`
-	// Payload carries a typed value for in-process subscribers.
-	Payload any `json:"-"`
+	// Op is the operation id a caller chose for long work (RunOptions.Op,
+	// ImportOptions.Op): the events of that work carry it, so a caller can
+	// follow its own work among everybody's events.
+	Op     string `json:"op,omitempty"`
+	Status string `json:"status,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Done   int    `json:"done,omitempty"`
+	Total  int    `json:"total,omitempty"`
+	// Agent is the agent-loop event behind a TopicAgent event.
+	Agent *agents.Event `json:"agent,omitempty"`
+	// Approval is the request of an EventNeedsApproval of TopicAgent.
+	Approval *tools.ApprovalRequest `json:"approval,omitempty"`
 }
 
 // Droppable reports whether the event may be dropped for a slow subscriber.

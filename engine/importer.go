@@ -8,10 +8,6 @@ import (
 	"github.com/nova-dev/nova/engine/importer"
 )
 
-// TopicImport is the Topic of the events published after a committed import batch or undo
-// (EventChanged with Payload importer.Commit, and an EventLog line for activity feeds).
-const TopicImport = "import"
-
 // importState is the pattern importer of a Local, built on first use.
 type importState struct {
 	once sync.Once
@@ -28,8 +24,9 @@ func (l *Local) Importer() *importer.Importer {
 		ic := importer.Config{
 			DedupThreshold: cfg.Import.DedupThreshold,
 			BaseConfidence: cfg.Import.BaseConfidence,
+			Now:            l.now,
 			OnCommit: func(c importer.Commit) {
-				l.Publish(Event{Type: EventChanged, Topic: TopicImport, Payload: c})
+				l.Publish(Event{Type: EventChanged, Topic: TopicImport, Text: describeCommit(c)})
 				l.Publish(Event{Type: EventLog, Topic: TopicImport, Text: describeCommit(c)})
 			},
 		}

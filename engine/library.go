@@ -27,26 +27,38 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 )
 
-// Topics and event types of the library (skills, workflows, blueprints).
+// Library verbs (skills, workflows, blueprints; issue 14). They follow the
+// facade's rules (ctx first, plain values in and out, error last) so that
+// they can join the Workspace interface as they are; docs/library.md
+// describes the formats.
+
+// Topics and event types of the library. Like every event they are plain
+// data: a screen reads the state it needs with the verbs below.
 const (
 	// TopicSkill carries a skill run started by RunSkill: EventLog per step
-	// (TaskID the step name), then EventDone or EventFailed (RunID is the
-	// agent run that holds its traces).
-	TopicSkill = "skill"
+	// (TaskID the step name, Status the tool status), then EventDone or
+	// EventFailed (RunID is the agent run that holds its traces; Op the
+	// caller's SkillRunOptions.Op).
+	TopicSkill Topic = "skill"
 	// TopicWorkflow carries workflow runs: EventStep for each step
-	// transition (RunID the workflow run id, TaskID the step id, BuildID
-	// the step's build, Status the step status, Payload a
-	// workflow.StepState), EventDone / EventFailed when the run ends,
-	// EventChanged when it is created, running or paused (Payload a
-	// workflow.Run). A step's live stream is the Topic "build" and "agent"
-	// events of its BuildID.
-	TopicWorkflow = "workflow"
-	// TopicBlueprint says a blueprint was added or used (EventChanged).
-	TopicBlueprint = "blueprint"
+	// transition (RunID the workflow run id, TaskID the step id, BuildID the
+	// step's build, Status the step status, Done/Total the finished and all
+	// steps), EventDone / EventFailed when the run ends, EventChanged when
+	// it is created, running or paused. Op is the caller's
+	// RunWorkflowOptions.Op. A step's live stream is the TopicBuild and
+	// TopicAgent events of its BuildID.
+	TopicWorkflow Topic = "workflow"
+	// TopicBlueprint: EventChanged when a blueprint is added (Status
+	// "added"), used for a build (Status "used", BuildID), or when a build
+	// made from one finishes (Status "done" or "failed", BuildID).
+	TopicBlueprint Topic = "blueprint"
 )
 
 // EventStep reports a workflow step transition.
 const EventStep EventType = "step"
+
+// LibraryTopics lists the library's topics (beside Topics()).
+func LibraryTopics() []Topic { return []Topic{TopicSkill, TopicWorkflow, TopicBlueprint} }
 
 // libraryState is the library of a Local, built on first use.
 type libraryState struct {
@@ -54,6 +66,8 @@ type libraryState struct {
 	runs     *workflow.Engine
 	bps      *blueprint.Store
 	defaults fs.FS
+	// policy maps a running workflow run id to its RunWorkflowOptions.
+	policy sync.Map
 }
 
 func (l *Local) library() *libraryState {
@@ -77,7 +91,7 @@ func (l *Local) library() *libraryState {
 // every call and records each step as a trace of the calling run.
 func (l *Local) registerLibraryTools(reg *tools.Registry) {
 	_ = reg.Register(skills.Tool(skills.ToolDeps{
-		Skills: func() *skills.Registry { r, _ := l.Skills(); return r },
+		Skills: func() *skills.Registry { r, _ := l.skillRegistry(); return r },
 		Tools:  func() *tools.Registry { return reg },
 		OnStep: func(env *tools.Env, sr skills.StepResult) {
 			if env != nil && env.RunID != 0 {
@@ -95,32 +109,123 @@ func (l *Local) traceSkillStep(runID uint64, step int, sr skills.StepResult) {
 		out = sr.Error
 	}
 	_, _ = l.Runs().AddTrace(agents.Trace{RunID: runID, Step: step, Tool: sr.Tool, Args: json.RawMessage(cmp.Or(sr.Args, "{}")),
-		ArgsHash: hash, Status: sr.Status, Duration: sr.Duration, Output: out, Evidence: sr.Evidence, Time: time.Now().UTC()})
+		ArgsHash: hash, Status: sr.Status, Duration: sr.Duration, Output: out, Evidence: sr.Evidence, Time: l.now().UTC()})
+}
+
+func (l *Local) knownAgents() func(string) bool {
+	if roster, _ := l.Agents(); roster != nil && roster.Len() > 0 {
+		return roster.Has
+	}
+	return nil
+}
+
+func problems(errs []error) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func values(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // --- skills ----------------------------------------------------------------------
 
-// Skills loads the skill registry: the built-ins, then .nova/skills/ (a
-// file with a built-in's name replaces it). Problems with files are
-// returned beside the skills that loaded, each as "file:line: field: message".
-func (l *Local) Skills() (*skills.Registry, []error) {
-	roster, _ := l.Agents()
-	var known skills.KnownAgent
-	if roster != nil && roster.Len() > 0 {
-		known = roster.Has
+// skillRegistry loads the built-ins, then .nova/skills/ (a file with a
+// built-in's name replaces it); problems with files come beside.
+func (l *Local) skillRegistry() (*skills.Registry, []error) {
+	return skills.Load(filepath.Join(l.Dir(), "skills"), l.Tools().Get, l.knownAgents())
+}
+
+// SkillList is ListSkills' result.
+type SkillList struct {
+	Skills []skills.Skill `json:"skills"`
+	// Problems are the files that did not load, "file:line: field: message".
+	Problems []string `json:"problems"`
+}
+
+// ListSkills lists the skills (built-ins and .nova/skills/) by name; with
+// agent set, only those that agent may run (an unknown agent is an error
+// wrapping agents.ErrUnknownAgent).
+func (l *Local) ListSkills(ctx context.Context, agent string) (SkillList, error) {
+	if err := ctx.Err(); err != nil {
+		return SkillList{}, err
 	}
-	return skills.Load(filepath.Join(l.Dir(), "skills"), l.Tools().Get, known)
+	reg, errs := l.skillRegistry()
+	out := SkillList{Skills: reg.ListAll(), Problems: problems(errs)}
+	if agent != "" {
+		roster, _ := l.Agents()
+		spec, err := roster.Get(agent)
+		if err != nil {
+			return SkillList{}, fmt.Errorf("%w (known: %s)", err, strings.Join(roster.IDs(), ", "))
+		}
+		out.Skills = reg.ListForAgent(spec.ID)
+	}
+	if out.Skills == nil {
+		out.Skills = []skills.Skill{}
+	}
+	return out, nil
+}
+
+// SkillDetail is GetSkill's result.
+type SkillDetail struct {
+	Skill skills.Skill `json:"skill"`
+	// Builtin is true for a skill shipped in the binary.
+	Builtin bool `json:"builtin"`
+	// YAML is the skill's file.
+	YAML string `json:"yaml"`
+}
+
+// GetSkill returns one skill with its file; an unknown name wraps
+// skills.ErrNotFound and lists the skills.
+func (l *Local) GetSkill(ctx context.Context, name string) (SkillDetail, error) {
+	if err := ctx.Err(); err != nil {
+		return SkillDetail{}, err
+	}
+	reg, errs := l.skillRegistry()
+	reg0, ok := reg.Lookup(name)
+	if !ok {
+		return SkillDetail{}, skillNotFound(reg, errs, name)
+	}
+	d := SkillDetail{Skill: reg0.Skill, Builtin: reg0.Source == skills.SourceBuiltin}
+	if d.Builtin {
+		d.YAML = string(skills.BuiltinFiles()[name+".yaml"])
+	} else if data, err := os.ReadFile(reg0.Skill.Source); err == nil {
+		d.YAML = string(data)
+	}
+	return d, nil
+}
+
+func skillNotFound(reg *skills.Registry, loadErrs []error, name string) error {
+	for _, e := range loadErrs {
+		if strings.Contains(e.Error(), name) {
+			return fmt.Errorf("skill %s cannot run: %w", name, e)
+		}
+	}
+	var names []string
+	for _, s := range reg.ListAll() {
+		names = append(names, s.Name)
+	}
+	return fmt.Errorf("%w: %q (available: %s)", skills.ErrNotFound, name, strings.Join(names, ", "))
 }
 
 // SkillRunOptions configures RunSkill.
 type SkillRunOptions struct {
 	// Agent runs the skill (its permissions apply). Empty: the first agent
 	// the skill names, else researcher.
-	Agent string
-	// Inputs are the skill's inputs (text from --input k=v, or typed).
-	Inputs map[string]any
-	// Approve answers runCommand approvals (nil: EventNeedsApproval).
-	Approve tools.ApproveFunc
+	Agent string `json:"agent,omitempty"`
+	// Inputs are the skill's inputs (--input k=v).
+	Inputs map[string]string `json:"inputs,omitempty"`
+	// Approvals answers runCommand steps.
+	Approvals ApprovalPolicy `json:"approvals,omitempty"`
+	// Op is copied into the run's events.
+	Op string `json:"op,omitempty"`
 }
 
 // SkillRunResult is a finished skill run: the runner's result, the agent
@@ -133,26 +238,22 @@ type SkillRunResult struct {
 	Prompt string `json:"prompt"`
 }
 
-// RunSkill runs a skill outside the agent loop (the CLI's `skills run`,
-// the Library screen, workflow skill steps) with the agent's permissions,
+// RunSkill runs a skill outside the agent loop (`nova skills run`, the
+// Library screen, workflow skill steps) with the agent's permissions,
 // confinement and staging, recorded as an agent run with one trace per
-// step. An unknown skill wraps skills.ErrNotFound; bad or missing inputs
-// wrap params.ErrUsage and name the input; both before anything runs. A
-// skill that fails is not an error: see Result.Success.
+// step. An unknown skill wraps skills.ErrNotFound; a skill not for the
+// agent, or bad or missing inputs, wrap params.ErrUsage and name the
+// problem; all before anything runs. A skill that fails is not an error:
+// see Result.Success.
 func (l *Local) RunSkill(ctx context.Context, name string, opts SkillRunOptions) (SkillRunResult, error) {
-	reg, loadErrs := l.Skills()
+	return l.runSkill(ctx, name, opts, values(opts.Inputs), "", "")
+}
+
+func (l *Local) runSkill(ctx context.Context, name string, opts SkillRunOptions, inputs map[string]any, buildID, taskID string) (SkillRunResult, error) {
+	reg, loadErrs := l.skillRegistry()
 	sk, ok := reg.Get(name)
 	if !ok {
-		for _, e := range loadErrs {
-			if strings.Contains(e.Error(), name) {
-				return SkillRunResult{}, fmt.Errorf("skill %s cannot run: %w", name, e)
-			}
-		}
-		var names []string
-		for _, s := range reg.ListAll() {
-			names = append(names, s.Name)
-		}
-		return SkillRunResult{}, fmt.Errorf("%w: %q (available: %s)", skills.ErrNotFound, name, strings.Join(names, ", "))
+		return SkillRunResult{}, skillNotFound(reg, loadErrs, name)
 	}
 	roster, _ := l.Agents()
 	agent := opts.Agent
@@ -169,45 +270,36 @@ func (l *Local) RunSkill(ctx context.Context, name string, opts SkillRunOptions)
 	if !sk.For(spec.ID) {
 		return SkillRunResult{}, fmt.Errorf("%w: skill %s is for %s, not %s", params.ErrUsage, sk.Name, strings.Join(sk.Agents, ", "), spec.ID)
 	}
-	if _, err := params.Resolve(sk.Inputs, opts.Inputs); err != nil {
+	if _, err := params.Resolve(sk.Inputs, inputs); err != nil {
 		return SkillRunResult{}, fmt.Errorf("skill %s: %w", sk.Name, err)
 	}
 	rt := l.runtime()
-	task := "skill " + sk.Name + describeValues(opts.Inputs)
-	run, err := rt.runs.Create(ctx, agents.Run{Agent: spec.ID, Task: task, Status: agents.RunRunning, Tier: "none",
-		Model: "none (skills never call a model)", StartedAt: time.Now().UTC()})
+	task := "skill " + sk.Name + describeValues(inputs)
+	run, err := rt.runs.Create(ctx, agents.Run{Agent: spec.ID, Task: task, TaskID: taskID, BuildID: buildID,
+		Status: agents.RunRunning, Tier: "none", Model: "none (skills never call a model)", StartedAt: l.now().UTC()})
 	if err != nil {
 		return SkillRunResult{}, err
 	}
+	runID := strconv.FormatUint(run.ID, 10)
 	draft := rt.changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task})
 	offered := spec.Tools
 	if offered == nil {
 		offered = []string{}
 	}
-	approve := opts.Approve
-	if approve == nil {
-		approve = l.askSubscribers
-	} else {
-		inner := approve
-		approve = func(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
-			l.Publish(approvalEvent(req))
-			return inner(ctx, req)
-		}
-	}
 	set := rt.runner.Settings
 	env := &tools.Env{Root: l.ws.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: draft,
-		Commands: set.Commands, Autonomy: set.Autonomy, Approve: approve}
+		Commands: set.Commands, Autonomy: set.Autonomy, Approve: l.approver(opts.Approvals, opts.Op, buildID, taskID)}
 	step := 0
 	runner := &skills.Runner{Skills: reg, Tools: rt.tools, OnStep: func(sr skills.StepResult) {
 		step++
 		l.traceSkillStep(run.ID, step, sr)
-		l.Publish(Event{Type: EventLog, Topic: TopicSkill, RunID: strconv.FormatUint(run.ID, 10), TaskID: sr.Name,
-			Status: string(sr.Status), Text: fmt.Sprintf("%s %s → %s", sr.Name, sr.Tool, sr.Status), Payload: sr})
+		l.Publish(Event{Type: EventLog, Topic: TopicSkill, RunID: runID, TaskID: sr.Name, Op: opts.Op,
+			Status: string(sr.Status), Text: fmt.Sprintf("%s %s → %s", sr.Name, sr.Tool, sr.Status)})
 	}}
-	res := runner.Execute(ctx, sk.Name, env, skills.Context{Agent: spec.ID, Inputs: opts.Inputs})
+	res := runner.Execute(ctx, sk.Name, env, skills.Context{Agent: spec.ID, Inputs: inputs})
 	out := SkillRunResult{Result: res, RunID: run.ID, ChangesetID: draft.ID(), Prompt: skills.FormatForPrompt(res)}
 
-	run.FinishedAt = time.Now().UTC()
+	run.FinishedAt = l.now().UTC()
 	run.ChangesetID = out.ChangesetID
 	run.Outcome = agents.SpecialistOutcome{OK: res.Success, Result: out.Prompt,
 		Meta: agents.RunMeta{Duration: time.Duration(res.DurationMs) * time.Millisecond, ToolCalls: len(res.Steps), Steps: len(res.Steps)}}
@@ -223,7 +315,7 @@ func (l *Local) RunSkill(ctx context.Context, name string, opts SkillRunOptions)
 			run.Status = agents.RunCanceled
 		}
 		run.Outcome.Failure = &agents.Failure{Kind: agents.FailToolError, Cause: "skill_step_failed",
-			Message: cmp.Or(strings.TrimSpace(res.FailedStep+": "+res.Error), res.Error), RecoveryHints: []agents.RecoveryHint{agents.HintChangeStrategy}}
+			Message: strings.TrimPrefix(res.FailedStep+": "+res.Error, ": "), RecoveryHints: []agents.RecoveryHint{agents.HintChangeStrategy}}
 	}
 	if err := rt.runs.Save(run); err != nil {
 		return out, err
@@ -232,8 +324,8 @@ func (l *Local) RunSkill(ctx context.Context, name string, opts SkillRunOptions)
 	if !res.Success {
 		typ = EventFailed
 	}
-	l.Publish(Event{Type: typ, Topic: TopicSkill, RunID: strconv.FormatUint(run.ID, 10), Status: string(run.Status),
-		Text: firstLineOf(out.Prompt) + statusSuffix(res), Payload: out})
+	l.Publish(Event{Type: typ, Topic: TopicSkill, RunID: runID, Op: opts.Op, Status: string(run.Status),
+		Text: firstLineOf(out.Prompt) + statusSuffix(res)})
 	return out, nil
 }
 
@@ -268,10 +360,9 @@ func firstLineOf(s string) string {
 // the skills and the tool registry.
 func (l *Local) workflowEnv() workflow.Env {
 	roster, _ := l.Agents()
-	reg, _ := l.Skills()
-	env := workflow.Env{Skill: reg.Get, Permit: l.Tools().Permit}
-	if roster != nil && roster.Len() > 0 {
-		env.KnownAgent = roster.Has
+	reg, _ := l.skillRegistry()
+	env := workflow.Env{Skill: reg.Get, Permit: l.Tools().Permit, KnownAgent: l.knownAgents()}
+	if env.KnownAgent != nil {
 		env.AgentTools = func(id string) []string {
 			s, err := roster.Get(id)
 			if err != nil {
@@ -286,48 +377,161 @@ func (l *Local) workflowEnv() workflow.Env {
 	return env
 }
 
-// Workflows loads the workflows: the five shipped in the binary, then
-// .nova/workflows/ (a file with a shipped id replaces it). Problems with
-// files are returned beside the workflows that loaded.
-func (l *Local) Workflows() (*workflow.Library, []error) {
+func (l *Local) workflowLibrary() (*workflow.Library, []error) {
 	return workflow.Load(l.library().defaults, filepath.Join(l.Dir(), "workflows"), l.workflowEnv())
 }
 
-// WorkflowRuns is the workflow run engine: Run (synchronous), Go
-// (background), Cancel, Wait, Get, List. Progress is published with Topic
-// "workflow".
-func (l *Local) WorkflowRuns() *workflow.Engine { return l.library().runs }
+// WorkflowList is ListWorkflows' result.
+type WorkflowList struct {
+	Workflows []workflow.Workflow `json:"workflows"`
+	// Problems are the files that did not load, "file:line: field: message".
+	Problems []string `json:"problems"`
+}
+
+// ListWorkflows lists the workflows by id: the five shipped in the binary,
+// then .nova/workflows/ (a file with a shipped id replaces it).
+func (l *Local) ListWorkflows(ctx context.Context) (WorkflowList, error) {
+	if err := ctx.Err(); err != nil {
+		return WorkflowList{}, err
+	}
+	lib, errs := l.workflowLibrary()
+	out := WorkflowList{Workflows: lib.List(), Problems: problems(errs)}
+	if out.Workflows == nil {
+		out.Workflows = []workflow.Workflow{}
+	}
+	return out, nil
+}
+
+// WorkflowDetail is GetWorkflow's result.
+type WorkflowDetail struct {
+	Workflow workflow.Workflow `json:"workflow"`
+	Builtin  bool              `json:"builtin"`
+	YAML     string            `json:"yaml"`
+}
+
+// GetWorkflow returns one workflow with its file (its Params are what a
+// terminal asks for; see params.Missing). An unknown id wraps
+// workflow.ErrNotFound; a workflow whose file is invalid returns the file's
+// problems.
+func (l *Local) GetWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
+	if err := ctx.Err(); err != nil {
+		return WorkflowDetail{}, err
+	}
+	w, err := l.findWorkflow(id)
+	if err != nil {
+		return WorkflowDetail{}, err
+	}
+	d := WorkflowDetail{Workflow: w, Builtin: w.Source == workflow.SourceBuiltin}
+	if d.Builtin {
+		if data, err := fs.ReadFile(l.library().defaults, id+".yaml"); err == nil {
+			d.YAML = string(data)
+		}
+	} else if data, err := os.ReadFile(w.Source); err == nil {
+		d.YAML = string(data)
+	}
+	return d, nil
+}
+
+func (l *Local) findWorkflow(id string) (workflow.Workflow, error) {
+	lib, errs := l.workflowLibrary()
+	w, ok := lib.Get(id)
+	if ok {
+		return w, nil
+	}
+	for _, e := range errs {
+		var ye *workflow.FileError
+		if errors.As(e, &ye) && strings.TrimSuffix(filepath.Base(ye.File), filepath.Ext(ye.File)) == id {
+			return workflow.Workflow{}, fmt.Errorf("workflow %s cannot run: %w", id, e)
+		}
+	}
+	return workflow.Workflow{}, fmt.Errorf("%w: %q (available: %s)", workflow.ErrNotFound, id, strings.Join(lib.IDs(), ", "))
+}
 
 // MatchWorkflows returns the workflows a request triggers, best first,
-// with parameter values read from the text.
-func (l *Local) MatchWorkflows(text string) ([]workflow.Match, error) {
-	lib, _ := l.Workflows()
-	return workflow.Matches(text, lib.List()), nil
+// with parameter values read from the text (empty when none matches).
+func (l *Local) MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lib, _ := l.workflowLibrary()
+	out := workflow.Matches(text, lib.List())
+	if out == nil {
+		out = []workflow.Match{}
+	}
+	return out, nil
+}
+
+// WorkflowOptions configures CreateWorkflowRun.
+type WorkflowOptions struct {
+	// Params are the workflow's parameters (--set k=v).
+	Params map[string]string `json:"params,omitempty"`
+	// Request is the text that triggered the run (a match), if any.
+	Request string `json:"request,omitempty"`
+	// Autonomy overrides the configured level for the steps' builds.
+	Autonomy *int `json:"autonomy,omitempty"`
 }
 
 // CreateWorkflowRun checks a workflow's parameters (a missing or bad one
-// wraps params.ErrUsage and names it: exit 2) and stores a new run; start
-// it with WorkflowRuns().Run or Go. An unknown id wraps
-// workflow.ErrNotFound; a workflow whose file is invalid returns the file's
-// problems.
-func (l *Local) CreateWorkflowRun(ctx context.Context, id string, given map[string]any, opts workflow.CreateOptions) (workflow.Run, error) {
-	lib, errs := l.Workflows()
-	w, ok := lib.Get(id)
-	if !ok {
-		for _, e := range errs {
-			var ye *workflow.FileError
-			if errors.As(e, &ye) && strings.TrimSuffix(filepath.Base(ye.File), filepath.Ext(ye.File)) == id {
-				return workflow.Run{}, fmt.Errorf("workflow %s cannot run: %w", id, e)
-			}
-		}
-		return workflow.Run{}, fmt.Errorf("%w: %q (available: %s)", workflow.ErrNotFound, id, strings.Join(lib.IDs(), ", "))
+// wraps params.ErrUsage and names it: exit 2) and stores a new run; nothing
+// runs until RunWorkflow.
+func (l *Local) CreateWorkflowRun(ctx context.Context, id string, o WorkflowOptions) (workflow.Run, error) {
+	w, err := l.findWorkflow(id)
+	if err != nil {
+		return workflow.Run{}, err
 	}
-	return l.WorkflowRuns().Create(ctx, w, given, opts)
+	return l.library().runs.Create(ctx, w, values(o.Params), workflow.CreateOptions{Request: o.Request, Autonomy: o.Autonomy})
+}
+
+// RunWorkflowOptions configures RunWorkflow.
+type RunWorkflowOptions struct {
+	// Approvals answers the commands the steps' agents want to run.
+	Approvals ApprovalPolicy `json:"approvals,omitempty"`
+	// Op is copied into the run's events.
+	Op string `json:"op,omitempty"`
+}
+
+// RunWorkflow runs (or resumes) a workflow run on the caller's goroutine
+// until it ends (done, failed), pauses (a step did not finish) or ctx is
+// canceled (then it pauses, resumable). Done and skipped steps are never
+// re-run; a paused step continues its build; a failed run's failed step
+// runs again.
+func (l *Local) RunWorkflow(ctx context.Context, runID uint64, o RunWorkflowOptions) (workflow.Run, error) {
+	ls := l.library()
+	ls.policy.Store(runID, o)
+	defer ls.policy.Delete(runID)
+	return ls.runs.Run(ctx, runID, workflow.RunOptions{})
+}
+
+// CancelWorkflowRun stops a run running in this process; its step is
+// interrupted and the run pauses (resumable).
+func (l *Local) CancelWorkflowRun(ctx context.Context, runID uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.library().runs.Cancel(runID)
+}
+
+// ListWorkflowRuns returns workflow runs, newest first (limit 0: all). A
+// run stored as running but not Active was interrupted: resumable.
+func (l *Local) ListWorkflowRuns(ctx context.Context, limit int) ([]workflow.Run, error) {
+	return l.library().runs.List(ctx, limit)
+}
+
+// GetWorkflowRun returns one run (ErrRunNotFound wrapped when none).
+func (l *Local) GetWorkflowRun(ctx context.Context, runID uint64) (workflow.Run, error) {
+	return l.library().runs.Get(ctx, runID)
+}
+
+func (l *Local) workflowPolicy(runID uint64) RunWorkflowOptions {
+	if v, ok := l.library().policy.Load(runID); ok {
+		return v.(RunWorkflowOptions)
+	}
+	return RunWorkflowOptions{}
 }
 
 func (l *Local) publishWorkflow(ev workflow.Event) {
 	e := Event{Topic: TopicWorkflow, RunID: strconv.FormatUint(ev.RunID, 10), TaskID: ev.StepID, Status: ev.Status,
-		Text: ev.Text, Done: ev.Done, Total: ev.Total, Payload: ev.Payload}
+		Text: ev.Text, Done: ev.Done, Total: ev.Total, Op: l.workflowPolicy(ev.RunID).Op}
 	if ev.BuildID != 0 {
 		e.BuildID = strconv.FormatUint(ev.BuildID, 10)
 	}
@@ -347,7 +551,7 @@ func (l *Local) publishWorkflow(ev workflow.Event) {
 }
 
 // workflowExec runs workflow steps: agent steps as one-task builds, skill
-// steps through RunSkill.
+// steps through runSkill.
 type workflowExec struct{ l *Local }
 
 // maxSkillStepOutput bounds what a skill step hands to later steps.
@@ -382,7 +586,7 @@ func (x workflowExec) RunTask(ctx context.Context, req workflow.TaskRequest) (wo
 			Tasks: []prd.Task{{ID: req.StepID, Title: req.Title, Description: req.Task, Agent: spec.ID,
 				Status: prd.StatusPending, Dependencies: []string{}}}}
 		b, err := eng.Create(ctx, p, fmt.Sprintf("workflow:%s#%d/%s", req.Workflow, req.RunID, req.StepID),
-			build.Options{Autonomy: req.Autonomy, SkipChecks: !checks, Approve: req.Approve})
+			build.Options{Autonomy: req.Autonomy, SkipChecks: !checks})
 		if err != nil {
 			return workflow.Outcome{Status: workflow.OutcomeFailed, Reason: err.Error()}, nil
 		}
@@ -393,6 +597,9 @@ func (x workflowExec) RunTask(ctx context.Context, req workflow.TaskRequest) (wo
 			}
 		}
 	}
+	key := strconv.FormatUint(id, 10)
+	l.build.policy.Store(key, l.workflowPolicy(req.RunID).Approvals)
+	defer l.build.policy.Delete(key)
 	b, err := eng.Run(ctx, id, req.Approve)
 	if err != nil {
 		if errors.Is(err, build.ErrActive) {
@@ -431,7 +638,9 @@ func (x workflowExec) outcome(ctx context.Context, b build.Build) (workflow.Outc
 }
 
 func (x workflowExec) RunSkill(ctx context.Context, req workflow.SkillRequest) (workflow.Outcome, error) {
-	res, err := x.l.RunSkill(ctx, req.Skill, SkillRunOptions{Agent: req.Agent, Inputs: req.Inputs, Approve: req.Approve})
+	pol := x.l.workflowPolicy(req.RunID)
+	res, err := x.l.runSkill(ctx, req.Skill, SkillRunOptions{Agent: req.Agent, Approvals: pol.Approvals, Op: pol.Op},
+		req.Inputs, "", req.StepID)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return workflow.Outcome{}, err
@@ -462,16 +671,18 @@ func (x workflowExec) RunSkill(ctx context.Context, req workflow.SkillRequest) (
 
 // --- blueprints ------------------------------------------------------------------
 
-// Blueprints is the blueprint store (list, show, history, versions).
-func (l *Local) Blueprints() *blueprint.Store { return l.library().bps }
+func (l *Local) blueprints() *blueprint.Store { return l.library().bps }
 
-// AddBlueprint reads a blueprint file, checks it (the file's problems as
-// "file:line: field: message", wrapping blueprint.ErrInvalid; a template
-// that does not render a valid PRD with the defaults, wrapping
-// blueprint.ErrRender) and stores it: a new name is version 1, an
-// unchanged spec adds no version, a changed one adds version n+1 with note
-// (or a description of the change).
+// AddBlueprint reads a blueprint file (an absolute path), checks it (the
+// file's problems as "file:line: field: message", wrapping
+// blueprint.ErrInvalid; a template that does not render a valid PRD with
+// the defaults, wrapping blueprint.ErrRender) and stores it: a new name is
+// version 1, an unchanged spec adds no version, a changed one adds version
+// n+1 with note (or a description of the change).
 func (l *Local) AddBlueprint(ctx context.Context, path, note string) (blueprint.AddResult, error) {
+	if !filepath.IsAbs(path) {
+		return blueprint.AddResult{}, fmt.Errorf("blueprint %s: %w", path, ErrRelativePath)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return blueprint.AddResult{}, fmt.Errorf("read blueprint: %w", err)
@@ -494,23 +705,26 @@ func (l *Local) AddBlueprint(ctx context.Context, path, note string) (blueprint.
 }
 
 func (l *Local) addBlueprintSpec(ctx context.Context, spec blueprint.Spec, note string) (blueprint.AddResult, error) {
-	roster, _ := l.Agents()
-	var known func(string) bool
-	if roster != nil && roster.Len() > 0 {
-		known = roster.Has
-	}
-	if err := blueprint.Sample(ctx, spec, known); err != nil {
+	if err := blueprint.Sample(ctx, spec, l.knownAgents()); err != nil {
 		return blueprint.AddResult{}, fmt.Errorf("blueprint %s does not render a valid PRD with its defaults: %w", spec.Name, err)
 	}
-	res, err := l.Blueprints().Add(ctx, spec, note)
+	res, err := l.blueprints().Add(ctx, spec, note)
 	if err != nil {
 		return res, err
 	}
 	if res.Changed {
 		l.Publish(Event{Type: EventChanged, Topic: TopicBlueprint, Status: "added",
-			Text: fmt.Sprintf("blueprint %s version %d", res.Blueprint.Name, res.Blueprint.Version), Payload: res.Blueprint})
+			Text: fmt.Sprintf("blueprint %s version %d", res.Blueprint.Name, res.Blueprint.Version)})
 	}
 	return res, nil
+}
+
+// SaveBlueprintOptions configures SaveBlueprint.
+type SaveBlueprintOptions struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Params are "k=type:default" declarations (blueprint.ParseParamDecl).
+	Params []string `json:"params,omitempty"`
 }
 
 // SaveBlueprintResult is what SaveBlueprint did.
@@ -522,14 +736,13 @@ type SaveBlueprintResult struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-// SaveBlueprint turns a finished build's PRD into a blueprint named name.
-// Each decl is "k=type:default" (see blueprint.ParseParamDecl); every whole
-// string value of the PRD equal to a default becomes its placeholder, never
-// a substring. A bad decl wraps params.ErrUsage; a build that has not
-// finished is refused.
-func (l *Local) SaveBlueprint(ctx context.Context, buildID uint64, name, description string, decls []string) (SaveBlueprintResult, error) {
+// SaveBlueprint turns a finished build's PRD into a blueprint: every whole
+// string value of the PRD equal to a parameter's default becomes its
+// placeholder, never a substring. A bad declaration wraps params.ErrUsage;
+// a build that has not finished is refused.
+func (l *Local) SaveBlueprint(ctx context.Context, buildID uint64, o SaveBlueprintOptions) (SaveBlueprintResult, error) {
 	var ds []blueprint.ParamDecl
-	for _, s := range decls {
+	for _, s := range o.Params {
 		d, err := blueprint.ParseParamDecl(s)
 		if err != nil {
 			return SaveBlueprintResult{}, err
@@ -547,36 +760,52 @@ func (l *Local) SaveBlueprint(ctx context.Context, buildID uint64, name, descrip
 	if err != nil {
 		return SaveBlueprintResult{}, fmt.Errorf("build %d: its PRD: %w", buildID, err)
 	}
-	if description == "" {
-		description = fmt.Sprintf("Saved from build %d (%s).", buildID, b.Name)
-	}
-	sr, err := blueprint.FromPRD(name, description, p, ds)
+	desc := cmp.Or(o.Description, fmt.Sprintf("Saved from build %d (%s).", buildID, b.Name))
+	sr, err := blueprint.FromPRD(o.Name, desc, p, ds)
 	if err != nil {
 		return SaveBlueprintResult{}, err
 	}
-	note := fmt.Sprintf("saved from build %d (%s)", buildID, b.Status)
-	res, err := l.addBlueprintSpec(ctx, sr.Spec, note)
+	res, err := l.addBlueprintSpec(ctx, sr.Spec, fmt.Sprintf("saved from build %d (%s)", buildID, b.Status))
 	if err != nil {
 		return SaveBlueprintResult{}, err
 	}
 	return SaveBlueprintResult{AddResult: res, Replaced: sr.Replaced, Warnings: sr.Warnings}, nil
 }
 
-// UseOptions configures UseBlueprint.
-type UseOptions struct {
-	// Version renders an older version (0: the current one).
-	Version int
-	// Out writes the rendered PRD there (JSON). An existing file is kept
-	// unless Overwrite is set (the CLI asks first).
-	Out       string
-	Overwrite bool
-	// Run creates the build and starts it in the background.
-	Run      bool
-	Autonomy *int
-	Approve  tools.ApproveFunc
+// ListBlueprints lists the blueprints by name with their status and
+// evidence.
+func (l *Local) ListBlueprints(ctx context.Context) ([]blueprint.Summary, error) {
+	return l.blueprints().List(ctx)
 }
 
-// UseResult is a rendered blueprint, and its build when it was run.
+// ShowBlueprint returns a blueprint (current spec, versions) with its
+// status, evidence and uses (newest first); ErrNotFound wrapped when none.
+func (l *Local) ShowBlueprint(ctx context.Context, name string) (blueprint.Details, error) {
+	return l.blueprints().Show(ctx, name)
+}
+
+// BlueprintHistory returns every version of a blueprint with its spec,
+// oldest first.
+func (l *Local) BlueprintHistory(ctx context.Context, name string) ([]blueprint.VersionRecord, error) {
+	return l.blueprints().History(ctx, name)
+}
+
+// UseOptions configures UseBlueprint.
+type UseOptions struct {
+	// Values are the parameters (--set k=v).
+	Values map[string]string `json:"values,omitempty"`
+	// Version renders an older version (0: the current one).
+	Version int `json:"version,omitempty"`
+	// Out writes the rendered PRD there (an absolute path). An existing
+	// file is kept unless Overwrite is set (the CLI asks first).
+	Out       string `json:"out,omitempty"`
+	Overwrite bool   `json:"overwrite,omitempty"`
+	// Build creates the build of the rendered PRD (run it with RunBuild).
+	Build    bool `json:"build,omitempty"`
+	Autonomy *int `json:"autonomy,omitempty"`
+}
+
+// UseResult is a rendered blueprint, and its build when one was created.
 type UseResult struct {
 	Blueprint string         `json:"blueprint"`
 	Version   int            `json:"version"`
@@ -591,61 +820,55 @@ type UseResult struct {
 // ErrExists: UseBlueprint would overwrite a file.
 var ErrExists = errors.New("file exists")
 
-// UseBlueprint renders a blueprint with values (a bad, unknown or missing
-// parameter wraps params.ErrUsage and names it), writes the PRD to
-// opts.Out, and with opts.Run creates its build, records the use and
-// starts it. The build counts toward the blueprint's usage and evidence
-// when it finishes.
-func (l *Local) UseBlueprint(ctx context.Context, name string, values map[string]any, opts UseOptions) (UseResult, error) {
-	bp, err := l.Blueprints().Get(ctx, name)
+// UseBlueprint renders a blueprint (a bad, unknown or missing parameter
+// wraps params.ErrUsage and names it), writes the PRD to o.Out, and with
+// o.Build creates its build and records the use; run it with RunBuild.
+// Any build of a rendered PRD counts toward the blueprint's usage and
+// evidence when it finishes.
+func (l *Local) UseBlueprint(ctx context.Context, name string, o UseOptions) (UseResult, error) {
+	if o.Out != "" && !filepath.IsAbs(o.Out) {
+		return UseResult{}, fmt.Errorf("blueprint output %s: %w", o.Out, ErrRelativePath)
+	}
+	bp, err := l.blueprints().Get(ctx, name)
 	if err != nil {
 		return UseResult{}, err
 	}
 	spec, version := bp.Spec, bp.Version
-	if opts.Version != 0 && opts.Version != bp.Version {
-		v, err := l.Blueprints().Version(ctx, name, opts.Version)
+	if o.Version != 0 && o.Version != bp.Version {
+		v, err := l.blueprints().Version(ctx, name, o.Version)
 		if err != nil {
 			return UseResult{}, err
 		}
-		spec, version = v.Spec, opts.Version
+		spec, version = v.Spec, o.Version
 	}
-	roster, _ := l.Agents()
-	var known func(string) bool
-	if roster != nil && roster.Len() > 0 {
-		known = roster.Has
-	}
-	r, err := blueprint.Render(ctx, spec, values, blueprint.RenderOptions{Version: version, KnownAgents: known})
+	r, err := blueprint.Render(ctx, spec, values(o.Values), blueprint.RenderOptions{Version: version, KnownAgents: l.knownAgents()})
 	if err != nil {
 		return UseResult{}, err
 	}
 	res := UseResult{Blueprint: name, Version: version, Values: r.Values, PRD: r.JSON}
 	prdPath := fmt.Sprintf("blueprint:%s@%d", name, version)
-	if opts.Out != "" {
-		if _, err := os.Lstat(opts.Out); err == nil && !opts.Overwrite {
-			return res, fmt.Errorf("%w: %s (choose another --out, or confirm overwriting it)", ErrExists, opts.Out)
+	if o.Out != "" {
+		if _, err := os.Lstat(o.Out); err == nil && !o.Overwrite {
+			return res, fmt.Errorf("%w: %s (choose another output, or confirm overwriting it)", ErrExists, o.Out)
 		}
-		if err := r.PRD.Save(opts.Out); err != nil {
+		if err := r.PRD.Save(o.Out); err != nil {
 			return res, err
 		}
-		res.Path, prdPath = opts.Out, opts.Out
+		res.Path, prdPath = o.Out, o.Out
 	}
-	if !opts.Run {
+	if !o.Build {
 		return res, nil
 	}
-	eng := l.Builds()
-	b, err := eng.Create(ctx, r.PRD, prdPath, build.Options{Autonomy: opts.Autonomy, Approve: opts.Approve})
+	b, err := l.Builds().Create(ctx, r.PRD, prdPath, build.Options{Autonomy: o.Autonomy})
 	if err != nil {
 		return res, err
 	}
-	if err := l.Blueprints().RecordUse(ctx, blueprint.Use{Blueprint: name, Version: version, BuildID: b.ID,
+	if err := l.blueprints().RecordUse(ctx, blueprint.Use{Blueprint: name, Version: version, BuildID: b.ID,
 		Parameters: r.Values, Status: blueprint.UseRunning, CreatedAt: b.CreatedAt}); err != nil {
 		return res, err
 	}
 	l.Publish(Event{Type: EventChanged, Topic: TopicBlueprint, Status: "used", BuildID: strconv.FormatUint(b.ID, 10),
 		Text: fmt.Sprintf("blueprint %s version %d → build %d", name, version, b.ID)})
-	if err := eng.Go(b.ID, opts.Approve); err != nil {
-		return res, err
-	}
 	res.Build = &b
 	return res, nil
 }
@@ -671,7 +894,7 @@ func (h blueprintHook) BuildFinished(ctx context.Context, b build.Build, tasks [
 	if b.Status == build.StatusDone {
 		status = blueprint.UseDone
 	}
-	err = h.l.Blueprints().RecordUse(ctx, blueprint.Use{Blueprint: pv.Name, Version: pv.Version, BuildID: b.ID,
+	err = h.l.blueprints().RecordUse(ctx, blueprint.Use{Blueprint: pv.Name, Version: pv.Version, BuildID: b.ID,
 		Parameters: pv.Parameters, Status: status, Tokens: b.Tokens, Duration: dur, CreatedAt: b.CreatedAt, FinishedAt: b.FinishedAt})
 	if err == nil {
 		h.l.Publish(Event{Type: EventChanged, Topic: TopicBlueprint, Status: status, BuildID: strconv.FormatUint(b.ID, 10),

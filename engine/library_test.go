@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/library/blueprint"
 	"github.com/nova-dev/nova/engine/library/params"
@@ -46,7 +48,7 @@ func TestRunSkillDebugRootCause(t *testing.T) {
 	writeFiles(t, root, buggy)
 	ctx := context.Background()
 	ch := ws.Subscribe(ctx)
-	res, err := ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]any{"errorFile": "build.log", "errorPattern": "parseConfg"}})
+	res, err := ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]string{"errorFile": "build.log", "errorPattern": "parseConfg"}})
 	require.NoError(t, err)
 	require.True(t, res.Success, res.Error)
 	assert.Equal(t, 3, res.StepsCompleted)
@@ -73,15 +75,15 @@ func TestRunSkillDebugRootCause(t *testing.T) {
 	}
 	assert.Equal(t, 3, steps)
 
-	_, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]any{"errorFile": "build.log"}})
+	_, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Inputs: map[string]string{"errorFile": "build.log"}})
 	require.ErrorIs(t, err, params.ErrUsage, "a missing input is bad usage, before anything runs")
 	assert.Contains(t, err.Error(), `"errorPattern"`)
 	_, err = ws.RunSkill(ctx, "nope", engine.SkillRunOptions{})
 	assert.ErrorIs(t, err, skills.ErrNotFound)
-	_, err = ws.RunSkill(ctx, "generate-tests", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]any{"targetFile": "config.go"}})
+	_, err = ws.RunSkill(ctx, "generate-tests", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]string{"targetFile": "config.go"}})
 	assert.ErrorIs(t, err, params.ErrUsage, "a skill for SATURN only")
 
-	res, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]any{"errorFile": "build.log", "errorPattern": "not there"}})
+	res, err = ws.RunSkill(ctx, "debug-root-cause", engine.SkillRunOptions{Agent: "MARS", Inputs: map[string]string{"errorFile": "build.log", "errorPattern": "not there"}})
 	require.NoError(t, err)
 	assert.False(t, res.Success)
 	assert.Equal(t, "search-for-source", res.FailedStep)
@@ -101,11 +103,26 @@ func TestSkillsReportBadFiles(t *testing.T) {
 		".nova/skills/bad.yaml":  "schema: nova.skill/1\nname: bad\nversion: 1.0.0\ndescription: d\nsteps:\n  - name: a\n    tool: teleport\n",
 		".nova/skills/todo.yaml": "schema: nova.skill/1\nname: todo\nversion: 1.0.0\ndescription: d\nagents: [MARS]\nsteps:\n  - name: a\n    tool: searchFiles\n    args: {pattern: TODO}\n",
 	})
-	reg, errs := ws.Skills()
-	require.Len(t, errs, 1)
-	assert.Contains(t, errs[0].Error(), filepath.Join(root, ".nova", "skills", "bad.yaml")+`:7: steps[0].tool: unknown tool "teleport"`)
-	assert.True(t, reg.Has("todo"))
-	assert.Len(t, reg.ListForAgent("MARS"), 3)
+	list, err := ws.ListSkills(context.Background(), "")
+	require.NoError(t, err)
+	require.Len(t, list.Problems, 1)
+	assert.Contains(t, list.Problems[0], filepath.Join(root, ".nova", "skills", "bad.yaml")+`:7: steps[0].tool: unknown tool "teleport"`)
+	assert.Len(t, list.Skills, 4)
+	mars, err := ws.ListSkills(context.Background(), "mars")
+	require.NoError(t, err)
+	assert.Len(t, mars.Skills, 3, "debug-root-cause, refactor-safely, todo")
+	_, err = ws.ListSkills(context.Background(), "NOBODY")
+	assert.ErrorIs(t, err, agents.ErrUnknownAgent)
+	d, err := ws.GetSkill(context.Background(), "debug-root-cause")
+	require.NoError(t, err)
+	assert.True(t, d.Builtin)
+	assert.Contains(t, d.YAML, "name: debug-root-cause")
+	d, err = ws.GetSkill(context.Background(), "todo")
+	require.NoError(t, err)
+	assert.False(t, d.Builtin)
+	assert.Contains(t, d.YAML, "name: todo")
+	_, err = ws.GetSkill(context.Background(), "bad")
+	assert.ErrorContains(t, err, "skill bad cannot run")
 }
 
 // lastToolMessage returns the content of the last tool message of the
@@ -224,16 +241,16 @@ func TestWorkflowAddTestSkipsDebugWhenTestsPass(t *testing.T) {
 	defer cancel()
 	ch := ws.Subscribe(ctx)
 
-	_, err := ws.CreateWorkflowRun(ctx, "add-test", nil, workflow.CreateOptions{})
+	_, err := ws.CreateWorkflowRun(ctx, "add-test", engine.WorkflowOptions{})
 	require.ErrorIs(t, err, params.ErrUsage, "a missing required param")
 	assert.Contains(t, err.Error(), `"target"`)
-	_, err = ws.CreateWorkflowRun(ctx, "add-tset", nil, workflow.CreateOptions{})
+	_, err = ws.CreateWorkflowRun(ctx, "add-tset", engine.WorkflowOptions{})
 	require.ErrorIs(t, err, workflow.ErrNotFound)
 	assert.Contains(t, err.Error(), "add-test")
 
-	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", engine.WorkflowOptions{Params: map[string]string{"target": "parse.go"}})
 	require.NoError(t, err)
-	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	r, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{Op: "op-7"})
 	require.NoError(t, err)
 	require.Equal(t, workflow.RunDone, r.Status, r.Reason)
 	assert.Equal(t, []string{"test"}, replies.seen, "one agent step ran; the skill step needs no model")
@@ -246,11 +263,11 @@ func TestWorkflowAddTestSkipsDebugWhenTestsPass(t *testing.T) {
 	assert.Contains(t, r.Steps[2].Reason, `condition "test.failed" is false`)
 	assert.Equal(t, workflow.StepSkipped, r.Steps[3].Status)
 
-	b, err := ws.Builds().Get(ctx, r.Steps[1].BuildID)
+	b, err := ws.GetBuild(ctx, r.Steps[1].BuildID)
 	require.NoError(t, err)
 	assert.Equal(t, build.StatusDone, b.Status)
 	assert.Equal(t, "workflow add-test #1 · test", b.Name)
-	ts, err := ws.Builds().Tasks(ctx, b.ID)
+	ts, err := ws.BuildTasks(ctx, b.ID)
 	require.NoError(t, err)
 	assert.Contains(t, ts[0].Description, "## context\n### read-implementation", "the skill step's output reaches the test step")
 
@@ -264,7 +281,7 @@ func TestWorkflowAddTestSkipsDebugWhenTestsPass(t *testing.T) {
 	}
 	assert.Equal(t, []string{"study:running", "study:done", "test:running", "test:done", "debug:skipped", "fix:skipped"}, seq)
 
-	ms, err := ws.MatchWorkflows("add tests for parse.go")
+	ms, err := ws.MatchWorkflows(ctx, "add tests for parse.go")
 	require.NoError(t, err)
 	require.NotEmpty(t, ms)
 	assert.Equal(t, "add-test", ms[0].ID)
@@ -298,16 +315,16 @@ func TestWorkflowFailedTestRunsDebugAndFix(t *testing.T) {
 		return ollamatest.Text("ok")
 	})
 	ctx := context.Background()
-	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", engine.WorkflowOptions{Params: map[string]string{"target": "parse.go"}})
 	require.NoError(t, err)
-	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	r, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{Op: "op-7"})
 	require.NoError(t, err)
 	assert.Equal(t, workflow.RunDone, r.Status, r.Reason)
 	assert.Equal(t, workflow.StepFailed, r.Steps[1].Status)
 	assert.Contains(t, r.Steps[1].Reason, "check")
 	assert.Equal(t, workflow.StepDone, r.Steps[2].Status, "debug ran because the test step failed")
 	assert.Equal(t, workflow.StepDone, r.Steps[3].Status)
-	debug, err := ws.Builds().Get(ctx, r.Steps[2].BuildID)
+	debug, err := ws.GetBuild(ctx, r.Steps[2].BuildID)
 	require.NoError(t, err)
 	assert.True(t, debug.SkipChecks, "researcher cannot write: its step skips the checks")
 }
@@ -325,49 +342,66 @@ func TestBlueprintSaveUseRunAndEvidence(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(root, "orders.json")
 	require.NoError(t, os.WriteFile(path, []byte(savedPRD), 0o644))
-	b, err := ws.StartBuild(ctx, path, build.Options{})
+	b, err := ws.CreateBuild(ctx, path, engine.BuildOptions{})
 	require.NoError(t, err)
-	require.NoError(t, ws.Builds().Wait(ctx, b.ID))
+	b, err = ws.RunBuild(ctx, b.ID, engine.RunBuildOptions{})
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, b.Status)
 
-	_, err = ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"bad-name=string:x"})
+	_, err = ws.SaveBlueprint(ctx, b.ID, engine.SaveBlueprintOptions{Name: "orders", Params: []string{"bad-name=string:x"}})
 	require.ErrorIs(t, err, params.ErrUsage)
-	saved, err := ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"service=string:orders"})
+	saved, err := ws.SaveBlueprint(ctx, b.ID, engine.SaveBlueprintOptions{Name: "orders", Params: []string{"service=string:orders"}})
 	require.NoError(t, err)
 	assert.True(t, saved.Created)
 	assert.Equal(t, 2, saved.Replaced["service"], "the whole values only")
 	assert.Equal(t, "saved from build 1 (done)", saved.Blueprint.Versions[0].Changes)
-	again, err := ws.SaveBlueprint(ctx, b.ID, "orders", "", []string{"service=string:orders"})
+	again, err := ws.SaveBlueprint(ctx, b.ID, engine.SaveBlueprintOptions{Name: "orders", Params: []string{"service=string:orders"}})
 	require.NoError(t, err)
 	assert.False(t, again.Changed, "the same spec adds no version")
 
-	_, err = ws.UseBlueprint(ctx, "orders", map[string]any{"servce": "billing"}, engine.UseOptions{})
+	_, err = ws.UseBlueprint(ctx, "orders", engine.UseOptions{Values: map[string]string{"servce": "billing"}})
 	require.ErrorIs(t, err, params.ErrUsage)
+	_, err = ws.UseBlueprint(ctx, "orders", engine.UseOptions{Out: "relative.json"})
+	require.ErrorIs(t, err, engine.ErrRelativePath)
 	out := filepath.Join(root, "billing.json")
-	used, err := ws.UseBlueprint(ctx, "orders", map[string]any{"service": "billing"}, engine.UseOptions{Out: out, Run: true})
+	used, err := ws.UseBlueprint(ctx, "orders", engine.UseOptions{Values: map[string]string{"service": "billing"}, Out: out, Build: true})
 	require.NoError(t, err)
 	p, err := prd.Load(out)
 	require.NoError(t, err)
 	assert.Equal(t, "billing", p.Tasks[1].Title)
 	assert.Equal(t, "Build the API of the orders service", p.Tasks[0].Description, "substrings stay")
 	require.NotNil(t, used.Build)
-	require.NoError(t, ws.Builds().Wait(ctx, used.Build.ID))
-	_, err = ws.UseBlueprint(ctx, "orders", nil, engine.UseOptions{Out: out})
+	d, err := ws.ShowBlueprint(ctx, "orders")
+	require.NoError(t, err)
+	assert.Equal(t, 1, d.Status.UsageCount, "the use is recorded when the build is created")
+	assert.Equal(t, 0, d.Evidence.Finished)
+	_, err = ws.RunBuild(ctx, used.Build.ID, engine.RunBuildOptions{})
+	require.NoError(t, err)
+	_, err = ws.UseBlueprint(ctx, "orders", engine.UseOptions{Out: out})
 	assert.ErrorIs(t, err, engine.ErrExists, "never overwrites without confirmation")
 
-	d := waitEvidence(t, ws, "orders", 1)
+	d = waitEvidence(t, ws, "orders", 1)
 	assert.Equal(t, 1, d.Status.UsageCount)
 	require.NotNil(t, d.Evidence.SuccessRate)
 	assert.InDelta(t, 1.0, *d.Evidence.SuccessRate, 1e-9)
 	assert.Equal(t, "billing", d.Uses[0].Parameters["service"])
 
 	// A build of the rendered file started any other way counts too.
-	b2, err := ws.StartBuild(ctx, out, build.Options{})
+	b2, err := ws.CreateBuild(ctx, out, engine.BuildOptions{})
 	require.NoError(t, err)
-	require.NoError(t, ws.Builds().Wait(ctx, b2.ID))
+	_, err = ws.RunBuild(ctx, b2.ID, engine.RunBuildOptions{})
+	require.NoError(t, err)
 	d = waitEvidence(t, ws, "orders", 2)
 	assert.Equal(t, 2, d.Status.UsageCount)
+	list, err := ws.ListBlueprints(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, 2, list[0].Evidence.Succeeded)
+	hist, err := ws.BlueprintHistory(ctx, "orders")
+	require.NoError(t, err)
+	assert.Len(t, hist, 1)
 
-	_, err = ws.SaveBlueprint(ctx, 99, "x", "", nil)
+	_, err = ws.SaveBlueprint(ctx, 99, engine.SaveBlueprintOptions{Name: "x"})
 	assert.ErrorIs(t, err, build.ErrNotFound)
 }
 
@@ -375,7 +409,7 @@ func waitEvidence(t *testing.T, ws *engine.Local, name string, finished int) blu
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		d, err := ws.Blueprints().Show(context.Background(), name)
+		d, err := ws.ShowBlueprint(context.Background(), name)
 		require.NoError(t, err)
 		if d.Evidence.Finished >= finished || time.Now().After(deadline) {
 			return d
@@ -408,6 +442,8 @@ func TestAddBlueprintChecksTheFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Blueprint.Version)
 	assert.Equal(t, "PRD template changed", res.Blueprint.Versions[1].Changes)
+	_, err = ws.AddBlueprint(ctx, "ping.yaml", "")
+	require.ErrorIs(t, err, engine.ErrRelativePath)
 	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "missing.yaml"), "")
 	assert.Error(t, err)
 	var pe *params.Error
@@ -419,11 +455,18 @@ func TestWorkflowFileProblemsAreNamed(t *testing.T) {
 	t.Parallel()
 	ws, _, root := openWithFake(t, "")
 	writeFiles(t, root, map[string]string{".nova/workflows/mine.yaml": "schema: nova.workflow/1\nid: mine\nname: Mine\nsteps:\n  - {id: a, agent: NOBODY, task: x}\n"})
-	lib, errs := ws.Workflows()
-	require.Len(t, errs, 1)
-	assert.Contains(t, errs[0].Error(), `mine.yaml:5: steps[0].agent: unknown agent "NOBODY"`)
-	assert.Len(t, lib.List(), 5)
-	_, err := ws.CreateWorkflowRun(context.Background(), "mine", nil, workflow.CreateOptions{})
+	list, err := ws.ListWorkflows(context.Background())
+	require.NoError(t, err)
+	require.Len(t, list.Problems, 1)
+	assert.Contains(t, list.Problems[0], `mine.yaml:5: steps[0].agent: unknown agent "NOBODY"`)
+	assert.Len(t, list.Workflows, 5)
+	d, err := ws.GetWorkflow(context.Background(), "add-test")
+	require.NoError(t, err)
+	assert.False(t, d.Builtin, "nova init copied the shipped workflows into the workspace")
+	assert.Equal(t, filepath.Join(root, ".nova", "workflows", "add-test.yaml"), d.Workflow.Source)
+	assert.Contains(t, d.YAML, "id: add-test")
+	assert.Equal(t, "target", d.Workflow.Params[0].Name)
+	_, err = ws.CreateWorkflowRun(context.Background(), "mine", engine.WorkflowOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "workflow mine cannot run")
 }
@@ -448,32 +491,65 @@ func TestWorkflowCancelAndResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := ws.Subscribe(ctx)
-	r, err := ws.CreateWorkflowRun(ctx, "add-test", map[string]any{"target": "parse.go"}, workflow.CreateOptions{})
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", engine.WorkflowOptions{Params: map[string]string{"target": "parse.go"}})
 	require.NoError(t, err)
-	require.NoError(t, ws.WorkflowRuns().Go(r.ID, workflow.RunOptions{}))
+	done := make(chan workflow.Run, 1)
+	go func() {
+		r, _ := ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{})
+		done <- r
+	}()
 	collect(t, ch, func(ev engine.Event) bool { // the step's build is running its task
 		return ev.Topic == engine.TopicBuild && ev.Type == engine.EventTask && ev.TaskID == "test" && ev.Status == "running"
 	})
-	require.NoError(t, ws.WorkflowRuns().Cancel(r.ID))
-	require.NoError(t, ws.WorkflowRuns().Wait(ctx, r.ID))
-	r, err = ws.WorkflowRuns().Get(ctx, r.ID)
-	require.NoError(t, err)
+	require.NoError(t, ws.CancelWorkflowRun(ctx, r.ID))
+	r = <-done
 	require.Equal(t, workflow.RunPaused, r.Status)
 	assert.Contains(t, r.Reason, "canceled by the user")
+	stored, err := ws.GetWorkflowRun(ctx, r.ID)
+	require.NoError(t, err)
+	assert.Equal(t, workflow.RunPaused, stored.Status)
+	assert.False(t, stored.Active)
 	build1 := r.Steps[1].BuildID
 	require.NotZero(t, build1)
-	b, err := ws.Builds().Get(ctx, build1)
+	b, err := ws.GetBuild(ctx, build1)
 	require.NoError(t, err)
 	assert.NotEqual(t, build.StatusDone, b.Status, "the step's build was interrupted, not finished")
 
 	mu.Lock()
 	slow = false
 	mu.Unlock()
-	r, err = ws.WorkflowRuns().Run(ctx, r.ID, workflow.RunOptions{})
+	r, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, workflow.RunDone, r.Status, r.Reason)
 	assert.Equal(t, build1, r.Steps[1].BuildID, "the resumed step continued its build")
-	b, err = ws.Builds().Get(ctx, build1)
+	b, err = ws.GetBuild(ctx, build1)
 	require.NoError(t, err)
 	assert.Equal(t, build.StatusDone, b.Status)
+}
+
+// TestLibraryVerbsAreServable: the library's verbs follow the Workspace
+// rules (ctx first, plain values, error last) so they can join the
+// interface as they are.
+func TestLibraryVerbsAreServable(t *testing.T) {
+	t.Parallel()
+	lt := reflect.TypeFor[*engine.Local]()
+	for _, name := range []string{"ListSkills", "GetSkill", "RunSkill", "ListWorkflows", "GetWorkflow", "MatchWorkflows",
+		"CreateWorkflowRun", "RunWorkflow", "CancelWorkflowRun", "ListWorkflowRuns", "GetWorkflowRun",
+		"AddBlueprint", "SaveBlueprint", "ListBlueprints", "ShowBlueprint", "BlueprintHistory", "UseBlueprint"} {
+		m, ok := lt.MethodByName(name)
+		require.True(t, ok, name)
+		ft := m.Type // receiver first
+		require.GreaterOrEqual(t, ft.NumIn(), 2, name)
+		assert.Equal(t, ctxType, ft.In(1), "%s: ctx first", name)
+		for j := 2; j < ft.NumIn(); j++ {
+			assertPlain(t, ft.In(j), name+" arg", map[reflect.Type]bool{})
+		}
+		require.GreaterOrEqual(t, ft.NumOut(), 1, name)
+		require.LessOrEqual(t, ft.NumOut(), 2, name)
+		assert.Equal(t, errorType, ft.Out(ft.NumOut()-1), "%s: error last", name)
+		if ft.NumOut() == 2 {
+			assertPlain(t, ft.Out(0), name+" result", map[reflect.Type]bool{})
+		}
+	}
+	assert.Contains(t, engine.Topics(), engine.TopicWorkflow)
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/nova-dev/nova/engine/rehearsal"
 )
 
-// TopicRehearsal is the Topic of events about rehearsal sessions (Payload is
-// the rehearsal.Session without file contents: use Rehearsals().Get).
-const TopicRehearsal = "rehearsal"
-
 // rehearsalState is the rehearsal service of a Local, built on first use.
 type rehearsalState struct {
 	once sync.Once
@@ -40,6 +36,7 @@ func (l *Local) Rehearsals() *rehearsal.Service {
 			Changes:     l.Changes(),
 			Vault:       l.Vault(),
 			Config:      l.Config,
+			Now:         l.now,
 			CallTimeout: l.Config().Ollama.Timeout.D(),
 			Playbook: func(ctx context.Context, agent, task string, budget int) (string, []string, error) {
 				if h := l.build.Playbook; h != nil {
@@ -53,8 +50,7 @@ func (l *Local) Rehearsals() *rehearsal.Service {
 					typ = EventNeedsApproval
 				}
 				l.Publish(Event{Type: typ, Topic: TopicRehearsal, TaskID: s.TaskID, BuildID: s.BuildID,
-					Status: string(s.Status), Text: fmt.Sprintf("rehearsal %d %s", s.ID, s.Status),
-					Payload: rehearsal.Brief(s)})
+					Status: string(s.Status), Text: fmt.Sprintf("rehearsal %d %s", s.ID, s.Status)})
 			},
 		}
 	})

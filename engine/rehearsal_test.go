@@ -48,9 +48,8 @@ func TestRehearsalsThroughFacade(t *testing.T) {
 		}
 	}
 	assert.Equal(t, engine.EventNeedsApproval, got.Type)
-	brief, ok := got.Payload.(rehearsal.Session)
-	require.True(t, ok)
-	assert.Empty(t, brief.Branches[0].Files[0].ProposedContent, "events carry no file contents")
+	assert.Equal(t, "T1", got.TaskID)
+	assert.Equal(t, string(rehearsal.StatusPending), got.Status)
 
 	_, err = ws.Rehearsals().Approve(ctx, ss.ID, "1", rehearsal.ApproveOptions{})
 	require.NoError(t, err)

@@ -17,38 +17,20 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
-// Topics of the agent runtime's events.
-const (
-	// TopicAgent carries a run's progress (RunID set; Payload is an
-	// agents.Event). EventNeedsApproval also uses it (Payload is a
-	// tools.ApprovalRequest; answer with AnswerApproval).
-	TopicAgent = "agent"
-	// TopicChanges says a changeset changed (Payload is a changes.Notice).
-	TopicChanges = "changes"
-)
-
 // ErrNoSuchApproval: AnswerApproval got an id nobody is waiting for.
 var ErrNoSuchApproval = errors.New("no approval request with this id is waiting")
 
-// RunOptions configures RunAgent.
-type RunOptions struct {
-	// Tier overrides the agent's starting tier ("small", "medium", "large").
-	Tier string
-	// ExtraContext blocks are added to the system prompt (vault, playbook).
-	ExtraContext []string
-	// Approve answers runCommand approvals (the CLI's y/N prompt). When nil,
-	// an EventNeedsApproval is published and the run waits for
-	// AnswerApproval (the TUI's dialog) or the end of ctx.
-	Approve tools.ApproveFunc
-	// OnEvent also receives the run's events, on the run's goroutine.
-	OnEvent func(agents.Event)
-	// TaskID and BuildID link the run to a build task.
-	TaskID, BuildID string
+// runRequest is RunOptions plus what only the engine's own callers set.
+type runRequest struct {
+	RunOptions
+	// extra blocks are added to the system prompt (vault, playbook).
+	extra []string
+	// approve, when set, answers runCommand approvals instead of the policy
+	// (the build engine's own answer).
+	approve tools.ApproveFunc
+	// taskID and buildID link the run to a build task.
+	taskID, buildID string
 }
-
-// RunResult is a finished (or failed) agent run: outcome with tokens,
-// verdict, changeset id and staged files.
-type RunResult = agents.Run
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
 // maxRunLogs the number of runs kept.
@@ -82,9 +64,9 @@ func (l *Local) runtime() *runtimeState {
 		cfg := l.Config()
 		rt.tools = tools.Core()
 		l.registerLibraryTools(rt.tools) // runSkill, generateUIComponent (library.go)
-		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Notify: func(n changes.Notice) {
+		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
-				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action), Payload: n})
+				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})
 			l.changeSignal(n) // a user's apply/discard teaches the agent's playbook (ace.go)
 		}})
 		rt.runs = agents.NewRunStore(l.db)
@@ -133,12 +115,17 @@ func (l *Local) Runs() *agents.RunStore { return l.runtime().runs }
 func (l *Local) Tools() *tools.Registry { return l.runtime().tools }
 
 // RunAgent runs one task through an agent of the roster. Progress is
-// published as events with Topic "agent" and the run's id (token deltas as
-// droppable EventDelta, tool calls and the like as EventLog with the
-// agents.Event in Payload, the end as EventDone or EventFailed after the run
-// is committed). Writes are staged in a changeset (RunResult.ChangesetID).
-// A run that fails is not an error: see RunResult.Outcome.
+// published as events with TopicAgent, the run's id and opts.Op (token
+// deltas as droppable EventDelta, tool calls and the like as EventLog with
+// the agents.Event in Agent, the end as EventDone or EventFailed after the
+// run is committed). Writes are staged in a changeset
+// (RunResult.ChangesetID). A run that fails is not an error: see
+// RunResult.Outcome.
 func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error) {
+	return l.runAgent(ctx, agentID, task, runRequest{RunOptions: opts})
+}
+
+func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequest) (RunResult, error) {
 	rt := l.runtime()
 	roster, loadErrs := l.Agents()
 	spec, err := roster.Get(agentID)
@@ -159,35 +146,59 @@ func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOpti
 		}
 		tier = t
 	}
-	approve := opts.Approve
+	approve := opts.approve
 	if approve == nil {
-		approve = l.askSubscribers
+		approve = l.approver(opts.Approvals, opts.Op, opts.buildID, opts.taskID)
 	} else {
 		inner := approve
 		approve = func(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
-			l.Publish(approvalEvent(req))
+			l.Publish(approvalEvent(req, opts.Op, opts.buildID, opts.taskID))
 			return inner(ctx, req)
 		}
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
-		Tier: tier, ExtraContext: opts.ExtraContext, Approve: approve,
-		TaskID: opts.TaskID, BuildID: opts.BuildID,
+		Tier: tier, ExtraContext: opts.extra, Approve: approve,
+		TaskID: opts.taskID, BuildID: opts.buildID,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)
-			e.TaskID, e.BuildID = opts.TaskID, opts.BuildID
+			e.TaskID, e.BuildID, e.Op = opts.taskID, opts.buildID, opts.Op
 			l.Publish(e)
-			if opts.OnEvent != nil {
-				opts.OnEvent(ev)
-			}
 		},
 	})
+}
+
+// approver answers runCommand approvals by policy: ask the subscribers
+// (EventNeedsApproval, AnswerApproval), allow all, or deny all with a log
+// line (on the build's topic for a build task, so a headless build shows it).
+func (l *Local) approver(policy ApprovalPolicy, op, buildID, taskID string) tools.ApproveFunc {
+	switch policy {
+	case ApproveAll:
+		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			l.Publish(approvalEvent(req, op, buildID, taskID))
+			return true, nil
+		}
+	case ApproveNone:
+		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			topic := TopicAgent
+			if buildID != "" {
+				topic = TopicBuild
+			}
+			l.Publish(Event{Type: EventLog, Topic: topic, BuildID: buildID, TaskID: taskID, Op: op,
+				RunID: strconv.FormatUint(req.RunID, 10),
+				Text:  fmt.Sprintf("denied (headless): %s wants to run `%s`", req.Agent, req.Command)})
+			return false, nil
+		}
+	}
+	return func(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
+		return l.askSubscribers(ctx, req, op, buildID, taskID)
+	}
 }
 
 // engineEvent wraps a run event for the broker.
 func engineEvent(ev agents.Event) Event {
 	e := Event{Topic: TopicAgent, RunID: strconv.FormatUint(ev.RunID, 10), Time: ev.Time,
-		Status: string(ev.Type), Text: ev.Text, Payload: ev}
+		Status: string(ev.Type), Text: ev.Text, Agent: &ev}
 	switch ev.Type {
 	case agents.EventDelta:
 		e.Type = EventDelta
@@ -209,16 +220,17 @@ func engineEvent(ev agents.Event) Event {
 	return e
 }
 
-func approvalEvent(req tools.ApprovalRequest) Event {
+func approvalEvent(req tools.ApprovalRequest, op, buildID, taskID string) Event {
 	return Event{
 		Type: EventNeedsApproval, Topic: TopicAgent, RunID: strconv.FormatUint(req.RunID, 10), Status: req.ID,
-		Text:    fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir),
-		Payload: req,
+		Op: op, BuildID: buildID, TaskID: taskID,
+		Text:     fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir),
+		Approval: &req,
 	}
 }
 
 // askSubscribers publishes an approval request and waits for AnswerApproval.
-func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest) (bool, error) {
+func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest, op, buildID, taskID string) (bool, error) {
 	rt := l.runtime()
 	ch := make(chan bool, 1)
 	rt.mu.Lock()
@@ -229,7 +241,7 @@ func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest) (
 		delete(rt.approvals, req.ID)
 		rt.mu.Unlock()
 	}()
-	l.Publish(approvalEvent(req))
+	l.Publish(approvalEvent(req, op, buildID, taskID))
 	select {
 	case ok := <-ch:
 		return ok, nil
@@ -239,8 +251,11 @@ func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest) (
 }
 
 // AnswerApproval answers a waiting EventNeedsApproval request (its id is in
-// the event's Status and Payload).
-func (l *Local) AnswerApproval(id string, approve bool) error {
+// the event's Status and Approval).
+func (l *Local) AnswerApproval(ctx context.Context, id string, approve bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	rt := l.runtime()
 	rt.mu.Lock()
 	p, ok := rt.approvals[id]
@@ -255,8 +270,16 @@ func (l *Local) AnswerApproval(id string, approve bool) error {
 	return nil
 }
 
-// PendingApprovalRequests lists the approval requests waiting for an answer.
-func (l *Local) PendingApprovalRequests() []tools.ApprovalRequest {
+// PendingApprovals implements Workspace: the approval requests waiting for
+// an answer.
+func (l *Local) PendingApprovals(ctx context.Context) ([]tools.ApprovalRequest, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return l.pendingApprovalRequests(), nil
+}
+
+func (l *Local) pendingApprovalRequests() []tools.ApprovalRequest {
 	rt := l.runtime()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -289,13 +312,16 @@ func (l *Local) logRunEvent(ev agents.Event) {
 }
 
 // RunEvents returns the events (without token deltas) of a run started by
-// this process, oldest first; nil for other runs. A screen opened in the
+// this process, oldest first; empty for other runs. A screen opened in the
 // middle of a run replays them, then follows Subscribe.
-func (l *Local) RunEvents(runID uint64) []agents.Event {
+func (l *Local) RunEvents(ctx context.Context, runID uint64) ([]agents.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rt := l.runtime()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return append([]agents.Event(nil), rt.logs[runID]...)
+	return append([]agents.Event{}, rt.logs[runID]...), nil
 }
 
 // pendingApprovals counts pending changesets and waiting approval requests
@@ -305,5 +331,5 @@ func (l *Local) pendingApprovals(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("count pending changesets: %w", err)
 	}
-	return n + len(l.PendingApprovalRequests()), nil
+	return n + len(l.pendingApprovalRequests()), nil
 }

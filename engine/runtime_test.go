@@ -16,7 +16,6 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
-	"github.com/nova-dev/nova/engine/tools"
 )
 
 func openWithFake(t *testing.T, config string) (*engine.Local, *ollamatest.Server, string) {
@@ -65,8 +64,7 @@ func TestRunAgentPublishesEventsAndStagesChanges(t *testing.T) {
 	defer cancel()
 	ch := ws.Subscribe(ctx)
 
-	var local []agents.Event
-	res, err := ws.RunAgent(ctx, "mars", "add a health check", engine.RunOptions{OnEvent: func(ev agents.Event) { local = append(local, ev) }})
+	res, err := ws.RunAgent(ctx, "mars", "add a health check", engine.RunOptions{Op: "op-1"})
 	require.NoError(t, err)
 	require.True(t, res.Outcome.OK, "%+v", res.Outcome.Failure)
 	require.NotZero(t, res.ChangesetID)
@@ -78,7 +76,8 @@ func TestRunAgentPublishesEventsAndStagesChanges(t *testing.T) {
 		switch ev.Topic {
 		case engine.TopicAgent:
 			assert.Equal(t, runID, ev.RunID)
-			if p, ok := ev.Payload.(agents.Event); ok && p.Type == agents.EventToolCall {
+			assert.Equal(t, "op-1", ev.Op, "every event of the run carries the caller's op")
+			if p := ev.Agent; p != nil && p.Type == agents.EventToolCall {
 				sawTool = true
 				assert.Equal(t, engine.EventLog, ev.Type)
 				assert.Contains(t, ev.Text, "writeFile")
@@ -92,15 +91,16 @@ func TestRunAgentPublishesEventsAndStagesChanges(t *testing.T) {
 	assert.True(t, sawChanges)
 	last := evs[len(evs)-1]
 	assert.Equal(t, engine.EventDone, last.Type)
-	p := last.Payload.(agents.Event)
-	require.NotNil(t, p.Run)
+	require.NotNil(t, last.Agent)
+	require.NotNil(t, last.Agent.Run)
 	// The terminal event comes after the commit: the stored run is final.
 	stored, err := ws.Runs().Get(ctx, res.ID)
 	require.NoError(t, err)
 	assert.Equal(t, agents.RunDone, stored.Status)
-	assert.NotEmpty(t, local)
-	assert.NotEmpty(t, ws.RunEvents(res.ID))
-	assert.Equal(t, agents.EventDone, ws.RunEvents(res.ID)[len(ws.RunEvents(res.ID))-1].Type)
+	replay, err := ws.RunEvents(ctx, res.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, replay)
+	assert.Equal(t, agents.EventDone, replay[len(replay)-1].Type)
 
 	sum, err := ws.Summary(ctx)
 	require.NoError(t, err)
@@ -137,10 +137,15 @@ func TestRunAgentApprovalThroughEvents(t *testing.T) {
 	go func() {
 		for ev := range ch {
 			if ev.Type == engine.EventNeedsApproval {
-				req := ev.Payload.(tools.ApprovalRequest)
+				req := ev.Approval
+				if !assert.NotNil(t, req) {
+					return
+				}
 				assert.Equal(t, "echo approved-run", req.Command)
-				assert.Len(t, ws.PendingApprovalRequests(), 1)
-				assert.NoError(t, ws.AnswerApproval(req.ID, true))
+				pending, err := ws.PendingApprovals(ctx)
+				assert.NoError(t, err)
+				assert.Len(t, pending, 1)
+				assert.NoError(t, ws.AnswerApproval(ctx, req.ID, true))
 				return
 			}
 		}
@@ -149,7 +154,7 @@ func TestRunAgentApprovalThroughEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Outcome.OK)
 	assert.Contains(t, res.Outcome.Result, "approved-run")
-	assert.ErrorIs(t, ws.AnswerApproval("nope", true), engine.ErrNoSuchApproval)
+	assert.ErrorIs(t, ws.AnswerApproval(ctx, "nope", true), engine.ErrNoSuchApproval)
 }
 
 func TestRunAgentErrors(t *testing.T) {

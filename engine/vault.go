@@ -13,11 +13,6 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-// TopicVault is the Topic of the EventChanged published after every
-// committed vault or wisdom write (Text is the operation, Payload a
-// vault.Change).
-const TopicVault = "vault"
-
 // vaultState is the taste vault of a Local, built on first use.
 type vaultState struct {
 	mu sync.Mutex
@@ -39,9 +34,10 @@ func (l *Local) Vault() *vault.Vault {
 			UserID:       cfg.UserID,
 			Tier:         cfg.Tier,
 			OptInGlobal:  cfg.Vault.OptInGlobal,
+			Now:          l.now,
 			ProjectTerms: projectTerms(l.ws.Root),
 			OnChange: func(c vault.Change) {
-				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op, Payload: c})
+				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op})
 			},
 		}
 		if cfg.Models.Embed != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/palette"
@@ -48,10 +49,21 @@ type themeSavedMsg struct {
 }
 type clearToastMsg struct{ seq int }
 
-// PageFactory builds one page; pages are registered in order.
+// PageFactory builds one page; pages are registered in order. New hands
+// the page the workspace as the narrow Source it declares.
 type PageFactory struct {
 	ID  string
-	New func(*common.Common) common.Page
+	New func(*common.Common, engine.Workspace) common.Page
+}
+
+// Source is what the root model needs from the engine: the header's facts,
+// the event stream, the Ollama probe and the theme setting.
+type Source interface {
+	Info() engine.Info
+	Config() workspace.Config
+	Subscribe(ctx context.Context) <-chan engine.Event
+	Ollama(ctx context.Context) (engine.OllamaStatus, error)
+	SetTheme(ctx context.Context, name string) error
 }
 
 // Options configures the app.
@@ -67,20 +79,21 @@ type Options struct {
 // DefaultPages lists nova's screens in tab order.
 func DefaultPages() []PageFactory {
 	return []PageFactory{
-		{ID: home.ID, New: func(c *common.Common) common.Page { return home.New(c) }},
-		{ID: vaultpage.ID, New: func(c *common.Common) common.Page { return vaultpage.New(c) }},
-		{ID: importwiz.ID, New: func(c *common.Common) common.Page { return importwiz.New(c) }},
-		{ID: agentspage.ID, New: func(c *common.Common) common.Page { return agentspage.New(c) }},
-		{ID: changespage.ID, New: func(c *common.Common) common.Page { return changespage.New(c) }},
-		{ID: buildpage.ID, New: func(c *common.Common) common.Page { return buildpage.New(c) }},
-		{ID: playbooks.ID, New: func(c *common.Common) common.Page { return playbooks.New(c) }},
-		{ID: rehearsalpage.ID, New: func(c *common.Common) common.Page { return rehearsalpage.New(c) }},
+		{ID: home.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return home.New(c, ws) }},
+		{ID: vaultpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return vaultpage.New(c, ws) }},
+		{ID: importwiz.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return importwiz.New(c, ws) }},
+		{ID: agentspage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return agentspage.New(c, ws) }},
+		{ID: changespage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return changespage.New(c, ws) }},
+		{ID: buildpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return buildpage.New(c, ws) }},
+		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
+		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 	}
 }
 
 // Model is the root model.
 type Model struct {
 	c       *common.Common
+	ws      Source
 	themes  *themes.Registry
 	pages   []common.Page
 	ids     []string
@@ -114,15 +127,14 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		Ctx:    ctx,
 		Styles: themes.Build(pal),
 		KeyMap: keymap.DefaultKeyMap(),
-		WS:     ws,
 	}
 	factories := opts.Pages
 	if factories == nil {
 		factories = DefaultPages()
 	}
-	m := &Model{c: c, themes: reg, help: help.New(), startErrs: opts.ThemeErrors}
+	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), startErrs: opts.ThemeErrors}
 	for _, f := range factories {
-		m.pages = append(m.pages, f.New(c))
+		m.pages = append(m.pages, f.New(c, ws))
 		m.ids = append(m.ids, f.ID)
 	}
 	m.help.Styles = c.Styles.Help
@@ -165,7 +177,7 @@ type toggleHelpMsg struct{}
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
+	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
 	for _, p := range m.pages {
 		cmds = append(cmds, p.Init())
 	}
@@ -231,7 +243,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 
 	case ollamaTickMsg:
-		return m, tea.Batch(m.c.FetchOllama(), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }))
+		return m, tea.Batch(m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }))
 
 	case common.OllamaMsg:
 		st := msg.Status
@@ -337,7 +349,7 @@ func (m *Model) setTheme(name string) tea.Cmd {
 	if !m.applyTheme(name) {
 		return m.setToast("unknown theme "+name, true)
 	}
-	ws, ctx := m.c.WS, m.c.Ctx
+	ws, ctx := m.ws, m.c.Ctx
 	return func() tea.Msg { return themeSavedMsg{name: name, err: ws.SetTheme(ctx, name)} }
 }
 
@@ -355,7 +367,7 @@ func (m *Model) layout() {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	v.WindowTitle = "nova — " + filepath.Base(m.c.WS.Info().Root)
+	v.WindowTitle = "nova — " + filepath.Base(m.ws.Info().Root)
 	return v
 }
 
@@ -408,8 +420,8 @@ func (m *Model) headerView() string {
 
 func (m *Model) statusView() string {
 	s := m.c.Styles
-	info := m.c.WS.Info()
-	cfg := m.c.WS.Config()
+	info := m.ws.Info()
+	cfg := m.ws.Config()
 	left := s.StatusKey.Render(filepath.Base(info.Root)) +
 		s.StatusValue.Render(cfg.Tier) + s.StatusSep.Render("│") +
 		s.StatusValue.Render(fmt.Sprintf("autonomy %d", cfg.Autonomy)) + s.StatusSep.Render("│")

@@ -23,11 +23,11 @@ import (
 	"github.com/nova-dev/nova/tui/tuitest"
 )
 
-// fakeWS is a deterministic workspace for golden views. It embeds the
-// interface so capabilities added later compile; calling one not overridden
-// here panics, which tests of those screens must not do.
+// fakeWS is a deterministic workspace for golden views: a real engine over
+// an empty temp workspace, with the header's facts (info, config, counts,
+// Ollama) and the event stream replaced by fixed values.
 type fakeWS struct {
-	engine.Workspace
+	*engine.Local
 	mu     sync.Mutex
 	cfg    workspace.Config
 	sum    engine.Summary
@@ -36,15 +36,16 @@ type fakeWS struct {
 	events chan engine.Event
 }
 
-func newFake() *fakeWS {
+func newFake(t testing.TB) *fakeWS {
 	cfg := workspace.Defaults()
 	return &fakeWS{
-		cfg: cfg,
+		Local: tuitest.Workspace(t, time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)),
+		cfg:   cfg,
 		sum: engine.Summary{Root: "/home/dev/shop", Tier: "free", Autonomy: 2, Theme: cfg.Theme, SchemaVersion: 1,
 			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2},
 		ollama: engine.OllamaStatus{
-			Probe: llm.Probe{Host: "http://127.0.0.1:11434", Reachable: true, Version: "0.12.3",
-				Models: []llm.Model{{Name: "qwen2.5-coder:1.5b"}, {Name: "qwen2.5-coder:7b"}}},
+			Host: "http://127.0.0.1:11434", Reachable: true, Version: "0.12.3",
+			Models: []llm.Model{{Name: "qwen2.5-coder:1.5b"}, {Name: "qwen2.5-coder:7b"}},
 			Tiers: []engine.TierModel{
 				{Tier: "small", Model: "qwen2.5-coder:1.5b", Installed: true},
 				{Tier: "medium", Model: "qwen2.5-coder:7b", Installed: true},
@@ -66,7 +67,7 @@ func (f *fakeWS) Summary(context.Context) (engine.Summary, error) {
 	defer f.mu.Unlock()
 	return f.sum, nil
 }
-func (f *fakeWS) Ollama(context.Context) engine.OllamaStatus { return f.ollama }
+func (f *fakeWS) Ollama(context.Context) (engine.OllamaStatus, error) { return f.ollama, nil }
 func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -74,7 +75,7 @@ func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 	f.cfg.Theme = name
 	return nil
 }
-func (f *fakeWS) Close() error { return nil }
+func (f *fakeWS) Close() error { return nil } // the test closes the engine
 
 // drive runs cmd and feeds every resulting message back into m, level by
 // level. Commands of one level run concurrently and share one deadline, so
@@ -174,12 +175,12 @@ func TestGoldenViews(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("home_%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			m := newModel(t, newFake(), size[0], size[1])
+			m := newModel(t, newFake(t), size[0], size[1])
 			golden.RequireEqual(t, pinned(t, m))
 		})
 		t.Run(fmt.Sprintf("help_%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			m := press(t, newModel(t, newFake(), size[0], size[1]), "?")
+			m := press(t, newModel(t, newFake(t), size[0], size[1]), "?")
 			golden.RequireEqual(t, pinned(t, m))
 		})
 	}
@@ -188,7 +189,7 @@ func TestGoldenViews(t *testing.T) {
 func TestLayoutFitsEverySize(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}} {
-		m := newModel(t, newFake(), size[0], size[1])
+		m := newModel(t, newFake(t), size[0], size[1])
 		for _, overlay := range []string{"", "?"} {
 			v := m
 			if overlay != "" {
@@ -205,7 +206,7 @@ func TestLayoutFitsEverySize(t *testing.T) {
 
 func TestTooSmallTerminal(t *testing.T) {
 	t.Parallel()
-	m := newModel(t, newFake(), 60, 20)
+	m := newModel(t, newFake(t), 60, 20)
 	out := plain(m)
 	assert.Contains(t, out, "nova needs a bigger window")
 	assert.Contains(t, out, "60×20")
@@ -215,12 +216,12 @@ func TestTooSmallTerminal(t *testing.T) {
 
 func TestHomeShowsCountsAndOllama(t *testing.T) {
 	t.Parallel()
-	out := plain(newModel(t, newFake(), 160, 48))
+	out := plain(newModel(t, newFake(t), 160, 48))
 	for _, want := range []string{"42", "vault nodes", "approvals", "online", "qwen2.5-coder:14b", "ollama pull qwen2.5-coder:14b", "/home/dev/shop"} {
 		assert.Contains(t, out, want)
 	}
-	ws := newFake()
-	ws.ollama = engine.OllamaStatus{Probe: llm.Probe{Host: "http://127.0.0.1:1", Error: "connection refused"}}
+	ws := newFake(t)
+	ws.ollama = engine.OllamaStatus{Host: "http://127.0.0.1:1", Error: "connection refused"}
 	ws.sum.VaultNodes = 0
 	out = plain(newModel(t, ws, 120, 40))
 	assert.Contains(t, out, "offline")
@@ -230,13 +231,13 @@ func TestHomeShowsCountsAndOllama(t *testing.T) {
 
 func TestHomeRefreshesOnEvents(t *testing.T) {
 	t.Parallel()
-	ws := newFake()
+	ws := newFake(t)
 	m := newModel(t, ws, 120, 40)
 	ws.mu.Lock()
 	ws.sum.VaultNodes = 4242
 	ws.mu.Unlock()
 	var cmd tea.Cmd
-	m, cmd = m.Update(commonEvent(engine.Event{Type: engine.EventChanged, Topic: "vault"}))
+	m, cmd = m.Update(commonEvent(engine.Event{Type: engine.EventChanged, Topic: engine.TopicVault}))
 	// The debounce tick fires after 150ms; run it for real.
 	deadline := time.Now().Add(2 * time.Second)
 	for !strings.Contains(plain(m), "4242") && time.Now().Before(deadline) {
@@ -248,7 +249,7 @@ func TestHomeRefreshesOnEvents(t *testing.T) {
 
 func TestPaletteSwitchesAndPersistsTheme(t *testing.T) {
 	t.Parallel()
-	ws := newFake()
+	ws := newFake(t)
 	m := newModel(t, ws, 120, 40)
 	m = press(t, m, "ctrl+p")
 	assert.Contains(t, plain(m), "Commands")
@@ -268,7 +269,7 @@ func TestPaletteSwitchesAndPersistsTheme(t *testing.T) {
 func TestUserThemeAndUnknownTheme(t *testing.T) {
 	t.Parallel()
 	reg := themes.NewRegistry()
-	ws := newFake()
+	ws := newFake(t)
 	ws.cfg.Theme = "missing-one"
 	m := tui.New(context.Background(), ws, tui.Options{Themes: reg})
 	var model tea.Model = m
@@ -279,7 +280,7 @@ func TestUserThemeAndUnknownTheme(t *testing.T) {
 
 func TestQuitKeys(t *testing.T) {
 	t.Parallel()
-	m := newModel(t, newFake(), 100, 30)
+	m := newModel(t, newFake(t), 100, 30)
 	_, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	require.NotNil(t, cmd)
 	assert.Equal(t, tea.QuitMsg{}, cmd())
@@ -293,7 +294,7 @@ func TestQuitKeys(t *testing.T) {
 
 func TestErrorsShowInStatusBar(t *testing.T) {
 	t.Parallel()
-	m := newModel(t, newFake(), 120, 30)
+	m := newModel(t, newFake(t), 120, 30)
 	m, _ = m.Update(commonErr(errors.New("vault is locked")))
 	assert.Contains(t, plain(m), "vault is locked")
 	m, _ = m.Update(commonErr(context.Canceled))
@@ -302,7 +303,7 @@ func TestErrorsShowInStatusBar(t *testing.T) {
 
 func TestHomeShowsRunningBuildsAndApprovals(t *testing.T) {
 	t.Parallel()
-	ws := newFake()
+	ws := newFake(t)
 	ws.sum.RunningBuilds = 1
 	out := plain(newModel(t, ws, 120, 40))
 	assert.Contains(t, out, "1 build(s) running")
@@ -314,7 +315,7 @@ func TestHomeShowsRunningBuildsAndApprovals(t *testing.T) {
 func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}, {250, 70}} {
-		m := newModel(t, newFake(), size[0], size[1])
+		m := newModel(t, newFake(t), size[0], size[1])
 		for _, page := range []struct {
 			key   rune
 			title string

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -16,29 +12,6 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 )
-
-// runNovaStdin is runNova with stdin.
-func runNovaStdin(t *testing.T, dir string, env map[string]string, stdin string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(novaBin, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "OLLAMA_HOST=127.0.0.1:1"}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Stdin = strings.NewReader(stdin)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return r
-}
 
 // agentWorkspace is an initialised workspace with a small Go project and a
 // fake Ollama serving the default tier models.

@@ -1,190 +1,393 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
-// The agents commands read .nova/agents directly and never open the
-// database, so they work while another nova holds it.
+// The agents commands read .nova/agents (engine.LoadRoster) and never open
+// the database, so they work beside any other nova. `nova agent run` runs a
+// task through the workspace.
 
-func (a *app) agentsCmd() *cobra.Command {
+func newAgentsCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "agents", Short: "List, show and validate the agent definitions (.nova/agents)"}
-	var asJSON bool
-
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the agents of the workspace",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			roster, errs, _, err := a.loadAgents("")
-			if err != nil {
-				return err
-			}
-			if len(errs) > 0 {
-				a.logf("warning: %d problem(s) in agent files; those agents are left out (see `nova agents validate`)\n", len(errs))
-			}
-			specs := roster.List()
-			if asJSON {
-				if specs == nil {
-					specs = []agents.Spec{}
-				}
-				return a.printJSON(specs)
-			}
-			if len(specs) == 0 {
-				a.printf("no agents (add .nova/agents/<ID>.yaml files, or run `nova init`)\n")
-				return nil
-			}
-			a.printf("%-10s %-12s %-14s %-6s %s\n", "ID", "NAME", "TIER", "TOOLS", "DESCRIPTION")
-			for _, s := range specs {
-				a.printf("%-10s %-12s %-14s %-6d %s\n", s.ID, clipLine(s.Display.Name, 12),
-					string(s.Tier)+"→"+string(s.MaxTier), len(s.Tools), clipLine(s.Display.Description, 70))
-			}
-			return nil
-		},
-	}
-
-	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one agent's definition",
-		Args:  exactArgs(1, "an agent id"),
-		RunE: func(_ *cobra.Command, args []string) error {
-			roster, errs, _, err := a.loadAgents("")
-			if err != nil {
-				return err
-			}
-			s, err := roster.Get(args[0])
-			if err != nil {
-				for _, e := range errs {
-					var se *agents.SpecError
-					if errors.As(e, &se) && strings.EqualFold(strings.TrimSuffix(filepath.Base(se.File), filepath.Ext(se.File)), args[0]) {
-						return fmt.Errorf("agent %s is invalid: %w", args[0], e)
-					}
-				}
-				return fmt.Errorf("%w (known: %s)", err, strings.Join(roster.IDs(), ", "))
-			}
-			if asJSON {
-				return a.printJSON(s)
-			}
-			a.printf("%s — %s %s\n%s\n\n", s.ID, s.Display.Name, s.Display.Emoji, s.Display.Description)
-			if s.Domain != "" {
-				a.printf("domain:     %s\n", s.Domain)
-			}
-			a.printf("tier:       %s (may escalate to %s)\n", s.Tier, s.MaxTier)
-			a.printf("tools:      %s\n", strings.Join(s.Tools, ", "))
-			a.printf("limits:     %d steps, %d tool calls, %s\n", s.Limits.MaxSteps, s.Limits.MaxToolCalls, s.Limits.Timeout)
-			if s.ForcedReasoningInterval > 0 {
-				a.printf("reasoning:  forced every %d tool calls\n", s.ForcedReasoningInterval)
-			}
-			a.printf("file:       %s\n\nrole:\n%s\n", s.Source, indent(s.Role, "  "))
-			if s.StaticContext != "" {
-				a.printf("\nstatic context:\n%s\n", indent(s.StaticContext, "  "))
-			}
-			for i, ex := range s.Examples {
-				a.printf("\nexample %d:\n  input: %s\n  output:\n%s\n", i+1, ex.Input, indent(ex.Output, "    "))
-			}
-			return nil
-		},
-	}
-
-	validate := &cobra.Command{
-		Use:   "validate [DIR]",
-		Short: "Check every agent file and print every problem (exit 1 if any file is invalid)",
-		Args:  maxArgs(1, "one directory"),
-		RunE: func(_ *cobra.Command, args []string) error {
-			dir := ""
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			roster, errs, dir, err := a.loadAgents(dir)
-			if err != nil {
-				return err
-			}
-			files := countSpecFiles(dir)
-			if asJSON {
-				type problem struct {
-					File    string `json:"file"`
-					Line    int    `json:"line"`
-					Field   string `json:"field"`
-					Message string `json:"message"`
-				}
-				probs := []problem{}
-				for _, e := range errs {
-					var se *agents.SpecError
-					if errors.As(e, &se) {
-						probs = append(probs, problem{File: se.File, Line: se.Line, Field: se.Field, Message: se.Msg})
-					} else {
-						probs = append(probs, problem{Message: e.Error()})
-					}
-				}
-				ids := roster.IDs()
-				if ids == nil {
-					ids = []string{}
-				}
-				if err := a.printJSON(map[string]any{
-					"ok": len(errs) == 0, "dir": dir, "files": files, "valid": ids, "errors": probs,
-				}); err != nil {
-					return err
-				}
-			} else {
-				for _, e := range errs {
-					a.printf("%v\n", e)
-				}
-				a.printf("%d agent file(s) in %s: %d valid, %d problem(s)\n", files, dir, roster.Len(), len(errs))
-			}
-			if len(errs) > 0 {
-				return &reportedError{msg: fmt.Sprintf("%d problem(s) in agent files", len(errs))}
-			}
-			return nil
-		},
-	}
-	for _, c := range []*cobra.Command{list, show, validate} {
-		c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-		cmd.AddCommand(c)
-	}
+	cmd.AddCommand(newAgentsListCmd(env, nil), newAgentsShowCmd(env, nil), newAgentsValidateCmd(env, nil))
 	return cmd
 }
 
-// loadAgents loads dir, or the workspace's .nova/agents when dir is empty.
-// A directory that cannot be read is an error (not a list of problems).
-func (a *app) loadAgents(dir string) (*agents.Roster, []error, string, error) {
+// agentsOptions is `nova agents list|show|validate`.
+type agentsOptions struct {
+	*Env
+	// ID is the agent of show; Dir the directory of validate ("" = the
+	// workspace's).
+	ID, Dir string
+	JSON    bool
+}
+
+// roster loads opts.Dir, or the workspace's .nova/agents.
+func (opts *agentsOptions) roster() (engine.Roster, error) {
+	dir := opts.Dir
 	if dir == "" {
-		root, err := a.root()
+		root, err := opts.root()
 		if err != nil {
-			return nil, nil, "", err
+			return engine.Roster{}, err
 		}
 		dir = filepath.Join(root, workspace.DirName, "agents")
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, nil, dir, fmt.Errorf("agents directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, nil, dir, fmt.Errorf("agents directory: %s is not a directory", dir)
-	}
-	roster, errs := agents.Load(dir)
-	return roster, errs, dir, nil
+	return engine.LoadRoster(opts.abs(dir))
 }
 
-func countSpecFiles(dir string) int {
-	entries, err := os.ReadDir(dir)
+func newAgentsListCmd(env *Env, runF func(context.Context, *agentsOptions) error) *cobra.Command {
+	opts := &agentsOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the agents of the workspace",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runAgentsList)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runAgentsList(_ context.Context, opts *agentsOptions) error {
+	r, err := opts.roster()
 	if err != nil {
-		return 0
+		return err
 	}
-	n := 0
-	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && (ext == ".yaml" || ext == ".yml") {
-			n++
+	if len(r.Problems) > 0 {
+		opts.IO.Logf("warning: %d problem(s) in agent files; those agents are left out (see `nova agents validate`)\n", len(r.Problems))
+	}
+	if opts.JSON {
+		return opts.IO.PrintJSON(r.Agents)
+	}
+	if len(r.Agents) == 0 {
+		opts.IO.Printf("no agents (add .nova/agents/<ID>.yaml files, or run `nova init`)\n")
+		return nil
+	}
+	opts.IO.Printf("%-10s %-12s %-14s %-6s %s\n", "ID", "NAME", "TIER", "TOOLS", "DESCRIPTION")
+	for _, s := range r.Agents {
+		opts.IO.Printf("%-10s %-12s %-14s %-6d %s\n", s.ID, clipLine(s.Display.Name, 12),
+			string(s.Tier)+"→"+string(s.MaxTier), len(s.Tools), clipLine(s.Display.Description, 70))
+	}
+	return nil
+}
+
+func newAgentsShowCmd(env *Env, runF func(context.Context, *agentsOptions) error) *cobra.Command {
+	opts := &agentsOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one agent's definition",
+		Args:  exactArgs(1, "an agent id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			return pick(runF, runAgentsShow)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runAgentsShow(_ context.Context, opts *agentsOptions) error {
+	r, err := opts.roster()
+	if err != nil {
+		return err
+	}
+	s, ok := r.Get(opts.ID)
+	if !ok {
+		for _, p := range r.Problems {
+			if strings.EqualFold(strings.TrimSuffix(filepath.Base(p.File), filepath.Ext(p.File)), opts.ID) {
+				return fmt.Errorf("agent %s is invalid: %s", opts.ID, p.Text)
+			}
 		}
+		return fmt.Errorf("agent %q: %w (known: %s)", opts.ID, agents.ErrUnknownAgent, strings.Join(r.IDs(), ", "))
 	}
-	return n
+	if opts.JSON {
+		return opts.IO.PrintJSON(s)
+	}
+	p := opts.IO.Printf
+	p("%s — %s %s\n%s\n\n", s.ID, s.Display.Name, s.Display.Emoji, s.Display.Description)
+	if s.Domain != "" {
+		p("domain:     %s\n", s.Domain)
+	}
+	p("tier:       %s (may escalate to %s)\n", s.Tier, s.MaxTier)
+	p("tools:      %s\n", strings.Join(s.Tools, ", "))
+	p("limits:     %d steps, %d tool calls, %s\n", s.Limits.MaxSteps, s.Limits.MaxToolCalls, s.Limits.Timeout)
+	if s.ForcedReasoningInterval > 0 {
+		p("reasoning:  forced every %d tool calls\n", s.ForcedReasoningInterval)
+	}
+	p("file:       %s\n\nrole:\n%s\n", s.Source, indent(s.Role, "  "))
+	if s.StaticContext != "" {
+		p("\nstatic context:\n%s\n", indent(s.StaticContext, "  "))
+	}
+	for i, ex := range s.Examples {
+		p("\nexample %d:\n  input: %s\n  output:\n%s\n", i+1, ex.Input, indent(ex.Output, "    "))
+	}
+	return nil
+}
+
+func newAgentsValidateCmd(env *Env, runF func(context.Context, *agentsOptions) error) *cobra.Command {
+	opts := &agentsOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "validate [DIR]",
+		Short: "Check every agent file and print every problem (exit 1 if any file is invalid)",
+		Args:  maxArgs(1, "one directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dir = ""
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
+			return pick(runF, runAgentsValidate)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
+	r, err := opts.roster()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		type problem struct {
+			File    string `json:"file"`
+			Line    int    `json:"line"`
+			Field   string `json:"field"`
+			Message string `json:"message"`
+		}
+		probs := []problem{}
+		for _, p := range r.Problems {
+			probs = append(probs, problem{File: p.File, Line: p.Line, Field: p.Field, Message: p.Message})
+		}
+		if err := opts.IO.PrintJSON(map[string]any{
+			"ok": len(r.Problems) == 0, "dir": r.Dir, "files": r.Files, "valid": r.IDs(), "errors": probs,
+		}); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range r.Problems {
+			opts.IO.Printf("%s\n", p.Text)
+		}
+		opts.IO.Printf("%d agent file(s) in %s: %d valid, %d problem(s)\n", r.Files, r.Dir, len(r.Agents), len(r.Problems))
+	}
+	if len(r.Problems) > 0 {
+		return &reportedError{msg: fmt.Sprintf("%d problem(s) in agent files", len(r.Problems))}
+	}
+	return nil
+}
+
+// ---- agent run ----
+
+func newAgentCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{Use: "agent", Short: "Run one task through an agent"}
+	cmd.AddCommand(newAgentRunCmd(env, nil))
+	return cmd
+}
+
+// agentRunOptions is `nova agent run AGENT "TASK"`.
+type agentRunOptions struct {
+	*Env
+	Agent, Task string
+	Tier        string
+	// Yes approves the agent's allowlisted commands without asking.
+	Yes  bool
+	JSON bool
+}
+
+func newAgentRunCmd(env *Env, runF func(context.Context, *agentRunOptions) error) *cobra.Command {
+	opts := &agentRunOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   `run AGENT "TASK"`,
+		Short: "Run one task through an agent; file writes are staged in a changeset",
+		Long: "Runs the agent loop on one task. Progress streams to stderr; the outcome, the changeset id\n" +
+			"and the verifier's verdict go to stdout. Nothing is written to your files: review the\n" +
+			"changeset with `nova changes show ID` and apply it with `nova changes apply ID`.\n" +
+			"Commands the agent wants to run are put to you (y/N) below autonomy 4, unless --yes.\n" +
+			"Exit code 1 when the run fails.",
+		Args: exactArgs(2, `an agent id and a task ("nova agent run MARS \"add a health check\"")`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[1]) == "" {
+				return usagef("the task is empty")
+			}
+			opts.Agent, opts.Task = args[0], args[1]
+			return pick(runF, runAgentRun)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Tier, "tier", "", "start on this model tier (small, medium, large) instead of the agent's")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the run (outcome, tokens, changeset, verdict) as JSON")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve the agent's allowlisted commands without asking")
+	return cmd
+}
+
+func runAgentRun(ctx context.Context, opts *agentRunOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		op := engine.NewOp()
+		ro := engine.RunOptions{Tier: opts.Tier, Op: op}
+		if opts.Yes {
+			ro.Approvals = engine.ApproveAll
+		}
+		// Follow this run's events: progress on stderr, approvals put to the user.
+		subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopSub()
+		events := ws.Subscribe(subCtx)
+		p := &progress{io: opts.IO}
+		followed := make(chan struct{})
+		go func() {
+			defer close(followed)
+			for ev := range events {
+				if ev.Op != op || ev.Topic != engine.TopicAgent {
+					continue
+				}
+				if ev.Type == engine.EventNeedsApproval && ev.Approval != nil && !opts.Yes {
+					req := *ev.Approval
+					go func() {
+						ok, err := opts.Prompt(ctx, approvalQuestion(req))
+						if err == nil {
+							err = ws.AnswerApproval(ctx, req.ID, ok)
+						}
+						if err != nil && !engine.IsCanceled(err) {
+							opts.IO.Logf("approval %s: %v\n", req.ID, err)
+						}
+					}()
+					continue
+				}
+				if ev.Agent != nil {
+					p.event(*ev.Agent)
+				}
+				if ev.Type == engine.EventDone || ev.Type == engine.EventFailed {
+					return
+				}
+			}
+		}()
+		res, err := ws.RunAgent(ctx, opts.Agent, opts.Task, ro)
+		if err == nil {
+			// The run's last events may still be on their way (a remote
+			// workspace): let them print before the outcome.
+			select {
+			case <-followed:
+			case <-time.After(2 * time.Second):
+			}
+		}
+		stopSub()
+		if err != nil {
+			if engine.IsCanceled(err) {
+				opts.IO.Logf("canceled\n")
+				return &reportedError{msg: "canceled"}
+			}
+			if errors.Is(err, agents.ErrUnknownAgent) {
+				return fmt.Errorf("%w\n(list the agents with `nova agents list`)", err)
+			}
+			return err
+		}
+		if opts.JSON {
+			if err := opts.IO.PrintJSON(res); err != nil {
+				return err
+			}
+		} else {
+			printRun(opts.IO, res)
+		}
+		if !res.Outcome.OK {
+			return &reportedError{msg: "agent run failed"}
+		}
+		return nil
+	})
+}
+
+func approvalQuestion(req tools.ApprovalRequest) string {
+	dir := req.Dir
+	if dir == "." {
+		dir = "the workspace root"
+	}
+	return fmt.Sprintf("%s wants to run `%s` in %s. Allow?", req.Agent, req.Command, dir)
+}
+
+// printRun writes a run's outcome for people.
+func printRun(io *IOStreams, r engine.RunResult) {
+	m := r.Outcome.Meta
+	stats := fmt.Sprintf("%s, %d steps, %d tool calls, %d+%d tokens, tier %s",
+		m.Duration.Round(10*time.Millisecond), m.Steps, m.ToolCalls, m.PromptTokens, m.EvalTokens, m.Tier)
+	if m.Escalations > 0 {
+		stats += fmt.Sprintf(", %d escalation(s)", m.Escalations)
+	}
+	if r.Outcome.OK {
+		io.Printf("✓ %s finished run %d (%s)\n\n%s\n\n", r.Agent, r.ID, stats, r.Outcome.Result)
+	} else {
+		f := r.Outcome.Failure
+		kind := string(f.Kind)
+		if f.Cause != "" {
+			kind += "/" + f.Cause
+		}
+		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, kind, stats, f.Message)
+		if len(f.RecoveryHints) > 0 {
+			hints := make([]string, len(f.RecoveryHints))
+			for i, h := range f.RecoveryHints {
+				hints[i] = string(h)
+			}
+			io.Printf("  hints: %s\n", strings.Join(hints, ", "))
+		}
+		if f.PartialResult != "" {
+			io.Printf("  partial result:\n%s\n", indent(f.PartialResult, "    "))
+		}
+		io.Printf("\n")
+	}
+	if r.ChangesetID != 0 {
+		io.Printf("changeset %d: %d file(s) staged: %s\n  review: nova changes show %d\n  apply:  nova changes apply %d\n",
+			r.ChangesetID, len(r.Files), strings.Join(r.Files, ", "), r.ChangesetID, r.ChangesetID)
+	} else {
+		io.Printf("changeset: none (no files were changed)\n")
+	}
+	io.Printf("verdict: %s\n", r.Verdict.Status)
+	for _, c := range r.Verdict.Checks {
+		io.Printf("  %-12s %-13s %s: %s\n", c.Status, c.Tier, c.Subject, c.Detail)
+	}
+}
+
+// progress prints a run's events on stderr, one line each (no token
+// deltas: the outcome on stdout carries the text).
+type progress struct {
+	mu sync.Mutex
+	io *IOStreams
+}
+
+func (p *progress) event(ev agents.Event) {
+	var line string
+	switch ev.Type {
+	case agents.EventStart:
+		line = fmt.Sprintf("▶ %s (run %d, %s tier, %s): %s", ev.Agent, ev.RunID, ev.Tier, ev.Model, clipLine(ev.Text, 100))
+	case agents.EventToolCall:
+		line = fmt.Sprintf("  → %s %s", ev.Tool, clipLine(ev.Args, 110))
+	case agents.EventToolResult:
+		mark := "✓"
+		if ev.Status != string(tools.StatusOK) {
+			mark = "✗"
+		}
+		line = fmt.Sprintf("    %s %s: %s", mark, ev.Status, clipLine(ev.Text, 110))
+	case agents.EventFeedback:
+		line = "  ! reply rejected (" + strings.ReplaceAll(ev.Status, "_", " ") + "), sent back to the model"
+	case agents.EventReflect, agents.EventCompress, agents.EventTextMode:
+		line = "  … " + ev.Text
+	case agents.EventEscalate:
+		line = "  ↑ " + ev.Text
+	case agents.EventApproval:
+		line = fmt.Sprintf("  approval %s: %s", ev.Status, ev.Args)
+	default:
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.io.Logf("%s\n", line)
 }

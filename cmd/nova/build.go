@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,160 +14,11 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/prd"
-	"github.com/nova-dev/nova/engine/tools"
 )
 
-func (a *app) buildCmd() *cobra.Command {
+func newBuildCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "build", Short: "Run PRDs through the agent team (the build loop)"}
-	var (
-		asJSON   bool
-		headless bool
-		autonomy int
-		rehearse bool
-	)
-	run := &cobra.Command{
-		Use:   "run PRD",
-		Short: "Validate a PRD and run it to the end (exit 0 when every task is done)",
-		Long: "Runs every task of the PRD (JSON or YAML; a bare name is also looked up in .nova/prds/).\n" +
-			"Progress lines go to stdout; with --json, one event per line {type,taskId,status,time,...}.\n" +
-			"ctrl+c leaves a resumable build (`nova build resume ID`). The interactive path is the TUI's Build page;\n" +
-			"without --headless this command runs headless too.",
-		Args: exactArgs(1, "a PRD file"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var opts build.Options
-			if cmd.Flags().Changed("autonomy") {
-				if autonomy < 0 || autonomy > 5 {
-					return usagef("--autonomy must be between 0 and 5, got %d", autonomy)
-				}
-				opts.Autonomy = &autonomy
-			}
-			opts.Rehearse = rehearse
-			ws, err := a.open(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			path := resolvePRD(ws.Dir(), args[0])
-			p, err := prd.Load(path)
-			if err != nil {
-				return err
-			}
-			eng := ws.Builds()
-			b, err := eng.Create(cmd.Context(), p, path, opts)
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				a.printf("build %d: %s (%d tasks, autonomy %d, tier %s)\n", b.ID, b.Name, b.Total, b.Autonomy, b.Tier)
-			}
-			return a.followBuild(cmd.Context(), ws, b.ID, asJSON)
-		},
-	}
-	run.Flags().BoolVar(&headless, "headless", false, "no TUI: print progress lines (the default for this command)")
-	run.Flags().IntVar(&autonomy, "autonomy", 0, "autonomy level 0-5 for this build (default: config); ≥ 3 applies changesets")
-	run.Flags().BoolVar(&rehearse, "rehearse", false, "rehearse every task (premium tier)")
-	run.Flags().BoolVar(&asJSON, "json", false, "one JSON event per line")
-
-	resume := &cobra.Command{
-		Use:   "resume ID",
-		Short: "Finish a paused, canceled, failed or killed build (done tasks are not re-run)",
-		Args:  exactArgs(1, "a build id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := buildID(args[0])
-			if err != nil {
-				return err
-			}
-			ws, err := a.open(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			b, err := ws.Builds().Get(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if b.Status == build.StatusDone {
-				if asJSON {
-					return a.printJSON(b.Summary())
-				}
-				a.printf("build %d is already done (%d/%d tasks)\n", b.ID, b.Counts[build.TaskDone], b.Total)
-				return nil
-			}
-			if !asJSON {
-				a.printf("resuming build %d: %s (%d/%d done)\n", b.ID, b.Name, b.Counts[build.TaskDone], b.Total)
-			}
-			return a.followBuild(cmd.Context(), ws, id, asJSON)
-		},
-	}
-	resume.Flags().BoolVar(&asJSON, "json", false, "one JSON event per line")
-
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List builds, newest first",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			bs, err := ws.Builds().List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(bs)
-			}
-			if len(bs) == 0 {
-				a.printf("no builds (start one with `nova build run PRD`)\n")
-				return nil
-			}
-			a.printf("%-5s %-9s %-7s %-8s %-17s %s\n", "ID", "STATUS", "DONE", "TOKENS", "CREATED", "NAME")
-			for _, b := range bs {
-				a.printf("%-5d %-9s %-7s %-8d %-17s %s\n", b.ID, b.Status, fmt.Sprintf("%d/%d", b.Counts[build.TaskDone], b.Total),
-					b.Tokens, b.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(b.Name, 50))
-			}
-			return nil
-		},
-	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-
-	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show a build and its tasks by phase",
-		Args:  exactArgs(1, "a build id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := buildID(args[0])
-			if err != nil {
-				return err
-			}
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			b, err := ws.Builds().Get(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			tasks, err := ws.Builds().Tasks(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(struct {
-					build.Build
-					Phases []build.Phase `json:"phases"`
-				}{Build: b.Summary(), Phases: build.GroupByPhase(tasks)})
-			}
-			a.printBuild(b, tasks)
-			return nil
-		},
-	}
-	show.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-
-	cmd.AddCommand(run, resume, list, show)
+	cmd.AddCommand(newBuildRunCmd(env, nil), newBuildResumeCmd(env, nil), newBuildListCmd(env, nil), newBuildShowCmd(env, nil))
 	return cmd
 }
 
@@ -180,10 +30,203 @@ func buildID(s string) (uint64, error) {
 	return id, nil
 }
 
-// resolvePRD finds a PRD argument: as given, else under .nova/prds/.
-func resolvePRD(novaDir, arg string) string {
-	if _, err := os.Stat(arg); err == nil {
-		return arg
+// buildRunOptions is `nova build run PRD`.
+type buildRunOptions struct {
+	*Env
+	PRD      string
+	Build    engine.BuildOptions
+	Headless bool
+	JSON     bool
+}
+
+func newBuildRunCmd(env *Env, runF func(context.Context, *buildRunOptions) error) *cobra.Command {
+	opts := &buildRunOptions{Env: env}
+	var autonomy int
+	cmd := &cobra.Command{
+		Use:   "run PRD",
+		Short: "Validate a PRD and run it to the end (exit 0 when every task is done)",
+		Long: "Runs every task of the PRD (JSON or YAML; a bare name is also looked up in .nova/prds/).\n" +
+			"Progress lines go to stdout; with --json, one event per line {type,taskId,status,time,...}.\n" +
+			"ctrl+c leaves a resumable build (`nova build resume ID`). The interactive path is the TUI's Build page;\n" +
+			"without --headless this command runs headless too.",
+		Args: exactArgs(1, "a PRD file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Build.Autonomy = nil
+			if cmd.Flags().Changed("autonomy") {
+				if autonomy < 0 || autonomy > 5 {
+					return usagef("--autonomy must be between 0 and 5, got %d", autonomy)
+				}
+				opts.Build.Autonomy = &autonomy
+			}
+			opts.PRD = args[0]
+			return pick(runF, runBuildRun)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "no TUI: print progress lines (the default for this command)")
+	cmd.Flags().IntVar(&autonomy, "autonomy", 0, "autonomy level 0-5 for this build (default: config); ≥ 3 applies changesets")
+	cmd.Flags().BoolVar(&opts.Build.Rehearse, "rehearse", false, "rehearse every task (premium tier)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON event per line")
+	return cmd
+}
+
+func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		path := resolvePRD(ws.Info().Dir, opts.Env, opts.PRD)
+		b, err := ws.CreateBuild(ctx, path, opts.Build)
+		if err != nil {
+			return err
+		}
+		if !opts.JSON {
+			opts.IO.Printf("build %d: %s (%d tasks, autonomy %d, tier %s)\n", b.ID, b.Name, b.Total, b.Autonomy, b.Tier)
+		}
+		return followBuild(ctx, opts.Env, ws, b.ID, opts.JSON)
+	})
+}
+
+// buildResumeOptions is `nova build resume ID`.
+type buildResumeOptions struct {
+	*Env
+	ID   uint64
+	JSON bool
+}
+
+func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions) error) *cobra.Command {
+	opts := &buildResumeOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Finish a paused, canceled, failed or killed build (done tasks are not re-run)",
+		Args:  exactArgs(1, "a build id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := buildID(args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			return pick(runF, runBuildResume)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON event per line")
+	return cmd
+}
+
+func runBuildResume(ctx context.Context, opts *buildResumeOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		b, err := ws.GetBuild(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if b.Status == build.StatusDone {
+			if opts.JSON {
+				return opts.IO.PrintJSON(b.Summary())
+			}
+			opts.IO.Printf("build %d is already done (%d/%d tasks)\n", b.ID, b.Counts[build.TaskDone], b.Total)
+			return nil
+		}
+		if !opts.JSON {
+			opts.IO.Printf("resuming build %d: %s (%d/%d done)\n", b.ID, b.Name, b.Counts[build.TaskDone], b.Total)
+		}
+		return followBuild(ctx, opts.Env, ws, opts.ID, opts.JSON)
+	})
+}
+
+// buildListOptions is `nova build list`.
+type buildListOptions struct {
+	*Env
+	JSON bool
+}
+
+func newBuildListCmd(env *Env, runF func(context.Context, *buildListOptions) error) *cobra.Command {
+	opts := &buildListOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List builds, newest first",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runBuildList)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func runBuildList(ctx context.Context, opts *buildListOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		bs, err := ws.ListBuilds(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if bs == nil {
+				bs = []build.Build{}
+			}
+			return opts.IO.PrintJSON(bs)
+		}
+		if len(bs) == 0 {
+			opts.IO.Printf("no builds (start one with `nova build run PRD`)\n")
+			return nil
+		}
+		opts.IO.Printf("%-5s %-9s %-7s %-8s %-17s %s\n", "ID", "STATUS", "DONE", "TOKENS", "CREATED", "NAME")
+		for _, b := range bs {
+			opts.IO.Printf("%-5d %-9s %-7s %-8d %-17s %s\n", b.ID, b.Status, fmt.Sprintf("%d/%d", b.Counts[build.TaskDone], b.Total),
+				b.Tokens, b.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(b.Name, 50))
+		}
+		return nil
+	})
+}
+
+// buildShowOptions is `nova build show ID`.
+type buildShowOptions struct {
+	*Env
+	ID   uint64
+	JSON bool
+}
+
+func newBuildShowCmd(env *Env, runF func(context.Context, *buildShowOptions) error) *cobra.Command {
+	opts := &buildShowOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a build and its tasks by phase",
+		Args:  exactArgs(1, "a build id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := buildID(args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			return pick(runF, runBuildShow)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		b, err := ws.GetBuild(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		tasks, err := ws.BuildTasks(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(struct {
+				build.Build
+				Phases []build.Phase `json:"phases"`
+			}{Build: b.Summary(), Phases: build.GroupByPhase(tasks)})
+		}
+		printBuild(opts.IO, b, tasks)
+		return nil
+	})
+}
+
+// resolvePRD finds a PRD argument: as given (against the command's
+// directory), else under .nova/prds/. The result is absolute.
+func resolvePRD(novaDir string, env *Env, arg string) string {
+	given := env.abs(arg)
+	if _, err := os.Stat(given); err == nil {
+		return given
 	}
 	for _, cand := range []string{arg, arg + ".json", arg + ".yaml", "prd-" + arg + ".json"} {
 		p := filepath.Join(novaDir, "prds", cand)
@@ -191,7 +234,7 @@ func resolvePRD(novaDir, arg string) string {
 			return p
 		}
 	}
-	return arg
+	return given
 }
 
 // isBuildEnd reports the last event of a build's run: done, failed, or the
@@ -209,10 +252,12 @@ func isBuildEnd(ev engine.Event, id string) bool {
 	return false
 }
 
-// followBuild runs a build in this process, printing its events, and maps
-// the end state to the exit code (0 only when every task is done).
-func (a *app) followBuild(ctx context.Context, ws *engine.Local, id uint64, asJSON bool) error {
-	subCtx, stopSub := context.WithCancel(context.Background())
+// followBuild runs a build (blocking) while it prints the build's events,
+// and maps the end state to the exit code (0 only when every task is done).
+// Nobody can answer a command approval here: the build denies them
+// (headless), which the events report.
+func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, asJSON bool) error {
+	subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSub()
 	events := ws.Subscribe(subCtx)
 	sid := strconv.FormatUint(id, 10)
@@ -225,28 +270,19 @@ func (a *app) followBuild(ctx context.Context, ws *engine.Local, id uint64, asJS
 			}
 			if asJSON {
 				line, _ := json.Marshal(ev)
-				a.printf("%s\n", line)
+				_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
 			} else {
-				a.printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
+				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
 			}
 			if isBuildEnd(ev, sid) {
 				return
 			}
 		}
 	}()
-	// Headless: nobody can answer a runCommand approval; deny it (the
-	// autonomy level decides which commands need one).
-	deny := tools.ApproveFunc(func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
-		a.logf("denied (headless): %s wants to run `%s`\n", req.Agent, req.Command)
-		return false, nil
-	})
-	b, err := ws.Builds().Run(ctx, id, deny)
+	b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
 	if err != nil {
 		stopSub()
 		<-printed
-		if errors.Is(err, build.ErrActive) {
-			return fmt.Errorf("build %d is already running", id)
-		}
 		return err
 	}
 	select {
@@ -271,20 +307,21 @@ func eventLine(ev engine.Event) string {
 	}
 }
 
-func (a *app) printBuild(b build.Build, tasks []build.Task) {
-	a.printf("build %d: %s\n", b.ID, b.Name)
-	a.printf("status:   %s", b.Status)
+func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
+	p := io.Printf
+	p("build %d: %s\n", b.ID, b.Name)
+	p("status:   %s", b.Status)
 	if b.Reason != "" {
-		a.printf(" — %s", b.Reason)
+		p(" — %s", b.Reason)
 	}
-	a.printf("\nprd:      %s\nautonomy: %d   tier: %s   tokens: %d", b.PRDPath, b.Autonomy, b.Tier, b.Tokens)
+	p("\nprd:      %s\nautonomy: %d   tier: %s   tokens: %d", b.PRDPath, b.Autonomy, b.Tier, b.Tokens)
 	if b.TokenBudget > 0 {
-		a.printf(" / %d", b.TokenBudget)
+		p(" / %d", b.TokenBudget)
 	}
-	a.printf("\ntasks:    %d/%d done\nwisdom:   %d learned, %d strengthened, %d reinforced, %d mistakes\n",
+	p("\ntasks:    %d/%d done\nwisdom:   %d learned, %d strengthened, %d reinforced, %d mistakes\n",
 		b.Counts[build.TaskDone], b.Total, b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
 	for _, ph := range build.GroupByPhase(tasks) {
-		a.printf("\nphase %d (%d/%d done)\n", ph.Phase, ph.Done, len(ph.Tasks))
+		p("\nphase %d (%d/%d done)\n", ph.Phase, ph.Done, len(ph.Tasks))
 		for _, t := range ph.Tasks {
 			line := fmt.Sprintf("  %-10s %-8s %-9s att %d  score %.2f  %6s", t.ID, t.Agent, t.Status, t.Attempts, t.Score,
 				t.Duration.Round(time.Millisecond))
@@ -295,10 +332,58 @@ func (a *app) printBuild(b build.Build, tasks []build.Task) {
 				}
 				line += fmt.Sprintf("  changeset %d (%s)", t.ChangesetID, state)
 			}
-			a.printf("%s  %s\n", line, clipLine(t.Title, 40))
+			p("%s  %s\n", line, clipLine(t.Title, 40))
 			if t.Reason != "" && t.Status != build.TaskDone {
-				a.printf("             reason: %s\n", clipLine(t.Reason, 100))
+				p("             reason: %s\n", clipLine(t.Reason, 100))
 			}
 		}
 	}
+}
+
+// planOptions is `nova plan GOAL`.
+type planOptions struct {
+	*Env
+	Goal, Output string
+	JSON         bool
+}
+
+func newPlanCmd(env *Env, runF func(context.Context, *planOptions) error) *cobra.Command {
+	opts := &planOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "plan GOAL",
+		Short: "Ask SUN for a PRD for a goal, validate it and save it to .nova/prds/ for review",
+		Args:  exactArgs(1, "a goal (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Goal = strings.TrimSpace(args[0])
+			if opts.Goal == "" {
+				return usagef("the goal is empty")
+			}
+			return pick(runF, runPlan)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {path, prd} as JSON")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the PRD to this file instead of .nova/prds/")
+	return cmd
+}
+
+func runPlan(ctx context.Context, opts *planOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		if !opts.JSON {
+			opts.IO.Logf("asking SUN (%s) for a plan…\n", engine.PlannerModel(ws.Config()))
+		}
+		wp, err := ws.WritePlan(ctx, opts.Goal, opts.abs(opts.Output))
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(wp)
+		}
+		p := wp.PRD
+		opts.IO.Printf("saved %s (%d tasks in %d phases)\n", wp.Path, len(p.Tasks), len(p.Phases()))
+		for _, t := range p.Tasks {
+			opts.IO.Printf("  %-8s phase %d  %-8s %s\n", t.ID, t.Phase, t.Agent, clipLine(t.Title, 60))
+		}
+		opts.IO.Printf("review it, then: nova build run %s\n", wp.Path)
+		return nil
+	})
 }

@@ -268,9 +268,7 @@ func TestBuildKillAndResume(t *testing.T) {
 	prdPath := filepath.Join(cliCorpus(t), "prd-ua-dashboard-v1.json")
 	dir, s, env := buildWorkspace(t, 120*time.Millisecond)
 
-	cmd := exec.Command(novaBin, "build", "run", prdPath, "--headless", "--json")
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "OLLAMA_HOST=" + env["OLLAMA_HOST"]}
+	cmd := binaryCmd(t, dir, env, "build", "run", prdPath, "--headless", "--json")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -328,9 +326,7 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	t.Parallel()
 	dir, s, env := buildWorkspace(t, 80*time.Millisecond)
 	writeFile(t, dir, "plan.json", smallPRD)
-	cmd := exec.Command(novaBin, "build", "run", "plan.json", "--headless", "--json")
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "OLLAMA_HOST=" + env["OLLAMA_HOST"]}
+	cmd := binaryCmd(t, dir, env, "build", "run", "plan.json", "--headless", "--json")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

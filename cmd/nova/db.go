@@ -1,94 +1,140 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nova-dev/nova/engine/workspace"
-	"github.com/nova-dev/nova/storage"
+	"github.com/nova-dev/nova/engine"
 )
 
-func (a *app) dbCmd() *cobra.Command {
+func newDBCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "db", Short: "Back up, compact and check the workspace database"}
-	var asJSON bool
-	backup := &cobra.Command{
+	cmd.AddCommand(newDBBackupCmd(env, nil), newDBCompactCmd(env, nil), newDBCheckCmd(env, nil))
+	return cmd
+}
+
+// dbBackupOptions is `nova db backup FILE`.
+type dbBackupOptions struct {
+	*Env
+	File string
+	JSON bool
+}
+
+func newDBBackupCmd(env *Env, runF func(context.Context, *dbBackupOptions) error) *cobra.Command {
+	opts := &dbBackupOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "backup FILE",
 		Short: "Write a consistent copy of .nova/nova.db to FILE",
 		Args:  exactArgs(1, "the backup file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			n, err := ws.DB().BackupFile(args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"file": args[0], "bytes": n})
-			}
-			a.printf("backed up %s to %s (%d bytes)\n", ws.Info().DBPath, args[0], n)
-			return nil
+			opts.File = args[0]
+			return pick(runF, runDBBackup)(cmd.Context(), opts)
 		},
 	}
-	compact := &cobra.Command{
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runDBBackup(ctx context.Context, opts *dbBackupOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		rep, err := ws.BackupDB(ctx, opts.abs(opts.File))
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]any{"file": opts.File, "bytes": rep.Bytes})
+		}
+		opts.IO.Printf("backed up %s to %s (%d bytes)\n", rep.DBPath, opts.File, rep.Bytes)
+		return nil
+	})
+}
+
+// dbCompactOptions is `nova db compact`: an exclusive operation (the
+// database to itself), asked first.
+type dbCompactOptions struct {
+	*Env
+	JSON bool
+	Yes  bool
+}
+
+func newDBCompactCmd(env *Env, runF func(context.Context, *dbCompactOptions) error) *cobra.Command {
+	opts := &dbCompactOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "compact",
-		Short: "Rewrite the database without free pages",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Rewrite the database without free pages (asks first unless --yes)",
+		Long: "Rewrites .nova/nova.db into a fresh file without free pages and swaps it in. It needs the\n" +
+			"database to itself: no other nova may have the workspace open.",
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := a.root()
-			if err != nil {
-				return err
-			}
-			path := (&workspace.Workspace{Root: root}).DBPath()
-			st, err := storage.Compact(path, storage.Options{})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(st)
-			}
-			a.printf("compacted %s: %d → %d bytes\n", path, st.Before, st.After)
-			return nil
+			return pick(runF, runDBCompact)(cmd.Context(), opts)
 		},
 	}
-	check := &cobra.Command{
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+func runDBCompact(ctx context.Context, opts *dbCompactOptions) error {
+	root, err := opts.root()
+	if err != nil {
+		return err
+	}
+	if err := opts.confirm(ctx, opts.Yes, "Compact the workspace database (it is rewritten and replaced)?", "compact", "compacted"); err != nil {
+		return err
+	}
+	rep, err := engine.Compact(ctx, root)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return opts.IO.PrintJSON(rep)
+	}
+	opts.IO.Printf("compacted %s: %d → %d bytes\n", rep.DBPath, rep.Before, rep.After)
+	return nil
+}
+
+// dbCheckOptions is `nova db check`.
+type dbCheckOptions struct {
+	*Env
+	JSON bool
+}
+
+func newDBCheckCmd(env *Env, runF func(context.Context, *dbCheckOptions) error) *cobra.Command {
+	opts := &dbCheckOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Run bbolt's consistency check",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			problems := ws.DB().Check()
-			if asJSON {
-				list := make([]string, 0, len(problems))
-				for _, p := range problems {
-					list = append(list, p.Error())
-				}
-				if err := a.printJSON(map[string]any{"ok": len(problems) == 0, "problems": list}); err != nil {
-					return err
-				}
-			} else if len(problems) == 0 {
-				a.printf("%s is consistent\n", ws.Info().DBPath)
-			} else {
-				for _, p := range problems {
-					a.printf("problem: %v\n", p)
-				}
-			}
-			if len(problems) > 0 {
-				return &reportedError{msg: fmt.Sprintf("%d problems", len(problems))}
-			}
-			return nil
+			return pick(runF, runDBCheck)(cmd.Context(), opts)
 		},
 	}
-	for _, c := range []*cobra.Command{backup, compact, check} {
-		c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-		cmd.AddCommand(c)
-	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
+}
+
+func runDBCheck(ctx context.Context, opts *dbCheckOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		rep, err := ws.CheckDB(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if err := opts.IO.PrintJSON(map[string]any{"ok": rep.OK, "problems": rep.Problems}); err != nil {
+				return err
+			}
+		} else if rep.OK {
+			opts.IO.Printf("%s is consistent\n", rep.DBPath)
+		} else {
+			for _, p := range rep.Problems {
+				opts.IO.Printf("problem: %s\n", p)
+			}
+		}
+		if !rep.OK {
+			return &reportedError{msg: fmt.Sprintf("%d problems", len(rep.Problems))}
+		}
+		return nil
+	})
 }

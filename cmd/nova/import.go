@@ -4,25 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/importer"
 )
 
-func (a *app) importCmd() *cobra.Command {
-	var (
-		asJSON, dryRun, split, noDedup bool
-		user                           string
-		confidence, threshold          float64
-	)
+// importOptions is `nova import DIR`.
+type importOptions struct {
+	*Env
+	Dir    string
+	Import engine.ImportOptions
+	JSON   bool
+}
+
+func newImportCmd(env *Env) *cobra.Command {
+	return newImportDirCmd(env, nil)
+}
+
+func newImportDirCmd(env *Env, runF func(context.Context, *importOptions) error) *cobra.Command {
+	opts := &importOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "import DIR",
 		Short: "Import a markdown pattern library into the taste vault (undoable batches)",
@@ -33,90 +38,89 @@ func (a *app) importCmd() *cobra.Command {
 		Args: exactArgs(1, "the library directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flags := cmd.Flags()
-			if flags.Changed("confidence") && !(confidence > 0 && confidence <= 1) {
-				return usagef("--confidence %v: want a base confidence in (0, 1]", confidence)
+			o := &opts.Import
+			if flags.Changed("confidence") && !(o.BaseConfidence > 0 && o.BaseConfidence <= 1) {
+				return usagef("--confidence %v: want a base confidence in (0, 1]", o.BaseConfidence)
 			}
-			if flags.Changed("dedup-threshold") && !(threshold > 0 && threshold <= 1) {
-				return usagef("--dedup-threshold %v: want a similarity in (0, 1]", threshold)
+			if flags.Changed("dedup-threshold") && !(o.DedupThreshold > 0 && o.DedupThreshold <= 1) {
+				return usagef("--dedup-threshold %v: want a similarity in (0, 1]", o.DedupThreshold)
 			}
-			if flags.Changed("user") && strings.TrimSpace(user) == "" {
+			if flags.Changed("user") && strings.TrimSpace(o.User) == "" {
 				return usagef("--user must not be empty")
 			}
-			ctx := cmd.Context()
-			ws, err := a.open(ctx, dryRun)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			opts := importer.Options{
-				DryRun: dryRun, Split: split, User: strings.TrimSpace(user), NoDedup: noDedup,
-				BaseConfidence: confidence, DedupThreshold: threshold,
-			}
-			res, err := ws.Importer().Import(ctx, importer.DirSource(args[0]), opts)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := a.printJSON(res); err != nil {
-					return err
-				}
-			} else {
-				a.printImport(res)
-			}
-			for _, w := range res.Warnings {
-				a.logf("warning: %s\n", w)
-			}
-			if res.Errors > 0 {
-				msg := fmt.Sprintf("%d of %d files could not be imported", res.Errors, res.Files)
-				if asJSON {
-					return &reportedError{msg: msg}
-				}
-				return errors.New(msg + " (see errors above; the other files were imported)")
-			}
-			return nil
+			o.User = strings.TrimSpace(o.User)
+			opts.Dir = args[0]
+			return pick(runF, runImport)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&dryRun, "dry-run", false, "parse and report, write nothing")
-	f.BoolVar(&split, "split", false, "also make one node per \"## Pattern …\" section, linked to its file (refines)")
-	f.StringVar(&user, "user", "", "owner and namespace of the nodes (default bistrolens-import)")
-	f.Float64Var(&confidence, "confidence", 0, "base confidence: min(0.99, base + reusability×0.01) (default import.baseConfidence)")
-	f.Float64Var(&threshold, "dedup-threshold", 0, "near-duplicate similarity in (0, 1] (default import.dedupThreshold)")
-	f.BoolVar(&noDedup, "no-dedup", false, "import near-duplicates too")
-	f.BoolVar(&asJSON, "json", false, "print one JSON document: {batch, loaded, skipped, errors, errorDetails, nodes, …}")
-	cmd.AddCommand(a.importListCmd(), a.importUndoCmd())
+	f.BoolVar(&opts.Import.DryRun, "dry-run", false, "parse and report, write nothing")
+	f.BoolVar(&opts.Import.Split, "split", false, "also make one node per \"## Pattern …\" section, linked to its file (refines)")
+	f.StringVar(&opts.Import.User, "user", "", "owner and namespace of the nodes (default bistrolens-import)")
+	f.Float64Var(&opts.Import.BaseConfidence, "confidence", 0, "base confidence: min(0.99, base + reusability×0.01) (default import.baseConfidence)")
+	f.Float64Var(&opts.Import.DedupThreshold, "dedup-threshold", 0, "near-duplicate similarity in (0, 1] (default import.dedupThreshold)")
+	f.BoolVar(&opts.Import.NoDedup, "no-dedup", false, "import near-duplicates too")
+	f.BoolVar(&opts.JSON, "json", false, "print one JSON document: {batch, loaded, skipped, errors, errorDetails, nodes, …}")
+	cmd.AddCommand(newImportListCmd(env, nil), newImportUndoCmd(env, nil))
 	return cmd
 }
 
-func (a *app) printImport(r importer.Result) {
+func runImport(ctx context.Context, opts *importOptions) error {
+	return opts.withWorkspace(ctx, opts.Import.DryRun, func(ws engine.Workspace) error {
+		res, err := ws.ImportPatterns(ctx, opts.abs(opts.Dir), opts.Import)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if err := opts.IO.PrintJSON(res); err != nil {
+				return err
+			}
+		} else {
+			printImport(opts.IO, res)
+		}
+		for _, w := range res.Warnings {
+			opts.IO.Logf("warning: %s\n", w)
+		}
+		if res.Errors > 0 {
+			msg := fmt.Sprintf("%d of %d files could not be imported", res.Errors, res.Files)
+			if opts.JSON {
+				return &reportedError{msg: msg}
+			}
+			return errors.New(msg + " (see errors above; the other files were imported)")
+		}
+		return nil
+	})
+}
+
+func printImport(io *IOStreams, r importer.Result) {
 	verb := "imported"
 	if r.DryRun {
 		verb = "dry run: would import"
 	}
 	switch {
 	case r.Batch != 0:
-		a.printf("%s %d of %d files from %s (batch %d)\n", verb, r.Loaded, r.Files, r.Source, r.Batch)
+		io.Printf("%s %d of %d files from %s (batch %d)\n", verb, r.Loaded, r.Files, r.Source, r.Batch)
 	case r.DryRun:
-		a.printf("%s %d of %d files from %s\n", verb, r.Loaded, r.Files, r.Source)
+		io.Printf("%s %d of %d files from %s\n", verb, r.Loaded, r.Files, r.Source)
 	default:
-		a.printf("nothing to import from %s: %d files, all unchanged, skipped or failed\n", r.Source, r.Files)
+		io.Printf("nothing to import from %s: %d files, all unchanged, skipped or failed\n", r.Source, r.Files)
 	}
-	a.printf("  %d new, %d updated, %d unchanged, %d duplicates, %d meta, %d errors\n",
+	io.Printf("  %d new, %d updated, %d unchanged, %d duplicates, %d meta, %d errors\n",
 		r.New, r.Updated, r.Unchanged, r.Duplicates, r.Meta, r.Errors)
-	a.printf("  nodes +%d ~%d -%d · edges +%d -%d\n", r.NodesAdded, r.NodesUpdated, r.NodesRemoved, r.EdgesAdded, r.EdgesRemoved)
+	io.Printf("  nodes +%d ~%d -%d · edges +%d -%d\n", r.NodesAdded, r.NodesUpdated, r.NodesRemoved, r.EdgesAdded, r.EdgesRemoved)
 	for _, n := range r.Nodes {
 		if n.Action == importer.ActionDuplicate {
-			a.printf("  duplicate %s: %s\n", n.SourceFile, n.Reason)
+			io.Printf("  duplicate %s: %s\n", n.SourceFile, n.Reason)
 		}
 	}
 	if len(r.ErrorDetails) > 0 {
-		a.printf("errors:\n")
+		io.Printf("errors:\n")
 		for _, e := range r.ErrorDetails {
-			a.printf("  %s: %s\n", e.Path, e.Reason)
+			io.Printf("  %s: %s\n", e.Path, e.Reason)
 		}
 	}
 	if r.Batch != 0 {
-		a.printf("undo with `nova import undo %d`\n", r.Batch)
+		io.Printf("undo with `nova import undo %d`\n", r.Batch)
 	}
 }
 
@@ -136,135 +140,137 @@ type batchJSON struct {
 	AddedNodeIDs []uint64             `json:"addedNodeIds"`
 }
 
-func (a *app) importListCmd() *cobra.Command {
-	var asJSON bool
+// importListOptions is `nova import list`.
+type importListOptions struct {
+	*Env
+	JSON bool
+}
+
+func newImportListCmd(env *Env, runF func(context.Context, *importListOptions) error) *cobra.Command {
+	opts := &importListOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List import batches, newest first",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			list, err := ws.Importer().Batches(cmd.Context())
-			if err != nil {
-				return err
-			}
-			out := make([]batchJSON, 0, len(list))
-			for _, b := range list {
-				out = append(out, batchJSON{
-					ID: b.ID, Source: b.Source, User: b.User, Time: b.Time, Split: b.Split,
-					Added: len(b.Added), Updated: len(b.Updated), Removed: len(b.Removed), Counts: b.Counts,
-					Undone: b.UndoneAt != nil, UndoneAt: b.UndoneAt, AddedNodeIDs: b.Added,
-				})
-			}
-			if asJSON {
-				return a.printJSON(out)
-			}
-			if len(out) == 0 {
-				a.printf("no imports yet: `nova import DIR` imports a pattern library\n")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			_, _ = fmt.Fprintln(tw, "BATCH\tTIME\tFILES\tNEW\tUPDATED\tDUPLICATES\tERRORS\tSTATUS\tSOURCE")
-			for _, b := range out {
-				status := "active"
-				if b.Undone {
-					status = "undone"
-				}
-				_, _ = fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Time.Local().Format("2006-01-02 15:04"),
-					b.Counts.Files, b.Counts.New, b.Counts.Updated, b.Counts.Duplicates, b.Counts.Errors, status, b.Source)
-			}
-			return tw.Flush()
+			return pick(runF, runImportList)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
 }
 
-func (a *app) importUndoCmd() *cobra.Command {
-	var asJSON, yes bool
+func runImportList(ctx context.Context, opts *importListOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		list, err := ws.ListImports(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]batchJSON, 0, len(list))
+		for _, b := range list {
+			added := b.Added
+			if added == nil {
+				added = []uint64{}
+			}
+			out = append(out, batchJSON{
+				ID: b.ID, Source: b.Source, User: b.User, Time: b.Time, Split: b.Split,
+				Added: len(b.Added), Updated: len(b.Updated), Removed: len(b.Removed), Counts: b.Counts,
+				Undone: b.UndoneAt != nil, UndoneAt: b.UndoneAt, AddedNodeIDs: added,
+			})
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(out)
+		}
+		if len(out) == 0 {
+			opts.IO.Printf("no imports yet: `nova import DIR` imports a pattern library\n")
+			return nil
+		}
+		tw := tabwriter.NewWriter(opts.IO.Human(), 0, 0, 2, ' ', 0)
+		_, _ = fmt.Fprintln(tw, "BATCH\tTIME\tFILES\tNEW\tUPDATED\tDUPLICATES\tERRORS\tSTATUS\tSOURCE")
+		for _, b := range out {
+			status := "active"
+			if b.Undone {
+				status = "undone"
+			}
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Time.Local().Format("2006-01-02 15:04"),
+				b.Counts.Files, b.Counts.New, b.Counts.Updated, b.Counts.Duplicates, b.Counts.Errors, status, b.Source)
+		}
+		return tw.Flush()
+	})
+}
+
+// importUndoOptions is `nova import undo BATCH|last` (destructive: asks).
+type importUndoOptions struct {
+	*Env
+	// Batch is the batch id; 0 means the newest batch not undone.
+	Batch uint64
+	Yes   bool
+	JSON  bool
+}
+
+func newImportUndoCmd(env *Env, runF func(context.Context, *importUndoOptions) error) *cobra.Command {
+	opts := &importUndoOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "undo BATCH",
-		Short: "Undo an import batch: remove what it added, restore what it changed",
+		Short: "Undo an import batch: remove what it added, restore what it changed (asks first unless --yes)",
 		Long: "Undo an import batch: the nodes and edges it added are removed and the nodes it\n" +
 			"updated get their previous value back. BATCH is a batch id (see `nova import list`)\n" +
 			"or `last` for the newest batch that is not undone.",
 		Args: exactArgs(1, "a batch id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var id uint64
+			opts.Batch = 0
 			if args[0] != "last" {
 				n, ok := positiveID(args[0])
 				if !ok {
 					return usagef("batch %q: want a batch id (a positive number) or `last`", args[0])
 				}
-				id = n
+				opts.Batch = n
 			}
-			ctx := cmd.Context()
-			ws, err := a.open(ctx, false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			im := ws.Importer()
-			if id == 0 {
-				if id, err = lastActiveBatch(ctx, im); err != nil {
-					return err
-				}
-			}
-			b, err := im.Batch(ctx, id)
-			if err != nil {
-				return err
-			}
-			if b.UndoneAt == nil { // an already undone batch gets Undo's own error
-				q := fmt.Sprintf("Undo batch %d (%s): remove the %d node(s) it added and restore what it changed?", id, b.Source, len(b.Added))
-				if ok, err := a.confirmChange(cmd, yes, q, "undo"); !ok || err != nil {
-					return err
-				}
-			}
-			res, err := im.Undo(ctx, id)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			a.printf("undid batch %d (%s): removed %d nodes and %d edges, restored %d nodes and %d edges\n",
-				res.Batch, res.Source, res.NodesRemoved, res.EdgesRemoved, res.NodesRestored, res.EdgesRestored)
-			return nil
+			return pick(runF, runImportUndo)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
 }
 
-func lastActiveBatch(ctx context.Context, im *importer.Importer) (uint64, error) {
-	list, err := im.Batches(ctx)
-	if err != nil {
-		return 0, err
-	}
-	for _, b := range list {
-		if b.UndoneAt == nil {
-			return b.ID, nil
+func runImportUndo(ctx context.Context, opts *importUndoOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		id := opts.Batch
+		if id == 0 {
+			list, err := ws.ListImports(ctx)
+			if err != nil {
+				return err
+			}
+			for _, b := range list {
+				if b.UndoneAt == nil {
+					id = b.ID
+					break
+				}
+			}
+			if id == 0 {
+				return fmt.Errorf("%w: no batch left to undo", importer.ErrBatchNotFound)
+			}
 		}
-	}
-	return 0, fmt.Errorf("%w: no batch left to undo", importer.ErrBatchNotFound)
-}
-
-// seedStarter imports the starter library into a new (or re-initialised) workspace: the
-// workspace's .nova/patterns when it is there, else the copy embedded in the binary.
-// Re-running it is a no-op for unchanged files.
-func seedStarter(ctx context.Context, ws *engine.Local) (importer.Result, error) {
-	src := importer.DirSource(ws.StarterPatternsDir())
-	if st, err := os.Stat(src.Dir); err != nil || !st.IsDir() {
-		sub, err := fs.Sub(nova.Defaults, ".nova/patterns")
+		b, err := ws.GetImport(ctx, id)
 		if err != nil {
-			return importer.Result{}, err
+			return err
 		}
-		src = importer.FSSource("embedded:.nova/patterns", sub)
-	}
-	return ws.Importer().Import(ctx, src, importer.Options{User: importer.StarterUser})
+		if b.UndoneAt == nil { // an already undone batch gets Undo's own error
+			q := fmt.Sprintf("Undo batch %d (%s): remove the %d node(s) it added and restore what it changed?", id, b.Source, len(b.Added))
+			if err := opts.confirm(ctx, opts.Yes, q, "undo", "undone"); err != nil {
+				return err
+			}
+		}
+		res, err := ws.UndoImport(ctx, id)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(res)
+		}
+		opts.IO.Printf("undid batch %d (%s): removed %d nodes and %d edges, restored %d nodes and %d edges\n",
+			res.Batch, res.Source, res.NodesRemoved, res.EdgesRemoved, res.NodesRestored, res.EdgesRestored)
+		return nil
+	})
 }

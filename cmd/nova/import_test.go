@@ -13,8 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/nova-dev/nova/storage"
 )
 
 // importJSON is the CLI contract of `nova import --json`.
@@ -74,17 +72,12 @@ func countMarkdown(t *testing.T, root string) (all, meta int) {
 	return all, meta
 }
 
-// dbCounts opens the workspace database read-only and counts vault nodes and edges.
+// dbCounts counts the workspace's vault nodes and edges (through the CLI, so it works
+// whichever kind of workspace the suite runs on).
 func dbCounts(t *testing.T, dir string) (nodes, edges int) {
 	t.Helper()
-	db, err := storage.Open(filepath.Join(dir, ".nova", "nova.db"), storage.Options{ReadOnly: true})
-	require.NoError(t, err)
-	defer func() { _ = db.Close() }()
-	nodes, err = db.Count(storage.BucketVaultNodes)
-	require.NoError(t, err)
-	edges, err = db.Count(storage.BucketVaultEdges)
-	require.NoError(t, err)
-	return nodes, edges
+	st := vaultStats(t, dir)
+	return st.Nodes, st.Edges
 }
 
 func fileHash(t *testing.T, p string) [32]byte {

@@ -13,43 +13,28 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
-func (a *app) initCmd() *cobra.Command {
-	var asJSON bool
+// initOptions is `nova init [DIR]`.
+type initOptions struct {
+	*Env
+	Dir  string
+	JSON bool
+}
+
+func newInitCmd(env *Env, runF func(context.Context, *initOptions) error) *cobra.Command {
+	opts := &initOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create .nova/ with the built-in defaults (never overwrites your files)",
 		Args:  maxArgs(1, "one directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
+			opts.Dir = env.Cwd
 			if len(args) == 1 {
-				dir = args[0]
+				opts.Dir = env.abs(args[0])
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			rep, err := workspace.Init(dir, nova.Defaults)
-			if err != nil {
-				return err
-			}
-			starter, err := a.seedReport(cmd.Context(), rep.Root)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(initJSON{InitReport: rep, StarterPatterns: starter})
-			}
-			a.printf("nova workspace ready in %s\n", filepath.Join(rep.Root, workspace.DirName))
-			a.printf("  %d files created, %d kept as they were\n", len(rep.Created), len(rep.Kept))
-			if starter.Batch != 0 {
-				a.printf("  %d starter patterns imported into the vault (batch %d)\n", starter.Loaded, starter.Batch)
-			} else {
-				a.printf("  starter patterns already in the vault (%d unchanged)\n", starter.Unchanged)
-			}
-			a.printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
-			return nil
+			return pick(runF, runInit)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	return cmd
 }
 
@@ -67,26 +52,49 @@ type starterJSON struct {
 	Errors    int    `json:"errors"`
 }
 
-// seed creates the database and imports the starter library into the vault.
-func (a *app) seed(ctx context.Context, root string) error {
-	_, err := a.seedReport(ctx, root)
-	return err
+func runInit(ctx context.Context, opts *initOptions) error {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return err
+	}
+	rep, err := workspace.Init(opts.Dir, nova.Defaults)
+	if err != nil {
+		return err
+	}
+	starter, err := seedStarter(ctx, opts.Env, rep.Root)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return opts.IO.PrintJSON(initJSON{InitReport: rep, StarterPatterns: starter})
+	}
+	opts.IO.Printf("nova workspace ready in %s\n", filepath.Join(rep.Root, workspace.DirName))
+	opts.IO.Printf("  %d files created, %d kept as they were\n", len(rep.Created), len(rep.Kept))
+	if starter.Batch != 0 {
+		opts.IO.Printf("  %d starter patterns imported into the vault (batch %d)\n", starter.Loaded, starter.Batch)
+	} else {
+		opts.IO.Printf("  starter patterns already in the vault (%d unchanged)\n", starter.Unchanged)
+	}
+	opts.IO.Printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
+	return nil
 }
 
-// seedReport is seed with the import's counts. Re-running it on an unchanged workspace is a
-// no-op; files of the starter library that fail are reported on stderr, not fatal.
-func (a *app) seedReport(ctx context.Context, root string) (starterJSON, error) {
-	ws, err := engine.Open(ctx, engine.Options{Root: root, Getenv: a.getenv})
-	if err != nil {
-		return starterJSON{}, err
-	}
-	defer func() { _ = ws.Close() }()
-	res, err := seedStarter(ctx, ws)
-	if err != nil {
-		return starterJSON{}, fmt.Errorf("import the starter patterns: %w", err)
-	}
-	for _, e := range res.ErrorDetails {
-		a.logf("warning: starter pattern %s: %s\n", e.Path, e.Reason)
-	}
-	return starterJSON{Batch: res.Batch, Loaded: res.Loaded, Unchanged: res.Unchanged, Errors: res.Errors}, nil
+// seedStarter creates the database of the workspace at root and imports the
+// starter library into its vault. Re-running it on an unchanged workspace
+// is a no-op; files of the library that fail are reported on stderr, not
+// fatal.
+func seedStarter(ctx context.Context, env *Env, root string) (starterJSON, error) {
+	env.WorkspaceDir = root
+	var out starterJSON
+	err := env.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		res, err := ws.ImportStarterPatterns(ctx)
+		if err != nil {
+			return fmt.Errorf("import the starter patterns: %w", err)
+		}
+		for _, e := range res.ErrorDetails {
+			env.IO.Logf("warning: starter pattern %s: %s\n", e.Path, e.Reason)
+		}
+		out = starterJSON{Batch: res.Batch, Loaded: res.Loaded, Unchanged: res.Unchanged, Errors: res.Errors}
+		return nil
+	})
+	return out, err
 }

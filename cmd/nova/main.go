@@ -3,13 +3,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"charm.land/fang/v2"
+	"golang.org/x/term"
 )
 
 // Set by the linker (-X main.version=...).
@@ -19,41 +18,25 @@ var (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cwd, _ := os.Getwd()
+	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		InTTY: term.IsTerminal(int(os.Stdin.Fd())), ErrTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	code := run(ctx, newEnv(io, os.Getenv, cwd), os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a := newApp(os.Stdout, os.Stderr, os.Getenv)
-	root := a.rootCmd()
+// run executes one command line in env and returns its exit code.
+func run(ctx context.Context, env *Env, args []string) int {
+	root := rootCmd(env)
 	root.SetArgs(args)
-	opts := []fang.Option{fang.WithVersion(version), fang.WithErrorHandler(errorHandler)}
-	if commit != "" {
-		opts = append(opts, fang.WithCommit(commit))
+	root.SetIn(env.IO.In)
+	root.SetOut(env.IO.Out)
+	root.SetErr(env.IO.ErrOut)
+	opts := []fang.Option{fang.WithVersion(env.Version), fang.WithErrorHandler(env.errorHandler)}
+	if env.Commit != "" {
+		opts = append(opts, fang.WithCommit(env.Commit))
 	}
-	err := fang.Execute(ctx, root, opts...)
-	return exitCode(err)
-}
-
-// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage.
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return 2
-	}
-	return 1
-}
-
-func isCobraUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most", "requires exactly"} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
+	return exitCode(fang.Execute(ctx, root, opts...))
 }

@@ -23,7 +23,8 @@ func initPlaybookWS(t *testing.T) string {
 	return dir
 }
 
-// withDB runs fn on the workspace's database while no nova process runs.
+// withDB runs fn on the workspace's database while no nova process runs
+// (seeding state no verb writes, such as pending deltas: direct workspaces only).
 func withDB(t *testing.T, dir string, fn func(db *storage.DB)) {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(dir, ".nova", "nova.db"), storage.Options{})
@@ -97,8 +98,11 @@ func TestPlaybookCLI(t *testing.T) {
 	assert.Contains(t, r.stdout, "MARS playbook, version 3")
 
 	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1")
+	require.Equal(t, 2, r.code, "delete asks first: off a terminal it needs --yes")
+	assert.Contains(t, r.stderr, "pass --yes")
+	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
-	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1")
+	r = runNova(t, dir, nil, "playbook", "delete", "mars", "r1", "--yes")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "not found")
 
@@ -157,6 +161,8 @@ func TestPlaybookPendingApproveRejectCLI(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "EARTH playbook is now version 1")
 	r = runNova(t, dir, nil, "playbook", "reject", jsonID(ids[1]), "--json")
+	require.Equal(t, 2, r.code, "reject drops the delta: off a terminal it needs --yes")
+	r = runNova(t, dir, nil, "playbook", "reject", jsonID(ids[1]), "--json", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.JSONEq(t, `{"id":`+jsonID(ids[1])+`,"approved":false,"agent":"EARTH"}`, r.stdout)
 

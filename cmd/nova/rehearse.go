@@ -1,22 +1,28 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/rehearsal"
 )
 
-// rehearseCmd is `nova rehearse PRD TASK_ID`: a forced rehearsal of one
+// rehearseOptions is `nova rehearse PRD TASK_ID`: a forced rehearsal of one
 // task, printed as a session.
-func (a *app) rehearseCmd() *cobra.Command {
-	var (
-		asJSON   bool
-		branches int
-	)
+type rehearseOptions struct {
+	*Env
+	PRD, TaskID string
+	Branches    int
+	JSON        bool
+}
+
+func newRehearseCmd(env *Env, runF func(context.Context, *rehearseOptions) error) *cobra.Command {
+	opts := &rehearseOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "rehearse PRD TASK_ID",
 		Short: "Rehearse one task of a PRD: generate, score and store 2–3 alternative branches",
@@ -25,56 +31,68 @@ func (a *app) rehearseCmd() *cobra.Command {
 			"at autonomy 3 and above the best branch is applied. Needs the premium tier.",
 		Args: exactArgs(2, "a PRD file and a task id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if branches != 0 && (branches < 2 || branches > rehearsal.MaxBranches) {
-				return usagef("--branches must be 2 or 3, got %d", branches)
+			if opts.Branches != 0 && (opts.Branches < 2 || opts.Branches > rehearsal.MaxBranches) {
+				return usagef("--branches must be 2 or 3, got %d", opts.Branches)
 			}
-			p, err := prd.Load(args[0])
-			if err != nil {
-				return err
-			}
-			t, ok := p.Task(args[1])
-			if !ok {
-				return usagef("task %q is not in %s", args[1], args[0])
-			}
-			ws, err := a.open(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			a.logf("rehearsing task %s (%s)…\n", t.ID, t.Title)
-			ss, err := ws.Rehearsals().Rehearse(cmd.Context(), rehearsal.Request{
-				Task: t, Agent: t.Agent, Branches: branches, Force: true, ApplyAuto: true,
-			})
-			if err != nil {
-				if asJSON && ss.ID != 0 {
-					_ = a.printJSON(ss)
-					return &reportedError{msg: err.Error()}
-				}
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ss)
-			}
-			a.printf("%s", rehearsal.FormatSummary(ss))
-			return nil
+			opts.PRD, opts.TaskID = args[0], args[1]
+			return pick(runF, runRehearse)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session as JSON")
-	cmd.Flags().IntVar(&branches, "branches", 0, "number of branches, 2 or 3 (default: config rehearsal.branches)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the session as JSON")
+	cmd.Flags().IntVar(&opts.Branches, "branches", 0, "number of branches, 2 or 3 (default: config rehearsal.branches)")
 	return cmd
 }
 
+func runRehearse(ctx context.Context, opts *rehearseOptions) error {
+	p, err := prd.Load(opts.abs(opts.PRD))
+	if err != nil {
+		return err
+	}
+	t, ok := p.Task(opts.TaskID)
+	if !ok {
+		return usagef("task %q is not in %s", opts.TaskID, opts.PRD)
+	}
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		opts.IO.Logf("rehearsing task %s (%s)…\n", t.ID, t.Title)
+		ss, err := ws.Rehearse(ctx, rehearsal.Request{
+			Task: t, Agent: t.Agent, Branches: opts.Branches, Force: true, ApplyAuto: true,
+		})
+		if err != nil {
+			if opts.JSON && ss.ID != 0 {
+				_ = opts.IO.PrintJSON(ss)
+				return &reportedError{msg: err.Error()}
+			}
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(ss)
+		}
+		opts.IO.Printf("%s", rehearsal.FormatSummary(ss))
+		return nil
+	})
+}
+
 // rehearsalCmd is `nova rehearsal list|show|approve|reject`.
-func (a *app) rehearsalCmd() *cobra.Command {
+func newRehearsalCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "rehearsal", Short: "List, show, approve and reject rehearsal sessions"}
-	var (
-		asJSON bool
-		status string
-		yes    bool
-		force  bool
-		reason string
-	)
-	list := &cobra.Command{
+	cmd.AddCommand(newRehearsalListCmd(env, nil), newRehearsalShowCmd(env, nil),
+		newRehearsalApproveCmd(env, nil), newRehearsalRejectCmd(env, nil))
+	return cmd
+}
+
+func sessionID(s string) (uint64, error) { return parseID(s, "rehearsal", "nova rehearsal list") }
+
+// rehearsalListOptions is `nova rehearsal list`.
+type rehearsalListOptions struct {
+	*Env
+	Status rehearsal.Status
+	JSON   bool
+}
+
+func newRehearsalListCmd(env *Env, runF func(context.Context, *rehearsalListOptions) error) *cobra.Command {
+	opts := &rehearsalListOptions{Env: env}
+	var status string
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List rehearsal sessions, newest first",
 		Args:  exactArgs(0, "no arguments"),
@@ -84,170 +102,221 @@ func (a *app) rehearsalCmd() *cobra.Command {
 			default:
 				return usagef("--status must be pending, approved, rejected or failed, got %q", status)
 			}
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			list, err := ws.Rehearsals().List(cmd.Context(), rehearsal.Filter{Status: rehearsal.Status(status)})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := make([]rehearsal.Session, len(list))
-				for i, s := range list {
-					out[i] = rehearsal.Brief(s)
-				}
-				return a.printJSON(out)
-			}
-			if len(list) == 0 {
-				a.printf("no rehearsals\n")
-				return nil
-			}
-			a.printf("%-5s %-9s %-10s %-8s %-9s %-6s %-17s %s\n", "ID", "STATUS", "TASK", "AGENT", "BRANCHES", "BEST", "CREATED", "WINNER")
-			for _, s := range list {
-				best := "-"
-				if r := s.Ranked(); len(r) > 0 {
-					best = fmt.Sprintf("%.2f", r[0].Score)
-				}
-				a.printf("%-5d %-9s %-10s %-8s %-9d %-6s %-17s %s\n", s.ID, s.Status, clipLine(s.TaskID, 10), clipLine(s.AgentName, 8),
-					len(s.Branches), best, s.CreatedAt.Local().Format("2006-01-02 15:04"), winnerText(s))
-			}
-			return nil
+			opts.Status = rehearsal.Status(status)
+			return pick(runF, runRehearsalList)(cmd.Context(), opts)
 		},
 	}
-	list.Flags().StringVar(&status, "status", "", "only pending, approved, rejected or failed sessions")
+	cmd.Flags().StringVar(&status, "status", "", "only pending, approved, rejected or failed sessions")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
 
-	show := &cobra.Command{
+func runRehearsalList(ctx context.Context, opts *rehearsalListOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		list, err := ws.ListRehearsals(ctx, rehearsal.Filter{Status: opts.Status})
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if list == nil {
+				list = []rehearsal.Session{}
+			}
+			return opts.IO.PrintJSON(list)
+		}
+		if len(list) == 0 {
+			opts.IO.Printf("no rehearsals\n")
+			return nil
+		}
+		opts.IO.Printf("%-5s %-9s %-10s %-8s %-9s %-6s %-17s %s\n", "ID", "STATUS", "TASK", "AGENT", "BRANCHES", "BEST", "CREATED", "WINNER")
+		for _, s := range list {
+			best := "-"
+			if r := s.Ranked(); len(r) > 0 {
+				best = fmt.Sprintf("%.2f", r[0].Score)
+			}
+			opts.IO.Printf("%-5d %-9s %-10s %-8s %-9d %-6s %-17s %s\n", s.ID, s.Status, clipLine(s.TaskID, 10), clipLine(s.AgentName, 8),
+				len(s.Branches), best, s.CreatedAt.Local().Format("2006-01-02 15:04"), winnerText(s))
+		}
+		return nil
+	})
+}
+
+// rehearsalShowOptions is `nova rehearsal show ID`.
+type rehearsalShowOptions struct {
+	*Env
+	ID   uint64
+	JSON bool
+}
+
+func newRehearsalShowCmd(env *Env, runF func(context.Context, *rehearsalShowOptions) error) *cobra.Command {
+	opts := &rehearsalShowOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a session: branches, scores with evidence, decision",
 		Args:  exactArgs(1, "a rehearsal id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseSessionID(args[0])
+			id, err := sessionID(args[0])
 			if err != nil {
 				return err
 			}
-			ws, err := a.open(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			ss, err := ws.Rehearsals().Get(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ss)
-			}
-			a.printf("%s", rehearsal.FormatSummary(ss))
-			for i, b := range ss.Branches {
-				r, _ := ss.Result(b.ID)
-				a.printf("\nbranch %d %s (%s)\n", i+1, b.ID, b.Approach)
-				for _, d := range []struct {
-					n string
-					d rehearsal.Dimension
-				}{{"typeCheck", r.TypeCheck}, {"lineDelta", r.LineDelta}, {"selfAssessment", r.SelfAssessment}, {"tasteAlignment", r.TasteAlignment}} {
-					a.printf("  %-15s %.2f  %s\n", d.n, d.d.Score, d.d.Evidence)
-				}
-				for _, f := range b.Files {
-					mark := "~"
-					if f.New {
-						mark = "+"
-					}
-					a.printf("  %s %s\n", mark, f.Path)
-				}
-				if b.AgentNotes != "" {
-					a.printf("  notes: %s\n", clipLine(b.AgentNotes, 100))
-				}
-			}
-			return nil
+			opts.ID = id
+			return pick(runF, runRehearsalShow)(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
 
-	approve := &cobra.Command{
+func runRehearsalShow(ctx context.Context, opts *rehearsalShowOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		ss, err := ws.GetRehearsal(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(ss)
+		}
+		p := opts.IO.Printf
+		p("%s", rehearsal.FormatSummary(ss))
+		for i, b := range ss.Branches {
+			r, _ := ss.Result(b.ID)
+			p("\nbranch %d %s (%s)\n", i+1, b.ID, b.Approach)
+			for _, d := range []struct {
+				n string
+				d rehearsal.Dimension
+			}{{"typeCheck", r.TypeCheck}, {"lineDelta", r.LineDelta}, {"selfAssessment", r.SelfAssessment}, {"tasteAlignment", r.TasteAlignment}} {
+				p("  %-15s %.2f  %s\n", d.n, d.d.Score, d.d.Evidence)
+			}
+			for _, f := range b.Files {
+				mark := "~"
+				if f.New {
+					mark = "+"
+				}
+				p("  %s %s\n", mark, f.Path)
+			}
+			if b.AgentNotes != "" {
+				p("  notes: %s\n", clipLine(b.AgentNotes, 100))
+			}
+		}
+		return nil
+	})
+}
+
+// rehearsalDecideOptions is `nova rehearsal approve ID BRANCH` and
+// `nova rehearsal reject ID` (both ask first).
+type rehearsalDecideOptions struct {
+	*Env
+	ID     uint64
+	Branch string // approve only
+	Reason string
+	Force  bool // approve only
+	Yes    bool
+	JSON   bool
+}
+
+func newRehearsalApproveCmd(env *Env, runF func(context.Context, *rehearsalDecideOptions) error) *cobra.Command {
+	opts := &rehearsalDecideOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "approve ID BRANCH",
 		Short: "Write one branch's files through the changeset path (BRANCH: branch id or 1-based number)",
 		Args:  exactArgs(2, "a rehearsal id and a branch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseSessionID(args[0])
+			id, err := sessionID(args[0])
 			if err != nil {
 				return err
 			}
-			ws, err := a.open(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			svc := ws.Rehearsals()
-			ss, err := svc.Get(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if !ss.Pending() {
-				return fmt.Errorf("rehearsal %d is %s; only pending sessions can be approved", id, ss.Status)
-			}
-			b, ok := ss.Branch(args[1])
-			if !ok {
-				return usagef("rehearsal %d has no branch %q (%s)", id, args[1], branchList(ss))
-			}
-			var paths []string
-			for _, f := range b.Files {
-				paths = append(paths, f.Path)
-			}
-			if ok, err := a.confirmChange(cmd, yes, fmt.Sprintf("Approve branch %s of rehearsal %d and write %d file(s): %s?",
-				b.ID, id, len(paths), strings.Join(paths, ", ")), "apply"); !ok || err != nil {
-				return err
-			}
-			ss, err = svc.Approve(cmd.Context(), id, b.ID, rehearsal.ApproveOptions{Reason: reason, Force: force})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ss)
-			}
-			a.printf("approved %s (%s); wrote %s\n", b.ID, b.Approach, strings.Join(ss.Written, ", "))
-			if ss.PreferenceID != 0 {
-				a.printf("learned preference #%d\n", ss.PreferenceID)
-			}
-			return nil
+			opts.ID, opts.Branch = id, args[1]
+			return pick(runF, runRehearsalApprove)(cmd.Context(), opts)
 		},
 	}
-	approve.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
-	approve.Flags().BoolVar(&force, "force", false, "overwrite files that changed on disk since the rehearsal")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite files that changed on disk since the rehearsal")
+	rehearsalDecideFlags(cmd, opts)
+	return cmd
+}
 
-	reject := &cobra.Command{
+func rehearsalDecideFlags(cmd *cobra.Command, opts *rehearsalDecideOptions) {
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why (stored with the decision and learned)")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+}
+
+func runRehearsalApprove(ctx context.Context, opts *rehearsalDecideOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		id := opts.ID
+		ss, err := ws.GetRehearsal(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !ss.Pending() {
+			return fmt.Errorf("rehearsal %d is %s; only pending sessions can be approved", id, ss.Status)
+		}
+		b, ok := ss.Branch(opts.Branch)
+		if !ok {
+			return usagef("rehearsal %d has no branch %q (%s)", id, opts.Branch, branchList(ss))
+		}
+		var paths []string
+		for _, f := range b.Files {
+			paths = append(paths, f.Path)
+		}
+		q := fmt.Sprintf("Approve branch %s of rehearsal %d and write %d file(s): %s?", b.ID, id, len(paths), strings.Join(paths, ", "))
+		if err := opts.confirm(ctx, opts.Yes, q, "apply", "applied"); err != nil {
+			return err
+		}
+		ss, err = ws.ApproveRehearsal(ctx, id, b.ID, rehearsal.ApproveOptions{Reason: opts.Reason, Force: opts.Force})
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(ss)
+		}
+		opts.IO.Printf("approved %s (%s); wrote %s\n", b.ID, b.Approach, strings.Join(ss.Written, ", "))
+		if ss.PreferenceID != 0 {
+			opts.IO.Printf("learned preference #%d\n", ss.PreferenceID)
+		}
+		return nil
+	})
+}
+
+func newRehearsalRejectCmd(env *Env, runF func(context.Context, *rehearsalDecideOptions) error) *cobra.Command {
+	opts := &rehearsalDecideOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "reject ID",
-		Short: "Reject every branch of a session (the task is blocked with the reason)",
+		Short: "Reject every branch of a session (the task is blocked with the reason; asks first unless --yes)",
 		Args:  exactArgs(1, "a rehearsal id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseSessionID(args[0])
+			id, err := sessionID(args[0])
 			if err != nil {
 				return err
 			}
-			ws, err := a.open(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = ws.Close() }()
-			ss, err := ws.Rehearsals().Reject(cmd.Context(), id, reason)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ss)
-			}
-			a.printf("rejected rehearsal %d: %s\n", id, ss.Reason)
-			return nil
+			opts.ID = id
+			return pick(runF, runRehearsalReject)(cmd.Context(), opts)
 		},
 	}
-	for _, c := range []*cobra.Command{approve, reject} {
-		c.Flags().StringVar(&reason, "reason", "", "why (stored with the decision and learned)")
-	}
-	for _, c := range []*cobra.Command{list, show, approve, reject} {
-		c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-		cmd.AddCommand(c)
-	}
+	rehearsalDecideFlags(cmd, opts)
 	return cmd
+}
+
+func runRehearsalReject(ctx context.Context, opts *rehearsalDecideOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		ss, err := ws.GetRehearsal(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if ss.Pending() { // anything else gets the engine's own error
+			q := fmt.Sprintf("Reject all %d branch(es) of rehearsal %d (task %s)?", len(ss.Branches), ss.ID, ss.TaskID)
+			if err := opts.confirm(ctx, opts.Yes, q, "reject", "rejected"); err != nil {
+				return err
+			}
+		}
+		ss, err = ws.RejectRehearsal(ctx, opts.ID, opts.Reason)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(ss)
+		}
+		opts.IO.Printf("rejected rehearsal %d: %s\n", opts.ID, ss.Reason)
+		return nil
+	})
 }
 
 func winnerText(s rehearsal.Session) string {
@@ -269,12 +338,4 @@ func branchList(ss rehearsal.Session) string {
 		return "it has no branches"
 	}
 	return "have " + strings.Join(out, ", ")
-}
-
-func parseSessionID(s string) (uint64, error) {
-	id, ok := positiveID(s)
-	if !ok {
-		return 0, usagef("%q is not a rehearsal id (a positive number, see `nova rehearsal list`)", s)
-	}
-	return id, nil
 }

@@ -109,6 +109,8 @@ func TestRehearseCLIRejectAndTier(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Waiting for a decision")
 	r = runNova(t, dir, env, "rehearsal", "reject", "1", "--reason", "too clever", "--json")
+	require.Equal(t, 2, r.code, "reject asks first: off a terminal it needs --yes")
+	r = runNova(t, dir, env, "rehearsal", "reject", "1", "--reason", "too clever", "--json", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	var ss sessionJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ss))

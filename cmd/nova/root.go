@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	tea "charm.land/bubbletea/v2"
@@ -16,8 +16,9 @@ import (
 	"github.com/nova-dev/nova/tui"
 )
 
-func (a *app) rootCmd() *cobra.Command {
-	var initMissing bool
+// rootCmd is `nova`: the TUI, and every command group.
+func rootCmd(env *Env) *cobra.Command {
+	opts := &tuiOptions{Env: env}
 	root := &cobra.Command{
 		Use:   "nova",
 		Short: "A terminal workbench for local-LLM coding agents",
@@ -32,41 +33,47 @@ func (a *app) rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTUI(cmd, initMissing)
+			return runTUI(cmd.Context(), opts)
 		},
 	}
-	root.PersistentFlags().StringVarP(&a.workspaceFlag, "workspace", "w", "", "workspace directory (default: nearest .nova/ above the current directory, or $NOVA_WORKSPACE)")
-	root.Flags().BoolVar(&initMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
+	root.PersistentFlags().StringVarP(&env.WorkspaceDir, "workspace", "w", "", "workspace directory (default: nearest .nova/ above the current directory, or $NOVA_WORKSPACE)")
+	root.Flags().BoolVar(&opts.InitMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(a.initCmd(), a.versionCmd(), a.doctorCmd(), a.dbCmd())
-	root.AddCommand(a.importCmd())
-	root.AddCommand(a.vaultCmd(), a.wisdomCmd())
-	root.AddCommand(a.agentCmd(), a.agentsCmd(), a.changesCmd())
-	root.AddCommand(a.playbookCmd())
-	root.AddCommand(a.buildCmd(), a.planCmd())
-	root.AddCommand(a.rehearseCmd(), a.rehearsalCmd())
+	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env))
+	root.AddCommand(newImportCmd(env))
+	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
+	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
+	root.AddCommand(newPlaybookCmd(env))
+	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil))
+	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
 	return root
 }
 
-func (a *app) runTUI(cmd *cobra.Command, initMissing bool) error {
-	ctx := cmd.Context()
-	rootDir, err := a.root()
-	if errors.Is(err, workspace.ErrNotFound) && initMissing && a.workspaceFlag == "" {
-		cwd, _ := os.Getwd()
-		rep, ierr := workspace.Init(cwd, nova.Defaults)
+// tuiOptions is `nova` with no command.
+type tuiOptions struct {
+	*Env
+	InitMissing bool
+}
+
+func runTUI(ctx context.Context, opts *tuiOptions) error {
+	rootDir, err := opts.root()
+	if errors.Is(err, workspace.ErrNotFound) && opts.InitMissing && opts.WorkspaceDir == "" {
+		rep, ierr := workspace.Init(opts.Cwd, nova.Defaults)
 		if ierr != nil {
 			return ierr
 		}
-		if err := a.seed(ctx, rep.Root); err != nil {
+		if _, err := seedStarter(ctx, opts.Env, rep.Root); err != nil {
 			return err
 		}
-		a.logf("created %s\n", filepath.Join(rep.Root, workspace.DirName))
+		opts.IO.Logf("created %s\n", filepath.Join(rep.Root, workspace.DirName))
 		rootDir, err = rep.Root, nil
+		opts.WorkspaceDir = rootDir
 	}
 	if err != nil {
 		return err
 	}
-	ws, err := engine.Open(ctx, engine.Options{Root: rootDir, Getenv: a.getenv})
+	opts.fullScreen = true
+	ws, err := opts.Workspace(ctx, false)
 	if err != nil {
 		return err
 	}

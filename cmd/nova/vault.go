@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +13,7 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-func (a *app) vaultCmd() *cobra.Command {
+func newVaultCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vault",
 		Short: "Inspect and edit the taste vault (graph memory of what worked and what did not)",
@@ -22,47 +21,56 @@ func (a *app) vaultCmd() *cobra.Command {
 			"supports, contradicts, refines, replaces and depends_on edges. Builds learn into it and\n" +
 			"prompts draw from it. Every listing command accepts --json (one JSON document on stdout).",
 	}
-	cmd.AddCommand(a.vaultAddCmd(), a.vaultListCmd(), a.vaultSearchCmd(), a.vaultShowCmd(),
-		a.vaultLinkCmd(), a.vaultUnlinkCmd(), a.vaultTraverseCmd(),
-		a.vaultAdjustCmd("reinforce", "Raise a node's confidence by 0.05 (at most 1)"),
-		a.vaultAdjustCmd("demote", "Lower a node's confidence by 0.1 (at least 0)"),
-		a.vaultForgetCmd(), a.vaultConflictsCmd(), a.vaultStatsCmd(), a.vaultTagsCmd(),
-		a.vaultExportCmd(), a.vaultImportCmd(), a.vaultContextCmd())
+	cmd.AddCommand(newVaultAddCmd(env, nil), newVaultListCmd(env, nil), newVaultSearchCmd(env, nil), newVaultShowCmd(env, nil),
+		newVaultLinkCmd(env, nil), newVaultUnlinkCmd(env, nil), newVaultTraverseCmd(env, nil),
+		newVaultAdjustCmd(env, "reinforce", "Raise a node's confidence by 0.05 (at most 1)", nil),
+		newVaultAdjustCmd(env, "demote", "Lower a node's confidence by 0.1 (at least 0)", nil),
+		newVaultForgetCmd(env, nil), newVaultConflictsCmd(env, nil), newVaultStatsCmd(env, nil), newVaultTagsCmd(env, nil),
+		newVaultExportCmd(env, nil), newVaultImportCmd(env, nil), newVaultContextCmd(env, nil))
 	return cmd
 }
 
-// withVault opens the workspace (read-only for reads) and runs fn.
-func (a *app) withVault(ctx context.Context, readOnly bool, fn func(ws *engine.Local, v *vault.Vault) error) error {
-	ws, err := a.open(ctx, readOnly)
-	if err != nil {
-		return err
+func checkUnit(x float64, flag string) error {
+	if x < 0 || x > 1 || x != x {
+		return fmt.Errorf("%s %v is outside 0–1: %w", flag, x, vault.ErrInvalid)
 	}
-	defer func() { _ = ws.Close() }()
-	return fn(ws, ws.Vault())
+	return nil
 }
 
-// parseNodeID parses a node, edge or pattern id argument.
-func parseNodeID(s, what string) (uint64, error) {
-	id, ok := positiveID(s)
-	if !ok {
-		return 0, usagef("%q is not a %s id (a positive number)", s, what)
+func parseType(s string) (vault.NodeType, error) {
+	if s == "" {
+		return "", nil
 	}
-	return id, nil
+	return vault.ParseNodeType(s)
 }
 
-func splitTags(s string) []string {
-	if strings.TrimSpace(s) == "" {
-		return nil
+func nodeTable(io *IOStreams, nodes []vault.Node) {
+	io.Printf("%-6s %-10s %-5s %-4s %-24s %s\n", "ID", "TYPE", "CONF", "HELP", "TAGS", "CONTENT")
+	for _, n := range nodes {
+		nodeRow(io, n)
 	}
-	return strings.Split(s, ",")
 }
 
-func (a *app) vaultAddCmd() *cobra.Command {
-	var (
-		typ, content, title, body, tags, language, source string
-		confidence                                        float64
-		asJSON                                            bool
-	)
+func nodeRow(io *IOStreams, n vault.Node) {
+	io.Printf("%-6d %-10s %-5.2f %-4d %-24s %s\n", n.ID, n.Type, n.Confidence, n.HelpfulCount,
+		clipLine(strings.Join(n.Tags, ","), 24), clipLine(n.Content, 70))
+}
+
+// ---- vault add ----
+
+// vaultAddOptions is `nova vault add`.
+type vaultAddOptions struct {
+	*Env
+	Node vault.Node
+	// ZeroConfidence: --confidence 0 was given (the engine reads 0 as "the
+	// default"), so the stored node is set to 0 afterwards.
+	ZeroConfidence bool
+	JSON           bool
+}
+
+func newVaultAddCmd(env *Env, runF func(context.Context, *vaultAddOptions) error) *cobra.Command {
+	opts := &vaultAddOptions{Env: env}
+	var typ, tags string
 	cmd := &cobra.Command{
 		Use:   "add --type T --content C",
 		Short: "Add a node (a duplicate statement reinforces the existing node instead)",
@@ -75,141 +83,179 @@ func (a *app) vaultAddCmd() *cobra.Command {
 			if !cmd.Flags().Changed("type") || !cmd.Flags().Changed("content") {
 				return usagef("--type and --content are required")
 			}
-			if strings.TrimSpace(content) == "" {
+			if strings.TrimSpace(opts.Node.Content) == "" {
 				return fmt.Errorf("--content must not be empty: %w", vault.ErrInvalid)
 			}
 			t, err := vault.ParseNodeType(typ)
 			if err != nil {
 				return err
 			}
-			explicitZero := cmd.Flags().Changed("confidence") && confidence == 0
-			n := vault.Node{Type: t, Content: content, Title: title, Body: body, Tags: splitTags(tags),
-				Confidence: confidence, Language: language, Source: source}
-			if !explicitZero {
-				if err := checkUnit(confidence, "--confidence"); err != nil {
+			opts.Node.Type, opts.Node.Tags = t, splitTags(tags)
+			opts.ZeroConfidence = cmd.Flags().Changed("confidence") && opts.Node.Confidence == 0
+			if !opts.ZeroConfidence {
+				if err := checkUnit(opts.Node.Confidence, "--confidence"); err != nil {
 					return err
 				}
 			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				res, err := v.Learn(cmd.Context(), n)
-				if err != nil {
-					return err
-				}
-				node := res.Node
-				if explicitZero && res.Created {
-					if node, err = v.Update(cmd.Context(), node.ID, vault.Patch{Confidence: vault.Ptr(0.0)}); err != nil {
-						return err
-					}
-				}
-				if !res.Created {
-					a.logf("an equivalent node #%d exists; reinforced it (confidence %.2f)\n", node.ID, node.Confidence)
-				}
-				for _, id := range res.Evicted {
-					a.logf("evicted node #%d (lowest confidence; the %s tier keeps %d nodes)\n", id, v.Options().Tier, v.Limits().MaxNodes)
-				}
-				for _, id := range res.Conflicts {
-					a.logf("contradicts node #%d (linked; see `nova vault conflicts`)\n", id)
-				}
-				if asJSON {
-					return a.printJSON(node)
-				}
-				verb := "added"
-				if !res.Created {
-					verb = "reinforced"
-				}
-				a.printf("%s node #%d (%s, confidence %.2f)\n", verb, node.ID, node.Type, node.Confidence)
-				return nil
-			})
+			return pick(runF, runVaultAdd)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&typ, "type", "", "Strategy, Mistake, Preference, Pattern or Decision (required)")
-	f.StringVar(&content, "content", "", "the short statement (required)")
-	f.StringVar(&title, "title", "", "an optional title")
-	f.StringVar(&body, "body", "", "optional long text (searched in full)")
+	f.StringVar(&opts.Node.Content, "content", "", "the short statement (required)")
+	f.StringVar(&opts.Node.Title, "title", "", "an optional title")
+	f.StringVar(&opts.Node.Body, "body", "", "optional long text (searched in full)")
 	f.StringVar(&tags, "tags", "", "comma-separated tags")
-	f.Float64Var(&confidence, "confidence", 0, "confidence 0–1 (default 0.7)")
-	f.StringVar(&language, "language", "", "programming language the node is about")
-	f.StringVar(&source, "source", "", "where it comes from (default manual)")
-	f.BoolVar(&asJSON, "json", false, "print the node as JSON")
+	f.Float64Var(&opts.Node.Confidence, "confidence", 0, "confidence 0–1 (default 0.7)")
+	f.StringVar(&opts.Node.Language, "language", "", "programming language the node is about")
+	f.StringVar(&opts.Node.Source, "source", "", "where it comes from (default manual)")
+	f.BoolVar(&opts.JSON, "json", false, "print the node as JSON")
 	return cmd
 }
 
-func checkUnit(x float64, flag string) error {
-	if x < 0 || x > 1 || x != x {
-		return fmt.Errorf("%s %v is outside 0–1: %w", flag, x, vault.ErrInvalid)
-	}
-	return nil
+func runVaultAdd(ctx context.Context, opts *vaultAddOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		res, err := ws.LearnNode(ctx, opts.Node)
+		if err != nil {
+			return err
+		}
+		node := res.Node
+		if opts.ZeroConfidence && res.Created {
+			if node, err = ws.UpdateNode(ctx, node.ID, vault.Patch{Confidence: vault.Ptr(0.0)}); err != nil {
+				return err
+			}
+		}
+		if !res.Created {
+			opts.IO.Logf("an equivalent node #%d exists; reinforced it (confidence %.2f)\n", node.ID, node.Confidence)
+		}
+		tier := ws.Config().Tier
+		for _, id := range res.Evicted {
+			opts.IO.Logf("evicted node #%d (lowest confidence; the %s tier keeps %d nodes)\n", id, tier, vault.TierLimits(tier).MaxNodes)
+		}
+		for _, id := range res.Conflicts {
+			opts.IO.Logf("contradicts node #%d (linked; see `nova vault conflicts`)\n", id)
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(node)
+		}
+		verb := "added"
+		if !res.Created {
+			verb = "reinforced"
+		}
+		opts.IO.Printf("%s node #%d (%s, confidence %.2f)\n", verb, node.ID, node.Type, node.Confidence)
+		return nil
+	})
 }
 
-func nodeTable(a *app, nodes []vault.Node) {
-	a.printf("%-6s %-10s %-5s %-4s %-24s %s\n", "ID", "TYPE", "CONF", "HELP", "TAGS", "CONTENT")
-	for _, n := range nodes {
-		a.printf("%-6d %-10s %-5.2f %-4d %-24s %s\n", n.ID, n.Type, n.Confidence, n.HelpfulCount,
-			clipLine(strings.Join(n.Tags, ","), 24), clipLine(n.Content, 70))
-	}
+// ---- vault list ----
+
+// listPage is how many nodes one ListNodes call fetches when a listing
+// pages through the whole vault.
+const listPage = 1000
+
+// vaultListOptions is `nova vault list`.
+type vaultListOptions struct {
+	*Env
+	List vault.ListOptions
+	JSON bool
 }
 
-func (a *app) vaultListCmd() *cobra.Command {
-	var (
-		typ, tag, user, query string
-		limit, offset         int
-		newest, asJSON        bool
-		minConf               float64
-	)
+func newVaultListCmd(env *Env, runF func(context.Context, *vaultListOptions) error) *cobra.Command {
+	opts := &vaultListOptions{Env: env}
+	var typ string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List nodes, oldest first (filters use the vault's indexes)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 0 || offset < 0 {
+			if opts.List.Limit < 0 || opts.List.Offset < 0 {
 				return usagef("--limit and --offset must not be negative")
 			}
-			var t vault.NodeType
-			if typ != "" {
-				var err error
-				if t, err = vault.ParseNodeType(typ); err != nil {
-					return err
-				}
+			t, err := parseType(typ)
+			if err != nil {
+				return err
 			}
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				p, err := v.List(cmd.Context(), vault.ListOptions{Type: t, Tag: tag, UserID: user, Query: query,
-					MinConfidence: minConf, Offset: offset, Limit: limit, Newest: newest})
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(p.Nodes)
-				}
-				if p.Total == 0 {
-					a.printf("no nodes\n")
-					return nil
-				}
-				nodeTable(a, p.Nodes)
-				a.printf("%d of %d nodes\n", len(p.Nodes), p.Total)
-				return nil
-			})
+			opts.List.Type = t
+			return pick(runF, runVaultList)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&typ, "type", "", "only nodes of this type")
-	f.StringVar(&tag, "tag", "", "only nodes with this tag")
-	f.StringVar(&user, "user", "", "only nodes of this user")
-	f.StringVar(&query, "contains", "", "only nodes whose title, content or tags contain this text")
-	f.Float64Var(&minConf, "min-confidence", 0, "only nodes at or above this confidence")
-	f.IntVar(&limit, "limit", 0, "at most this many nodes (0 = all)")
-	f.IntVar(&offset, "offset", 0, "skip this many nodes")
-	f.BoolVar(&newest, "newest", false, "newest first")
-	f.BoolVar(&asJSON, "json", false, "print a JSON array of nodes")
+	f.StringVar(&opts.List.Tag, "tag", "", "only nodes with this tag")
+	f.StringVar(&opts.List.UserID, "user", "", "only nodes of this user")
+	f.StringVar(&opts.List.Query, "contains", "", "only nodes whose title, content or tags contain this text")
+	f.Float64Var(&opts.List.MinConfidence, "min-confidence", 0, "only nodes at or above this confidence")
+	f.IntVar(&opts.List.Limit, "limit", 0, "at most this many nodes (0 = all)")
+	f.IntVar(&opts.List.Offset, "offset", 0, "skip this many nodes")
+	f.BoolVar(&opts.List.Newest, "newest", false, "newest first")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of nodes")
 	return cmd
 }
 
-func (a *app) vaultSearchCmd() *cobra.Command {
-	var (
-		limit          int
-		typ, tag       string
-		asJSON, noEmbd bool
-	)
+// runVaultList pages through the vault listPage nodes at a time and writes
+// each page as it comes, so listing a 100k-node vault never holds it whole
+// (nor twice, through an owner).
+func runVaultList(ctx context.Context, opts *vaultListOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		arr := &jsonArray{w: opts.IO.Out}
+		want := opts.List.Limit // 0 = all
+		o := opts.List
+		shown, total := 0, 0
+		for first := true; ; first = false {
+			o.Limit = listPage
+			if want > 0 {
+				o.Limit = min(listPage, want-shown)
+			}
+			p, err := ws.ListNodes(ctx, o)
+			if err != nil {
+				return err
+			}
+			if first {
+				total = p.Total
+				if !opts.JSON && total > 0 {
+					opts.IO.Printf("%-6s %-10s %-5s %-4s %-24s %s\n", "ID", "TYPE", "CONF", "HELP", "TAGS", "CONTENT")
+				}
+			}
+			for _, n := range p.Nodes {
+				if opts.JSON {
+					if err := arr.add(n); err != nil {
+						return err
+					}
+				} else {
+					nodeRow(opts.IO, n)
+				}
+			}
+			shown += len(p.Nodes)
+			o.Offset += len(p.Nodes)
+			if len(p.Nodes) == 0 || (want > 0 && shown >= want) || o.Offset >= p.Total {
+				break
+			}
+		}
+		if opts.JSON {
+			return arr.close()
+		}
+		if total == 0 {
+			opts.IO.Printf("no nodes\n")
+			return nil
+		}
+		opts.IO.Printf("%d of %d nodes\n", shown, total)
+		return nil
+	})
+}
+
+// ---- vault search ----
+
+// vaultSearchOptions is `nova vault search QUERY...`.
+type vaultSearchOptions struct {
+	*Env
+	Query  string
+	Search vault.SearchOptions
+	JSON   bool
+}
+
+func newVaultSearchCmd(env *Env, runF func(context.Context, *vaultSearchOptions) error) *cobra.Command {
+	opts := &vaultSearchOptions{Env: env}
+	var typ string
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Rank nodes for a query (BM25 over the full text, blended with confidence)",
@@ -217,52 +263,53 @@ func (a *app) vaultSearchCmd() *cobra.Command {
 			"stemming, synonyms and typo tolerance, blended with confidence and helpful count. When\n" +
 			"models.embed is configured and Ollama answers quickly, the top results are re-ranked by\n" +
 			"embedding similarity; otherwise search works offline. Best first.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("expected a query")
-			}
-			return nil
-		},
+		Args: minArgs(1, "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit <= 0 {
+			if opts.Search.Limit <= 0 {
 				return usagef("--limit must be positive")
 			}
-			var t vault.NodeType
-			if typ != "" {
-				var err error
-				if t, err = vault.ParseNodeType(typ); err != nil {
-					return err
-				}
+			t, err := parseType(typ)
+			if err != nil {
+				return err
 			}
-			query := strings.Join(args, " ")
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				hits, err := v.Search(cmd.Context(), query, vault.SearchOptions{Limit: limit, Type: t, Tag: tag, NoEmbeddings: noEmbd})
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(hits)
-				}
-				if len(hits) == 0 {
-					a.printf("no matches for %q\n", query)
-					return nil
-				}
-				a.printf("%-6s %-6s %-10s %-5s %s\n", "ID", "SCORE", "TYPE", "CONF", "CONTENT")
-				for _, h := range hits {
-					a.printf("%-6d %-6.3f %-10s %-5.2f %s\n", h.ID, h.Score, h.Type, h.Confidence, clipLine(h.Content, 80))
-				}
-				return nil
-			})
+			opts.Search.Type, opts.Query = t, strings.Join(args, " ")
+			return pick(runF, runVaultSearch)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&limit, "limit", 10, "at most this many results")
+	f.IntVar(&opts.Search.Limit, "limit", 10, "at most this many results")
 	f.StringVar(&typ, "type", "", "only nodes of this type")
-	f.StringVar(&tag, "tag", "", "only nodes with this tag")
-	f.BoolVar(&noEmbd, "no-embed", false, "skip the embedding re-rank")
-	f.BoolVar(&asJSON, "json", false, "print a JSON array of nodes with their score")
+	f.StringVar(&opts.Search.Tag, "tag", "", "only nodes with this tag")
+	f.BoolVar(&opts.Search.NoEmbeddings, "no-embed", false, "skip the embedding re-rank")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of nodes with their score")
 	return cmd
 }
+
+func runVaultSearch(ctx context.Context, opts *vaultSearchOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		hits, err := ws.SearchNodes(ctx, opts.Query, opts.Search)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if hits == nil {
+				hits = []vault.Scored{}
+			}
+			return opts.IO.PrintJSON(hits)
+		}
+		if len(hits) == 0 {
+			opts.IO.Printf("no matches for %q\n", opts.Query)
+			return nil
+		}
+		opts.IO.Printf("%-6s %-6s %-10s %-5s %s\n", "ID", "SCORE", "TYPE", "CONF", "CONTENT")
+		for _, h := range hits {
+			opts.IO.Printf("%-6d %-6.3f %-10s %-5.2f %s\n", h.ID, h.Score, h.Type, h.Confidence, clipLine(h.Content, 80))
+		}
+		return nil
+	})
+}
+
+// ---- vault show ----
 
 // showJSON is `nova vault show --json`.
 type showJSON struct {
@@ -271,152 +318,213 @@ type showJSON struct {
 	Links []vault.RelationGroup `json:"links"`
 }
 
-func (a *app) vaultShowCmd() *cobra.Command {
-	var asJSON bool
+// vaultShowOptions is `nova vault show ID`.
+type vaultShowOptions struct {
+	*Env
+	ID   uint64
+	JSON bool
+}
+
+func newVaultShowCmd(env *Env, runF func(context.Context, *vaultShowOptions) error) *cobra.Command {
+	opts := &vaultShowOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a node with its body and its edges grouped by relation",
 		Args:  exactArgs(1, "a node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseNodeID(args[0], "node")
+			id, err := parseID(args[0], "node", "")
 			if err != nil {
 				return err
 			}
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				n, err := v.Get(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				groups, err := v.Neighbours(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(showJSON{Node: n, Links: groups})
-				}
-				a.printf("#%d %s  confidence %.2f  helpful %d  user %s\n", n.ID, n.Type, n.Confidence, n.HelpfulCount, n.UserID)
-				if n.Title != "" {
-					a.printf("title:    %s\n", n.Title)
-				}
-				a.printf("content:  %s\n", n.Content)
-				if len(n.Tags) > 0 {
-					a.printf("tags:     %s\n", strings.Join(n.Tags, ", "))
-				}
-				if n.Language != "" {
-					a.printf("language: %s\n", n.Language)
-				}
-				a.printf("source:   %s\n", n.Source)
-				a.printf("created:  %s   updated: %s\n", n.CreatedAt.Local().Format("2006-01-02 15:04"), n.UpdatedAt.Local().Format("2006-01-02 15:04"))
-				if n.Body != "" {
-					a.printf("\n%s\n", n.Body)
-				}
-				for _, g := range groups {
-					a.printf("\n%s:\n", g.Relation)
-					for _, l := range g.Out {
-						a.printf("  → #%-5d (%.2f) %s\n", l.Node.ID, l.Edge.Strength, clipLine(l.Node.Content, 70))
-					}
-					for _, l := range g.In {
-						a.printf("  ← #%-5d (%.2f) %s\n", l.Node.ID, l.Edge.Strength, clipLine(l.Node.Content, 70))
-					}
-				}
-				return nil
-			})
+			opts.ID = id
+			return pick(runF, runVaultShow)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the node and its grouped links as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the node and its grouped links as JSON")
 	return cmd
 }
 
-func (a *app) vaultLinkCmd() *cobra.Command {
-	var (
-		relation string
-		strength float64
-		asJSON   bool
-	)
+func runVaultShow(ctx context.Context, opts *vaultShowOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		n, err := ws.GetNode(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		groups, err := ws.NodeNeighbours(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if groups == nil {
+				groups = []vault.RelationGroup{}
+			}
+			return opts.IO.PrintJSON(showJSON{Node: n, Links: groups})
+		}
+		p := opts.IO.Printf
+		p("#%d %s  confidence %.2f  helpful %d  user %s\n", n.ID, n.Type, n.Confidence, n.HelpfulCount, n.UserID)
+		if n.Title != "" {
+			p("title:    %s\n", n.Title)
+		}
+		p("content:  %s\n", n.Content)
+		if len(n.Tags) > 0 {
+			p("tags:     %s\n", strings.Join(n.Tags, ", "))
+		}
+		if n.Language != "" {
+			p("language: %s\n", n.Language)
+		}
+		p("source:   %s\n", n.Source)
+		p("created:  %s   updated: %s\n", n.CreatedAt.Local().Format("2006-01-02 15:04"), n.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		if n.Body != "" {
+			p("\n%s\n", n.Body)
+		}
+		for _, g := range groups {
+			p("\n%s:\n", g.Relation)
+			for _, l := range g.Out {
+				p("  → #%-5d (%.2f) %s   [edge #%d]\n", l.Node.ID, l.Edge.Strength, clipLine(l.Node.Content, 70), l.Edge.ID)
+			}
+			for _, l := range g.In {
+				p("  ← #%-5d (%.2f) %s   [edge #%d]\n", l.Node.ID, l.Edge.Strength, clipLine(l.Node.Content, 70), l.Edge.ID)
+			}
+		}
+		return nil
+	})
+}
+
+// ---- vault link / unlink ----
+
+// vaultLinkOptions is `nova vault link SRC DST --relation R`.
+type vaultLinkOptions struct {
+	*Env
+	From, To uint64
+	Relation vault.Relation
+	Strength float64
+	JSON     bool
+}
+
+func newVaultLinkCmd(env *Env, runF func(context.Context, *vaultLinkOptions) error) *cobra.Command {
+	opts := &vaultLinkOptions{Env: env}
+	var relation string
 	cmd := &cobra.Command{
 		Use:   "link SRC DST --relation R",
 		Short: "Link two nodes (supports, contradicts, refines, replaces, depends_on)",
 		Args:  exactArgs(2, "a source and a destination node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			from, err := parseNodeID(args[0], "node")
-			if err != nil {
+			var err error
+			if opts.From, err = parseID(args[0], "node", ""); err != nil {
 				return err
 			}
-			to, err := parseNodeID(args[1], "node")
-			if err != nil {
+			if opts.To, err = parseID(args[1], "node", ""); err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("relation") {
 				return usagef("--relation is required (supports, contradicts, refines, replaces or depends_on)")
 			}
-			rel, err := vault.ParseRelation(relation)
-			if err != nil {
+			if opts.Relation, err = vault.ParseRelation(relation); err != nil {
 				return err
 			}
-			if err := checkUnit(strength, "--strength"); err != nil {
+			if err := checkUnit(opts.Strength, "--strength"); err != nil {
 				return err
 			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				e, err := v.Link(cmd.Context(), from, to, rel, strength)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(e)
-				}
-				a.printf("edge #%d: #%d %s #%d (strength %.2f)\n", e.ID, e.From, e.Relation, e.To, e.Strength)
-				return nil
-			})
+			return pick(runF, runVaultLink)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&relation, "relation", "", "supports, contradicts, refines, replaces or depends_on (required)")
-	cmd.Flags().Float64Var(&strength, "strength", vault.DefaultStrength, "strength 0–1")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the edge as JSON")
+	cmd.Flags().Float64Var(&opts.Strength, "strength", vault.DefaultStrength, "strength 0–1")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the edge as JSON")
 	return cmd
 }
 
-func (a *app) vaultUnlinkCmd() *cobra.Command {
-	return &cobra.Command{
+func runVaultLink(ctx context.Context, opts *vaultLinkOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		e, err := ws.LinkNodes(ctx, opts.From, opts.To, opts.Relation, opts.Strength)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(e)
+		}
+		opts.IO.Printf("edge #%d: #%d %s #%d (strength %.2f)\n", e.ID, e.From, e.Relation, e.To, e.Strength)
+		return nil
+	})
+}
+
+// vaultUnlinkOptions is `nova vault unlink EDGE` (destructive: asks).
+type vaultUnlinkOptions struct {
+	*Env
+	ID   uint64
+	Yes  bool
+	JSON bool
+}
+
+func newVaultUnlinkCmd(env *Env, runF func(context.Context, *vaultUnlinkOptions) error) *cobra.Command {
+	opts := &vaultUnlinkOptions{Env: env}
+	cmd := &cobra.Command{
 		Use:   "unlink EDGE",
-		Short: "Remove an edge by its id (see `nova vault show`)",
+		Short: "Remove an edge by its id (see `nova vault show`; asks first unless --yes)",
 		Args:  exactArgs(1, "an edge id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseNodeID(args[0], "edge")
+			id, err := parseID(args[0], "edge", "")
 			if err != nil {
 				return err
 			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				if err := v.Unlink(cmd.Context(), id); err != nil {
-					return err
-				}
-				a.printf("removed edge #%d\n", id)
-				return nil
-			})
+			opts.ID = id
+			return pick(runF, runVaultUnlink)(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {removed: ID}")
+	return cmd
 }
 
-func (a *app) vaultTraverseCmd() *cobra.Command {
-	var (
-		depth               int
-		relation, direction string
-		asJSON              bool
-	)
+func runVaultUnlink(ctx context.Context, opts *vaultUnlinkOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		e, err := ws.GetEdge(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		q := fmt.Sprintf("Remove edge #%d (#%d %s #%d)?", e.ID, e.From, e.Relation, e.To)
+		if err := opts.confirm(ctx, opts.Yes, q, "unlink", "removed"); err != nil {
+			return err
+		}
+		if err := ws.UnlinkEdge(ctx, opts.ID); err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]uint64{"removed": opts.ID})
+		}
+		opts.IO.Printf("removed edge #%d\n", opts.ID)
+		return nil
+	})
+}
+
+// ---- vault traverse ----
+
+// vaultTraverseOptions is `nova vault traverse ID`.
+type vaultTraverseOptions struct {
+	*Env
+	ID       uint64
+	Traverse vault.TraverseOptions
+	JSON     bool
+}
+
+func newVaultTraverseCmd(env *Env, runF func(context.Context, *vaultTraverseOptions) error) *cobra.Command {
+	opts := &vaultTraverseOptions{Env: env}
+	var relation, direction string
 	cmd := &cobra.Command{
 		Use:   "traverse ID",
 		Short: "Walk the graph breadth first from a node",
 		Args:  exactArgs(1, "a node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseNodeID(args[0], "node")
+			id, err := parseID(args[0], "node", "")
 			if err != nil {
 				return err
 			}
-			if depth < 0 {
+			opts.ID = id
+			if opts.Traverse.Depth < 0 {
 				return usagef("--depth must not be negative")
 			}
-			var rel vault.Relation
 			if relation != "" {
-				if rel, err = vault.ParseRelation(relation); err != nil {
+				if opts.Traverse.Relation, err = vault.ParseRelation(relation); err != nil {
 					return err
 				}
 			}
@@ -427,176 +535,259 @@ func (a *app) vaultTraverseCmd() *cobra.Command {
 			default:
 				return usagef("--direction must be out, in or both, got %q", direction)
 			}
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				steps, err := v.Traverse(cmd.Context(), id, vault.TraverseOptions{Depth: depth, Relation: rel, Direction: direction})
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(steps)
-				}
-				for _, s := range steps {
-					via := ""
-					if s.Via != nil {
-						via = fmt.Sprintf(" (via %s #%d→#%d)", s.Via.Relation, s.Via.From, s.Via.To)
-					}
-					a.printf("%s#%d %s%s\n", strings.Repeat("  ", s.Depth), s.Node.ID, clipLine(s.Node.Content, 70), via)
-				}
-				return nil
-			})
+			opts.Traverse.Direction = direction
+			return pick(runF, runVaultTraverse)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&depth, "depth", 3, "most hops from the node")
+	cmd.Flags().IntVar(&opts.Traverse.Depth, "depth", 3, "most hops from the node")
 	cmd.Flags().StringVar(&relation, "relation", "", "follow only this relation")
 	cmd.Flags().StringVar(&direction, "direction", "both", "out, in or both")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the steps as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the steps as JSON")
 	return cmd
 }
 
-func (a *app) vaultAdjustCmd(name, short string) *cobra.Command {
-	var asJSON bool
+func runVaultTraverse(ctx context.Context, opts *vaultTraverseOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		steps, err := ws.TraverseNodes(ctx, opts.ID, opts.Traverse)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if steps == nil {
+				steps = []vault.Step{}
+			}
+			return opts.IO.PrintJSON(steps)
+		}
+		for _, s := range steps {
+			via := ""
+			if s.Via != nil {
+				via = fmt.Sprintf(" (via %s #%d→#%d)", s.Via.Relation, s.Via.From, s.Via.To)
+			}
+			opts.IO.Printf("%s#%d %s%s\n", strings.Repeat("  ", s.Depth), s.Node.ID, clipLine(s.Node.Content, 70), via)
+		}
+		return nil
+	})
+}
+
+// ---- vault reinforce / demote ----
+
+// vaultAdjustOptions is `nova vault reinforce|demote ID`.
+type vaultAdjustOptions struct {
+	*Env
+	Demote bool
+	ID     uint64
+	JSON   bool
+}
+
+func newVaultAdjustCmd(env *Env, name, short string, runF func(context.Context, *vaultAdjustOptions) error) *cobra.Command {
+	opts := &vaultAdjustOptions{Env: env, Demote: name == "demote"}
 	cmd := &cobra.Command{
 		Use:   name + " ID",
 		Short: short,
 		Args:  exactArgs(1, "a node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseNodeID(args[0], "node")
+			id, err := parseID(args[0], "node", "")
 			if err != nil {
 				return err
 			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				fn := v.Reinforce
-				if name == "demote" {
-					fn = v.Demote
-				}
-				n, err := fn(cmd.Context(), id)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(n)
-				}
-				a.printf("node #%d confidence %.2f\n", n.ID, n.Confidence)
-				return nil
-			})
+			opts.ID = id
+			return pick(runF, runVaultAdjust)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the node as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the node as JSON")
 	return cmd
 }
 
-func (a *app) vaultForgetCmd() *cobra.Command {
-	var asJSON bool
+func runVaultAdjust(ctx context.Context, opts *vaultAdjustOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		fn := ws.ReinforceNode
+		if opts.Demote {
+			fn = ws.DemoteNode
+		}
+		n, err := fn(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(n)
+		}
+		opts.IO.Printf("node #%d confidence %.2f\n", n.ID, n.Confidence)
+		return nil
+	})
+}
+
+// ---- vault forget ----
+
+// vaultForgetOptions is `nova vault forget ID` (destructive: asks).
+type vaultForgetOptions struct {
+	*Env
+	ID   uint64
+	Yes  bool
+	JSON bool
+}
+
+func newVaultForgetCmd(env *Env, runF func(context.Context, *vaultForgetOptions) error) *cobra.Command {
+	opts := &vaultForgetOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "forget ID",
-		Short: "Remove a node and its edges",
+		Short: "Remove a node and its edges (asks first unless --yes)",
 		Args:  exactArgs(1, "a node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseNodeID(args[0], "node")
+			id, err := parseID(args[0], "node", "")
 			if err != nil {
 				return err
 			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				if err := v.Remove(cmd.Context(), id); err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(map[string]uint64{"removed": id})
-				}
-				a.printf("forgot node #%d\n", id)
-				return nil
-			})
+			opts.ID = id
+			return pick(runF, runVaultForget)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {removed: ID}")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {removed: ID}")
 	return cmd
 }
 
-func (a *app) vaultConflictsCmd() *cobra.Command {
-	var asJSON bool
+func runVaultForget(ctx context.Context, opts *vaultForgetOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		n, err := ws.GetNode(ctx, opts.ID)
+		if err != nil {
+			return err
+		}
+		q := fmt.Sprintf("Forget node #%d (%s: %s) and its edges?", n.ID, n.Type, clipLine(n.Content, 60))
+		if err := opts.confirm(ctx, opts.Yes, q, "forget", "forgotten"); err != nil {
+			return err
+		}
+		if err := ws.ForgetNode(ctx, opts.ID); err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]uint64{"removed": opts.ID})
+		}
+		opts.IO.Printf("forgot node #%d\n", opts.ID)
+		return nil
+	})
+}
+
+// ---- vault conflicts / stats / tags ----
+
+// vaultReadOptions is a vault listing without arguments (conflicts, stats,
+// tags).
+type vaultReadOptions struct {
+	*Env
+	JSON bool
+}
+
+func newVaultConflictsCmd(env *Env, runF func(context.Context, *vaultReadOptions) error) *cobra.Command {
+	opts := &vaultReadOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "conflicts",
 		Short: "List pairs of nodes joined by a contradicts edge",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				cs, err := v.Conflicts(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(cs)
-				}
-				if len(cs) == 0 {
-					a.printf("no conflicts\n")
-					return nil
-				}
-				for _, c := range cs {
-					a.printf("edge #%d\n  #%-5d %s\n  #%-5d %s\n", c.Edge.ID, c.A.ID, clipLine(c.A.Content, 70), c.B.ID, clipLine(c.B.Content, 70))
-				}
-				return nil
-			})
+			return pick(runF, runVaultConflicts)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {edge,a,b}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {edge,a,b}")
 	return cmd
 }
 
-func (a *app) vaultStatsCmd() *cobra.Command {
-	var asJSON bool
+func runVaultConflicts(ctx context.Context, opts *vaultReadOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		cs, err := ws.ListConflicts(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if cs == nil {
+				cs = []vault.Conflict{}
+			}
+			return opts.IO.PrintJSON(cs)
+		}
+		if len(cs) == 0 {
+			opts.IO.Printf("no conflicts\n")
+			return nil
+		}
+		for _, c := range cs {
+			opts.IO.Printf("edge #%d\n  #%-5d %s\n  #%-5d %s\n", c.Edge.ID, c.A.ID, clipLine(c.A.Content, 70), c.B.ID, clipLine(c.B.Content, 70))
+		}
+		return nil
+	})
+}
+
+func newVaultStatsCmd(env *Env, runF func(context.Context, *vaultReadOptions) error) *cobra.Command {
+	opts := &vaultReadOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Count nodes, edges and nodes per type; average confidence",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				st, err := v.Stats(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(st)
-				}
-				a.printf("nodes %d, edges %d, average confidence %.2f, %d tags, %d conflicts\n", st.Nodes, st.Edges, st.AvgConfidence, st.Tags, st.Conflicts)
-				for _, t := range vault.NodeTypes() {
-					a.printf("  %-10s %d\n", t, st.ByType[string(t)])
-				}
-				return nil
-			})
+			return pick(runF, runVaultStats)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {nodes,edges,byType,avgConfidence,...}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {nodes,edges,byType,avgConfidence,...}")
 	return cmd
 }
 
-func (a *app) vaultTagsCmd() *cobra.Command {
-	var asJSON bool
+func runVaultStats(ctx context.Context, opts *vaultReadOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		st, err := ws.VaultStats(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(st)
+		}
+		opts.IO.Printf("nodes %d, edges %d, average confidence %.2f, %d tags, %d conflicts\n", st.Nodes, st.Edges, st.AvgConfidence, st.Tags, st.Conflicts)
+		for _, t := range vault.NodeTypes() {
+			opts.IO.Printf("  %-10s %d\n", t, st.ByType[string(t)])
+		}
+		return nil
+	})
+}
+
+func newVaultTagsCmd(env *Env, runF func(context.Context, *vaultReadOptions) error) *cobra.Command {
+	opts := &vaultReadOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "tags",
 		Short: "List tags with their node counts",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				tags, err := v.Tags(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(tags)
-				}
-				for _, t := range tags {
-					a.printf("%6d  %s\n", t.Count, t.Tag)
-				}
-				return nil
-			})
+			return pick(runF, runVaultTags)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {tag,count}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {tag,count}")
 	return cmd
 }
 
-func (a *app) vaultExportCmd() *cobra.Command {
-	var asJSON bool
+func runVaultTags(ctx context.Context, opts *vaultReadOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		tags, err := ws.ListTags(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			if tags == nil {
+				tags = []vault.TagCount{}
+			}
+			return opts.IO.PrintJSON(tags)
+		}
+		for _, t := range tags {
+			opts.IO.Printf("%6d  %s\n", t.Count, t.Tag)
+		}
+		return nil
+	})
+}
+
+// ---- vault export / import ----
+
+// vaultFileOptions is `nova vault export|import FILE` (- for stdout/stdin).
+type vaultFileOptions struct {
+	*Env
+	File string
+	JSON bool
+}
+
+func newVaultExportCmd(env *Env, runF func(context.Context, *vaultFileOptions) error) *cobra.Command {
+	opts := &vaultFileOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "export FILE.jsonl",
 		Short: "Write every node (with body) and edge as JSONL; - for stdout",
@@ -605,52 +796,49 @@ func (a *app) vaultExportCmd() *cobra.Command {
 			"The file is written to a temporary name and renamed, so a failed export leaves no partial file.",
 		Args: exactArgs(1, "the output file (or -)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withVault(cmd.Context(), true, func(_ *engine.Local, v *vault.Vault) error {
-				if args[0] == "-" {
-					_, err := v.Export(cmd.Context(), a.stdout)
-					return err
-				}
-				st, err := exportFile(cmd.Context(), v, args[0])
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(map[string]any{"file": args[0], "nodes": st.Nodes, "edges": st.Edges})
-				}
-				a.printf("exported %d nodes and %d edges to %s\n", st.Nodes, st.Edges, args[0])
-				return nil
-			})
+			opts.File = args[0]
+			return pick(runF, runVaultExport)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {file,nodes,edges}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {file,nodes,edges}")
 	return cmd
 }
 
-func exportFile(ctx context.Context, v *vault.Vault, path string) (vault.ExportStats, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return vault.ExportStats{}, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(abs), ".nova-export-*")
-	if err != nil {
-		return vault.ExportStats{}, fmt.Errorf("export: %w", err)
-	}
-	st, err := v.Export(ctx, tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), abs)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return st, fmt.Errorf("export %s: %w", path, err)
-	}
-	return st, nil
+func runVaultExport(ctx context.Context, opts *vaultFileOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		if opts.File == "-" {
+			// The engine writes files; stream its export through a temporary one.
+			dir, err := os.MkdirTemp("", "nova-export-")
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			defer func() { _ = os.RemoveAll(dir) }()
+			path := dir + string(os.PathSeparator) + "vault.jsonl"
+			if _, err := ws.ExportVault(ctx, path); err != nil {
+				return err
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			defer func() { _ = f.Close() }()
+			_, err = io.Copy(opts.IO.Out, f)
+			return err
+		}
+		st, err := ws.ExportVault(ctx, opts.abs(opts.File))
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]any{"file": opts.File, "nodes": st.Nodes, "edges": st.Edges})
+		}
+		opts.IO.Printf("exported %d nodes and %d edges to %s\n", st.Nodes, st.Edges, opts.File)
+		return nil
+	})
 }
 
-func (a *app) vaultImportCmd() *cobra.Command {
-	var asJSON bool
+func newVaultImportCmd(env *Env, runF func(context.Context, *vaultFileOptions) error) *cobra.Command {
+	opts := &vaultFileOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "import FILE.jsonl",
 		Short: "Import a JSONL export (ids kept); whole file or nothing; - for stdin",
@@ -663,72 +851,88 @@ func (a *app) vaultImportCmd() *cobra.Command {
 			"its line number (exit 1).",
 		Args: exactArgs(1, "the input file (or -)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var r io.Reader = os.Stdin
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return fmt.Errorf("import: %w", err)
-				}
-				defer func() { _ = f.Close() }()
-				r = f
-			}
-			return a.withVault(cmd.Context(), false, func(_ *engine.Local, v *vault.Vault) error {
-				rep, err := v.Import(cmd.Context(), r)
-				if err != nil {
-					return fmt.Errorf("import %s: %w", args[0], err)
-				}
-				if asJSON {
-					return a.printJSON(rep)
-				}
-				a.printf("imported %d nodes and %d edges (%d replaced)\n", rep.Nodes, rep.Edges, rep.Replaced)
-				return nil
-			})
+			opts.File = args[0]
+			return pick(runF, runVaultImport)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {nodes,edges,replaced}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {nodes,edges,replaced}")
 	return cmd
 }
 
-func (a *app) vaultContextCmd() *cobra.Command {
-	var (
-		agent, tier string
-		budget      int
-		asJSON      bool
-	)
+func runVaultImport(ctx context.Context, opts *vaultFileOptions) error {
+	path := opts.abs(opts.File)
+	if opts.File == "-" {
+		// The engine reads files; spool stdin into a temporary one.
+		f, err := os.CreateTemp("", "nova-import-*.jsonl")
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer func() { _ = os.Remove(f.Name()) }()
+		_, err = io.Copy(f, opts.IO.In)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("import: read stdin: %w", err)
+		}
+		path = f.Name()
+	} else if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		rep, err := ws.ImportVault(ctx, path)
+		if err != nil {
+			return fmt.Errorf("import %s: %w", opts.File, err)
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(rep)
+		}
+		opts.IO.Printf("imported %d nodes and %d edges (%d replaced)\n", rep.Nodes, rep.Edges, rep.Replaced)
+		return nil
+	})
+}
+
+// ---- vault context ----
+
+// vaultContextOptions is `nova vault context TASK...`.
+type vaultContextOptions struct {
+	*Env
+	Request engine.VaultContextRequest
+	JSON    bool
+}
+
+func newVaultContextCmd(env *Env, runF func(context.Context, *vaultContextOptions) error) *cobra.Command {
+	opts := &vaultContextOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "context TASK...",
 		Short: "Preview the <taste_vault_context> block a prompt for TASK would get",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("expected a task description")
-			}
-			return nil
-		},
+		Args:  minArgs(1, "a task description"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withVault(cmd.Context(), true, func(ws *engine.Local, v *vault.Vault) error {
-				b := budget
-				if b <= 0 {
-					b = ws.Config().Budgets.PromptTokens
-				}
-				vc, err := v.BuildVaultContext(cmd.Context(), strings.Join(args, " "), agent, tier, b)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(vc)
-				}
-				if vc.Text == "" {
-					a.printf("nothing to inject\n")
-					return nil
-				}
-				a.printf("%s\n(%d of %d tokens)\n", vc.Text, vc.Tokens, vc.MaxTokens)
-				return nil
-			})
+			opts.Request.Task = strings.Join(args, " ")
+			return pick(runF, runVaultContext)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent that will run the task")
-	cmd.Flags().StringVar(&tier, "tier", "", "free or premium (default: the workspace's tier)")
-	cmd.Flags().IntVar(&budget, "budget", 0, "prompt token budget (default budgets.promptTokens)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {text,tokens,maxTokens,nodeIds,wisdomIds}")
+	cmd.Flags().StringVar(&opts.Request.Agent, "agent", "", "the agent that will run the task")
+	cmd.Flags().StringVar(&opts.Request.Tier, "tier", "", "free or premium (default: the workspace's tier)")
+	cmd.Flags().IntVar(&opts.Request.Budget, "budget", 0, "prompt token budget (default budgets.promptTokens)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {text,tokens,maxTokens,nodeIds,wisdomIds}")
 	return cmd
+}
+
+func runVaultContext(ctx context.Context, opts *vaultContextOptions) error {
+	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		vc, err := ws.VaultContext(ctx, opts.Request)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(vc)
+		}
+		if vc.Text == "" {
+			opts.IO.Printf("nothing to inject\n")
+			return nil
+		}
+		opts.IO.Printf("%s\n(%d of %d tokens)\n", vc.Text, vc.Tokens, vc.MaxTokens)
+		return nil
+	})
 }

@@ -39,12 +39,12 @@ func coldWorkspace(b *testing.B, n int) string {
 	func() {
 		// Under the binary's directory, which TestMain removes: b.TempDir
 		// would vanish after the first benchmark that asked for it.
-		dir, err := os.MkdirTemp(filepath.Dir(novaBin), "cold-workspace")
+		dir, err := os.MkdirTemp(filepath.Dir(novaBinary(b)), "cold-workspace")
 		if err != nil {
 			coldErr = err
 			return
 		}
-		if out, err := exec.Command(novaBin, "init", dir).CombinedOutput(); err != nil {
+		if out, err := exec.Command(novaBinary(b), "init", dir).CombinedOutput(); err != nil {
 			coldErr = err
 			b.Log(string(out))
 			return
@@ -76,7 +76,7 @@ func benchmarkColdProcess(b *testing.B, n int, args func(i int) []string) {
 	var wall, cpu []time.Duration
 	i := 0
 	for b.Loop() {
-		cmd := exec.Command(novaBin, args(i)...)
+		cmd := exec.Command(novaBinary(b), args(i)...)
 		cmd.Dir = dir
 		cmd.Env = []string{"HOME=" + dir, "NO_COLOR=1", "OLLAMA_HOST=127.0.0.1:1"}
 		var out, errOut bytes.Buffer

@@ -200,7 +200,12 @@ func TestVaultCLIGraphCommands(t *testing.T) {
 	assert.InDelta(t, 0.75, n.Confidence, 1e-9)
 	novaJSON(t, dir, &n, "vault", "demote", idStr(b))
 	assert.InDelta(t, 0.65, n.Confidence, 1e-9)
-	novaOK(t, dir, "vault", "forget", idStr(a))
+	r = runNova(t, dir, nil, "vault", "forget", idStr(a))
+	assert.Equal(t, 2, r.code, "forget deletes: off a terminal it needs --yes")
+	assert.Contains(t, r.stderr, "pass --yes")
+	novaJSON(t, dir, &conflicts, "vault", "conflicts")
+	assert.Len(t, conflicts, base.Conflicts+1, "a refused forget changed nothing")
+	novaOK(t, dir, "vault", "forget", idStr(a), "--yes")
 	novaJSON(t, dir, &conflicts, "vault", "conflicts")
 	assert.Len(t, conflicts, base.Conflicts, "forgetting a node drops its edges")
 	assert.Contains(t, runNova(t, dir, nil, "vault", "show", idStr(a)).stderr, "not found")
@@ -382,6 +387,9 @@ func TestWisdomCLI(t *testing.T) {
 
 func TestVaultCLIListingsShareTheDatabase(t *testing.T) {
 	t.Parallel()
+	if testWorkspaceKind(t) != "direct" {
+		t.Skip("about opening the database directly")
+	}
 	dir := initDir(t)
 	id := addNode(t, dir, "--type", "pattern", "--content", "Readers share the database")
 	// Another reader (a running `nova vault list`, say) holds a shared lock.

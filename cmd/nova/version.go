@@ -1,36 +1,47 @@
 package main
 
 import (
+	"context"
 	"runtime"
 
 	"github.com/spf13/cobra"
 )
 
-func (a *app) versionCmd() *cobra.Command {
-	var asJSON bool
+// versionOptions is `nova version`.
+type versionOptions struct {
+	*Env
+	JSON bool
+}
+
+func newVersionCmd(env *Env, runF func(context.Context, *versionOptions) error) *cobra.Command {
+	opts := &versionOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print nova's version",
 		Args:  exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			v := struct {
-				Version string `json:"version"`
-				Commit  string `json:"commit,omitempty"`
-				Go      string `json:"go"`
-				OS      string `json:"os"`
-				Arch    string `json:"arch"`
-			}{version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH}
-			if asJSON {
-				return a.printJSON(v)
-			}
-			a.printf("nova %s", v.Version)
-			if v.Commit != "" {
-				a.printf(" (%s)", v.Commit)
-			}
-			a.printf(" %s %s/%s\n", v.Go, v.OS, v.Arch)
-			return nil
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runVersion)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
+}
+
+func runVersion(_ context.Context, opts *versionOptions) error {
+	v := struct {
+		Version string `json:"version"`
+		Commit  string `json:"commit,omitempty"`
+		Go      string `json:"go"`
+		OS      string `json:"os"`
+		Arch    string `json:"arch"`
+	}{opts.Version, opts.Commit, runtime.Version(), runtime.GOOS, runtime.GOARCH}
+	if opts.JSON {
+		return opts.IO.PrintJSON(v)
+	}
+	opts.IO.Printf("nova %s", v.Version)
+	if v.Commit != "" {
+		opts.IO.Printf(" (%s)", v.Commit)
+	}
+	opts.IO.Printf(" %s %s/%s\n", v.Go, v.OS, v.Arch)
+	return nil
 }

@@ -46,5 +46,5 @@ func TestOnlyWorkFailuresAreLearned(t *testing.T) {
 	assert.False(t, failure.Kind("bogus").Learnable())
 	assert.True(t, failure.Unreachable.Policy().Wait)
 	assert.True(t, failure.Repetition.Policy().ChangeRequest)
-	assert.Nil(t, failure.New(failure.Cut, nil))
+	assert.NoError(t, failure.New(failure.Cut, nil))
 }

@@ -1,5 +1,7 @@
 // Package common is what every nova screen shares: the Common context (ctx,
-// size, styles, keymap, workspace) and the Component contract.
+// size, styles, keymap) and the Component contract. Screens reach the
+// engine only through the narrow Source each page declares beside itself
+// (a subset of engine.Workspace's verbs).
 package common
 
 import (
@@ -10,7 +12,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/keymap"
 )
@@ -23,7 +24,6 @@ type Common struct {
 	Height int
 	Styles *themes.Styles
 	KeyMap *keymap.KeyMap
-	WS     engine.Workspace
 }
 
 // Component is the contract of every screen part.

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -64,19 +65,36 @@ func Failure(err error) tea.Cmd {
 	return func() tea.Msg { return ErrMsg{Err: err} }
 }
 
+// SummarySource is the part of engine.Workspace FetchSummary needs.
+type SummarySource interface {
+	Summary(ctx context.Context) (engine.Summary, error)
+}
+
+// OllamaSource is the part of engine.Workspace FetchOllama needs.
+type OllamaSource interface {
+	Ollama(ctx context.Context) (engine.OllamaStatus, error)
+}
+
 // FetchSummary loads counts off the UI goroutine.
-func (c *Common) FetchSummary() tea.Cmd {
-	ws, ctx := c.WS, c.Ctx
+func (c *Common) FetchSummary(src SummarySource) tea.Cmd {
+	ctx := c.Ctx
 	return func() tea.Msg {
-		s, err := ws.Summary(ctx)
+		s, err := src.Summary(ctx)
 		return SummaryMsg{Summary: s, Err: err}
 	}
 }
 
-// FetchOllama probes Ollama off the UI goroutine.
-func (c *Common) FetchOllama() tea.Cmd {
-	ws, ctx := c.WS, c.Ctx
-	return func() tea.Msg { return OllamaMsg{Status: ws.Ollama(ctx)} }
+// FetchOllama probes Ollama off the UI goroutine. A failed probe is a
+// status (not reachable, with the error), like an unreachable server.
+func (c *Common) FetchOllama(src OllamaSource) tea.Cmd {
+	ctx := c.Ctx
+	return func() tea.Msg {
+		st, err := src.Ollama(ctx)
+		if err != nil && st.Error == "" {
+			st.Error = err.Error()
+		}
+		return OllamaMsg{Status: st}
+	}
 }
 
 // Debounce delivers msg after d; receivers drop it if a newer one was sent.

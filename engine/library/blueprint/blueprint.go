@@ -75,6 +75,14 @@ type Spec struct {
 	PRD any `yaml:"prd" json:"prd"`
 }
 
+// MarshalJSON writes the spec as JSON. PRD holds a decoded YAML/JSON
+// document (maps, lists, scalars), so the form is lossless; declaring it
+// marks Spec as plain data for the facade's transport rules.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	return json.Marshal(plain(s))
+}
+
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // ValidName reports whether s may name a blueprint.

@@ -8,6 +8,7 @@ package params
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -53,6 +54,14 @@ type Param struct {
 	Values []any    `yaml:"values,omitempty" json:"values,omitempty"`
 	Min    *float64 `yaml:"min,omitempty" json:"min,omitempty"`
 	Max    *float64 `yaml:"max,omitempty" json:"max,omitempty"`
+}
+
+// MarshalJSON writes the declaration as JSON. Default and Values hold JSON
+// scalars (text, numbers, booleans), so the form is lossless; declaring it
+// marks Param as plain data for the facade's transport rules.
+func (p Param) MarshalJSON() ([]byte, error) {
+	type plain Param
+	return json.Marshal(plain(p))
 }
 
 // Kind returns the type, string when unset.

@@ -2,12 +2,13 @@
 // text, tool calls as they happen, approve/deny prompts for commands, and the
 // final outcome with its verdict and a link to the staged changeset.
 //
-// The run itself is engine.Workspace.RunAgent in a tea.Cmd. Its events reach
-// the view twice over: through RunOptions.OnEvent (a channel the view
-// drains, so nothing of this run is missed) and through the engine's event
-// bus (common.EventMsg), which carries the approval requests; those are
-// answered with Workspace.AnswerApproval. The owner must pass every message
-// to Update.
+// The run itself is Source.RunAgent in a tea.Cmd, tagged with an operation
+// id. Its events reach the view twice over: through a subscription of its
+// own, filtered by that id into a channel the view drains (so token deltas
+// of this run are not lost behind other screens' traffic), and through the
+// engine's event bus (common.EventMsg), which carries the approval requests;
+// those are answered with Source.AnswerApproval. The owner must pass every
+// message to Update.
 package runview
 
 import (
@@ -61,16 +62,25 @@ func (s State) String() string {
 	return "idle"
 }
 
+// Source is what the run view needs from the engine: a subset of
+// engine.Workspace's verbs.
+type Source interface {
+	Subscribe(ctx context.Context) <-chan engine.Event
+	RunAgent(ctx context.Context, agentID, task string, o engine.RunOptions) (engine.RunResult, error)
+	AnswerApproval(ctx context.Context, id string, approve bool) error
+}
+
 // stream is one run's private event channel; its pointer identifies the run
-// in messages.
+// in messages, op its events on the bus.
 type stream struct {
 	ctx     context.Context
+	op      string
 	ch      chan agents.Event
 	dropped atomic.Int64
 }
 
-// push is RunOptions.OnEvent: deltas are dropped when the UI is behind,
-// everything else waits for room (or for the run to be canceled).
+// push queues one of the run's events: deltas are dropped when the UI is
+// behind, everything else waits for room (or for the run to be canceled).
 func (s *stream) push(ev agents.Event) {
 	if ev.Type == agents.EventDelta {
 		select {
@@ -130,6 +140,7 @@ type item struct {
 // Model is the run view.
 type Model struct {
 	c      *common.Common
+	src    Source
 	width  int
 	height int
 	now    func() time.Time
@@ -159,7 +170,9 @@ type Model struct {
 }
 
 // New returns an idle view.
-func New(c *common.Common) *Model { return &Model{c: c, now: time.Now, follow: true} }
+func New(c *common.Common, src Source) *Model {
+	return &Model{c: c, src: src, now: time.Now, follow: true}
+}
 
 // State returns where the run is.
 func (m *Model) State() State { return m.state }
@@ -186,18 +199,38 @@ func (m *Model) Start(spec agents.Spec, task string) tea.Cmd {
 		m.cancel()
 	}
 	ctx, cancel := context.WithCancel(m.c.Ctx)
-	st := &stream{ctx: ctx, ch: make(chan agents.Event, streamBuffer)}
-	*m = Model{c: m.c, width: m.width, height: m.height, now: m.now, follow: true,
+	st := &stream{ctx: ctx, op: engine.NewOp(), ch: make(chan agents.Event, streamBuffer)}
+	*m = Model{c: m.c, src: m.src, width: m.width, height: m.height, now: m.now, follow: true,
 		spec: spec, task: task, st: st, cancel: cancel, state: Running, started: m.now()}
-	ws := m.c.WS
-	run := func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = finishedMsg{st: st, err: fmt.Errorf("engine call failed: %v", r)}
+	src := m.src
+	run := func() tea.Msg {
+		defer close(st.ch) // the forwarder has stopped: no more pushes
+		subCtx, stopSub := context.WithCancel(ctx)
+		forwarded := make(chan struct{})
+		events := src.Subscribe(subCtx)
+		go func() {
+			defer close(forwarded)
+			for ev := range events {
+				if ev.Op != st.op || ev.Topic != engine.TopicAgent || ev.Agent == nil {
+					continue
+				}
+				st.push(*ev.Agent)
+				if ev.Agent.Terminal() {
+					return
+				}
 			}
-			close(st.ch) // the run's goroutine has returned: no more OnEvent
 		}()
-		res, err := ws.RunAgent(ctx, spec.ID, task, engine.RunOptions{OnEvent: st.push})
+		res, err := src.RunAgent(ctx, spec.ID, task, engine.RunOptions{Op: st.op})
+		if err == nil {
+			// The run's last events may still be on their way (a remote
+			// workspace): give them a moment before the outcome.
+			select {
+			case <-forwarded:
+			case <-time.After(2 * time.Second):
+			}
+		}
+		stopSub()
+		<-forwarded
 		return finishedMsg{st: st, run: res, err: err}
 	}
 	return tea.Batch(run, wait(st), m.tick())
@@ -282,11 +315,15 @@ func (m *Model) busEvent(ev engine.Event) {
 	if ev.Type != engine.EventNeedsApproval || ev.Topic != engine.TopicAgent || m.state != Running {
 		return
 	}
-	req, ok := ev.Payload.(tools.ApprovalRequest)
-	if !ok {
+	if ev.Approval == nil {
 		return
 	}
+	req := *ev.Approval
 	switch {
+	case ev.Op != "":
+		if m.st != nil && ev.Op == m.st.op {
+			m.ask(req)
+		}
 	case m.runID == 0:
 		m.early = append(m.early, req)
 	case req.RunID == m.runID:
@@ -347,14 +384,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) answer(approve bool) tea.Cmd {
 	req := *m.approval
 	m.answering = true
-	ws, st := m.c.WS, m.st
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = answeredMsg{st: st, id: req.ID, approve: approve, err: fmt.Errorf("engine call failed: %v", r)}
-			}
-		}()
-		return answeredMsg{st: st, id: req.ID, approve: approve, err: ws.AnswerApproval(req.ID, approve)}
+	src, st, ctx := m.src, m.st, m.c.Ctx
+	return func() tea.Msg {
+		return answeredMsg{st: st, id: req.ID, approve: approve, err: src.AnswerApproval(ctx, req.ID, approve)}
 	}
 }
 

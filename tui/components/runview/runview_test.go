@@ -27,15 +27,53 @@ import (
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// fakeWS answers approvals and runs a scripted RunAgent.
+// fakeWS is a small Source: it answers approvals, runs a scripted RunAgent
+// and publishes the script's events to its subscribers as the engine does
+// (tagged with the run's op; deltas dropped for a full subscriber).
 type fakeWS struct {
-	engine.Workspace
 	mu      sync.Mutex
 	answers map[string]bool
-	run     func(ctx context.Context, opts engine.RunOptions) (engine.RunResult, error)
+	subs    map[chan engine.Event]bool
+	run     func(ctx context.Context, opts engine.RunOptions, emit func(agents.Event)) (engine.RunResult, error)
 }
 
-func (f *fakeWS) AnswerApproval(id string, approve bool) error {
+var _ Source = (*fakeWS)(nil)
+
+func (f *fakeWS) Subscribe(ctx context.Context) <-chan engine.Event {
+	ch := make(chan engine.Event, 256)
+	f.mu.Lock()
+	if f.subs == nil {
+		f.subs = map[chan engine.Event]bool{}
+	}
+	f.subs[ch] = true
+	f.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		f.mu.Lock()
+		delete(f.subs, ch)
+		close(ch)
+		f.mu.Unlock()
+	}()
+	return ch
+}
+
+func (f *fakeWS) publish(op string, ev agents.Event) {
+	e := engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, Op: op, Agent: &ev}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ch := range f.subs {
+		if ev.Type == agents.EventDelta {
+			select {
+			case ch <- e:
+			default: // dropped, as the engine drops deltas for a slow subscriber
+			}
+			continue
+		}
+		ch <- e
+	}
+}
+
+func (f *fakeWS) AnswerApproval(_ context.Context, id string, approve bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if id == "gone" {
@@ -49,14 +87,14 @@ func (f *fakeWS) AnswerApproval(id string, approve bool) error {
 }
 
 func (f *fakeWS) RunAgent(ctx context.Context, _, _ string, opts engine.RunOptions) (engine.RunResult, error) {
-	return f.run(ctx, opts)
+	return f.run(ctx, opts, func(ev agents.Event) { f.publish(opts.Op, ev) })
 }
 
 var mars = agents.Spec{ID: "MARS", Display: agents.Display{Name: "Mars", Emoji: "🔧"}}
 
-func newModel(ws engine.Workspace, w, h int) *Model {
-	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := New(c)
+func newModel(ws Source, w, h int) *Model {
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, ws)
 	m.now = func() time.Time { return epoch.Add(14 * time.Second) }
 	m.SetSize(w, h)
 	return m
@@ -93,7 +131,7 @@ var progress = []agents.Event{
 var request = tools.ApprovalRequest{ID: "ap-1", RunID: 42, Agent: "MARS", Tool: "runCommand", Command: "go test ./...", Dir: ".", Reason: "autonomy 2 asks before commands"}
 
 func approvalEvent(req tools.ApprovalRequest) common.EventMsg {
-	return common.EventMsg{Event: engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "42", Status: req.ID, Payload: req}}
+	return common.EventMsg{Event: engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "42", Status: req.ID, Approval: &req}}
 }
 
 var finished = agents.Run{
@@ -222,16 +260,16 @@ func TestOutcomeLinksToChanges(t *testing.T) {
 func TestStartStreamsAndCancels(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	ws := &fakeWS{run: func(ctx context.Context, opts engine.RunOptions) (engine.RunResult, error) {
-		opts.OnEvent(agents.Event{Type: agents.EventStart, RunID: 9})
-		opts.OnEvent(agents.Event{Type: agents.EventStep, RunID: 9, Step: 1})
-		for i := range 5000 { // more deltas than the buffer: some are dropped, none blocks
-			opts.OnEvent(agents.Event{Type: agents.EventDelta, RunID: 9, Text: fmt.Sprint(i % 10)})
+	ws := &fakeWS{run: func(ctx context.Context, _ engine.RunOptions, emit func(agents.Event)) (engine.RunResult, error) {
+		emit(agents.Event{Type: agents.EventStart, RunID: 9})
+		emit(agents.Event{Type: agents.EventStep, RunID: 9, Step: 1})
+		for i := range 5000 { // more deltas than the buffers: some are dropped, none blocks
+			emit(agents.Event{Type: agents.EventDelta, RunID: 9, Text: fmt.Sprint(i % 10)})
 		}
 		close(started)
 		<-ctx.Done()
 		r := engine.RunResult{ID: 9, Status: agents.RunCanceled}
-		opts.OnEvent(agents.Event{Type: agents.EventFailed, RunID: 9, Run: &r})
+		emit(agents.Event{Type: agents.EventFailed, RunID: 9, Run: &r})
 		return r, nil
 	}}
 	m := newModel(ws, 80, 20)

@@ -5,7 +5,7 @@
 package agents
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -35,9 +35,17 @@ const (
 	modeRun
 )
 
+// Source is what the Agents page needs from the engine: a subset of
+// engine.Workspace's verbs (the run view's included).
+type Source interface {
+	runview.Source
+	ListAgents(ctx context.Context) (engine.Roster, error)
+	ListRuns(ctx context.Context, f eng.RunFilter) ([]eng.Run, error)
+}
+
 type rosterMsg struct {
 	specs []eng.Spec
-	errs  []error
+	errs  []engine.AgentProblem
 	err   error
 }
 
@@ -51,12 +59,13 @@ type refreshMsg struct{ seq int }
 // Model is the Agents page.
 type Model struct {
 	c      *common.Common
+	src    Source
 	width  int
 	height int
 	now    func() time.Time
 
 	specs    []eng.Spec
-	loadErrs []error
+	loadErrs []engine.AgentProblem
 	loaded   bool
 	err      error
 	runs     []eng.Run
@@ -70,13 +79,13 @@ type Model struct {
 }
 
 // New builds the page.
-func New(c *common.Common) *Model {
+func New(c *common.Common, src Source) *Model {
 	in := textinput.New()
 	in.Placeholder = "describe the task, e.g. add a health check endpoint"
 	in.Prompt = "› "
 	in.CharLimit = 4000
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, now: time.Now, input: in, rv: runview.New(c)}
+	return &Model{c: c, src: src, now: time.Now, input: in, rv: runview.New(c, src)}
 }
 
 // Title implements common.Page.
@@ -98,36 +107,23 @@ func (m *Model) SetSize(w, h int) {
 	m.input.SetWidth(max(10, m.dialogWidth()-10))
 }
 
-// guard runs an engine call off the UI goroutine, turning a panic (a
-// workspace without the capability) into an error message.
-func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
-		return f()
+func (m *Model) loadRoster() tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		r, err := src.ListAgents(ctx)
+		if err != nil {
+			return rosterMsg{err: err}
+		}
+		return rosterMsg{specs: r.Agents, errs: r.Problems}
 	}
 }
 
-func (m *Model) loadRoster() tea.Cmd {
-	ws := m.c.WS
-	return guard(func() tea.Msg {
-		r, errs := ws.Agents()
-		if r == nil {
-			return rosterMsg{errs: errs}
-		}
-		return rosterMsg{specs: r.List(), errs: errs}
-	}, func(err error) tea.Msg { return rosterMsg{err: err} })
-}
-
 func (m *Model) loadRuns() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() tea.Msg {
-		runs, err := ws.Runs().List(ctx, eng.RunFilter{Limit: recentRuns})
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		runs, err := src.ListRuns(ctx, eng.RunFilter{Limit: recentRuns})
 		return runsMsg{runs: runs, err: err}
-	}, func(err error) tea.Msg { return runsMsg{err: err} })
+	}
 }
 
 // Update implements common.Component.
@@ -369,14 +365,13 @@ func padCells(s string, n int) string {
 }
 
 // invalidFiles counts the files behind load errors (a file may have several).
-func invalidFiles(errs []error) int {
+func invalidFiles(errs []engine.AgentProblem) int {
 	files := map[string]bool{}
 	for _, e := range errs {
-		var se *eng.SpecError
-		if errors.As(e, &se) && se.File != "" {
-			files[se.File] = true
+		if e.File != "" {
+			files[e.File] = true
 		} else {
-			files[e.Error()] = true
+			files[e.Text] = true
 		}
 	}
 	return len(files)
@@ -428,18 +423,17 @@ func reflow(text string, w int, st lipgloss.Style) []string {
 	return out
 }
 
-func errText(err error) string {
-	var se *eng.SpecError
-	if errors.As(err, &se) {
-		file := se.File
-		if i := strings.LastIndexAny(file, `/\`); i >= 0 {
-			file = file[i+1:]
-		}
-		c := *se
-		c.File = file
-		return c.Error()
+// errText is a problem with its file's base name instead of its path.
+func errText(p engine.AgentProblem) string {
+	if p.File == "" {
+		return p.Text
 	}
-	return err.Error()
+	file := p.File
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		file = file[i+1:]
+	}
+	se := eng.SpecError{File: file, Line: p.Line, Field: p.Field, Msg: p.Message}
+	return se.Error()
 }
 
 // detailView is the definition of the selected agent.

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,12 +81,12 @@ type loop struct {
 	events <-chan engine.Event
 }
 
-func newLoop(t *testing.T, ws engine.Workspace, w, h int) *loop {
+func newLoop(t *testing.T, ws Source, w, h int) *loop {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := New(c)
+	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, ws)
 	m.now = func() time.Time { return epoch }
 	m.SetSize(w, h)
 	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256), events: ws.Subscribe(ctx)}
@@ -210,18 +211,33 @@ func TestRosterDetailsAndInvalidFiles(t *testing.T) {
 	assert.NotEqual(t, "MARS", l.m.selectedID(), "j moves the selection")
 }
 
+// failingSource is a Source whose every call fails, as a workspace whose
+// database another process holds does.
+type failingSource struct{ err error }
+
+func (f failingSource) Subscribe(context.Context) <-chan engine.Event { return nil }
+func (f failingSource) RunAgent(context.Context, string, string, engine.RunOptions) (engine.RunResult, error) {
+	return engine.RunResult{}, f.err
+}
+func (f failingSource) AnswerApproval(context.Context, string, bool) error { return f.err }
+func (f failingSource) ListAgents(context.Context) (engine.Roster, error) {
+	return engine.Roster{}, f.err
+}
+func (f failingSource) ListRuns(context.Context, eng.RunFilter) ([]eng.Run, error) {
+	return nil, f.err
+}
+
 func TestBrokenWorkspaceShowsError(t *testing.T) {
 	t.Parallel()
-	type bare struct{ engine.Workspace }
-	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: bare{}}
-	m := New(c)
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, failingSource{err: errors.New("workspace in use: .nova/nova.db is locked")})
 	m.SetSize(100, 24)
 	for _, cmd := range []tea.Cmd{m.loadRoster(), m.loadRuns()} {
 		m.Update(cmd())
 	}
 	out := ansi.Strip(m.View())
 	assert.Contains(t, out, "Could not load the agents")
-	assert.Contains(t, out, "engine call failed")
+	assert.Contains(t, out, "workspace in use")
 }
 
 func TestRunFromTheRoster(t *testing.T) {

@@ -7,9 +7,12 @@
 package build
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +21,6 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
-	enginebuild "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
@@ -26,9 +28,6 @@ import (
 
 // ID is the router id of the page.
 const ID = "build"
-
-// Topic is the engine event topic of builds.
-const Topic = "build"
 
 // maxStream bounds the live output kept per task (bytes).
 const maxStream = 64 << 10
@@ -85,12 +84,19 @@ type controlMsg struct {
 	err  error
 }
 
+// ranMsg: a RunBuild the page started returned (the build ended, paused or
+// was stopped).
+type ranMsg struct {
+	id  string
+	err error
+}
+
 type refreshMsg struct{ seq int }
 type flushMsg struct{}
 type spinMsg struct{}
 
 // prdFile is one entry of the PRD picker.
-type prdFile = enginebuild.PlanFile
+type prdFile = engine.PlanFile
 
 // Model is the Build page.
 type Model struct {
@@ -162,11 +168,8 @@ type pendingDelta struct {
 	text  strings.Builder
 }
 
-// New builds the page over the workspace's build engine.
-func New(c *common.Common) *Model { return NewWithSource(c, sourceFor(c.WS)) }
-
-// NewWithSource builds the page over src (tests).
-func NewWithSource(c *common.Common, src Source) *Model {
+// New builds the page over src (the workspace, or a test's fake).
+func New(c *common.Common, src Source) *Model {
 	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
 		runs: map[string][2]string{}, waiting: map[string]string{}}
@@ -190,25 +193,12 @@ func (m *Model) SetSize(w, h int) {
 	m.confirm.SetSize(w, h)
 }
 
-// guard runs an engine call off the UI goroutine, turning a panic (a
-// workspace without the capability) into an error message.
-func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
-		return f()
-	}
-}
-
 func (m *Model) loadList() tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
-	return guard(func() tea.Msg {
-		b, err := src.List(ctx)
+	return func() tea.Msg {
+		b, err := listBuilds(ctx, src)
 		return listMsg{builds: b, err: err}
-	}, func(err error) tea.Msg { return listMsg{err: err} })
+	}
 }
 
 func (m *Model) loadDetail() tea.Cmd {
@@ -217,45 +207,69 @@ func (m *Model) loadDetail() tea.Cmd {
 	}
 	m.gen++
 	src, ctx, id, gen := m.src, m.c.Ctx, m.cur, m.gen
-	return guard(func() tea.Msg {
-		d, err := src.Get(ctx, id)
+	return func() tea.Msg {
+		d, err := getBuild(ctx, src, id)
 		return detailMsg{gen: gen, detail: d, err: err}
-	}, func(err error) tea.Msg { return detailMsg{gen: gen, err: err} })
+	}
 }
 
 // loadPRDs lists the workspace's build plans, parsed and validated by the
 // engine.
 func (m *Model) loadPRDs() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() tea.Msg {
-		dir := filepath.Join(ws.Info().Root, ".nova", "prds")
-		files, err := ws.Plans(ctx)
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		dir := filepath.Join(src.Info().Dir, "prds")
+		files, err := src.ListPlans(ctx)
 		return prdsMsg{dir: dir, files: files, err: err}
-	}, func(err error) tea.Msg { return prdsMsg{err: err} })
+	}
 }
 
+// start creates a build of the PRD; startedMsg then runs it (runCmd).
 func (m *Model) start(f prdFile) tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
-	return guard(func() tea.Msg {
-		id, err := src.Start(ctx, f.Path)
-		return startedMsg{id: id, path: f.Path, err: err}
-	}, func(err error) tea.Msg { return startedMsg{path: f.Path, err: err} })
+	return func() tea.Msg {
+		b, err := src.CreateBuild(ctx, f.Path, engine.BuildOptions{})
+		if err != nil {
+			return startedMsg{path: f.Path, err: err}
+		}
+		return startedMsg{id: strconv.FormatUint(b.ID, 10), path: f.Path}
+	}
+}
+
+// runCmd runs (or resumes) a build for as long as it runs: RunBuild blocks,
+// its progress arrives as events. The TUI's context bounds it: quitting
+// leaves the build resumable. The agents' command approvals are put to the
+// user (the approval dialog).
+func (m *Model) runCmd(id string) tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		n, err := parseID(id)
+		if err == nil {
+			_, err = src.RunBuild(ctx, n, engine.RunBuildOptions{Approvals: engine.ApproveAsk})
+		}
+		return ranMsg{id: id, err: err}
+	}
 }
 
 func (m *Model) control(verb string) tea.Cmd {
+	if verb == "resume" {
+		// Resuming is running again: the run lasts as long as the build.
+		id := m.cur
+		return tea.Batch(m.runCmd(id), func() tea.Msg { return controlMsg{verb: verb} })
+	}
 	src, ctx, id := m.src, m.c.Ctx, m.cur
-	return guard(func() tea.Msg {
-		var err error
-		switch verb {
-		case "pause":
-			err = src.Pause(ctx, id)
-		case "resume":
-			err = src.Resume(ctx, id)
-		case "cancel":
-			err = src.Cancel(ctx, id)
+	return func() tea.Msg {
+		n, err := parseID(id)
+		if err == nil {
+			switch verb {
+			case "pause":
+				err = src.PauseBuild(ctx, n)
+			case "cancel":
+				err = src.CancelBuild(ctx, n)
+			}
 		}
 		return controlMsg{verb: verb, err: err}
-	}, func(err error) tea.Msg { return controlMsg{verb: verb, err: err} })
+	}
 }
 
 func (m *Model) refresh() tea.Cmd {
@@ -322,7 +336,12 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		m.mode, m.startErr = modeGraph, nil
 		m.cur, m.sel, m.focus, m.detail, m.follow = msg.id, 0, focusTasks, nil, true
-		return m, tea.Batch(m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
+		return m, tea.Batch(m.runCmd(msg.id), m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
+	case ranMsg:
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			return m, tea.Batch(m.refresh(), common.Failure(fmt.Errorf("build %s: %w", msg.id, msg.err)))
+		}
+		return m, m.refresh()
 	case controlMsg:
 		if msg.err != nil {
 			return m, common.Failure(fmt.Errorf("%s build: %w", msg.verb, msg.err))
@@ -385,7 +404,7 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	if ev.Type == engine.EventNeedsApproval && ev.Topic == engine.TopicAgent {
 		return m.askApproval(ev)
 	}
-	if ev.BuildID == "" && ev.Topic != Topic {
+	if ev.BuildID == "" && ev.Topic != engine.TopicBuild {
 		return nil
 	}
 	if ev.Type == engine.EventDelta {
@@ -399,10 +418,10 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 		}
 		return m.appendStream(ev.BuildID, ev.TaskID, ev.Text)
 	}
-	if ev.Topic != Topic && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
+	if ev.Topic != engine.TopicBuild && ev.Type != engine.EventDone && ev.Type != engine.EventFailed && ev.Type != engine.EventNeedsApproval {
 		// Agent events of a build task: tool calls and new steps go into
 		// the live stream; they are not transitions.
-		if ae, ok := ev.Payload.(agents.Event); ok && ev.TaskID != "" {
+		if ae := ev.Agent; ae != nil && ev.TaskID != "" {
 			switch ae.Type {
 			case agents.EventToolCall:
 				return m.appendStream(ev.BuildID, ev.TaskID, "\n→ "+ae.Tool+" "+oneLine(ae.Args)+"\n")
@@ -432,8 +451,8 @@ func isReset(ev engine.Event) bool {
 	if ev.Status == "reset" {
 		return true
 	}
-	if ae, ok := ev.Payload.(agents.Event); ok {
-		return ae.Reset
+	if ev.Agent != nil {
+		return ev.Agent.Reset
 	}
 	return false
 }
@@ -706,7 +725,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		f := m.prds[m.prdSel]
-		if f.Err != nil {
+		if f.Problem != "" {
 			m.startErr = fmt.Errorf("%s cannot start until it is fixed", f.Name)
 			return nil
 		}
@@ -777,10 +796,10 @@ func orDash(s string) string {
 // askApproval queues a build task's command approval (runCommand below
 // autonomy 4); other runs' approvals belong to the screen that started them.
 func (m *Model) askApproval(ev engine.Event) tea.Cmd {
-	req, ok := ev.Payload.(tools.ApprovalRequest)
-	if !ok {
+	if ev.Approval == nil {
 		return nil
 	}
+	req := *ev.Approval
 	bt, ok := m.runs[ev.RunID]
 	if !ok {
 		return nil
@@ -809,10 +828,10 @@ func (m *Model) nextApproval() tea.Cmd {
 }
 
 func (m *Model) answer(a approval, yes bool) tea.Cmd {
-	ws := m.c.WS
-	return guard(func() tea.Msg {
-		return answeredMsg{a: a, yes: yes, err: ws.AnswerApproval(a.req.ID, yes)}
-	}, func(err error) tea.Msg { return answeredMsg{a: a, yes: yes, err: err} })
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		return answeredMsg{a: a, yes: yes, err: src.AnswerApproval(ctx, a.req.ID, yes)}
+	}
 }
 
 func (m *Model) pendingFor(build, task string) *pendingDelta {

@@ -24,11 +24,6 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 )
 
-func newFake(t *testing.T) *fakeWS {
-	t.Helper()
-	return &fakeWS{root: t.TempDir(), events: make(chan engine.Event, 64)}
-}
-
 // Page sizes are the body under the header and the status bar (3 lines).
 var sizes = [][2]int{{80, 21}, {160, 45}}
 
@@ -38,27 +33,27 @@ func TestGoldenPages(t *testing.T) {
 		name := fmt.Sprintf("%dx%d", size[0], size[1]+3)
 		t.Run("graph_"+name, func(t *testing.T) {
 			t.Parallel()
-			l := newLoop(t, newFake(t), sample(), size[0], size[1])
+			l := newLoop(t, sampleSource(t), size[0], size[1])
 			l.m.streams[streamKey("3", "ua-03")] = builder("func DailyActive(ctx context.Context, db *sql.DB, day time.Time) (int, error) {\n\t// count distinct users per UTC day\n")
 			golden.RequireEqual(t, l.pinned())
 		})
 		t.Run("provenance_"+name, func(t *testing.T) {
 			t.Parallel()
-			l := newLoop(t, newFake(t), sample(), size[0], size[1])
+			l := newLoop(t, sampleSource(t), size[0], size[1])
 			l.press("enter", "down")
 			golden.RequireEqual(t, l.pinned())
 		})
 		t.Run("empty_"+name, func(t *testing.T) {
 			t.Parallel()
-			l := newLoop(t, newFake(t), &fakeSource{}, size[0], size[1])
+			l := newLoop(t, newSource(t), size[0], size[1])
 			golden.RequireEqual(t, l.pinned())
 		})
 	}
 	t.Run("picker_invalid_100x30", func(t *testing.T) {
 		t.Parallel()
-		ws := newFake(t)
+		ws := newSource(t)
 		writePRDs(t, ws.root)
-		l := newLoop(t, ws, &fakeSource{}, 100, 27)
+		l := newLoop(t, ws, 100, 27)
 		l.press("n")
 		l.until(func() bool { return l.m.prdLoaded })
 		golden.RequireEqual(t, l.pinned())
@@ -93,9 +88,9 @@ func writePRDs(t *testing.T, root string) {
 func TestLayoutFits(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{80, 21}, {100, 27}, {120, 37}, {160, 45}, {200, 57}, {250, 67}} {
-		ws := newFake(t)
+		ws := sampleSource(t)
 		writePRDs(t, ws.root)
-		l := newLoop(t, ws, sample(), size[0], size[1])
+		l := newLoop(t, ws, size[0], size[1])
 		for _, keys := range [][]string{nil, {"enter"}, {"tab"}, {"b"}, {"esc", "n"}, {"esc", "X"}} {
 			l.press(keys...)
 			l.settle(20 * time.Millisecond)
@@ -110,7 +105,7 @@ func TestLayoutFits(t *testing.T) {
 
 func TestGraphShowsPhasesStatusesAndDetail(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, newFake(t), sample(), 160, 45)
+	l := newLoop(t, sampleSource(t), 160, 45)
 	out := l.plain()
 	for _, want := range []string{
 		"Build 3", "UA Dashboard v1", "2/6 done", "Phase 1", "Phase 2", "Phase 3",
@@ -137,7 +132,7 @@ func TestGraphShowsPhasesStatusesAndDetail(t *testing.T) {
 
 func TestProvenanceJumps(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, newFake(t), sample(), 160, 45)
+	l := newLoop(t, sampleSource(t), 160, 45)
 	l.press("enter")
 	require.Equal(t, focusProvenance, l.m.focus)
 	l.press("enter")
@@ -152,8 +147,8 @@ func TestProvenanceJumps(t *testing.T) {
 
 func TestCancelAsksAndPauseToggles(t *testing.T) {
 	t.Parallel()
-	src := sample()
-	l := newLoop(t, newFake(t), src, 120, 37)
+	src := sampleSource(t)
+	l := newLoop(t, src, 120, 37)
 	l.press("X")
 	require.True(t, l.m.confirm.Active())
 	assert.True(t, l.m.Capturing())
@@ -179,11 +174,11 @@ func TestCancelAsksAndPauseToggles(t *testing.T) {
 
 func TestDeltasCoalesceAndReset(t *testing.T) {
 	t.Parallel()
-	ws := newFake(t)
-	l := newLoop(t, ws, sample(), 120, 37)
+	ws := sampleSource(t)
+	l := newLoop(t, ws, 120, 37)
 	delta := func(text string, reset bool) {
 		ws.events <- engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, BuildID: "3", TaskID: "ua-03", Text: text,
-			Payload: agents.Event{Type: agents.EventDelta, Text: text, Reset: reset}}
+			Agent: &agents.Event{Type: agents.EventDelta, Text: text, Reset: reset}}
 	}
 	delta("SELECT count(", false)
 	delta("*) FROM ev", false)
@@ -204,10 +199,10 @@ func TestDeltasCoalesceAndReset(t *testing.T) {
 
 func TestPickerValidatesBeforeStarting(t *testing.T) {
 	t.Parallel()
-	ws := newFake(t)
+	src := newSource(t)
+	ws := src
 	writePRDs(t, ws.root)
-	src := &fakeSource{}
-	l := newLoop(t, ws, src, 120, 37)
+	l := newLoop(t, src, 120, 37)
 	assert.Contains(t, l.plain(), "No builds yet.")
 	assert.Contains(t, l.plain(), "nova build run PRD")
 	l.press("n")
@@ -235,7 +230,7 @@ func TestPickerValidatesBeforeStarting(t *testing.T) {
 
 func TestBuildsListSwitches(t *testing.T) {
 	t.Parallel()
-	l := newLoop(t, newFake(t), sample(), 120, 37)
+	l := newLoop(t, sampleSource(t), 120, 37)
 	l.press("b")
 	assert.Contains(t, l.plain(), "Builds (2)")
 	assert.Contains(t, l.plain(), "Settings page")
@@ -269,7 +264,7 @@ func TestStartBuildRunsThroughPhases(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ws.Close() })
 
-	l := newLoop(t, ws, sourceFor(ws), 160, 45)
+	l := newLoop(t, ws, 160, 45)
 	assert.Contains(t, l.plain(), "No builds yet.")
 	l.press("n")
 	l.until(func() bool { return l.m.prdLoaded })
@@ -277,7 +272,7 @@ func TestStartBuildRunsThroughPhases(t *testing.T) {
 	for i, f := range l.m.prds {
 		if f.Name == "tiny.json" {
 			idx = i
-			require.NoError(t, f.Err)
+			require.Empty(t, f.Problem)
 		}
 	}
 	require.GreaterOrEqual(t, idx, 0, "tiny.json is listed")
@@ -318,8 +313,8 @@ func TestStartBuildRunsThroughPhases(t *testing.T) {
 
 func TestSelectionFollowsRunningTaskUntilMoved(t *testing.T) {
 	t.Parallel()
-	src := sample()
-	l := newLoop(t, newFake(t), src, 120, 37)
+	src := sampleSource(t)
+	l := newLoop(t, src, 120, 37)
 	require.Equal(t, "ua-03", l.m.selectedTaskID())
 	next := func(mut func(d *Detail)) {
 		src.mu.Lock()
@@ -341,9 +336,9 @@ func TestSelectionFollowsRunningTaskUntilMoved(t *testing.T) {
 
 func TestResumeCanceledAndStalledBuilds(t *testing.T) {
 	t.Parallel()
-	src := sample()
+	src := sampleSource(t)
 	src.builds[0].Status, src.builds[0].Active, src.builds[0].Reason = StatusRunning, false, ""
-	l := newLoop(t, newFake(t), src, 160, 45)
+	l := newLoop(t, src, 160, 45)
 	assert.Contains(t, l.plain(), "not running in this process — p resumes")
 	l.press("p")
 	l.until(func() bool { src.mu.Lock(); defer src.mu.Unlock(); return len(src.calls) == 1 })
@@ -362,11 +357,11 @@ func TestResumeCanceledAndStalledBuilds(t *testing.T) {
 
 func TestBuildTaskCommandApproval(t *testing.T) {
 	t.Parallel()
-	ws := newFake(t)
-	l := newLoop(t, ws, sample(), 160, 45)
+	ws := sampleSource(t)
+	l := newLoop(t, ws, 160, 45)
 	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "7", BuildID: "3", TaskID: "ua-03", Status: "start"}
 	req := tools.ApprovalRequest{ID: "ap-1", RunID: 7, Agent: "MARS", Tool: "runCommand", Command: "go test ./...", Dir: ".", Reason: "autonomy 3 asks before running commands"}
-	ws.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "7", Status: "ap-1", Payload: req}
+	ws.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "7", Status: "ap-1", Approval: &req}
 	l.until(func() bool { return l.m.confirm.Active() })
 	out := l.plain()
 	assert.Contains(t, out, "Allow this command?")
@@ -375,7 +370,7 @@ func TestBuildTaskCommandApproval(t *testing.T) {
 	assert.True(t, l.m.Capturing())
 	// An approval of a run that is not a build task's is not ours.
 	ws.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "99", Status: "ap-2",
-		Payload: tools.ApprovalRequest{ID: "ap-2", RunID: 99, Command: "rm -rf /"}}
+		Approval: &tools.ApprovalRequest{ID: "ap-2", RunID: 99, Command: "rm -rf /"}}
 	l.press("y")
 	l.until(func() bool { ws.mu.Lock(); defer ws.mu.Unlock(); return len(ws.answers) == 1 })
 	l.settle(50 * time.Millisecond)
@@ -388,12 +383,12 @@ func TestBuildTaskCommandApproval(t *testing.T) {
 
 func TestToolCallsShowInTheStream(t *testing.T) {
 	t.Parallel()
-	ws := newFake(t)
-	l := newLoop(t, ws, sample(), 160, 45)
+	ws := sampleSource(t)
+	l := newLoop(t, ws, 160, 45)
 	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
-		Payload: agents.Event{Type: agents.EventToolCall, Tool: "writeFile", Args: `{"path":"dau.go"}`}}
+		Agent: &agents.Event{Type: agents.EventToolCall, Tool: "writeFile", Args: `{"path":"dau.go"}`}}
 	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
-		Payload: agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
+		Agent: &agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
 }

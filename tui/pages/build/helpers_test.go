@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +13,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/ace"
 	enginebuild "github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/workspace"
+	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
@@ -22,82 +24,194 @@ import (
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// fakeWS is a workspace for the fake-source tests: only Info, Config and
-// Subscribe are used, and Plans by the PRD picker.
-type fakeWS struct {
-	engine.Workspace
+// testSource is what a test loop needs: the page's Source plus the event
+// stream the root model would pump.
+type testSource interface {
+	Source
+	Subscribe(ctx context.Context) <-chan engine.Event
+}
+
+// fakeSource is a deterministic Source over builds written as the page
+// shows them (Details): it hands them out as the engine's values, so the
+// page's adapters (data.go) turn them back into what the goldens show.
+// Controls, starts and approval answers are recorded; events are fed by
+// the test.
+type fakeSource struct {
 	root    string
 	events  chan engine.Event
 	mu      sync.Mutex
+	builds  []Detail
+	calls   []string
+	started []string
 	answers []string
+	err     error
 }
 
-func (f *fakeWS) AnswerApproval(id string, approve bool) error {
+var _ testSource = (*fakeSource)(nil)
+
+func (f *fakeSource) Info() engine.Info {
+	return engine.Info{Root: f.root, Dir: filepath.Join(f.root, ".nova")}
+}
+
+func (f *fakeSource) Subscribe(context.Context) <-chan engine.Event { return f.events }
+
+// ListPlans lists the plans as the engine does, without a roster (any agent).
+func (f *fakeSource) ListPlans(context.Context) ([]engine.PlanFile, error) {
+	files, err := enginebuild.ListPlans(filepath.Join(f.root, ".nova", "prds"), nil)
+	out := make([]engine.PlanFile, len(files))
+	for i, p := range files {
+		out[i] = engine.PlanFile{Path: p.Path, Name: p.Name, Title: p.Title, Tasks: p.Tasks}
+		if p.Err != nil {
+			out[i].Problem = p.Err.Error()
+		}
+	}
+	return out, err
+}
+
+func engineBuild(s Summary) enginebuild.Build {
+	id, _ := strconv.ParseUint(s.ID, 10, 64)
+	return enginebuild.Build{ID: id, Name: s.Name, PRDPath: s.PRD, Status: enginebuild.Status(s.Status),
+		CreatedAt: s.Started, FinishedAt: s.Finished, Total: s.Total,
+		Counts: map[enginebuild.TaskStatus]int{enginebuild.TaskDone: s.Done},
+		Reason: s.Reason, Tokens: s.Tokens, Active: s.Active}
+}
+
+func engineTask(t Task) enginebuild.Task {
+	out := enginebuild.Task{ID: t.ID, Title: t.Title, Agent: t.Agent, Description: t.Description, Phase: t.Phase,
+		Status: enginebuild.TaskStatus(t.Status), Dependencies: t.Deps, Attempts: t.Attempts,
+		StartedAt: t.Started, FinishedAt: t.Finished, Duration: t.Elapsed, Tokens: t.Tokens, Score: t.GateScore,
+		Reason: t.Reason, Output: t.Output, ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed}
+	if t.Status == StatusRunning {
+		out.Attempts-- // the engine counts finished attempts
+	}
+	for _, a := range t.History {
+		out.History = append(out.History, enginebuild.Attempt{N: a.N, Passed: a.Passed, Score: a.Score, Reason: a.Reason, Tokens: a.Tokens, Duration: a.Duration})
+	}
+	for _, g := range t.Gates {
+		out.Gates = append(out.Gates, enginebuild.GateResult{Name: g.Name, Passed: g.Passed, Score: g.Score, Detail: g.Detail})
+	}
+	for _, v := range t.VaultNodes {
+		out.VaultNodeIDs = append(out.VaultNodeIDs, v.ID)
+	}
+	for _, r := range t.Rules {
+		out.RuleIDs = append(out.RuleIDs, r.ID)
+	}
+	return out
+}
+
+func (f *fakeSource) find(id uint64) (Detail, error) {
+	for _, b := range f.builds {
+		if b.ID == strconv.FormatUint(id, 10) {
+			return b, nil
+		}
+	}
+	return Detail{}, fmt.Errorf("build %d not found", id)
+}
+
+func (f *fakeSource) ListBuilds(context.Context) ([]enginebuild.Build, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []enginebuild.Build
+	for _, b := range f.builds {
+		out = append(out, engineBuild(b.Summary))
+	}
+	return out, nil
+}
+
+func (f *fakeSource) GetBuild(_ context.Context, id uint64) (enginebuild.Build, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, err := f.find(id)
+	return engineBuild(d.Summary), err
+}
+
+func (f *fakeSource) BuildTasks(_ context.Context, id uint64) ([]enginebuild.Task, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, err := f.find(id)
+	var out []enginebuild.Task
+	for _, t := range d.Tasks {
+		out = append(out, engineTask(t))
+	}
+	return out, err
+}
+
+// GetNodes returns the vault nodes the builds' tasks refer to.
+func (f *fakeSource) GetNodes(_ context.Context, ids []uint64, _ bool) ([]engvault.Node, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	known := map[uint64]VaultRef{}
+	for _, b := range f.builds {
+		for _, t := range b.Tasks {
+			for _, v := range t.VaultNodes {
+				known[v.ID] = v
+			}
+		}
+	}
+	var out []engvault.Node
+	for _, id := range ids {
+		if v, ok := known[id]; ok {
+			out = append(out, engvault.Node{ID: v.ID, Type: engvault.NodeType(v.Type), Content: v.Content})
+		}
+	}
+	return out, nil
+}
+
+// GetPlaybook returns a playbook with the rules the builds' tasks refer to.
+func (f *fakeSource) GetPlaybook(_ context.Context, agent string) (ace.Playbook, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pb := ace.Playbook{Agent: agent}
+	for _, b := range f.builds {
+		for _, t := range b.Tasks {
+			for _, r := range t.Rules {
+				if r.Agent == agent {
+					pb.Rules = append(pb.Rules, ace.Rule{ID: r.ID, Content: r.Content})
+				}
+			}
+		}
+	}
+	return pb, nil
+}
+
+func (f *fakeSource) CreateBuild(_ context.Context, path string, _ engine.BuildOptions) (enginebuild.Build, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return enginebuild.Build{}, f.err
+	}
+	f.started = append(f.started, path)
+	return enginebuild.Build{ID: 1}, nil
+}
+
+func (f *fakeSource) control(verb string, id uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf("%s %d", verb, id))
+	return nil
+}
+
+// RunBuild records a resume of an existing build (a started one runs
+// silently) and returns at once.
+func (f *fakeSource) RunBuild(_ context.Context, id uint64, _ engine.RunBuildOptions) (enginebuild.Build, error) {
+	f.mu.Lock()
+	_, err := f.find(id)
+	f.mu.Unlock()
+	if err == nil {
+		return enginebuild.Build{ID: id}, f.control("resume", id)
+	}
+	return enginebuild.Build{ID: id}, nil
+}
+
+func (f *fakeSource) PauseBuild(_ context.Context, id uint64) error  { return f.control("pause", id) }
+func (f *fakeSource) CancelBuild(_ context.Context, id uint64) error { return f.control("cancel", id) }
+
+func (f *fakeSource) AnswerApproval(_ context.Context, id string, approve bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.answers = append(f.answers, fmt.Sprintf("%s %v", id, approve))
 	return nil
 }
-
-// Plans lists the plans as the engine does, without a roster (any agent).
-func (f *fakeWS) Plans(context.Context) ([]enginebuild.PlanFile, error) {
-	return enginebuild.ListPlans(filepath.Join(f.root, ".nova", "prds"), nil)
-}
-
-func (f *fakeWS) Info() engine.Info                             { return engine.Info{Root: f.root} }
-func (f *fakeWS) Config() workspace.Config                      { return workspace.Defaults() }
-func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event { return f.events }
-
-// fakeSource is a deterministic build source.
-type fakeSource struct {
-	mu      sync.Mutex
-	builds  []Detail
-	calls   []string
-	started []string
-	err     error
-}
-
-func (f *fakeSource) List(context.Context) ([]Summary, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []Summary
-	for _, b := range f.builds {
-		out = append(out, b.Summary)
-	}
-	return out, nil
-}
-
-func (f *fakeSource) Get(_ context.Context, id string) (Detail, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, b := range f.builds {
-		if b.ID == id {
-			return b, nil
-		}
-	}
-	return Detail{}, fmt.Errorf("build %s not found", id)
-}
-
-func (f *fakeSource) Start(_ context.Context, path string) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return "", f.err
-	}
-	f.started = append(f.started, path)
-	return "1", nil
-}
-
-func (f *fakeSource) control(verb, id string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls = append(f.calls, verb+" "+id)
-	return nil
-}
-
-func (f *fakeSource) Pause(_ context.Context, id string) error  { return f.control("pause", id) }
-func (f *fakeSource) Resume(_ context.Context, id string) error { return f.control("resume", id) }
-func (f *fakeSource) Cancel(_ context.Context, id string) error { return f.control("cancel", id) }
 
 // sample is a build in the middle of its second phase.
 func sample() *fakeSource {
@@ -129,6 +243,18 @@ func sample() *fakeSource {
 	return &fakeSource{builds: []Detail{d, old}}
 }
 
+// newSource is an empty fakeSource over a temp workspace root.
+func newSource(t *testing.T, builds ...Detail) *fakeSource {
+	t.Helper()
+	return &fakeSource{root: t.TempDir(), events: make(chan engine.Event, 64), builds: builds}
+}
+
+// sampleSource is sample() over a temp workspace root.
+func sampleSource(t *testing.T) *fakeSource {
+	t.Helper()
+	return newSource(t, sample().builds...)
+}
+
 // loop is a small Bubble Tea runtime: commands run in goroutines, their
 // messages come back to the page in order, engine events are pumped like
 // the root model does.
@@ -140,15 +266,15 @@ type loop struct {
 	events <-chan engine.Event
 }
 
-func newLoop(t *testing.T, ws engine.Workspace, src Source, w, h int) *loop {
+func newLoop(t *testing.T, src testSource, w, h int) *loop {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := NewWithSource(c, src)
+	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(8 * time.Minute) })
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 1024), events: ws.Subscribe(ctx)}
+	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 1024), events: src.Subscribe(ctx)}
 	l.exec(common.WaitEvent(l.events))
 	l.exec(m.Init())
 	l.until(func() bool { return m.loaded && (m.cur == "" || m.detail != nil || m.detErr != nil) })

@@ -3,22 +3,33 @@ package build
 import (
 	"context"
 	"time"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/ace"
+	eb "github.com/nova-dev/nova/engine/build"
+	engvault "github.com/nova-dev/nova/engine/vault"
 )
 
-// Source is what the Build page needs from the engine. The page talks to it
-// only from tea.Cmds. sourceFor adapts an engine.Workspace; tests may pass
-// their own (NewWithSource).
+// Source is what the Build page needs from the engine: a subset of
+// engine.Workspace's verbs. The page talks to it only from tea.Cmds (Info
+// does no I/O); data.go turns its values into the page's view model below.
 type Source interface {
-	// List returns the builds, newest first.
-	List(ctx context.Context) ([]Summary, error)
-	// Get returns one build with its tasks in plan order.
-	Get(ctx context.Context, id string) (Detail, error)
-	// Start validates and starts the PRD at path; it returns the build id.
-	Start(ctx context.Context, path string) (string, error)
-	// Pause, Resume and Cancel control a running build.
-	Pause(ctx context.Context, id string) error
-	Resume(ctx context.Context, id string) error
-	Cancel(ctx context.Context, id string) error
+	Info() engine.Info
+	ListPlans(ctx context.Context) ([]engine.PlanFile, error)
+	ListBuilds(ctx context.Context) ([]eb.Build, error)
+	GetBuild(ctx context.Context, id uint64) (eb.Build, error)
+	BuildTasks(ctx context.Context, id uint64) ([]eb.Task, error)
+	CreateBuild(ctx context.Context, prdPath string, o engine.BuildOptions) (eb.Build, error)
+	// RunBuild blocks until the build ends or pauses (the page runs it in a
+	// tea.Cmd); its progress arrives as events.
+	RunBuild(ctx context.Context, id uint64, o engine.RunBuildOptions) (eb.Build, error)
+	PauseBuild(ctx context.Context, id uint64) error
+	CancelBuild(ctx context.Context, id uint64) error
+	AnswerApproval(ctx context.Context, id string, approve bool) error
+	// GetNodes and GetPlaybook resolve a task's provenance (the vault nodes
+	// and playbook rules its prompt was given) to their text.
+	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
+	GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error)
 }
 
 // Build and task states as the page shows them.

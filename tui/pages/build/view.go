@@ -443,7 +443,7 @@ func (m *Model) pickerView() string {
 			f := m.prds[i]
 			mark := s.Success.Render("✓")
 			info := fmt.Sprintf("%s · %d tasks", orDash(f.Title), f.Tasks)
-			if f.Err != nil {
+			if f.Problem != "" {
 				mark = s.Error.Render("✗")
 				info = "invalid"
 			}
@@ -456,9 +456,9 @@ func (m *Model) pickerView() string {
 			b = append(b, line)
 		}
 		if m.prdSel < len(m.prds) {
-			if f := m.prds[m.prdSel]; f.Err != nil {
+			if f := m.prds[m.prdSel]; f.Problem != "" {
 				b = append(b, "", s.Error.Bold(true).Render("Problems — nothing starts until they are fixed:"))
-				errLines := strings.Split(s.Error.Width(inner).Render(f.Err.Error()), "\n")
+				errLines := strings.Split(s.Error.Width(inner).Render(f.Problem), "\n")
 				if room := max(2, m.height-len(b)-10); len(errLines) > room {
 					errLines = append(errLines[:room-1], s.Subtle.Render(fmt.Sprintf("… %d more lines", len(errLines)-room+1)))
 				}

@@ -77,6 +77,7 @@ type dialog struct {
 // Model is the Changes page.
 type Model struct {
 	c      *common.Common
+	src    Source
 	width  int
 	height int
 	now    func() time.Time
@@ -102,8 +103,8 @@ type Model struct {
 }
 
 // New builds the page.
-func New(c *common.Common) *Model {
-	return &Model{c: c, now: time.Now, dv: diffview.New(c)}
+func New(c *common.Common, src Source) *Model {
+	return &Model{c: c, src: src, now: time.Now, dv: diffview.New(c)}
 }
 
 // Title implements common.Page.
@@ -138,16 +139,18 @@ func (m *Model) layoutDiff() {
 	}
 }
 
-// guard runs an engine call and turns a panic into an error, so that a
-// workspace without this capability (or a bug behind the facade) shows a
-// message instead of taking the TUI down.
-func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
+// Source is what the Changes page needs from the engine: a subset of
+// engine.Workspace's verbs. The page calls it only from tea.Cmds.
+type Source interface {
+	ListChanges(ctx context.Context, f chg.Filter) ([]chg.Changeset, error)
+	ApplyChange(ctx context.Context, id uint64, o chg.ApplyOptions, reason string) (chg.ApplyReport, error)
+	DiscardChange(ctx context.Context, id uint64, reason string) (chg.Changeset, error)
+}
+
+// call runs an engine call off the UI goroutine; an error becomes wrap's
+// message.
+func call(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
 		out, err := f()
 		if err != nil {
 			return wrap(err)
@@ -158,9 +161,9 @@ func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
 
 // load reads the changesets off the UI goroutine and counts their lines.
 func (m *Model) load() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() (tea.Msg, error) {
-		all, err := ws.Changes().List(ctx, chg.Filter{})
+	src, ctx := m.src, m.c.Ctx
+	return call(func() (tea.Msg, error) {
+		all, err := src.ListChanges(ctx, chg.Filter{})
 		if err != nil {
 			return nil, err
 		}
@@ -417,19 +420,19 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) apply(id uint64, force bool) tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
+	src, ctx := m.src, m.c.Ctx
 	m.busy = fmt.Sprintf("applying #%d…", id)
-	return guard(func() (tea.Msg, error) {
-		rep, err := ws.ApplyChange(ctx, id, chg.ApplyOptions{Force: force}, "") // learned as the user's decision
+	return call(func() (tea.Msg, error) {
+		rep, err := src.ApplyChange(ctx, id, chg.ApplyOptions{Force: force}, "") // learned as the user's decision
 		return actionMsg{apply: true, id: id, report: rep, err: err}, nil
 	}, func(err error) tea.Msg { return actionMsg{apply: true, id: id, err: err} })
 }
 
 func (m *Model) discard(id uint64) tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
+	src, ctx := m.src, m.c.Ctx
 	m.busy = fmt.Sprintf("discarding #%d…", id)
-	return guard(func() (tea.Msg, error) {
-		_, err := ws.DiscardChange(ctx, id, "") // learned as the user's decision
+	return call(func() (tea.Msg, error) {
+		_, err := src.DiscardChange(ctx, id, "") // learned as the user's decision
 		return actionMsg{id: id, err: err}, nil
 	}, func(err error) tea.Msg { return actionMsg{id: id, err: err} })
 }

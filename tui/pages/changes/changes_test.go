@@ -238,13 +238,11 @@ func TestRefreshesOnEvents(t *testing.T) {
 
 func TestErrorsAndBrokenWorkspace(t *testing.T) {
 	t.Parallel()
-	// A workspace without the capability (embedding a nil interface) must
-	// not crash the screen.
-	type bare struct{ engine.Workspace }
-	h := newPage(t, bare{}, 100, 24)
+	// A workspace that cannot be read shows why instead of a list.
+	h := newPage(t, failingSource{errors.New("workspace in use: .nova/nova.db is locked")}, 100, 24)
 	out := h.plain()
 	assert.Contains(t, out, "Could not read the changesets")
-	assert.Contains(t, out, "engine call failed")
+	assert.Contains(t, out, "workspace in use")
 
 	ws := newWS(t)
 	seed(t, ws)
@@ -271,4 +269,17 @@ func TestFitsEverySize(t *testing.T) {
 		h.press("esc")
 	}
 	_ = diffview.SplitMinWidth
+}
+
+// failingSource is a Source whose every call fails.
+type failingSource struct{ err error }
+
+func (f failingSource) ListChanges(context.Context, chg.Filter) ([]chg.Changeset, error) {
+	return nil, f.err
+}
+func (f failingSource) ApplyChange(context.Context, uint64, chg.ApplyOptions, string) (chg.ApplyReport, error) {
+	return chg.ApplyReport{}, f.err
+}
+func (f failingSource) DiscardChange(context.Context, uint64, string) (chg.Changeset, error) {
+	return chg.Changeset{}, f.err
 }

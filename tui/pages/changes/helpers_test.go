@@ -24,26 +24,25 @@ import (
 // epoch is the fixed clock of the tests.
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// testWS is a real workspace in a temp dir whose changeset store runs on a
-// fixed clock, so goldens do not depend on the time they run.
+// testWS is a real workspace in a temp dir whose engine runs on a fixed
+// clock, so goldens do not depend on the time they run. store is its
+// changeset store, for staging fixtures.
 type testWS struct {
 	*engine.Local
 	store *chg.Store
 	root  string
 }
 
-func (w *testWS) Changes() *chg.Store { return w.store }
-
 func newWS(t *testing.T) *testWS {
 	t.Helper()
 	root := t.TempDir()
 	_, err := workspace.Init(root, nova.Defaults)
 	require.NoError(t, err)
-	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(string) string { return "" }})
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true,
+		Getenv: func(string) string { return "" }, Now: func() time.Time { return epoch }})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
-	store := chg.New(l.DB(), root, chg.Options{Now: func() time.Time { return epoch }})
-	return &testWS{Local: l, store: store, root: root}
+	return &testWS{Local: l, store: l.Changes(), root: root}
 }
 
 func (w *testWS) write(t *testing.T, rel, content string) {
@@ -85,11 +84,11 @@ type harness struct {
 	errs   []error
 }
 
-func newPage(t *testing.T, ws engine.Workspace, w, h int) *harness {
+func newPage(t *testing.T, ws Source, w, h int) *harness {
 	t.Helper()
 	c := &common.Common{Ctx: context.Background(), Width: w, Height: h + 3,
-		Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := New(c)
+		Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, ws)
 	m.now = func() time.Time { return epoch.Add(90 * time.Minute) }
 	m.SetSize(w, h)
 	hs := &harness{t: t, m: m}

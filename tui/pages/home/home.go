@@ -3,6 +3,7 @@
 package home
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 )
@@ -24,24 +26,34 @@ const ID = "home"
 
 type refreshMsg struct{ seq int }
 
+// Source is what the Home page needs from the engine (a subset of
+// engine.Workspace).
+type Source interface {
+	Info() engine.Info
+	Config() workspace.Config
+	Summary(ctx context.Context) (engine.Summary, error)
+	Ollama(ctx context.Context) (engine.OllamaStatus, error)
+	ListBuilds(ctx context.Context) ([]build.Build, error)
+}
+
 // Model is the Home page.
 type Model struct {
 	c       *common.Common
+	src     Source
 	width   int
 	height  int
 	summary *engine.Summary
 	sumErr  error
 	ollama  *engine.OllamaStatus
 	seq     int
-	// work is what runs or waits right now (running builds, pending
-	// playbook deltas); nil until fetched.
+	// work is what runs right now (running builds); nil until fetched.
 	work *workMsg
 	// activity is the session's event feed, oldest first.
 	activity []activity
 }
 
 // New builds the page.
-func New(c *common.Common) *Model { return &Model{c: c} }
+func New(c *common.Common, src Source) *Model { return &Model{c: c, src: src} }
 
 // Title implements common.Page.
 func (m *Model) Title() string { return "Home" }
@@ -50,42 +62,27 @@ func (m *Model) Title() string { return "Home" }
 func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(), m.fetchWork()) }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork()) }
 
-// workMsg carries the running builds and the pending playbook deltas.
+// workMsg carries the running builds (none when they cannot be listed:
+// the summary still counts them).
 type workMsg struct {
-	builds          []build.Build
-	playbookPending int
+	builds []build.Build
 }
 
-// fetchWork lists running builds and counts pending playbook deltas off
-// the UI goroutine. A workspace without these capabilities (a panic)
-// simply shows none.
+// fetchWork lists running builds off the UI goroutine.
 func (m *Model) fetchWork() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
+	src, ctx := m.src, m.c.Ctx
 	return func() tea.Msg {
 		var w workMsg
-		func() {
-			defer func() { _ = recover() }()
-			if e := ws.Builds(); e != nil {
-				bs, err := e.List(ctx)
-				if err == nil {
-					for _, b := range bs {
-						if b.Status == build.StatusRunning || b.Active {
-							w.builds = append(w.builds, b)
-						}
-					}
+		bs, err := src.ListBuilds(ctx)
+		if err == nil {
+			for _, b := range bs {
+				if b.Status == build.StatusRunning || b.Active {
+					w.builds = append(w.builds, b)
 				}
 			}
-		}()
-		func() {
-			defer func() { _ = recover() }()
-			if sys := ws.ACE(); sys != nil {
-				if n, err := sys.Playbooks().CountPending(ctx); err == nil {
-					w.playbookPending = n
-				}
-			}
-		}()
+		}
 		return w
 	}
 }
@@ -118,11 +115,11 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 	case refreshMsg:
 		if msg.seq == m.seq {
-			return m, tea.Batch(m.c.FetchSummary(), m.fetchWork())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.fetchWork())
 		}
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.c.KeyMap.Refresh) {
-			return m, tea.Batch(m.c.FetchSummary(), m.c.FetchOllama(), m.fetchWork())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork())
 		}
 	}
 	return m, nil
@@ -134,8 +131,8 @@ func (m *Model) View() string {
 	if m.width <= 0 {
 		return ""
 	}
-	info := m.c.WS.Info()
-	cfg := m.c.WS.Config()
+	info := m.src.Info()
+	cfg := m.src.Config()
 	// lipgloss v2 widths include borders and padding.
 	wide := m.width >= 110
 	colW, colW2 := m.width, m.width
@@ -230,7 +227,7 @@ func describe(ev engine.Event) string {
 	}
 	var parts []string
 	if ev.Topic != "" {
-		parts = append(parts, ev.Topic)
+		parts = append(parts, string(ev.Topic))
 	}
 	if ev.TaskID != "" {
 		parts = append(parts, ev.TaskID)
@@ -254,7 +251,7 @@ func (m *Model) ollamaView(w int) string {
 	b.WriteString(s.PanelTitleActive.Render("Ollama") + "\n")
 	switch {
 	case m.ollama == nil:
-		b.WriteString(s.Muted.Render("checking " + m.c.WS.Config().Ollama.Host + " …"))
+		b.WriteString(s.Muted.Render("checking " + m.src.Config().Ollama.Host + " …"))
 	case !m.ollama.Reachable:
 		b.WriteString(s.BadgeErr.Render("offline") + " " + s.Muted.Render(common.Truncate(m.ollama.Host, w-10)) + "\n")
 		b.WriteString(s.Text.Render(common.Truncate("Start it with `ollama serve`, or set OLLAMA_HOST.", w)) + "\n")
@@ -376,7 +373,10 @@ func (m *Model) nowLines() []string {
 	var builds []build.Build
 	pb := 0
 	if m.work != nil {
-		builds, pb = m.work.builds, m.work.playbookPending
+		builds = m.work.builds
+	}
+	if m.summary != nil {
+		pb = m.summary.PendingDeltas
 	}
 	maxBuilds := 3
 	if m.height < 34 {

@@ -14,23 +14,36 @@ import (
 	"github.com/nova-dev/nova/engine/importer"
 )
 
+// Source is what the import wizard needs from the engine: a subset of
+// engine.Workspace's verbs. The wizard calls it only from tea.Cmds (Info
+// does no I/O). Progress of a scan or an import arrives as TopicImport
+// events carrying the operation id the wizard passed.
+type Source interface {
+	Info() engine.Info
+	ImportDefaults(ctx context.Context) (engine.ImportOptions, error)
+	RecentImportSources(ctx context.Context) ([]string, error)
+	ScanPatterns(ctx context.Context, dir string, o engine.ImportOptions) (engine.ImportPlan, error)
+	PreviewImport(ctx context.Context, planID string, o engine.ImportOptions) (importer.Result, error)
+	ApplyImport(ctx context.Context, planID string, o engine.ImportOptions) (importer.Result, error)
+	ImportPlanBody(ctx context.Context, planID, sourceFile string) (string, error)
+	DropImportPlan(ctx context.Context, planID string) error
+	UndoImport(ctx context.Context, id uint64) (importer.UndoResult, error)
+}
+
 // Messages. Every asynchronous result carries the generation it was started in; the page
 // drops results of work it has since abandoned (esc, a new scan).
 type (
+	defaultsMsg struct {
+		opts engine.ImportOptions
+		err  error
+	}
 	recentMsg struct {
 		dirs []string
 		err  error
 	}
-	// progressMsg is one progress report; next waits for the following message.
-	progressMsg struct {
-		gen  int
-		p    importer.Progress
-		next tea.Cmd
-	}
 	scanDoneMsg struct {
 		gen  int
-		plan *importer.Plan
-		res  importer.Result
+		plan engine.ImportPlan
 		err  error
 	}
 	previewMsg struct {
@@ -51,102 +64,61 @@ type (
 		key renderKey
 		out string
 		err error
+		// unparsed: the plan has no body for the file (it did not parse).
+		unparsed bool
 	}
 )
 
-// importerOf returns the workspace's importer, or nil when it has none. Test doubles of the
-// Workspace often embed the interface and leave Importer unimplemented (calling it panics);
-// the page then says importing is unavailable instead of taking the TUI down.
-func importerOf(ws engine.Workspace) (im *importer.Importer) {
-	if ws == nil {
-		return nil
+func defaultsCmd(ctx context.Context, src Source) tea.Cmd {
+	return func() tea.Msg {
+		o, err := src.ImportDefaults(ctx)
+		return defaultsMsg{opts: o, err: err}
 	}
-	defer func() {
-		if recover() != nil {
-			im = nil
-		}
-	}()
-	return ws.Importer()
 }
 
-func recentCmd(ctx context.Context, im *importer.Importer) tea.Cmd {
+func recentCmd(ctx context.Context, src Source) tea.Cmd {
 	return func() tea.Msg {
-		dirs, err := im.RecentSources(ctx)
+		dirs, err := src.RecentImportSources(ctx)
 		return recentMsg{dirs: dirs, err: err}
 	}
 }
 
-// run starts work in a goroutine and turns its progress reports and its final message into
-// a chain of messages: each progressMsg carries the command that waits for the next one.
-// Progress is dropped when the page is slow (it is droppable); the final message never is.
-func run(gen int, work func(progress func(importer.Progress)) tea.Msg) tea.Cmd {
-	ch := make(chan tea.Msg, 64)
-	var wait tea.Cmd
-	wait = func() tea.Msg {
-		msg, ok := <-ch
-		if !ok {
-			return nil
-		}
-		if pm, isProgress := msg.(progressMsg); isProgress {
-			pm.next = wait
-			return pm
-		}
-		return msg
-	}
+// scanCmd scans dir and previews it with opts (opts.Op tags its progress events).
+func scanCmd(ctx context.Context, src Source, gen int, dir string, opts engine.ImportOptions) tea.Cmd {
 	return func() tea.Msg {
-		go func() {
-			defer close(ch)
-			final := work(func(p importer.Progress) {
-				select {
-				case ch <- progressMsg{gen: gen, p: p}:
-				default:
-				}
-			})
-			ch <- final
-		}()
-		return wait()
+		plan, err := src.ScanPatterns(ctx, dir, opts)
+		return scanDoneMsg{gen: gen, plan: plan, err: err}
 	}
 }
 
-// scanCmd scans dir and previews it with opts.
-func scanCmd(ctx context.Context, im *importer.Importer, gen int, dir string, opts importer.Options) tea.Cmd {
-	return run(gen, func(progress func(importer.Progress)) tea.Msg {
-		o := opts
-		o.Progress = progress
-		plan, err := im.Scan(ctx, importer.DirSource(dir), o)
-		if err != nil {
-			return scanDoneMsg{gen: gen, err: err}
-		}
-		res, err := im.Preview(ctx, plan, opts)
-		return scanDoneMsg{gen: gen, plan: plan, res: res, err: err}
-	})
-}
-
-// previewCmd previews plan with opts again (after an exclusion or an option changed).
-func previewCmd(ctx context.Context, im *importer.Importer, seq int, plan *importer.Plan, opts importer.Options) tea.Cmd {
+// previewCmd previews a plan with opts again (after an exclusion or an option changed).
+func previewCmd(ctx context.Context, src Source, seq int, planID string, opts engine.ImportOptions) tea.Cmd {
 	return func() tea.Msg {
-		res, err := im.Preview(ctx, plan, opts)
+		res, err := src.PreviewImport(ctx, planID, opts)
 		return previewMsg{seq: seq, res: res, err: err}
 	}
 }
 
-// importCmd applies plan (or, with opts.DryRun, previews it) and remembers the source.
-func importCmd(ctx context.Context, im *importer.Importer, gen int, plan *importer.Plan, dir string, opts importer.Options) tea.Cmd {
-	return run(gen, func(progress func(importer.Progress)) tea.Msg {
-		o := opts
-		o.Progress = progress
-		res, err := im.Apply(ctx, plan, o)
-		if err == nil && !opts.DryRun {
-			// Forgetting a recent folder is not worth failing a committed import for.
-			_ = im.RememberSource(context.WithoutCancel(ctx), dir)
-		}
+// importCmd applies a plan (or, with opts.DryRun, previews it); the engine remembers the
+// source among the recent ones.
+func importCmd(ctx context.Context, src Source, gen int, planID string, opts engine.ImportOptions) tea.Cmd {
+	return func() tea.Msg {
+		res, err := src.ApplyImport(ctx, planID, opts)
 		return importDoneMsg{gen: gen, res: res, err: err}
-	})
+	}
 }
 
-func undoCmd(ctx context.Context, im *importer.Importer, batch uint64) tea.Cmd {
+// dropCmd forgets a plan the wizard no longer needs.
+func dropCmd(ctx context.Context, src Source, planID string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := im.Undo(ctx, batch)
+		_ = src.DropImportPlan(ctx, planID) // the engine bounds the plans it keeps anyway
+		return nil
+	}
+}
+
+func undoCmd(ctx context.Context, src Source, batch uint64) tea.Cmd {
+	return func() tea.Msg {
+		res, err := src.UndoImport(ctx, batch)
 		return undoDoneMsg{res: res, err: err}
 	}
 }
@@ -158,9 +130,14 @@ type renderKey struct {
 	dark   bool
 }
 
-func renderCmd(key renderKey, src string) tea.Cmd {
+// renderCmd fetches a file's body from the plan and renders it.
+func renderCmd(ctx context.Context, src Source, planID string, key renderKey) tea.Cmd {
 	return func() tea.Msg {
-		out, err := renderMarkdown(src, key.width, key.dark)
+		body, err := src.ImportPlanBody(ctx, planID, key.source)
+		if err != nil {
+			return renderedMsg{key: key, unparsed: true}
+		}
+		out, err := renderMarkdown(body, key.width, key.dark)
 		return renderedMsg{key: key, out: out, err: err}
 	}
 }

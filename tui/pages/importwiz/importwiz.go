@@ -29,7 +29,9 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/patterns"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
@@ -60,8 +62,10 @@ type Model struct {
 	c      *common.Common
 	width  int
 	height int
-	im     *importer.Importer
+	src    Source
 	step   step
+	// defaults are the engine's import options (the form starts from them).
+	defaults engine.ImportOptions
 
 	// Source.
 	picker      dirPicker
@@ -70,14 +74,16 @@ type Model struct {
 	recentIdx   int
 	source      string
 
-	// Work in flight.
+	// Work in flight. op tags the progress events of the scan or import
+	// under way.
+	op     string
 	gen    int
 	cancel context.CancelFunc
 	bar    progress.Model
 	prog   importer.Progress
 
 	// Preview.
-	plan       *importer.Plan
+	plan       *engine.ImportPlan
 	preview    importer.Result
 	previewSeq int
 	excluded   map[string]bool
@@ -90,6 +96,7 @@ type Model struct {
 	// File preview (enter in the table).
 	detail    *importer.NodeReport
 	rendered  map[renderKey]string
+	unparsed  map[string]bool // files the plan has no body for
 	renderErr error
 	vp        viewport.Model
 
@@ -107,14 +114,12 @@ type Model struct {
 }
 
 // New builds the page.
-func New(c *common.Common) *Model {
-	m := &Model{c: c, excluded: map[string]bool{}, rendered: map[renderKey]string{}, confirm: confirm.New(c)}
-	m.im = importerOf(c.WS)
-	def := importer.Options{User: "bistrolens-import", BaseConfidence: 0.85, DedupThreshold: importer.DefaultDedupThreshold}
-	if m.im != nil {
-		def = m.im.Defaults()
-	}
-	m.form = newOptionsForm(c, def)
+func New(c *common.Common, src Source) *Model {
+	m := &Model{c: c, src: src, excluded: map[string]bool{}, rendered: map[renderKey]string{}, unparsed: map[string]bool{}, confirm: confirm.New(c)}
+	// The engine's defaults arrive from Init (defaultsMsg); these are the
+	// shipped ones until then.
+	m.defaults = engine.ImportOptions{User: patterns.DefaultUser, BaseConfidence: patterns.DefaultBaseConfidence, DedupThreshold: importer.DefaultDedupThreshold}
+	m.form = newOptionsForm(c, m.defaults)
 	m.bar = progress.New(progress.WithColors(c.Styles.T.Primary, c.Styles.T.Accent), progress.WithFillCharacters('█', '░'))
 	m.filter = textinput.New()
 	m.filter.Prompt = "/ "
@@ -145,16 +150,15 @@ func (m *Model) Capturing() bool {
 
 // defaultSource is the workspace's shipped library, .nova/patterns.
 func (m *Model) defaultSource() string {
-	return filepath.Join(m.c.WS.Info().Root, workspace.DirName, "patterns")
+	return filepath.Join(m.src.Info().Root, workspace.DirName, "patterns")
 }
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.picker.list(m.defaultSource())}
-	if m.im != nil {
-		cmds = append(cmds, recentCmd(m.c.Ctx, m.im))
+	if m.src == nil {
+		return nil
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(m.picker.list(m.defaultSource()), defaultsCmd(m.ctx(), m.src), recentCmd(m.ctx(), m.src))
 }
 
 // SetSize implements common.Component.
@@ -199,11 +203,18 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.recentIdx = min(m.recentIdx, max(0, len(m.recents)-1))
 			m.picker.setRoom(m.pickerRoom())
 		}
-	case progressMsg:
-		if msg.gen == m.gen {
-			m.prog = msg.p
+	case defaultsMsg:
+		if msg.err == nil && (m.step == stepSource || m.step == stepScan) {
+			// The form has not been shown yet: start it from the engine's defaults.
+			m.defaults = msg.opts
+			m.form = newOptionsForm(m.c, msg.opts)
+			m.form.setWidth(inputWidth)
 		}
-		return m, msg.next // keep draining, even for abandoned work
+	case common.EventMsg:
+		ev := msg.Event
+		if ev.Topic == engine.TopicImport && ev.Type == engine.EventProgress && ev.Op != "" && ev.Op == m.op {
+			m.prog = importer.Progress{Phase: importer.Phase(ev.Status), Done: ev.Done, Total: ev.Total}
+		}
 	case scanDoneMsg:
 		return m, m.scanDone(msg)
 	case previewMsg:
@@ -223,11 +234,13 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.layoutSummary()
 		return m, common.Toast(fmt.Sprintf("import batch %d undone", u.Batch))
 	case confirm.ResultMsg:
-		if msg.ID == confirmUndo && msg.Confirmed && m.result != nil && m.im != nil {
-			return m, undoCmd(m.ctx(), m.im, m.result.Batch)
+		if msg.ID == confirmUndo && msg.Confirmed && m.result != nil && m.src != nil {
+			return m, undoCmd(m.ctx(), m.src, m.result.Batch)
 		}
 	case renderedMsg:
-		if msg.err != nil {
+		if msg.unparsed {
+			m.unparsed[msg.key.source] = true
+		} else if msg.err != nil {
 			m.renderErr = msg.err
 		} else {
 			m.rendered[msg.key] = msg.out
@@ -237,8 +250,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		// Sized already (SetSize); a file preview may need a rendering at the new width.
 		return m, m.layoutDetail()
 	case common.NavigateMsg:
-		if msg.Page == ID && m.step == stepSource && m.im != nil {
-			return m, recentCmd(m.ctx(), m.im)
+		if msg.Page == ID && m.step == stepSource && m.src != nil {
+			return m, recentCmd(m.ctx(), m.src)
 		}
 	}
 	return m, nil
@@ -275,7 +288,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	if m.im == nil {
+	if m.src == nil {
 		return nil
 	}
 	switch {
@@ -336,10 +349,10 @@ func (m *Model) sourceWide() bool { return m.width >= 110 }
 
 // ---- step 2: scan and preview ----
 
-func (m *Model) options() importer.Options {
+func (m *Model) options() engine.ImportOptions {
 	o, err := m.form.options()
-	if err != nil && m.im != nil {
-		o = m.im.Defaults()
+	if err != nil {
+		o = m.defaults
 		o.Split, o.DryRun = m.form.split, m.form.dryRun
 	}
 	o.Exclude = m.excludedList()
@@ -363,12 +376,26 @@ func (m *Model) startScan(dir string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx())
 	m.cancel = cancel
 	m.source, m.step, m.prog = dir, stepScan, importer.Progress{Phase: importer.PhaseScan}
-	m.plan, m.detail, m.result, m.undone = nil, nil, nil, nil
+	drop := m.dropPlan()
+	m.detail, m.result, m.undone = nil, nil, nil
 	m.excluded = map[string]bool{}
 	m.setNote("", false)
 	o := m.options()
 	o.Exclude = nil
-	return scanCmd(ctx, m.im, m.gen, dir, o)
+	m.op = engine.NewOp()
+	o.Op = m.op
+	return tea.Batch(drop, scanCmd(ctx, m.src, m.gen, dir, o))
+}
+
+// dropPlan forgets the plan held in the engine, if any.
+func (m *Model) dropPlan() tea.Cmd {
+	if m.plan == nil || m.src == nil {
+		m.plan = nil
+		return nil
+	}
+	id := m.plan.ID
+	m.plan = nil
+	return dropCmd(m.ctx(), m.src, id)
 }
 
 func (m *Model) stopWork() {
@@ -406,7 +433,9 @@ func (m *Model) scanDone(msg scanDoneMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.plan, m.preview = msg.plan, msg.res
+	plan := msg.plan
+	m.plan, m.preview = &plan, plan.Preview
+	m.unparsed = map[string]bool{}
 	m.step = stepPreview
 	m.sortBy = 0
 	m.filter.SetValue("")
@@ -417,7 +446,7 @@ func (m *Model) scanDone(msg scanDoneMsg) tea.Cmd {
 
 // repreview runs Preview again with the current options and exclusions.
 func (m *Model) repreview() tea.Cmd {
-	if m.plan == nil || m.im == nil {
+	if m.plan == nil || m.src == nil {
 		return nil
 	}
 	o, err := m.form.options()
@@ -428,7 +457,7 @@ func (m *Model) repreview() tea.Cmd {
 	o.DryRun = true
 	o.Exclude = m.excludedList()
 	m.previewSeq++
-	return previewCmd(m.ctx(), m.im, m.previewSeq, m.plan, o)
+	return previewCmd(m.ctx(), m.src, m.previewSeq, m.plan.ID, o)
 }
 
 func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
@@ -459,8 +488,7 @@ func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.step = stepSource
-		m.plan = nil
-		return nil
+		return m.dropPlan()
 	case key.Matches(msg, km.Filter):
 		m.filtering = true
 		return m.filter.Focus()
@@ -574,7 +602,7 @@ func (m *Model) startImport() tea.Cmd {
 		m.formErr = err
 		return nil
 	}
-	if m.plan == nil || m.im == nil {
+	if m.plan == nil || m.src == nil {
 		return nil
 	}
 	o.Exclude = m.excludedList()
@@ -585,7 +613,9 @@ func (m *Model) startImport() tea.Cmd {
 	m.step, m.prog = stepImport, importer.Progress{Phase: importer.PhaseWrite}
 	m.setNote("", false)
 	m.form.setFocus(fieldSplit)
-	return importCmd(ctx, m.im, m.gen, m.plan, m.source, o)
+	m.op = engine.NewOp()
+	o.Op = m.op
+	return importCmd(ctx, m.src, m.gen, m.plan.ID, o)
 }
 
 func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
@@ -606,7 +636,7 @@ func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
 	m.result, m.undone = &res, nil
 	m.step = stepSummary
 	m.layoutSummary()
-	cmds := []tea.Cmd{recentCmd(m.ctx(), m.im)}
+	cmds := []tea.Cmd{recentCmd(m.ctx(), m.src)}
 	switch {
 	case res.DryRun:
 		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %d files would be imported", res.Loaded)))
@@ -619,7 +649,7 @@ func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
 // ---- step 5: summary ----
 
 func (m *Model) canUndo() bool {
-	return m.result != nil && m.result.Batch != 0 && m.undone == nil && m.im != nil && !m.im.ReadOnly()
+	return m.result != nil && m.result.Batch != 0 && m.undone == nil && m.src != nil && !m.src.Info().ReadOnly
 }
 
 func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
@@ -650,8 +680,8 @@ func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, km.Back, km.Enter, km.New):
 		m.step = stepSource
-		m.result, m.undone, m.plan = nil, nil, nil
-		return m.picker.list(m.picker.path)
+		m.result, m.undone = nil, nil
+		return tea.Batch(m.dropPlan(), m.picker.list(m.picker.path))
 	case key.Matches(msg, km.Up):
 		m.summary.ScrollUp(1)
 	case key.Matches(msg, km.Down):

@@ -17,28 +17,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/vault"
-	"github.com/nova-dev/nova/storage"
+	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
 	"github.com/nova-dev/nova/tui/tuitest"
 )
 
-// fakeWS is a workspace with a real importer over a bbolt file in a temp dir. Everything
-// else panics if called (embedded nil interface): the page must not need it.
+// fakeWS is a real engine over a temp workspace whose .nova/patterns holds the test
+// library, on a fixed clock, without an embedding model (no network). im and v are its
+// importer and vault, for checks.
 type fakeWS struct {
-	engine.Workspace
+	*engine.Local
 	root string
 	im   *importer.Importer
 	v    *vault.Vault
-	db   *storage.DB
 }
-
-func (f *fakeWS) Info() engine.Info            { return engine.Info{Root: f.root} }
-func (f *fakeWS) Importer() *importer.Importer { return f.im }
 
 // library is written for these tests: two categories, a meta file and a broken file.
 var library = map[string]string{
@@ -65,26 +63,27 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 func newWS(t *testing.T) *fakeWS {
 	t.Helper()
 	root := t.TempDir()
-	writeTree(t, filepath.Join(root, ".nova", "patterns"), library)
-	db, err := storage.Open(filepath.Join(root, ".nova", "nova.db"), storage.Options{NoSync: true})
+	_, err := workspace.Init(root, nova.Defaults)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	v := vault.New(db, vault.Options{})
-	t.Cleanup(func() { _ = v.Close() })
+	require.NoError(t, os.RemoveAll(filepath.Join(root, ".nova", "patterns")))
+	writeTree(t, filepath.Join(root, ".nova", "patterns"), library)
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "config.yaml"), []byte("version: 1\nmodels:\n  embed: \"\"\n"), 0o644))
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	im := importer.New(db, v, importer.Config{Now: func() time.Time { return clock }})
-	return &fakeWS{root: root, im: im, v: v, db: db}
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true,
+		Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return &fakeWS{Local: l, root: root, im: l.Importer(), v: l.Vault()}
 }
 
-func newPage(t *testing.T, ws engine.Workspace, w, h int) *Model {
+func newPage(t *testing.T, ws Source, w, h int) *Model {
 	t.Helper()
 	c := &common.Common{
 		Ctx:    context.Background(),
 		Styles: themes.Build(themes.NovaDark),
 		KeyMap: keymap.DefaultKeyMap(),
-		WS:     ws,
 	}
-	m := New(c)
+	m := New(c, ws)
 	// A blinking cursor is a timer; tests have no use for it.
 	st := c.Styles.TextInput
 	st.Cursor.Blink = false
@@ -454,21 +453,12 @@ func TestPickerNavigation(t *testing.T) {
 	assert.Contains(t, plain(m), "Cannot import gone")
 }
 
-func TestWithoutImporter(t *testing.T) {
+func TestScanOfAFolderThatCannotBeRead(t *testing.T) {
 	t.Parallel()
-	ws := &fakeWS{root: t.TempDir()}
-	// Importer panics on this double (as on test doubles that embed the interface).
-	mm := newPage(t, noImporter{f: ws}, 80, 24)
-	assert.Contains(t, plain(mm), "Importing is not available")
-	press(t, mm, "enter")
-	assert.Equal(t, stepSource, mm.step)
+	ws := newWS(t)
+	m := newPage(t, ws, 100, 30)
+	drive(t, m, m.startScan(filepath.Join(ws.root, "gone")))
+	assert.Equal(t, stepSource, m.step, "a failed scan goes back to the source step")
+	assert.Contains(t, plain(m), "Cannot import")
+	assert.Empty(t, stats(t, ws).Nodes, "nothing is written")
 }
-
-// noImporter is a workspace double whose Importer panics (not implemented).
-type noImporter struct {
-	engine.Workspace
-	f *fakeWS
-}
-
-func (n noImporter) Info() engine.Info            { return n.f.Info() }
-func (n noImporter) Importer() *importer.Importer { panic("not implemented") }

@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/tui/common"
 )
 
@@ -33,7 +33,7 @@ type optionsForm struct {
 	user       textinput.Model
 }
 
-func newOptionsForm(c *common.Common, def importer.Options) optionsForm {
+func newOptionsForm(c *common.Common, def engine.ImportOptions) optionsForm {
 	in := func(value, placeholder string) textinput.Model {
 		t := textinput.New()
 		t.Prompt = ""
@@ -111,8 +111,8 @@ func (f *optionsForm) updateInput(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // options turns the form into importer options, or says what is wrong.
-func (f *optionsForm) options() (importer.Options, error) {
-	o := importer.Options{Split: f.split, DryRun: f.dryRun, User: strings.TrimSpace(f.user.Value())}
+func (f *optionsForm) options() (engine.ImportOptions, error) {
+	o := engine.ImportOptions{Split: f.split, DryRun: f.dryRun, User: strings.TrimSpace(f.user.Value())}
 	var err error
 	if o.BaseConfidence, err = parseUnit(f.confidence.Value(), "base confidence"); err != nil {
 		return o, err

@@ -18,7 +18,7 @@ import (
 
 // display shows a path relative to the workspace root when it is inside it.
 func (m *Model) display(p string) string {
-	root := m.c.WS.Info().Root
+	root := m.src.Info().Root
 	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		if rel == "." {
 			return "./ (workspace)"
@@ -45,7 +45,7 @@ func (m *Model) View() string {
 	}
 	var body string
 	switch {
-	case m.im == nil:
+	case m.src == nil:
 		body = m.c.Empty("Importing is not available in this workspace.", "Open a workspace with `nova --workspace DIR`, or run `nova import DIR` from a shell.")
 	case m.step == stepSource:
 		body = m.sourceView()
@@ -373,14 +373,12 @@ func (m *Model) layoutDetail() tea.Cmd {
 		m.vp.SetContent(out)
 		return nil
 	}
-	m.vp.SetContent(m.c.Styles.Muted.Render("rendering…"))
-	for _, d := range m.plan.Docs() {
-		if d.SourceFile == m.detail.SourceFile {
-			return renderCmd(key, d.Body)
-		}
+	if m.unparsed[m.detail.SourceFile] {
+		m.vp.SetContent(m.c.Styles.Muted.Render("This file was not parsed: " + m.detail.Reason))
+		return nil
 	}
-	m.vp.SetContent(m.c.Styles.Muted.Render("This file was not parsed: " + m.detail.Reason))
-	return nil
+	m.vp.SetContent(m.c.Styles.Muted.Render("rendering…"))
+	return renderCmd(m.ctx(), m.src, m.plan.ID, key)
 }
 
 func (m *Model) detailView() string {

@@ -54,12 +54,45 @@ type loop struct {
 	navs []common.NavigateMsg
 }
 
-func newLoop(t *testing.T, ws engine.Workspace, src Source, w, h int) *loop {
+// managerSource is the page's Source over a playbook manager with its own
+// clock (the shipped workspace gives the roster), delegating the way
+// *engine.Local does.
+type managerSource struct {
+	*ace.Manager
+	ws *engine.Local
+}
+
+var _ Source = managerSource{}
+
+func (s managerSource) ListPlaybooks(ctx context.Context) ([]ace.Summary, error) {
+	return s.List(ctx)
+}
+func (s managerSource) PlaybookHistory(ctx context.Context, agent string) ([]ace.Version, error) {
+	return s.History(ctx, agent)
+}
+func (s managerSource) ListPendingDeltas(ctx context.Context) ([]ace.Pending, error) {
+	return s.ListPending(ctx)
+}
+func (s managerSource) ApproveDelta(ctx context.Context, id uint64) (ace.Playbook, error) {
+	return s.Approve(ctx, id)
+}
+func (s managerSource) RejectDelta(ctx context.Context, id uint64) (ace.Pending, error) {
+	return s.Reject(ctx, id)
+}
+func (s managerSource) AddRule(ctx context.Context, agent, content string, tags []string, confidence float64) (engine.RuleResult, error) {
+	r, p, err := s.Manager.AddRule(ctx, agent, content, tags, confidence)
+	return engine.RuleResult{Rule: r, Playbook: p}, err
+}
+func (s managerSource) ListAgents(ctx context.Context) (engine.Roster, error) {
+	return s.ws.ListAgents(ctx)
+}
+
+func newLoop(t *testing.T, src Source, w, h int) *loop {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := NewWithSource(c, src)
+	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(3 * time.Hour) })
 	m.SetSize(w, h)
 	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256)}

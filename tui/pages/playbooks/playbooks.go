@@ -26,9 +26,6 @@ import (
 // ID is the router id of the page.
 const ID = "playbooks"
 
-// Topic is the engine event topic of playbooks (engine.TopicPlaybooks).
-const Topic = "playbooks"
-
 type view uint8
 
 const (
@@ -141,11 +138,8 @@ type Model struct {
 	seq      int
 }
 
-// New builds the page over the workspace's playbooks.
-func New(c *common.Common) *Model { return NewWithSource(c, sourceFor(c.WS)) }
-
-// NewWithSource builds the page over src (tests).
-func NewWithSource(c *common.Common, src Source) *Model {
+// New builds the page over src (the workspace, or a test's fake).
+func New(c *common.Common, src Source) *Model {
 	f := textinput.New()
 	f.Prompt = "/ "
 	f.Placeholder = "filter rules (content, tag, source, id)"
@@ -179,36 +173,22 @@ func (m *Model) SetSize(w, h int) {
 
 var errNoPlaybooks = errors.New("this workspace has no playbook engine")
 
-func guard(f func() tea.Msg, wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
-		return f()
-	}
-}
-
 func (m *Model) loadList() tea.Cmd {
-	src, ws, ctx := m.src, m.c.WS, m.c.Ctx
-	return guard(func() tea.Msg {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
 		if src == nil {
 			return listMsg{err: errNoPlaybooks}
 		}
-		sums, err := src.List(ctx)
+		sums, err := src.ListPlaybooks(ctx)
 		if err != nil {
 			return listMsg{err: err}
 		}
 		var roster []string
-		func() {
-			defer func() { _ = recover() }() // a workspace without a roster
-			if r, _ := ws.Agents(); r != nil {
-				roster = r.IDs()
-			}
-		}()
+		if r, err := src.ListAgents(ctx); err == nil { // no roster: only the playbooks
+			roster = r.IDs()
+		}
 		return listMsg{summaries: sums, roster: roster}
-	}, func(err error) tea.Msg { return listMsg{err: err} })
+	}
 }
 
 func (m *Model) loadPlaybook() tea.Cmd {
@@ -217,12 +197,12 @@ func (m *Model) loadPlaybook() tea.Cmd {
 		return nil
 	}
 	src, ctx, agent := m.src, m.c.Ctx, a.Agent
-	return guard(func() tea.Msg {
+	return func() tea.Msg {
 		pb, err := src.GetPlaybook(ctx, agent)
 		if err != nil && !errors.Is(err, ace.ErrNotFound) {
 			return playbookMsg{agent: agent, err: err}
 		}
-		h, err := src.History(ctx, agent)
+		h, err := src.PlaybookHistory(ctx, agent)
 		if err != nil && !errors.Is(err, ace.ErrNotFound) {
 			return playbookMsg{agent: agent, err: err}
 		}
@@ -230,16 +210,16 @@ func (m *Model) loadPlaybook() tea.Cmd {
 			pb.Agent = agent
 		}
 		return playbookMsg{agent: agent, pb: pb, history: h}
-	}, func(err error) tea.Msg { return playbookMsg{agent: agent, err: err} })
+	}
 }
 
 func (m *Model) loadPending() tea.Cmd {
 	src, ctx := m.src, m.c.Ctx
-	return guard(func() tea.Msg {
+	return func() tea.Msg {
 		if src == nil {
 			return pendingMsg{err: errNoPlaybooks}
 		}
-		p, err := src.ListPending(ctx)
+		p, err := src.ListPendingDeltas(ctx)
 		if err != nil {
 			return pendingMsg{err: err}
 		}
@@ -263,12 +243,11 @@ func (m *Model) loadPending() tea.Cmd {
 			}
 		}
 		return pendingMsg{items: p, rules: rules}
-	}, func(err error) tea.Msg { return pendingMsg{err: err} })
+	}
 }
 
 func (m *Model) act(what string, f func() error) tea.Cmd {
-	return guard(func() tea.Msg { return actionMsg{what: what, err: f()} },
-		func(err error) tea.Msg { return actionMsg{what: what, err: err} })
+	return func() tea.Msg { return actionMsg{what: what, err: f()} }
 }
 
 func (m *Model) reloadAll() tea.Cmd {
@@ -361,7 +340,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if ev.Type == engine.EventDelta || ev.Type == engine.EventProgress {
 			return m, nil
 		}
-		if ev.Topic == Topic || ev.Topic == "playbook" || (ev.Topic == "build" && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed || ev.Type == engine.EventTask)) {
+		if ev.Topic == engine.TopicPlaybooks || (ev.Topic == engine.TopicBuild && (ev.Type == engine.EventDone || ev.Type == engine.EventFailed || ev.Type == engine.EventTask)) {
 			m.seq++
 			return m, common.Debounce(200*time.Millisecond, refreshMsg{seq: m.seq})
 		}
@@ -417,7 +396,7 @@ func (m *Model) findRule() tea.Cmd {
 			agents = append(agents, a.Agent)
 		}
 	}
-	return guard(func() tea.Msg {
+	return func() tea.Msg {
 		for _, a := range agents {
 			pb, err := src.GetPlaybook(ctx, a)
 			if err != nil {
@@ -428,7 +407,7 @@ func (m *Model) findRule() tea.Cmd {
 			}
 		}
 		return findMsg{}
-	}, func(error) tea.Msg { return findMsg{} })
+	}
 }
 
 // splitRuleRef splits "AGENT/r3" (or "AGENT:r3") into agent and rule id.
@@ -658,7 +637,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			if p, ok := m.selectedPending(); ok {
 				src, ctx := m.src, m.c.Ctx
 				return m.act(fmt.Sprintf("approved delta #%d for %s", p.ID, p.Agent), func() error {
-					_, err := src.Approve(ctx, p.ID)
+					_, err := src.ApproveDelta(ctx, p.ID)
 					return err
 				})
 			}
@@ -693,7 +672,7 @@ func (m *Model) confirmed(res confirm.ResultMsg) tea.Cmd {
 	case "reject-pending":
 		id, _ := res.Payload.(uint64)
 		return m.act(fmt.Sprintf("rejected delta #%d", id), func() error {
-			_, err := src.Reject(ctx, id)
+			_, err := src.RejectDelta(ctx, id)
 			return err
 		})
 	}
@@ -758,7 +737,7 @@ func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
 		src, ctx, agent, id := m.src, m.c.Ctx, f.agent, f.ruleID
 		if id == "" {
 			return m.act("added a rule to "+agent, func() error {
-				_, _, err := src.AddRule(ctx, agent, content, tags, ace.DefaultConfidence)
+				_, err := src.AddRule(ctx, agent, content, tags, ace.DefaultConfidence)
 				return err
 			})
 		}

@@ -33,7 +33,7 @@ func seeded(t *testing.T, w, h int) (*loop, *ace.Manager) {
 	ws := newWS(t)
 	mgr := ace.NewManager(ws.DB(), clock(), nil)
 	seed(t, mgr)
-	l := newLoop(t, ws, mgr, w, h)
+	l := newLoop(t, managerSource{Manager: mgr, ws: ws}, w, h)
 	selectAgent(l, "MARS")
 	return l, mgr
 }
@@ -66,7 +66,7 @@ func TestGoldenPages(t *testing.T) {
 		t.Run("empty_"+name, func(t *testing.T) {
 			t.Parallel()
 			ws := newWS(t)
-			l := newLoop(t, ws, ace.NewManager(ws.DB(), clock(), nil), size[0], size[1])
+			l := newLoop(t, managerSource{Manager: ace.NewManager(ws.DB(), clock(), nil), ws: ws}, size[0], size[1])
 			golden.RequireEqual(t, l.pinned())
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/keymap"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // bigSession is three branches each rewriting a 1,000-line Go file.
@@ -36,7 +38,7 @@ func bigSession() rh.Session {
 func BenchmarkReviewFrame(b *testing.B) {
 	c := &common.Common{Ctx: context.Background(), Width: 180, Height: 53,
 		Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
-	m := New(c)
+	m := New(c, tuitest.Workspace(b, time.Now()))
 	m.SetSize(180, 50)
 	cmd := m.show(bigSession())
 	drain(m, cmd)

@@ -25,15 +25,13 @@ import (
 
 var epoch = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// testWS is a real premium workspace whose rehearsal service talks to a
-// fake Ollama and runs on a fixed clock.
+// testWS is a real premium workspace whose engine talks to a fake Ollama
+// and runs on a fixed clock. svc is its rehearsal service, for fixtures.
 type testWS struct {
 	*engine.Local
 	svc  *rh.Service
 	root string
 }
-
-func (w *testWS) Rehearsals() *rh.Service { return w.svc }
 
 func newWS(t testing.TB, script rehearsaltest.Script) *testWS {
 	t.Helper()
@@ -43,12 +41,11 @@ func newWS(t testing.TB, script rehearsaltest.Script) *testWS {
 	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"),
 		ollamatest.WithHandler(rehearsaltest.Handler(script, 0, nil)))
 	env := map[string]string{"OLLAMA_HOST": srv.URL(), "NOVA_TIER": "premium"}
-	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(k string) string { return env[k] }})
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true,
+		Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return epoch }})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
-	svc := &rh.Service{DB: l.DB(), Root: root, LLM: l.LLM(), Changes: l.Changes(), Vault: l.Vault(),
-		Config: l.Config, Now: func() time.Time { return epoch }}
-	w := &testWS{Local: l, svc: svc, root: root}
+	w := &testWS{Local: l, svc: l.Rehearsals(), root: root}
 	w.write(t, "calc/calc.go", "package calc\n")
 	return w
 }
@@ -88,11 +85,11 @@ type harness struct {
 	errs   []error
 }
 
-func newPage(t testing.TB, ws engine.Workspace, w, h int) *harness {
+func newPage(t testing.TB, ws Source, w, h int) *harness {
 	t.Helper()
 	c := &common.Common{Ctx: context.Background(), Width: w, Height: h + 3,
-		Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: ws}
-	m := New(c)
+		Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, ws)
 	m.now = func() time.Time { return epoch.Add(90 * time.Minute) }
 	m.SetSize(w, h)
 	hs := &harness{t: t, m: m}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	rh "github.com/nova-dev/nova/engine/rehearsal"
+	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
 	"github.com/nova-dev/nova/tui/components/diffview"
@@ -67,6 +68,7 @@ type whyMsg struct {
 // Model is the Rehearsal page.
 type Model struct {
 	c      *common.Common
+	src    Source
 	width  int
 	height int
 	now    func() time.Time
@@ -95,12 +97,12 @@ type Model struct {
 }
 
 // New builds the page.
-func New(c *common.Common) *Model {
+func New(c *common.Common, src Source) *Model {
 	in := textinput.New()
 	in.Placeholder = "why none of the branches fits (optional)"
 	in.Prompt = "› "
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, now: time.Now, dialog: confirm.New(c), reason: in}
+	return &Model{c: c, src: src, now: time.Now, dialog: confirm.New(c), reason: in}
 }
 
 // Title implements common.Page.
@@ -132,13 +134,21 @@ func (m *Model) Session() (rh.Session, bool) {
 // Focus is the focused branch index (tests).
 func (m *Model) Focus() int { return m.focus }
 
-func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
-	return func() (msg tea.Msg) {
-		defer func() {
-			if r := recover(); r != nil {
-				msg = wrap(fmt.Errorf("engine call failed: %v", r))
-			}
-		}()
+// Source is what the Rehearsal page needs from the engine: a subset of
+// engine.Workspace's verbs. The page calls it only from tea.Cmds.
+type Source interface {
+	ListRehearsals(ctx context.Context, f rh.Filter) ([]rh.Session, error)
+	GetRehearsal(ctx context.Context, id uint64) (rh.Session, error)
+	ApproveRehearsal(ctx context.Context, id uint64, branch string, o rh.ApproveOptions) (rh.Session, error)
+	RejectRehearsal(ctx context.Context, id uint64, reason string) (rh.Session, error)
+	RegenerateRehearsal(ctx context.Context, id uint64) (rh.Session, error)
+	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
+}
+
+// call runs an engine call off the UI goroutine; an error becomes wrap's
+// message.
+func call(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
 		out, err := f()
 		if err != nil {
 			return wrap(err)
@@ -148,23 +158,20 @@ func guard(f func() (tea.Msg, error), wrap func(error) tea.Msg) tea.Cmd {
 }
 
 func (m *Model) load() tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() (tea.Msg, error) {
-		list, err := ws.Rehearsals().List(ctx, rh.Filter{})
+	src, ctx := m.src, m.c.Ctx
+	return call(func() (tea.Msg, error) {
+		list, err := src.ListRehearsals(ctx, rh.Filter{}) // brief: no file contents
 		if err != nil {
 			return nil, err
-		}
-		for i := range list {
-			list[i] = rh.Brief(list[i])
 		}
 		return listMsg{sessions: list}, nil
 	}, func(err error) tea.Msg { return listMsg{err: err} })
 }
 
 func (m *Model) open(id uint64) tea.Cmd {
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() (tea.Msg, error) {
-		s, err := ws.Rehearsals().Get(ctx, id)
+	src, ctx := m.src, m.c.Ctx
+	return call(func() (tea.Msg, error) {
+		s, err := src.GetRehearsal(ctx, id)
 		return sessionMsg{s: s}, err
 	}, func(err error) tea.Msg { return sessionMsg{err: err} })
 }
@@ -364,9 +371,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.busy = "regenerating branches…"
-		ws, ctx, id := m.c.WS, m.c.Ctx, s.ID
-		return guard(func() (tea.Msg, error) {
-			out, err := ws.Rehearsals().Regenerate(ctx, id)
+		src, ctx, id := m.src, m.c.Ctx, s.ID
+		return call(func() (tea.Msg, error) {
+			out, err := src.RegenerateRehearsal(ctx, id)
 			return actionMsg{verb: "regenerate", s: out}, err
 		}, func(err error) tea.Msg { return actionMsg{verb: "regenerate", err: err} })
 	}
@@ -470,9 +477,9 @@ func (m *Model) approve(ref string) tea.Cmd {
 		return nil
 	}
 	m.busy = "writing branch…"
-	ws, ctx, id := m.c.WS, m.c.Ctx, m.sess.ID
-	return guard(func() (tea.Msg, error) {
-		out, err := ws.Rehearsals().Approve(ctx, id, ref, rh.ApproveOptions{})
+	src, ctx, id := m.src, m.c.Ctx, m.sess.ID
+	return call(func() (tea.Msg, error) {
+		out, err := src.ApproveRehearsal(ctx, id, ref, rh.ApproveOptions{})
 		return actionMsg{verb: "approve", s: out}, err
 	}, func(err error) tea.Msg { return actionMsg{verb: "approve", err: err} })
 }
@@ -481,9 +488,9 @@ func (m *Model) reject(reason string) tea.Cmd {
 	if m.sess == nil {
 		return nil
 	}
-	ws, ctx, id := m.c.WS, m.c.Ctx, m.sess.ID
-	return guard(func() (tea.Msg, error) {
-		out, err := ws.Rehearsals().Reject(ctx, id, reason)
+	src, ctx, id := m.src, m.c.Ctx, m.sess.ID
+	return call(func() (tea.Msg, error) {
+		out, err := src.RejectRehearsal(ctx, id, reason)
 		return actionMsg{verb: "reject", s: out}, err
 	}, func(err error) tea.Msg { return actionMsg{verb: "reject", err: err} })
 }
@@ -517,26 +524,29 @@ func (m *Model) loadWhy() tea.Cmd {
 		return nil
 	}
 	s := *m.sess
-	ws, ctx := m.c.WS, m.c.Ctx
-	return guard(func() (tea.Msg, error) {
-		nodes := map[uint64]string{}
-		v := ws.Vault()
+	src, ctx := m.src, m.c.Ctx
+	return call(func() (tea.Msg, error) {
+		var ids []uint64
 		for _, b := range s.Branches {
-			ids := append(append([]uint64{}, b.VaultNodeIDs...), b.WisdomIDs...)
+			ids = append(ids, b.VaultNodeIDs...)
+			ids = append(ids, b.WisdomIDs...)
 			if r, ok := s.Result(b.ID); ok {
 				ids = append(ids, r.Reflected...)
 			}
-			for _, id := range ids {
-				if _, ok := nodes[id]; ok {
-					continue
-				}
-				n, err := v.Get(ctx, id)
-				if err != nil {
-					nodes[id] = "(no longer in the vault)"
-					continue
-				}
-				nodes[id] = fmt.Sprintf("[%s] %s", n.Type, n.Content)
-			}
+		}
+		nodes := map[uint64]string{}
+		if len(ids) == 0 {
+			return whyMsg{id: s.ID, nodes: nodes}, nil
+		}
+		found, err := src.GetNodes(ctx, ids, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			nodes[id] = "(no longer in the vault)"
+		}
+		for _, n := range found {
+			nodes[n.ID] = fmt.Sprintf("[%s] %s", n.Type, n.Content)
 		}
 		return whyMsg{id: s.ID, nodes: nodes}, nil
 	}, func(error) tea.Msg { return whyMsg{id: s.ID, nodes: map[uint64]string{}} })

@@ -45,7 +45,7 @@ func settle(m *Model, cmd tea.Cmd) {
 	}
 }
 
-func bigVault(b *testing.B, n int) *common.Common {
+func bigVault(b *testing.B, n int) (*common.Common, Source) {
 	b.Helper()
 	db, err := storage.Open(filepath.Join(b.TempDir(), "nova.db"), storage.Options{NoSync: true})
 	if err != nil {
@@ -63,7 +63,7 @@ func bigVault(b *testing.B, n int) *common.Common {
 	if err := v.WaitIndex(ctx); err != nil {
 		b.Fatal(err)
 	}
-	return &common.Common{Ctx: ctx, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: vaultWS{v: v}}
+	return &common.Common{Ctx: ctx, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}, vaultSource{v: v}
 }
 
 // BenchmarkView100k measures the vault browser over 100k nodes at 160×45:
@@ -75,10 +75,10 @@ func bigVault(b *testing.B, n int) *common.Common {
 //     and the View;
 //   - scroll_page: the same with page down.
 func BenchmarkView100k(b *testing.B) {
-	c := bigVault(b, 100_000)
+	c, src := bigVault(b, 100_000)
 	b.Run("first_frame", func(b *testing.B) {
 		for b.Loop() {
-			m := New(c)
+			m := New(c, src)
 			m.SetSize(160, 45)
 			settle(m, m.Init())
 			settle(m, m.reconcile())
@@ -87,7 +87,7 @@ func BenchmarkView100k(b *testing.B) {
 			}
 		}
 	})
-	m := New(c)
+	m := New(c, src)
 	m.SetSize(160, 45)
 	settle(m, m.Init())
 	settle(m, m.browse.SetCursor(50_000))

@@ -11,7 +11,6 @@ import (
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/nova-dev/nova/engine"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/components/vlist"
 )
@@ -110,22 +109,6 @@ type mdKey struct {
 	dark    bool
 }
 
-// vaultOf returns the workspace's vault, or nil when it has none. Test
-// doubles of the Workspace often embed the interface and leave Vault
-// unimplemented (calling it panics); the page then shows that the vault is
-// not available instead of taking the whole TUI down.
-func vaultOf(ws engine.Workspace) (v *engvault.Vault) {
-	if ws == nil {
-		return nil
-	}
-	defer func() {
-		if recover() != nil {
-			v = nil
-		}
-	}()
-	return ws.Vault()
-}
-
 func (m *Model) ctx() context.Context {
 	if m.c.Ctx == nil {
 		return context.Background()
@@ -134,17 +117,17 @@ func (m *Model) ctx() context.Context {
 }
 
 func (m *Model) statsCmd() tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		st, err := v.Stats(ctx)
+		st, err := src.VaultStats(ctx)
 		return statsMsg{stats: st, err: err}
 	}
 }
 
 // listSource pages the vault, newest first, optionally of one type.
-func listSource(v *engvault.Vault, t engvault.NodeType) vlist.Source[row] {
+func listSource(src Source, t engvault.NodeType) vlist.Source[row] {
 	return vlist.SourceFunc[row](func(ctx context.Context, off, lim int) ([]row, int, error) {
-		p, err := v.List(ctx, engvault.ListOptions{Type: t, Offset: off, Limit: lim, Newest: true})
+		p, err := src.ListNodes(ctx, engvault.ListOptions{Type: t, Offset: off, Limit: lim, Newest: true})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -168,31 +151,31 @@ func searchRows(res []engvault.Scored) []row {
 }
 
 func (m *Model) searchCmd(seq int, q string, t engvault.NodeType) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
 		// Embeddings would put a model call behind every keystroke; BM25
 		// alone ranks as you type.
-		res, err := v.Search(ctx, q, engvault.SearchOptions{Limit: searchLimit, Type: t, NoEmbeddings: true})
+		res, err := src.SearchNodes(ctx, q, engvault.SearchOptions{Limit: searchLimit, Type: t, NoEmbeddings: true})
 		return searchMsg{seq: seq, query: q, results: res, err: err}
 	}
 }
 
 func (m *Model) pickCmd(seq int, q string) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		res, err := v.Search(ctx, q, engvault.SearchOptions{Limit: 50, NoEmbeddings: true})
+		res, err := src.SearchNodes(ctx, q, engvault.SearchOptions{Limit: 50, NoEmbeddings: true})
 		return pickMsg{seq: seq, query: q, results: res, err: err}
 	}
 }
 
 func (m *Model) detailCmd(id uint64, gen int) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		n, err := v.Get(ctx, id)
+		n, err := src.GetNode(ctx, id)
 		if err != nil {
 			return detailMsg{gen: gen, id: id, err: err}
 		}
-		groups, err := v.Neighbours(ctx, id)
+		groups, err := src.NodeNeighbours(ctx, id)
 		if err != nil {
 			return detailMsg{gen: gen, id: id, err: err}
 		}
@@ -260,9 +243,9 @@ func renderMarkdown(src string, width int, dark bool) (string, error) {
 const graphLimit = 400
 
 func (m *Model) graphCmd(seq int, root uint64, depth int) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		steps, err := v.Traverse(ctx, root, engvault.TraverseOptions{Depth: depth, Limit: graphLimit})
+		steps, err := src.TraverseNodes(ctx, root, engvault.TraverseOptions{Depth: depth, Limit: graphLimit})
 		if err != nil {
 			return graphMsg{seq: seq, root: root, depth: depth, err: err}
 		}
@@ -277,7 +260,7 @@ func (m *Model) graphCmd(seq int, root uint64, depth int) tea.Cmd {
 		seen := map[uint64]bool{}
 		var edges []engvault.Edge
 		for _, s := range steps {
-			es, err := v.Edges(ctx, s.Node.ID)
+			es, err := src.NodeEdges(ctx, s.Node.ID)
 			if err != nil {
 				return graphMsg{seq: seq, root: root, depth: depth, err: err}
 			}
@@ -293,24 +276,24 @@ func (m *Model) graphCmd(seq int, root uint64, depth int) tea.Cmd {
 }
 
 func (m *Model) conflictsCmd(seq int) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		list, err := v.Conflicts(ctx)
+		list, err := src.ListConflicts(ctx)
 		return conflictsMsg{seq: seq, list: list, err: err}
 	}
 }
 
-func (m *Model) actionCmd(op string, id uint64, fn func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error)) tea.Cmd {
-	v, ctx := m.v, m.ctx()
+func (m *Model) actionCmd(op string, id uint64, fn func(ctx context.Context, src Source) (engvault.Node, string, error)) tea.Cmd {
+	src, ctx := m.src, m.ctx()
 	return func() tea.Msg {
-		n, text, err := fn(ctx, v)
+		n, text, err := fn(ctx, src)
 		return actionMsg{op: op, id: id, node: n, text: text, err: err}
 	}
 }
 
 func (m *Model) reinforceCmd(id uint64) tea.Cmd {
-	return m.actionCmd("reinforce", id, func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error) {
-		n, err := v.Reinforce(ctx, id)
+	return m.actionCmd("reinforce", id, func(ctx context.Context, src Source) (engvault.Node, string, error) {
+		n, err := src.ReinforceNode(ctx, id)
 		if err != nil {
 			return n, "", fmt.Errorf("reinforce #%d: %w", id, err)
 		}
@@ -319,8 +302,8 @@ func (m *Model) reinforceCmd(id uint64) tea.Cmd {
 }
 
 func (m *Model) demoteCmd(id uint64) tea.Cmd {
-	return m.actionCmd("demote", id, func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error) {
-		n, err := v.Demote(ctx, id)
+	return m.actionCmd("demote", id, func(ctx context.Context, src Source) (engvault.Node, string, error) {
+		n, err := src.DemoteNode(ctx, id)
 		if err != nil {
 			return n, "", fmt.Errorf("demote #%d: %w", id, err)
 		}
@@ -329,8 +312,8 @@ func (m *Model) demoteCmd(id uint64) tea.Cmd {
 }
 
 func (m *Model) forgetCmd(id uint64) tea.Cmd {
-	return m.actionCmd("forget", id, func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error) {
-		if err := v.Remove(ctx, id); err != nil {
+	return m.actionCmd("forget", id, func(ctx context.Context, src Source) (engvault.Node, string, error) {
+		if err := src.ForgetNode(ctx, id); err != nil {
 			return engvault.Node{}, "", fmt.Errorf("forget #%d: %w", id, err)
 		}
 		return engvault.Node{}, fmt.Sprintf("#%d forgotten", id), nil
@@ -338,8 +321,8 @@ func (m *Model) forgetCmd(id uint64) tea.Cmd {
 }
 
 func (m *Model) linkCmd(from, to uint64, rel engvault.Relation) tea.Cmd {
-	return m.actionCmd("link", from, func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error) {
-		if _, err := v.Link(ctx, from, to, rel, 0); err != nil {
+	return m.actionCmd("link", from, func(ctx context.Context, src Source) (engvault.Node, string, error) {
+		if _, err := src.LinkNodes(ctx, from, to, rel, 0); err != nil {
 			return engvault.Node{}, "", fmt.Errorf("link #%d %s #%d: %w", from, rel, to, err)
 		}
 		return engvault.Node{}, fmt.Sprintf("linked #%d %s #%d", from, rel, to), nil
@@ -347,8 +330,8 @@ func (m *Model) linkCmd(from, to uint64, rel engvault.Relation) tea.Cmd {
 }
 
 func (m *Model) tagsCmd(id uint64, tags []string) tea.Cmd {
-	return m.actionCmd("tags", id, func(ctx context.Context, v *engvault.Vault) (engvault.Node, string, error) {
-		n, err := v.Update(ctx, id, engvault.Patch{Tags: &tags})
+	return m.actionCmd("tags", id, func(ctx context.Context, src Source) (engvault.Node, string, error) {
+		n, err := src.UpdateNode(ctx, id, engvault.Patch{Tags: &tags})
 		if err != nil {
 			return n, "", fmt.Errorf("tags of #%d: %w", id, err)
 		}
@@ -359,9 +342,9 @@ func (m *Model) tagsCmd(id uint64, tags []string) tea.Cmd {
 	})
 }
 
-func warmCmd(v *engvault.Vault) tea.Cmd {
+func warmCmd(ctx context.Context, src Source) tea.Cmd {
 	return func() tea.Msg {
-		v.Warm() // builds the search index in the background
+		_ = src.WarmVault(ctx) // builds the search index in the background; search works without
 		return nil
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
-	"github.com/nova-dev/nova/engine/llm"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/vault/vaulttest"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -26,17 +25,16 @@ import (
 // stable.
 var fixedNow = time.Date(2025, 3, 14, 9, 26, 0, 0, time.UTC)
 
-// testWS is a real engine over a t.TempDir() workspace whose vault runs on
-// a fixed clock and whose Ollama is reported offline without a probe.
+// testWS is a real engine over a t.TempDir() workspace that runs on a
+// fixed clock and whose Ollama is reported offline without a probe. v is
+// its vault, for fixtures.
 type testWS struct {
 	*engine.Local
 	v *engvault.Vault
 }
 
-func (w *testWS) Vault() *engvault.Vault { return w.v }
-
-func (w *testWS) Ollama(context.Context) engine.OllamaStatus {
-	return engine.OllamaStatus{Probe: llm.Probe{Host: "http://127.0.0.1:11434", Error: "connection refused"}}
+func (w *testWS) Ollama(context.Context) (engine.OllamaStatus, error) {
+	return engine.OllamaStatus{Host: "http://127.0.0.1:11434", Error: "connection refused"}, nil
 }
 
 func newWS(t testing.TB) *testWS {
@@ -44,20 +42,11 @@ func newWS(t testing.TB) *testWS {
 	root := t.TempDir()
 	_, err := workspace.Init(root, nova.Defaults)
 	require.NoError(t, err)
-	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true, Getenv: func(string) string { return "" }})
+	l, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true,
+		Getenv: func(string) string { return "" }, Now: vaulttest.NewClock(fixedNow).Now})
 	require.NoError(t, err)
-	w := &testWS{Local: l}
-	w.v = engvault.New(l.DB(), engvault.Options{
-		Now: vaulttest.NewClock(fixedNow).Now,
-		OnChange: func(engvault.Change) {
-			l.Publish(engine.Event{Type: engine.EventChanged, Topic: "vault", Time: fixedNow})
-		},
-	})
-	t.Cleanup(func() {
-		_ = w.v.Close()
-		_ = l.Close()
-	})
-	return w
+	t.Cleanup(func() { _ = l.Close() })
+	return &testWS{Local: l, v: l.Vault()}
 }
 
 type fixtureNode struct {
@@ -124,19 +113,19 @@ func fill(t testing.TB, v *engvault.Vault) {
 
 // newApp builds the root model with Home and the vault page, sized, on the
 // vault page, with every start-up command run.
-func newApp(t testing.TB, ws engine.Workspace, w, h int) tea.Model {
+func newApp(t testing.TB, ws *testWS, w, h int) tea.Model {
 	t.Helper()
 	m, _ := newAppPage(t, ws, w, h)
 	return m
 }
 
 // newAppPage is newApp that also returns the vault page.
-func newAppPage(t testing.TB, ws engine.Workspace, w, h int) (tea.Model, *vaultpage.Model) {
+func newAppPage(t testing.TB, ws *testWS, w, h int) (tea.Model, *vaultpage.Model) {
 	t.Helper()
 	var page *vaultpage.Model
 	pages := []tui.PageFactory{
-		{ID: home.ID, New: func(c *common.Common) common.Page { return home.New(c) }},
-		{ID: vaultpage.ID, New: func(c *common.Common) common.Page { page = vaultpage.New(c); return page }},
+		{ID: home.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return home.New(c, ws) }},
+		{ID: vaultpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { page = vaultpage.New(c, ws); return page }},
 	}
 	var m tea.Model = tui.New(t.Context(), ws, tui.Options{Pages: pages})
 	m = drive(m, m.Init())

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nova-dev/nova/engine"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/storage"
 	"github.com/nova-dev/nova/themes"
@@ -18,13 +17,48 @@ import (
 	"github.com/nova-dev/nova/tui/keymap"
 )
 
-// vaultWS offers only the vault (the page needs nothing else).
-type vaultWS struct {
-	engine.Workspace
-	v *engvault.Vault
-}
+// vaultSource is the page's Source over a bare vault (no workspace around
+// it), the way *engine.Local delegates.
+type vaultSource struct{ v *engvault.Vault }
 
-func (w vaultWS) Vault() *engvault.Vault { return w.v }
+var _ Source = vaultSource{}
+
+func (s vaultSource) ListNodes(ctx context.Context, o engvault.ListOptions) (engvault.Page, error) {
+	return s.v.List(ctx, o)
+}
+func (s vaultSource) SearchNodes(ctx context.Context, q string, o engvault.SearchOptions) ([]engvault.Scored, error) {
+	return s.v.Search(ctx, q, o)
+}
+func (s vaultSource) GetNode(ctx context.Context, id uint64) (engvault.Node, error) {
+	return s.v.Get(ctx, id)
+}
+func (s vaultSource) NodeNeighbours(ctx context.Context, id uint64) ([]engvault.RelationGroup, error) {
+	return s.v.Neighbours(ctx, id)
+}
+func (s vaultSource) NodeEdges(ctx context.Context, id uint64) ([]engvault.Edge, error) {
+	return s.v.Edges(ctx, id)
+}
+func (s vaultSource) TraverseNodes(ctx context.Context, id uint64, o engvault.TraverseOptions) ([]engvault.Step, error) {
+	return s.v.Traverse(ctx, id, o)
+}
+func (s vaultSource) ListConflicts(ctx context.Context) ([]engvault.Conflict, error) {
+	return s.v.Conflicts(ctx)
+}
+func (s vaultSource) VaultStats(ctx context.Context) (engvault.Stats, error) { return s.v.Stats(ctx) }
+func (s vaultSource) ReinforceNode(ctx context.Context, id uint64) (engvault.Node, error) {
+	return s.v.Reinforce(ctx, id)
+}
+func (s vaultSource) DemoteNode(ctx context.Context, id uint64) (engvault.Node, error) {
+	return s.v.Demote(ctx, id)
+}
+func (s vaultSource) ForgetNode(ctx context.Context, id uint64) error { return s.v.Remove(ctx, id) }
+func (s vaultSource) LinkNodes(ctx context.Context, from, to uint64, rel engvault.Relation, strength float64) (engvault.Edge, error) {
+	return s.v.Link(ctx, from, to, rel, strength)
+}
+func (s vaultSource) UpdateNode(ctx context.Context, id uint64, p engvault.Patch) (engvault.Node, error) {
+	return s.v.Update(ctx, id, p)
+}
+func (s vaultSource) WarmVault(context.Context) error { s.v.Warm(); return nil }
 
 func newPage(t *testing.T) (*Model, *engvault.Vault) {
 	t.Helper()
@@ -37,8 +71,8 @@ func newPage(t *testing.T) (*Model, *engvault.Vault) {
 		_, err := v.Add(ctx, engvault.Node{Type: engvault.Pattern, Content: c})
 		require.NoError(t, err)
 	}
-	c := &common.Common{Ctx: ctx, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap(), WS: vaultWS{v: v}}
-	m := New(c)
+	c := &common.Common{Ctx: ctx, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, vaultSource{v: v})
 	m.SetSize(120, 30)
 	return m, v
 }

@@ -79,7 +79,7 @@ type loc struct {
 // Model is the vault page.
 type Model struct {
 	c      *common.Common
-	v      *engvault.Vault
+	src    Source
 	width  int
 	height int
 
@@ -149,9 +149,9 @@ type Model struct {
 }
 
 // New builds the page.
-func New(c *common.Common) *Model {
+func New(c *common.Common, src Source) *Model {
 	m := &Model{
-		c: c, v: vaultOf(c.WS), graphDepth: defaultDepth,
+		c: c, src: src, graphDepth: defaultDepth,
 		details: map[uint64]*detailData{}, detailErr: map[uint64]error{}, pending: map[uint64]int{},
 		md: map[mdKey]string{}, mdPending: map[mdKey]bool{}, rows: map[rowKey]string{},
 	}
@@ -189,10 +189,10 @@ func (m *Model) Capturing() bool {
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd {
-	if m.v == nil {
+	if m.src == nil {
 		return nil
 	}
-	return tea.Batch(m.statsCmd(), m.browse.SetSource(listSource(m.v, "")))
+	return tea.Batch(m.statsCmd(), m.browse.SetSource(listSource(m.src, "")))
 }
 
 // SetSize implements common.Component.
@@ -234,7 +234,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.browse.SetCursor(m.browse.Cursor()))
 	case common.EventMsg:
 		ev := msg.Event
-		if ev.Type == engine.EventChanged && (ev.Topic == "vault" || ev.Topic == "import") {
+		if ev.Type == engine.EventChanged && (ev.Topic == engine.TopicVault || ev.Topic == engine.TopicImport) {
 			m.refreshSeq++
 			return common.Debounce(refreshDebounce, refreshTickMsg{seq: m.refreshSeq})
 		}
@@ -245,7 +245,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case common.NavigateMsg:
-		if msg.Page != ID || m.v == nil {
+		if msg.Page != ID || m.src == nil {
 			return nil
 		}
 		if id, ok := navID(msg.Arg); ok {
@@ -260,7 +260,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.stats = &st
 		return nil
 	case searchTickMsg:
-		if msg.seq != m.searchSeq || m.v == nil {
+		if msg.seq != m.searchSeq || m.src == nil {
 			return nil
 		}
 		q := strings.TrimSpace(m.search.Value())
@@ -332,7 +332,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case actionMsg:
 		return m.afterAction(msg)
 	case confirm.ResultMsg:
-		if msg.ID != confirmForget || !msg.Confirmed || m.v == nil {
+		if msg.ID != confirmForget || !msg.Confirmed || m.src == nil {
 			return nil
 		}
 		id, _ := msg.Payload.(uint64)
@@ -394,7 +394,7 @@ func navID(arg any) (uint64, bool) {
 
 // refreshAll reloads everything shown after the vault changed.
 func (m *Model) refreshAll() tea.Cmd {
-	if m.v == nil {
+	if m.src == nil {
 		return nil
 	}
 	m.gen++ // details reload; the old ones stay on screen meanwhile
@@ -502,7 +502,7 @@ func (m *Model) detailVisible() bool {
 
 // reconcile asks for the data the screen needs and does not have.
 func (m *Model) reconcile() tea.Cmd {
-	if m.v == nil || m.width == 0 {
+	if m.src == nil || m.width == 0 {
 		return nil
 	}
 	id := m.detailTarget()
@@ -636,12 +636,12 @@ func firstLine(s string) string {
 // ---- keys ----------------------------------------------------------------
 
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
-	if !m.warmed && m.v != nil {
+	if !m.warmed && m.src != nil {
 		// Keys reach only the active page: the user is here, and will
 		// likely search. Build the search index in the background now
 		// rather than at start-up for everyone.
 		m.warmed = true
-		return tea.Batch(warmCmd(m.v), m.handleKey(k))
+		return tea.Batch(warmCmd(m.ctx(), m.src), m.handleKey(k))
 	}
 	if m.confirm.Active() {
 		_, cmd := m.confirm.Update(k)
@@ -658,7 +658,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.search.Focused() {
 		return m.keySearch(k)
 	}
-	if m.v == nil {
+	if m.src == nil {
 		return nil
 	}
 	km := m.c.KeyMap
@@ -799,7 +799,7 @@ func (m *Model) keyBrowse(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		} else {
 			m.tab = (m.tab + 1) % n
 		}
-		cmds := []tea.Cmd{m.browse.SetSource(listSource(m.v, m.tabType()))}
+		cmds := []tea.Cmd{m.browse.SetSource(listSource(m.src, m.tabType()))}
 		if m.query != "" {
 			m.searchSeq++
 			cmds = append(cmds, m.searchCmd(m.searchSeq, m.query, m.tabType()))
@@ -947,7 +947,7 @@ func (m *Model) openPicker(from uint64) tea.Cmd {
 	m.pickQuery = ""
 	m.pickSeq++
 	m.layout()
-	return tea.Batch(m.pickInput.Focus(), m.pickAll.SetSource(listSource(m.v, "")))
+	return tea.Batch(m.pickInput.Focus(), m.pickAll.SetSource(listSource(m.src, "")))
 }
 
 func (m *Model) pickList() *vlist.Model[row] {

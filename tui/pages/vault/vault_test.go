@@ -301,7 +301,7 @@ func TestRefreshesOnVaultEvents(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, plain(m), "Arrived from a build")
 	var cmd tea.Cmd
-	m, cmd = m.Update(common.EventMsg{Event: engine.Event{Type: engine.EventChanged, Topic: "vault"}})
+	m, cmd = m.Update(common.EventMsg{Event: engine.Event{Type: engine.EventChanged, Topic: engine.TopicVault}})
 	m = drive(m, cmd)
 	out := plain(m)
 	assert.Contains(t, out, "Arrived from a build")

@@ -292,7 +292,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	s := m.c.Styles
-	if m.v == nil {
+	if m.src == nil {
 		return s.Panel.Width(m.width).Render(m.c.Empty("The vault is not available.", "This workspace does not offer a taste vault."))
 	}
 	var out string

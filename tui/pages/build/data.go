@@ -2,23 +2,15 @@ package build
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
-	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
 	eb "github.com/nova-dev/nova/engine/build"
 )
 
-// errNoBuilds: the workspace has no build engine.
-var errNoBuilds = errors.New("this workspace has no build engine")
-
-// wsSource adapts the engine facade (Builds, StartBuild, ResumeBuild) to
-// Source, resolving provenance ids to the nodes' and rules' text.
-type wsSource struct{ ws engine.Workspace }
-
-func sourceFor(ws engine.Workspace) Source { return wsSource{ws: ws} }
+// Adapters: the page's view model (source.go) built from the
+// engine values its Source returns. They run inside tea.Cmds.
 
 func parseID(id string) (uint64, error) {
 	n, err := strconv.ParseUint(id, 10, 64)
@@ -28,17 +20,6 @@ func parseID(id string) (uint64, error) {
 	return n, nil
 }
 
-func (s wsSource) engine() (*eb.Engine, error) {
-	if s.ws == nil {
-		return nil, errNoBuilds
-	}
-	e := s.ws.Builds()
-	if e == nil {
-		return nil, errNoBuilds
-	}
-	return e, nil
-}
-
 func summaryOf(b eb.Build) Summary {
 	st := string(b.Status)
 	return Summary{ID: strconv.FormatUint(b.ID, 10), Name: b.Name, PRD: b.PRDPath, Status: st,
@@ -46,12 +27,9 @@ func summaryOf(b eb.Build) Summary {
 		Reason: b.Reason, Tokens: b.Tokens, Active: b.Active}
 }
 
-func (s wsSource) List(ctx context.Context) ([]Summary, error) {
-	e, err := s.engine()
-	if err != nil {
-		return nil, err
-	}
-	bs, err := e.List(ctx)
+// listBuilds returns the builds, newest first.
+func listBuilds(ctx context.Context, src Source) ([]Summary, error) {
+	bs, err := src.ListBuilds(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,20 +40,18 @@ func (s wsSource) List(ctx context.Context) ([]Summary, error) {
 	return out, nil
 }
 
-func (s wsSource) Get(ctx context.Context, id string) (Detail, error) {
-	e, err := s.engine()
-	if err != nil {
-		return Detail{}, err
-	}
+// getBuild returns one build with its tasks in plan order, their
+// provenance resolved to text.
+func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 	n, err := parseID(id)
 	if err != nil {
 		return Detail{}, err
 	}
-	b, err := e.Get(ctx, n)
+	b, err := src.GetBuild(ctx, n)
 	if err != nil {
 		return Detail{}, err
 	}
-	tasks, err := e.Tasks(ctx, n)
+	tasks, err := src.BuildTasks(ctx, n)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -84,8 +60,8 @@ func (s wsSource) Get(ctx context.Context, id string) (Detail, error) {
 	for _, t := range tasks {
 		status[t.ID] = t.Status
 	}
-	nodes := s.vaultRefs(ctx, tasks)
-	rules := s.ruleRefs(ctx, tasks)
+	nodes := vaultRefs(ctx, src, tasks)
+	rules := ruleRefs(ctx, src, tasks)
 	for _, t := range tasks {
 		st := string(t.Status)
 		if t.Status == eb.TaskPending {
@@ -143,7 +119,7 @@ func (s wsSource) Get(ctx context.Context, id string) (Detail, error) {
 }
 
 // vaultRefs loads the injected vault nodes of every task at once.
-func (s wsSource) vaultRefs(ctx context.Context, tasks []eb.Task) map[uint64]VaultRef {
+func vaultRefs(ctx context.Context, src Source, tasks []eb.Task) map[uint64]VaultRef {
 	var ids []uint64
 	seen := map[uint64]bool{}
 	for _, t := range tasks {
@@ -158,13 +134,9 @@ func (s wsSource) vaultRefs(ctx context.Context, tasks []eb.Task) map[uint64]Vau
 	if len(ids) == 0 {
 		return out
 	}
-	v := s.ws.Vault()
-	if v == nil {
-		return out
-	}
-	nodes, err := v.GetMany(ctx, ids, false)
+	nodes, err := src.GetNodes(ctx, ids, false)
 	if err != nil {
-		return out
+		return out // shown as "no longer in the vault"; the build itself loaded
 	}
 	for _, n := range nodes {
 		out[n.ID] = VaultRef{ID: n.ID, Type: string(n.Type), Content: n.Content}
@@ -173,13 +145,8 @@ func (s wsSource) vaultRefs(ctx context.Context, tasks []eb.Task) map[uint64]Vau
 }
 
 // ruleRefs loads the injected playbook rules, keyed AGENT/ruleID.
-func (s wsSource) ruleRefs(ctx context.Context, tasks []eb.Task) map[string]RuleRef {
+func ruleRefs(ctx context.Context, src Source, tasks []eb.Task) map[string]RuleRef {
 	out := map[string]RuleRef{}
-	w, ok := s.ws.(interface{ ACE() *ace.System })
-	if !ok || w.ACE() == nil {
-		return out
-	}
-	m := w.ACE().Playbooks()
 	books := map[string]*ace.Playbook{}
 	for _, t := range tasks {
 		if len(t.RuleIDs) == 0 {
@@ -187,7 +154,7 @@ func (s wsSource) ruleRefs(ctx context.Context, tasks []eb.Task) map[string]Rule
 		}
 		pb, seen := books[t.Agent]
 		if !seen {
-			if p, err := m.GetPlaybook(ctx, t.Agent); err == nil {
+			if p, err := src.GetPlaybook(ctx, t.Agent); err == nil {
 				pb = &p
 			}
 			books[t.Agent] = pb
@@ -202,48 +169,4 @@ func (s wsSource) ruleRefs(ctx context.Context, tasks []eb.Task) map[string]Rule
 		}
 	}
 	return out
-}
-
-func (s wsSource) Start(ctx context.Context, path string) (string, error) {
-	b, err := s.ws.StartBuild(ctx, path, eb.Options{})
-	if err != nil {
-		return "", err
-	}
-	return strconv.FormatUint(b.ID, 10), nil
-}
-
-func (s wsSource) Pause(_ context.Context, id string) error {
-	e, err := s.engine()
-	if err != nil {
-		return err
-	}
-	n, err := parseID(id)
-	if err != nil {
-		return err
-	}
-	return e.Pause(n)
-}
-
-func (s wsSource) Resume(_ context.Context, id string) error {
-	n, err := parseID(id)
-	if err != nil {
-		return err
-	}
-	e, err := s.engine()
-	if err != nil {
-		return err
-	}
-	return e.Go(n, nil)
-}
-
-func (s wsSource) Cancel(_ context.Context, id string) error {
-	e, err := s.engine()
-	if err != nil {
-		return err
-	}
-	n, err := parseID(id)
-	if err != nil {
-		return err
-	}
-	return e.Cancel(n)
 }

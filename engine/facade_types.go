@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/prd"
+)
+
+// The plain values the Workspace verbs take and return beside the domain
+// packages' own value types. None holds a func, channel, interface or
+// service: they cross a process boundary as JSON unchanged.
+
+// NewOp returns a fresh operation id for RunOptions.Op / ImportOptions.Op.
+func NewOp() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
+// BackupReport is the result of BackupDB.
+type BackupReport struct {
+	File  string `json:"file"`
+	Bytes int64  `json:"bytes"`
+	// DBPath is the database that was copied.
+	DBPath string `json:"dbPath"`
+}
+
+// CheckReport is the result of CheckDB.
+type CheckReport struct {
+	DBPath   string   `json:"dbPath"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems"`
+}
+
+// VaultContextRequest asks VaultContext for the block a prompt would get.
+type VaultContextRequest struct {
+	Task  string `json:"task"`
+	Agent string `json:"agent,omitempty"`
+	// Tier is free or premium ("" = the workspace's tier).
+	Tier string `json:"tier,omitempty"`
+	// Budget is the prompt token budget (0 = budgets.promptTokens).
+	Budget int `json:"budget,omitempty"`
+}
+
+// ImportOptions tunes one pattern-library import (importer.Options without
+// its progress callback: progress arrives as events carrying Op).
+type ImportOptions struct {
+	DryRun         bool     `json:"dryRun,omitempty"`
+	Split          bool     `json:"split,omitempty"`
+	User           string   `json:"user,omitempty"`
+	BaseConfidence float64  `json:"baseConfidence,omitempty"`
+	DedupThreshold float64  `json:"dedupThreshold,omitempty"`
+	NoDedup        bool     `json:"noDedup,omitempty"`
+	Exclude        []string `json:"exclude,omitempty"`
+	// Op is copied into the progress events of the call.
+	Op string `json:"op,omitempty"`
+}
+
+func (o ImportOptions) importer() importer.Options {
+	return importer.Options{DryRun: o.DryRun, Split: o.Split, User: o.User, BaseConfidence: o.BaseConfidence,
+		DedupThreshold: o.DedupThreshold, NoDedup: o.NoDedup, Exclude: o.Exclude}
+}
+
+func importOptionsOf(o importer.Options) ImportOptions {
+	return ImportOptions{DryRun: o.DryRun, Split: o.Split, User: o.User, BaseConfidence: o.BaseConfidence,
+		DedupThreshold: o.DedupThreshold, NoDedup: o.NoDedup, Exclude: o.Exclude}
+}
+
+// ImportPlan is a scanned library kept by the engine (ScanPatterns).
+type ImportPlan struct {
+	// ID names the plan in PreviewImport, ApplyImport, ImportPlanBody and
+	// DropImportPlan.
+	ID string `json:"id"`
+	// Source is the absolute directory scanned.
+	Source string `json:"source"`
+	// Files counts the *.md files parsed.
+	Files int `json:"files"`
+	// Preview is what importing with the scan's options would do.
+	Preview importer.Result `json:"preview"`
+}
+
+// ErrRelativePath: a path argument of a verb must be absolute (the caller
+// resolves it: a remote owner does not share the caller's directory).
+var ErrRelativePath = errors.New("path must be absolute")
+
+// ErrNoSuchPlan: an import plan id the engine does not hold (dropped, or
+// the engine restarted).
+var ErrNoSuchPlan = errors.New("no such import plan (scan the folder again)")
+
+// Roster is the workspace's agents (ListAgents).
+type Roster struct {
+	// Dir is the agents directory read.
+	Dir string `json:"dir"`
+	// Files counts the agent files found.
+	Files int `json:"files"`
+	// Agents are the specs that loaded, sorted by id.
+	Agents []agents.Spec `json:"agents"`
+	// Problems are the files that did not load, or did not validate.
+	Problems []AgentProblem `json:"problems"`
+}
+
+// Has reports whether the roster has an agent id (case-insensitive).
+func (r Roster) Has(id string) bool {
+	_, ok := r.Get(id)
+	return ok
+}
+
+// Get returns an agent by id (case-insensitive).
+func (r Roster) Get(id string) (agents.Spec, bool) {
+	for _, s := range r.Agents {
+		if strings.EqualFold(s.ID, id) {
+			return s, true
+		}
+	}
+	return agents.Spec{}, false
+}
+
+// IDs lists the agent ids.
+func (r Roster) IDs() []string {
+	ids := make([]string, len(r.Agents))
+	for i, s := range r.Agents {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// AgentProblem is one problem of an agent file.
+type AgentProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	// Text is the whole message as the loader wrote it (file:line: field: …).
+	Text string `json:"text"`
+}
+
+// ApprovalPolicy says how the commands an agent wants to run are answered.
+type ApprovalPolicy string
+
+// Approval policies.
+const (
+	// ApproveAsk publishes EventNeedsApproval and waits for AnswerApproval
+	// (or the end of ctx). The default.
+	ApproveAsk ApprovalPolicy = ""
+	// ApproveAll allows every command the autonomy level puts to the user.
+	ApproveAll ApprovalPolicy = "all"
+	// ApproveNone denies them (headless runs), with an EventLog line each.
+	ApproveNone ApprovalPolicy = "none"
+)
+
+// RunOptions configures RunAgent.
+type RunOptions struct {
+	// Tier overrides the agent's starting tier ("small", "medium", "large").
+	Tier string `json:"tier,omitempty"`
+	// Approvals answers the commands the agent wants to run.
+	Approvals ApprovalPolicy `json:"approvals,omitempty"`
+	// Op is copied into every event of the run.
+	Op string `json:"op,omitempty"`
+}
+
+// RunResult is a finished (or failed) agent run: outcome with tokens,
+// verdict, changeset id and staged files.
+type RunResult = agents.Run
+
+// PlanFile is one plan in .nova/prds/ (ListPlans).
+type PlanFile struct {
+	Path  string `json:"path"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	Tasks int    `json:"tasks"`
+	// Problem says why the plan cannot start (parse or validation); empty
+	// when it can.
+	Problem string `json:"problem,omitempty"`
+}
+
+// WrittenPlan is the result of WritePlan.
+type WrittenPlan struct {
+	Path string  `json:"path"`
+	PRD  prd.PRD `json:"prd"`
+}
+
+// BuildOptions configures CreateBuild.
+type BuildOptions struct {
+	// Autonomy overrides the configured level (nil = config).
+	Autonomy *int `json:"autonomy,omitempty"`
+	// Rehearse forces rehearsal of every task (premium tier).
+	Rehearse bool `json:"rehearse,omitempty"`
+}
+
+// RunBuildOptions configures RunBuild.
+type RunBuildOptions struct {
+	// Approvals answers the commands the build's agents want to run.
+	Approvals ApprovalPolicy `json:"approvals,omitempty"`
+}
+
+// RuleResult is the result of AddRule: the new rule and its playbook.
+type RuleResult struct {
+	Rule     ace.Rule     `json:"rule"`
+	Playbook ace.Playbook `json:"playbook"`
+}

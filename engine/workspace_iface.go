@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/rehearsal"
+	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/workspace"
+)
+
+// Workspace is the facade over one open workspace: the one interface the TUI
+// and the CLI use. It is a set of verbs over plain values, so any
+// implementation can serve it: *Local runs the engine in this process; a
+// remote implementation forwards every call to the process that owns the
+// database (docs/ARCHITECTURE.md, "Add a verb").
+//
+// The rules every method follows (TestWorkspaceIsServable enforces them):
+//   - ctx is the first parameter of every method that may do I/O (all but
+//     Info, Config and Close);
+//   - every argument and result is plain JSON-serialisable data: no funcs,
+//     channels, interfaces or service objects, no fields hidden from JSON;
+//   - the last result is an error; there is at most one other result;
+//   - paths are absolute (the caller resolves them against its own working
+//     directory, which a remote owner does not share);
+//   - long work (RunAgent, RunBuild, Rehearse, ImportPatterns, ScanPatterns,
+//     ApplyImport, WritePlan, ...) is a blocking call: it returns when the
+//     work ends, reports its progress as events while it runs (follow them
+//     with Subscribe, matched by the ids the call was given or returned), and
+//     stops when ctx is canceled (a build or run stopped that way is
+//     resumable). A caller that wants it in the background runs the call in
+//     a goroutine (the TUI: in a tea.Cmd);
+//   - questions to the user during long work (a command an agent wants to
+//     run) are events (EventNeedsApproval) answered by a verb
+//     (AnswerApproval), never callbacks;
+//   - Subscribe is the one streaming method.
+//
+// Methods are grouped by area; keep new verbs in their group, with a doc
+// comment each.
+type Workspace interface {
+	// ---- Workspace ----
+
+	// Info describes the workspace. It does no I/O (a remote implementation
+	// fetches it once when it connects).
+	Info() Info
+	// Config returns the effective configuration. It does no I/O; it
+	// changes only through SetTheme (EventThemeChanged).
+	Config() workspace.Config
+	// Subscribe streams every event published from now on until ctx is done.
+	// Droppable events (deltas, progress) may be lost under load; all others
+	// are always delivered.
+	Subscribe(ctx context.Context) <-chan Event
+	// Summary counts what the workspace holds (Home, `nova doctor`).
+	Summary(ctx context.Context) (Summary, error)
+	// Ollama probes the model server once and checks the tier models. An
+	// unreachable server is a status (Reachable false), not an error.
+	Ollama(ctx context.Context) (OllamaStatus, error)
+	// SetTheme persists the theme name in config.yaml (EventThemeChanged).
+	SetTheme(ctx context.Context, name string) error
+	// Close releases the workspace (for a remote one: the connection).
+	Close() error
+
+	// ---- Database ----
+
+	// BackupDB writes a consistent copy of the database to path.
+	BackupDB(ctx context.Context, path string) (BackupReport, error)
+	// CheckDB runs bbolt's consistency check; problems are in the report.
+	CheckDB(ctx context.Context) (CheckReport, error)
+
+	// ---- Vault (taste vault: graph memory) ----
+
+	// LearnNode adds a node the way builds learn: an equivalent node is
+	// reinforced instead, a full tier evicts, contradictions are linked.
+	LearnNode(ctx context.Context, n vault.Node) (vault.LearnResult, error)
+	// UpdateNode changes the fields set in the patch.
+	UpdateNode(ctx context.Context, id uint64, p vault.Patch) (vault.Node, error)
+	// GetNode returns one node with its body.
+	GetNode(ctx context.Context, id uint64) (vault.Node, error)
+	// GetNodes returns the nodes of ids that exist, in the order given.
+	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]vault.Node, error)
+	// ListNodes returns one page of nodes (without bodies). Page through a
+	// large vault with Offset and Limit (the CLI pages by 1,000).
+	ListNodes(ctx context.Context, o vault.ListOptions) (vault.Page, error)
+	// SearchNodes ranks nodes for a free-text query, best first.
+	SearchNodes(ctx context.Context, query string, o vault.SearchOptions) ([]vault.Scored, error)
+	// NodeNeighbours returns a node's edges grouped by relation, out and in.
+	NodeNeighbours(ctx context.Context, id uint64) ([]vault.RelationGroup, error)
+	// NodeEdges returns every edge touching a node.
+	NodeEdges(ctx context.Context, id uint64) ([]vault.Edge, error)
+	// GetEdge returns one edge.
+	GetEdge(ctx context.Context, id uint64) (vault.Edge, error)
+	// TraverseNodes walks the graph breadth first from a node.
+	TraverseNodes(ctx context.Context, id uint64, o vault.TraverseOptions) ([]vault.Step, error)
+	// LinkNodes adds an edge from → to.
+	LinkNodes(ctx context.Context, from, to uint64, rel vault.Relation, strength float64) (vault.Edge, error)
+	// UnlinkEdge removes an edge.
+	UnlinkEdge(ctx context.Context, edgeID uint64) error
+	// ReinforceNode raises a node's confidence by 0.05.
+	ReinforceNode(ctx context.Context, id uint64) (vault.Node, error)
+	// DemoteNode lowers a node's confidence by 0.1.
+	DemoteNode(ctx context.Context, id uint64) (vault.Node, error)
+	// ForgetNode removes a node and its edges.
+	ForgetNode(ctx context.Context, id uint64) error
+	// ListConflicts returns the pairs of nodes joined by a contradicts edge.
+	ListConflicts(ctx context.Context) ([]vault.Conflict, error)
+	// VaultStats counts nodes, edges, types, tags and conflicts.
+	VaultStats(ctx context.Context) (vault.Stats, error)
+	// ListTags returns the tags with their node counts.
+	ListTags(ctx context.Context) ([]vault.TagCount, error)
+	// ExportVault writes every node and edge as JSONL to path (a temporary
+	// file renamed into place: a failed export leaves no partial file).
+	ExportVault(ctx context.Context, path string) (vault.ExportStats, error)
+	// ImportVault reads a JSONL export from path: the whole file or nothing.
+	ImportVault(ctx context.Context, path string) (vault.ImportReport, error)
+	// VaultContext previews the vault block a prompt for a task would get.
+	VaultContext(ctx context.Context, req VaultContextRequest) (vault.VaultContext, error)
+	// WarmVault starts building the search index in the background.
+	WarmVault(ctx context.Context) error
+
+	// ---- Global wisdom ----
+
+	// ListWisdom returns the wisdom patterns (of one status, "" = all).
+	ListWisdom(ctx context.Context, status vault.WisdomStatus) ([]vault.WisdomPattern, error)
+	// PromoteWisdom shares a vault node as a wisdom pattern.
+	PromoteWisdom(ctx context.Context, nodeID uint64) (vault.PromoteResult, error)
+	// EndorseWisdom backs a pattern as a user ("" = the workspace's user).
+	EndorseWisdom(ctx context.Context, id uint64, user string) (vault.WisdomPattern, error)
+	// ReportWisdomHarm reports that a pattern did harm ("" user = the
+	// workspace's).
+	ReportWisdomHarm(ctx context.Context, id uint64, user, reason string) (vault.WisdomPattern, error)
+	// WisdomStats counts patterns by status, backers and harm reports.
+	WisdomStats(ctx context.Context) (vault.WisdomStats, error)
+	// WisdomCandidates lists the nodes Collect would promote.
+	WisdomCandidates(ctx context.Context) ([]vault.Node, error)
+	// CollectWisdom promotes every eligible node.
+	CollectWisdom(ctx context.Context) (vault.CollectReport, error)
+	// SetWisdomOptIn records whether a user shares ("" = the workspace's).
+	SetWisdomOptIn(ctx context.Context, user string, on bool) error
+
+	// ---- Pattern-library import ----
+
+	// ImportPatterns imports every *.md file under dir in one undoable batch
+	// (or reports what it would do, DryRun). Progress: TopicImport
+	// EventProgress events carrying o.Op.
+	ImportPatterns(ctx context.Context, dir string, o ImportOptions) (importer.Result, error)
+	// ImportStarterPatterns imports the workspace's starter library
+	// (.nova/patterns, else the copy the binary carries); a no-op when
+	// unchanged.
+	ImportStarterPatterns(ctx context.Context) (importer.Result, error)
+	// ScanPatterns reads and parses a library without writing and keeps the
+	// plan in the engine for PreviewImport / ApplyImport (drop it with
+	// DropImportPlan). Progress as for ImportPatterns.
+	ScanPatterns(ctx context.Context, dir string, o ImportOptions) (ImportPlan, error)
+	// PreviewImport reports what applying a scanned plan with o would do.
+	PreviewImport(ctx context.Context, planID string, o ImportOptions) (importer.Result, error)
+	// ApplyImport imports a scanned plan in one batch and remembers its
+	// folder among the recent sources.
+	ApplyImport(ctx context.Context, planID string, o ImportOptions) (importer.Result, error)
+	// ImportPlanBody returns the markdown body of one file of a plan.
+	ImportPlanBody(ctx context.Context, planID, sourceFile string) (string, error)
+	// DropImportPlan forgets a scanned plan.
+	DropImportPlan(ctx context.Context, planID string) error
+	// ImportDefaults returns the options an import uses when none are given.
+	ImportDefaults(ctx context.Context) (ImportOptions, error)
+	// RecentImportSources lists the folders imported from, newest first.
+	RecentImportSources(ctx context.Context) ([]string, error)
+	// ListImports lists the import batches, newest first.
+	ListImports(ctx context.Context) ([]importer.Batch, error)
+	// GetImport returns one import batch.
+	GetImport(ctx context.Context, id uint64) (importer.Batch, error)
+	// UndoImport reverts a batch: what it added goes, what it changed comes
+	// back.
+	UndoImport(ctx context.Context, id uint64) (importer.UndoResult, error)
+
+	// ---- Agents, runs and approvals ----
+
+	// ListAgents loads the roster from .nova/agents: the agents that load and
+	// the problems of the files that do not.
+	ListAgents(ctx context.Context) (Roster, error)
+	// RunAgent runs one task through an agent (blocking). Progress:
+	// TopicAgent events carrying o.Op and the run's id; a command the agent
+	// wants to run follows o.Approvals. Writes are staged in a changeset. A
+	// run that fails is not an error: see RunResult.Outcome.
+	RunAgent(ctx context.Context, agentID, task string, o RunOptions) (RunResult, error)
+	// ListRuns lists stored agent runs, newest first.
+	ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.Run, error)
+	// RunEvents replays the recent events (no deltas) of a run this engine
+	// started; empty for other runs.
+	RunEvents(ctx context.Context, runID uint64) ([]agents.Event, error)
+	// PendingApprovals lists the approval requests waiting for an answer.
+	PendingApprovals(ctx context.Context) ([]tools.ApprovalRequest, error)
+	// AnswerApproval answers an EventNeedsApproval request by its id.
+	AnswerApproval(ctx context.Context, id string, approve bool) error
+
+	// ---- Changesets ----
+
+	// ListChanges lists changesets, newest first.
+	ListChanges(ctx context.Context, f changes.Filter) ([]changes.Changeset, error)
+	// GetChange returns a changeset with its files' contents.
+	GetChange(ctx context.Context, id uint64) (changes.Changeset, error)
+	// ApplyChange writes a pending changeset as the user's decision (learned
+	// by the agent's playbook and, with a reason, the vault).
+	ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error)
+	// DiscardChange discards a pending changeset as the user's decision.
+	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
+
+	// ---- Plans and builds ----
+
+	// ListPlans lists the plans in .nova/prds/, each parsed and validated.
+	ListPlans(ctx context.Context) ([]PlanFile, error)
+	// WritePlan asks SUN for a PRD for a goal, validates it and saves it
+	// (blocking; to out, or under .nova/prds/).
+	WritePlan(ctx context.Context, goal, out string) (WrittenPlan, error)
+	// ListBuilds lists builds, newest first.
+	ListBuilds(ctx context.Context) ([]build.Build, error)
+	// GetBuild returns one build.
+	GetBuild(ctx context.Context, id uint64) (build.Build, error)
+	// BuildTasks returns a build's tasks in plan order.
+	BuildTasks(ctx context.Context, id uint64) ([]build.Task, error)
+	// CreateBuild loads and validates a PRD and stores a new build of it;
+	// nothing runs until RunBuild.
+	CreateBuild(ctx context.Context, prdPath string, o BuildOptions) (build.Build, error)
+	// RunBuild runs (or resumes) a build to its end (blocking): done tasks
+	// are not re-run. Progress: TopicBuild events with its id. Canceling ctx
+	// stops it, resumable.
+	RunBuild(ctx context.Context, id uint64, o RunBuildOptions) (build.Build, error)
+	// PauseBuild stops a running build after its current tasks.
+	PauseBuild(ctx context.Context, id uint64) error
+	// CancelBuild stops a running build now (resumable).
+	CancelBuild(ctx context.Context, id uint64) error
+
+	// ---- Playbooks ----
+
+	// ListPlaybooks lists the playbooks: agent, version, rules, success.
+	ListPlaybooks(ctx context.Context) ([]ace.Summary, error)
+	// GetPlaybook returns an agent's playbook.
+	GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error)
+	// PlaybookHistory lists an agent's versions, newest first.
+	PlaybookHistory(ctx context.Context, agent string) ([]ace.Version, error)
+	// PlaybookDiff says how an agent's rules changed between two versions.
+	PlaybookDiff(ctx context.Context, agent string, from, to int) ([]ace.Change, error)
+	// ListPendingDeltas lists the deltas waiting for review.
+	ListPendingDeltas(ctx context.Context) ([]ace.Pending, error)
+	// ApproveDelta applies a pending delta (a new playbook version).
+	ApproveDelta(ctx context.Context, id uint64) (ace.Playbook, error)
+	// RejectDelta drops a pending delta.
+	RejectDelta(ctx context.Context, id uint64) (ace.Pending, error)
+	// AddRule adds a manual rule to an agent's playbook.
+	AddRule(ctx context.Context, agent, content string, tags []string, confidence float64) (RuleResult, error)
+	// EditRule changes a rule's text, tags (nil = keep) or confidence (0 =
+	// keep).
+	EditRule(ctx context.Context, agent, ruleID, content string, tags []string, confidence float64) (ace.Rule, error)
+	// DeleteRule removes a rule from an agent's playbook.
+	DeleteRule(ctx context.Context, agent, ruleID string) error
+	// ReviewPlaybook runs the self-improvement review of an agent (ace.ErrNotDue
+	// unless due or forced; the report is returned with that error too).
+	ReviewPlaybook(ctx context.Context, agent string, force bool) (ace.ReviewReport, error)
+	// RecordUserSignal learns from a user approving or rejecting an agent's
+	// change, with an optional reason, at every autonomy level.
+	RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error)
+
+	// ---- Rehearsals ----
+
+	// Rehearse generates, scores and stores 2–3 alternative branches for a
+	// task (blocking; TopicRehearsal events).
+	Rehearse(ctx context.Context, req rehearsal.Request) (rehearsal.Session, error)
+	// ListRehearsals lists sessions, newest first (without file contents).
+	ListRehearsals(ctx context.Context, f rehearsal.Filter) ([]rehearsal.Session, error)
+	// GetRehearsal returns a session with its branches' files.
+	GetRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error)
+	// ApproveRehearsal writes one branch (an id or a 1-based number) through
+	// the changeset path and learns the choice.
+	ApproveRehearsal(ctx context.Context, id uint64, branch string, o rehearsal.ApproveOptions) (rehearsal.Session, error)
+	// RejectRehearsal rejects every branch of a session.
+	RejectRehearsal(ctx context.Context, id uint64, reason string) (rehearsal.Session, error)
+	// RegenerateRehearsal rejects a pending session and rehearses its task
+	// again (blocking).
+	RegenerateRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error)
+}

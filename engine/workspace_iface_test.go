@@ -1,0 +1,164 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+)
+
+var (
+	ctxType   = reflect.TypeFor[context.Context]()
+	errorType = reflect.TypeFor[error]()
+	timeType  = reflect.TypeFor[time.Time]()
+	marshaler = reflect.TypeFor[json.Marshaler]()
+)
+
+// derived lists unexported fields that only hold what exported fields
+// already carry (they may be lost in transit).
+var derived = map[string]bool{
+	"importer.NodeReport.skip": true, // tallied into Result's counts before it is returned
+}
+
+// noCtx are the methods that do no I/O (documented as such).
+var noCtx = map[string]bool{"Info": true, "Config": true, "Close": true}
+
+// TestWorkspaceIsServable enforces the rules that let a generated client
+// forward every verb over a socket: ctx first, plain JSON-serialisable
+// values in and out, error last, at most one other result, Subscribe the
+// only stream.
+func TestWorkspaceIsServable(t *testing.T) {
+	t.Parallel()
+	it := reflect.TypeFor[engine.Workspace]()
+	require.Greater(t, it.NumMethod(), 50)
+	for i := range it.NumMethod() {
+		m := it.Method(i)
+		ft := m.Type
+		t.Run(m.Name, func(t *testing.T) {
+			if !noCtx[m.Name] {
+				require.GreaterOrEqual(t, ft.NumIn(), 1, "ctx first")
+				assert.Equal(t, ctxType, ft.In(0), "ctx first")
+			}
+			for j := range ft.NumIn() {
+				in := ft.In(j)
+				if in == ctxType {
+					assert.Zero(t, j, "ctx only first")
+					continue
+				}
+				assertPlain(t, in, m.Name+" arg", map[reflect.Type]bool{})
+			}
+			switch m.Name {
+			case "Subscribe":
+				require.Equal(t, 1, ft.NumOut())
+				assert.Equal(t, reflect.TypeFor[<-chan engine.Event](), ft.Out(0))
+				assertPlain(t, reflect.TypeFor[engine.Event](), "Event", map[reflect.Type]bool{})
+				return
+			case "Info", "Config":
+				require.Equal(t, 1, ft.NumOut())
+				assertPlain(t, ft.Out(0), m.Name, map[reflect.Type]bool{})
+				return
+			}
+			require.GreaterOrEqual(t, ft.NumOut(), 1)
+			require.LessOrEqual(t, ft.NumOut(), 2, "at most one result beside the error")
+			assert.Equal(t, errorType, ft.Out(ft.NumOut()-1), "error last")
+			if ft.NumOut() == 2 {
+				assertPlain(t, ft.Out(0), m.Name+" result", map[reflect.Type]bool{})
+			}
+		})
+	}
+}
+
+// assertPlain fails for a type that does not survive a JSON round trip
+// unchanged: funcs, channels, interfaces (bar map[string]any values), and
+// exported fields hidden from JSON.
+func assertPlain(t *testing.T, typ reflect.Type, path string, seen map[reflect.Type]bool) {
+	t.Helper()
+	if seen[typ] {
+		return
+	}
+	seen[typ] = true
+	if typ == timeType || typ.Implements(marshaler) || reflect.PointerTo(typ).Implements(marshaler) {
+		return // it defines its own wire form (prd keeps unknown fields that way)
+	}
+	switch typ.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		assertPlain(t, typ.Elem(), path+"[]", seen)
+	case reflect.Map:
+		k := typ.Key().Kind()
+		assert.True(t, k == reflect.String || (k >= reflect.Int && k <= reflect.Uint64), "%s: map key %s", path, typ.Key())
+		if typ.Elem().Kind() == reflect.Interface && typ.Elem().NumMethod() == 0 {
+			return // decoded JSON/YAML documents (front matter)
+		}
+		assertPlain(t, typ.Elem(), path+"{}", seen)
+	case reflect.Struct:
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if !f.IsExported() {
+				if !derived[typ.String()+"."+f.Name] {
+					assert.Fail(t, "unexported field", "%s.%s (%s) is not serialised", path, f.Name, typ)
+				}
+				continue
+			}
+			tag := f.Tag.Get("json")
+			assert.NotEqual(t, "-", tag, "%s.%s (%s) is hidden from JSON: it would be lost in transit", path, f.Name, typ)
+			assertPlain(t, f.Type, path+"."+f.Name, seen)
+		}
+	default:
+		assert.Fail(t, "not plain data", "%s: %s (%s)", path, typ, typ.Kind())
+	}
+}
+
+// TestWorkspaceMethodsDocumented: the generator of the remote client (and
+// people) read the interface file; every method has a doc comment.
+func TestWorkspaceMethodsDocumented(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "workspace_iface.go", nil, parser.ParseComments)
+	require.NoError(t, err)
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != "Workspace" {
+			return true
+		}
+		found = true
+		for _, m := range ts.Type.(*ast.InterfaceType).Methods.List {
+			name := m.Names[0].Name
+			doc := ""
+			if m.Doc != nil {
+				doc = m.Doc.Text()
+			}
+			assert.True(t, strings.HasPrefix(doc, name+" "), "%s needs a doc comment starting with its name", name)
+		}
+		return false
+	})
+	assert.True(t, found)
+}
+
+// TestEventsCrossAProcessBoundary: an event survives JSON unchanged.
+func TestEventsCrossAProcessBoundary(t *testing.T) {
+	t.Parallel()
+	for _, topic := range engine.Topics() {
+		ev := engine.Event{Type: engine.EventLog, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Topic: topic,
+			BuildID: "1", TaskID: "t", RunID: "2", Op: "op", Status: "s", Text: "x", Done: 1, Total: 2}
+		data, err := json.Marshal(ev)
+		require.NoError(t, err)
+		var back engine.Event
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, ev, back)
+	}
+}
