@@ -62,7 +62,8 @@ func (l *Local) Builds() *build.Engine {
 				return roster.Has
 			},
 			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge}
+				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge,
+					Finished: blueprintHook{l: l}} // blueprint evidence (library.go)
 			},
 			Publish: l.publishBuild,
 		})

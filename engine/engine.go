@@ -74,6 +74,7 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
+	lib   libraryState   // skills, workflows, blueprints, built on first use (library.go)
 }
 
 var _ Workspace = (*Local)(nil)

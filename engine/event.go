@@ -95,7 +95,8 @@ const (
 
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
-	return []Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal}
+	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal},
+		LibraryTopics()...) // skill, workflow, blueprint (library.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON

@@ -39,6 +39,17 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
+// Library buckets (skills, workflows, blueprints), created by migration 3.
+var (
+	BucketWorkflowRuns      = []byte("workflow_runs")
+	BucketBlueprints        = []byte("blueprints")
+	BucketBlueprintVersions = []byte("blueprint_versions")
+	BucketBlueprintUses     = []byte("blueprint_uses")
+)
+
+// LibraryBuckets lists the buckets of migration 3.
+var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
+
 // registryV1 is what migration 1 creates. It never changes: later buckets
 // come with their own migrations.
 var registryV1 = [][]byte{
@@ -55,6 +66,7 @@ var registryV1 = [][]byte{
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones,
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses,
 )
 
 // Keys inside BucketMeta.

@@ -61,6 +61,13 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
+//	workflow_runs        (m3) workflow runs by id, their own id space (steps, params, build per step)
+//	blueprints           (m3) blueprints by name (string key): current spec, versions summary,
+//	                     created/updated
+//	blueprint_versions   (m3) every version of a blueprint's spec with its change note;
+//	                     key = name 0x00 version (8 bytes)
+//	blueprint_uses       (m3) builds made from a blueprint (version, parameters, outcome, duration,
+//	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
 //
 // # Schema and migrations
 //
@@ -70,6 +77,7 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
+//	3  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

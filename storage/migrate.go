@@ -20,6 +20,7 @@ type Migration struct {
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
 	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
+	{Version: 3, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -53,6 +54,17 @@ func migrateTrust(tx *bolt.Tx) error {
 	for _, name := range WisdomNested {
 		if _, err := w.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
+		}
+	}
+	return nil
+}
+
+// migrateLibrary creates the buckets of workflow runs (their own id space)
+// and blueprints (specs, versions, uses).
+func migrateLibrary(tx *bolt.Tx) error {
+	for _, name := range LibraryBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
 	}
 	return nil

@@ -512,7 +512,11 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	st.emit(Event{Type: EventToolResult, Step: st.meta.Steps, Tool: res.Tool, Status: string(res.Status),
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
-	obs = TruncateOutput(res.Output, st.set.ToolOutputBudget, st.run.ID, tr.ID)
+	budget := st.set.ToolOutputBudget
+	if t, ok := st.r.Tools.Get(call.Name); ok && budget > 0 && t.OutputCap > budget {
+		budget = t.OutputCap // the tool sizes its own result (DESIGN: tool output caps)
+	}
+	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}

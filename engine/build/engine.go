@@ -267,6 +267,8 @@ type Options struct {
 	Autonomy *int
 	// Rehearse forces rehearsal of every task (premium tier, needs the hook).
 	Rehearse bool
+	// SkipChecks leaves out the check-command gates (see Build.SkipChecks).
+	SkipChecks bool
 	// Approve answers runCommand approvals of the agents (nil = the
 	// executor's default: the TUI's dialog through events).
 	Approve tools.ApproveFunc
@@ -301,7 +303,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 	now := time.Now()
 	name := cmp.Or(strings.TrimSpace(p.Meta.Name), strings.TrimSuffix(filepath.Base(prdPath), filepath.Ext(prdPath)), "build")
 	b := Build{Name: name, PRDPath: prdPath, Status: StatusPaused, Reason: "not started",
-		Autonomy: autonomy, Tier: e.cfg.Tier, Rehearse: opts.Rehearse, TokenBudget: e.cfg.BuildTokens,
+		Autonomy: autonomy, Tier: e.cfg.Tier, Rehearse: opts.Rehearse, SkipChecks: opts.SkipChecks, TokenBudget: e.cfg.BuildTokens,
 		Total: len(p.Tasks), CreatedAt: now, UpdatedAt: now, PRD: json.RawMessage(raw)}
 	tasks := make([]Task, len(p.Tasks))
 	for i, pt := range p.Tasks {
@@ -787,7 +789,9 @@ func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string)
 // finish commits the build's end state, then publishes it.
 func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error) {
 	var kind string
+	var finished []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
+		finished = ts
 		var blocked, waiting, asked, pending []string
 		for _, t := range ts {
 			switch t.Status {
@@ -855,6 +859,9 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
 	}
 	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
+	if h := e.d.Hooks().Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
+		h.BuildFinished(context.Background(), b, finished)
+	}
 	return b, nil
 }
 

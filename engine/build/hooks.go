@@ -92,6 +92,14 @@ type Hooks struct {
 	Playbook  PlaybookHook
 	Rehearsal RehearsalHook
 	Knowledge KnowledgeHook
+	Finished  FinishHook
+}
+
+// FinishHook hears of every build that ends done or failed, after the end
+// state is committed and published (the blueprint library counts the
+// builds made from a blueprint and their outcome). It must not block long.
+type FinishHook interface {
+	BuildFinished(ctx context.Context, b Build, tasks []Task)
 }
 
 // KnowledgeHook is implemented by the knowledge layer (imported pattern

@@ -57,6 +57,15 @@ type Tool struct {
 	// that may call the tool. BlockedAgents may never call it.
 	AllowedAgents []string
 	BlockedAgents []string
+	// Implicit tools are offered to every agent (within AllowedAgents and
+	// BlockedAgents) even when its spec lists its tools: tools that grant
+	// nothing beyond the agent's own permissions (runSkill runs every step
+	// with them) or that only return text (generateUIComponent).
+	Implicit bool
+	// OutputCap, when larger than the loop's budgets.toolOutput, is how many
+	// characters of the result the model sees (a tool whose result is
+	// already sized for a prompt, e.g. runSkill's 1,000 characters).
+	OutputCap int
 	// Run executes the tool with arguments already validated against Schema.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
 }
@@ -197,7 +206,8 @@ func (r *Registry) Names() []string {
 }
 
 // Permit reports whether agent may call the tool: it must be registered,
-// listed in offered (the agent's spec; nil means every tool), and pass the
+// listed in offered (the agent's spec; nil means every tool) unless it is
+// Implicit, and pass the
 // tool's AllowedAgents/BlockedAgents. The error wraps ErrUnknownTool or
 // ErrPolicyDenied.
 func (r *Registry) Permit(agent string, offered []string, name string) error {
@@ -205,7 +215,7 @@ func (r *Registry) Permit(agent string, offered []string, name string) error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	if offered != nil && !slices.Contains(offered, name) {
+	if offered != nil && !slices.Contains(offered, name) && !t.Implicit {
 		return denied("agent %s may not use %s (not in its tools)", agent, name)
 	}
 	if containsFold(t.BlockedAgents, agent) {
