@@ -2,10 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -554,29 +556,85 @@ func TestWorkflowCancelAndResume(t *testing.T) {
 	assert.Equal(t, build.StatusDone, b.Status)
 }
 
-// TestLibraryVerbsAreServable: the library's verbs follow the Workspace
-// rules (ctx first, plain values, error last) so they can join the
-// interface as they are.
-func TestLibraryVerbsAreServable(t *testing.T) {
+// The library's verbs are part of the facade (TestWorkspaceIsServable
+// checks their shapes) and its topics are typed topics.
+func TestLibraryVerbsAreInTheFacade(t *testing.T) {
 	t.Parallel()
-	lt := reflect.TypeFor[*engine.Local]()
+	wt := reflect.TypeFor[engine.Workspace]()
 	for _, name := range []string{"ListSkills", "GetSkill", "RunSkill", "ListWorkflows", "GetWorkflow", "MatchWorkflows",
 		"CreateWorkflowRun", "RunWorkflow", "CancelWorkflowRun", "ListWorkflowRuns", "GetWorkflowRun",
 		"AddBlueprint", "SaveBlueprint", "ListBlueprints", "ShowBlueprint", "BlueprintHistory", "UseBlueprint"} {
-		m, ok := lt.MethodByName(name)
-		require.True(t, ok, name)
-		ft := m.Type // receiver first
-		require.GreaterOrEqual(t, ft.NumIn(), 2, name)
-		assert.Equal(t, ctxType, ft.In(1), "%s: ctx first", name)
-		for j := 2; j < ft.NumIn(); j++ {
-			assertPlain(t, ft.In(j), name+" arg", map[reflect.Type]bool{})
-		}
-		require.GreaterOrEqual(t, ft.NumOut(), 1, name)
-		require.LessOrEqual(t, ft.NumOut(), 2, name)
-		assert.Equal(t, errorType, ft.Out(ft.NumOut()-1), "%s: error last", name)
-		if ft.NumOut() == 2 {
-			assertPlain(t, ft.Out(0), name+" result", map[reflect.Type]bool{})
-		}
+		_, ok := wt.MethodByName(name)
+		assert.True(t, ok, name)
 	}
-	assert.Contains(t, engine.Topics(), engine.TopicWorkflow)
+	for _, tp := range engine.LibraryTopics() {
+		assert.Contains(t, engine.Topics(), tp)
+	}
+}
+
+// A step whose task asks the user: unattended (the CLI) the run pauses
+// and resumes after the answer; attended (the TUI) the step's build waits
+// for the answer and the run goes on by itself.
+func TestWorkflowStepThatAsksTheUser(t *testing.T) {
+	t.Parallel()
+	const answer = "use the Makefile target"
+	handler := func(_ int, req api.ChatRequest) ollamatest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, answer) {
+				return ollamatest.Text("Done, as you said.")
+			}
+		}
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
+	}
+	const wf = "schema: nova.workflow/1\nid: clean\nname: Clean\nsteps:\n  - {id: clean, agent: MARS, task: remove old build output}\n"
+	for _, attended := range []bool{false, true} {
+		t.Run(fmt.Sprint("attended=", attended), func(t *testing.T) {
+			t.Parallel()
+			ws, srv, root := openWithFake(t, "")
+			srv.SetHandler(handler)
+			writeFiles(t, root, map[string]string{".nova/workflows/clean.yaml": wf})
+			ctx := context.Background()
+			events := ws.Subscribe(t.Context())
+			r, err := ws.CreateWorkflowRun(ctx, "clean", engine.WorkflowOptions{})
+			require.NoError(t, err)
+			ran := make(chan workflow.Run, 1)
+			go func() {
+				got, err := ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{Attended: attended})
+				assert.NoError(t, err)
+				ran <- got
+			}()
+			asking := collect(t, events, func(ev engine.Event) bool { return ev.Type == engine.EventTaskAsking })
+			ask := asking[len(asking)-1]
+			buildID, err := strconv.ParseUint(ask.BuildID, 10, 64)
+			require.NoError(t, err)
+			if !attended {
+				got := <-ran
+				require.Equal(t, workflow.RunPaused, got.Status, "nobody can answer: the run pauses")
+				assert.Contains(t, got.Reason, "nova build answer")
+				_, err := ws.AnswerTask(ctx, buildID, "clean", "Do not delete anything; "+answer+".")
+				require.NoError(t, err)
+				got, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{})
+				require.NoError(t, err)
+				assert.Equal(t, workflow.RunDone, got.Status, got.Reason)
+				assert.Equal(t, buildID, got.Steps[0].BuildID, "the same build continued")
+				return
+			}
+			require.Eventually(t, func() bool {
+				_, err := ws.AnswerTask(ctx, buildID, "clean", "Do not delete anything; "+answer+".")
+				return err == nil
+			}, 10*time.Second, 20*time.Millisecond)
+			select {
+			case got := <-ran:
+				assert.Equal(t, workflow.RunDone, got.Status, got.Reason)
+			case <-time.After(20 * time.Second):
+				t.Fatal("the attended run did not finish after the answer")
+			}
+		})
+	}
 }

@@ -488,6 +488,11 @@ type RunWorkflowOptions struct {
 	Approvals ApprovalPolicy `json:"approvals,omitempty"`
 	// Op is copied into the run's events.
 	Op string `json:"op,omitempty"`
+	// Attended runs the steps' builds as RunBuildOptions.Attended does (the
+	// TUI): they wait for a model server that went away and for the answer
+	// of a task that asks the user. Unattended (the CLI), such a step ends
+	// paused and the run pauses, resumable.
+	Attended bool `json:"attended,omitempty"`
 }
 
 // RunWorkflow runs (or resumes) a workflow run on the caller's goroutine
@@ -600,7 +605,11 @@ func (x workflowExec) RunTask(ctx context.Context, req workflow.TaskRequest) (wo
 	key := strconv.FormatUint(id, 10)
 	l.build.policy.Store(key, l.workflowPolicy(req.RunID).Approvals)
 	defer l.build.policy.Delete(key)
-	b, err := eng.Run(ctx, id, req.Approve)
+	run := eng.Run
+	if l.workflowPolicy(req.RunID).Attended {
+		run = eng.RunAttended
+	}
+	b, err := run(ctx, id, req.Approve)
 	if err != nil {
 		if errors.Is(err, build.ErrActive) {
 			return workflow.Outcome{Status: workflow.OutcomePaused, BuildID: id, Reason: "its build is already running"}, nil
