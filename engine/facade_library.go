@@ -44,7 +44,8 @@ const (
 	// transition (RunID the workflow run id, TaskID the step id, BuildID the
 	// step's build, Status the step status, Done/Total the finished and all
 	// steps), EventDone / EventFailed when the run ends, EventChanged when
-	// it is created, running or paused. Op is the caller's
+	// it is created, running or paused, and when a step's build is created
+	// (TaskID the step, BuildID the build, before the build runs). Op is the caller's
 	// RunWorkflowOptions.Op. A step's live stream is the TopicBuild and
 	// TopicAgent events of its BuildID.
 	TopicWorkflow Topic = "workflow"

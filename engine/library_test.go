@@ -294,11 +294,21 @@ func TestWorkflowAddTestSkipsDebugWhenTestsPass(t *testing.T) {
 
 	evs := collect(t, ch, func(ev engine.Event) bool { return ev.Topic == engine.TopicWorkflow && ev.Type == engine.EventDone })
 	var seq []string
-	for _, ev := range evs {
+	announced := -1
+	for i, ev := range evs {
 		if ev.Topic == engine.TopicWorkflow && ev.Type == engine.EventStep {
 			seq = append(seq, ev.TaskID+":"+ev.Status)
 			assert.Equal(t, "1", ev.RunID)
 		}
+		if ev.Topic == engine.TopicWorkflow && ev.Type == engine.EventChanged && ev.TaskID == "test" && announced < 0 {
+			assert.Equal(t, strconv.FormatUint(b.ID, 10), ev.BuildID, "the step's build is announced")
+			announced = i
+		}
+	}
+	require.GreaterOrEqual(t, announced, 0, "the test step's build was announced")
+	for _, ev := range evs[:announced] {
+		assert.False(t, ev.Topic == engine.TopicBuild && ev.Type == engine.EventTask && ev.BuildID == strconv.FormatUint(b.ID, 10),
+			"the build is announced before its tasks run")
 	}
 	assert.Equal(t, []string{"study:running", "study:done", "test:running", "test:done", "debug:skipped", "fix:skipped"}, seq)
 

@@ -81,7 +81,7 @@ const (
 	KindStep    = "step"    // a step transition (Status is the step status)
 	KindDone    = "done"    // the run finished with no unhandled failure
 	KindFailed  = "failed"  // a step failed (without continueOnFailure)
-	KindChanged = "changed" // created, running, paused, resumed
+	KindChanged = "changed" // created, running, paused, resumed; a step's build created (StepID, BuildID)
 )
 
 // Event is published after the state it describes is committed.
@@ -398,8 +398,14 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, opts RunOptions
 				Title: r.Name + ": " + def.Label(), Task: r.Steps[i].Task, BuildID: r.Steps[i].BuildID,
 				Checks: def.Checks, Autonomy: r.Autonomy, Approve: opts.Approve,
 				Created: func(buildID uint64) error {
-					_, err := e.d.Store.update(id, func(r *Run) error { r.Steps[i].BuildID = buildID; return nil })
-					return err
+					r, err := e.d.Store.update(id, func(r *Run) error { r.Steps[i].BuildID = buildID; return nil })
+					if err != nil {
+						return err
+					}
+					// Followers learn the step's build before it runs, so
+					// they can show its live stream (TopicBuild, TopicAgent).
+					e.publish(KindChanged, r, st.ID, fmt.Sprintf("%s runs in build %d", st.ID, buildID))
+					return nil
 				}})
 		}
 		switch {
