@@ -30,6 +30,7 @@ import (
 	changespage "github.com/nova-dev/nova/tui/pages/changes"
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
+	librarypage "github.com/nova-dev/nova/tui/pages/library"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
@@ -104,6 +105,7 @@ func DefaultPages() []PageFactory {
 		{ID: buildpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return buildpage.New(c, ws) }},
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
+		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
 	}
 }
 
@@ -338,7 +340,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse} {
+		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoLibrary} {
 			if key.Matches(msg, b) && i < len(m.pages) {
 				return m, m.navigate(m.ids[i])
 			}

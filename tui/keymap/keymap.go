@@ -10,6 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
+	GoLibrary                                                                        key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -26,6 +27,11 @@ type KeyMap struct {
 
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
+
+	// Library screen: run a skill or workflow, resume a workflow run, use a
+	// blueprint (render it to a preview), switch the preview between the
+	// task table and the JSON.
+	Run, Resume, Use, ToggleView key.Binding
 
 	// Vault browser: history back (after jumping to a neighbour) and the
 	// graph view's depth.
@@ -59,6 +65,7 @@ func DefaultKeyMap() *KeyMap {
 		GoBuild:     b("alt+6", "build", "alt+6"),
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
+		GoLibrary:   b("alt+9", "library", "alt+9"),
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
@@ -102,6 +109,10 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+		Run:         b("r", "run", "r"),
+		Resume:      b("R", "resume", "R"),
+		Use:         b("u", "use", "u"),
+		ToggleView:  b("t", "table/json", "t"),
 
 		HistoryBack: b("⌫/esc", "back", "backspace"),
 		DepthMore:   b("+", "deeper", "+", "="),
