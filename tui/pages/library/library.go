@@ -1112,17 +1112,15 @@ func (m *Model) ShortHelp() []key.Binding {
 	return append(keys, km.Down, km.Up)
 }
 
-// FullHelp implements help.KeyMap.
+// FullHelp implements help.KeyMap: two columns, so that the help fits 80
+// columns (the form and the dialogs show their own keys).
 func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
-		{withHelp(km.Tab, "next list (skills → workflows → runs → blueprints)"), withHelp(km.ShiftTab, "previous list"), km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom, km.Refresh},
-		{withHelp(km.Run, "run the skill or workflow (a form asks for its parameters)"), withHelp(km.Filter, "workflows: find one from a request"),
-			withHelp(km.Enter, "runs: follow a run · skills/workflows: run"), withHelp(km.Resume, "resume a paused or interrupted run"),
-			withHelp(km.Use, "blueprints: fill in the parameters and preview the PRD")},
-		{withHelp(km.Enter, "run view: open the step's build · preview: run the PRD"), withHelp(km.Cancelrun, "run view: cancel the run"),
-			withHelp(km.ToggleView, "preview: task table or JSON"), withHelp(km.Back, "back")},
-		{withHelp(km.Tab, "form: next field"), withHelp(km.Left, "form: previous choice"), withHelp(km.Right, "form: next choice"), withHelp(km.Enter, "form: submit")},
+		{withHelp(km.Tab, "next list"), withHelp(km.ShiftTab, "previous list"), km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom, km.Refresh},
+		{withHelp(km.Run, "run skill or workflow"), withHelp(km.Filter, "find workflow by request"), withHelp(km.Enter, "open run · step's build"),
+			withHelp(km.Resume, "resume a run"), withHelp(km.Cancelrun, "cancel the run"), withHelp(km.Use, "use blueprint: preview"),
+			withHelp(km.ToggleView, "preview: table or JSON"), withHelp(km.Back, "back")},
 	}
 }
 

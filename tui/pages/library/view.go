@@ -546,7 +546,7 @@ func (m *Model) resultLines(r engine.SkillRunResult, w int) []string {
 			}
 			lines = append(lines, s.Subtle.Render("  │ ")+s.Text.Render(ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), max(1, w-4), "…")))
 		}
-		if st.Error != "" {
+		if st.Error != "" && !strings.Contains(st.Output, st.Error) {
 			lines = append(lines, "  "+s.Error.Render(common.Truncate(st.Error, w-2)))
 		}
 		lines = append(lines, "")
