@@ -219,8 +219,19 @@ func (m *Model) Title() string { return "Library" }
 // the keyboard.
 func (m *Model) Capturing() bool { return m.form != nil || m.request != nil || m.confirm.Active() }
 
+// loadDelay holds the first load back a moment: reading and validating the
+// skill and workflow files is the heaviest start-up work of any screen, and
+// the screen nova opens on (Home) should get the machine first.
+const loadDelay = 250 * time.Millisecond
+
+type loadMsg struct{}
+
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd {
+	return tea.Tick(loadDelay, func(time.Time) tea.Msg { return loadMsg{} })
+}
+
+func (m *Model) load() tea.Cmd {
 	return tea.Batch(m.loadSkills(), m.loadWorkflows(), m.loadRuns(), m.loadBlueprints(), m.loadAgents())
 }
 
@@ -422,6 +433,8 @@ func (m *Model) spinning() bool {
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	switch msg := msg.(type) {
+	case loadMsg:
+		return m, m.load()
 	case skillsMsg:
 		m.loaded[paneSkills], m.errs[paneSkills] = true, msg.err
 		if msg.err == nil {
@@ -801,7 +814,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, km.Refresh):
-		return m.Init()
+		return m.load()
 	case key.Matches(msg, km.Tab), msg.String() == "right":
 		m.pane = (m.pane + 1) % paneCount
 		return m.paneChanged()
