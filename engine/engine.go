@@ -75,6 +75,9 @@ type Local struct {
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
 	lib   libraryState   // skills, workflows, blueprints, built on first use (library.go)
+	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	getenv func(string) string // the environment Open was given
 }
 
 var _ Workspace = (*Local)(nil)
@@ -107,6 +110,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		cfg:      ws.Config,
 		now:      opts.Now,
 		defaults: opts.Defaults,
+		getenv:   Getenv(opts.Getenv),
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -114,6 +118,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
 	return l, nil
 }
 

@@ -91,12 +91,17 @@ const (
 	// TopicRehearsal: EventChanged when a session changes, EventNeedsApproval
 	// when one waits for the user (TaskID, BuildID, Status), EventLog notes.
 	TopicRehearsal Topic = "rehearsal"
+	// TopicKnowledge: EventChanged after a committed facts or docs-cache
+	// write (Text "facts" or "docs"; agents' remember/correct and the facts
+	// learned after a build included), EventLog for diagnostics (facts
+	// extracted after a build, a knowledge source that failed).
+	TopicKnowledge Topic = "knowledge"
 )
 
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
-	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal},
-		LibraryTopics()...) // skill, workflow, blueprint (library.go)
+	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal, TopicKnowledge},
+		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON

@@ -66,7 +66,8 @@ func (l *Local) runtime() *runtimeState {
 	rt.once.Do(func() {
 		cfg := l.Config()
 		rt.tools = tools.Core()
-		l.registerLibraryTools(rt.tools) // runSkill, generateUIComponent (library.go)
+		l.registerLibraryTools(rt.tools)   // runSkill, generateUIComponent (library.go)
+		l.registerKnowledgeTools(rt.tools) // knowledge.go
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})

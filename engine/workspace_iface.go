@@ -8,6 +8,9 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/engine/knowledge"
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/library/blueprint"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/rehearsal"
@@ -385,4 +388,55 @@ type Workspace interface {
 	// RegenerateRehearsal rejects a pending session and rehearses its task
 	// again (blocking).
 	RegenerateRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error)
+
+	// ---- Knowledge (docs, facts, one search; TopicKnowledge events) ----
+
+	// FetchDocs finds documentation for a library and optional topic: the
+	// project's own dependencies at their exact versions first (Go module
+	// cache, node_modules; offline), then the cache, then Context7. Nothing
+	// found is a report (Available false, Source "none", the fallback text,
+	// Warning the cause), not an error; docs.ErrInvalid for an empty or
+	// oversized name.
+	FetchDocs(ctx context.Context, library, topic string, o docs.FetchOptions) (docs.Result, error)
+	// DocsList lists the cached docs (all, or one library's), newest first.
+	DocsList(ctx context.Context, library string) ([]docs.EntryInfo, error)
+	// DocsClear removes one library's cached docs, or all of them with "",
+	// and returns how many entries went.
+	DocsClear(ctx context.Context, library string) (int, error)
+	// DocsRemove removes one cached entry by its ref ("docs:SOURCE:LIB#TOPIC").
+	DocsRemove(ctx context.Context, ref string) error
+	// DocsStats summarises the docs cache (entries, stale, bytes, by source).
+	DocsStats(ctx context.Context) (docs.Stats, error)
+	// AddFact records a fact (default scope workspace, source user);
+	// facts.ErrInvalid for bad input, facts.ErrUserUnavailable when a
+	// user-scope fact cannot reach the user-level file.
+	AddFact(ctx context.Context, in facts.NewFact) (facts.Fact, error)
+	// SearchFacts ranks the facts visible at o.Scope (zero: every scope);
+	// warnings say when the user-level file was left out.
+	SearchFacts(ctx context.Context, query string, o facts.SearchOptions) (facts.SearchResult, error)
+	// ListFacts lists facts of one scope (zero: all), broadest scope first,
+	// newest first.
+	ListFacts(ctx context.Context, o facts.ListOptions) (facts.ListResult, error)
+	// CorrectFact closes a fact with a reason and, with a replacement text,
+	// records the linked replacement; nothing is overwritten or deleted
+	// (facts.ErrNotFound, facts.ErrAlreadyInvalidated).
+	CorrectFact(ctx context.Context, id, reason, replacement string) (facts.Correction, error)
+	// FactHistory is a fact's correction chain, oldest first.
+	FactHistory(ctx context.Context, id string) ([]facts.Fact, error)
+	// PromoteFact moves a fact to a broader scope, closing the original with
+	// a link to the copy.
+	PromoteFact(ctx context.Context, id string, to facts.Scope) (facts.Correction, error)
+	// ReaffirmFact says a fact still holds: restored from the archive, its
+	// review flag cleared.
+	ReaffirmFact(ctx context.Context, id string) (facts.Fact, error)
+	// SweepFacts archives unhelpful and unused facts and flags those naming
+	// changed files (it also runs after every build).
+	SweepFacts(ctx context.Context) (facts.SweepReport, error)
+	// SearchKnowledge is the one search over the vault, facts and cached or
+	// local docs, merged into one ranking; a failing source is a warning,
+	// never hides the others.
+	SearchKnowledge(ctx context.Context, query string, limit int) (knowledge.Result, error)
+	// KnowledgeItem opens a knowledge reference ("fact:f3", "vault:12",
+	// "docs:…"): what a provenance link or a search hit shows.
+	KnowledgeItem(ctx context.Context, ref string) (knowledge.Item, error)
 }

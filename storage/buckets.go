@@ -25,6 +25,12 @@ var (
 	// Added by migration 2.
 	BucketVaultArchive    = []byte("vault_archive")
 	BucketVaultTombstones = []byte("vault_tombstones")
+
+	// Added by migration 3 (engine/knowledge). The user-level file holds
+	// BucketFacts and BucketFactsIndex too (UserMigrations).
+	BucketFacts      = []byte("facts")
+	BucketFactsIndex = []byte("facts_idx")
+	BucketDocsCache  = []byte("docs_cache")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -39,7 +45,7 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
-// Library buckets (skills, workflows, blueprints), created by migration 3.
+// Library buckets (skills, workflows, blueprints), created by migration 4.
 var (
 	BucketWorkflowRuns      = []byte("workflow_runs")
 	BucketBlueprints        = []byte("blueprints")
@@ -47,7 +53,7 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
-// LibraryBuckets lists the buckets of migration 3.
+// LibraryBuckets lists the buckets of migration 4.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
 // registryV1 is what migration 1 creates. It never changes: later buckets
@@ -65,8 +71,9 @@ var registryV1 = [][]byte{
 // Registry lists every top-level bucket: those of migration 1 in the order
 // it creates them, then those of later migrations.
 var Registry = append(append([][]byte{}, registryV1...),
-	BucketVaultArchive, BucketVaultTombstones,
-	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses,
+	BucketVaultArchive, BucketVaultTombstones, // m2
+	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m4
 )
 
 // Keys inside BucketMeta.

@@ -41,6 +41,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync trades durability for speed (tests and benchmarks only).
 	NoSync bool
+	// Migrations replaces the workspace schema's migrations (nil means
+	// Migrations); the user-level file opens with UserMigrations.
+	Migrations []Migration
 }
 
 // DB is an open nova database.
@@ -84,7 +87,11 @@ func Open(path string, opts Options) (db *DB, err error) {
 		return nil, classifyOpenError(path, err)
 	}
 	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly}
-	if err := db.migrate(); err != nil {
+	list := opts.Migrations
+	if list == nil {
+		list = Migrations
+	}
+	if err := runMigrations(db, list); err != nil {
 		_ = bdb.Close()
 		return nil, err
 	}

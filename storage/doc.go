@@ -61,13 +61,33 @@
 //	playbook_pending     (m1) deltas waiting for human review, by id
 //	profiles             (m1) self-improvement profiles; key = agent id (string)
 //	rehearsals           (m1) rehearsal sessions by id
-//	workflow_runs        (m3) workflow runs by id, their own id space (steps, params, build per step)
-//	blueprints           (m3) blueprints by name (string key): current spec, versions summary,
+//	facts                (m3) scoped temporal facts (engine/knowledge/facts) by id; shown as "f<id>"
+//	facts_idx            (m3) secondary indexes of facts ([Index] layout): "scope" (scope string,
+//	                     e.g. "build:7") and "file" (workspace-relative path a fact names) → fact
+//	                     ids; plus "~rev", a change counter bumped by every write (the in-memory
+//	                     search index is rebuilt when another process wrote)
+//	docs_cache           (m3) documentation (engine/knowledge/docs) by cache key
+//	                     source 0x00 library 0x00 topic (sanitised: no control bytes, each part
+//	                     ≤ 200 bytes, longer ones end in a hash); source is "local" (go.mod /
+//	                     node_modules docs at the exact version) or "context7"; plus "~rev"
+//	workflow_runs        (m4) workflow runs by id, their own id space (steps, params, build per step)
+//	blueprints           (m4) blueprints by name (string key): current spec, versions summary,
 //	                     created/updated
-//	blueprint_versions   (m3) every version of a blueprint's spec with its change note;
+//	blueprint_versions   (m4) every version of a blueprint's spec with its change note;
 //	                     key = name 0x00 version (8 bytes)
-//	blueprint_uses       (m3) builds made from a blueprint (version, parameters, outcome, duration,
+//	blueprint_uses       (m4) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
+//
+// # The user-level file
+//
+// Facts at `user` scope live outside any workspace, in
+// $NOVA_HOME/user.db (else $XDG_DATA_HOME/nova/user.db, else
+// ~/.local/share/nova/user.db). It is opened briefly per operation with a
+// short lock timeout and its own migrations ([UserMigrations]):
+//
+//	meta                 schema version of the user file
+//	facts                user-scope facts by id (shown as "u<id>")
+//	facts_idx            as in a workspace (scope, file, "~rev")
 //
 // # Schema and migrations
 //
@@ -77,7 +97,8 @@
 //
 //	1  create buckets: every bucket marked m1 above
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
-//	3  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
+//	3  knowledge: facts, facts_idx and docs_cache
+//	4  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -3,56 +3,44 @@ package storage
 import (
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
 )
 
-// A database left at schema 2 (before the library) gains the library's
-// buckets at open and keeps what it held.
-func TestLibraryMigrationCreatesItsBucketsAndKeepsData(t *testing.T) {
+// Migration 4 adds the library's buckets to a schema-3 database (trust and
+// knowledge applied) and keeps what it held; running it again is harmless.
+func TestMigration4CreatesLibraryBucketsAndKeepsData(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	raw, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
 	require.NoError(t, err)
-	require.NoError(t, raw.Update(func(tx *bolt.Tx) error {
-		for _, name := range Registry {
-			isLibrary := false
-			for _, l := range LibraryBuckets {
-				isLibrary = isLibrary || string(l) == string(name)
-			}
-			if isLibrary {
-				continue // schema 2 did not have them
-			}
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		for _, name := range LibraryBuckets {
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 4", name)
 		}
-		if err := migrateTrust(tx); err != nil {
+		if err := tx.Bucket(BucketBuilds).Put(Key(7), []byte("kept")); err != nil {
 			return err
 		}
-		if err := writeSchema(tx, 2); err != nil {
-			return err
-		}
-		return tx.Bucket(BucketBuilds).Put(Key(7), []byte("kept"))
+		return tx.Bucket(BucketFacts).Put(Key(1), []byte("fact"))
 	}))
-	require.NoError(t, raw.Close())
+	require.NoError(t, db.Close())
 
-	db, err := Open(path, Options{})
+	db, err = Open(path, Options{})
 	require.NoError(t, err)
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
+	assert.Equal(t, 4, v)
 	assert.Equal(t, SchemaVersion, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range LibraryBuckets {
 			assert.NotNil(t, tx.Bucket(name), string(name))
 		}
 		assert.Equal(t, "kept", string(tx.Bucket(BucketBuilds).Get(Key(7))))
+		assert.Equal(t, "fact", string(tx.Bucket(BucketFacts).Get(Key(1))))
 		return nil
 	}))
-	// Running it again is harmless.
 	require.NoError(t, db.Update(migrateLibrary))
 }

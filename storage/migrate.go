@@ -20,7 +20,8 @@ type Migration struct {
 var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
 	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
-	{Version: 3, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+	{Version: 3, Name: "knowledge: facts, their index and the docs cache", Up: migrateKnowledge},
+	{Version: 4, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -59,6 +60,33 @@ func migrateTrust(tx *bolt.Tx) error {
 	return nil
 }
 
+// migrateKnowledge creates the knowledge layer's buckets: facts, their
+// indexes and the documentation cache.
+func migrateKnowledge(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// UserMigrations is the schema of the user-level file (facts at `user`
+// scope, shared by all of a user's workspaces; see the package comment).
+// It has its own version sequence, independent of Migrations.
+var UserMigrations = []Migration{
+	{Version: 1, Name: "user facts", Up: migrateUserFacts},
+}
+
+func migrateUserFacts(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketMeta, BucketFacts, BucketFactsIndex} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // migrateLibrary creates the buckets of workflow runs (their own id space)
 // and blueprints (specs, versions, uses).
 func migrateLibrary(tx *bolt.Tx) error {
@@ -88,11 +116,6 @@ func writeSchema(tx *bolt.Tx, v int) error {
 		return err
 	}
 	return meta.Put(metaSchemaKey, []byte(strconv.Itoa(v)))
-}
-
-// migrate runs pending migrations in one transaction.
-func (db *DB) migrate() error {
-	return runMigrations(db, Migrations)
 }
 
 func runMigrations(db *DB, list []Migration) error {

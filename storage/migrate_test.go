@@ -132,3 +132,63 @@ func TestDocNamesEveryBucketAndMigration(t *testing.T) {
 		assert.Contains(t, doc, "//\t"+strconv.Itoa(m.Version)+"  ", "storage/doc.go must list migration %d", m.Version)
 	}
 }
+
+// Migration 3 adds the knowledge buckets to a schema-2 database and keeps
+// everything the earlier migrations made.
+func TestMigration3CreatesKnowledgeBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketFacts), "facts belongs to migration 3")
+		assert.Nil(t, tx.Bucket(BucketDocsCache), "docs_cache belongs to migration 3")
+		return tx.Bucket(BucketVaultArchive).Put(Key(3), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 3, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.Equal(t, "kept", string(tx.Bucket(BucketVaultArchive).Get(Key(3))))
+		return nil
+	}))
+}
+
+func TestMigration3IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(1), []byte("f")))
+		return migrateKnowledge(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "f", string(tx.Bucket(BucketFacts).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+func TestUserFileHasItsOwnSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "home", "user.db")
+	db, err := Open(path, Options{Migrations: UserMigrations, LockTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, UserMigrations[len(UserMigrations)-1].Version, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketFacts))
+		assert.Nil(t, tx.Bucket(BucketVaultNodes), "the user file holds no workspace buckets")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	ro, err := Open(path, Options{Migrations: UserMigrations, ReadOnly: true})
+	require.NoError(t, err)
+	require.NoError(t, ro.Close())
+}

@@ -30,6 +30,7 @@ import (
 	changespage "github.com/nova-dev/nova/tui/pages/changes"
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
+	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
 	librarypage "github.com/nova-dev/nova/tui/pages/library"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
@@ -105,6 +106,7 @@ func DefaultPages() []PageFactory {
 		{ID: buildpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return buildpage.New(c, ws) }},
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
+		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
 		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
 	}
 }
@@ -175,7 +177,11 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: fmt.Sprintf("alt+%d", i+1), Msg: common.NavigateMsg{Page: m.ids[i]}})
+		hint := fmt.Sprintf("alt+%d", (i+1)%10) // the tenth page is alt+0
+		if i >= 10 {
+			hint = ""
+		}
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: hint, Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
 	for _, name := range m.themes.Names() {
 		hint := ""
@@ -340,7 +346,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoLibrary} {
+		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoKnowledge, km.GoLibrary} {
 			if key.Matches(msg, b) && i < len(m.pages) {
 				return m, m.navigate(m.ids[i])
 			}
@@ -483,7 +489,7 @@ func (m *Model) headerView() string {
 	logo := s.Logo.Render("✦ nova")
 	var tabs []string
 	for i, p := range m.pages {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title()) // the tenth tab is alt+0
 		if i == m.active {
 			tabs = append(tabs, s.TabActive.Render(label))
 		} else {

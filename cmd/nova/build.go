@@ -345,6 +345,9 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 				p("             reason: %s\n", clipLine(t.Reason, 100))
 			}
 			printTaskTrust(io, b.ID, t)
+			if len(t.KnowledgeIDs) > 0 {
+				p("             knowledge: %s\n", clipLine(strings.Join(t.KnowledgeIDs, ", "), 100))
+			}
 		}
 	}
 }

@@ -190,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		st.set.Autonomy = *opts.Autonomy
 	}
 	st.env = &tools.Env{
-		Root: r.Root, Agent: spec.ID, RunID: run.ID, Tools: offered, Stage: st.draft,
+		Root: r.Root, Agent: spec.ID, RunID: run.ID, BuildID: opts.BuildID, TaskID: opts.TaskID, Tools: offered, Stage: st.draft,
 		Commands: st.set.Commands, Autonomy: st.set.Autonomy,
 	}
 	if opts.Approve != nil {
@@ -513,8 +513,8 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
 	budget := st.set.ToolOutputBudget
-	if t, ok := st.r.Tools.Get(call.Name); ok && budget > 0 && t.OutputCap > budget {
-		budget = t.OutputCap // the tool sizes its own result (DESIGN: tool output caps)
+	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
+		budget = t.OutputCap // a tool's own larger cap (runSkill, fetchDocs, queryKnowledge); 0 stays uncapped
 	}
 	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {

@@ -171,6 +171,15 @@ type Engine struct {
 
 	mu     sync.Mutex
 	active map[uint64]*control
+	// learning holds builds whose knowledge is being learned after they
+	// ended (KnowledgeLearner.KnowledgeAfterBuild): no longer running, but
+	// Shutdown stops and waits for them.
+	learning map[uint64]*learner
+}
+
+type learner struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 type control struct {
@@ -252,7 +261,7 @@ func New(cfg Config, d Deps) *Engine {
 			return d.LLM.Host()
 		}
 	}
-	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), active: map[uint64]*control{}}
+	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), active: map[uint64]*control{}, learning: map[uint64]*learner{}}
 }
 
 // Config returns the engine's configuration.
@@ -314,7 +323,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 		tasks[i] = Task{Ordinal: i, ID: pt.ID, Title: pt.Title, Description: pt.Description, Agent: pt.Agent,
 			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st,
 			Output: pt.Output, Gates: []GateResult{}, History: []Attempt{},
-			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}}
+			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}, KnowledgeIDs: []string{}}
 	}
 	if err := e.store.create(ctx, &b, tasks); err != nil {
 		return Build{}, fmt.Errorf("create build: %w", err)
@@ -431,13 +440,27 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	for _, c := range e.active {
 		cs = append(cs, c)
 	}
+	ls := make([]*learner, 0, len(e.learning))
+	for _, l := range e.learning {
+		ls = append(ls, l)
+	}
 	e.mu.Unlock()
 	for _, c := range cs {
 		c.cancel()
 	}
+	for _, l := range ls {
+		l.cancel()
+	}
 	for _, c := range cs {
 		select {
 		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, l := range ls {
+		select {
+		case <-l.done:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -562,7 +585,12 @@ type answer struct {
 
 func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.ApproveFunc) (_ Build, err error) {
 	defer c.cancel()
-	defer e.release(id, c)
+	released := false
+	defer func() {
+		if !released {
+			e.release(id, c)
+		}
+	}()
 	var tasks []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
 		var changed []Task
@@ -677,6 +705,13 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 		}
 	}
 	fb, err := e.finish(id, stopReason, c)
+	if err == nil && storeErr == nil && ctx.Err() == nil {
+		// The build has ended: it no longer runs (Running, Wait), while
+		// what it taught is learned before Run returns.
+		released = true
+		e.release(id, c)
+		e.learnAfter(ctx, fb)
+	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
 	}

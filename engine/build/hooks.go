@@ -65,6 +65,9 @@ type RehearsalRequest struct {
 	// Context holds the prompt context blocks the agent loop would get
 	// (dependency artifacts, vault, playbook, knowledge, retry feedback).
 	Context []string `json:"context"`
+	// KnowledgeIDs are the facts, docs and patterns the context carries
+	// (provenance; the Rehearsal "why" panel links to them).
+	KnowledgeIDs []string `json:"knowledgeIds,omitempty"`
 	// Autonomy is the build's autonomy level.
 	Autonomy int `json:"autonomy"`
 	// Branches is the number of branches wanted (0 = the hook's default).
@@ -100,12 +103,4 @@ type Hooks struct {
 // builds made from a blueprint and their outcome). It must not block long.
 type FinishHook interface {
 	BuildFinished(ctx context.Context, b Build, tasks []Task)
-}
-
-// KnowledgeHook is implemented by the knowledge layer (imported pattern
-// libraries, cached docs, scoped facts). A nil KnowledgeHook adds no hits.
-type KnowledgeHook interface {
-	// Hits returns a block of knowledge relevant to the task, within
-	// budgetTokens, and the ids of what it contains (provenance).
-	Hits(ctx context.Context, agent, task string, budgetTokens int) (block string, ids []string, err error)
 }

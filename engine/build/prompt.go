@@ -88,7 +88,8 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 	}
 	if hooks.Knowledge != nil && e.cfg.KnowledgeShare > 0 {
 		kb := int(float64(budget) * e.cfg.KnowledgeShare)
-		block, ids, err := hooks.Knowledge.Hits(ctx, t.Agent, query, kb)
+		block, ids, err := hooks.Knowledge.Hits(ctx, KnowledgeQuery{BuildID: idString(t.BuildID), TaskID: t.ID,
+			Agent: t.Agent, Text: query, ExcludeVault: p.vaultIDs}, kb)
 		if err != nil {
 			e.logf(t.BuildID, t.ID, "knowledge: %v", err)
 		} else if block = strings.TrimSpace(block); block != "" {
@@ -104,6 +105,9 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 	}
 	if p.ruleIDs == nil {
 		p.ruleIDs = []string{}
+	}
+	if p.knowIDs == nil {
+		p.knowIDs = []string{}
 	}
 	p.tokens = vault.EstimateTokens(p.task)
 	for _, x := range p.extra {

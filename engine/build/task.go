@@ -79,7 +79,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		t.Status, t.Reason, t.WaitFor, t.StartedAt = TaskRunning, "", "", start
 		att := Attempt{N: t.Attempts + 1, StartedAt: start, Agent: t.Agent, Tier: t.Tier}
 		pr := e.assemble(ctx, b, t, deps, feedback, hooks)
-		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs
+		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs, t.KnowledgeIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs, pr.knowIDs
 		t.History = append(t.History, att)
 		nb, err := e.commit(t, nil)
 		if err != nil {
@@ -266,6 +266,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 				e.logf(t.BuildID, t.ID, "playbook: %v", err)
 			}
 		}
+		e.knowledgeAfterTask(ctx, hooks, t, passed, kind)
 		if final {
 			return t, last, nil
 		}
@@ -484,7 +485,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 	if rh != nil && (b.Rehearse || rh.ShouldRehearse(t.PRDTask())) {
 		if strings.EqualFold(b.Tier, "premium") {
 			out, err := rh.Rehearse(ctx, RehearsalRequest{BuildID: idString(t.BuildID), Task: t.PRDTask(), Agent: t.Agent,
-				Context: append([]string{pr.task}, pr.extra...), Autonomy: b.Autonomy})
+				Context: append([]string{pr.task}, pr.extra...), KnowledgeIDs: pr.knowIDs, Autonomy: b.Autonomy})
 			r := attemptResult{output: out.Output, changesetID: out.ChangesetID, sessionID: out.SessionID, tokens: out.Tokens, rehearsed: true}
 			switch {
 			case ctx.Err() != nil:

@@ -222,9 +222,12 @@ type Task struct {
 	Duration    time.Duration `json:"duration"`
 	Rehearsed   bool          `json:"rehearsed,omitempty"`
 	// Provenance: what was injected into the prompt.
-	VaultNodeIDs []uint64  `json:"vaultNodeIds"`
-	WisdomIDs    []uint64  `json:"wisdomIds"`
-	RuleIDs      []string  `json:"ruleIds"`
+	VaultNodeIDs []uint64 `json:"vaultNodeIds"`
+	WisdomIDs    []uint64 `json:"wisdomIds"`
+	RuleIDs      []string `json:"ruleIds"`
+	// KnowledgeIDs are the facts, docs and patterns injected by the
+	// knowledge hook ("fact:f3", "docs:local:…", "vault:12").
+	KnowledgeIDs []string  `json:"knowledgeIds"`
 	StartedAt    time.Time `json:"startedAt,omitzero"`
 	FinishedAt   time.Time `json:"finishedAt,omitzero"`
 }

@@ -39,7 +39,7 @@ func (h *Hook) Rehearse(ctx context.Context, req build.RehearsalRequest) (build.
 		return outcomeOf(prev)
 	}
 	ss, err := s.Rehearse(ctx, Request{
-		Task: req.Task, Agent: req.Agent, BuildID: req.BuildID, Context: req.Context,
+		Task: req.Task, Agent: req.Agent, BuildID: req.BuildID, Context: req.Context, KnowledgeIDs: req.KnowledgeIDs,
 		Branches: req.Branches, Force: true, Autonomy: req.Autonomy, AutonomySet: true,
 	})
 	if err != nil {

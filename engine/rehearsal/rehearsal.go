@@ -179,12 +179,15 @@ type Session struct {
 	UserApproved *bool `json:"userApproved"`
 	Auto         bool  `json:"auto"`
 	// Reason is the user's reason (a rejection, or a note on approval).
-	Reason       string    `json:"reason,omitempty"`
-	Failure      string    `json:"failure,omitempty"`
-	ChangesetID  uint64    `json:"changesetId,omitempty"`
-	Written      []string  `json:"written,omitempty"`
-	PreferenceID uint64    `json:"preferenceId,omitempty"`
-	Context      []string  `json:"context,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Failure      string   `json:"failure,omitempty"`
+	ChangesetID  uint64   `json:"changesetId,omitempty"`
+	Written      []string `json:"written,omitempty"`
+	PreferenceID uint64   `json:"preferenceId,omitempty"`
+	Context      []string `json:"context,omitempty"`
+	// KnowledgeIDs are the facts, docs and patterns injected into every
+	// branch's prompt (provenance: the "why" panel links to them).
+	KnowledgeIDs []string  `json:"knowledgeIds,omitempty"`
 	Autonomy     int       `json:"autonomy"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`

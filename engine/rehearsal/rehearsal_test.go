@@ -462,10 +462,15 @@ func TestBuildHook(t *testing.T) {
 	var logs []string
 	h := &Hook{Service: func() *Service { return e.svc }, Log: func(s string) { logs = append(logs, s) }}
 	assert.True(t, h.ShouldRehearse(prd.Task{Description: "a schema change"}))
-	out, err := h.Rehearse(context.Background(), buildReq("T9", 2))
+	first := buildReq("T9", 2)
+	first.KnowledgeIDs = []string{"fact:f3", "docs:local:net/http"}
+	out, err := h.Rehearse(context.Background(), first)
 	require.NoError(t, err)
 	assert.True(t, out.Waiting)
 	assert.NotZero(t, out.SessionID)
+	stored, err := e.svc.Get(context.Background(), out.SessionID)
+	require.NoError(t, err)
+	assert.Equal(t, first.KnowledgeIDs, stored.KnowledgeIDs, "the session keeps the knowledge its prompts carried")
 	e.cfg.Autonomy = 4
 	// Regression (issue 10): the build's autonomy governs its rehearsals,
 	// 0 included: config 4 does not auto-select for a build at 0.

@@ -57,6 +57,9 @@ type Request struct {
 	BuildID string
 	// Context holds extra prompt blocks (dependency outputs, knowledge…).
 	Context []string
+	// KnowledgeIDs are the facts, docs and patterns Context carries
+	// ("fact:f3", "docs:…"); kept on the session as provenance.
+	KnowledgeIDs []string
 	// Branches is the number of branches (0: config rehearsal.branches).
 	Branches int
 	// Force rehearses even when ShouldRehearse says no.
@@ -100,7 +103,7 @@ func (s *Service) Rehearse(ctx context.Context, req Request) (Session, error) {
 	ss := Session{
 		TaskID: req.Task.ID, TaskTitle: req.Task.Title, TaskType: TaskType(req.Task),
 		Description: req.Task.Description, AgentName: agent, BuildID: req.BuildID,
-		Status: StatusPending, Context: req.Context, Autonomy: autonomy,
+		Status: StatusPending, Context: req.Context, KnowledgeIDs: req.KnowledgeIDs, Autonomy: autonomy,
 		Branches: []Branch{}, Results: []Result{}, Rounds: []Round{},
 		CreatedAt: now,
 	}

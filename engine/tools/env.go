@@ -13,6 +13,8 @@ type Env struct {
 	// Agent is the calling agent's id; RunID its run.
 	Agent string
 	RunID uint64
+	// BuildID and TaskID link the run to a build task ("" outside builds).
+	BuildID, TaskID string
 	// Tools are the tools the agent's spec lists; nil means every tool.
 	Tools []string
 	// Stage receives mutating tools' changes and overlays reads; nil makes

@@ -9,16 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// An Implicit tool is offered to agents that list their tools without it,
+// An AllAgents tool is offered to agents that list their tools without it,
 // within AllowedAgents and BlockedAgents.
 func TestImplicitToolsAreOfferedWithinTheirAllowList(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
 	run := func(context.Context, *Env, json.RawMessage) (Output, error) { return Output{Text: "ok"}, nil }
 	require.NoError(t, r.Register(Tool{Name: "plain", Run: run}))
-	require.NoError(t, r.Register(Tool{Name: "everyone", Implicit: true, Run: run}))
-	require.NoError(t, r.Register(Tool{Name: "venusOnly", Implicit: true, AllowedAgents: []string{"VENUS"}, Run: run}))
-	require.NoError(t, r.Register(Tool{Name: "notMars", Implicit: true, BlockedAgents: []string{"MARS"}, Run: run}))
+	require.NoError(t, r.Register(Tool{Name: "everyone", AllAgents: true, Run: run}))
+	require.NoError(t, r.Register(Tool{Name: "venusOnly", AllAgents: true, AllowedAgents: []string{"VENUS"}, Run: run}))
+	require.NoError(t, r.Register(Tool{Name: "notMars", AllAgents: true, BlockedAgents: []string{"MARS"}, Run: run}))
 	offered := []string{"plain"}
 	assert.NoError(t, r.Permit("MARS", offered, "everyone"))
 	assert.ErrorIs(t, r.Permit("MARS", []string{}, "plain"), ErrPolicyDenied)

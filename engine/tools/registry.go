@@ -57,14 +57,15 @@ type Tool struct {
 	// that may call the tool. BlockedAgents may never call it.
 	AllowedAgents []string
 	BlockedAgents []string
-	// Implicit tools are offered to every agent (within AllowedAgents and
-	// BlockedAgents) even when its spec lists its tools: tools that grant
-	// nothing beyond the agent's own permissions (runSkill runs every step
-	// with them) or that only return text (generateUIComponent).
-	Implicit bool
-	// OutputCap, when larger than the loop's budgets.toolOutput, is how many
-	// characters of the result the model sees (a tool whose result is
-	// already sized for a prompt, e.g. runSkill's 1,000 characters).
+	// AllAgents offers the tool to every agent whatever its spec's `tools`
+	// list says (the knowledge tools: they never touch workspace files;
+	// runSkill: it runs every step with the agent's own permissions;
+	// generateUIComponent: it only returns text).
+	// AllowedAgents and BlockedAgents still apply.
+	AllAgents bool
+	// OutputCap is how many characters of the tool's output the model sees
+	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens; runSkill: 1,000 characters);
+	// 0 keeps the configured cap.
 	OutputCap int
 	// Run executes the tool with arguments already validated against Schema.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
@@ -207,7 +208,7 @@ func (r *Registry) Names() []string {
 
 // Permit reports whether agent may call the tool: it must be registered,
 // listed in offered (the agent's spec; nil means every tool) unless it is
-// Implicit, and pass the
+// AllAgents, and pass the
 // tool's AllowedAgents/BlockedAgents. The error wraps ErrUnknownTool or
 // ErrPolicyDenied.
 func (r *Registry) Permit(agent string, offered []string, name string) error {
@@ -215,7 +216,7 @@ func (r *Registry) Permit(agent string, offered []string, name string) error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	if offered != nil && !slices.Contains(offered, name) && !t.Implicit {
+	if offered != nil && !t.AllAgents && !slices.Contains(offered, name) {
 		return denied("agent %s may not use %s (not in its tools)", agent, name)
 	}
 	if containsFold(t.BlockedAgents, agent) {

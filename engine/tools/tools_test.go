@@ -434,3 +434,28 @@ func TestRunCommand(t *testing.T) {
 	assert.ErrorIs(t, res.Err, tools.ErrPolicyDenied)
 	assert.Contains(t, res.Output, "needs approval")
 }
+
+func TestAllAgentsToolsAreOfferedWhateverTheSpecLists(t *testing.T) {
+	t.Parallel()
+	r := tools.NewRegistry()
+	run := func(context.Context, *tools.Env, json.RawMessage) (tools.Output, error) {
+		return tools.Output{Text: "ok"}, nil
+	}
+	require.NoError(t, r.Register(tools.Tool{Name: "listed", Run: run}))
+	require.NoError(t, r.Register(tools.Tool{Name: "everyone", AllAgents: true, Run: run}))
+	require.NoError(t, r.Register(tools.Tool{Name: "notPluto", AllAgents: true, BlockedAgents: []string{"PLUTO"}, Run: run}))
+
+	offered := []string{"listed"}
+	names := func(ts []tools.Tool) []string {
+		var out []string
+		for _, x := range ts {
+			out = append(out, x.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"listed", "everyone", "notPluto"}, names(r.For("MARS", offered)))
+	assert.Equal(t, []string{"everyone", "notPluto"}, names(r.For("MARS", []string{})), "an agent with no tools still gets them")
+	assert.Equal(t, []string{"listed", "everyone"}, names(r.For("PLUTO", offered)), "BlockedAgents still applies")
+	res := r.Execute(context.Background(), &tools.Env{Agent: "PLUTO", Tools: offered}, tools.Call{Name: "notPluto"})
+	assert.Equal(t, tools.StatusDenied, res.Status)
+}

@@ -42,6 +42,7 @@ type Config struct {
 	Vault     VaultConfig     `yaml:"vault" json:"vault"`
 	Import    ImportConfig    `yaml:"import" json:"import"`
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
+	Docs      DocsConfig      `yaml:"docs" json:"docs"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -75,9 +76,11 @@ type ModelsConfig struct {
 // BudgetsConfig holds token budgets.
 // A share of 0 turns that context off.
 type BudgetsConfig struct {
-	PromptTokens   int     `yaml:"promptTokens" json:"promptTokens"`
-	VaultShare     float64 `yaml:"vaultShare" json:"vaultShare"`
-	PlaybookShare  float64 `yaml:"playbookShare" json:"playbookShare"`
+	PromptTokens  int     `yaml:"promptTokens" json:"promptTokens"`
+	VaultShare    float64 `yaml:"vaultShare" json:"vaultShare"`
+	PlaybookShare float64 `yaml:"playbookShare" json:"playbookShare"`
+	// KnowledgeShare is the part of a build prompt given to knowledge
+	// (facts, docs, patterns); 0 turns build knowledge off.
 	KnowledgeShare float64 `yaml:"knowledgeShare" json:"knowledgeShare"`
 	BuildTokens    int     `yaml:"buildTokens" json:"buildTokens"`
 	ToolOutput     int     `yaml:"toolOutput" json:"toolOutput"`
@@ -114,6 +117,25 @@ type VaultConfig struct {
 type ImportConfig struct {
 	DedupThreshold float64 `yaml:"dedupThreshold" json:"dedupThreshold"`
 	BaseConfidence float64 `yaml:"baseConfidence" json:"baseConfidence"`
+}
+
+// DocsConfig governs documentation lookups (engine/knowledge/docs).
+type DocsConfig struct {
+	// TTL is how long fetched docs are served from the cache before a
+	// refresh is tried.
+	TTL Duration `yaml:"ttl" json:"ttl"`
+	// MaxTokens cuts one fetch (ceil(chars/4) tokens).
+	MaxTokens int            `yaml:"maxTokens" json:"maxTokens"`
+	Context7  Context7Config `yaml:"context7" json:"context7"`
+}
+
+// Context7Config is the Context7 docs API. Env CONTEXT7_API_URL and
+// CONTEXT7_API_KEY override it.
+type Context7Config struct {
+	// URL is the API's base URL ("" or "off" disables network docs).
+	URL string `yaml:"url" json:"url"`
+	// APIKey is sent as a bearer token when set (never printed).
+	APIKey string `yaml:"apiKey" json:"-"`
 }
 
 // Duration is a time.Duration written as "90s" / "5m" in YAML and JSON.
@@ -182,6 +204,11 @@ func Defaults() Config {
 		Rehearsal: RehearsalConfig{Branches: 2, Concurrency: 1},
 		Import:    ImportConfig{DedupThreshold: 0.8, BaseConfidence: 0.85},
 		Verify:    VerifyConfig{Inconclusive: "retry"},
+		Docs: DocsConfig{
+			TTL:       Duration(7 * 24 * time.Hour),
+			MaxTokens: 2000,
+			Context7:  Context7Config{URL: "https://context7.com"},
+		},
 	}
 }
 
@@ -294,7 +321,7 @@ func (c *Config) validate() []*ConfigError {
 		bad("ollama.host", "%v", err)
 	}
 	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive,
-		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout} {
+		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout, "docs.ttl": c.Docs.TTL} {
 		if d == invalidDuration {
 			bad(field, "want a duration like 30s or 5m")
 		}
@@ -320,7 +347,13 @@ func (c *Config) validate() []*ConfigError {
 		bad("budgets.playbookShare", "must be between 0 and 0.10, got %g", c.Budgets.PlaybookShare)
 	}
 	if c.Budgets.KnowledgeShare < 0 || c.Budgets.KnowledgeShare > 0.10 {
-		bad("budgets.knowledgeShare", "must be between 0 and 0.10, got %g", c.Budgets.KnowledgeShare)
+		bad("budgets.knowledgeShare", "must be between 0 and 0.10 (0 turns build knowledge off), got %g", c.Budgets.KnowledgeShare)
+	}
+	if c.Docs.MaxTokens < 100 || c.Docs.MaxTokens > 32000 {
+		bad("docs.maxTokens", "must be between 100 and 32000, got %d", c.Docs.MaxTokens)
+	}
+	if err := checkDocsURL(c.Docs.Context7.URL); err != nil {
+		bad("docs.context7.url", "%v", err)
 	}
 	if c.Budgets.BuildTokens < 0 {
 		bad("budgets.buildTokens", "must not be negative (0 means no limit)")
@@ -360,6 +393,19 @@ func (c *Config) validate() []*ConfigError {
 		bad("import.baseConfidence", "must be between 0 and 1, got %g", c.Import.BaseConfidence)
 	}
 	return errs
+}
+
+// checkDocsURL accepts "", "off" or an http(s) URL with a host.
+func checkDocsURL(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "off") {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an http(s) URL such as https://context7.com, or off; got %q", s)
+	}
+	return nil
 }
 
 // NormalizeHost applies Ollama's OLLAMA_HOST rules: scheme defaults to http,
@@ -413,7 +459,8 @@ type Override struct {
 }
 
 // ApplyEnv applies environment overrides (OLLAMA_HOST, NOVA_TIER or
-// NOVA26_TIER, NOVA_AUTONOMY) and reports what changed.
+// NOVA26_TIER, NOVA_AUTONOMY, CONTEXT7_API_URL, CONTEXT7_API_KEY) and
+// reports what changed (a key's value is reported as "(set)", never shown).
 func (c *Config) ApplyEnv(getenv func(string) string) ([]Override, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -443,6 +490,17 @@ func (c *Config) ApplyEnv(getenv func(string) string) ([]Override, error) {
 		}
 		c.Autonomy = n
 		out = append(out, Override{Env: "NOVA_AUTONOMY", Field: "autonomy", Value: v})
+	}
+	if v := strings.TrimSpace(getenv("CONTEXT7_API_URL")); v != "" {
+		if err := checkDocsURL(v); err != nil {
+			return out, &ConfigError{File: "environment", Field: "CONTEXT7_API_URL", Msg: err.Error()}
+		}
+		c.Docs.Context7.URL = v
+		out = append(out, Override{Env: "CONTEXT7_API_URL", Field: "docs.context7.url", Value: v})
+	}
+	if v := strings.TrimSpace(getenv("CONTEXT7_API_KEY")); v != "" {
+		c.Docs.Context7.APIKey = v
+		out = append(out, Override{Env: "CONTEXT7_API_KEY", Field: "docs.context7.apiKey", Value: "(set)"})
 	}
 	return out, nil
 }

@@ -128,6 +128,8 @@ func TestConfigErrorsNameFileLineField(t *testing.T) {
 		{"inconclusive policy", "verify:\n  inconclusive: shrug\n", "verify.inconclusive", 2},
 		{"wait limit", "ollama:\n  waitLimit: forever\n", "ollama.waitLimit", 2},
 		{"escalations", "build:\n  maxEscalations: 9\n", "build.maxEscalations", 2},
+		{"docs url", "docs:\n  context7:\n    url: ftp://x\n", "docs.context7.url", 3},
+		{"docs ttl", "docs:\n  ttl: forever\n", "docs.ttl", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,6 +179,26 @@ func TestEnvOverrides(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, TierPremium, cfg.Tier, "the Nova26 name is accepted")
 	assert.Equal(t, "NOVA26_TIER", ov[0].Env)
+}
+
+func TestDocsEnvOverridesHideTheKey(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	assert.InDelta(t, 0.10, cfg.Budgets.KnowledgeShare, 1e-9)
+	assert.Equal(t, "https://context7.com", cfg.Docs.Context7.URL)
+	ov, err := cfg.ApplyEnv(envOf(map[string]string{"CONTEXT7_API_URL": "http://127.0.0.1:9", "CONTEXT7_API_KEY": "ctx7sk-secret"}))
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9", cfg.Docs.Context7.URL)
+	assert.Equal(t, "ctx7sk-secret", cfg.Docs.Context7.APIKey)
+	require.Len(t, ov, 2)
+	for _, o := range ov {
+		assert.NotContains(t, o.Value, "secret", "a key is never reported")
+	}
+	_, err = cfg.ApplyEnv(envOf(map[string]string{"CONTEXT7_API_URL": "not a url"}))
+	require.ErrorIs(t, err, ErrConfig)
+	cfg, err = ParseConfig("c.yaml", []byte("budgets:\n  knowledgeShare: 0\n"))
+	require.NoError(t, err)
+	assert.Zero(t, cfg.Budgets.KnowledgeShare, "0 turns build knowledge off")
 }
 
 func TestNormalizeHost(t *testing.T) {

@@ -19,6 +19,14 @@ type NavigateMsg struct {
 	Arg  any
 }
 
+// KnowledgeRefs is a NavigateMsg argument for the Knowledge screen: the
+// knowledge injected into a prompt (provenance), listed under Title, the
+// first one opened. A single ref ("fact:f3") is passed as a string.
+type KnowledgeRefs struct {
+	Title string
+	Refs  []string
+}
+
 // SetThemeMsg asks the root to switch (and persist) the theme.
 type SetThemeMsg struct{ Name string }
 

@@ -10,7 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
-	GoLibrary                                                                        key.Binding
+	GoKnowledge, GoLibrary                                                           key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -32,6 +32,13 @@ type KeyMap struct {
 	// blueprint (render it to a preview), switch the preview between the
 	// task table and the JSON.
 	Run, Resume, Use, ToggleView key.Binding
+
+	// Knowledge screen: facts (correct, invalidate, promote, keep, add, show
+	// closed facts, cycle the scope filter) and the docs cache (refresh,
+	// remove, clear all, fetch). OpenKnowledge opens the knowledge injected
+	// into a prompt (Rehearsal "why" panel).
+	Correct, Invalidate, Promote, Keep, AddFact, ShowClosed, ScopeFilter key.Binding
+	RefreshDoc, RemoveDoc, ClearDocs, FetchDoc, OpenKnowledge            key.Binding
 
 	// Vault browser: history back (after jumping to a neighbour) and the
 	// graph view's depth.
@@ -65,7 +72,8 @@ func DefaultKeyMap() *KeyMap {
 		GoBuild:     b("alt+6", "build", "alt+6"),
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
-		GoLibrary:   b("alt+9", "library", "alt+9"),
+		GoKnowledge: b("alt+9", "knowledge", "alt+9"),
+		GoLibrary:   b("alt+0", "library", "alt+0"),
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
@@ -113,6 +121,19 @@ func DefaultKeyMap() *KeyMap {
 		Resume:      b("R", "resume", "R"),
 		Use:         b("u", "use", "u"),
 		ToggleView:  b("t", "table/json", "t"),
+
+		Correct:       b("c", "correct", "c"),
+		Invalidate:    b("x", "invalidate", "x"),
+		Promote:       b("p", "promote", "p"),
+		Keep:          b("u", "keep/restore", "u"),
+		AddFact:       b("a", "add fact", "a"),
+		ShowClosed:    b("i", "show closed", "i"),
+		ScopeFilter:   b("s", "scope", "s"),
+		RefreshDoc:    b("r", "refresh", "r"),
+		RemoveDoc:     b("d", "remove", "d"),
+		ClearDocs:     b("D", "clear all", "D"),
+		FetchDoc:      b("f", "fetch", "f"),
+		OpenKnowledge: b("K", "open knowledge", "K"),
 
 		HistoryBack: b("⌫/esc", "back", "backspace"),
 		DepthMore:   b("+", "deeper", "+", "="),

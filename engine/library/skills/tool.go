@@ -47,7 +47,7 @@ func Tool(d ToolDeps) tools.Tool {
 		OutputCap: MaxPromptChars,
 		// Every agent may run skills: each step still needs the agent's own
 		// permission for its tool, so runSkill grants nothing new.
-		Implicit: true,
+		AllAgents: true,
 		Run: func(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Output, error) {
 			var a struct {
 				SkillName string         `json:"skillName"`

@@ -150,7 +150,7 @@ func UITool() tools.Tool {
 			"required":["componentName","purpose"],"additionalProperties":false}`),
 		Timeout:       5 * time.Second,
 		AllowedAgents: []string{UIAgent},
-		Implicit:      true, // VENUS has it without listing it; nobody else may call it
+		AllAgents:     true, // VENUS has it without listing it; nobody else may call it
 		OutputCap:     UIOutputCap,
 		Run: func(_ context.Context, _ *tools.Env, raw json.RawMessage) (tools.Output, error) {
 			var req UIRequest

@@ -574,6 +574,7 @@ func (m *Model) selectedTaskID() string {
 type provItem struct {
 	vault *VaultRef
 	rule  *RuleRef
+	know  *KnowledgeRef
 }
 
 func (m *Model) provItems() []provItem {
@@ -587,6 +588,9 @@ func (m *Model) provItems() []provItem {
 	}
 	for i := range t.Rules {
 		items = append(items, provItem{rule: &t.Rules[i]})
+	}
+	for i := range t.Knowledge {
+		items = append(items, provItem{know: &t.Knowledge[i]})
 	}
 	return items
 }
@@ -676,11 +680,25 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.provSel = min(m.provSel+1, len(items)-1)
 		case key.Matches(msg, km.Up):
 			m.provSel = max(m.provSel-1, 0)
+		case key.Matches(msg, km.OpenKnowledge):
+			t, ok := m.selectedTask()
+			if !ok || len(t.Knowledge) == 0 || m.detail == nil {
+				return common.Toast("no knowledge was injected into this task's prompt")
+			}
+			arg := common.KnowledgeRefs{Title: fmt.Sprintf("Injected into build %s, task %s", m.detail.ID, t.ID)}
+			for _, k := range t.Knowledge {
+				arg.Refs = append(arg.Refs, k.Ref)
+			}
+			return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: arg} }
 		case key.Matches(msg, km.Enter):
 			if m.provSel < 0 || m.provSel >= len(items) {
 				return nil
 			}
 			it := items[m.provSel]
+			if it.know != nil {
+				ref := it.know.Ref
+				return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: ref} }
+			}
 			if it.vault != nil {
 				id := it.vault.ID
 				return func() tea.Msg { return common.NavigateMsg{Page: "vault", Arg: id} }
@@ -795,7 +813,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.mode == modeBuilds:
 		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "show build"), withHelp(km.Back, "close")}
 	case m.focus == focusProvenance:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open source"), withHelp(km.Tab, "focus")}
+		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open source"), withHelp(km.OpenKnowledge, "all knowledge"), withHelp(km.Tab, "focus")}
 	}
 	return []key.Binding{withHelp(km.New, "new build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel"),
 		withHelp(km.Branch, "builds"), withHelp(km.Tab, "focus")}
@@ -806,7 +824,8 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"), withHelp(km.Back, "back to tasks")},
+		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"),
+			withHelp(km.OpenKnowledge, "the task's injected knowledge on the Knowledge screen"), withHelp(km.Back, "back to tasks")},
 		{withHelp(km.New, "start a build from a PRD"), withHelp(km.Branch, "switch build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel build"), km.Refresh},
 		{withHelp(km.Answer, "answer a task that asks you")},
 	}

@@ -111,7 +111,8 @@ func TestGraphShowsPhasesStatusesAndDetail(t *testing.T) {
 		"Build 3", "UA Dashboard v1", "2/6 done", "Phase 1", "Phase 2", "Phase 3",
 		"✓ ua-01", "◐ ua-03", "◆ ua-04", "○ ua-05", "⊘ ua-06", "← ua-03,ua-04", "3m12s", "×2",
 		"ua-03 — Aggregate daily active users", "agent MARS", "needs ✓ ua-02",
-		"Provenance 2 vault nodes · 1 rule", "#12 strategy Aggregate in SQL", "r2 Wrap errors",
+		"Provenance 2 vault nodes · 1 rule · 3 knowledge items", "#12 strategy Aggregate in SQL", "r2 Wrap errors",
+		"fact:f3 Daily buckets use the user's time zone", "fact:f9 (no longer available)",
 		"Waiting for the model's first tokens…", "builds (2)",
 	} {
 		assert.Contains(t, out, want)
@@ -141,6 +142,13 @@ func TestProvenanceJumps(t *testing.T) {
 	l.press("down", "down", "enter")
 	l.until(func() bool { return len(l.navs) == 2 })
 	assert.Equal(t, common.NavigateMsg{Page: "playbooks", Arg: "MARS/r2"}, l.navs[1])
+	l.press("down", "enter")
+	l.until(func() bool { return len(l.navs) == 3 })
+	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: "fact:f3"}, l.navs[2], "an injected fact opens on the Knowledge screen")
+	l.press("K")
+	l.until(func() bool { return len(l.navs) == 4 })
+	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: common.KnowledgeRefs{Title: "Injected into build 3, task ua-03",
+		Refs: []string{"fact:f3", "docs:local:github.com/jackc/pgx/v5#pgxpool", "fact:f9"}}}, l.navs[3])
 	l.press("esc")
 	assert.Equal(t, focusTasks, l.m.focus)
 }
@@ -391,4 +399,27 @@ func TestToolCallsShowInTheStream(t *testing.T) {
 		Agent: &agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
+}
+
+// At 80×24 the focused provenance list shows its cursor, however long the
+// task's detail is above it.
+func TestProvenanceStaysVisibleWhenFocusedOnASmallScreen(t *testing.T) {
+	t.Parallel()
+	src := sampleSource(t)
+	for i := range src.builds[0].Tasks {
+		tk := &src.builds[0].Tasks[i]
+		if tk.ID == "ua-03" {
+			for g := range 8 {
+				tk.Gates = append(tk.Gates, Gate{Name: fmt.Sprintf("check:%d", g), Passed: true, Score: 1})
+			}
+		}
+	}
+	l := newLoop(t, src, 80, 21)
+	require.Equal(t, "ua-03", l.m.selectedTaskID())
+	l.press("tab")
+	require.Equal(t, focusProvenance, l.m.focus)
+	for range 5 {
+		l.press("j")
+	}
+	assert.Contains(t, l.plain(), "fact:f9 (no longer available)")
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nova-dev/nova/engine/ace"
 	eb "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/knowledge"
 )
 
 // Adapters: the page's view model (source.go) built from the
@@ -63,6 +65,7 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 	}
 	nodes := vaultRefs(ctx, src, tasks)
 	rules := ruleRefs(ctx, src, tasks)
+	known := knowledgeRefs(ctx, src, tasks)
 	for _, t := range tasks {
 		st := string(t.Status)
 		if t.Status == eb.TaskPending {
@@ -117,6 +120,9 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 			}
 			task.Rules = append(task.Rules, ref)
 		}
+		for _, id := range t.KnowledgeIDs {
+			task.Knowledge = append(task.Knowledge, known[id])
+		}
 		d.Tasks = append(d.Tasks, task)
 	}
 	return d, nil
@@ -146,6 +152,45 @@ func vaultRefs(ctx context.Context, src Source, tasks []eb.Task) map[uint64]Vaul
 		out[n.ID] = VaultRef{ID: n.ID, Type: string(n.Type), Content: n.Content}
 	}
 	return out
+}
+
+// maxKnowledgeRefs bounds how many injected items a build's detail
+// resolves to titles (the rest show their reference).
+const maxKnowledgeRefs = 200
+
+// knowledgeRefs resolves the injected knowledge ids of every task to
+// titles; a missing item keeps its reference and says it is gone.
+func knowledgeRefs(ctx context.Context, src Source, tasks []eb.Task) map[string]KnowledgeRef {
+	out := map[string]KnowledgeRef{}
+	for _, t := range tasks {
+		for _, ref := range t.KnowledgeIDs {
+			if _, ok := out[ref]; ok {
+				continue
+			}
+			kr := KnowledgeRef{Ref: ref, Source: knowledgeSource(ref), Title: ref}
+			if len(out) < maxKnowledgeRefs {
+				if it, err := src.KnowledgeItem(ctx, ref); err == nil {
+					kr.Source, kr.Title = it.Source, it.Title
+				} else {
+					kr.Title = "(no longer available)"
+				}
+			}
+			out[ref] = kr
+		}
+	}
+	return out
+}
+
+// knowledgeSource is the source a reference names.
+func knowledgeSource(ref string) string {
+	kind, _, _ := strings.Cut(ref, ":")
+	switch kind {
+	case "fact":
+		return knowledge.SourceFacts
+	case "docs":
+		return knowledge.SourceDocs
+	}
+	return knowledge.SourceVault
 }
 
 // ruleRefs loads the injected playbook rules, keyed AGENT/ruleID.

@@ -17,6 +17,7 @@ import (
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
 	enginebuild "github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/knowledge"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -115,6 +116,9 @@ func engineTask(t Task) enginebuild.Task {
 	for _, r := range t.Rules {
 		out.RuleIDs = append(out.RuleIDs, r.ID)
 	}
+	for _, k := range t.Knowledge {
+		out.KnowledgeIDs = append(out.KnowledgeIDs, k.Ref)
+	}
 	return out
 }
 
@@ -174,6 +178,23 @@ func (f *fakeSource) GetNodes(_ context.Context, ids []uint64, _ bool) ([]engvau
 		}
 	}
 	return out, nil
+}
+
+// KnowledgeItem resolves the knowledge the builds' tasks refer to; a ref
+// titled "(gone)" is missing.
+func (f *fakeSource) KnowledgeItem(_ context.Context, ref string) (knowledge.Item, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.builds {
+		for _, t := range b.Tasks {
+			for _, k := range t.Knowledge {
+				if k.Ref == ref && k.Title != "(no longer available)" {
+					return knowledge.Item{Ref: ref, Source: k.Source, Title: k.Title}, nil
+				}
+			}
+		}
+	}
+	return knowledge.Item{}, fmt.Errorf("%s: not found", ref)
 }
 
 // GetPlaybook returns a playbook with the rules the builds' tasks refer to.
@@ -271,7 +292,10 @@ func sample() *fakeSource {
 			{ID: "ua-03", Title: "Aggregate daily active users", Agent: "MARS", Phase: 2, Status: StatusRunning, Attempts: 1,
 				Deps: []string{"ua-02"}, Started: at(6), Tokens: 4100,
 				VaultNodes: []VaultRef{{ID: 12, Type: "strategy", Content: "Aggregate in SQL, not in Go loops"}, {ID: 40, Type: "mistake", Content: "Forgot the time zone when bucketing by day"}},
-				Rules:      []RuleRef{{ID: "r2", Agent: "MARS", Content: "Wrap errors with the failing operation"}}},
+				Rules:      []RuleRef{{ID: "r2", Agent: "MARS", Content: "Wrap errors with the failing operation"}},
+				Knowledge: []KnowledgeRef{{Ref: "fact:f3", Source: "facts", Title: "Daily buckets use the user's time zone"},
+					{Ref: "docs:local:github.com/jackc/pgx/v5#pgxpool", Source: "docs", Title: "Go package github.com/jackc/pgx/v5/pgxpool v5.7.1"},
+					{Ref: "fact:f9", Source: "facts", Title: "(no longer available)"}}},
 			{ID: "ua-04", Title: "Dashboard layout", Agent: "VENUS", Phase: 2, Status: StatusWaiting, Deps: []string{"ua-01"}},
 			{ID: "ua-05", Title: "Retention chart", Agent: "VENUS", Phase: 3, Status: StatusPending, Deps: []string{"ua-03", "ua-04"}},
 			{ID: "ua-06", Title: "Load test the ingest path", Agent: "SATURN", Phase: 3, Status: StatusBlocked, Attempts: 2,

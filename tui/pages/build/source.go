@@ -7,6 +7,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
 	eb "github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/knowledge"
 	engvault "github.com/nova-dev/nova/engine/vault"
 )
 
@@ -32,6 +33,9 @@ type Source interface {
 	// and playbook rules its prompt was given) to their text.
 	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
 	GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error)
+	// KnowledgeItem resolves the facts, docs and patterns a task's prompt
+	// was given (its knowledge ids) to their titles.
+	KnowledgeItem(ctx context.Context, ref string) (knowledge.Item, error)
 }
 
 // Build and task states as the page shows them.
@@ -114,6 +118,7 @@ type Task struct {
 	// Provenance: what went into the task's prompt.
 	VaultNodes []VaultRef
 	Rules      []RuleRef
+	Knowledge  []KnowledgeRef
 }
 
 // Verdict is the verifier's verdict on a task's work: passed, failed or
@@ -139,6 +144,14 @@ type VaultRef struct {
 	ID      uint64
 	Type    string
 	Content string
+}
+
+// KnowledgeRef is one injected fact, docs entry or pattern: its reference
+// ("fact:f3", "docs:local:…", "vault:12"), source and title.
+type KnowledgeRef struct {
+	Ref    string
+	Source string
+	Title  string
 }
 
 // RuleRef is one injected playbook rule.

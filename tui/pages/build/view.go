@@ -379,7 +379,11 @@ func (m *Model) taskDetailView(w, h int) string {
 	if m.focus == focusProvenance {
 		ptitle = s.PanelTitleActive.Render("Provenance")
 	}
-	b = append(b, ptitle+" "+s.Muted.Render(plural(len(t.VaultNodes), "vault node")+" · "+plural(len(t.Rules), "rule")))
+	counts := plural(len(t.VaultNodes), "vault node") + " · " + plural(len(t.Rules), "rule")
+	if len(t.Knowledge) > 0 {
+		counts += " · " + plural(len(t.Knowledge), "knowledge item")
+	}
+	b = append(b, ptitle+" "+s.Muted.Render(common.Truncate(counts, max(0, inner-lipgloss.Width(ptitle)-1))))
 	if len(items) == 0 {
 		hint := "Nothing from the vault or the playbook was injected."
 		if t.Status == StatusPending || t.Status == StatusReady {
@@ -388,6 +392,13 @@ func (m *Model) taskDetailView(w, h int) string {
 		b = append(b, s.Subtle.Render(common.Truncate(hint, inner)))
 	}
 	room := h - 2 - len(b)
+	if want := min(len(items), 4); m.focus == focusProvenance && room < want {
+		// Focused on a short pane (80×24): the list the cursor moves in
+		// must show; the task's header lines (the first two) stay.
+		drop := min(want-room, max(0, len(b)-3))
+		b = append(b[:2:2], b[2+drop:]...)
+		room += drop
+	}
 	start := 0
 	if m.focus == focusProvenance && m.provSel >= room {
 		start = m.provSel - room + 1
@@ -395,10 +406,21 @@ func (m *Model) taskDetailView(w, h int) string {
 	for i := start; i < len(items) && i-start < max(0, room); i++ {
 		it := items[i]
 		var tag, text string
-		if it.vault != nil {
+		switch {
+		case it.know != nil:
+			switch it.know.Source {
+			case "facts":
+				tag = s.BadgeOK.Render("fact")
+			case "docs":
+				tag = s.Badge.Render("docs")
+			default:
+				tag = s.BadgeInfo.Render("pattern")
+			}
+			text = it.know.Ref + " " + oneLine(it.know.Title)
+		case it.vault != nil:
 			tag = s.BadgeInfo.Render("vault")
 			text = fmt.Sprintf("#%d %s %s", it.vault.ID, it.vault.Type, oneLine(it.vault.Content))
-		} else {
+		default:
 			tag = s.BadgeAccent.Render("rule")
 			text = it.rule.ID + " " + oneLine(it.rule.Content)
 		}

@@ -83,6 +83,7 @@ type harness struct {
 	m      *Model
 	toasts []string
 	errs   []error
+	navs   []common.NavigateMsg
 }
 
 func newPage(t testing.TB, ws Source, w, h int) *harness {
@@ -123,6 +124,10 @@ func (h *harness) run(cmd tea.Cmd) {
 			h.toasts = append(h.toasts, msg.Text)
 		case common.ErrMsg:
 			h.errs = append(h.errs, msg.Err)
+		case common.NavigateMsg:
+			h.navs = append(h.navs, msg)
+			_, next := h.m.Update(msg)
+			queue = append(queue, next)
 		default:
 			if isBlink(msg) {
 				continue

@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/knowledge"
 	rh "github.com/nova-dev/nova/engine/rehearsal"
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/common"
@@ -63,6 +64,8 @@ type actionMsg struct {
 type whyMsg struct {
 	id    uint64
 	nodes map[uint64]string
+	// knowledge maps each injected knowledge ref to its title.
+	knowledge map[string]string
 }
 
 // Model is the Rehearsal page.
@@ -89,6 +92,7 @@ type Model struct {
 	userMode diffview.Mode
 	why      bool
 	whyNodes map[uint64]string
+	whyKnow  map[string]string
 
 	dialog    *confirm.Model
 	rejecting bool
@@ -143,6 +147,9 @@ type Source interface {
 	RejectRehearsal(ctx context.Context, id uint64, reason string) (rh.Session, error)
 	RegenerateRehearsal(ctx context.Context, id uint64) (rh.Session, error)
 	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]engvault.Node, error)
+	// KnowledgeItem resolves the facts and docs the branches' prompts
+	// carried (the "why" panel).
+	KnowledgeItem(ctx context.Context, ref string) (knowledge.Item, error)
 }
 
 // call runs an engine call off the UI goroutine; an error becomes wrap's
@@ -214,7 +221,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, m.actionDone(msg)
 	case whyMsg:
 		if m.sess != nil && m.sess.ID == msg.id {
-			m.whyNodes = msg.nodes
+			m.whyNodes, m.whyKnow = msg.nodes, msg.knowledge
 		}
 		return m, nil
 	case confirm.ResultMsg:
@@ -321,6 +328,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		for _, dv := range m.dvs {
 			dv.SetMode(mode)
 		}
+	case key.Matches(k, km.OpenKnowledge):
+		if len(s.KnowledgeIDs) == 0 {
+			return common.Toast("no knowledge was injected into this rehearsal's prompts")
+		}
+		arg := common.KnowledgeRefs{Title: fmt.Sprintf("Injected into rehearsal #%d (task %s)", s.ID, s.TaskID), Refs: append([]string{}, s.KnowledgeIDs...)}
+		return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: arg} }
 	case key.Matches(k, km.Why):
 		m.why = !m.why
 		if m.why && m.whyNodes == nil {
@@ -432,7 +445,7 @@ func (m *Model) show(s rh.Session) tea.Cmd {
 	same := m.sess != nil && m.sess.ID == s.ID && len(m.sess.Rounds) == len(s.Rounds)
 	m.sess = &s
 	if !same {
-		m.focus, m.why, m.whyNodes = 0, false, nil
+		m.focus, m.why, m.whyNodes, m.whyKnow = 0, false, nil, nil
 		m.fileSel = make([]int, len(s.Branches))
 		m.dvs = make([]*diffview.Model, len(s.Branches))
 		m.shown = make([]string, len(s.Branches))
@@ -535,8 +548,15 @@ func (m *Model) loadWhy() tea.Cmd {
 			}
 		}
 		nodes := map[uint64]string{}
+		know := map[string]string{}
+		for _, ref := range s.KnowledgeIDs {
+			know[ref] = "(no longer available)"
+			if it, err := src.KnowledgeItem(ctx, ref); err == nil {
+				know[ref] = it.Title
+			}
+		}
 		if len(ids) == 0 {
-			return whyMsg{id: s.ID, nodes: nodes}, nil
+			return whyMsg{id: s.ID, nodes: nodes, knowledge: know}, nil
 		}
 		found, err := src.GetNodes(ctx, ids, false)
 		if err != nil {
@@ -548,8 +568,10 @@ func (m *Model) loadWhy() tea.Cmd {
 		for _, n := range found {
 			nodes[n.ID] = fmt.Sprintf("[%s] %s", n.Type, n.Content)
 		}
-		return whyMsg{id: s.ID, nodes: nodes}, nil
-	}, func(error) tea.Msg { return whyMsg{id: s.ID, nodes: map[uint64]string{}} })
+		return whyMsg{id: s.ID, nodes: nodes, knowledge: know}, nil
+	}, func(error) tea.Msg {
+		return whyMsg{id: s.ID, nodes: map[uint64]string{}, knowledge: map[string]string{}}
+	})
 }
 
 // ShortHelp implements help.KeyMap.
@@ -575,7 +597,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{withHelp(km.Left, "previous branch"), withHelp(km.Right, "next branch"), km.Jump1, km.Jump2, km.Jump3},
 		{withHelp(km.Tab, "next file"), withHelp(km.ShiftTab, "previous file"), km.Down, km.Up, km.PageDown, km.PageUp},
-		{km.SyncScroll, km.SplitToggle, km.Why, withHelp(km.Back, "sessions")},
+		{km.SyncScroll, km.SplitToggle, km.Why, withHelp(km.OpenKnowledge, "open the injected knowledge"), withHelp(km.Back, "sessions")},
 		{km.Approve, withHelp(km.Reject, "reject all"), km.Regenerate},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/prd"
 	rh "github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rehearsal/rehearsaltest"
@@ -90,6 +91,29 @@ func TestKeysScrollSyncSplitWhy(t *testing.T) {
 	got, err := ws.svc.Get(context.Background(), ss.ID)
 	require.NoError(t, err)
 	assert.Equal(t, rh.StatusPending, got.Status)
+}
+
+// The "why" panel lists the knowledge the prompts carried, and K opens it
+// on the Knowledge screen.
+func TestWhyLinksToTheInjectedKnowledge(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, rehearsaltest.Three())
+	f, err := ws.AddFact(context.Background(), facts.NewFact{Content: "Division by zero returns an error, never panics"})
+	require.NoError(t, err)
+	refs := []string{"fact:" + f.ID, "docs:context7:go#errors"}
+	ss, err := ws.svc.Rehearse(context.Background(), rh.Request{Task: taskT1(), Branches: 2, Force: true, KnowledgeIDs: refs})
+	require.NoError(t, err)
+	h := newPage(t, ws, 180, 47)
+	h.send(common.NavigateMsg{Page: ID, Arg: ss.ID})
+	h.press("w")
+	out := h.plain()
+	assert.Contains(t, out, "Knowledge injected (2) · K opens it")
+	assert.Contains(t, out, "fact:"+f.ID+" Division by zero returns an error")
+	assert.Contains(t, out, "docs:context7:go#errors (no longer available)")
+	h.press("K")
+	require.NotEmpty(t, h.navs)
+	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: common.KnowledgeRefs{
+		Title: fmt.Sprintf("Injected into rehearsal #%d (task %s)", ss.ID, ss.TaskID), Refs: refs}}, h.navs[len(h.navs)-1])
 }
 
 // TestEndToEndApproveBranch2 drives the page through keys: focus branch 2,

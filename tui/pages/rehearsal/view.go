@@ -359,6 +359,17 @@ func (m *Model) whyText(b rh.Branch, r rh.Result, w int) string {
 		add(s.Subtitle, "Playbook rules")
 		add(s.Text, strings.Join(b.RuleIDs, ", "))
 	}
+	if m.sess != nil && len(m.sess.KnowledgeIDs) > 0 {
+		ids := m.sess.KnowledgeIDs
+		add(s.Subtitle, fmt.Sprintf("Knowledge injected (%d) · K opens it", len(ids)))
+		for _, ref := range ids {
+			title := "…"
+			if m.whyKnow != nil {
+				title = m.whyKnow[ref]
+			}
+			add(s.Text, ref+" "+title)
+		}
+	}
 	if len(r.Reflected) > 0 {
 		add(s.Subtitle, "Patterns it reflects")
 		for _, id := range r.Reflected {

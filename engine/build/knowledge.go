@@ -1,0 +1,111 @@
+package build
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nova-dev/nova/engine/failure"
+)
+
+// KnowledgeHook is implemented by engine/knowledge (scoped facts, cached and
+// local docs, imported patterns). A nil KnowledgeHook adds no knowledge.
+// The engine gives it KnowledgeShare of the prompt budget and records the
+// ids it returns on the task (Task.KnowledgeIDs, provenance).
+type KnowledgeHook interface {
+	// Hits returns a block of knowledge relevant to the task, within
+	// budgetTokens, and the ids of what it contains ("fact:f3",
+	// "docs:local:…", "vault:12").
+	Hits(ctx context.Context, q KnowledgeQuery, budgetTokens int) (block string, ids []string, err error)
+}
+
+// KnowledgeQuery is what the hook is asked for one task attempt.
+type KnowledgeQuery struct {
+	BuildID string
+	TaskID  string
+	Agent   string
+	// Text is the task's title and description.
+	Text string
+	// ExcludeVault are the vault nodes the prompt already carries.
+	ExcludeVault []uint64
+}
+
+// KnowledgeLearner is optional on a KnowledgeHook: it hears how each
+// attempt that used knowledge went, and when a build finishes.
+type KnowledgeLearner interface {
+	// KnowledgeAfterTask credits the knowledge an attempt used.
+	KnowledgeAfterTask(ctx context.Context, o KnowledgeOutcome) error
+	// KnowledgeAfterBuild runs when a build ends done or failed (it
+	// extracts facts from the results).
+	KnowledgeAfterBuild(ctx context.Context, b Build, tasks []Task) error
+}
+
+// KnowledgeOutcome is one attempt's outcome for the knowledge it used.
+type KnowledgeOutcome struct {
+	BuildID string   `json:"buildId"`
+	TaskID  string   `json:"taskId"`
+	Agent   string   `json:"agent"`
+	IDs     []string `json:"ids"`
+	Passed  bool     `json:"passed"`
+	// Kind is the failure's kind when the attempt failed; only a
+	// learnable kind (failure.WorkFailed) counts against the knowledge.
+	Kind failure.Kind `json:"kind,omitempty"`
+}
+
+// knowledgeAfterTask tells the hook how an attempt went (it used the
+// injected knowledge, and maybe facts its agent looked up itself). kind is
+// the attempt's failure kind as the build classified it (engine/failure):
+// only a learnable kind (a gate or verdict failed) counts against the
+// knowledge; infrastructure failures never do. Attempts that waited for the
+// model server or were interrupted never reach here.
+func (e *Engine) knowledgeAfterTask(ctx context.Context, hooks Hooks, t Task, passed bool, kind failure.Kind) {
+	kl, ok := hooks.Knowledge.(KnowledgeLearner)
+	if !ok {
+		return
+	}
+	o := KnowledgeOutcome{BuildID: idString(t.BuildID), TaskID: t.ID, Agent: t.Agent, IDs: t.KnowledgeIDs, Passed: passed}
+	if !passed {
+		o.Kind = cmpKind(kind, failure.Unknown)
+	}
+	if err := kl.KnowledgeAfterTask(ctx, o); err != nil && !errors.Is(err, context.Canceled) {
+		e.logf(t.BuildID, t.ID, "knowledge: %v", err)
+	}
+}
+
+// learnAfter runs knowledgeAfterBuild for a build that has ended, as a
+// learner Shutdown can stop.
+func (e *Engine) learnAfter(ctx context.Context, b Build) {
+	if _, ok := e.d.Hooks().Knowledge.(KnowledgeLearner); !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	l := &learner{cancel: cancel, done: make(chan struct{})}
+	e.mu.Lock()
+	e.learning[b.ID] = l
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.learning[b.ID] == l {
+			delete(e.learning, b.ID)
+		}
+		e.mu.Unlock()
+		cancel()
+		close(l.done)
+	}()
+	e.knowledgeAfterBuild(ctx, b)
+}
+
+// knowledgeAfterBuild lets the hook learn from a finished build.
+func (e *Engine) knowledgeAfterBuild(ctx context.Context, b Build) {
+	kl, ok := e.d.Hooks().Knowledge.(KnowledgeLearner)
+	if !ok || (b.Status != StatusDone && b.Status != StatusFailed) || ctx.Err() != nil {
+		return
+	}
+	tasks, err := e.store.Tasks(ctx, b.ID)
+	if err != nil {
+		e.logf(b.ID, "", "knowledge: %v", err)
+		return
+	}
+	if err := kl.KnowledgeAfterBuild(ctx, b, tasks); err != nil && !errors.Is(err, context.Canceled) {
+		e.logf(b.ID, "", "knowledge: %v", err)
+	}
+}
