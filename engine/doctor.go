@@ -89,7 +89,14 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			rep.Author = author
 			add(c)
 		}
-		add(checkDB(root))
+		dbCheck, db := checkDB(root)
+		add(dbCheck)
+		for _, c := range knowledgeChecks(ctx, db, cfg, getenv) {
+			add(c)
+		}
+		if db != nil {
+			_ = db.Close()
+		}
 	}
 
 	client, err := NewLLMClient(cfg)
@@ -136,23 +143,25 @@ func identityCheck(root, userID string) (Check, string) {
 	return Check{Name: "identity", OK: true, Detail: fmt.Sprintf("author %s (from %s)", author, from)}, author
 }
 
-func checkDB(root string) Check {
+// checkDB checks the workspace database read-only and, when it could be
+// read, hands it back open for the knowledge counts (the caller closes it).
+func checkDB(root string) (Check, *storage.DB) {
 	path := (&workspace.Workspace{Root: root}).DBPath()
 	db, err := storage.Open(path, storage.Options{ReadOnly: true})
 	switch {
 	case errors.Is(err, storage.ErrInUse):
-		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}
+		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}, nil
 	case errors.Is(err, storage.ErrNoDatabase):
-		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}
+		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
 	case err != nil:
-		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}
+		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}, nil
 	}
-	defer func() { _ = db.Close() }()
 	v, _ := db.SchemaVersion()
 	if problems := db.Check(); len(problems) > 0 {
-		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}
+		_ = db.Close()
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}, nil
 	}
-	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}
+	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}, db
 }
 
 func modelsCheck(st OllamaStatus) Check {

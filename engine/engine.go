@@ -280,6 +280,12 @@ type Summary struct {
 	PendingDeltas    int    `json:"pendingDeltas"` // playbook deltas waiting (part of PendingApprovals)
 	Imports          int    `json:"imports"`
 	Rehearsals       int    `json:"rehearsals"`
+	// Facts counts the valid facts (workspace and user-level; archived and
+	// closed ones are not counted); FactsReview those flagged for review.
+	Facts       int `json:"facts"`
+	FactsReview int `json:"factsReview"`
+	// Docs counts the cached documentation entries (local and Context7).
+	Docs int `json:"docs"`
 }
 
 // Summary implements Workspace.
@@ -323,6 +329,16 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	}
 	if waiting, err := l.Rehearsals().CountPending(ctx); err == nil {
 		s.PendingApprovals += waiting
+	}
+	// A user-level facts file that is locked or damaged only leaves its
+	// own facts out of the count (the Knowledge screen says why).
+	fc, _, err := l.Knowledge().Facts().Counts(ctx)
+	if err != nil {
+		return s, fmt.Errorf("count facts: %w", err)
+	}
+	s.Facts, s.FactsReview = fc.Valid, fc.Review
+	if s.Docs, err = l.Knowledge().Docs().Cache().Count(ctx); err != nil {
+		return s, err
 	}
 	return s, nil
 }

@@ -272,3 +272,52 @@ func TestKnowledgeShareZeroLeavesBuildPromptsAlone(t *testing.T) {
 	assert.NotContains(t, prompt, "<knowledge>")
 	assert.Contains(t, prompt, "PRD task h-1", "the task itself did run")
 }
+
+// Home and doctor count what the knowledge layer holds: valid facts of both
+// files (closed ones are not), cached docs; doctor names the user-level file
+// and where docs come from, read-only, after the owner closed.
+func TestSummaryAndDoctorCountFactsAndDocs(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	ws, srv, d7, root := openKnowledge(t, "", map[string]string{"NOVA_HOME": home})
+	ctx := context.Background()
+	sum, err := ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, sum.Facts)
+	assert.Zero(t, sum.Docs)
+
+	f, err := ws.AddFact(ctx, facts.NewFact{Content: "Releases are cut from the main branch"})
+	require.NoError(t, err)
+	_, err = ws.CorrectFact(ctx, f.ID, "we moved", "Releases are cut from release branches")
+	require.NoError(t, err)
+	_, err = ws.AddFact(ctx, facts.NewFact{Content: "I like small pull requests", Scope: facts.User()})
+	require.NoError(t, err)
+	_, err = ws.FetchDocs(ctx, "react", "hooks", docs.FetchOptions{})
+	require.NoError(t, err)
+	sum, err = ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, sum.Facts, "the replacement and the user-level fact; the superseded one is not counted")
+	assert.Zero(t, sum.FactsReview)
+	assert.Equal(t, 1, sum.Docs)
+
+	require.NoError(t, ws.Close())
+	env := envOf(map[string]string{"OLLAMA_HOST": srv.URL(), "CONTEXT7_API_URL": d7.URL(), "NOVA_HOME": home})
+	rep := engine.Doctor(ctx, engine.DoctorOptions{Explicit: root, Getenv: env})
+	fc := checkByName(t, rep, "facts")
+	assert.Equal(t, "pass", fc.Status, "%+v", fc)
+	assert.Equal(t, "1 valid (1 closed) in the workspace; 1 user-level in "+filepath.Join(home, "user.db"), fc.Detail)
+	dc := checkByName(t, rep, "docs")
+	assert.Equal(t, "pass", dc.Status)
+	assert.Equal(t, "1 cached; Context7 at "+d7.URL(), dc.Detail)
+
+	// A damaged user-level file is a warning that says what to do; docs off
+	// is named as such.
+	require.NoError(t, os.WriteFile(filepath.Join(home, "user.db"), []byte("not a database"), 0o600))
+	rep = engine.Doctor(ctx, engine.DoctorOptions{Explicit: root, Getenv: envOf(map[string]string{
+		"OLLAMA_HOST": srv.URL(), "CONTEXT7_API_URL": "off", "NOVA_HOME": home})})
+	fc = checkByName(t, rep, "facts")
+	assert.Equal(t, "warn", fc.Status)
+	assert.Contains(t, fc.Detail, "user-level facts unavailable")
+	assert.Contains(t, fc.Hint, "move it away")
+	assert.Contains(t, checkByName(t, rep, "docs").Detail, "Context7 off")
+}

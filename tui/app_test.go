@@ -43,7 +43,7 @@ func newFake(t testing.TB) *fakeWS {
 		Local: tuitest.Workspace(t, time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)),
 		cfg:   cfg,
 		sum: engine.Summary{Root: "/home/dev/shop", Tier: "free", Autonomy: 2, Theme: cfg.Theme, SchemaVersion: 1,
-			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2},
+			VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2, Facts: 7, Docs: 3},
 		ollama: engine.OllamaStatus{
 			Host: "http://127.0.0.1:11434", Reachable: true, Version: "0.12.3",
 			Models: []llm.Model{{Name: "qwen2.5-coder:1.5b"}, {Name: "qwen2.5-coder:7b"}},

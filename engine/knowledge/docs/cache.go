@@ -328,6 +328,31 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
+// Count is how many entries the cache holds, without reading them (Home's
+// counts; Stats reads every entry).
+func (c *Cache) Count(ctx context.Context) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := c.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketDocsCache)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(kb, _ []byte) error {
+			if _, ok := keyFromBytes(kb); ok {
+				n++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count docs: %w", err)
+	}
+	return n, nil
+}
+
 func readRev(b *bolt.Bucket) uint64 {
 	v := b.Get(revKey)
 	if len(v) != 8 {

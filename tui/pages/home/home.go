@@ -310,9 +310,15 @@ func (m *Model) cardsView() string {
 		{"playbooks", val(func(x *engine.Summary) int { return x.Playbooks }), "per agent"},
 		{"builds", val(func(x *engine.Summary) int { return x.Builds }), "build plans run"},
 		{"approvals", val(func(x *engine.Summary) int { return x.PendingApprovals }), "waiting for you"},
+		{"facts", val(func(x *engine.Summary) int { return x.Facts }), "knowledge, alt+9"},
+	}
+	docs := val(func(x *engine.Summary) int { return x.Docs })
+	if docs >= 0 {
+		cards[len(cards)-1].hint = fmt.Sprintf("%d docs cached · alt+9", docs)
 	}
 	if m.height < 34 {
-		// Short screens get one strip instead of four cards.
+		// Short screens get one strip instead of cards; the docs count
+		// joins it when it fits.
 		var parts []string
 		for _, c := range cards {
 			v := "…"
@@ -325,7 +331,15 @@ func (m *Model) cardsView() string {
 			}
 			parts = append(parts, st.Render(v)+" "+s.Text.Render(c.label))
 		}
-		return s.Panel.Width(m.width).Render(strings.Join(parts, s.Subtle.Render("  ·  ")))
+		sep := s.Subtle.Render("  ·  ")
+		inner := m.width - 4 // border and padding
+		if docs >= 0 {
+			withDocs := append(parts, s.Title.Render(fmt.Sprintf("%d", docs))+" "+s.Text.Render("docs"))
+			if lipgloss.Width(strings.Join(withDocs, sep)) <= inner {
+				parts = withDocs
+			}
+		}
+		return s.Panel.Width(m.width).Render(ansi.Truncate(strings.Join(parts, sep), inner, "…"))
 	}
 	n := len(cards)
 	var out []string

@@ -1,13 +1,18 @@
 package home
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/themes"
+	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/keymap"
 )
 
 // Issue 10's events read as one line each in the activity feed; the echoes
@@ -49,5 +54,35 @@ func TestTrustEventsAreOneLineEach(t *testing.T) {
 	for _, a := range m.activity {
 		assert.NotContains(t, a.text, "\n")
 		assert.False(t, strings.HasPrefix(a.text, " "))
+	}
+}
+
+// Home counts the knowledge layer: a facts card (docs in its hint); on a
+// short screen the strip carries facts, and docs when they fit.
+func TestCardsCountFactsAndDocs(t *testing.T) {
+	t.Parallel()
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, nil)
+	_, _ = m.Update(common.SummaryMsg{Summary: engine.Summary{VaultNodes: 42, Playbooks: 3, Builds: 1, PendingApprovals: 2, Facts: 7, Docs: 3}})
+	for _, tc := range []struct {
+		w, h     int
+		want     []string
+		wantNone string
+	}{
+		{80, 24, []string{"7 facts"}, "docs"},
+		{120, 24, []string{"7 facts", "3 docs"}, ""},
+		{160, 48, []string{"facts", "3 docs cached"}, ""},
+	} {
+		m.SetSize(tc.w, tc.h)
+		view := ansi.Strip(m.cardsView())
+		for _, w := range tc.want {
+			assert.Contains(t, view, w, "%dx%d", tc.w, tc.h)
+		}
+		if tc.wantNone != "" {
+			assert.NotContains(t, view, tc.wantNone, "%dx%d: docs only when they fit", tc.w, tc.h)
+		}
+		for _, line := range strings.Split(view, "\n") {
+			assert.LessOrEqual(t, ansi.StringWidth(line), tc.w, "%dx%d", tc.w, tc.h)
+		}
 	}
 }

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/storage"
+)
+
+// knowledgeChecks are doctor's "facts" and "docs" lines: what the workspace
+// holds (db, opened read-only by checkDB; nil when it could not be read),
+// the user-level facts file, and where documentation comes from. Nothing is
+// fetched: docs.context7.url is named, not probed (doctor stays offline
+// apart from Ollama). A problem here is a warning: builds run without it.
+func knowledgeChecks(ctx context.Context, db *storage.DB, cfg workspace.Config, getenv func(string) string) []Check {
+	fc := Check{Name: "facts", OK: true}
+	var parts []string
+	if db == nil {
+		parts = append(parts, "workspace facts not counted (see database)")
+	} else if c, err := facts.CountIn(db, false); err != nil {
+		fc.Status = "warn"
+		parts = append(parts, "workspace facts not counted: "+err.Error())
+	} else {
+		parts = append(parts, countFacts(c)+" in the workspace")
+		if c.Damaged > 0 {
+			fc.Status = "warn"
+			parts = append(parts, fmt.Sprintf("%d stored facts could not be read", c.Damaged))
+			fc.Hint = "they are left out of searches; restore a backup (`nova db backup` makes them) if facts are missing"
+		}
+		if c.Review > 0 && fc.Hint == "" {
+			fc.Hint = "facts to review name files that changed: `nova facts keep ID` keeps one, `nova facts correct ID` fixes it"
+		}
+	}
+	switch path := facts.UserPath(getenv); {
+	case path == "":
+		fc.Status = "warn"
+		parts = append(parts, "no user-level facts (no NOVA_HOME, XDG_DATA_HOME or HOME)")
+		fc.Hint = "set NOVA_HOME to keep facts that follow you across workspaces"
+	default:
+		u, err := facts.CountUserFile(path)
+		if err != nil {
+			fc.Status = "warn"
+			parts = append(parts, "user-level facts unavailable")
+			fc.Hint = strings.TrimPrefix(err.Error(), facts.ErrUserUnavailable.Error()+": ")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d user-level in %s", u.Valid, path))
+		}
+	}
+	fc.Detail = strings.Join(parts, "; ")
+
+	dc := Check{Name: "docs", OK: true}
+	parts = parts[:0]
+	if db == nil {
+		parts = append(parts, "cache not counted (see database)")
+	} else if st, err := docs.NewCache(db, nil).Stats(ctx); err != nil {
+		dc.Status = "warn"
+		parts = append(parts, "cache not counted: "+err.Error())
+	} else {
+		p := fmt.Sprintf("%d cached", st.Entries)
+		if st.Stale > 0 {
+			p += fmt.Sprintf(" (%d stale, refreshed on their next fetch)", st.Stale)
+		}
+		parts = append(parts, p)
+	}
+	switch u := strings.TrimSpace(cfg.Docs.Context7.URL); {
+	case u == "" || strings.EqualFold(u, "off"):
+		parts = append(parts, "Context7 off: local docs and the cache only")
+	default:
+		p := "Context7 at " + u
+		if cfg.Docs.Context7.APIKey != "" {
+			p += " with an API key"
+		}
+		parts = append(parts, p)
+	}
+	dc.Detail = strings.Join(parts, "; ")
+	return []Check{fc, dc}
+}
+
+// countFacts reads "3 valid (1 to review, 2 closed)".
+func countFacts(c facts.Counts) string {
+	s := fmt.Sprintf("%d valid", c.Valid)
+	var more []string
+	if c.Review > 0 {
+		more = append(more, fmt.Sprintf("%d to review", c.Review))
+	}
+	if c.Closed > 0 {
+		more = append(more, fmt.Sprintf("%d closed", c.Closed))
+	}
+	if len(more) > 0 {
+		s += " (" + strings.Join(more, ", ") + ")"
+	}
+	return s
+}
