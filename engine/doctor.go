@@ -153,13 +153,19 @@ func checkDB(root string) (Check, *storage.DB) {
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}, nil
 	case errors.Is(err, storage.ErrNoDatabase):
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
+	case errors.Is(err, storage.ErrCorrupt):
+		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}, nil
 	case err != nil:
 		return Check{Name: "database", Detail: err.Error(), Hint: "restore a backup (`nova db backup` makes them) or move the file away"}, nil
 	}
 	v, _ := db.SchemaVersion()
 	if problems := db.Check(); len(problems) > 0 {
 		_ = db.Close()
-		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: "run `nova db compact`, or restore a backup"}, nil
+		hint := "run `nova db compact`, or restore a backup"
+		if errors.Is(problems[0], storage.ErrCorrupt) {
+			hint = "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"
+		}
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: hint}, nil
 	}
 	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}, db
 }

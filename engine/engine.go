@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -74,8 +75,13 @@ type Local struct {
 	build buildState     // build engine and its hooks (build.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
-	lib   libraryState   // skills, workflows, blueprints, built on first use (library.go)
-	kn    knowledgeState // knowledge layer, built on first use (knowledge.go)
+
+	recovered    []changes.Recovered // interrupted applies completed by Open (recover.go)
+	recoverErr   error
+	recoverMu    sync.Mutex
+	recoverTaken bool           // TakeRecoveredApplies handed them out
+	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
+	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
 
 	getenv func(string) string // the environment Open was given
 }
@@ -118,6 +124,9 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
+	if !opts.ReadOnly {
+		l.recoverApplies(ctx)
+	}
 	l.initKnowledge()
 	return l, nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -12,15 +13,28 @@ import (
 // Database verbs of the Workspace facade, and the exclusive operations that
 // are deliberately not verbs.
 
+// Errors of the database verbs and exclusive operations that callers branch
+// on (the CLI cannot import storage).
+var (
+	// ErrDamaged: the database file is damaged (a bad page, a cut or empty
+	// file); nothing was written to it. It is storage.ErrCorrupt.
+	ErrDamaged = storage.ErrCorrupt
+	// ErrExists: a backup or recovery target, or UseBlueprint's output
+	// file, already exists.
+	ErrExists = storage.ErrExists
+	// ErrCounter: an id counter is exhausted or below its largest id.
+	ErrCounter = storage.ErrCounter
+)
+
 // BackupDB implements Workspace.
-func (l *Local) BackupDB(ctx context.Context, path string) (BackupReport, error) {
+func (l *Local) BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error) {
 	if err := ctx.Err(); err != nil {
 		return BackupReport{}, err
 	}
 	if !filepath.IsAbs(path) {
 		return BackupReport{}, fmt.Errorf("backup %s: %w", path, ErrRelativePath)
 	}
-	n, err := l.db.BackupFile(path)
+	n, err := l.db.BackupFile(path, storage.BackupOptions{Force: o.Force})
 	if err != nil {
 		return BackupReport{}, err
 	}
@@ -35,6 +49,8 @@ func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
 	rep := CheckReport{DBPath: l.ws.DBPath(), Problems: []string{}}
 	for _, p := range l.db.Check() {
 		rep.Problems = append(rep.Problems, p.Error())
+		rep.Damaged = rep.Damaged || errors.Is(p, storage.ErrCorrupt)
+		rep.Counter = rep.Counter || errors.Is(p, storage.ErrCounter)
 	}
 	rep.OK = len(rep.Problems) == 0
 	return rep, nil
@@ -61,4 +77,25 @@ func Compact(ctx context.Context, root string) (CompactReport, error) {
 		return CompactReport{}, err
 	}
 	return CompactReport{DBPath: path, Before: st.Before, After: st.After}, nil
+}
+
+// RecoverReport is the result of RecoverDB: per bucket what was copied and
+// what was lost (storage.RecoverReport).
+type RecoverReport = storage.RecoverReport
+
+// BucketRecovery is one bucket's part of a RecoverReport.
+type BucketRecovery = storage.BucketRecovery
+
+// RecoverDB copies every readable bucket and record of the database of the
+// workspace at root (damaged, or refused at open) into a new database file
+// at dst, and reports what it lost. The source is only read (under a shared
+// lock), never written; dst must not exist (ErrExists). Like Compact it is an
+// exclusive operation, not a Workspace verb: it reads the file directly,
+// without opening it (a damaged file does not open).
+func RecoverDB(ctx context.Context, root, dst string) (RecoverReport, error) {
+	if !filepath.IsAbs(dst) {
+		return RecoverReport{}, fmt.Errorf("recover into %s: %w", dst, ErrRelativePath)
+	}
+	src := (&workspace.Workspace{Root: root}).DBPath()
+	return storage.Recover(ctx, src, dst, storage.Options{})
 }

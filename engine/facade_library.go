@@ -25,6 +25,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // Library verbs (skills, workflows, blueprints; issue 14). They follow the
@@ -197,7 +198,7 @@ func (l *Local) GetSkill(ctx context.Context, name string) (SkillDetail, error) 
 	d := SkillDetail{Skill: reg0.Skill, Builtin: reg0.Source == skills.SourceBuiltin}
 	if d.Builtin {
 		d.YAML = string(skills.BuiltinFiles()[name+".yaml"])
-	} else if data, err := os.ReadFile(reg0.Skill.Source); err == nil {
+	} else if data, err := safefile.ReadFile(reg0.Skill.Source, skills.MaxFileSize); err == nil {
 		d.YAML = string(data)
 	}
 	return d, nil
@@ -427,7 +428,7 @@ func (l *Local) GetWorkflow(ctx context.Context, id string) (WorkflowDetail, err
 		if data, err := fs.ReadFile(l.library().defaults, id+".yaml"); err == nil {
 			d.YAML = string(data)
 		}
-	} else if data, err := os.ReadFile(w.Source); err == nil {
+	} else if data, err := safefile.ReadFile(w.Source, workflow.MaxFileSize); err == nil {
 		d.YAML = string(data)
 	}
 	return d, nil
@@ -693,19 +694,9 @@ func (l *Local) AddBlueprint(ctx context.Context, path, note string) (blueprint.
 	if !filepath.IsAbs(path) {
 		return blueprint.AddResult{}, fmt.Errorf("blueprint %s: %w", path, ErrRelativePath)
 	}
-	info, err := os.Stat(path)
+	data, err := blueprint.ReadFile(path) // regular, at most MaxFileSize bytes read
 	if err != nil {
-		return blueprint.AddResult{}, fmt.Errorf("read blueprint: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return blueprint.AddResult{}, fmt.Errorf("read blueprint: %s is not a regular file", path)
-	}
-	if info.Size() > blueprint.MaxFileSize {
-		return blueprint.AddResult{}, fmt.Errorf("%w: %s is %d bytes, larger than the %d-byte limit of a blueprint file", blueprint.ErrInvalid, path, info.Size(), blueprint.MaxFileSize)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return blueprint.AddResult{}, fmt.Errorf("read blueprint: %w", err)
+		return blueprint.AddResult{}, err
 	}
 	spec, errs := blueprint.Parse(path, data)
 	if len(errs) > 0 {
@@ -826,9 +817,6 @@ type UseResult struct {
 	Path  string       `json:"path,omitempty"`
 	Build *build.Build `json:"build,omitempty"`
 }
-
-// ErrExists: UseBlueprint would overwrite a file.
-var ErrExists = errors.New("file exists")
 
 // UseBlueprint renders a blueprint (a bad, unknown or missing parameter
 // wraps params.ErrUsage and names it), writes the PRD to o.Out, and with

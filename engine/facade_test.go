@@ -145,7 +145,7 @@ func TestPathVerbsWantAbsolutePaths(t *testing.T) {
 	assert.ErrorIs(t, err, engine.ErrRelativePath)
 	_, err = ws.ImportVault(ctx, "in.jsonl")
 	assert.ErrorIs(t, err, engine.ErrRelativePath)
-	_, err = ws.BackupDB(ctx, "backup.db")
+	_, err = ws.BackupDB(ctx, "backup.db", engine.BackupOptions{})
 	assert.ErrorIs(t, err, engine.ErrRelativePath)
 	_, err = ws.CreateBuild(ctx, "prd.json", engine.BuildOptions{})
 	assert.ErrorIs(t, err, engine.ErrRelativePath)

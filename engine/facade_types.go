@@ -8,6 +8,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/prd"
 )
@@ -31,11 +32,35 @@ type BackupReport struct {
 	DBPath string `json:"dbPath"`
 }
 
+// BackupOptions configures BackupDB.
+type BackupOptions struct {
+	// Force replaces an existing file at the target path (otherwise it is
+	// refused with ErrExists).
+	Force bool `json:"force,omitempty"`
+}
+
+// Recovery is what opening the workspace did with changeset applies that a
+// crash interrupted (TakeRecoveredApplies).
+type Recovery struct {
+	// Applies has one entry per interrupted apply: the files it completed,
+	// those already written, and conflicts left pending for review.
+	Applies []changes.Recovered `json:"applies"`
+	// Problem is the error that stopped the recovery (those changesets
+	// stay pending; the next open tries again).
+	Problem string `json:"problem,omitempty"`
+}
+
 // CheckReport is the result of CheckDB.
 type CheckReport struct {
 	DBPath   string   `json:"dbPath"`
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
+	// Damaged is set when a problem is damage to the file (ErrDamaged): copy
+	// what is readable with `nova db recover FILE`.
+	Damaged bool `json:"damaged"`
+	// Counter is set when an id counter is below its bucket's largest id
+	// (the next new record would replace one).
+	Counter bool `json:"counter"`
 }
 
 // VaultContextRequest asks VaultContext for the block a prompt would get.

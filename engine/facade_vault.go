@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // Vault and wisdom verbs of the Workspace facade: thin delegations to the
@@ -132,7 +133,10 @@ func (l *Local) ImportVault(ctx context.Context, path string) (vault.ImportRepor
 	if !filepath.IsAbs(path) {
 		return vault.ImportReport{}, fmt.Errorf("import %s: %w", path, ErrRelativePath)
 	}
-	f, err := os.Open(path)
+	// A named pipe, a device (a link to /dev/zero) or a directory is
+	// refused before a byte is read: an open of a FIFO would wait for a
+	// writer, a device would stream forever.
+	f, err := safefile.Open(path)
 	if err != nil {
 		return vault.ImportReport{}, fmt.Errorf("import: %w", err)
 	}

@@ -72,7 +72,7 @@ func (l *Local) runtime() *runtimeState {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})
 			l.changeSignal(n) // a user's apply/discard teaches the agent's playbook (ace.go)
-		}})
+		}, CommitOnApply: func() bool { return l.Config().Git.CommitOnApply }})
 		rt.runs = agents.NewRunStore(l.db)
 		rt.runner = &agents.Runner{
 			LLM:     l.llm,

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // vaultState is the taste vault of a Local, built on first use.
@@ -113,8 +114,8 @@ func projectTerms(root string) []string {
 		}
 	}
 	add(filepath.Base(root))
-	if f, err := os.Open(filepath.Join(root, "go.mod")); err == nil {
-		sc := bufio.NewScanner(f)
+	if data, err := safefile.ReadFile(filepath.Join(root, "go.mod"), 1<<20); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			if mod, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
 				mod = strings.Trim(strings.TrimSpace(mod), `"`)
@@ -123,7 +124,6 @@ func projectTerms(root string) []string {
 				break
 			}
 		}
-		_ = f.Close()
 	}
 	return terms
 }

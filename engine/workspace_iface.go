@@ -72,9 +72,12 @@ type Workspace interface {
 
 	// ---- Database ----
 
-	// BackupDB writes a consistent copy of the database to path.
-	BackupDB(ctx context.Context, path string) (BackupReport, error)
-	// CheckDB runs bbolt's consistency check; problems are in the report.
+	// BackupDB writes a consistent copy of the database to path. An existing
+	// file is refused (ErrExists) unless o.Force.
+	BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error)
+	// CheckDB verifies every page of the database, runs bbolt's consistency
+	// check and nova's counter check; problems are in the report (Damaged,
+	// Counter say of which kind).
 	CheckDB(ctx context.Context) (CheckReport, error)
 
 	// ---- Vault (taste vault: graph memory) ----
@@ -239,6 +242,22 @@ type Workspace interface {
 	ApplyChange(ctx context.Context, id uint64, o changes.ApplyOptions, reason string) (changes.ApplyReport, error)
 	// DiscardChange discards a pending changeset as the user's decision.
 	DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error)
+	// RevertChange undoes an applied changeset as the user's decision: every
+	// file it wrote gets back its content from before the apply (files it
+	// created are removed), through a new changeset that can be reverted in
+	// turn. A file changed since the apply stops it (*changes.ConflictError,
+	// Revert set) unless o.Force. Undoing a change is learned once, like a
+	// rejection (the agent's playbook, the rules and vault nodes that shaped
+	// it); bringing it back by reverting the revert is not learned.
+	RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error)
+	// EditChange replaces the proposed content of one file of a pending
+	// changeset with the user's version: what gets applied is the edit.
+	EditChange(ctx context.Context, id uint64, path, content string) (changes.Changeset, error)
+	// TakeRecoveredApplies reports, once, the applies that a crash
+	// interrupted and that opening the workspace completed (or left pending
+	// because a file changed meanwhile): the first caller gets them, to tell
+	// the user; later calls get none.
+	TakeRecoveredApplies(ctx context.Context) (Recovery, error)
 
 	// ---- Plans and builds ----
 

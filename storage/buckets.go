@@ -31,6 +31,9 @@ var (
 	BucketFacts      = []byte("facts")
 	BucketFactsIndex = []byte("facts_idx")
 	BucketDocsCache  = []byte("docs_cache")
+
+	// Added by migration 4.
+	BucketApplyJournal = []byte("apply_journal")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -45,7 +48,7 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
-// Library buckets (skills, workflows, blueprints), created by migration 4.
+// Library buckets (skills, workflows, blueprints), created by migration 5.
 var (
 	BucketWorkflowRuns      = []byte("workflow_runs")
 	BucketBlueprints        = []byte("blueprints")
@@ -53,7 +56,7 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
-// LibraryBuckets lists the buckets of migration 4.
+// LibraryBuckets lists the buckets of migration 5.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
 // registryV1 is what migration 1 creates. It never changes: later buckets
@@ -73,7 +76,8 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
-	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m4
+	BucketApplyJournal,                                                                 // m4
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m5
 )
 
 // Keys inside BucketMeta.
@@ -81,3 +85,10 @@ var (
 	metaSchemaKey  = []byte("schema")
 	metaCreatedKey = []byte("created")
 )
+
+// SequenceBuckets are the buckets keyed by Key(id) with ids from NextID;
+// Check compares their counters with their largest keys.
+var SequenceBuckets = [][]byte{
+	BucketVaultNodes, BucketVaultEdges, BucketImports, BucketChangesets, BucketRuns,
+	BucketBuilds, BucketPlaybookPending, BucketRehearsals,
+}

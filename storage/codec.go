@@ -102,11 +102,51 @@ func ParseKey(k []byte) uint64 {
 	return binary.BigEndian.Uint64(k)
 }
 
-// NextID returns the bucket's next sequence number.
+// MaxID is the largest id nova issues or accepts: 2^53, so that every id
+// survives a JSON round trip through a float64 (JavaScript, jq) exactly.
+const MaxID = 1 << 53
+
+// Sentinel errors of ids and counters.
+var (
+	// ErrIDRange: an id is 0 or larger than MaxID.
+	ErrIDRange = errors.New("id out of range")
+	// ErrCounter: a bucket's counter is exhausted or below its largest id.
+	ErrCounter = errors.New("id counter problem")
+)
+
+// ValidID checks an id that comes from outside (an import, a command
+// line): 1..MaxID.
+func ValidID(id uint64) error {
+	if id == 0 || id > MaxID {
+		return fmt.Errorf("%w: %d is not between 1 and %d", ErrIDRange, id, uint64(MaxID))
+	}
+	return nil
+}
+
+// NextID returns the bucket's next sequence number, never 0 and never a
+// reuse: the counter never wraps (an exhausted counter is an error), and
+// ids are at most MaxID.
 func NextID(b *bolt.Bucket) (uint64, error) {
+	if b.Sequence() >= MaxID {
+		return 0, fmt.Errorf("next id: %w: the counter is at %d, the largest id nova issues is %d", ErrCounter, b.Sequence(), uint64(MaxID))
+	}
 	id, err := b.NextSequence()
 	if err != nil {
 		return 0, fmt.Errorf("next id: %w", err)
 	}
 	return id, nil
+}
+
+// RaiseSequence makes sure b's counter is at least id (after a record with
+// an explicit id was stored), so NextID never reissues it.
+func RaiseSequence(b *bolt.Bucket, id uint64) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	if id > b.Sequence() {
+		if err := b.SetSequence(id); err != nil {
+			return fmt.Errorf("set sequence: %w", err)
+		}
+	}
+	return nil
 }

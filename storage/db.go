@@ -7,6 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -21,7 +25,8 @@ const DefaultLockTimeout = time.Second
 var (
 	// ErrInUse means another process holds the database lock.
 	ErrInUse = errors.New("workspace in use")
-	// ErrCorrupt means the file is not a readable nova database.
+	// ErrCorrupt means the file is not a readable nova database: damaged
+	// (a fault in its memory map, a bad page, a 0-byte file) or foreign.
 	ErrCorrupt = errors.New("database is corrupt or not a nova database")
 	// ErrSchemaTooNew means a newer nova wrote the database.
 	ErrSchemaTooNew = errors.New("database was written by a newer nova")
@@ -44,6 +49,10 @@ type Options struct {
 	// Migrations replaces the workspace schema's migrations (nil means
 	// Migrations); the user-level file opens with UserMigrations.
 	Migrations []Migration
+
+	// noFingerprint: leave no fingerprint sidecar on close (a temporary
+	// file that is renamed afterwards, as Recover's).
+	noFingerprint bool
 }
 
 // DB is an open nova database.
@@ -51,7 +60,20 @@ type DB struct {
 	bolt     *bolt.DB
 	path     string
 	readOnly bool
+	// damaged is set once a read or write met a damaged page: from then on
+	// every write is refused, so nothing is written into a damaged file.
+	damaged atomic.Bool
+
+	// verified says how much Open verified; sidecar is the fingerprint it
+	// found beside the file, if any (fingerprint.go).
+	verified      verifyMode
+	sidecar       *fingerprint
+	noFingerprint bool
+	closed        atomic.Bool
 }
+
+// whatToDo ends every message about a damaged database.
+const whatToDo = "nothing was written to it; copy what is readable into a new file with `nova db recover FILE`, or restore a backup made with `nova db backup`"
 
 // Open opens (creating if needed, unless read-only) the database at path,
 // then runs pending migrations.
@@ -72,21 +94,32 @@ func Open(path string, opts Options) (db *DB, err error) {
 	if err := sniff(path); err != nil {
 		return nil, err
 	}
-	defer func() {
-		// bbolt may panic on a damaged file; turn it into a clear error.
-		if r := recover(); r != nil {
-			err = fmt.Errorf("open %s: %w (%v)", path, ErrCorrupt, r)
-		}
-	}()
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:  timeout,
-		ReadOnly: opts.ReadOnly,
-		NoSync:   opts.NoSync,
+	// Before bbolt maps the file: its structure, read with bounds checks
+	// (rawpages.go). bbolt trusts its pages; a damaged one faults, panics
+	// or sends its cursor round a loop forever, on any read. Every page,
+	// unless the file is exactly as a nova left it (fingerprint.go).
+	mode, sidecar, err := verifyLocked(path, timeout)
+	if err != nil {
+		return nil, err
+	}
+	var bdb *bolt.DB
+	err = guarded(func() error {
+		var oerr error
+		bdb, oerr = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:  timeout,
+			ReadOnly: opts.ReadOnly,
+			NoSync:   opts.NoSync,
+		})
+		return oerr
 	})
+	if errors.Is(err, ErrCorrupt) {
+		return nil, fmt.Errorf("open %s: %w%s", path, err, withWhatToDo(err))
+	}
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}
-	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly}
+	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly,
+		verified: mode, sidecar: sidecar, noFingerprint: opts.noFingerprint}
 	list := opts.Migrations
 	if list == nil {
 		list = Migrations
@@ -117,7 +150,10 @@ func sniff(path string) error {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	if st.Size() == 0 {
-		return nil // bbolt initialises an empty file
+		// bbolt would silently initialise it as a new database (and a
+		// read-only open fails with "bad file descriptor"): a 0-byte
+		// nova.db is a database that lost everything, say so.
+		return fmt.Errorf("open %s: %w: the file is empty (0 bytes), its data is lost; move it away to start a new database, or restore a backup made with `nova db backup`", path, ErrCorrupt)
 	}
 	// A bbolt file starts with a page header (16 bytes) followed by the meta
 	// magic 0xED0CDAED (little-endian on every platform bbolt supports).
@@ -153,42 +189,132 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 // Bolt exposes the underlying handle for packages that need raw access.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }
 
-// Close releases the file and its lock.
+// Close releases the file and its lock. A writable handle first records
+// the fingerprint of the file it leaves behind (fingerprint.go), so that
+// the next open can skip verifying every page.
 func (db *DB) Close() error {
-	if db == nil || db.bolt == nil {
+	if db == nil || db.bolt == nil || db.closed.Swap(true) {
 		return nil
 	}
+	db.leaveFingerprint()
 	return db.bolt.Close()
 }
 
-// View runs fn in a read transaction. A panic inside bbolt (damaged pages)
-// is returned as ErrCorrupt.
-func (db *DB) View(fn func(tx *bolt.Tx) error) (err error) {
-	defer recoverCorrupt(&err)
-	return db.bolt.View(fn)
+// View runs fn in a read transaction. A fault in the memory map or a panic
+// inside bbolt (damaged pages) is returned as ErrCorrupt, and the handle
+// refuses writes from then on.
+func (db *DB) View(fn func(tx *bolt.Tx) error) error {
+	return db.guard(func() error { return db.bolt.View(fn) })
 }
 
-// Update runs fn in a read-write transaction.
-func (db *DB) Update(fn func(tx *bolt.Tx) error) (err error) {
-	if db.readOnly {
-		return ErrReadOnly
+// Update runs fn in a read-write transaction. It is refused on a read-only
+// handle and on a database known to be damaged.
+func (db *DB) Update(fn func(tx *bolt.Tx) error) error {
+	if err := db.writable(); err != nil {
+		return err
 	}
-	defer recoverCorrupt(&err)
-	return db.bolt.Update(fn)
+	return db.guard(func() error { return db.bolt.Update(fn) })
 }
 
 // Batch runs fn through bbolt's batcher (for concurrent small writers).
-func (db *DB) Batch(fn func(tx *bolt.Tx) error) (err error) {
+func (db *DB) Batch(fn func(tx *bolt.Tx) error) error {
+	if err := db.writable(); err != nil {
+		return err
+	}
+	// bbolt may run fn on its own goroutine: guard it there too.
+	return db.guard(func() error {
+		return db.bolt.Batch(func(tx *bolt.Tx) error {
+			return guarded(func() error { return fn(tx) })
+		})
+	})
+}
+
+// Damaged reports whether this handle has met a damaged page.
+func (db *DB) Damaged() bool { return db.damaged.Load() }
+
+func (db *DB) writable() error {
 	if db.readOnly {
 		return ErrReadOnly
 	}
-	defer recoverCorrupt(&err)
-	return db.bolt.Batch(fn)
+	if db.damaged.Load() {
+		return fmt.Errorf("write to %s: %w (a damaged page was found earlier); %s", db.path, ErrCorrupt, whatToDo)
+	}
+	return nil
 }
 
-func recoverCorrupt(err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+func (db *DB) guard(fn func() error) error {
+	err := guarded(fn)
+	var ce *corruptError
+	if errors.As(err, &ce) && ce.damaged {
+		db.damaged.Store(true)
+	}
+	return err
+}
+
+// corruptError is a panic or memory fault recovered from bbolt.
+type corruptError struct {
+	value   any
+	damaged bool // a fault in the map, or a panic raised inside bbolt
+}
+
+func (e *corruptError) Error() string {
+	if e.damaged {
+		return fmt.Sprintf("%v: a damaged page was read (%v); %s", ErrCorrupt, e.value, whatToDo)
+	}
+	return fmt.Sprintf("%v: %v", ErrCorrupt, e.value)
+}
+
+// withWhatToDo appends the advice unless err already carries it.
+func withWhatToDo(err error) string {
+	var ce *corruptError
+	if errors.As(err, &ce) && ce.damaged {
+		return ""
+	}
+	return "; " + whatToDo
+}
+
+func (e *corruptError) Unwrap() error { return ErrCorrupt }
+
+// guarded runs fn with memory faults turned into panics
+// (debug.SetPanicOnFault: bbolt reads its pages through a memory map, and a
+// truncated file makes a read past its end fault, which otherwise kills
+// the process with "unexpected fault address"), and recovers any panic
+// into a *corruptError wrapping ErrCorrupt. SetPanicOnFault is per
+// goroutine, so fn must not hand bbolt memory to other goroutines.
+func guarded(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if r := recover(); r != nil {
+			err = &corruptError{value: r, damaged: isFault(r) || panickedInBolt()}
+		}
+	}()
+	return fn()
+}
+
+// isFault reports a memory fault turned into a panic by SetPanicOnFault.
+func isFault(r any) bool {
+	_, ok := r.(interface{ Addr() uintptr })
+	return ok
+}
+
+// panickedInBolt reports whether the panic being recovered was raised in
+// bbolt's code (a bad page), not in a caller's closure. It is called from
+// the deferred function, while the panicking frames are still on the stack.
+func panickedInBolt() bool {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(3, pcs) // from runtime.gopanic down
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		// The first frame outside the runtime (sigpanic, panicIndex, …)
+		// is the code that panicked.
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+		}
+		if !more {
+			return false
+		}
 	}
 }
 

@@ -9,16 +9,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Migration 4 adds the library's buckets to a schema-3 database (trust and
-// knowledge applied) and keeps what it held; running it again is harmless.
-func TestMigration4CreatesLibraryBucketsAndKeepsData(t *testing.T) {
+// Migration 5 adds the library's buckets to a schema-4 database (trust,
+// knowledge and the apply journal applied) and keeps what it held; running it again is harmless.
+func TestMigration5CreatesLibraryBucketsAndKeepsData(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	db, err := Open(path, Options{Migrations: Migrations[:4]})
 	require.NoError(t, err)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
 		for _, name := range LibraryBuckets {
-			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 4", name)
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 5", name)
 		}
 		if err := tx.Bucket(BucketBuilds).Put(Key(7), []byte("kept")); err != nil {
 			return err
@@ -32,7 +32,7 @@ func TestMigration4CreatesLibraryBucketsAndKeepsData(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 4, v)
+	assert.Equal(t, 5, v)
 	assert.Equal(t, SchemaVersion, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range LibraryBuckets {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -25,14 +26,28 @@ func (db *DB) Backup(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// BackupFile writes a consistent copy to path atomically (temp file + rename).
-func (db *DB) BackupFile(path string) (int64, error) {
+// ErrExists means a backup (or recovery) target already exists.
+var ErrExists = errors.New("file already exists")
+
+// BackupOptions configures BackupFile.
+type BackupOptions struct {
+	// Force replaces an existing file at the target path.
+	Force bool
+}
+
+// BackupFile writes a consistent copy to path atomically (temp file, then
+// a rename). An existing file is never replaced unless opts.Force: the
+// error wraps ErrExists and says to pass --force.
+func (db *DB) BackupFile(path string, opts BackupOptions) (int64, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return 0, fmt.Errorf("backup: %w", err)
 	}
 	if same, _ := sameFile(abs, db.path); same {
 		return 0, fmt.Errorf("backup: %s is the live database; choose another file", path)
+	}
+	if _, err := os.Lstat(abs); err == nil && !opts.Force {
+		return 0, existsError("backup", path)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(abs), ".nova-backup-*")
 	if err != nil {
@@ -43,13 +58,32 @@ func (db *DB) BackupFile(path string) (int64, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), abs)
+		err = place(tmp.Name(), abs, opts.Force)
+		if errors.Is(err, fs.ErrExist) {
+			err = existsError("backup", path)
+		}
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
 		return 0, err
 	}
 	return n, nil
+}
+
+func existsError(op, path string) error {
+	return fmt.Errorf("%s: %s: %w; choose another name, or pass --force to replace it", op, path, ErrExists)
+}
+
+// place moves tmp to dst: a rename when replacing is allowed, otherwise a
+// hard link (which fails if dst appeared meanwhile) and removing tmp.
+func place(tmp, dst string, replace bool) error {
+	if replace {
+		return os.Rename(tmp, dst)
+	}
+	if err := os.Link(tmp, dst); err != nil {
+		return err
+	}
+	return os.Remove(tmp)
 }
 
 func sameFile(a, b string) (bool, error) {
@@ -64,19 +98,56 @@ func sameFile(a, b string) (bool, error) {
 	return os.SameFile(sa, sb), nil
 }
 
-// Check runs bbolt's consistency check and returns every problem found.
+// Check runs bbolt's consistency check, then nova's own: a sequence bucket
+// whose counter is below its largest id (the next id would replace a
+// record). It returns every problem found; a fault while reading is one
+// more problem wrapping ErrCorrupt.
 func (db *DB) Check() []error {
+	// The structure first, with bounds checks, inside a read transaction
+	// so that the pages read are not reused meanwhile.
+	var rawErr error
+	if err := db.View(func(*bolt.Tx) error { rawErr = rawVerify(db.path); return nil }); err != nil {
+		return []error{err}
+	}
+	if rawErr != nil {
+		return []error{rawErr}
+	}
+	if err := db.View(walk); err != nil {
+		return []error{err}
+	}
 	var problems []error
 	err := db.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			problems = append(problems, e)
 		}
+		problems = append(problems, checkCounters(tx)...)
 		return nil
 	})
 	if err != nil {
 		problems = append(problems, err)
 	}
 	return problems
+}
+
+// checkCounters compares each sequence bucket's counter with its largest
+// 8-byte key.
+func checkCounters(tx *bolt.Tx) []error {
+	var out []error
+	for _, name := range SequenceBuckets {
+		b := tx.Bucket(name)
+		if b == nil {
+			continue
+		}
+		k, _ := b.Cursor().Last()
+		if len(k) != 8 {
+			continue
+		}
+		if last := ParseKey(k); last > b.Sequence() {
+			out = append(out, fmt.Errorf("bucket %s: %w: counter is %d but the largest id is %d (the next new record would replace #%d)",
+				name, ErrCounter, b.Sequence(), last, b.Sequence()+1))
+		}
+	}
+	return out
 }
 
 // CompactStats reports a compaction.
@@ -101,9 +172,12 @@ func Compact(path string, opts Options) (CompactStats, error) {
 	dst, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: DefaultLockTimeout})
 	if err != nil {
 		_ = src.Close()
+		_ = os.Remove(tmpPath)
 		return st, fmt.Errorf("compact: %w", err)
 	}
-	cerr := bolt.Compact(dst, src.bolt, 64<<20)
+	// Guarded: a damaged page that the open's check missed must not crash
+	// the process nor leave the temporary file behind.
+	cerr := src.guard(func() error { return bolt.Compact(dst, src.bolt, 64<<20) })
 	closeErr := errors.Join(dst.Close(), src.Close())
 	if cerr != nil || closeErr != nil {
 		_ = os.Remove(tmpPath)

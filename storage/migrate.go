@@ -21,7 +21,20 @@ var Migrations = []Migration{
 	{Version: 1, Name: "create buckets", Up: migrateCreateBuckets},
 	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
 	{Version: 3, Name: "knowledge: facts, their index and the docs cache", Up: migrateKnowledge},
-	{Version: 4, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+	{Version: 4, Name: "create apply_journal", Up: createBuckets(BucketApplyJournal)},
+	{Version: 5, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+}
+
+// createBuckets is the migration that adds new top-level buckets.
+func createBuckets(names ...[]byte) func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		for _, name := range names {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	}
 }
 
 // SchemaVersion is the schema this binary writes: the last migration's.
@@ -56,6 +69,25 @@ func migrateTrust(tx *bolt.Tx) error {
 		if _, err := w.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
 		}
+	}
+	return nil
+}
+
+// checkFresh refuses a schema-less file that holds buckets.
+func (db *DB) checkFresh() error {
+	var names []string
+	err := db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			names = append(names, string(name))
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("open %s: %w%s", db.path, err, withWhatToDo(err))
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("open %s: %w: it holds %d buckets but no readable schema version (the meta bucket is damaged); %s",
+			db.path, ErrCorrupt, len(names), whatToDo)
 	}
 	return nil
 }
@@ -132,6 +164,14 @@ func runMigrations(db *DB, list []Migration) error {
 	}
 	if current == latest {
 		return nil
+	}
+	if current == 0 {
+		// Schema 0 is a file bbolt initialised and nova never migrated:
+		// no bucket at all. Anything else without a readable schema is a
+		// damaged file, never "no database yet", and is not written to.
+		if err := db.checkFresh(); err != nil {
+			return err
+		}
 	}
 	if db.readOnly {
 		if current == 0 {

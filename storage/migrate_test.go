@@ -47,6 +47,7 @@ func TestMigration1CreatesOnlyItsBuckets(t *testing.T) {
 		assert.Nil(t, tx.Bucket(BucketVaultArchive), "vault_archive belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketVaultTombstones), "vault_tombstones belongs to migration 2")
 		assert.Nil(t, tx.Bucket(BucketWisdom).Bucket(WisdomPatterns), "wisdom's nested buckets belong to migration 2")
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 3")
 		return nil
 	}))
 }
@@ -111,6 +112,29 @@ func TestMigration2IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	}))
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		assert.Equal(t, "x", string(tx.Bucket(BucketVaultArchive).Get(Key(1))), "re-running keeps data")
+		return nil
+	}))
+}
+
+// Migration 4 adds the apply journal to a schema-3 database.
+func TestMigration4CreatesTheApplyJournal(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:3]})
+	require.NoError(t, err)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "apply_journal belongs to migration 4")
+		return nil
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:4]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal))
 		return nil
 	}))
 }

@@ -280,11 +280,11 @@ func TestBackupRoundTrip(t *testing.T) {
 		return nil
 	}))
 	backup := filepath.Join(t.TempDir(), "copy.db")
-	n, err := db.BackupFile(backup)
+	n, err := db.BackupFile(backup, BackupOptions{})
 	require.NoError(t, err)
 	assert.Positive(t, n)
 
-	_, err = db.BackupFile(db.Path())
+	_, err = db.BackupFile(db.Path(), BackupOptions{})
 	assert.Error(t, err, "backing up onto the live file is refused")
 
 	copyDB, err := Open(backup, Options{ReadOnly: true})

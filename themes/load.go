@@ -10,7 +10,14 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
+
+// MaxThemeSize bounds a theme file; a palette is a few hundred bytes.
+const MaxThemeSize = 64 << 10
+
+var themeLimits = yamlguard.Limits{MaxBytes: MaxThemeSize}
 
 // ErrUnknownTheme means no palette has the requested name.
 var ErrUnknownTheme = errors.New("unknown theme")
@@ -69,9 +76,11 @@ func (r *Registry) LoadDir(dir string) []error {
 	sort.Strings(names)
 	for _, n := range names {
 		path := filepath.Join(dir, n)
-		data, err := os.ReadFile(path)
+		// A regular file only, and the limit on the bytes read: a FIFO or a
+		// link to /dev/zero among the themes killed the TUI at start.
+		data, err := yamlguard.ReadFile(path, themeLimits)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			errs = append(errs, err) // every error of ReadFile names the path
 			continue
 		}
 		p, err := ParsePalette(path, data)
@@ -89,7 +98,11 @@ func (r *Registry) LoadDir(dir string) []error {
 func ParsePalette(path string, data []byte) (Palette, error) {
 	var p Palette
 	p.Dark = true
-	if err := yaml.UnmarshalWithOptions(data, &p, yaml.Strict()); err != nil {
+	if err := yamlguard.Unmarshal(path, data, &p, themeLimits, yaml.Strict()); err != nil {
+		var le *yamlguard.LimitError
+		if errors.As(err, &le) {
+			return Palette{}, err // it names the file, the line and the limit
+		}
 		var ye yaml.Error
 		if errors.As(err, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
 			return Palette{}, fmt.Errorf("%s:%d: %s", path, ye.GetToken().Position.Line, ye.GetMessage())

@@ -83,6 +83,9 @@ type Source interface {
 	// RunningBuilds says which builds run in the owning process: quitting
 	// asks first while there are any.
 	RunningBuilds(ctx context.Context) ([]uint64, error)
+	// TakeRecoveredApplies reports, once, the applies a crash interrupted
+	// that opening the workspace completed (a toast and Activity lines).
+	TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error)
 }
 
 // Options configures the app.
@@ -191,6 +194,8 @@ func (m *Model) paletteItems() []palette.Item {
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
 	}
 	items = append(items,
+		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
+			Msg: common.NavigateMsg{Page: changespage.ID, Arg: changespage.ArgRevert}},
 		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
 		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
 		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: quitRequestMsg{}},
@@ -199,11 +204,57 @@ func (m *Model) paletteItems() []palette.Item {
 }
 
 type refreshAllMsg struct{}
+
+// recoveredMsg carries what the open recovered of interrupted applies.
+type recoveredMsg struct{ rec engine.Recovery }
+
+// fetchRecovered asks, once, which interrupted applies the open completed.
+func (m *Model) fetchRecovered() tea.Cmd {
+	src, ctx := m.ws, m.c.Ctx
+	return func() tea.Msg {
+		rec, err := src.TakeRecoveredApplies(ctx)
+		if err != nil {
+			return nil
+		}
+		return recoveredMsg{rec: rec}
+	}
+}
+
+// recovered tells the user about the applies a crash interrupted: a toast,
+// one Activity line each (as log events of the changes topic), and a
+// refresh of the pages that show changesets.
+func (m *Model) recovered(rec engine.Recovery) tea.Cmd {
+	lines := engine.RecoveryLines(rec)
+	if len(lines) == 0 {
+		return nil
+	}
+	now := time.Now()
+	msgs := []tea.Msg{}
+	for _, l := range lines {
+		msgs = append(msgs, common.EventMsg{Event: engine.Event{Type: engine.EventLog, Topic: engine.TopicChanges, Time: now, Text: l}})
+	}
+	msgs = append(msgs, common.EventMsg{Event: engine.Event{Type: engine.EventChanged, Topic: engine.TopicChanges, Time: now, Text: "recovered"}})
+	toast := lines[0]
+	if len(lines) > 1 {
+		toast += fmt.Sprintf(" (+%d more in Activity)", len(lines)-1)
+	}
+	isErr := rec.Problem != ""
+	for _, r := range rec.Applies {
+		isErr = isErr || len(r.Conflicts) > 0
+	}
+	cmds := []tea.Cmd{m.setToast(toast, isErr)}
+	for _, msg := range msgs {
+		cmds = append(cmds, m.broadcast(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
 type toggleHelpMsg struct{}
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} })}
+	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }),
+		m.fetchRecovered()}
 	for _, p := range m.pages {
 		cmds = append(cmds, p.Init())
 	}
@@ -290,6 +341,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		st := msg.Status
 		m.ollama = &st
 		return m, m.broadcast(msg)
+
+	case recoveredMsg:
+		return m, m.recovered(msg.rec)
 
 	case common.EventMsg:
 		// Re-arm first so no event waits behind a slow page.

@@ -4,18 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/internal/editor"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 func newChangesCmd(env *Env) *cobra.Command {
-	cmd := &cobra.Command{Use: "changes", Short: "Review, apply and discard staged changesets"}
+	cmd := &cobra.Command{Use: "changes", Short: "Review, edit, apply, discard and revert changesets"}
 	cmd.AddCommand(newChangesListCmd(env, nil), newChangesShowCmd(env, nil),
-		newChangesApplyCmd(env, nil), newChangesDiscardCmd(env, nil))
+		newChangesApplyCmd(env, nil), newChangesDiscardCmd(env, nil),
+		newChangesRevertCmd(env, nil), newChangesEditCmd(env, nil))
 	return cmd
 }
 
@@ -37,15 +44,15 @@ func newChangesListCmd(env *Env, runF func(context.Context, *changesListOptions)
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch changes.Status(status) {
-			case "", changes.StatusPending, changes.StatusApplied, changes.StatusDiscarded:
+			case "", changes.StatusPending, changes.StatusApplied, changes.StatusDiscarded, changes.StatusReverted:
 			default:
-				return usagef("--status must be pending, applied or discarded, got %q", status)
+				return usagef("--status must be pending, applied, discarded or reverted, got %q", status)
 			}
 			opts.Status = changes.Status(status)
 			return pick(runF, runChangesList)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&status, "status", "", "only pending, applied or discarded changesets")
+	cmd.Flags().StringVar(&status, "status", "", "only pending, applied, discarded or reverted changesets")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return cmd
 }
@@ -116,12 +123,19 @@ func runChangesShow(ctx context.Context, opts *changesShowOptions) error {
 			opts.IO.Printf(" by %s, run %d", cs.Agent, cs.RunID)
 		}
 		opts.IO.Printf("\n")
+		if line := changeOrigin(cs); line != "" {
+			opts.IO.Printf("%s\n", line)
+		}
 		if cs.Task != "" {
 			opts.IO.Printf("task: %s\n", cs.Task)
 		}
 		for _, f := range cs.Files {
 			mark := map[changes.Op]string{changes.OpCreate: "+", changes.OpModify: "~", changes.OpDelete: "-"}[f.Op]
-			opts.IO.Printf("  %s %s (%s, %s)\n", mark, f.Path, f.Op, f.Status)
+			edited := ""
+			if f.Edited {
+				edited = ", edited"
+			}
+			opts.IO.Printf("  %s %s (%s, %s%s)\n", mark, f.Path, f.Op, f.Status, edited)
 		}
 		opts.IO.Printf("\n%s", cs.Diff())
 		return nil
@@ -211,6 +225,7 @@ func runChangesApply(ctx context.Context, opts *changesDecideOptions) error {
 		for _, c := range rep.Overwritten {
 			opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
 		}
+		printCommit(opts.Env, rep.Commit, rep.CommitError)
 		return nil
 	})
 }
@@ -256,3 +271,262 @@ func runChangesDiscard(ctx context.Context, opts *changesDecideOptions) error {
 		return nil
 	})
 }
+
+// changeOrigin says where a changeset comes from and what became of it:
+// "from build 4, task t-003", "reverts changeset 3", "reverted by
+// changeset 6", "commit 1a2b3c4".
+func changeOrigin(cs changes.Changeset) string {
+	var parts []string
+	if cs.BuildID != "" {
+		parts = append(parts, fmt.Sprintf("from build %s, task %s", cs.BuildID, cs.TaskID))
+	}
+	if cs.RevertOf != 0 {
+		parts = append(parts, fmt.Sprintf("reverts changeset %d", cs.RevertOf))
+	}
+	if cs.RevertedBy != 0 {
+		parts = append(parts, fmt.Sprintf("reverted by changeset %d", cs.RevertedBy))
+	}
+	if cs.Commit != "" {
+		parts = append(parts, "commit "+shortSHA(cs.Commit))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func shortSHA(s string) string {
+	if len(s) > 10 {
+		return s[:10]
+	}
+	return s
+}
+
+// changesRevertOptions is `nova changes revert ID`.
+type changesRevertOptions struct {
+	*Env
+	ID     uint64
+	Force  bool
+	Reason string
+	Yes    bool
+	JSON   bool
+}
+
+func newChangesRevertCmd(env *Env, runF func(context.Context, *changesRevertOptions) error) *cobra.Command {
+	opts := &changesRevertOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "revert ID",
+		Short: "Undo an applied changeset: restore what its files held before (asks first unless --yes)",
+		Long: "Gives every file the changeset wrote its content from right before the apply (files it\n" +
+			"created are removed, files it deleted come back with their mode). A file changed since the\n" +
+			"apply stops the revert, naming it, unless --force. The revert is a changeset of its own:\n" +
+			"revert it to bring the change back. Undoing an agent's change is learned once, like a\n" +
+			"rejection (--reason tells the agent why). On a terminal it asks first; elsewhere --yes is\n" +
+			"required.",
+		Args: exactArgs(1, "a changeset id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := changesetID(args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			return pick(runF, runChangesRevert)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "restore files that changed since the apply, overwriting those changes")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why: learned by the agent's playbook and the vault")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		id := opts.ID
+		cs, err := ws.GetChange(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch cs.Status {
+		case changes.StatusApplied:
+		case changes.StatusReverted:
+			return fmt.Errorf("changeset %d was already reverted by changeset %d; revert %d to bring the change back", id, cs.RevertedBy, cs.RevertedBy)
+		default:
+			return fmt.Errorf("changeset %d is %s; only applied changesets can be reverted", id, cs.Status)
+		}
+		q := fmt.Sprintf("Revert changeset %d (%s: %s)? Each file gets back what it held before the apply.",
+			id, countNoun(len(cs.Files), "file", "files"), strings.Join(cs.Paths(), ", "))
+		if err := opts.confirm(ctx, opts.Yes, q, "revert", "reverted"); err != nil {
+			return err
+		}
+		rep, err := ws.RevertChange(ctx, id, changes.RevertOptions{Force: opts.Force}, opts.Reason)
+		if err != nil {
+			var ce *changes.ConflictError
+			if errors.As(err, &ce) {
+				if opts.JSON {
+					_ = opts.IO.PrintJSON(map[string]any{"ok": false, "id": id, "error": err.Error(), "conflicts": ce.Conflicts})
+					return &reportedError{msg: err.Error()}
+				}
+				return fmt.Errorf("%w\n(pass --force to revert anyway)", err)
+			}
+			return err
+		}
+		if opts.JSON {
+			rep.Revert = rep.Revert.Summary()
+			return opts.IO.PrintJSON(rep)
+		}
+		opts.IO.Printf("reverted changeset %d with changeset %d\n", id, rep.Revert.ID)
+		if len(rep.Restored) > 0 {
+			opts.IO.Printf("  restored %s\n", strings.Join(rep.Restored, ", "))
+		}
+		if len(rep.Removed) > 0 {
+			opts.IO.Printf("  removed %s (created by the change)\n", strings.Join(rep.Removed, ", "))
+		}
+		if len(rep.Unchanged) > 0 {
+			opts.IO.Printf("  already as before: %s\n", strings.Join(rep.Unchanged, ", "))
+		}
+		for _, c := range rep.Overwritten {
+			opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+		}
+		if rep.Learned {
+			opts.IO.Printf("  learned as a rejection by %s's playbook", cs.Agent)
+			if rep.DemotedRules+rep.DemotedNodes > 0 {
+				opts.IO.Printf(" (%s and %s that shaped it demoted)", countNoun(rep.DemotedRules, "rule", "rules"), countNoun(rep.DemotedNodes, "vault node", "vault nodes"))
+			}
+			opts.IO.Printf("\n")
+		}
+		printCommit(opts.Env, rep.Commit, rep.CommitError)
+		opts.IO.Printf("to bring it back: nova changes revert %d\n", rep.Revert.ID)
+		return nil
+	})
+}
+
+// printCommit reports the git commit of an apply (git.commitOnApply).
+func printCommit(env *Env, sha, problem string) {
+	switch {
+	case sha != "":
+		env.IO.Printf("  committed %s\n", shortSHA(sha))
+	case problem != "":
+		env.IO.Logf("nova: warning: no git commit: %s\n", problem)
+	}
+}
+
+// changesEditOptions is `nova changes edit ID [--file PATH]`.
+type changesEditOptions struct {
+	*Env
+	ID   uint64
+	File string
+}
+
+func newChangesEditCmd(env *Env, runF func(context.Context, *changesEditOptions) error) *cobra.Command {
+	opts := &changesEditOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "edit ID",
+		Short: "Edit the proposed content of a staged file in $EDITOR before applying it",
+		Long: "Opens the proposed content of one file of a pending changeset in $VISUAL or $EDITOR (else\n" +
+			"vi). What you save is what `nova changes apply` writes; the diff follows your edit. A\n" +
+			"changeset with several files needs --file PATH.",
+		Args: exactArgs(1, "a changeset id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := changesetID(args[0])
+			if err != nil {
+				return err
+			}
+			opts.ID = id
+			return pick(runF, runChangesEdit)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.File, "file", "", "the staged file to edit (its path in the changeset)")
+	return cmd
+}
+
+func runChangesEdit(ctx context.Context, opts *changesEditOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		id := opts.ID
+		cs, err := pendingChange(ctx, ws, id, "edited")
+		if err != nil {
+			return err
+		}
+		f, err := editTarget(cs, opts.File)
+		if err != nil {
+			return err
+		}
+		edited, changed, err := editInEditor(ctx, opts.Env, f)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			opts.IO.Printf("no change: %s keeps its proposal\n", f.Path)
+			return nil
+		}
+		if _, err := ws.EditChange(ctx, id, f.Path, edited); err != nil {
+			return err
+		}
+		opts.IO.Printf("edited %s in changeset %d; review it with `nova changes show %d`, apply it with `nova changes apply %d`\n", f.Path, id, id, id)
+		return nil
+	})
+}
+
+// editTarget picks the file of cs to edit: path, or the only pending one.
+func editTarget(cs changes.Changeset, path string) (changes.File, error) {
+	var pending []changes.File
+	for _, f := range cs.Files {
+		if f.Status == changes.FilePending {
+			pending = append(pending, f)
+		}
+	}
+	if path != "" {
+		for _, f := range pending {
+			if f.Path == path {
+				return f, nil
+			}
+		}
+		return changes.File{}, usagef("changeset %d has no pending file %s; its files: %s", cs.ID, path, strings.Join(pathsOf(pending), ", "))
+	}
+	if len(pending) != 1 {
+		return changes.File{}, usagef("changeset %d has %d files; choose one with --file: %s", cs.ID, len(pending), strings.Join(pathsOf(pending), ", "))
+	}
+	return pending[0], nil
+}
+
+func pathsOf(files []changes.File) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// editInEditor writes f's proposal to a temporary file named like it (the
+// editor picks its syntax from the name), runs the user's editor on it and
+// returns what was saved, and whether it differs from the proposal.
+func editInEditor(ctx context.Context, env *Env, f changes.File) (string, bool, error) {
+	if f.ProposedBinary() {
+		return "", false, fmt.Errorf("%s: a binary file cannot be edited here", f.Path)
+	}
+	dir, err := os.MkdirTemp("", "nova-edit-")
+	if err != nil {
+		return "", false, fmt.Errorf("edit: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	tmp := filepath.Join(dir, path.Base(f.Path))
+	if err := os.WriteFile(tmp, []byte(f.Proposed), 0o600); err != nil {
+		return "", false, fmt.Errorf("edit: %w", err)
+	}
+	cmd := editor.Command(env.Getenv, tmp)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.IO.In, env.IO.Out, env.IO.ErrOut
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, fmt.Errorf("the editor (%s) failed: %w; nothing changed", editor.Name(env.Getenv), err)
+	}
+	data, err := safefile.ReadFile(tmp, editLimit)
+	if err != nil {
+		return "", false, fmt.Errorf("edit: read what was saved: %w", err)
+	}
+	if !utf8.Valid(data) {
+		return "", false, fmt.Errorf("edit %s: what was saved is not UTF-8 text; nothing changed", f.Path)
+	}
+	return string(data), string(data) != f.Proposed, nil
+}
+
+// editLimit bounds what an edit may save (the size a tool may read).
+const editLimit = 8 << 20

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -52,6 +53,8 @@ type Env struct {
 	// fullScreen: the TUI owns the terminal, so engine diagnostics must not
 	// be written to stderr (they arrive as EventLog events instead).
 	fullScreen bool
+	// tuiRunning mirrors fullScreen for the signal watcher's goroutine.
+	tuiRunning atomic.Bool
 
 	mu    sync.Mutex
 	stdin *bufio.Reader
@@ -67,6 +70,10 @@ func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 	e.Ask = e.readLine
 	return e
 }
+
+// isFullScreen reports whether the TUI owns the terminal (safe from any
+// goroutine).
+func (e *Env) isFullScreen() bool { return e.tuiRunning.Load() }
 
 // root locates the workspace root from --workspace, NOVA_WORKSPACE or the
 // current directory.
@@ -90,7 +97,21 @@ func (e *Env) withWorkspace(ctx context.Context, readOnly bool, fn func(ws engin
 		return err
 	}
 	defer func() { _ = ws.Close() }()
+	e.reportRecovered(ctx, ws)
 	return fn(ws)
+}
+
+// reportRecovered tells the user, on stderr, about changeset applies that
+// a crash interrupted and that opening the workspace completed (each is
+// reported once, by the first command that asks).
+func (e *Env) reportRecovered(ctx context.Context, ws engine.Workspace) {
+	rec, err := ws.TakeRecoveredApplies(ctx)
+	if err != nil {
+		return
+	}
+	for _, line := range engine.RecoveryLines(rec) {
+		e.IO.Logf("nova: %s\n", line)
+	}
 }
 
 // readAnswer is the default Prompt: the question on stderr, a line from

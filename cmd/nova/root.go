@@ -75,6 +75,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 		return err
 	}
 	opts.fullScreen = true
+	opts.tuiRunning.Store(true)
 	ws, err := opts.Workspace(ctx, false)
 	if err != nil {
 		return err

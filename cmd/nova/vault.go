@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 func newVaultCmd(env *Env) *cobra.Command {
@@ -888,8 +889,12 @@ func runVaultImport(ctx context.Context, opts *vaultFileOptions) error {
 			return fmt.Errorf("import: read stdin: %w", err)
 		}
 		path = f.Name()
-	} else if _, err := os.Stat(path); err != nil {
+	} else if st, err := os.Stat(path); err != nil {
 		return fmt.Errorf("import: %w", err)
+	} else if !st.Mode().IsRegular() {
+		// Named on purpose as `-`, stdin may be a pipe; a FILE must be a
+		// regular file (a FIFO would block, /dev/zero would never end).
+		return fmt.Errorf("import: %s is %s, not a regular file (to read a stream, pass - and pipe it to stdin)", opts.File, safefile.ModeName(st.Mode()))
 	}
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
 		rep, err := ws.ImportVault(ctx, path)

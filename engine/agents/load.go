@@ -14,10 +14,10 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
-	"github.com/nova-dev/nova/engine/internal/yamlguard"
+	"github.com/nova-dev/nova/internal/safefile"
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // maxSpecSize bounds one agent file; a role prompt is a few KiB.
@@ -33,14 +33,14 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 	fail := func(line int, field, msg string, cause error) (Spec, []error) {
 		return spec, []error{&SpecError{File: name, Line: line, Field: field, Msg: msg, Err: cause}}
 	}
-	if len(data) > maxSpecSize {
-		return fail(0, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), maxSpecSize), nil)
+	file, err := yamlguard.Parse(name, data, yamlguard.Limits{MaxBytes: maxSpecSize})
+	var le *yamlguard.LimitError
+	if errors.As(err, &le) {
+		if errors.Is(err, yamlguard.ErrTooLarge) {
+			return fail(0, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), maxSpecSize), err)
+		}
+		return fail(le.Line, "", le.Limit.Error()+": "+le.Msg, err)
 	}
-
-	if line := yamlguard.TooDeep(data); line > 0 {
-		return fail(line, "", fmt.Sprintf("nesting is deeper than %d levels", yamlguard.MaxNesting), nil)
-	}
-	file, err := parseYAML(data)
 	if err != nil {
 		return spec, []error{yamlError(name, err, nil)}
 	}
@@ -70,7 +70,7 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 	fields := map[[2]int]string{}
 	errs := checkKeys(name, body, reflect.TypeFor[Spec](), "", fields)
 
-	if err := decodeYAML(body, &spec); err != nil {
+	if err := yamlguard.Decode(name, body, &spec); err != nil {
 		return spec, append(errs, yamlError(name, err, fields))
 	}
 	spec.Source = name
@@ -101,16 +101,21 @@ func errLine(err error) int {
 // even when others are bad; every problem is returned, each naming its file.
 // Errors carry the path as filepath.Join(dir, name).
 func Load(dir string) (*Roster, []error) {
-	return load(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) })
+	// Read through safefile.ReadFile (O_NONBLOCK, regular files only): a
+	// FIFO in .nova/agents/ blocked `agents validate` and `build run`
+	// forever, and a link to /dev/zero filled memory.
+	return load(os.DirFS(dir), ".", func(name string) string { return filepath.Join(dir, name) },
+		func(name string) ([]byte, error) { return safefile.ReadFile(filepath.Join(dir, name), maxSpecSize) })
 }
 
 // LoadFS is Load over an fs.FS, e.g. the defaults embedded in the binary.
 // Errors carry the path as path.Join(dir, name).
 func LoadFS(fsys fs.FS, dir string) (*Roster, []error) {
-	return load(fsys, dir, func(name string) string { return path.Join(dir, name) })
+	return load(fsys, dir, func(name string) string { return path.Join(dir, name) },
+		func(name string) ([]byte, error) { return safefile.ReadFS(fsys, path.Join(dir, name), maxSpecSize) })
 }
 
-func load(fsys fs.FS, dir string, display func(string) string) (*Roster, []error) {
+func load(fsys fs.FS, dir string, display func(string) string, read func(name string) ([]byte, error)) (*Roster, []error) {
 	r := &Roster{}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -123,12 +128,16 @@ func load(fsys fs.FS, dir string, display func(string) string) (*Roster, []error
 			continue
 		}
 		file := display(e.Name())
-		if info, err := e.Info(); err == nil && info.Size() > maxSpecSize {
-			errs = append(errs, &SpecError{File: file, Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", info.Size(), maxSpecSize)})
+		data, err := read(e.Name())
+		var sfe *safefile.Error
+		switch {
+		case errors.As(err, &sfe) && errors.Is(err, safefile.ErrTooLarge):
+			errs = append(errs, &SpecError{File: file, Msg: fmt.Sprintf("file is larger than the %d-byte limit", maxSpecSize), Err: err})
 			continue
-		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
-		if err != nil {
+		case errors.As(err, &sfe):
+			errs = append(errs, &SpecError{File: file, Msg: "cannot read file: it is " + sfe.Detail + ", not a regular file", Err: err})
+			continue
+		case err != nil:
 			errs = append(errs, &SpecError{File: file, Msg: "cannot read file", Err: err})
 			continue
 		}
@@ -248,30 +257,6 @@ func (r *Roster) List() []Spec {
 }
 
 // --- YAML helpers -----------------------------------------------------------
-
-// errYAMLPanic reports input that made the YAML library panic.
-var errYAMLPanic = errors.New("YAML could not be decoded")
-
-// parseYAML and decodeYAML call go-yaml behind a recover: fuzzing found inputs
-// (e.g. a self-referencing alias "id: &a [*a]") on which its decoder
-// dereferences nil, and our parsers must never panic on input.
-func parseYAML(data []byte) (file *ast.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			file, err = nil, fmt.Errorf("%w: %v", errYAMLPanic, r)
-		}
-	}()
-	return parser.ParseBytes(data, 0)
-}
-
-func decodeYAML(node ast.Node, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errYAMLPanic, r)
-		}
-	}()
-	return yaml.NodeToValue(node, v)
-}
 
 // yamlError turns a go-yaml error into a *SpecError with the line of the
 // offending token. fields maps token positions to field paths (may be nil).
@@ -412,7 +397,7 @@ func checkKeys(file string, node ast.Node, t reflect.Type, prefix string, fields
 // falls back to its parent. 0 when nothing is found.
 func fieldLine(body ast.Node, field string) (line int) {
 	defer func() {
-		if recover() != nil { // see parseYAML
+		if recover() != nil { // go-yaml has panicked on fuzzed input
 			line = 0
 		}
 	}()
@@ -435,7 +420,7 @@ func fieldLine(body ast.Node, field string) (line int) {
 
 // idLine finds the line of the top-level id key (for duplicate-id errors).
 func idLine(data []byte) int {
-	file, err := parseYAML(data)
+	file, err := yamlguard.Parse("", data, yamlguard.Limits{MaxBytes: maxSpecSize})
 	if err != nil || len(file.Docs) == 0 || file.Docs[0] == nil {
 		return 0
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // Loop defaults (Settings fields left at zero take these).
@@ -181,7 +181,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	if opts.BuildID != "" {
 		st.meterKeys = append(st.meterKeys, "build:"+opts.BuildID)
 	}
-	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task})
+	st.draft = r.Changes.NewDraft(changes.Meta{RunID: run.ID, Agent: spec.ID, Task: task, BuildID: opts.BuildID, TaskID: opts.TaskID})
 	offered := spec.Tools
 	if offered == nil {
 		offered = []string{}
@@ -694,7 +694,7 @@ func diskHash(root, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, 256<<20) // never blocks on a FIFO
 	if errors.Is(err, fs.ErrNotExist) {
 		return tools.Absent, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -566,7 +568,29 @@ func TestParseIDAndSlug(t *testing.T) {
 	}
 	assert.Equal(t, "add-a-health-endpoint", build.Slug("Add a /health endpoint!"))
 	assert.Equal(t, "plan", build.Slug("¡¿"))
-	assert.Equal(t, "a_b_.._c", build.SafeName("a/b/../c"))
+	assert.Equal(t, "t-001", build.SafeName("t-001"), "plain ids are kept as they are")
+	assert.Regexp(t, `^a_b____c~[0-9a-f]{16}$`, build.SafeName("a/b/../c"))
+}
+
+// Issue 11: task ids "a/b" and "a_b", ".." and "task", or ids sharing a
+// 100-character prefix mapped to the same .nova/output/<build>/*.md.
+func TestOutputNamesAreInjectiveAndSafe(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("p", 100)
+	ids := []string{"a/b", "a_b", "..", "task", ".", "", long + "1", long + "2", "A", "a", "con", "Con.txt",
+		"a b", "a\\b", "a:b", "ü", "u", "x~0123456789abcdef", "t-001", "T-001", "-", "_", "a.", "a"}
+	seen := map[string]string{}
+	safe := regexp.MustCompile(`^[a-z0-9_\-][a-z0-9._~\-]*$`)
+	for _, id := range ids {
+		n := build.SafeName(id)
+		assert.Regexp(t, safe, n, "%q", id)
+		assert.LessOrEqual(t, len(n), 80)
+		key := strings.ToLower(n) // case-insensitive file systems
+		if prev, dup := seen[key]; dup && prev != id {
+			t.Errorf("%q and %q share the file name %q", prev, id, n)
+		}
+		seen[key] = id
+	}
 }
 
 func FuzzOutputGate(f *testing.F) {
@@ -580,8 +604,11 @@ func FuzzOutputGate(f *testing.F) {
 		_ = build.JSONProblem(strings.TrimSpace(s))
 		_, _ = build.ParseID(s)
 		n := build.SafeName(s)
-		if strings.ContainsAny(n, `/\`) || n == "" || n == "." || n == ".." {
+		if strings.ContainsAny(n, `/\`) || n == "" || n == "." || n == ".." || strings.HasPrefix(n, ".") {
 			t.Fatalf("unsafe name %q from %q", n, s)
+		}
+		if n != s && !strings.Contains(n, "~") {
+			t.Fatalf("a rewritten name without its hash: %q from %q", n, s)
 		}
 	})
 }
@@ -676,4 +703,40 @@ func TestCopyWorkspaceIsBoundedAndApplyToConfined(t *testing.T) {
 	}}))
 	assert.FileExists(t, filepath.Join(dst, "new", "c.go"))
 	assert.NoFileExists(t, filepath.Join(dst, "a.go"))
+}
+
+// Issue 11: a kill -9 0.35–0.45 s into a build (inside the first task's
+// agent run, after it staged a write) left changeset 1 pending after the
+// resume. The resumed task discards what its killed attempt staged.
+func TestResumeLeavesNoOrphanChangeset(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{})
+	h.Script.Files["w"] = map[string]string{"pkg/hello.go": "package pkg\n"}
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("w:MARS:0"), "p.json", build.Options{Autonomy: intp(2)})
+	require.NoError(t, err)
+	// What the killed process left: the task running, and the changeset its
+	// agent run staged (linked to the task), never recorded on the task.
+	d := h.Changes.NewDraft(changes.Meta{Agent: "MARS", BuildID: strconv.FormatUint(b.ID, 10), TaskID: "w"})
+	orphan, err := d.Put(ctx, "pkg/hello.go", []byte("package pkg // half done\n"))
+	require.NoError(t, err)
+	other := h.Changes.NewDraft(changes.Meta{Agent: "MARS", TaskID: "w"}) // not of this build
+	keep, err := other.Put(ctx, "other.go", []byte("package main\n"))
+	require.NoError(t, err)
+	require.NoError(t, h.Eng.SetTaskStatus(b.ID, "w", build.TaskRunning))
+
+	got, err := h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, got.Status, got.Reason)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	pending, err := h.Changes.List(ctx, changes.Filter{Status: changes.StatusPending})
+	require.NoError(t, err)
+	var ids []uint64
+	for _, cs := range pending {
+		ids = append(ids, cs.ID)
+	}
+	assert.ElementsMatch(t, []uint64{ts[0].ChangesetID, keep}, ids, "only the resumed attempt's changeset waits")
+	cs, err := h.Changes.Get(ctx, orphan)
+	require.NoError(t, err)
+	assert.Equal(t, changes.StatusDiscarded, cs.Status)
 }

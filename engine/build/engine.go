@@ -3,6 +3,8 @@ package build
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -704,13 +706,16 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 			}
 		}
 	}
-	fb, err := e.finish(id, stopReason, c)
+	fb, finished, err := e.finish(id, stopReason, c)
 	if err == nil && storeErr == nil && ctx.Err() == nil {
 		// The build has ended: it no longer runs (Running, Wait), while
 		// what it taught is learned before Run returns.
 		released = true
 		e.release(id, c)
+		e.finishedHook(fb, finished)
 		e.learnAfter(ctx, fb)
+	} else if err == nil {
+		e.finishedHook(fb, finished)
 	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
@@ -821,8 +826,17 @@ func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string)
 	return false, nil
 }
 
-// finish commits the build's end state, then publishes it.
-func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error) {
+// finishedHook hands a build that ended done or failed to Hooks.Finished
+// (once its end state is committed and published, and no longer running).
+func (e *Engine) finishedHook(b Build, finished []Task) {
+	if h := e.d.Hooks().Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
+		h.BuildFinished(context.Background(), b, finished)
+	}
+}
+
+// finish commits the build's end state, then publishes it; it returns the
+// build and its tasks as committed.
+func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task, error) {
 	var kind string
 	var finished []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
@@ -883,7 +897,7 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 		return nil, nil
 	})
 	if err != nil {
-		return b, err
+		return b, nil, err
 	}
 	text := fmt.Sprintf("build %s: %d/%d tasks done", b.Status, b.Counts[TaskDone], b.Total)
 	if b.Reason != "" {
@@ -894,10 +908,7 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
 	}
 	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
-	if h := e.d.Hooks().Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
-		h.BuildFinished(context.Background(), b, finished)
-	}
-	return b, nil
+	return b, finished, nil
 }
 
 func firstLine(s string) string {
@@ -966,24 +977,55 @@ func (e *Engine) outputPath(buildID uint64, taskID string) string {
 	return filepath.Join(e.cfg.OutputDir, idString(buildID), safeName(taskID)+".md")
 }
 
+// safeName maps a task id to a file name, injectively and safely: an id
+// made only of lower-case letters, digits, '.', '_' and '-' (not starting
+// with '.', at most 80 bytes, not a name Windows reserves) is used as it
+// is; any other id becomes a readable prefix, '~' and 16 hex digits of the
+// id's sha256. '~' never appears in a verbatim name, so two ids never share
+// a file (before, "a/b" and "a_b", ".." and "task", or two ids sharing a
+// 100-byte prefix did, and one output overwrote the other), even on a
+// case-insensitive file system.
 func safeName(s string) string {
+	if verbatimName(s) {
+		return s
+	}
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range strings.ToLower(s) {
+		if b.Len() >= 60 {
+			break
+		}
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)
 		default:
 			b.WriteByte('_')
 		}
 	}
-	out := strings.Trim(b.String(), ".")
-	if out == "" {
-		out = "task"
+	prefix := strings.Trim(b.String(), "_")
+	if prefix == "" {
+		prefix = "task"
 	}
-	if len(out) > 100 {
-		out = out[:100]
+	sum := sha256.Sum256([]byte(s))
+	return prefix + "~" + hex.EncodeToString(sum[:8])
+}
+
+func verbatimName(s string) bool {
+	if s == "" || len(s) > 80 || s[0] == '.' || strings.HasSuffix(s, ".") {
+		return false
 	}
-	return out
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	base, _, _ := strings.Cut(s, ".")
+	switch base {
+	case "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+		"lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9":
+		return false
+	}
+	return true
 }
 
 func writeOutput(path string, t Task, body string) error {

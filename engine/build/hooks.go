@@ -99,7 +99,8 @@ type Hooks struct {
 }
 
 // FinishHook hears of every build that ends done or failed, after the end
-// state is committed and published (the blueprint library counts the
+// state is committed and published and the build no longer runs, before
+// the knowledge layer learns from it (the blueprint library counts the
 // builds made from a blueprint and their outcome). It must not block long.
 type FinishHook interface {
 	BuildFinished(ctx context.Context, b Build, tasks []Task)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // PlanFile is one build plan found in a directory, parsed and validated.
@@ -36,7 +37,7 @@ func ListPlans(dir string, known func(string) bool) ([]PlanFile, error) {
 		p := filepath.Join(dir, e.Name())
 		f := PlanFile{Path: p, Name: e.Name()}
 		var plan *prd.PRD
-		data, err := os.ReadFile(p)
+		data, err := safefile.ReadFile(p, prd.MaxSize) // never a FIFO or a device
 		if err == nil {
 			plan, err = prd.Parse(e.Name(), data) // errors name the file, not the path
 		}

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -25,12 +28,19 @@ type Conflict struct {
 type ConflictError struct {
 	ID        uint64
 	Conflicts []Conflict
+	// Revert: the conflicts stopped a revert of changeset ID (the files
+	// changed since it was applied), not an apply.
+	Revert bool
 }
 
 func (e *ConflictError) Error() string {
 	parts := make([]string, len(e.Conflicts))
 	for i, c := range e.Conflicts {
 		parts[i] = c.Path + " (" + c.Reason + ")"
+	}
+	if e.Revert {
+		return fmt.Sprintf("changeset %d cannot be reverted: %d file(s) changed since it was applied: %s; review them, then revert with force to overwrite those changes",
+			e.ID, len(e.Conflicts), strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("changeset %d: %d file(s) changed on disk since they were staged: %s; review them, then apply with force to overwrite",
 		e.ID, len(e.Conflicts), strings.Join(parts, ", "))
@@ -53,6 +63,10 @@ type ApplyReport struct {
 	// Overwritten lists conflicting paths that Force overwrote.
 	Overwritten []Conflict `json:"overwritten,omitempty"`
 	Changeset   Changeset  `json:"changeset"`
+	// Commit is the git commit of the files the changeset wrote
+	// (git.commitOnApply), CommitError why there is none when one was due.
+	Commit      string `json:"commit,omitempty"`
+	CommitError string `json:"commitError,omitempty"`
 }
 
 // Conflicts checks a changeset's pending files against the disk without
@@ -108,7 +122,9 @@ func (s *Store) conflict(root *os.Root, f File) (Conflict, bool, error) {
 	if err != nil {
 		return Conflict{}, false, err
 	}
-	if cur == f.BaseHash {
+	if cur == f.BaseHash || cur == f.ProposedHash {
+		// The proposed content already on disk is no conflict: it is what
+		// an interrupted apply (or the user) wrote, and counts as applied.
 		return Conflict{}, false, nil
 	}
 	reason := "modified on disk"
@@ -133,7 +149,7 @@ func diskHash(root *os.Root, rel string) (string, error) {
 	case fi.IsDir():
 		return "dir", nil
 	}
-	data, err := root.ReadFile(rel)
+	data, _, err := readRegular(root, rel, tools.MaxReadBytes)
 	if err != nil {
 		return "", fmt.Errorf("apply %s: %w", rel, err)
 	}
@@ -169,6 +185,8 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 	defer func() { _ = root.Close() }()
 
 	var conflicts []Conflict
+	already := map[string]bool{} // pending files whose disk already holds the proposal
+	var toWrite []File
 	for _, f := range cs.Files {
 		if f.Status != FilePending {
 			continue
@@ -180,18 +198,28 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		if ok {
 			conflicts = append(conflicts, c)
 		}
+		if cur, err := diskHash(root, f.Path); err == nil && cur == f.ProposedHash {
+			already[f.Path] = true
+			continue
+		}
+		toWrite = append(toWrite, f)
 	}
 	if len(conflicts) > 0 && !opts.Force {
 		return rep, &ConflictError{ID: id, Conflicts: conflicts}
 	}
 	rep.Overwritten = conflicts
 
-	applied := map[string]bool{}
-	var writeErr error
-	for _, f := range cs.Files {
-		if f.Status != FilePending {
-			continue
+	// The apply record, with the original contents, is committed before the
+	// first file is written: a kill at any later moment is completed by
+	// Recover at the next open, and revert restores from the same record.
+	if len(toWrite) > 0 {
+		if err := s.beginJournal(root, id, toWrite); err != nil {
+			return rep, err
 		}
+	}
+	applied := maps.Clone(already)
+	var writeErr error
+	for _, f := range toWrite {
 		if err := ctx.Err(); err != nil {
 			writeErr = err
 			break
@@ -202,33 +230,32 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		}
 		applied[f.Path] = true
 		rep.Applied = append(rep.Applied, f.Path)
+		if s.afterWrite != nil {
+			if err := s.afterWrite(f.Path); err != nil {
+				return rep, err // as if killed: nothing more is recorded
+			}
+		}
+	}
+	for p := range already {
+		rep.Applied = append(rep.Applied, p)
 	}
 
 	now := s.opts.Now().UTC()
-	final, err := s.update(id, func(c *Changeset) error {
-		done := true
-		for i := range c.Files {
-			if applied[c.Files[i].Path] {
-				c.Files[i].Status = FileApplied
-				c.Files[i].AppliedAt = now
-			}
-			if c.Files[i].Status == FilePending {
-				done = false
-			}
-		}
-		if done {
-			c.Status = StatusApplied
-			c.AppliedAt = now
-		}
-		return nil
+	final, err := s.updateTx(id, func(tx *bolt.Tx, c *Changeset) error {
+		markApplied(c, applied, now)
+		return finishTx(tx, *c, now, false)
 	})
 	if err != nil {
-		// The disk changed but the record did not: say so plainly.
-		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it: %w", len(applied), id, err)
+		// The disk changed but the record did not: Recover completes it at
+		// the next open; say so plainly.
+		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it (the next nova start completes it): %w", len(applied), id, err)
 	}
 	rep.Changeset = final
+	if writeErr == nil && final.Status == StatusApplied && s.opts.CommitOnApply != nil && s.opts.CommitOnApply() {
+		s.commitApplied(ctx, &rep)
+	}
 	if len(applied) > 0 {
-		s.notify(Notice{ID: id, Action: "applied", Status: final.Status, Files: len(final.Files)})
+		s.notify(Notice{ID: id, Action: "applied", Status: rep.Changeset.Status, Files: len(final.Files)})
 	}
 	return rep, writeErr
 }
@@ -250,6 +277,9 @@ func writeOne(root *os.Root, f File) error {
 		}
 	}
 	mode := fs.FileMode(0o644)
+	if f.Mode.Perm() != 0 {
+		mode = f.Mode.Perm()
+	}
 	if fi, err := root.Stat(f.Path); err == nil {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a directory", f.Path)
@@ -264,7 +294,7 @@ func writeOne(root *os.Root, f File) error {
 		return err
 	}
 	cleanup := func() { _ = root.Remove(tmp) }
-	if _, err := tf.WriteString(f.Proposed); err != nil {
+	if _, err := tf.Write(f.Content()); err != nil {
 		_ = tf.Close()
 		cleanup()
 		return err

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,8 @@ const (
 	StatusPending   Status = "pending"
 	StatusApplied   Status = "applied"
 	StatusDiscarded Status = "discarded"
+	// StatusReverted: applied, then undone by a revert (RevertedBy).
+	StatusReverted Status = "reverted"
 )
 
 // FileStatus is one file's state inside a changeset.
@@ -71,6 +74,19 @@ var (
 	ErrConflict = errors.New("changed on disk since it was staged")
 	// ErrNotPending: the changeset was already applied or discarded.
 	ErrNotPending = errors.New("changeset is not pending")
+	// ErrNotApplied: only an applied changeset can be reverted.
+	ErrNotApplied = errors.New("changeset is not applied")
+	// ErrReverted: the changeset was already reverted.
+	ErrReverted = errors.New("changeset was already reverted")
+	// ErrNoRecord: the changeset was applied without an apply record (by a
+	// nova older than the record), so what it replaced is unknown.
+	ErrNoRecord = errors.New("changeset has no apply record")
+	// ErrNothingToRevert: every file already holds its content from before
+	// the changeset.
+	ErrNothingToRevert = errors.New("nothing to revert")
+	// ErrNotEditable: the file cannot be edited (not pending, binary, or not
+	// in the changeset).
+	ErrNotEditable = errors.New("file cannot be edited")
 )
 
 // File is one staged path.
@@ -88,10 +104,30 @@ type File struct {
 	// Proposed is the content to write ("" for a deletion).
 	Proposed string `json:"proposed"`
 	// ProposedHash is the sha256 of Proposed, or "absent" for a deletion.
-	ProposedHash string    `json:"proposedHash"`
-	StagedAt     time.Time `json:"stagedAt"`
-	AppliedAt    time.Time `json:"appliedAt,omitzero"`
+	ProposedHash string `json:"proposedHash"`
+	// ProposedData holds the proposal instead of Proposed when it is not
+	// UTF-8 text (a revert restoring a binary file): JSON strings cannot
+	// carry such bytes. See Content.
+	ProposedData []byte `json:"proposedData,omitempty"`
+	// Mode is the permission bits a file the apply creates gets (a revert
+	// restoring a deleted file); 0 means 0644. Existing files keep theirs.
+	Mode fs.FileMode `json:"mode,omitempty"`
+	// Edited is set when the user edited the proposal (EditFile).
+	Edited    bool      `json:"edited,omitempty"`
+	StagedAt  time.Time `json:"stagedAt"`
+	AppliedAt time.Time `json:"appliedAt,omitzero"`
 }
+
+// Content is the proposed content as bytes (empty for a deletion).
+func (f File) Content() []byte {
+	if f.ProposedData != nil {
+		return f.ProposedData
+	}
+	return []byte(f.Proposed)
+}
+
+// ProposedBinary reports a proposal that is not text (kept in ProposedData).
+func (f File) ProposedBinary() bool { return f.ProposedData != nil }
 
 // Changeset is a set of staged file changes.
 type Changeset struct {
@@ -99,12 +135,21 @@ type Changeset struct {
 	RunID       uint64    `json:"runId,omitempty"`
 	Agent       string    `json:"agent,omitempty"`
 	Task        string    `json:"task,omitempty"`
+	BuildID     string    `json:"buildId,omitempty"`
+	TaskID      string    `json:"taskId,omitempty"`
 	Status      Status    `json:"status"`
 	Files       []File    `json:"files"`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 	AppliedAt   time.Time `json:"appliedAt,omitzero"`
 	DiscardedAt time.Time `json:"discardedAt,omitzero"`
+	// RevertOf is the changeset this one undoes (a revert); RevertedBy the
+	// revert that undid this one, at RevertedAt.
+	RevertOf   uint64    `json:"revertOf,omitempty"`
+	RevertedBy uint64    `json:"revertedBy,omitempty"`
+	RevertedAt time.Time `json:"revertedAt,omitzero"`
+	// Commit is the git commit the apply made (git.commitOnApply).
+	Commit string `json:"commit,omitempty"`
 }
 
 // File returns the staged file at path.
@@ -130,7 +175,7 @@ func (c Changeset) Paths() []string {
 func (c Changeset) Summary() Changeset {
 	c.Files = slices.Clone(c.Files)
 	for i := range c.Files {
-		c.Files[i].Original, c.Files[i].Proposed = "", ""
+		c.Files[i].Original, c.Files[i].Proposed, c.Files[i].ProposedData = "", "", nil
 	}
 	return c
 }
@@ -145,7 +190,7 @@ func (f File) Diff() string {
 	case OpDelete:
 		to = "/dev/null"
 	}
-	if f.OriginalBinary {
+	if f.OriginalBinary || f.ProposedBinary() {
 		return fmt.Sprintf("--- %s\n+++ %s\nBinary file %s differs\n", from, to, f.Path)
 	}
 	d := udiff.Unified(from, to, f.Original, f.Proposed)
@@ -167,7 +212,7 @@ func (c Changeset) Diff() string {
 // Notice tells Options.Notify what happened, after the commit.
 type Notice struct {
 	ID     uint64 `json:"id"`
-	Action string `json:"action"` // staged | emptied | applied | discarded
+	Action string `json:"action"` // staged | emptied | applied | discarded | edited | reverted
 	Status Status `json:"status"`
 	Files  int    `json:"files"`
 }
@@ -178,6 +223,9 @@ type Options struct {
 	Notify func(Notice)
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// CommitOnApply, when it returns true, makes every apply that completes
+	// a changeset one git commit of the files it wrote (git.commitOnApply).
+	CommitOnApply func() bool
 }
 
 // Store reads and writes changesets.
@@ -186,8 +234,14 @@ type Store struct {
 	root string
 	opts Options
 	// applyMu serialises Apply and Discard so that two callers cannot apply
-	// one changeset twice.
-	applyMu sync.Mutex
+	// one changeset twice; revertMu serialises reverts (a revert applies a
+	// new changeset, under applyMu).
+	applyMu  sync.Mutex
+	revertMu sync.Mutex
+	// afterWrite, when set (tests only: fault injection), runs after each
+	// file an apply writes and before the apply is recorded: the window a
+	// kill -9 can hit. An error stops the apply right there, as a kill would.
+	afterWrite func(path string) error
 }
 
 var codec = storage.Codec[Changeset]{Version: 1}
@@ -308,6 +362,12 @@ func (s *Store) Get(ctx context.Context, id uint64) (Changeset, error) {
 
 // update reads, modifies and writes one changeset in a transaction.
 func (s *Store) update(id uint64, fn func(cs *Changeset) error) (Changeset, error) {
+	return s.updateTx(id, func(_ *bolt.Tx, cs *Changeset) error { return fn(cs) })
+}
+
+// updateTx is update with the transaction, for writes that must commit
+// together with the changeset (the apply record).
+func (s *Store) updateTx(id uint64, fn func(tx *bolt.Tx, cs *Changeset) error) (Changeset, error) {
 	var out Changeset
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(storage.BucketChangesets)
@@ -318,7 +378,7 @@ func (s *Store) update(id uint64, fn func(cs *Changeset) error) (Changeset, erro
 		if err != nil {
 			return err
 		}
-		if err := fn(&cs); err != nil {
+		if err := fn(tx, &cs); err != nil {
 			return err
 		}
 		cs.UpdatedAt = s.opts.Now().UTC()

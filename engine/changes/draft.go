@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -24,6 +25,10 @@ type Meta struct {
 	RunID uint64
 	Agent string
 	Task  string
+	// BuildID and TaskID link the changeset to a build task, so that one
+	// staged by an attempt that was killed can be found and discarded when
+	// the task runs again.
+	BuildID, TaskID string
 }
 
 // Draft is one run's handle on its pending changeset. The changeset is
@@ -188,7 +193,7 @@ func (d *Draft) commit(files map[string]File, now time.Time) (uint64, error) {
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			cs = Changeset{ID: id, RunID: d.meta.RunID, Agent: d.meta.Agent, Task: d.meta.Task,
-				Status: StatusPending, CreatedAt: now}
+				BuildID: d.meta.BuildID, TaskID: d.meta.TaskID, Status: StatusPending, CreatedAt: now}
 		case err != nil:
 			return err
 		case cs.Status != StatusPending:
@@ -243,7 +248,7 @@ func (s *Store) readBase(rel string) (File, error) {
 	case fi.Size() > tools.MaxReadBytes:
 		return File{}, fmt.Errorf("%s is %d bytes, larger than the %d-byte limit", crel, fi.Size(), tools.MaxReadBytes)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, tools.MaxReadBytes) // never blocks on a FIFO
 	if err != nil {
 		return File{}, fmt.Errorf("read %s: %w", crel, err)
 	}

@@ -29,6 +29,9 @@ var (
 	ErrSymlinkLoop = errors.New("too many levels of symbolic links")
 	// ErrNotRegular: a *.md entry is not a regular file (device, pipe, directory behind a link).
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrBadName: the file name is not valid UTF-8, so it cannot be opened by name through
+	// io/fs (which answered "open: invalid argument") nor stored as a source.
+	ErrBadName = errors.New("file name is not valid UTF-8")
 )
 
 // ParseError is a per-file failure. Err is one of the sentinel errors above (or an I/O error),

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // maxFrontMatterBytes bounds the YAML block; pattern metadata is a handful of keys.
@@ -132,9 +134,18 @@ func parseFrontMatter(yml string, firstLine int) (fm frontMatter, err *ParseErro
 		}
 	}()
 	var raw any
-	if derr := yaml.UnmarshalWithOptions([]byte(yml), &raw, yaml.Strict()); derr != nil {
+	// The one guarded YAML loader: depth and alias expansion are bounded
+	// before anything is decoded into raw.
+	if derr := yamlguard.Unmarshal("", []byte(yml), &raw, yamlguard.Limits{MaxBytes: maxFrontMatterBytes}, yaml.Strict()); derr != nil {
 		line := firstLine
 		detail := derr.Error()
+		var le *yamlguard.LimitError
+		if errors.As(derr, &le) {
+			if le.Line > 0 {
+				line = firstLine + le.Line - 1
+			}
+			return fm, &ParseError{Line: line, Err: ErrFrontMatter, Detail: le.Limit.Error() + ": " + le.Msg}
+		}
 		var ye yaml.Error
 		if errors.As(derr, &ye) {
 			detail = ye.GetMessage()

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // maxLinkHops bounds symlink chains (Linux uses 40 too).
@@ -267,6 +268,9 @@ func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
 // readCandidate reads a regular file (or a symlink to one inside fsys) of at most maxSize bytes.
 func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
 	name := c.path
+	if !utf8.ValidString(name) {
+		return nil, &ParseError{Err: ErrBadName, Detail: fmt.Sprintf("%q; rename the file to import it", name)}
+	}
 	switch {
 	case c.mode&fs.ModeSymlink != 0:
 		target, info, err := resolveLink(fsys, name)

@@ -12,13 +12,17 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 
-	"github.com/nova-dev/nova/engine/internal/yamlguard"
+	"github.com/nova-dev/nova/internal/safefile"
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // MaxSize bounds the PRD files Load reads.
 const MaxSize = 32 << 20
+
+// MaxYAMLSize bounds a YAML PRD: go-yaml's tree costs far more per input
+// byte than encoding/json, and real PRDs are a few tens of KB.
+const MaxYAMLSize = 4 << 20
 
 // ParseError is a PRD that cannot be decoded. It names the file, the line and
 // column (1-based, 0 when unknown), the byte offset for JSON (-1 when
@@ -99,14 +103,12 @@ func Parse(name string, data []byte) (*PRD, error) {
 
 // Load reads and parses a PRD file.
 func Load(path string) (*PRD, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read prd: %w", err)
+	// Only a regular file, and the limit holds on the bytes read: a FIFO
+	// must not block and a link to /dev/zero must not fill memory.
+	data, err := safefile.ReadFile(path, MaxSize)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, &ParseError{Name: path, Offset: -1, Msg: fmt.Sprintf("file is larger than the %d-byte limit", MaxSize), Err: err}
 	}
-	if st.Size() > MaxSize {
-		return nil, &ParseError{Name: path, Offset: -1, Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", st.Size(), MaxSize)}
-	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read prd: %w", err)
 	}
@@ -210,6 +212,10 @@ func parseJSON(name string, data []byte) (*PRD, error) {
 		return nil, perr(0, "", "document is null, want an object with meta and tasks", nil)
 	}
 
+	if field, read, ok := jsonDuplicateKey(data); ok {
+		return nil, perr(read, field, "duplicate key: the field appears twice in one object (JSON decoders keep the last one silently)", nil)
+	}
+
 	p := &PRD{Meta: w.Meta, Tasks: w.Tasks}
 	// The typed pass succeeded, so the document is a well-formed object and
 	// these decodes only fail on shapes the typed pass also rejected.
@@ -228,6 +234,83 @@ func parseJSON(name string, data []byte) (*PRD, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// jsonDuplicateKey finds the first key that appears twice in one object,
+// as YAML PRDs already refuse it. encoding/json keeps the last value
+// without a word, so a hand-merged PRD could lose a task's real agent. It
+// returns the key's path (e.g. "tasks[1].agent") and the bytes read when
+// it was seen. Hand-written: encoding/json has no option for this.
+func jsonDuplicateKey(data []byte) (string, int64, bool) {
+	type frame struct {
+		obj     bool
+		wantKey bool
+		keys    map[string]bool
+		last    string
+		idx     int
+		path    string
+	}
+	var stack []*frame
+	childPath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if top.obj {
+			if top.path == "" {
+				return top.last
+			}
+			return top.path + "." + top.last
+		}
+		return fmt.Sprintf("%s[%d]", top.path, top.idx)
+	}
+	valueDone := func() {
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.obj {
+			top.wantKey = true
+		} else {
+			top.idx++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", 0, false // EOF, or a syntax error the typed pass reports
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			top := stack[n-1]
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			k, _ := tok.(string)
+			if top.keys[k] {
+				top.last = k
+				return childPath(), dec.InputOffset(), true
+			}
+			top.keys[k], top.last, top.wantKey = true, k, false
+			continue
+		}
+		switch d := tok.(type) {
+		case json.Delim:
+			switch d {
+			case '{':
+				stack = append(stack, &frame{obj: true, wantKey: true, keys: map[string]bool{}, path: childPath()})
+			case '[':
+				stack = append(stack, &frame{path: childPath()})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		default:
+			valueDone()
+		}
+	}
 }
 
 // setExtras files every unknown field under Extra. A key that differs from
@@ -367,11 +450,15 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 		return &ParseError{Name: name, Format: "yaml", Line: line, Column: col, Offset: -1, Field: field, Msg: msg, Err: err}
 	}
 
-	if line := yamlguard.TooDeep(data); line > 0 {
-		return nil, perr(line, 0, "", fmt.Sprintf("nesting is deeper than %d levels", yamlguard.MaxNesting), nil)
-	}
-	file, err := parser.ParseBytes(data, 0)
+	// One guarded loader: size, depth and alias expansion are bounded
+	// before anything is decoded (a 428-byte alias bomb among the unknown
+	// keys used to expand to gigabytes in setExtras).
+	file, err := yamlguard.Parse(name, data, yamlguard.Limits{MaxBytes: MaxYAMLSize})
 	if err != nil {
+		var le *yamlguard.LimitError
+		if errors.As(err, &le) {
+			return nil, perr(le.Line, 0, "", le.Limit.Error()+": "+le.Msg, err)
+		}
 		return nil, yamlError(name, err, nil)
 	}
 	var body ast.Node
@@ -397,13 +484,13 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 	}
 
 	var w wire
-	if err := yaml.NodeToValue(body, &w); err != nil {
+	if err := yamlguard.Decode(name, body, &w); err != nil {
 		return nil, yamlError(name, err, yamlFieldIndex(body))
 	}
 	p = &PRD{Meta: w.Meta, Tasks: w.Tasks}
 
 	var top map[string]any
-	if err := yaml.NodeToValue(body, &top); err != nil {
+	if err := yamlguard.Decode(name, body, &top); err != nil {
 		return p, nil // the typed decode succeeded; extras are best effort
 	}
 	meta, _ := top["meta"].(map[string]any)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // ApproveOptions configure Approve.
@@ -263,7 +263,7 @@ func (s *Service) checkOriginals(b Branch) error {
 		if err != nil {
 			return fmt.Errorf("branch %s: %w", b.ID, err)
 		}
-		data, err := os.ReadFile(abs)
+		data, err := safefile.ReadFile(abs, 256<<20) // never blocks on a FIFO
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !f.New {
@@ -271,6 +271,9 @@ func (s *Service) checkOriginals(b Branch) error {
 			}
 		case err != nil:
 			return fmt.Errorf("read %s: %w", f.Path, err)
+		case string(data) == f.ProposedContent:
+			// Already holds this branch's content: an approval interrupted
+			// between writing and recording it (issue 11), not a conflict.
 		case f.New:
 			changed = append(changed, f.Path+" (created)")
 		case string(data) != f.OriginalContent:

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // proposal is what the model returns for one branch.
@@ -90,7 +91,7 @@ func validate(root string, p proposal) ([]File, error) {
 		case st.Size() > MaxFileBytes:
 			return nil, fmt.Errorf("original %s is too large (%d bytes)", rel, st.Size())
 		default:
-			data, err := os.ReadFile(abs)
+			data, err := safefile.ReadFile(abs, MaxFileBytes) // never blocks on a FIFO
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", rel, err)
 			}

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"github.com/nova-dev/nova/internal/safefile"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -188,7 +190,7 @@ func view(ctx context.Context, env *Env, p string) (fileView, error) {
 	case fi.Size() > MaxReadBytes:
 		return v, fmt.Errorf("%s is %d bytes, larger than the %d-byte limit of the file tools", rel, fi.Size(), MaxReadBytes)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := safefile.ReadFile(abs, MaxReadBytes) // a FIFO must not block a run
 	if err != nil {
 		return v, fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -322,8 +324,8 @@ func walkFiles(ctx context.Context, root, startRel string, fn func(rel string, d
 var errWalkLimit = errors.New("walk limit reached")
 
 func loadIgnore(ig *Ignorer, rootReal, dirRel string) {
-	data, err := os.ReadFile(filepath.Join(rootReal, filepath.FromSlash(dirRel), ".gitignore"))
-	if err == nil && len(data) <= 1<<20 {
+	data, err := safefile.ReadFile(filepath.Join(rootReal, filepath.FromSlash(dirRel), ".gitignore"), 1<<20)
+	if err == nil {
 		ig.Add(dirRel, data)
 	}
 }
@@ -539,7 +541,7 @@ func searchFiles(ctx context.Context, env *Env, raw json.RawMessage) (Output, er
 		if err != nil || info.Size() > MaxSearchFileBytes {
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(rootReal, filepath.FromSlash(rel)))
+		data, err := safefile.ReadFile(filepath.Join(rootReal, filepath.FromSlash(rel)), MaxSearchFileBytes)
 		if err == nil {
 			scan(rel, data)
 		}

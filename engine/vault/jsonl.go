@@ -332,6 +332,11 @@ func parseNodeLine(line []byte) (Node, error) {
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
+	if n.ID > storage.MaxID {
+		// An id near 2^64 made the counter wrap: the next new node got #0,
+		// then #1 replaced starter node #1.
+		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", n.ID, uint64(storage.MaxID))
+	}
 	if raw.Confidence == nil {
 		n.Confidence = DefaultConfidence
 	} else {
@@ -364,8 +369,14 @@ func parseEdgeLine(line []byte) (Edge, error) {
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
+	if e.ID > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", e.ID, uint64(storage.MaxID))
+	}
 	if e.From == 0 || e.To == 0 {
 		return Edge{}, fmt.Errorf("edge %d: missing from or to", e.ID)
+	}
+	if e.From > storage.MaxID || e.To > storage.MaxID {
+		return Edge{}, fmt.Errorf("edge %d: node id out of range (the largest id nova accepts is %d)", e.ID, uint64(storage.MaxID))
 	}
 	if e.From == e.To {
 		return Edge{}, fmt.Errorf("edge %d: a node cannot link to itself", e.ID)
@@ -418,8 +429,13 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err != nil {
 		return ImportReport{}, err
 	}
-	d, err := ParseJSONL(r, func(id uint64) bool { return existing[id] })
+	// Parsing reads r to its end: through ctxReader a cancelled import
+	// stops at the next read instead of after the whole stream.
+	d, err := ParseJSONL(ctxReader{ctx: ctx, r: r}, func(id uint64) bool { return existing[id] })
 	if err != nil {
+		if ctx.Err() != nil {
+			return ImportReport{}, ctx.Err()
+		}
 		return ImportReport{}, err
 	}
 	var rep ImportReport
@@ -484,4 +500,17 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 		return ImportReport{}, err
 	}
 	return rep, nil
+}
+
+// ctxReader fails its reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

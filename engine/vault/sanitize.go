@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/nova-dev/nova/engine/secrets"
 )
 
 // Placeholders the sanitizer writes.
@@ -43,6 +45,10 @@ func scrub(s string, terms []string) string {
 	if s == "" {
 		return s
 	}
+	// Credentials first, with gitleaks' rules plus nova's prose rules,
+	// case-insensitively (tags are stored lowercased: an AWS key in a tag
+	// used to survive as "akiaiosfodnn7example").
+	s = secrets.Redact(s)
 	s = reEmail.ReplaceAllString(s, RedactedEmail)
 	s = reURL.ReplaceAllString(s, RedactedURL)
 	s = reSecretAssign.ReplaceAllString(s, "${1}${2}"+RedactedSecret)
@@ -103,10 +109,14 @@ func Sanitize(n Node, projectTerms ...string) Node {
 	out.Source = "global"
 	out.Meta = nil
 	out.IsGlobal = true
+	// Scrubbed from the stored fields, before anything else touches them
+	// (no lowercasing or other normalisation happens after this).
 	out.Title = scrub(n.Title, projectTerms)
 	out.Content = scrub(n.Content, projectTerms)
 	out.Body = scrub(n.Body, projectTerms)
 	out.HasBody = out.Body != ""
+	// Every field that leaves is scrubbed. Short free-text fields are
+	// dropped rather than rewritten when they carry anything sensitive.
 	tags := []string{}
 	for _, t := range n.Tags {
 		if scrub(t, projectTerms) == t {
@@ -114,5 +124,13 @@ func Sanitize(n Node, projectTerms ...string) Node {
 		}
 	}
 	out.Tags = tags
+	out.Language = ""
+	if l := n.Language; reLanguage.MatchString(l) && scrub(l, projectTerms) == l {
+		out.Language = l
+	}
 	return out
 }
+
+// reLanguage is what a language field may hold when it leaves: "go",
+// "typescript", "c++", "c#", "objective-c".
+var reLanguage = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+#.\-]{0,31}$`)

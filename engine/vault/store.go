@@ -291,10 +291,8 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 			return err
 		}
 		n.ID = id
-	} else if n.ID > nodes.Sequence() {
-		if err := nodes.SetSequence(n.ID); err != nil {
-			return fmt.Errorf("set node sequence: %w", err)
-		}
+	} else if err := storage.RaiseSequence(nodes, n.ID); err != nil {
+		return fmt.Errorf("node %d: %w", n.ID, err)
 	}
 	if old != nil {
 		for _, e := range nodeEntries(old) {
@@ -371,10 +369,8 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 			return err
 		}
 		e.ID = id
-	} else if e.ID > edges.Sequence() {
-		if err := edges.SetSequence(e.ID); err != nil {
-			return fmt.Errorf("set edge sequence: %w", err)
-		}
+	} else if err := storage.RaiseSequence(edges, e.ID); err != nil {
+		return fmt.Errorf("edge %d: %w", e.ID, err)
 	}
 	for _, en := range edgeEntries(e) {
 		if len(batch) > 0 && batch[0] != nil {

@@ -456,7 +456,18 @@ func (w *Wisdom) Get(ctx context.Context, id uint64) (WisdomPattern, error) {
 		return err
 	})
 	p.Score = WisdomScore(p, w.v.now())
+	p.Node = w.resanitize(p.Node)
 	return p, err
+}
+
+// resanitize scrubs a stored pattern again on the way out: patterns
+// promoted by an older nova were stored with less thorough rules (the
+// language field unscrubbed, lowercased tags). Sanitize is idempotent.
+func (w *Wisdom) resanitize(n Node) Node {
+	clean := Sanitize(n, w.v.opts.ProjectTerms...)
+	clean.ID, clean.CreatedAt, clean.UpdatedAt = n.ID, n.CreatedAt, n.UpdatedAt
+	clean.Confidence, clean.HelpfulCount, clean.GlobalSuccessCount = n.Confidence, n.HelpfulCount, n.GlobalSuccessCount
+	return clean
 }
 
 // List returns the patterns with the given status ("" = all), best score
@@ -485,6 +496,7 @@ func (w *Wisdom) List(ctx context.Context, status WisdomStatus) ([]WisdomPattern
 			}
 			p.ID = storage.ParseKey(k)
 			p.Score = WisdomScore(p, now)
+			p.Node = w.resanitize(p.Node)
 			out = append(out, p)
 		}
 		return nil

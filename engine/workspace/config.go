@@ -14,6 +14,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // ErrConfig marks every configuration problem.
@@ -43,6 +45,15 @@ type Config struct {
 	Import    ImportConfig    `yaml:"import" json:"import"`
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Docs      DocsConfig      `yaml:"docs" json:"docs"`
+	Git       GitConfig       `yaml:"git" json:"git"`
+}
+
+// GitConfig is the optional git integration.
+type GitConfig struct {
+	// CommitOnApply makes every apply of a changeset (reverts included) one
+	// git commit of exactly the files it wrote, with a message built from
+	// its task; nothing else in the index or the working tree is committed.
+	CommitOnApply bool `yaml:"commitOnApply" json:"commitOnApply"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -218,6 +229,8 @@ type ConfigError struct {
 	Line  int
 	Field string
 	Msg   string
+	// Err is the cause when there is one (e.g. a *yamlguard.LimitError).
+	Err error
 }
 
 func (e *ConfigError) Error() string {
@@ -233,8 +246,13 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes errors.Is(err, ErrConfig) hold.
-func (e *ConfigError) Unwrap() error { return ErrConfig }
+// Unwrap makes errors.Is(err, ErrConfig) hold, and exposes the cause.
+func (e *ConfigError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrConfig, e.Err}
+	}
+	return []error{ErrConfig}
+}
 
 // ParseConfig decodes and validates config data on top of the defaults.
 // file is only used in messages.
@@ -243,7 +261,7 @@ func ParseConfig(file string, data []byte) (Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return cfg, nil
 	}
-	if err := yaml.UnmarshalWithOptions(data, &cfg, yaml.Strict()); err != nil {
+	if err := yamlguard.Unmarshal(file, data, &cfg, configLimits, yaml.Strict()); err != nil {
 		return Defaults(), yamlError(file, err)
 	}
 	if errs := cfg.validate(); len(errs) > 0 {
@@ -258,8 +276,18 @@ func ParseConfig(file string, data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// yamlError turns a goccy/go-yaml error into a ConfigError.
+// MaxConfigSize bounds config.yaml; a real one is a few KB.
+const MaxConfigSize = 256 << 10
+
+var configLimits = yamlguard.Limits{MaxBytes: MaxConfigSize}
+
+// yamlError turns a goccy/go-yaml error (or a yamlguard limit) into a
+// ConfigError.
 func yamlError(file string, err error) error {
+	var le *yamlguard.LimitError
+	if errors.As(err, &le) {
+		return &ConfigError{File: file, Line: le.Line, Msg: le.Limit.Error() + ": " + le.Msg, Err: err}
+	}
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		ce := &ConfigError{File: file, Msg: ye.GetMessage()}
@@ -269,7 +297,7 @@ func yamlError(file string, err error) error {
 		}
 		return ce
 	}
-	return &ConfigError{File: file, Msg: err.Error()}
+	return &ConfigError{File: file, Msg: err.Error(), Err: err}
 }
 
 func fieldNear(tokValue string, err error) string {

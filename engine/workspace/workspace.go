@@ -13,6 +13,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // Names inside a workspace.
@@ -93,12 +95,12 @@ func isDir(p string) bool {
 // Load reads and validates the workspace at root, then applies env overrides.
 func Load(root string, getenv func(string) string) (*Workspace, error) {
 	w := &Workspace{Root: root}
-	data, err := os.ReadFile(w.ConfigPath())
+	data, err := yamlguard.ReadFile(w.ConfigPath(), configLimits)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		w.Config = Defaults()
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", w.ConfigPath(), err)
+		return nil, yamlError(w.ConfigPath(), fmt.Errorf("read: %w", err))
 	default:
 		cfg, err := ParseConfig(w.ConfigPath(), data)
 		if err != nil {
@@ -177,9 +179,15 @@ func Init(root string, defaults fs.FS) (InitReport, error) {
 // SetConfigValue sets one top-level scalar key (e.g. "theme") in
 // config.yaml, keeping comments and layout; it appends the key if absent.
 func SetConfigValue(path, key, value string) error {
-	data, err := os.ReadFile(path)
+	data, err := yamlguard.ReadFile(path, configLimits)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > 0 {
+		// The limits first: the comment-keeping parse below is not guarded.
+		if _, err := yamlguard.Parse(path, data, configLimits); err != nil {
+			return yamlError(path, err)
+		}
 	}
 	quoted, err := yaml.Marshal(value)
 	if err != nil {

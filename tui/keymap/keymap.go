@@ -28,6 +28,9 @@ type KeyMap struct {
 	// Build screen: answer a task that asks the user.
 	Answer key.Binding
 
+	// Changes screen: undo an applied changeset.
+	Revert key.Binding
+
 	// Library screen: run a skill or workflow, resume a workflow run, use a
 	// blueprint (render it to a preview), switch the preview between the
 	// task table and the JSON.
@@ -121,6 +124,7 @@ func DefaultKeyMap() *KeyMap {
 		Resume:      b("R", "resume", "R"),
 		Use:         b("u", "use", "u"),
 		ToggleView:  b("t", "table/json", "t"),
+		Revert:      b("R", "revert", "R"),
 
 		Correct:       b("c", "correct", "c"),
 		Invalidate:    b("x", "invalidate", "x"),

@@ -88,6 +88,19 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 // ValidName reports whether s may name a blueprint.
 func ValidName(s string) bool { return namePattern.MatchString(s) }
 
+// ReadFile reads a blueprint file through nova's guarded loader: a regular
+// file only (a FIFO or device is refused before a byte is read) and at most
+// MaxFileSize bytes. A file that breaks those rules is ErrInvalid; one that
+// cannot be read (missing, no permission) is returned wrapped as it is.
+func ReadFile(path string) ([]byte, error) {
+	data, err := yamldoc.ReadFile(path, "blueprint")
+	var fe *yamldoc.Error
+	if errors.As(err, &fe) && fe.Msg == yamldoc.MsgCannotRead {
+		return nil, fmt.Errorf("read blueprint: %w", fe.Err)
+	}
+	return data, err
+}
+
 // Parse decodes and validates a blueprint file; every problem names the
 // file, the line and the field. It never panics on input.
 func Parse(name string, data []byte) (Spec, []error) {

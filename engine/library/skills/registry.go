@@ -171,16 +171,12 @@ func Load(dir string, toolInfo ToolInfo, known KnownAgent) (*Registry, []error) 
 		file := filepath.Join(dir, e.Name())
 		info, err := e.Info()
 		if err != nil || !info.Mode().IsRegular() {
-			errs = append(errs, &yamldoc.Error{File: file, Msg: "not a regular file"})
+			errs = append(errs, yamldoc.NotRegular(file)) // symbolic links too: nothing outside the folder is read
 			continue
 		}
-		if info.Size() > yamldoc.MaxSize {
-			errs = append(errs, &yamldoc.Error{File: file, Msg: fmt.Sprintf("file is %d bytes, larger than the %d-byte limit of a skill file", info.Size(), yamldoc.MaxSize)})
-			continue
-		}
-		data, err := os.ReadFile(file)
+		data, err := yamldoc.ReadFile(file, "skill") // regular, at most MaxSize bytes read
 		if err != nil {
-			errs = append(errs, &yamldoc.Error{File: file, Msg: "cannot read file", Err: err})
+			errs = append(errs, err)
 			continue
 		}
 		s, serrs := Parse(file, data, toolInfo, known)

@@ -530,15 +530,20 @@ func (m *Model) pickerView() string {
 			f := m.prds[i]
 			mark := s.Success.Render("✓")
 			info := fmt.Sprintf("%s · %d tasks", orDash(f.Title), f.Tasks)
+			text := s.Text
 			if f.Problem != "" {
-				mark = s.Error.Render("✗")
-				info = "invalid"
+				// A disabled row: it cannot start; it says why in one line
+				// (the whole message shows below when it is selected).
+				mark, info, text = s.Error.Render("✗"), problemSummary(f.Name, f.Problem), s.Muted
 			}
 			line := common.Truncate(f.Name+"  "+info, inner-4)
-			if i == m.prdSel {
+			switch {
+			case i == m.prdSel && f.Problem != "":
+				line = s.Cursor.Render("›") + " " + mark + " " + text.Underline(true).Render(line)
+			case i == m.prdSel:
 				line = s.Cursor.Render("›") + " " + mark + " " + s.Selected.Render(line)
-			} else {
-				line = "  " + mark + " " + s.Text.Render(line)
+			default:
+				line = "  " + mark + " " + text.Render(line)
 			}
 			b = append(b, line)
 		}
@@ -650,4 +655,18 @@ func truncLeft(s string, width int) string {
 		r = r[1:]
 	}
 	return "…" + string(r)
+}
+
+// problemSummary is the first line of a plan's problem without the file
+// name it starts with (the row names the file already).
+func problemSummary(name, problem string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(problem), "\n")
+	if i := strings.Index(line, name+":"); i >= 0 {
+		line = strings.TrimSpace(line[i+len(name)+1:])
+		// "5: alias expansion limit" → "line 5: alias expansion limit"
+		if n, rest, ok := strings.Cut(line, ":"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			line = "line " + n + ":" + rest
+		}
+	}
+	return strings.TrimSuffix(line, ":") // "3 problems:" heads a list shown below
 }

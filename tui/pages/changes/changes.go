@@ -1,13 +1,15 @@
 // Package changes is the Changes screen: the changesets agents staged, the
 // files of the selected one, and the diff of the selected file. Pending
 // changesets are applied to the working tree or discarded from here, after
-// a confirmation.
+// a confirmation; a staged file can be edited in $EDITOR first (e), and an
+// applied changeset can be reverted (R).
 package changes
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -60,12 +62,25 @@ type actionMsg struct {
 	err    error
 }
 
+// revertedMsg is the result of a revert.
+type revertedMsg struct {
+	id     uint64
+	report chg.RevertReport
+	err    error
+}
+
+// ArgRevert, as the Arg of a NavigateMsg to this page, opens the revert
+// dialog of the newest applied changeset (the palette's "revert a change").
+const ArgRevert = "revert"
+
 type dialogKind uint8
 
 const (
 	dialogApply dialogKind = iota + 1
 	dialogDiscard
 	dialogConflict
+	dialogRevert
+	dialogRevertConflict
 )
 
 type dialog struct {
@@ -100,11 +115,16 @@ type Model struct {
 	dialog *dialog
 	busy   string
 	seq    int
+
+	// getenv chooses the editor of `e` ($VISUAL, $EDITOR).
+	getenv func(string) string
+	// wantRevert: open the revert dialog once the list is loaded (ArgRevert).
+	wantRevert bool
 }
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, dv: diffview.New(c)}
+	return &Model{c: c, src: src, now: time.Now, dv: diffview.New(c), getenv: os.Getenv}
 }
 
 // Title implements common.Page.
@@ -145,6 +165,8 @@ type Source interface {
 	ListChanges(ctx context.Context, f chg.Filter) ([]chg.Changeset, error)
 	ApplyChange(ctx context.Context, id uint64, o chg.ApplyOptions, reason string) (chg.ApplyReport, error)
 	DiscardChange(ctx context.Context, id uint64, reason string) (chg.Changeset, error)
+	RevertChange(ctx context.Context, id uint64, o chg.RevertOptions, reason string) (chg.RevertReport, error)
+	EditChange(ctx context.Context, id uint64, path, content string) (chg.Changeset, error)
 }
 
 // call runs an engine call off the UI goroutine; an error becomes wrap's
@@ -200,9 +222,21 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, nil
 	case actionMsg:
 		return m, m.actionDone(msg)
+	case revertedMsg:
+		return m, m.revertDone(msg)
+	case editReadyMsg:
+		return m, m.runEditor(msg)
+	case editDoneMsg:
+		return m, m.editDone(msg)
+	case editSavedMsg:
+		return m, m.editSaved(msg)
 	case common.NavigateMsg:
 		if msg.Page != ID {
 			return m, nil
+		}
+		if msg.Arg == ArgRevert {
+			m.wantRevert = true
+			return m, m.load()
 		}
 		if id, ok := asID(msg.Arg); ok {
 			m.want = id
@@ -277,7 +311,12 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 		// The changeset is not listed (too old); stop looking for it.
 		m.want = 0
 	}
-	return m.showFile()
+	cmd := m.showFile()
+	if m.wantRevert {
+		m.wantRevert = false
+		return tea.Batch(cmd, m.askRevertNewest())
+	}
+	return cmd
 }
 
 func (m *Model) current() (chg.Changeset, bool) {
@@ -304,8 +343,8 @@ func (m *Model) showFile() tea.Cmd {
 	}
 	cs, _ := m.current()
 	k := fmt.Sprintf("%d/%s/%s/%s", cs.ID, f.Path, f.BaseHash, f.ProposedHash)
-	if f.OriginalBinary {
-		m.dv.SetNotice(f.Path, "Binary file — not shown", fmt.Sprintf("The original is binary; the proposal is %d bytes.", len(f.Proposed)))
+	if f.OriginalBinary || f.ProposedBinary() {
+		m.dv.SetNotice(f.Path, "Binary file — not shown", fmt.Sprintf("A side is binary; the proposal is %d bytes.", len(f.Content())))
 		m.shownKey = k
 		return nil
 	}
@@ -335,6 +374,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.ask(dialogApply)
 	case key.Matches(msg, km.Discard):
 		return m.ask(dialogDiscard)
+	case key.Matches(msg, km.Revert):
+		return m.askRevert()
+	case key.Matches(msg, km.Edit):
+		return m.edit()
 	case key.Matches(msg, km.Back):
 		if m.focus > focusSets {
 			m.focus--
@@ -401,6 +444,18 @@ func (m *Model) ask(kind dialogKind) tea.Cmd {
 func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	d := m.dialog
+	if d.kind == dialogRevertConflict {
+		// Overwriting the user's own changes takes a deliberate y: enter
+		// (like n and esc) keeps them.
+		if msg.String() == "y" {
+			m.dialog = nil
+			return m.revert(d.set.ID, true)
+		}
+		if key.Matches(msg, km.Cancel) || key.Matches(msg, km.Enter) {
+			m.dialog = nil
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(msg, km.Cancel):
 		m.dialog = nil
@@ -414,6 +469,8 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.apply(d.set.ID, true)
 		case dialogDiscard:
 			return m.discard(d.set.ID)
+		case dialogRevert:
+			return m.revert(d.set.ID, false)
 		}
 	}
 	return nil
@@ -516,7 +573,10 @@ func (m *Model) setsView(w, h int) string {
 	for i := start; i < len(m.sets) && i < start+rows; i++ {
 		cs := m.sets[i]
 		agent := cs.Agent
-		if agent == "" {
+		switch {
+		case cs.RevertOf != 0:
+			agent = fmt.Sprintf("revert #%d", cs.RevertOf)
+		case agent == "":
 			agent = "manual"
 		}
 		l1 := fmt.Sprintf("#%d %s", cs.ID, agent)
@@ -555,6 +615,11 @@ func (m *Model) filesView(w, h int) string {
 		lines = append(lines, s.Warning.Render(common.Truncate(m.busy, inner)))
 	} else if cs.Task != "" {
 		lines = append(lines, s.Subtle.Render(common.Truncate(cs.Task, inner)))
+	}
+	if m.busy == "" {
+		for _, o := range origin(cs) {
+			lines = append(lines, s.Muted.Render(common.Truncate(o, inner)))
+		}
 	}
 	rows := max(1, h-3-len(lines))
 	start := max(0, min(m.fileSel-rows+1, len(cs.Files)-rows))
@@ -602,6 +667,30 @@ func (m *Model) dialogView() string {
 		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Discard changeset #%d?", d.set.ID)) + "\n\n")
 		b.WriteString(s.Text.Render(common.Truncate("Drops the "+files+" it staged. Nothing on disk changes;", inner)) + "\n")
 		b.WriteString(s.Text.Render(common.Truncate("the changeset cannot be applied afterwards.", inner)) + "\n")
+	case dialogRevert:
+		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Revert changeset #%d?", d.set.ID)) + "\n\n")
+		b.WriteString(s.Text.Render(common.Truncate("Each file gets back what it held before the apply;", inner)) + "\n")
+		b.WriteString(s.Text.Render(common.Truncate("files the change created are removed:", inner)) + "\n")
+		b.WriteString(m.pathList(d.set, inner))
+		if d.set.RevertOf != 0 {
+			b.WriteString(s.Warning.Render(common.Truncate(fmt.Sprintf("#%d undid #%d: reverting it brings #%d's change back.", d.set.ID, d.set.RevertOf, d.set.RevertOf), inner)) + "\n")
+		} else {
+			b.WriteString(s.Subtle.Render(common.Truncate("The revert is a changeset too: revert it to bring the change back.", inner)) + "\n")
+		}
+	case dialogRevertConflict:
+		b.WriteString(s.Error.Bold(true).Render(fmt.Sprintf("Changeset #%d was not reverted", d.set.ID)) + "\n\n")
+		b.WriteString(s.Text.Render(common.Truncate("These files changed since it was applied:", inner)) + "\n")
+		for i, c := range d.conflicts {
+			if i == 8 {
+				b.WriteString(s.Subtle.Render(fmt.Sprintf("  … and %d more", len(d.conflicts)-i)) + "\n")
+				break
+			}
+			b.WriteString(s.Error.Render("  ✗ ") + s.Text.Render(truncLeft(c.Path, inner-28)) + " " + s.Muted.Render(c.Reason) + "\n")
+		}
+		b.WriteString("\n" + s.Warning.Render(common.Truncate("Reverting anyway overwrites those changes.", inner)) + "\n")
+		b.WriteString("\n" + s.Key.Render("y") + " " + s.KeyDesc.Render("revert anyway") + s.Subtle.Render("  ·  ") +
+			s.Key.Render("n/esc/enter") + " " + s.KeyDesc.Render("keep my changes"))
+		return s.Dialog.Width(w).Render(b.String())
 	case dialogConflict:
 		b.WriteString(s.Error.Bold(true).Render(fmt.Sprintf("Conflict — changeset #%d was not applied", d.set.ID)) + "\n\n")
 		b.WriteString(s.Text.Render(common.Truncate("These files changed on disk since they were staged:", inner)) + "\n")
@@ -618,6 +707,8 @@ func (m *Model) dialogView() string {
 	switch d.kind {
 	case dialogDiscard:
 		confirm = "discard"
+	case dialogRevert:
+		confirm = "revert"
 	case dialogConflict:
 		confirm = "overwrite anyway"
 	}
@@ -645,7 +736,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.dialog != nil {
 		return []key.Binding{km.Confirm, km.Cancel}
 	}
-	return []key.Binding{withHelp(km.Tab, "next pane"), km.Apply, km.Discard, km.SplitToggle}
+	return []key.Binding{withHelp(km.Tab, "next pane"), km.Apply, km.Discard, withHelp(km.Edit, "edit file"), km.Revert, km.SplitToggle}
 }
 
 // FullHelp implements help.KeyMap.
@@ -653,7 +744,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Up, km.Down, withHelp(km.Tab, "next pane"), withHelp(km.ShiftTab, "previous pane"), withHelp(km.Enter, "open"), km.Back},
-		{km.Apply, km.Discard, km.SplitToggle, km.Refresh},
+		{km.Apply, km.Discard, withHelp(km.Edit, "edit file in $EDITOR"), withHelp(km.Revert, "revert (undo an apply)"), km.SplitToggle, km.Refresh},
 		{km.PageDown, km.PageUp, km.Top, km.Bottom, km.Left, km.Right},
 	}
 }

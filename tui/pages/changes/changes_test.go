@@ -283,3 +283,9 @@ func (f failingSource) ApplyChange(context.Context, uint64, chg.ApplyOptions, st
 func (f failingSource) DiscardChange(context.Context, uint64, string) (chg.Changeset, error) {
 	return chg.Changeset{}, f.err
 }
+func (f failingSource) RevertChange(context.Context, uint64, chg.RevertOptions, string) (chg.RevertReport, error) {
+	return chg.RevertReport{}, f.err
+}
+func (f failingSource) EditChange(context.Context, uint64, string, string) (chg.Changeset, error) {
+	return chg.Changeset{}, f.err
+}

@@ -4,12 +4,12 @@
 // problem as an *Error formatted "file:line: field: message" like the
 // agent loader's.
 //
-// The depth guard is the engine's one YAML guard (engine/internal/yamlguard);
-// this package adds only what these formats need on top: the 1 MiB size
-// limit and no anchors or aliases (none of the formats needs them, and
-// refusing them rules out "billion laughs" expansion whatever the decoder
-// does). When the hardened loader (size, depth and alias caps in one call)
-// lands, Parse becomes a call to it.
+// Reading and parsing go through nova's one guarded YAML loader
+// (internal/yamlguard): regular files only, read up to MaxSize, nesting
+// depth capped before parsing, alias expansion capped after it, and a
+// decoder panic turned into an error. On top of it this package refuses
+// anchors and aliases outright (none of the formats needs them) so a file's
+// fields are always written out where they are read.
 package yamldoc
 
 import (
@@ -20,10 +20,10 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
-	"github.com/nova-dev/nova/engine/internal/yamlguard"
+	"github.com/nova-dev/nova/internal/safefile"
+	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
 // MaxSize bounds one library file.
@@ -75,6 +75,38 @@ type Doc struct {
 	fields map[[2]int]string
 }
 
+// limits are the guard's caps for a library file.
+var limits = yamlguard.Limits{MaxBytes: MaxSize}
+
+// ReadFile reads one library file through the guard: a regular file only
+// (a FIFO, socket or device is refused before a byte is read) and at most
+// MaxSize bytes, counted on what is read. kind names the format in
+// messages.
+func ReadFile(path, kind string) ([]byte, error) {
+	data, err := yamlguard.ReadFile(path, limits)
+	if err == nil {
+		return data, nil
+	}
+	var le *yamlguard.LimitError
+	switch {
+	case errors.As(err, &le):
+		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than the %d-byte limit of a %s file", MaxSize, kind), Err: err}
+	case errors.Is(err, safefile.ErrNotRegular):
+		return nil, NotRegular(path)
+	}
+	return nil, &Error{File: path, Msg: MsgCannotRead, Err: err}
+}
+
+// NotRegular is the error of a path that is no regular file (a directory,
+// FIFO, socket, device, or a symbolic link in a library folder).
+func NotRegular(path string) *Error {
+	return &Error{File: path, Msg: "not a regular file", Err: safefile.ErrNotRegular}
+}
+
+// MsgCannotRead is the message of a file that could not be read at all
+// (missing, no permission), as opposed to one the guard refused.
+const MsgCannotRead = "cannot read file"
+
 // Parse checks and parses one file. kind names the format in messages
 // ("skill", "workflow", "blueprint"). It never panics on input.
 func Parse(name, kind string, data []byte) (doc *Doc, err error) {
@@ -82,18 +114,14 @@ func Parse(name, kind string, data []byte) (doc *Doc, err error) {
 		return nil, &Error{File: name, Line: line, Msg: msg, Err: cause}
 	}
 	if len(data) > MaxSize {
-		return fail(0, fmt.Sprintf("file is %d bytes, larger than the %d-byte limit of a %s file", len(data), MaxSize, kind), nil)
+		return fail(0, fmt.Sprintf("file is %d bytes, larger than the %d-byte limit of a %s file", len(data), MaxSize, kind), yamlguard.ErrTooLarge)
 	}
-	if line := yamlguard.TooDeep(data); line > 0 {
-		return fail(line, fmt.Sprintf("nesting is deeper than %d levels", yamlguard.MaxNesting), nil)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			doc, err = nil, &Error{File: name, Msg: fmt.Sprintf("YAML could not be decoded: %v", r)}
-		}
-	}()
-	file, perr := parser.ParseBytes(data, 0)
+	file, perr := yamlguard.Parse(name, data, limits)
 	if perr != nil {
+		var le *yamlguard.LimitError
+		if errors.As(perr, &le) {
+			return fail(le.Line, le.Limit.Error()+": "+le.Msg, perr)
+		}
 		return nil, yamlError(name, perr, nil)
 	}
 	var body ast.Node
@@ -113,10 +141,16 @@ func Parse(name, kind string, data []byte) (doc *Doc, err error) {
 	case docs > 1:
 		return fail(0, fmt.Sprintf("file holds %d YAML documents, want exactly one %s", docs, kind), nil)
 	}
-	for _, typ := range []ast.NodeType{ast.AliasType, ast.AnchorType} {
-		if ns := ast.Filter(typ, body); len(ns) > 0 {
-			return fail(nodeLine(ns[0]), fmt.Sprintf("anchors and aliases (&name, *name) are not supported in a %s file; write the value out", kind), nil)
+	first := 0 // the earliest anchor or alias
+	for _, typ := range []ast.NodeType{ast.AnchorType, ast.AliasType} {
+		for _, n := range ast.Filter(typ, body) {
+			if l := nodeLine(n); first == 0 || (l > 0 && l < first) {
+				first = max(l, 1)
+			}
 		}
+	}
+	if first > 0 {
+		return fail(first, fmt.Sprintf("anchors and aliases (&name, *name) are not supported in a %s file; write the value out", kind), nil)
 	}
 	if _, ok := unwrap(body).(ast.MapNode); !ok {
 		return fail(nodeLine(body), fmt.Sprintf("the top level of a %s file must be a mapping of fields", kind), nil)
@@ -134,12 +168,11 @@ func (d *Doc) Decode(v any) (errs []error) {
 		t = t.Elem()
 	}
 	errs = checkKeys(d.name, d.body, t, "", d.fields)
-	defer func() {
-		if r := recover(); r != nil {
-			errs = append(errs, &Error{File: d.name, Msg: fmt.Sprintf("YAML could not be decoded: %v", r)})
+	if err := yamlguard.Decode(d.name, d.body, v); err != nil {
+		var le *yamlguard.LimitError
+		if errors.As(err, &le) {
+			return append(errs, &Error{File: d.name, Msg: le.Limit.Error() + ": " + le.Msg, Err: err})
 		}
-	}()
-	if err := yaml.NodeToValue(d.body, v); err != nil {
 		errs = append(errs, yamlError(d.name, err, d.fields))
 	}
 	return errs

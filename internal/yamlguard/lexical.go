@@ -1,6 +1,3 @@
-// Package yamlguard rejects YAML that would make go-yaml slow or run out of
-// memory before the library sees it. The agent loader and the PRD parser
-// share it.
 package yamlguard
 
 // MaxNesting bounds how deeply a YAML document may nest before go-yaml sees

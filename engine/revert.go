@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/vault"
+)
+
+// RevertChange implements Workspace.
+//
+// DESIGN ("Revert"): a revert is a user decision like a rejection. It is
+// learned once per change: reverting a change (or the revert of its revert,
+// which undoes it again) records the rejection only the first time
+// (changes.Store.MarkRevertLearned on the change the chain started from);
+// reverting a revert brings the change back and is not learned at all, so
+// nothing is counted twice.
+func (l *Local) RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error) {
+	store := l.Changes()
+	rep, err := store.Revert(ctx, id, o)
+	if err != nil {
+		return rep, err
+	}
+	origin, undoes, err := l.revertOrigin(ctx, id)
+	if err != nil || !undoes {
+		return rep, nil // the revert happened; a failed lookup only costs the lesson
+	}
+	first, err := store.MarkRevertLearned(context.WithoutCancel(ctx), origin.ID)
+	if err != nil || !first {
+		return rep, nil
+	}
+	rep.Learned = true
+	rep.DemotedRules, rep.DemotedNodes = l.learnRejection(context.WithoutCancel(ctx), origin, reason)
+	return rep, nil
+}
+
+// revertOrigin follows the chain of reverts from id back to the change it
+// started from, and says whether reverting id undoes that change (an even
+// number of reverts lies between them) rather than bringing it back.
+func (l *Local) revertOrigin(ctx context.Context, id uint64) (changes.Changeset, bool, error) {
+	depth := 0
+	seen := map[uint64]bool{}
+	for {
+		cs, err := l.Changes().Get(ctx, id)
+		if err != nil {
+			return cs, false, err
+		}
+		if cs.RevertOf == 0 || seen[cs.RevertOf] {
+			return cs, depth%2 == 0, nil
+		}
+		seen[id] = true
+		id = cs.RevertOf
+		depth++
+	}
+}
+
+// learnRejection learns from the user undoing cs as from a rejected change:
+// the agent's playbook records the rejection (with the reason, which the
+// vault keeps as a Mistake), and what shaped the change — the playbook rules
+// and vault nodes injected into its build task's prompt — loses confidence.
+// It returns how many rules and nodes were demoted.
+func (l *Local) learnRejection(ctx context.Context, cs changes.Changeset, reason string) (rules, nodes int) {
+	l.decisionSignal(ctx, cs, false, reason)
+	task, ok := l.taskOf(ctx, cs)
+	if !ok {
+		return 0, 0
+	}
+	if len(task.RuleIDs) > 0 && task.Agent != "" && l.acs.sys != nil {
+		if err := l.acs.sys.Playbooks().RecordHarm(ctx, task.Agent, task.RuleIDs); err != nil {
+			l.aceLog("ace: demote the rules of reverted changeset %d: %v", cs.ID, err)
+		} else {
+			rules = len(task.RuleIDs)
+		}
+	}
+	for _, id := range task.VaultNodeIDs {
+		if _, err := l.Vault().Demote(ctx, id); err == nil {
+			nodes++
+		} else if !errors.Is(err, vault.ErrNotFound) {
+			l.aceLog("vault: demote node %d of reverted changeset %d: %v", id, cs.ID, err)
+		}
+	}
+	return rules, nodes
+}
+
+// taskOf finds the build task that staged cs.
+func (l *Local) taskOf(ctx context.Context, cs changes.Changeset) (build.Task, bool) {
+	if cs.BuildID == "" || cs.TaskID == "" {
+		return build.Task{}, false
+	}
+	bid, err := build.ParseID(cs.BuildID)
+	if err != nil {
+		return build.Task{}, false
+	}
+	tasks, err := l.Builds().Tasks(ctx, bid)
+	if err != nil {
+		return build.Task{}, false
+	}
+	for _, t := range tasks {
+		if t.ID == cs.TaskID {
+			return t, true
+		}
+	}
+	return build.Task{}, false
+}
+
+// EditChange implements Workspace.
+func (l *Local) EditChange(ctx context.Context, id uint64, path, content string) (changes.Changeset, error) {
+	return l.Changes().EditFile(ctx, id, path, content)
+}

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package storage
+
+import (
+	"os"
+	"time"
+)
+
+// flockShared is a no-op where flock does not exist; bbolt uses other
+// locks there.
+func flockShared(*os.File, time.Duration) error { return nil }

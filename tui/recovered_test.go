@@ -1,0 +1,58 @@
+package tui_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/tui"
+)
+
+// recoveringWS is a workspace whose open completed an interrupted apply.
+type recoveringWS struct {
+	*fakeWS
+	rec engine.Recovery
+}
+
+func (r *recoveringWS) TakeRecoveredApplies(context.Context) (engine.Recovery, error) {
+	return r.rec, nil
+}
+
+// Issue 11: an apply a crash interrupted, completed when the TUI opened the
+// workspace, is told: a toast and a line in Home's Activity.
+func TestStartupTellsOfARecoveredApply(t *testing.T) {
+	t.Parallel()
+	ws := &recoveringWS{fakeWS: newFake(t), rec: engine.Recovery{Applies: []changes.Recovered{
+		{ID: 7, Completed: []string{"b.txt"}, AlreadyWritten: []string{"a.txt"}, Status: changes.StatusApplied},
+	}}}
+	m := newModel(t, ws, 160, 48)
+	v := plain(m)
+	assert.GreaterOrEqual(t, strings.Count(v, "completed the interrupted apply of changeset 7"), 2, "a toast and an Activity line:\n%s", v)
+}
+
+// The palette offers "revert a change": it opens the Changes screen on the
+// revert of the newest applied changeset (which still asks).
+func TestPaletteRevertsAChange(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	ctx := context.Background()
+	d := ws.Changes().NewDraft(changes.Meta{Agent: "MARS", Task: "write notes"})
+	id, err := d.Put(ctx, "notes.md", []byte("notes\n"))
+	require.NoError(t, err)
+	_, err = ws.Changes().Apply(ctx, id, changes.ApplyOptions{})
+	require.NoError(t, err)
+
+	m := newModel(t, ws, 120, 40)
+	m = press(t, m, "ctrl+p", "r", "e", "v", "e", "r", "t")
+	assert.Contains(t, plain(m), "Revert a change")
+	m = press(t, m, "enter")
+	m = driveWithin(m, nil, 500*time.Millisecond)
+	assert.Equal(t, "changes", m.(*tui.Model).ActivePage())
+	assert.Contains(t, plain(m), "Revert changeset #1?")
+}
