@@ -19,6 +19,7 @@ type buildState struct {
 	Playbook  build.PlaybookHook
 	Rehearsal build.RehearsalHook
 	Knowledge build.KnowledgeHook
+	Board     build.BoardHook
 
 	once  sync.Once
 	eng   *build.Engine
@@ -62,8 +63,8 @@ func (l *Local) Builds() *build.Engine {
 				return roster.Has
 			},
 			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge,
-					Finished: blueprintHook{l: l}} // blueprint evidence (library.go)
+				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
+					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
 			},
 			Publish: l.publishBuild,
 		})
@@ -83,7 +84,7 @@ func noneIfZero(n int) int {
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
 	autonomy := req.Autonomy
 	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
-		approve: req.Approve, autonomy: &autonomy}
+		approve: req.Approve, autonomy: &autonomy, board: req.Board}
 	if p, ok := l.build.policy.Load(req.BuildID); ok {
 		r.Approvals = p.(ApprovalPolicy)
 	}

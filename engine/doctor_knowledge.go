@@ -35,20 +35,16 @@ func knowledgeChecks(ctx context.Context, db *storage.DB, cfg workspace.Config, 
 			fc.Hint = "facts to review name files that changed: `nova facts keep ID` keeps one, `nova facts correct ID` fixes it"
 		}
 	}
-	switch path := facts.UserPath(getenv); {
-	case path == "":
+	if path := facts.UserPath(getenv); path == "" {
 		fc.Status = "warn"
 		parts = append(parts, "no user-level facts (no NOVA_HOME, XDG_DATA_HOME or HOME)")
 		fc.Hint = "set NOVA_HOME to keep facts that follow you across workspaces"
-	default:
-		u, err := facts.CountUserFile(path)
-		if err != nil {
-			fc.Status = "warn"
-			parts = append(parts, "user-level facts unavailable")
-			fc.Hint = strings.TrimPrefix(err.Error(), facts.ErrUserUnavailable.Error()+": ")
-		} else {
-			parts = append(parts, fmt.Sprintf("%d user-level in %s", u.Valid, path))
-		}
+	} else if u, err := facts.CountUserFile(path); err != nil {
+		fc.Status = "warn"
+		parts = append(parts, "user-level facts unavailable")
+		fc.Hint = strings.TrimPrefix(err.Error(), facts.ErrUserUnavailable.Error()+": ")
+	} else {
+		parts = append(parts, fmt.Sprintf("%d user-level in %s", u.Valid, path))
 	}
 	fc.Detail = strings.Join(parts, "; ")
 

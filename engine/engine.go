@@ -73,6 +73,8 @@ type Local struct {
 	imp importState  // pattern importer, built on first use (importer.go)
 
 	build buildState     // build engine and its hooks (build.go)
+	bd    boardState     // session boards, built on first use (board.go)
+	gl    goalState      // goal runs (`nova run`), built on first use (goal.go)
 	rh    rehearsalState // rehearsal service, built on first use (rehearsal.go)
 	acs   aceState       // ACE playbook system, built in Open (ace.go)
 
@@ -128,6 +130,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		l.recoverApplies(ctx)
 	}
 	l.initKnowledge()
+	l.initBoard()
 	return l, nil
 }
 
@@ -185,12 +188,17 @@ func (l *Local) Publish(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	if ev.GoalRunID == "" && ev.BuildID != "" {
+		// The events of a goal run's build and of its agents carry the run.
+		ev.GoalRunID = l.goalRunOf(ev.BuildID)
+	}
 	l.bus.Publish(ev)
 }
 
 // Close implements Workspace. Builds still running in this process are
 // interrupted first (resumable; bounded wait), so none is left "running".
 func (l *Local) Close() error {
+	l.stopGoalRuns()
 	l.stopBuilds()
 	l.closeVault()
 	l.bus.Shutdown()

@@ -53,6 +53,28 @@ const (
 	// EventBudgetWarning: a build used half of its token budget (once per
 	// build run). Done and Total are the tokens used and the budget.
 	EventBudgetWarning EventType = "budgetWarning"
+
+	// Goal runs (TopicGoal; GoalRunID set, Done is the turn number).
+
+	// EventLeadDecision: the lead's decision passed validation and is acted
+	// on. Status is the action (delegate, complete, escalate), TaskID the
+	// delegation's task, Text the decision and the lead's reasoning.
+	EventLeadDecision EventType = "leadDecision"
+	// EventDecisionRejected: a decision was refused before anything ran (an
+	// unknown agent or artifact, an empty or oversized task, a stuck loop),
+	// or the reply was no decision at all; Text says why (the lead is told).
+	EventDecisionRejected EventType = "decisionRejected"
+	// EventDelegation: a delegated task starts (or goes on after a resume);
+	// TaskID, Text the task.
+	EventDelegation EventType = "delegation"
+	// EventDelegationOutcome: a delegated task ended; Status is the task's
+	// status, Text its outcome (verdict, failure kind, hints, handoff).
+	EventDelegationOutcome EventType = "delegationOutcome"
+	// EventGoalWaiting: the run waits for the model server; Text the reason.
+	EventGoalWaiting EventType = "goalWaiting"
+	// EventGoalAsking: the lead escalates to the user; Text is the question
+	// (answer with AnswerGoalRun).
+	EventGoalAsking EventType = "goalAsking"
 )
 
 // Topic names the area an event is about. Subscribers switch on it; the
@@ -96,11 +118,21 @@ const (
 	// learned after a build included), EventLog for diagnostics (facts
 	// extracted after a build, a knowledge source that failed).
 	TopicKnowledge Topic = "knowledge"
+	// TopicBoard: EventChanged after every committed session-board write
+	// (Text is the board key "run:3" / "build:7", Status what changed:
+	// decision, blocker, resolved, goal, artifact, handoff, summary; BuildID
+	// or GoalRunID names the owner).
+	TopicBoard Topic = "board"
+	// TopicGoal: a goal run's progress (GoalRunID set): the lead's
+	// decisions and rejections, delegations and their outcomes, waits,
+	// escalations, the end (see the goal run event types).
+	TopicGoal Topic = "goal"
 )
 
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
-	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal, TopicKnowledge},
+	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
+		TopicKnowledge, TopicBoard, TopicGoal},
 		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
 }
 
@@ -115,6 +147,10 @@ type Event struct {
 	BuildID string    `json:"buildId,omitempty"`
 	TaskID  string    `json:"taskId,omitempty"`
 	RunID   string    `json:"runId,omitempty"`
+	// GoalRunID is the goal run (`nova run`) an event is about: its own
+	// events (TopicGoal), its board's, and those of its delegations' build
+	// tasks and agent runs.
+	GoalRunID string `json:"goalRunId,omitempty"`
 	// Op is the operation id a caller chose for long work (RunOptions.Op,
 	// ImportOptions.Op): the events of that work carry it, so a caller can
 	// follow its own work among everybody's events.

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
@@ -33,6 +34,8 @@ type runRequest struct {
 	// autonomy, when set, replaces the configured autonomy for this run (a
 	// build's level governs its runs' command approvals).
 	autonomy *int
+	// board is the session board of the run's build (board tools).
+	board tools.Board
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -68,6 +71,7 @@ func (l *Local) runtime() *runtimeState {
 		rt.tools = tools.Core()
 		l.registerLibraryTools(rt.tools)   // runSkill, generateUIComponent (library.go)
 		l.registerKnowledgeTools(rt.tools) // knowledge.go
+		_ = board.Register(rt.tools)       // fixed names, registered once: cannot clash
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})
@@ -162,7 +166,7 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
-		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy,
+		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)

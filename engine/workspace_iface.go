@@ -5,8 +5,10 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
@@ -293,6 +295,43 @@ type Workspace interface {
 	PauseBuild(ctx context.Context, id uint64) error
 	// CancelBuild stops a running build now (resumable).
 	CancelBuild(ctx context.Context, id uint64) error
+
+	// ---- Goal runs (`nova run "GOAL"`) ----
+
+	// CreateGoalRun stores a new goal run and its build (nothing runs until
+	// RunGoal); the lead must be on the team.
+	CreateGoalRun(ctx context.Context, text string, o GoalRunOptions) (goal.Run, error)
+	// RunGoal runs (or resumes) a goal run to its end (blocking): the lead
+	// decides turn by turn, delegations run as tasks of the run's build.
+	// Progress: TopicGoal events with its id (and the build's and agents'
+	// events, which carry it too). Canceling ctx stops it, interrupted and
+	// resumable. A completed run is returned as it is.
+	RunGoal(ctx context.Context, id uint64, o RunGoalOptions) (goal.Run, error)
+	// ListGoalRuns lists goal runs, newest first.
+	ListGoalRuns(ctx context.Context) ([]goal.Run, error)
+	// GetGoalRun returns a goal run with its turns, board and handoffs.
+	GetGoalRun(ctx context.Context, id uint64) (goal.Detail, error)
+	// AnswerGoalRun answers the lead's question (EventGoalAsking). It
+	// reports whether the run waits here and goes on at once; otherwise
+	// RunGoal resumes it. goal.ErrNotAsking when the lead asked nothing.
+	AnswerGoalRun(ctx context.Context, id uint64, text string) (resumed bool, err error)
+	// CancelGoalRun stops a goal run running in the owning process now
+	// (resumable).
+	CancelGoalRun(ctx context.Context, id uint64) error
+	// RunningGoalRuns lists the goal runs running in the owning process.
+	RunningGoalRuns(ctx context.Context) ([]uint64, error)
+
+	// ---- Session boards ----
+
+	// GetBoard returns a session board ("run:3" for a goal run, "build:7" for
+	// a build) with its handoffs, oldest first. A board nobody wrote yet is
+	// empty.
+	GetBoard(ctx context.Context, key string) (BoardView, error)
+	// ReadArtifact returns one board artifact with its full content.
+	ReadArtifact(ctx context.Context, id uint64) (board.Artifact, error)
+	// ResolveBlocker resolves an open blocker of a board as the user (with
+	// a note); the tasks that waited on it continue.
+	ResolveBlocker(ctx context.Context, key, id, note string) (board.Blocker, error)
 
 	// ---- Playbooks ----
 

@@ -34,6 +34,13 @@ var (
 
 	// Added by migration 4.
 	BucketApplyJournal = []byte("apply_journal")
+
+	// Added by migration 5 (engine/goal, engine/board).
+	BucketGoalRuns       = []byte("goal_runs")
+	BucketGoalTurns      = []byte("goal_turns")
+	BucketBoards         = []byte("boards")
+	BucketBoardArtifacts = []byte("board_artifacts")
+	BucketBoardHandoffs  = []byte("board_handoffs")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -48,7 +55,7 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
-// Library buckets (skills, workflows, blueprints), created by migration 5.
+// Library buckets (skills, workflows, blueprints), created by migration 6.
 var (
 	BucketWorkflowRuns      = []byte("workflow_runs")
 	BucketBlueprints        = []byte("blueprints")
@@ -56,7 +63,7 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
-// LibraryBuckets lists the buckets of migration 5.
+// LibraryBuckets lists the buckets of migration 6.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
 // registryV1 is what migration 1 creates. It never changes: later buckets
@@ -76,8 +83,9 @@ var registryV1 = [][]byte{
 var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultArchive, BucketVaultTombstones, // m2
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
-	BucketApplyJournal,                                                                 // m4
-	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m5
+	BucketApplyJournal,                                                                       // m4
+	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m6
 )
 
 // Keys inside BucketMeta.

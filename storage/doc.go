@@ -76,12 +76,26 @@
 //	                     too, or "absent"), the hash the apply wrote and whether it is done;
 //	                     committed before the first file is written, kept after the apply; read
 //	                     by recoverable apply (changes.Store.Recover) and by revert
-//	workflow_runs        (m5) workflow runs by id, their own id space (steps, params, build per step)
-//	blueprints           (m5) blueprints by name (string key): current spec, versions summary,
+//	goal_runs            (m5) orchestrator runs (`nova run "GOAL"`) by id, an id space of their own
+//	                     (agent runs keep runs): goal, lead, status, limits, token and turn counts
+//	goal_turns           (m5) the lead's turns of a goal run; key = run id (8 bytes) + turn number
+//	                     (8 bytes): the decision (or why it was rejected), the delegation's build
+//	                     task and its outcome, the user's answer to an escalation
+//	boards               (m5) session boards; key = owner kind ('r' a goal run, 'b' a build) +
+//	                     owner id (8 bytes): goal, key decisions (≤ 5), open blockers (≤ 3), history
+//	                     summary, the newest artifact references (engine/board)
+//	board_artifacts      (m5) artifacts registered on boards by id (global sequence): the reference
+//	                     (type, 200-char preview, token size, who made it) and the full content,
+//	                     loaded only on demand (includeArtifacts, readArtifact)
+//	board_handoffs       (m5) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
+//	                     summary, artifacts, constraints for the next agent, suggested next agent,
+//	                     open questions
+//	workflow_runs        (m6) workflow runs by id, their own id space (steps, params, build per step)
+//	blueprints           (m6) blueprints by name (string key): current spec, versions summary,
 //	                     created/updated
-//	blueprint_versions   (m5) every version of a blueprint's spec with its change note;
+//	blueprint_versions   (m6) every version of a blueprint's spec with its change note;
 //	                     key = name 0x00 version (8 bytes)
-//	blueprint_uses       (m5) builds made from a blueprint (version, parameters, outcome, duration,
+//	blueprint_uses       (m6) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
 //
 // # The user-level file
@@ -105,7 +119,8 @@
 //	2  trust: vault_archive, vault_tombstones and the nested buckets of wisdom
 //	3  knowledge: facts, facts_idx and docs_cache
 //	4  create apply_journal
-//	5  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
+//	5  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
+//	6  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -22,7 +22,8 @@ var Migrations = []Migration{
 	{Version: 2, Name: "trust: wisdom sub-buckets, vault archive and tombstones", Up: migrateTrust},
 	{Version: 3, Name: "knowledge: facts, their index and the docs cache", Up: migrateKnowledge},
 	{Version: 4, Name: "create apply_journal", Up: createBuckets(BucketApplyJournal)},
-	{Version: 5, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+	{Version: 5, Name: "orchestrator: goal runs and turns, session boards, artifacts and handoffs", Up: migrateOrchestrator},
+	{Version: 6, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // createBuckets is the migration that adds new top-level buckets.
@@ -96,6 +97,18 @@ func (db *DB) checkFresh() error {
 // indexes and the documentation cache.
 func migrateKnowledge(tx *bolt.Tx) error {
 	for _, name := range [][]byte{BucketFacts, BucketFactsIndex, BucketDocsCache} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// migrateOrchestrator creates the buckets of orchestrator runs (goal runs
+// and their turns, an id space of their own) and of session boards (boards,
+// the full content of their artifacts, task handoffs).
+func migrateOrchestrator(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}

@@ -216,3 +216,48 @@ func TestUserFileHasItsOwnSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ro.Close())
 }
+
+// Migration 5 adds the orchestrator's buckets (goal runs, their turns,
+// session boards, artifacts, handoffs) to a schema-4 database; agent runs
+// keep their bucket and goal runs start an id space of their own.
+func TestMigration5CreatesGoalRunAndBoardBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:4]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketGoalRuns), "goal_runs belongs to migration 5")
+		assert.Nil(t, tx.Bucket(BucketBoards), "boards belongs to migration 5")
+		require.NoError(t, tx.Bucket(BucketFacts).Put(Key(2), []byte("fact")))
+		return tx.Bucket(BucketRuns).Put(Key(4), []byte(`{"v":1,"d":{"agent":"MARS"}}`))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:5]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 5, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.NotNil(t, tx.Bucket(BucketRuns).Get(Key(4)), "agent runs keep their bucket")
+		assert.Equal(t, "fact", string(tx.Bucket(BucketFacts).Get(Key(2))), "earlier migrations keep their data")
+		assert.Equal(t, 0, tx.Bucket(BucketGoalRuns).Stats().KeyN, "goal runs start their own id space")
+		return nil
+	}))
+}
+
+func TestMigration5IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketBoards).Put([]byte("r12345678"), []byte("x")))
+		return migrateOrchestrator(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, "x", string(tx.Bucket(BucketBoards).Get([]byte("r12345678"))), "re-running keeps data")
+		return nil
+	}))
+}

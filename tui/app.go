@@ -34,6 +34,7 @@ import (
 	librarypage "github.com/nova-dev/nova/tui/pages/library"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
+	runpage "github.com/nova-dev/nova/tui/pages/run"
 	vaultpage "github.com/nova-dev/nova/tui/pages/vault"
 )
 
@@ -58,6 +59,7 @@ type clearToastMsg struct{ seq int }
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
 	builds []uint64
+	runs   []uint64
 	err    error
 }
 
@@ -80,9 +82,10 @@ type Source interface {
 	Subscribe(ctx context.Context) <-chan engine.Event
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	SetTheme(ctx context.Context, name string) error
-	// RunningBuilds says which builds run in the owning process: quitting
-	// asks first while there are any.
+	// RunningBuilds and RunningGoalRuns say which builds and goal runs run
+	// in the owning process: quitting asks first while there are any.
 	RunningBuilds(ctx context.Context) ([]uint64, error)
+	RunningGoalRuns(ctx context.Context) ([]uint64, error)
 	// TakeRecoveredApplies reports, once, the applies a crash interrupted
 	// that opening the workspace completed (a toast and Activity lines).
 	TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error)
@@ -110,6 +113,7 @@ func DefaultPages() []PageFactory {
 		{ID: playbooks.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return playbooks.New(c, ws) }},
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
+		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
 		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
 	}
 }
@@ -180,11 +184,7 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		hint := fmt.Sprintf("alt+%d", (i+1)%10) // the tenth page is alt+0
-		if i >= 10 {
-			hint = ""
-		}
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: hint, Msg: common.NavigateMsg{Page: m.ids[i]}})
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: m.pageHint(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
 	for _, name := range m.themes.Names() {
 		hint := ""
@@ -192,6 +192,12 @@ func (m *Model) paletteItems() []palette.Item {
 			hint = "current"
 		}
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
+	}
+	for _, id := range m.ids {
+		if id == runpage.ID {
+			items = append(items, palette.Item{Group: "Action", Title: "Run a goal", Hint: "n on Run",
+				Msg: common.NavigateMsg{Page: runpage.ID, Arg: runpage.NewGoal{}}})
+		}
 	}
 	items = append(items,
 		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
@@ -400,7 +406,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks, km.GoRehearse, km.GoKnowledge, km.GoLibrary} {
+		for i, b := range m.goKeys() {
 			if key.Matches(msg, b) && i < len(m.pages) {
 				return m, m.navigate(m.ids[i])
 			}
@@ -420,15 +426,28 @@ func (m *Model) checkQuit() tea.Cmd {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
 		ids, err := ws.RunningBuilds(ctx)
-		return quitCheckMsg{builds: ids, err: err}
+		if err != nil {
+			return quitCheckMsg{err: err}
+		}
+		runs, err := ws.RunningGoalRuns(ctx)
+		return quitCheckMsg{builds: ids, runs: runs, err: err}
 	}
 }
 
 // quitOrAsk quits at once when no build runs (or the question cannot be
 // answered: a quit never gets stuck); otherwise it asks, staying by default.
 func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
-	if msg.err != nil || len(msg.builds) == 0 {
+	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0) {
 		return tea.Quit
+	}
+	if len(msg.runs) > 0 {
+		id := strconv.FormatUint(msg.runs[0], 10)
+		m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a goal run goes on?",
+			Body: "Run " + id + " is going on in this nova. Quitting interrupts it: the running delegation stops, what it staged " +
+				"stays staged, and `nova run resume " + id + "` (or p on the Run screen) continues it later.\n\nctrl+c again quits at once.",
+			Yes: "Quit and interrupt", No: "Stay", Danger: true})
+		m.quit.SetSize(m.c.Width, m.c.Height)
+		return nil
 	}
 	ids := make([]string, len(msg.builds))
 	for i, id := range msg.builds {
@@ -538,12 +557,43 @@ func (m *Model) render() string {
 	return screen
 }
 
+// pageDigit is the digit of the alt+digit key that jumps to the i-th page
+// (alt+1 … alt+9, then alt+0 for the tenth), "" past the tenth.
+func pageDigit(i int) string {
+	switch {
+	case i < 9:
+		return strconv.Itoa(i + 1)
+	case i == 9:
+		return "0"
+	}
+	return ""
+}
+
+// goKeys are the keys that jump to the pages, in page order: alt+1 … alt+9,
+// alt+0, then alt+l for the Library.
+func (m *Model) goKeys() []key.Binding {
+	km := m.c.KeyMap
+	return []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks,
+		km.GoRehearse, km.GoKnowledge, km.GoRun, km.GoLibrary}
+}
+
+// pageHint is the palette's key hint for the i-th page.
+func (m *Model) pageHint(i int) string {
+	if keys := m.goKeys(); i < len(keys) {
+		return keys[i].Help().Key
+	}
+	return ""
+}
+
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
 	var tabs []string
 	for i, p := range m.pages {
-		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title()) // the tenth tab is alt+0
+		label := p.Title()
+		if d := pageDigit(i); d != "" {
+			label = d + " " + label
+		}
 		if i == m.active {
 			tabs = append(tabs, s.TabActive.Render(label))
 		} else {

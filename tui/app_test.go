@@ -420,3 +420,48 @@ func TestGoldenQuitQuestion(t *testing.T) {
 		})
 	}
 }
+
+// alt+9 opens the ninth screen (Knowledge) and alt+0 the tenth (Run); the
+// tab bar and the palette name the same keys.
+func TestAltZeroOpensTheTenthScreen(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 160, 48)
+	assert.Contains(t, plain(m), "0 Run")
+	for _, page := range []struct {
+		key   rune
+		title string
+	}{{'9', "Knowledge"}, {'0', "Run"}} {
+		var cmd tea.Cmd
+		m, cmd = m.Update(tea.KeyPressMsg{Code: page.key, Mod: tea.ModAlt})
+		m = drive(t, m, cmd)
+		m = press(t, m, "?")
+		assert.Contains(t, plain(m), "Keys — "+page.title)
+		m = press(t, m, "?") // close the help again
+	}
+	m = press(t, m, "ctrl+p", "k", "n", "o", "w")
+	assert.Contains(t, plain(m), "alt+9")
+	m = press(t, m, "esc", "ctrl+p", "R", "u", "n")
+	assert.Contains(t, plain(m), "alt+0")
+}
+
+// The Library is the eleventh screen: no digit is left, so alt+l opens it
+// and the palette says so; `]` from Run reaches it too.
+func TestAltLOpensTheLibrary(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 160, 48)
+	header, _, _ := strings.Cut(plain(m), "\n")
+	assert.Contains(t, header, "Library")
+	assert.NotContains(t, header, "0 Library", "its tab has no digit")
+	var cmd tea.Cmd
+	m, cmd = m.Update(tea.KeyPressMsg{Code: 'l', Mod: tea.ModAlt})
+	m = drive(t, m, cmd)
+	m = press(t, m, "?")
+	assert.Contains(t, plain(m), "Keys — Library")
+	m = press(t, m, "?")
+	m, cmd = m.Update(tea.KeyPressMsg{Code: '0', Mod: tea.ModAlt})
+	m = drive(t, m, cmd)
+	m = press(t, m, "]", "?")
+	assert.Contains(t, plain(m), "Keys — Library", "] from Run")
+	m = press(t, m, "?", "ctrl+p", "L", "i", "b", "r")
+	assert.Contains(t, plain(m), "alt+l")
+}

@@ -13,13 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "build", Short: "Run PRDs through the agent team (the build loop)"}
 	cmd.AddCommand(newBuildRunCmd(env, nil), newBuildResumeCmd(env, nil), newBuildListCmd(env, nil), newBuildShowCmd(env, nil),
-		newBuildAnswerCmd(env, nil))
+		newBuildAnswerCmd(env, nil), newBuildBoardCmd(env, nil), newBoardResolveCmd(env, board.KindBuild, nil))
 	return cmd
 }
 
@@ -211,13 +212,21 @@ func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
 		if err != nil {
 			return err
 		}
+		v, err := ws.GetBoard(ctx, b.BoardKey())
+		if err != nil {
+			return err
+		}
 		if opts.JSON {
 			return opts.IO.PrintJSON(struct {
 				build.Build
-				Phases []build.Phase `json:"phases"`
-			}{Build: b.Summary(), Phases: build.GroupByPhase(tasks)})
+				Phases []build.Phase    `json:"phases"`
+				Board  engine.BoardView `json:"board"`
+			}{Build: b.Summary(), Phases: build.GroupByPhase(tasks), Board: v})
 		}
 		printBuild(opts.IO, b, tasks)
+		bd := v.Board
+		opts.IO.Printf("\nboard %s: %d key decisions, %d open blockers, %d artifacts, %d handoffs (nova build board %d)\n",
+			bd.Key, len(bd.Decisions), len(bd.Blockers), bd.ArtifactCount, bd.Handoffs, b.ID)
 		return nil
 	})
 }

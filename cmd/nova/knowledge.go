@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -118,7 +119,8 @@ func newDocsCmd(env *Env) *cobra.Command {
 			"CONTEXT7_API_KEY is sent when set) and are cached for docs.ttl (default 7 days). Agents use the\n" +
 			"same path through their fetchDocs tool.",
 	}
-	cmd.AddCommand(newDocsFetchCmd(env, nil), newDocsListCmd(env, nil), newDocsClearCmd(env, nil), newDocsStatsCmd(env, nil))
+	cmd.AddCommand(newDocsFetchCmd(env, nil), newDocsListCmd(env, nil), newDocsRemoveCmd(env, nil), newDocsClearCmd(env, nil),
+		newDocsStatsCmd(env, nil))
 	return cmd
 }
 
@@ -285,14 +287,14 @@ func runDocsList(ctx context.Context, opts *docsListOptions) error {
 		}
 		now := time.Now()
 		w := tabwriter.NewWriter(opts.IO.Human(), 0, 0, 2, ' ', 0)
-		_, _ = fmt.Fprintln(w, "SOURCE\tLIBRARY\tTOPIC\tVERSION\tAGE\tSIZE")
+		_, _ = fmt.Fprintln(w, "SOURCE\tLIBRARY\tTOPIC\tVERSION\tAGE\tSIZE\tREF")
 		for _, e := range list {
 			a := age(now, e.FetchedAt)
 			if e.Stale {
 				a += " (stale)"
 			}
-			_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Source, clipLine(e.Library, 40), clipLine(orDash(e.Topic), 30),
-				orDash(e.Version), a, fmt.Sprintf("%s, %d tokens", size(e.Bytes), e.Tokens))
+			_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Source, clipLine(e.Library, 40), clipLine(orDash(e.Topic), 30),
+				orDash(e.Version), a, fmt.Sprintf("%s, %d tokens", size(e.Bytes), e.Tokens), e.Ref)
 		}
 		return w.Flush()
 	})
@@ -303,6 +305,95 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// docsRemoveOptions is `nova docs remove REF...`.
+type docsRemoveOptions struct {
+	*Env
+	Refs []string
+	Yes  bool
+	JSON bool
+}
+
+func newDocsRemoveCmd(env *Env, runF func(context.Context, *docsRemoveOptions) error) *cobra.Command {
+	opts := &docsRemoveOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "remove REF...",
+		Short: "Remove cached documentation entries by reference (the REF column of `nova docs list`)",
+		Long: "Remove cached documentation entries by reference, e.g. docs:context7:react#hooks (the REF column\n" +
+			"of `nova docs list`, the ref of a knowledge search). The next fetch reads local docs again or asks\n" +
+			"Context7. Asks first on a terminal; pass --yes otherwise. `nova docs clear LIB` removes a library.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("give one or more references, e.g. docs:context7:react#hooks (`nova docs list` shows them)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = opts.Refs[:0]
+			for _, a := range args {
+				ref := strings.TrimSpace(a)
+				if _, err := docs.ParseRef(ref); err != nil {
+					return knowledgeUsage(err)
+				}
+				if !slices.Contains(opts.Refs, ref) {
+					opts.Refs = append(opts.Refs, ref)
+				}
+			}
+			return pick(runF, runDocsRemove)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {removed:[refs]}")
+	return cmd
+}
+
+// runDocsRemove checks every reference first: one that names nothing cached
+// fails the command (exit 1) before anything is removed or asked.
+func runDocsRemove(ctx context.Context, opts *docsRemoveOptions) error {
+	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		list, err := ws.DocsList(ctx, "")
+		if err != nil {
+			return knowledgeUsage(err)
+		}
+		byRef := make(map[string]docs.EntryInfo, len(list))
+		for _, e := range list {
+			byRef[e.Ref] = e
+		}
+		var names []string
+		for _, ref := range opts.Refs {
+			e, ok := byRef[ref]
+			if !ok {
+				return fmt.Errorf("no cached docs at %s (`nova docs list` shows the references)", ref)
+			}
+			n := e.Library
+			if e.Topic != "" {
+				n += " (" + e.Topic + ")"
+			}
+			names = append(names, n+" from "+e.Source)
+		}
+		q := "Remove the cached docs of " + names[0] + "?"
+		if len(names) > 1 {
+			q = fmt.Sprintf("Remove %d cached docs (%s)?", len(names), strings.Join(names, ", "))
+		}
+		if err := opts.confirm(ctx, opts.Yes, q, "remove cached docs", "removed"); err != nil {
+			return err
+		}
+		removed := []string{}
+		for _, ref := range opts.Refs {
+			if err := ws.DocsRemove(ctx, ref); err != nil {
+				return fmt.Errorf("remove %s: %w", ref, err)
+			}
+			removed = append(removed, ref)
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string][]string{"removed": removed})
+		}
+		for _, ref := range removed {
+			opts.IO.Printf("removed %s\n", ref)
+		}
+		return nil
+	})
 }
 
 // docsClearOptions is `nova docs clear [LIB]`.

@@ -131,6 +131,65 @@ func TestDocsClearAsksAndRefusesOffATerminal(t *testing.T) {
 	assert.Empty(t, list)
 }
 
+// `nova docs remove REF...`: refs from `docs list`; bad refs are bad usage,
+// unknown ones fail before anything is asked or removed; it asks on a
+// terminal (No by default) and refuses off one without --yes.
+func TestDocsRemoveByReference(t *testing.T) {
+	t.Parallel()
+	env, _ := knowledgeEnv(t)
+	dir := initDir(t)
+	for _, lib := range [][]string{{"react", "hooks"}, {"zod"}} {
+		r := runNova(t, dir, env, append([]string{"docs", "fetch"}, lib...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	r := runNova(t, dir, env, "docs", "list")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "REF")
+	assert.Contains(t, r.stdout, "docs:context7:react#hooks", "the list shows what remove takes")
+	refs := func() []string {
+		r := runNova(t, dir, env, "docs", "list", "--json")
+		require.Equal(t, 0, r.code, r.stderr)
+		var list []docs.EntryInfo
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
+		var out []string
+		for _, e := range list {
+			out = append(out, e.Ref)
+		}
+		return out
+	}
+	require.ElementsMatch(t, []string{"docs:context7:react#hooks", "docs:context7:zod"}, refs())
+
+	for _, args := range [][]string{
+		{"docs", "remove"},
+		{"docs", "remove", "react"},
+		{"docs", "remove", "docs:context7"},
+		{"docs", "remove", "  "},
+	} {
+		r := runNova(t, dir, env, args...)
+		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+	}
+	r = runNova(t, dir, env, "docs", "remove", "docs:context7:zod", "docs:context7:vue", "--yes")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "no cached docs at docs:context7:vue")
+	r = runNova(t, dir, env, "docs", "remove", "docs:context7:zod")
+	assert.Equal(t, 2, r.code, "off a terminal without --yes")
+	assert.Contains(t, r.stderr, "pass --yes")
+	require.Len(t, refs(), 2, "nothing removed so far")
+
+	e, so, se := newTestEnv(t, dir, env, "")
+	terminal(e, "\n")
+	err := runDocsRemove(t.Context(), &docsRemoveOptions{Env: e, Refs: []string{"docs:context7:react#hooks"}})
+	require.Error(t, err)
+	assert.Equal(t, 1, exitCode(err))
+	assert.Contains(t, se.String(), "Remove the cached docs of react (hooks) from context7? [y/N]")
+	terminal(e, "y\n")
+	require.NoError(t, runDocsRemove(t.Context(), &docsRemoveOptions{Env: e, Refs: []string{"docs:context7:react#hooks"}}))
+	assert.Contains(t, so.String(), "removed docs:context7:react#hooks")
+	so.Reset()
+	require.NoError(t, runDocsRemove(t.Context(), &docsRemoveOptions{Env: e, Refs: []string{"docs:context7:zod"}, Yes: true, JSON: true}))
+	assert.JSONEq(t, `{"removed":["docs:context7:zod"]}`, so.String())
+}
+
 func TestFactAddCorrectHistoryFromTheCLI(t *testing.T) {
 	t.Parallel()
 	env, _ := knowledgeEnv(t)

@@ -44,7 +44,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
 	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
 	root.AddCommand(newPlaybookCmd(env))
-	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil))
+	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil), newRunCmd(env, nil))
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
@@ -130,6 +132,10 @@ type RunOptions struct {
 	// Autonomy, when set, replaces Settings.Autonomy for this run (a build's
 	// own level governs its command approvals).
 	Autonomy *int
+	// Board is the session board of the run's build or goal run: the board
+	// tools (addDecision, addBlocker, resolveBlocker, setGoal, readArtifact)
+	// are offered only when it is set.
+	Board tools.Board
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -197,6 +203,12 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		st.env.Approve = st.approve
 	}
 	st.toolList = r.Tools.For(spec.ID, offered)
+	if opts.Board != nil {
+		st.env.Board = opts.Board
+	} else {
+		// The session-board tools work only where there is a board.
+		st.toolList = slices.DeleteFunc(st.toolList, func(t tools.Tool) bool { return t.Board })
+	}
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
 	limit := spec.Limits.TimeoutDuration()
@@ -647,7 +659,11 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	for _, f := range staged {
 		run.Files = append(run.Files, f.Path)
 	}
-	run.Verdict = Verify(VerifyInput{Outcome: out, Traces: st.traces, StagedHash: st.stagedHash})
+	// The verifier checks the answer's own claims: a handoff's constraints
+	// and questions name files without claiming to change them.
+	checked := out
+	checked.Result = board.Body(out.Result)
+	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash})
 	run.FinishedAt = time.Now().UTC()
 	switch {
 	case st.canceled:

@@ -105,6 +105,8 @@ type ExecRequest struct {
 	Tier string
 	// Autonomy is the build's level: it governs the run's command approvals.
 	Autonomy int
+	// Board is the session board the run's board tools change (nil = none).
+	Board tools.Board
 }
 
 // Executor runs the agent loop (engine.Local.RunAgent in production). A
@@ -332,6 +334,96 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 	}
 	e.publish(Event{Kind: KindChanged, BuildID: b.ID, Status: string(b.Status), Text: "build created", Total: b.Total, Payload: b.Summary()})
 	return b, nil
+}
+
+// LedOptions configure the build of a goal run (CreateLed).
+type LedOptions struct {
+	// Name names the build (the goal).
+	Name string
+	// GoalRunID is the goal run; Board the key of its session board.
+	GoalRunID uint64
+	Board     string
+	// Autonomy overrides the configured level (nil = config).
+	Autonomy *int
+}
+
+// CreateLed stores an empty build whose tasks a lead adds one at a time
+// (AddTask), each run with Run. Its tasks have no dependencies; recovery
+// hints that change the agent or ask the user go back to the lead, and the
+// build has no token budget of its own (the goal run has one).
+func (e *Engine) CreateLed(ctx context.Context, o LedOptions) (Build, error) {
+	autonomy := e.cfg.Autonomy
+	if o.Autonomy != nil {
+		autonomy = *o.Autonomy
+	}
+	if autonomy < 0 || autonomy > 5 {
+		return Build{}, fmt.Errorf("autonomy must be between 0 and 5, got %d", autonomy)
+	}
+	now := time.Now()
+	b := Build{Name: cmp.Or(strings.TrimSpace(o.Name), "goal run"), Status: StatusPaused, Reason: "not started",
+		Autonomy: autonomy, Tier: e.cfg.Tier, CreatedAt: now, UpdatedAt: now,
+		Board: o.Board, GoalRunID: o.GoalRunID, Led: true}
+	if err := e.store.create(ctx, &b, nil); err != nil {
+		return Build{}, fmt.Errorf("create build: %w", err)
+	}
+	e.publish(Event{Kind: KindChanged, BuildID: b.ID, Status: string(b.Status), Text: "build created", Payload: b.Summary()})
+	return b, nil
+}
+
+// TaskSpec is a task a lead adds to its build (AddTask).
+type TaskSpec struct {
+	ID          string
+	Title       string
+	Description string
+	Agent       string
+	// Include are board artifacts whose full content goes into the prompt.
+	Include []uint64
+}
+
+// AddTask appends a pending task to a led build (not while it runs); Run
+// then runs it.
+func (e *Engine) AddTask(ctx context.Context, id uint64, spec TaskSpec) (Task, error) {
+	if err := ctx.Err(); err != nil {
+		return Task{}, err
+	}
+	if e.isActive(id) {
+		return Task{}, fmt.Errorf("%w: %d", ErrActive, id)
+	}
+	var added Task
+	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
+		if !b.Led {
+			return nil, fmt.Errorf("build %d follows its PRD: tasks are added only to a goal run's build", id)
+		}
+		if slices.ContainsFunc(ts, func(t Task) bool { return t.ID == spec.ID }) {
+			return nil, fmt.Errorf("build %d already has a task %q", id, spec.ID)
+		}
+		added = Task{BuildID: id, Ordinal: len(ts), ID: spec.ID, Title: spec.Title, Description: spec.Description,
+			Agent: spec.Agent, Dependencies: []string{}, Status: TaskPending, Include: slices.Clone(spec.Include),
+			Gates: []GateResult{}, History: []Attempt{}, VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}}
+		b.Total = len(ts) + 1
+		b.Status, b.Reason, b.FinishedAt = StatusPaused, "not started", time.Time{}
+		return []Task{added}, nil
+	})
+	if err != nil {
+		return Task{}, err
+	}
+	e.publishTask(added, string(added.Status), b)
+	return added, nil
+}
+
+// Wake makes a build that waits in this process look again at what it
+// waits for (a blocker resolved on its board).
+func (e *Engine) Wake(id uint64) {
+	e.mu.Lock()
+	c, ok := e.active[id]
+	e.mu.Unlock()
+	if !ok {
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // List returns the builds, newest first (Active set for builds running in
@@ -634,7 +726,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 	results := make(chan done)
 	inflight := map[string]bool{}
 	stopReason := ""
-	waitingOnUser := false
+	waitReason := ""
 	var storeErr error
 	for {
 		if stopReason == "" {
@@ -652,39 +744,53 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 			}
 		}
 		if stopReason == "" {
+			if bh := e.d.Hooks().Board; bh != nil {
+				tasks = e.holdBlocked(ctx, b, tasks, inflight, bh)
+			}
 			for _, t := range ready(tasks, inflight) {
 				if len(inflight) >= e.cfg.Parallelism {
 					break
 				}
 				inflight[t.ID] = true
 				deps := depsOf(tasks, t)
+				up := upstreamOf(tasks, t, b.Led)
 				go func(t Task) {
-					nt, nb, err := e.runTask(ctx, b, t, deps, approve, c)
+					nt, nb, err := e.runTask(ctx, b, t, deps, up, approve, c)
 					results <- done{task: nt, build: nb, err: err}
 				}(t)
 			}
 		}
 		if len(inflight) == 0 {
-			if stopReason != "" || c.headless || !asking(tasks) {
+			why := idleReason(tasks)
+			if stopReason != "" || c.headless || why == "" {
 				break
 			}
-			// Interactive: only tasks asking the user are left. Wait for an
-			// answer (AnswerTask), a pause or a cancel.
-			if !waitingOnUser {
-				waitingOnUser = true
-				e.setStatus(id, StatusWaiting, "waiting for your answer on "+strings.Join(askingIDs(tasks), ", "))
+			// Interactive: only tasks asking the user or waiting for a
+			// blocker are left. Wait for an answer (AnswerTask), a wake (a
+			// blocker resolved), a pause or a cancel.
+			if why != waitReason {
+				waitReason = why
+				e.setStatus(id, StatusWaiting, why)
 			}
 			select {
 			case a := <-c.answers:
 				if t, ok := e.applyAnswer(id, tasks, a); ok {
 					tasks[t.Ordinal] = t
-					waitingOnUser = false
-					e.setStatus(id, StatusRunning, "")
 				}
 			case <-c.wake:
 			case <-ctx.Done():
 			}
+			if idleReason(tasks) == "" || c.pause.Load() {
+				if waitReason != "" {
+					waitReason = ""
+					e.setStatus(id, StatusRunning, "")
+				}
+			}
 			continue
+		}
+		if waitReason != "" {
+			waitReason = ""
+			e.setStatus(id, StatusRunning, "")
 		}
 		select {
 		case r := <-results:
@@ -723,8 +829,90 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 	return fb, err
 }
 
-// asking reports whether a task waits for the user's answer.
-func asking(tasks []Task) bool { return len(askingIDs(tasks)) > 0 }
+// idleReason says what an attended build with nothing running waits for:
+// the user's answers, or blockers on the board; "" when it waits for
+// neither (it then ends).
+func idleReason(tasks []Task) string {
+	if ids := askingIDs(tasks); len(ids) > 0 {
+		return "waiting for your answer on " + strings.Join(ids, ", ")
+	}
+	var held []string
+	for _, t := range tasks {
+		if t.Status == TaskWaiting && t.WaitFor == WaitBlocker {
+			held = append(held, t.ID)
+		}
+	}
+	if len(held) > 0 {
+		return "waiting for blockers on the board to be resolved (" + strings.Join(held, ", ") + ")"
+	}
+	return ""
+}
+
+// holdBlocked makes pending tasks whose dependencies raised open blockers
+// wait (WaitBlocker), and lets waiting ones go once those are resolved.
+func (e *Engine) holdBlocked(ctx context.Context, b Build, tasks []Task, inflight map[string]bool, bh BoardHook) []Task {
+	need := false
+	for _, t := range tasks {
+		if len(t.Dependencies) > 0 && (t.Status == TaskPending || (t.Status == TaskWaiting && t.WaitFor == WaitBlocker)) {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return tasks
+	}
+	open, err := bh.Blockers(ctx, b.BoardKey())
+	if err != nil {
+		e.logf(b.ID, "", "board: %v", err)
+		return tasks
+	}
+	for i, t := range tasks {
+		if inflight[t.ID] {
+			continue
+		}
+		var why []string
+		for _, d := range t.Dependencies {
+			for _, x := range open[d] {
+				why = append(why, x+" (raised in "+d+")")
+			}
+		}
+		switch {
+		case t.Status == TaskPending && len(why) > 0:
+			t.Status, t.WaitFor = TaskWaiting, WaitBlocker
+			t.Reason = "waiting for blocker " + strings.Join(why, "; ")
+		case t.Status == TaskWaiting && t.WaitFor == WaitBlocker && len(why) == 0:
+			t.Status, t.WaitFor, t.Reason = TaskPending, "", "its blockers are resolved"
+		default:
+			continue
+		}
+		nb, err := e.commit(t, nil)
+		if err != nil {
+			e.d.Logf("build %d: %v\n", b.ID, err)
+			continue
+		}
+		tasks[i] = t
+		e.publishTask(t, string(t.Status), nb)
+		if t.Status == TaskWaiting {
+			e.publish(Event{Kind: KindWaiting, BuildID: t.BuildID, TaskID: t.ID, Status: string(t.Status), Text: t.ID + " " + t.Reason, Payload: t})
+		}
+	}
+	return tasks
+}
+
+// upstreamOf lists the tasks whose handoffs' constraints reach t: its
+// dependencies, or in a led build every task before it.
+func upstreamOf(tasks []Task, t Task, led bool) []string {
+	if !led {
+		return slices.Clone(t.Dependencies)
+	}
+	var out []string
+	for _, x := range tasks {
+		if x.Ordinal < t.Ordinal {
+			out = append(out, x.ID)
+		}
+	}
+	return out
+}
 
 func askingIDs(tasks []Task) []string {
 	var out []string
@@ -841,22 +1029,25 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task
 	var finished []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
 		finished = ts
-		var blocked, waiting, asked, pending []string
+		var blocked, waiting, asked, held, pending []string
 		for _, t := range ts {
 			switch t.Status {
 			case TaskBlocked:
 				blocked = append(blocked, t.ID)
 			case TaskWaiting:
-				if t.WaitFor == WaitUser {
+				switch t.WaitFor {
+				case WaitUser:
 					asked = append(asked, t.ID)
-				} else {
+				case WaitBlocker:
+					held = append(held, t.ID)
+				default:
 					waiting = append(waiting, t.ID)
 				}
 			case TaskPending, TaskRunning:
 				pending = append(pending, t.ID)
 			}
 		}
-		notRun := len(pending) + len(waiting) + len(asked)
+		notRun := len(pending) + len(waiting) + len(asked) + len(held)
 		kind = KindChanged
 		switch {
 		case stopReason == "canceled":
@@ -881,6 +1072,10 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task
 		case len(waiting) > 0 && len(blocked) == 0:
 			b.Status = StatusPaused
 			b.Reason = "waiting for a rehearsal choice on " + strings.Join(waiting, ", ")
+		case len(held) > 0 && len(blocked) == 0:
+			b.Status = StatusPaused
+			b.Reason = fmt.Sprintf("%s wait for blockers on the board: resolve them (`nova build resolve %d BLOCKER`), then `nova build resume %d`",
+				strings.Join(held, ", "), id, id)
 		default:
 			b.Status, kind = StatusFailed, KindFailed
 			var why []string
@@ -906,6 +1101,11 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task
 	if b.Status.Finished() {
 		text += fmt.Sprintf("; wisdom: %d learned, %d strengthened, %d reinforced, %d mistakes",
 			b.Wisdom.Learned, b.Wisdom.Strengthened, b.Wisdom.Reinforced, b.Wisdom.Mistakes)
+	}
+	if b.Led && kind != KindChanged {
+		// A led build ends after each delegation; its goal run ends once,
+		// with its own done or failed.
+		kind = KindChanged
 	}
 	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
 	return b, finished, nil

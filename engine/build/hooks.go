@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/tools"
 )
 
 // PlaybookHook is implemented by engine/ace. The build engine calls Context
@@ -95,6 +97,7 @@ type Hooks struct {
 	Playbook  PlaybookHook
 	Rehearsal RehearsalHook
 	Knowledge KnowledgeHook
+	Board     BoardHook
 	Finished  FinishHook
 }
 
@@ -104,4 +107,46 @@ type Hooks struct {
 // builds made from a blueprint and their outcome). It must not block long.
 type FinishHook interface {
 	BuildFinished(ctx context.Context, b Build, tasks []Task)
+}
+
+// BoardHook is the session board (engine/board, wired by the facade). A nil
+// BoardHook turns boards off.
+type BoardHook interface {
+	// Context returns the board block of a task's prompt: the inline board,
+	// the constraints of the handoffs of the tasks upstream, the full content
+	// of the artifacts the task includes, and how to end with a handoff.
+	Context(ctx context.Context, req BoardRequest) (string, error)
+	// Blockers returns the open blockers of a board by the task that raised
+	// them (id: text).
+	Blockers(ctx context.Context, board string) (map[string][]string, error)
+	// AfterTask registers what a finished task produced on the board (its
+	// output, its staged files, the evidence of a failure), adds a line to
+	// the history and stores the task's handoff, which it returns.
+	AfterTask(ctx context.Context, r BoardResult) (board.Handoff, error)
+	// Tools returns the board the task's agent changes with the board tools.
+	Tools(board, agent, task string) tools.Board
+}
+
+// BoardRequest asks for a task's board block.
+type BoardRequest struct {
+	Board string `json:"board"`
+	Task  Task   `json:"task"`
+	// Upstream are the tasks whose handoffs' constraints reach this task:
+	// its dependencies, or (in a led build) every earlier task.
+	Upstream []string `json:"upstream"`
+}
+
+// BoardResult is a finished task for the board.
+type BoardResult struct {
+	Board string `json:"board"`
+	Task  Task   `json:"task"`
+	// Passed says whether the task is done; Reason why not.
+	Passed bool   `json:"passed"`
+	Reason string `json:"reason,omitempty"`
+	// Output is the agent's answer; Files the staged files (path →
+	// proposed content; deleted files are left out).
+	Output string            `json:"output"`
+	Files  map[string]string `json:"files,omitempty"`
+	// Suggested is the agent a failed run suggests.
+	Suggested string `json:"suggested,omitempty"`
 }

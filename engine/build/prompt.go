@@ -38,7 +38,7 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 // leaves that context out.
 // Context sources that fail are logged and left out: a build does not stop
 // because the vault is busy.
-func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, feedback string, hooks Hooks) prompt {
+func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, upstream []string, feedback string, hooks Hooks) prompt {
 	var p prompt
 	var sb strings.Builder
 	sb.WriteString(TaskHeader(t.ID, t.Title))
@@ -61,6 +61,14 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, fee
 
 	if art := e.artifacts(deps); art != "" {
 		p.extra = append(p.extra, art)
+	}
+	if hooks.Board != nil {
+		block, err := hooks.Board.Context(ctx, BoardRequest{Board: b.BoardKey(), Task: t, Upstream: upstream})
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "board: %v", err)
+		} else if block = strings.TrimSpace(block); block != "" {
+			p.extra = append(p.extra, block)
+		}
 	}
 	query := t.Title + " " + t.Description
 	budget := e.cfg.PromptTokens

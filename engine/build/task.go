@@ -55,7 +55,7 @@ type attemptResult struct {
 // their evidence, escalated to the next tier, handed to another specialist
 // or put to the user as the run's recovery hints say, within the caps; only
 // failures of the work itself are learned.
-func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, approve tools.ApproveFunc, c *control) (Task, Build, error) {
+func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upstream []string, approve tools.ApproveFunc, c *control) (Task, Build, error) {
 	hooks := e.d.Hooks()
 	feedback := ""
 	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" && t.History[n-1].Kind != failure.Unreachable {
@@ -81,7 +81,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		start := time.Now()
 		t.Status, t.Reason, t.WaitFor, t.StartedAt = TaskRunning, "", "", start
 		att := Attempt{N: t.Attempts + 1, StartedAt: start, Agent: t.Agent, Tier: t.Tier}
-		pr := e.assemble(ctx, b, t, deps, feedback, hooks)
+		pr := e.assemble(ctx, b, t, deps, upstream, feedback, hooks)
 		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs, t.KnowledgeIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs, pr.knowIDs
 		t.History = append(t.History, att)
 		nb, err := e.commit(t, nil)
@@ -103,8 +103,14 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			t.History[len(t.History)-1] = att
 			t.Status, t.Reason = TaskPending, "interrupted"
 			t.Interruptions++
-			if res.changesetID != 0 {
+			if res.changesetID != 0 && !b.Led {
 				_, _ = e.d.Changes.Discard(context.WithoutCancel(ctx), res.changesetID)
+			}
+			if res.changesetID != 0 && b.Led {
+				// A goal run stopped mid-delegation: what the agent staged
+				// stays staged for the user to look at (the attempt names it);
+				// a resume runs the task afresh.
+				t.Reason = fmt.Sprintf("interrupted; what it staged stays in changeset %d", res.changesetID)
 			}
 			nb, err := e.commit(t, func(b *Build) { b.Tokens += res.tokens })
 			if err != nil {
@@ -164,6 +170,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 		t.Attempts++
 		att.Gates, att.Score, att.Passed, att.Reason = gates, score, passed, reason
 		att.Kind, att.Verdict = kind, res.verdict
+		att.Hints, att.SuggestedAgent = res.hints, res.suggested
 		att.Duration = time.Since(start)
 		att.Tokens = res.tokens
 		t.History[len(t.History)-1] = att
@@ -184,7 +191,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 
 		step := stepDone
 		if !passed {
-			step = e.nextStep(&t, last, res, kind, noRetry)
+			step = e.nextStep(&t, b, last, res, kind, noRetry)
 		}
 		largeCall := false
 		switch step {
@@ -228,6 +235,20 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, appr
 			}
 		}
 		final := step == stepDone || step == stepBlock || step == stepAsk
+		if (step == stepDone || step == stepBlock) && hooks.Board != nil {
+			// Every task ends with a handoff; what it produced goes on the
+			// board.
+			br := BoardResult{Board: b.BoardKey(), Task: t, Passed: passed, Reason: reason, Output: res.output, Suggested: res.suggested}
+			if passed {
+				br.Files = e.stagedFiles(ctx, res.changesetID) // a failed attempt's writes were discarded
+			}
+			h, err := hooks.Board.AfterTask(context.WithoutCancel(ctx), br)
+			if err != nil {
+				e.logf(t.BuildID, t.ID, "board: %v", err)
+			} else {
+				t.Handoff = &h
+			}
+		}
 		if step == stepDone || step == stepBlock {
 			t.OutputPath = e.outputPath(t.BuildID, t.ID)
 			body := t.Output
@@ -293,13 +314,18 @@ const (
 
 // nextStep decides what follows a failed attempt of kind, acting on the
 // run's recovery hints within the caps, and sets what the next attempt
-// needs on t (its tier or agent).
-func (e *Engine) nextStep(t *Task, b Build, res attemptResult, kind failure.Kind, noRetry bool) step {
+// needs on t (its tier or agent). In a led build (owner.Led) the hints that
+// ask the user or switch the specialist are the lead's to act on: the task
+// ends blocked with them recorded on its attempt.
+func (e *Engine) nextStep(t *Task, owner, b Build, res attemptResult, kind failure.Kind, noRetry bool) step {
 	pol := kind.Policy()
 	if kind == failure.Misconfigured || kind == failure.Cancelled {
 		return stepBlock // fail fast with what to do; a retry would fail the same way
 	}
 	if !pol.Infrastructure && slices.Contains(res.hints, agents.HintAskUser) {
+		if owner.Led {
+			return stepBlock // the lead reads the hint and escalates to the user if it wants
+		}
 		return stepAsk
 	}
 	if slices.Contains(res.hints, agents.HintEscalateModel) || pol.Escalate {
@@ -309,7 +335,7 @@ func (e *Engine) nextStep(t *Task, b Build, res attemptResult, kind failure.Kind
 			return stepEscalate
 		}
 	}
-	if slices.Contains(res.hints, agents.HintSwitchSpecialist) {
+	if slices.Contains(res.hints, agents.HintSwitchSpecialist) && !owner.Led { // a lead picks the next specialist itself
 		if other := e.suggest(t, res); other != "" {
 			t.SwitchedFrom, t.Agent, t.Tier = t.Agent, other, ""
 			return stepSwitch
@@ -531,8 +557,12 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 		}
 		e.logf(t.BuildID, t.ID, "rehearsal would have run for %s (tier %s; rehearsal needs premium)", t.ID, cmpOr(b.Tier, "free"))
 	}
+	var bt tools.Board
+	if hooks.Board != nil {
+		bt = hooks.Board.Tools(b.BoardKey(), t.Agent, t.ID)
+	}
 	run, err := e.d.Exec(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
-		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy})
+		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
 		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier}
 	if r.tier == "" {
@@ -558,6 +588,25 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 		r.verdict = &v
 	}
 	return r
+}
+
+// stagedFiles reads a changeset's proposed files (path → content; deleted
+// files are left out) for the board's artifacts.
+func (e *Engine) stagedFiles(ctx context.Context, id uint64) map[string]string {
+	if id == 0 || e.d.Changes == nil {
+		return nil
+	}
+	cs, err := e.d.Changes.Get(context.WithoutCancel(ctx), id)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, f := range cs.Files {
+		if f.Op != changes.OpDelete {
+			out[f.Path] = f.Proposed
+		}
+	}
+	return out
 }
 
 // learn feeds the outcome to the vault: lessons (a failure becomes a

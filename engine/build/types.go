@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/prd"
 )
@@ -85,6 +86,7 @@ const (
 	WaitOllama    = "ollama"    // the model server is unreachable
 	WaitRehearsal = "rehearsal" // the user's choice of a rehearsal branch
 	WaitUser      = "user"      // the user's answer to the task's question (ask_user)
+	WaitBlocker   = "blocker"   // an open blocker on the board, raised by a task it depends on
 )
 
 // Build is one run of a PRD (bucket builds).
@@ -121,12 +123,30 @@ type Build struct {
 	FinishedAt   time.Time `json:"finishedAt,omitzero"`
 	// PRD is the plan as it was when the build started (resume needs no file).
 	PRD json.RawMessage `json:"prd,omitempty"`
+	// Board is the key of the session board its tasks share ("" = the
+	// build's own, BoardKey); a goal run's build uses the run's board.
+	Board string `json:"board,omitempty"`
+	// GoalRunID is set on the build that carries a goal run's delegations;
+	// Led says a lead delegates its tasks one by one (AddTask): recovery
+	// hints that change the agent or ask the user go back to the lead
+	// instead of being acted on here.
+	GoalRunID uint64 `json:"goalRunId,omitempty"`
+	Led       bool   `json:"led,omitempty"`
 	// Active is true while this process runs the build (not stored).
 	Active bool `json:"active"`
 }
 
 // Summary is the build without its PRD (for lists).
 func (b Build) Summary() Build { b.PRD = nil; return b }
+
+// BoardKey is the key of the build's session board: Board when set, else
+// "build:ID".
+func (b Build) BoardKey() string {
+	if b.Board != "" {
+		return b.Board
+	}
+	return "build:" + idString(b.ID)
+}
 
 // WisdomImpact is what a build taught the vault.
 type WisdomImpact struct {
@@ -172,6 +192,10 @@ type Attempt struct {
 	Tier  string `json:"tier,omitempty"`
 	// Verdict is the verifier's verdict on the attempt's run.
 	Verdict *agents.Verdict `json:"verdict,omitempty"`
+	// Hints are the failed run's recovery hints; SuggestedAgent the
+	// specialist a switch_specialist hint names.
+	Hints          []agents.RecoveryHint `json:"hints,omitempty"`
+	SuggestedAgent string                `json:"suggestedAgent,omitempty"`
 }
 
 // Task is the state of one PRD task inside a build (bucket build_tasks).
@@ -221,6 +245,13 @@ type Task struct {
 	Tokens      int           `json:"tokens"`
 	Duration    time.Duration `json:"duration"`
 	Rehearsed   bool          `json:"rehearsed,omitempty"`
+	// Include are board artifacts whose full content goes into the task's
+	// prompt (a lead's includeArtifacts).
+	Include []uint64 `json:"include,omitempty"`
+	// Handoff is how the task ended (summary, artifacts, constraints for the
+	// next agent, suggested next agent, open questions), set when it is done
+	// or blocked.
+	Handoff *board.Handoff `json:"handoff,omitempty"`
 	// Provenance: what was injected into the prompt.
 	VaultNodeIDs []uint64 `json:"vaultNodeIds"`
 	WisdomIDs    []uint64 `json:"wisdomIds"`

@@ -376,3 +376,52 @@ func TestFactsAnAgentRecalledInABuildTaskAreCreditedWithIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.Helpful, "credited once per retrieval")
 }
+
+// A cached doc's score is calibrated on an absolute scale (how much of the
+// query it contains), not only relative to the best doc: a doc that shares
+// one word with the query used to score 0.8 as the only doc hit and outrank
+// a pattern that matches the query literally; a doc sharing a word or two
+// with a long query is not a hit at all; a doc that matches literally keeps
+// its full score.
+func TestAWeakDocNeverOutranksALiteralMatch(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, options{})
+	ctx := context.Background()
+	n, err := fx.vault.Add(ctx, vault.Node{Type: vault.Pattern, Title: "Release checklist",
+		Content: "Every release follows the same release checklist kept in the repository.", Confidence: 0.6})
+	require.NoError(t, err)
+	require.NoError(t, fx.docs.Cache().Put(ctx, docs.Key{Source: "context7", Library: "git", Topic: "hooks"}, docs.Entry{
+		Source: "context7", Library: "git", Topic: "hooks", Title: "Git — hooks",
+		Content: "Hooks are scripts git runs before or after events such as commit and push. " +
+			"A pre-push hook can run a checklist of tests.",
+		FetchedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
+	require.NoError(t, fx.docs.Cache().Put(ctx, docs.Key{Source: "context7", Library: "react", Topic: "effects"}, docs.Entry{
+		Source: "context7", Library: "react", Topic: "effects", Title: "React — effects",
+		Content:   "useEffect runs after render; return a cleanup function to undo subscriptions.",
+		FetchedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}))
+
+	// One query word in a doc: it ranks below the literal match.
+	res, err := fx.svc.Search(ctx, "release checklist", knowledge.SearchOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Hits)
+	assert.Equal(t, "vault:"+itoa(n.ID), res.Hits[0].Ref, "the literal match ranks first: %+v", res.Hits)
+	for _, h := range res.Hits[1:] {
+		if h.Source == "docs" {
+			assert.Less(t, h.Score, res.Hits[0].Score)
+			assert.LessOrEqual(t, h.Score, 0.45, "half the query covered: at most half the docs weight")
+		}
+	}
+
+	// Two common words of a task's worth of text: no docs hit at all.
+	res, err = fx.svc.Search(ctx, "Add a release checklist step that tags the version and writes the changelog before publishing",
+		knowledge.SearchOptions{Sources: []string{"docs"}})
+	require.NoError(t, err)
+	assert.Empty(t, res.Hits, "a doc sharing a word or two with a long text is not a hit")
+
+	// A literal docs match keeps its score.
+	res, err = fx.svc.Search(ctx, "useEffect cleanup", knowledge.SearchOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Hits)
+	assert.Equal(t, "docs:context7:react#effects", res.Hits[0].Ref)
+	assert.InDelta(t, 0.8, res.Hits[0].Score, 1e-9)
+}

@@ -564,6 +564,10 @@ func FuzzSearch(f *testing.F) {
 			if i > 0 && hits[i-1].Score < h.Score {
 				t.Fatalf("hits out of order: %+v", hits)
 			}
+			// A hit covers some of the query, never more than all of it.
+			if c, n := ix.Coverage(query, h.ID); c <= 0 || c > float64(n) || math.IsNaN(c) {
+				t.Fatalf("coverage %v of %d terms for hit %+v", c, n, h)
+			}
 		}
 		ix.Remove(100)
 		for _, h := range ix.Search(query, limit, nil) {

@@ -27,6 +27,21 @@ type Env struct {
 	Autonomy int
 	// Approve answers approval requests; nil denies them.
 	Approve ApproveFunc
+	// Board is the session board of the run's build or goal run; nil when
+	// the run has none (the board tools then refuse).
+	Board Board
+}
+
+// Board is what the session-board tools do on the run's board
+// (engine/board implements it, bound to the calling agent and task). Each
+// method returns the text the model sees; an error is a refusal the model
+// can act on (an unknown id, a full board).
+type Board interface {
+	AddDecision(ctx context.Context, text string) (string, error)
+	AddBlocker(ctx context.Context, text string) (string, error)
+	ResolveBlocker(ctx context.Context, id, note string) (string, error)
+	SetGoal(ctx context.Context, goal string) (string, error)
+	ReadArtifact(ctx context.Context, id string) (string, error)
 }
 
 // Stage is the run's view of staged changes. engine/changes implements it

@@ -67,6 +67,10 @@ type Tool struct {
 	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens; runSkill: 1,000 characters);
 	// 0 keeps the configured cap.
 	OutputCap int
+	// Board marks a session-board tool (engine/board): it works only in a
+	// run that has a board (Env.Board: a build task, a goal run's
+	// delegation); the agent loop leaves it out of other runs.
+	Board bool
 	// Run executes the tool with arguments already validated against Schema.
 	Run func(ctx context.Context, env *Env, args json.RawMessage) (Output, error)
 }

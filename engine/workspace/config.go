@@ -46,6 +46,8 @@ type Config struct {
 	Verify    VerifyConfig    `yaml:"verify" json:"verify"`
 	Docs      DocsConfig      `yaml:"docs" json:"docs"`
 	Git       GitConfig       `yaml:"git" json:"git"`
+	// Orchestrator governs goal runs (`nova run "GOAL"`).
+	Orchestrator OrchestratorConfig `yaml:"orchestrator" json:"orchestrator"`
 }
 
 // GitConfig is the optional git integration.
@@ -54,6 +56,19 @@ type GitConfig struct {
 	// git commit of exactly the files it wrote, with a message built from
 	// its task; nothing else in the index or the working tree is committed.
 	CommitOnApply bool `yaml:"commitOnApply" json:"commitOnApply"`
+}
+
+// OrchestratorConfig governs goal runs: who leads and when a run stops.
+type OrchestratorConfig struct {
+	// Lead is the agent that decides (default SUN).
+	Lead string `yaml:"lead" json:"lead"`
+	// MaxTurns bounds the lead's decisions per run.
+	MaxTurns int `yaml:"maxTurns" json:"maxTurns"`
+	// MaxTokens bounds the tokens of a run, the lead's and the delegations'
+	// (0 = no limit).
+	MaxTokens int `yaml:"maxTokens" json:"maxTokens"`
+	// MaxDuration bounds a run's active wall time (0 = no limit).
+	MaxDuration Duration `yaml:"maxDuration" json:"maxDuration"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -220,6 +235,8 @@ func Defaults() Config {
 			MaxTokens: 2000,
 			Context7:  Context7Config{URL: "https://context7.com"},
 		},
+		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
+			MaxDuration: Duration(30 * time.Minute)},
 	}
 }
 
@@ -349,7 +366,8 @@ func (c *Config) validate() []*ConfigError {
 		bad("ollama.host", "%v", err)
 	}
 	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive,
-		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout, "docs.ttl": c.Docs.TTL} {
+		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout, "docs.ttl": c.Docs.TTL,
+		"orchestrator.maxDuration": c.Orchestrator.MaxDuration} {
 		if d == invalidDuration {
 			bad(field, "want a duration like 30s or 5m")
 		}
@@ -407,6 +425,15 @@ func (c *Config) validate() []*ConfigError {
 	case "retry", "warn", "fail":
 	default:
 		bad("verify.inconclusive", "must be retry, warn or fail, got %q", c.Verify.Inconclusive)
+	}
+	if strings.TrimSpace(c.Orchestrator.Lead) == "" {
+		bad("orchestrator.lead", "must name an agent (e.g. SUN)")
+	}
+	if c.Orchestrator.MaxTurns < 1 || c.Orchestrator.MaxTurns > 200 {
+		bad("orchestrator.maxTurns", "must be between 1 and 200, got %d", c.Orchestrator.MaxTurns)
+	}
+	if c.Orchestrator.MaxTokens < 0 {
+		bad("orchestrator.maxTokens", "must not be negative (0 means no limit)")
 	}
 	if c.Rehearsal.Branches < 2 || c.Rehearsal.Branches > 3 {
 		bad("rehearsal.branches", "must be 2 or 3, got %d", c.Rehearsal.Branches)

@@ -10,7 +10,7 @@ type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
 	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
-	GoKnowledge, GoLibrary                                                           key.Binding
+	GoKnowledge, GoRun, GoLibrary                                                    key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -76,7 +76,8 @@ func DefaultKeyMap() *KeyMap {
 		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
 		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
 		GoKnowledge: b("alt+9", "knowledge", "alt+9"),
-		GoLibrary:   b("alt+0", "library", "alt+0"),
+		GoRun:       b("alt+0", "run", "alt+0"),
+		GoLibrary:   b("alt+l", "library", "alt+l"), // the eleventh screen: no digit left
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),

@@ -375,13 +375,40 @@ type Hit struct {
 	Title   string
 	Version string
 	Snippet string
-	// Score is the BM25 score relative to the best hit (0–1).
+	// Score is 0–1: the BM25 score relative to the best hit, times
+	// Coverage, so that the best of weak matches does not look perfect.
 	Score float64
+	// Coverage is how much of the query the entry contains, 0–1 on an
+	// absolute scale (see coverageOf).
+	Coverage float64
+}
+
+// Calibration of docs hits on an absolute scale. BM25 scores only compare
+// entries of one cache and are read relative to the best one, so a lone doc
+// sharing one word with the query used to score as a perfect match (and be
+// injected into build prompts, outranking literal matches elsewhere).
+const (
+	// MinCoverage: an entry containing less of the query is not a hit.
+	MinCoverage = 0.5
+	// coverageTerms: an entry containing this many distinct query terms
+	// covers a longer query (a task's text) fully.
+	coverageTerms = 8
+)
+
+// coverageOf is the share of the query's distinct terms (stemmed, stop
+// words dropped; synonyms and typo matches count part) that an entry
+// contains, counting at most coverageTerms of them.
+func coverageOf(covered float64, terms int) float64 {
+	if terms <= 0 {
+		return 0
+	}
+	return min(1, covered/float64(min(terms, coverageTerms)))
 }
 
 // Search ranks the cached entries for a query (BM25 over title, library,
-// topic and the first 16 KB of the text). The index is built on first use
-// and rebuilt when another process changed the cache.
+// topic and the first 16 KB of the text), keeps those covering at least
+// MinCoverage of it, and scores them by relevance times coverage. The index
+// is built on first use and rebuilt when another process changed the cache.
 func (c *Cache) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
 	if strings.TrimSpace(query) == "" {
 		return []Hit{}, nil
@@ -394,21 +421,39 @@ func (c *Cache) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	hits := c.ix.Search(query, limit, nil)
+	// Ask for more: some of the best BM25 hits may cover too little.
+	hits := c.ix.Search(query, max(limit*3, 30), nil)
 	out := make([]Hit, 0, len(hits))
 	if len(hits) == 0 || hits[0].Score <= 0 {
 		return out, nil
 	}
 	top := hits[0].Score
+	texts := make([]string, 0, cap(out))
 	for _, h := range hits {
 		m, ok := c.meta[h.ID]
 		if !ok {
 			continue
 		}
+		cov := coverageOf(c.ix.Coverage(query, h.ID))
+		if cov < MinCoverage {
+			continue
+		}
 		out = append(out, Hit{Key: m.key, Library: m.library, Topic: m.topic, Title: m.title, Version: m.version,
-			Snippet: Snippet(m.text, query, 300), Score: h.Score / top})
+			Score: h.Score / top * cov, Coverage: cov})
+		texts = append(texts, m.text)
 	}
-	return out, nil
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return out[idx[i]].Score > out[idx[j]].Score })
+	ranked := make([]Hit, 0, min(len(idx), limit))
+	for _, i := range idx[:min(len(idx), limit)] {
+		h := out[i]
+		h.Snippet = Snippet(texts[i], query, 300) // only for what is returned
+		ranked = append(ranked, h)
+	}
+	return ranked, nil
 }
 
 // ensureIndex (re)builds the index when it is missing or behind the store.

@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -186,6 +187,20 @@ const (
 // New starts a fake Ollama; it is closed on t.Cleanup.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	s := Start(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake Ollama outside a test (a development server, see
+// fakeollamad); the caller closes it.
+func Start(opts ...Option) *Server {
+	return StartOn(nil, opts...)
+}
+
+// StartOn starts a fake Ollama on a listener of the caller's (nil: a free
+// port on 127.0.0.1); the caller closes it.
+func StartOn(ln net.Listener, opts ...Option) *Server {
 	s := &Server{
 		closing:      make(chan struct{}),
 		version:      DefaultVersion,
@@ -206,8 +221,12 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc(pathShow, s.handleShow)
 	mux.HandleFunc(pathEmbed, s.handleEmbed)
 	mux.HandleFunc(pathChat, s.handleChat)
-	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
+	s.srv = httptest.NewUnstartedServer(mux)
+	if ln != nil {
+		_ = s.srv.Listener.Close()
+		s.srv.Listener = ln
+	}
+	s.srv.Start()
 	return s
 }
 

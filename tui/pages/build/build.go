@@ -846,8 +846,8 @@ func orDash(s string) string {
 // askApproval queues a build task's command approval (runCommand below
 // autonomy 4); other runs' approvals belong to the screen that started them.
 func (m *Model) askApproval(ev engine.Event) tea.Cmd {
-	if ev.Approval == nil {
-		return nil
+	if ev.Approval == nil || ev.GoalRunID != "" {
+		return nil // a goal run's delegations are asked on the Run screen
 	}
 	req := *ev.Approval
 	bt, ok := m.runs[ev.RunID]

@@ -310,11 +310,11 @@ func (m *Model) cardsView() string {
 		{"playbooks", val(func(x *engine.Summary) int { return x.Playbooks }), "per agent"},
 		{"builds", val(func(x *engine.Summary) int { return x.Builds }), "build plans run"},
 		{"approvals", val(func(x *engine.Summary) int { return x.PendingApprovals }), "waiting for you"},
-		{"facts", val(func(x *engine.Summary) int { return x.Facts }), "knowledge, alt+9"},
+		{"facts", val(func(x *engine.Summary) int { return x.Facts }), "knowledge · alt+9"},
 	}
 	docs := val(func(x *engine.Summary) int { return x.Docs })
 	if docs >= 0 {
-		cards[len(cards)-1].hint = fmt.Sprintf("%d docs cached · alt+9", docs)
+		cards[len(cards)-1].hint = fmt.Sprintf("%d docs · alt+9", docs)
 	}
 	if m.height < 34 {
 		// Short screens get one strip instead of cards; the docs count

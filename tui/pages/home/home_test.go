@@ -71,7 +71,8 @@ func TestCardsCountFactsAndDocs(t *testing.T) {
 	}{
 		{80, 24, []string{"7 facts"}, "docs"},
 		{120, 24, []string{"7 facts", "3 docs"}, ""},
-		{160, 48, []string{"facts", "3 docs cached"}, ""},
+		{160, 48, []string{"facts", "3 docs · alt+9"}, ""},
+		{110, 48, []string{"facts", "3 docs · alt+9"}, ""},
 	} {
 		m.SetSize(tc.w, tc.h)
 		view := ansi.Strip(m.cardsView())

@@ -1,0 +1,125 @@
+package goal_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/board"
+	"github.com/nova-dev/nova/engine/goal"
+	"github.com/nova-dev/nova/engine/llm"
+)
+
+func check() goal.Check {
+	return goal.Check{
+		Lead:   "SUN",
+		Agents: []string{"SUN", "EARTH", "MARS", "implementer"},
+		Board: board.Board{Key: "run:1",
+			Artifacts: []board.ArtifactRef{{ID: 1, Type: board.TypeOutput, By: "EARTH", Task: "t1"}, {ID: 2, Type: board.TypeFile, By: "MARS", Task: "t2"}},
+			Blockers:  []board.Blocker{{ID: "b1", Text: "which port?", By: "MARS", Task: "t2"}}},
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		d      goal.Decision
+		reject string
+	}{
+		{"no action", goal.Decision{Reasoning: "r"}, "has no action"},
+		{"unknown action", goal.Decision{Action: "dance"}, `action "dance" is not one of`},
+		{"no agent", goal.Decision{Action: "delegate", Task: "x"}, "delegate needs an agent"},
+		{"unknown agent", goal.Decision{Action: "delegate", Agent: "PLUTOX", Task: "x"}, `no agent "PLUTOX" on the team`},
+		{"the lead itself", goal.Decision{Action: "delegate", Agent: "sun", Task: "x"}, "SUN is the lead"},
+		{"empty task", goal.Decision{Action: "delegate", Agent: "MARS", Task: " \n "}, "delegate needs a task"},
+		{"1 MB task", goal.Decision{Action: "delegate", Agent: "MARS", Task: strings.Repeat("x", 1<<20)}, "the task is 1048576 characters"},
+		{"bad artifact id", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"zz"}}, "not an artifact id"},
+		{"unknown artifact", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"a7"}}, "a7 is not on this run's board (its artifacts: a1, a2)"},
+		{"blocked artifact", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"a2"}}, "open blocker b1"},
+		{"unknown blocker", goal.Decision{Action: "complete", Summary: "s", ResolveBlockers: []string{"b9"}}, `"b9", which is not an open blocker (open: b1)`},
+		{"complete without summary", goal.Decision{Action: "complete"}, "complete needs a summary"},
+		{"escalate without question", goal.Decision{Action: "escalate"}, "escalate needs a question"},
+	}
+	for _, c := range cases {
+		_, err := goal.Validate(c.d, check())
+		require.Error(t, err, c.name)
+		assert.True(t, goal.IsRejected(err), c.name)
+		assert.Contains(t, err.Error(), c.reject, c.name)
+	}
+
+	v, err := goal.Validate(goal.Decision{Action: " Delegate ", Agent: "mars", Task: " write it ", IncludeArtifacts: []string{"a1", "#1", "a2"},
+		ResolveBlockers: []string{"B1"}}, check())
+	require.NoError(t, err)
+	assert.Equal(t, goal.ActionDelegate, v.Action)
+	assert.Equal(t, "MARS", v.Agent, "the roster's spelling")
+	assert.Equal(t, "write it", v.Task)
+	assert.Equal(t, []uint64{1, 2}, v.Include, "a2's blocker is resolved by the same decision; duplicates go")
+
+	c := check()
+	c.Artifact = func(id uint64) (board.Artifact, error) {
+		return board.Artifact{ArtifactRef: board.ArtifactRef{ID: id, Task: "t0"}, Board: "run:1"}, nil
+	}
+	v, err = goal.Validate(goal.Decision{Action: "delegate", Agent: "EARTH", Task: "x", IncludeArtifacts: []string{"a77"}}, c)
+	require.NoError(t, err, "an older artifact no longer listed on the board still counts")
+	assert.Equal(t, []uint64{77}, v.Include)
+}
+
+// The schema the lead answers against compiles and accepts a decision.
+func TestDecisionSchema(t *testing.T) {
+	t.Parallel()
+	sch, err := llm.CompileSchema(goal.DecisionSchema)
+	require.NoError(t, err)
+	_, err = llm.ValidateJSON(`{"action":"delegate","reasoning":"r","agent":"MARS","task":"t","includeArtifacts":["a1"]}`, sch)
+	require.NoError(t, err)
+	_, err = llm.ValidateJSON(`{}`, sch)
+	require.ErrorIs(t, err, llm.ErrInvalidOutput, "an empty decision is not a decision")
+	_, err = llm.ValidateJSON(`{"action":"sleep","reasoning":"r"}`, sch)
+	require.ErrorIs(t, err, llm.ErrInvalidOutput)
+}
+
+func TestOutcomeLine(t *testing.T) {
+	t.Parallel()
+	o := goal.Outcome{Status: "blocked", Verdict: "failed", Kind: "workFailed", Reason: "verdict gate failed",
+		Problems: []string{"[claim] x.go: not staged"}, Hints: []string{"change_strategy", "switch_specialist"}, Suggested: "SATURN",
+		Handoff: &board.Handoff{Summary: "tried", Constraints: []string{"keep the API"}, Artifacts: []uint64{3}}}
+	line := o.Line()
+	for _, want := range []string{"blocked, verdict failed (workFailed)", "why: verdict gate failed", "evidence: [claim] x.go",
+		"hints: change_strategy, switch_specialist", "suggested agent: SATURN", "handoff: tried", "constraints: keep the API", "artifacts: a3"} {
+		assert.Contains(t, line, want)
+	}
+	done := goal.Outcome{Status: "done", Verdict: "passed", ChangesetID: 4}
+	assert.Equal(t, "done, verdict passed; changeset 4 staged", done.Line())
+}
+
+// Whatever JSON the lead sends, decoding and validating it never panics, and
+// an accepted delegation always names a roster agent other than the lead and
+// a bounded task.
+func FuzzValidateDecision(f *testing.F) {
+	f.Add(`{"action":"delegate","reasoning":"r","agent":"MARS","task":"write it","includeArtifacts":["a1"]}`)
+	f.Add(`{"action":"complete","summary":"s","resolveBlockers":["b1"]}`)
+	f.Add(`{"action":"escalate","question":"?"}`)
+	f.Add(`{"action":"delegate","agent":"SUN","task":"\u0000"}`)
+	f.Add(`[1,2]`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var d goal.Decision
+		if json.Unmarshal([]byte(in), &d) != nil {
+			return
+		}
+		v, err := goal.Validate(d, check())
+		if err != nil {
+			if !goal.IsRejected(err) {
+				t.Fatalf("not a rejection: %v", err)
+			}
+			return
+		}
+		if v.Action == goal.ActionDelegate {
+			if v.Agent == "" || strings.EqualFold(v.Agent, "SUN") || len([]rune(v.Task)) > goal.MaxTaskChars || strings.TrimSpace(v.Task) == "" {
+				t.Fatalf("accepted a bad delegation: %+v", v)
+			}
+		}
+	})
+}

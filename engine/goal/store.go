@@ -1,0 +1,153 @@
+package goal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/storage"
+)
+
+var (
+	runCodec  = storage.Codec[Run]{Version: 1}
+	turnCodec = storage.Codec[Turn]{Version: 1}
+)
+
+// Store persists goal runs (bucket goal_runs, key = run id) and their turns
+// (bucket goal_turns, key = run id + turn number, both big-endian).
+type Store struct {
+	db  *storage.DB
+	now func() time.Time
+}
+
+// NewStore wraps the database.
+func NewStore(db *storage.DB, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, now: now}
+}
+
+func turnKey(runID uint64, n int) []byte {
+	return append(storage.Key(runID), storage.Key(uint64(n))...)
+}
+
+// create stores a new run (its id is set).
+func (s *Store) create(ctx context.Context, r *Run) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketGoalRuns)
+		id, err := storage.NextID(b)
+		if err != nil {
+			return err
+		}
+		r.ID = id
+		r.CreatedAt, r.UpdatedAt = s.now(), s.now()
+		return runCodec.Put(b, storage.Key(id), *r)
+	})
+}
+
+// Get returns a run.
+func (s *Store) Get(ctx context.Context, id uint64) (Run, error) {
+	if err := ctx.Err(); err != nil {
+		return Run{}, err
+	}
+	var r Run
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		r, err = getTx(tx, id)
+		return err
+	})
+	return r, err
+}
+
+func getTx(tx *bolt.Tx, id uint64) (Run, error) {
+	r, err := runCodec.Get(tx.Bucket(storage.BucketGoalRuns), storage.Key(id))
+	if errors.Is(err, storage.ErrNotFound) {
+		return Run{}, fmt.Errorf("%w: %d", ErrNotFound, id)
+	}
+	if r.Agents == nil {
+		r.Agents = []string{}
+	}
+	return r, err
+}
+
+// List returns every run, newest first.
+func (s *Store) List(ctx context.Context) ([]Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []Run{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(storage.BucketGoalRuns).ForEach(func(_, v []byte) error {
+			r, err := runCodec.Unmarshal(v)
+			if err != nil {
+				return err
+			}
+			if r.Agents == nil {
+				r.Agents = []string{}
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	slices.Reverse(out)
+	return out, err
+}
+
+// Turns returns a run's turns, oldest first.
+func (s *Store) Turns(ctx context.Context, id uint64) ([]Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := []Turn{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(storage.BucketGoalRuns).Get(storage.Key(id)) == nil {
+			return fmt.Errorf("%w: %d", ErrNotFound, id)
+		}
+		prefix := storage.Key(id)
+		c := tx.Bucket(storage.BucketGoalTurns).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			t, err := turnCodec.Unmarshal(v)
+			if err != nil {
+				return fmt.Errorf("goal run %d turn %x: %w", id, k, err)
+			}
+			out = append(out, t)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// update changes a run (and optionally writes a turn) in one transaction.
+func (s *Store) update(id uint64, turn *Turn, fn func(r *Run) error) (Run, error) {
+	var out Run
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		r, err := getTx(tx, id)
+		if err != nil {
+			return err
+		}
+		if fn != nil {
+			if err := fn(&r); err != nil {
+				return err
+			}
+		}
+		if turn != nil {
+			turn.RunID = id
+			if err := turnCodec.Put(tx.Bucket(storage.BucketGoalTurns), turnKey(id, turn.N), *turn); err != nil {
+				return err
+			}
+		}
+		r.UpdatedAt = s.now()
+		out = r
+		return runCodec.Put(tx.Bucket(storage.BucketGoalRuns), storage.Key(id), r)
+	})
+	return out, err
+}

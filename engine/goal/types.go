@@ -1,0 +1,204 @@
+package goal
+
+import (
+	"errors"
+	"time"
+
+	"github.com/nova-dev/nova/engine/board"
+	"github.com/nova-dev/nova/engine/failure"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrNotFound: no goal run has this id.
+	ErrNotFound = errors.New("goal run not found")
+	// ErrActive: the run is already running in this process.
+	ErrActive = errors.New("goal run is already running")
+	// ErrNotActive: Cancel of a run that does not run in this process.
+	ErrNotActive = errors.New("goal run is not running in this process")
+	// ErrNotAsking: an answer for a run whose lead asked nothing.
+	ErrNotAsking = errors.New("the goal run is not waiting for an answer")
+	// ErrEmptyGoal: a run needs a goal.
+	ErrEmptyGoal = errors.New("the goal is empty")
+)
+
+// Status is the state of a goal run.
+type Status string
+
+// Goal run states. A run is "running" or "waiting" only while a process
+// runs it; one stored so by a process that died reads as interrupted.
+const (
+	StatusRunning Status = "running"
+	// StatusWaiting: running, but waiting for the model server or for the
+	// user's answer to an escalation (Reason says which).
+	StatusWaiting Status = "waiting"
+	// StatusPaused: the lead asked the user (headless); `nova run answer`,
+	// then `nova run resume`.
+	StatusPaused Status = "paused"
+	// StatusInterrupted: ctrl+c, a quit, a crash, or a headless run that gave
+	// up waiting for the model server: resumable.
+	StatusInterrupted Status = "interrupted"
+	// StatusCompleted: the lead completed the goal (Summary).
+	StatusCompleted Status = "completed"
+	// StatusStopped: a limit was reached or the loop was stuck (Reason);
+	// resumable after raising the limit.
+	StatusStopped Status = "stopped"
+	// StatusFailed: the lead could not go on (a misconfiguration, a failing
+	// model); resumable once fixed.
+	StatusFailed Status = "failed"
+)
+
+// Finished reports whether a run with this status does not go on by itself.
+func (s Status) Finished() bool {
+	return s == StatusCompleted || s == StatusStopped || s == StatusFailed
+}
+
+// Limits bound a run (config orchestrator.*).
+type Limits struct {
+	// MaxTurns counts the lead's decisions, rejected ones included.
+	MaxTurns int `json:"maxTurns"`
+	// MaxTokens counts the lead's and the delegations' tokens (0 = none).
+	MaxTokens int `json:"maxTokens"`
+	// MaxDuration bounds the active wall time over every session (ns; 0 =
+	// none).
+	MaxDuration time.Duration `json:"maxDuration"`
+}
+
+// Run is one goal run (bucket goal_runs).
+type Run struct {
+	ID   uint64 `json:"id"`
+	Goal string `json:"goal"`
+	// Lead is the agent that decides.
+	Lead   string `json:"lead"`
+	Status Status `json:"status"`
+	// Reason explains waiting, paused, interrupted, stopped and failed runs.
+	Reason string `json:"reason,omitempty"`
+	// Summary is the lead's summary of a completed run.
+	Summary string `json:"summary,omitempty"`
+	// Question is the lead's open question to the user (escalate), until
+	// answered.
+	Question string `json:"question,omitempty"`
+	// BuildID is the build that carries the delegations; Board the run's
+	// session board ("run:ID").
+	BuildID uint64 `json:"buildId"`
+	Board   string `json:"board"`
+	// Turns counts the lead's turns; Delegations the tasks delegated;
+	// Agents the specialists delegated to, in order of first use.
+	Turns       int      `json:"turns"`
+	Delegations int      `json:"delegations"`
+	Agents      []string `json:"agents"`
+	// Tokens used by the lead and by the delegations.
+	Tokens     int `json:"tokens"`
+	LeadTokens int `json:"leadTokens"`
+	// Elapsed is the active wall time over every session (ns).
+	Elapsed  time.Duration `json:"elapsed"`
+	Limits   Limits        `json:"limits"`
+	Autonomy *int          `json:"autonomy,omitempty"`
+	// Resumes counts the sessions after the first.
+	Resumes    int       `json:"resumes,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+	// Active is true while this process runs it (not stored).
+	Active bool `json:"active"`
+}
+
+// Action is what a lead decides.
+type Action string
+
+// Actions.
+const (
+	ActionDelegate Action = "delegate"
+	ActionComplete Action = "complete"
+	ActionEscalate Action = "escalate"
+)
+
+// Decision is one decision of the lead (DecisionSchema).
+type Decision struct {
+	Action Action `json:"action"`
+	// Reasoning is the lead's short reasoning, shown in the timeline.
+	Reasoning string `json:"reasoning"`
+	// Agent, Task and IncludeArtifacts describe a delegation.
+	Agent            string   `json:"agent,omitempty"`
+	Task             string   `json:"task,omitempty"`
+	IncludeArtifacts []string `json:"includeArtifacts,omitempty"`
+	// Summary completes the run; Question escalates.
+	Summary  string `json:"summary,omitempty"`
+	Question string `json:"question,omitempty"`
+	// KeyDecision, Goal and ResolveBlockers update the board.
+	KeyDecision     string   `json:"keyDecision,omitempty"`
+	Goal            string   `json:"goal,omitempty"`
+	ResolveBlockers []string `json:"resolveBlockers,omitempty"`
+}
+
+// TurnKind classifies a turn.
+type TurnKind string
+
+// Turn kinds.
+const (
+	// TurnDecision: a valid decision, acted on.
+	TurnDecision TurnKind = "decision"
+	// TurnRejected: a decision that did not validate (Rejected says why); it
+	// never ran.
+	TurnRejected TurnKind = "rejected"
+	// TurnInvalid: the lead's reply was not a decision at all (bad JSON, an
+	// empty reply), after the structured-output retry.
+	TurnInvalid TurnKind = "invalid"
+)
+
+// Turn is one turn of the lead (bucket goal_turns).
+type Turn struct {
+	RunID uint64   `json:"runId"`
+	N     int      `json:"n"`
+	Kind  TurnKind `json:"kind"`
+	// Decision is what the lead decided (also when it was rejected).
+	Decision *Decision `json:"decision,omitempty"`
+	// Rejected says why the decision was refused (TurnRejected,
+	// TurnInvalid).
+	Rejected string `json:"rejected,omitempty"`
+	// TaskID is the delegation's task of the run's build; Outcome what came
+	// of it (nil while it runs).
+	TaskID  string   `json:"taskId,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
+	// Answer is the user's answer to an escalation.
+	Answer string `json:"answer,omitempty"`
+	// Tokens are the lead's tokens for the turn.
+	Tokens     int       `json:"tokens"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+}
+
+// Outcome is what a delegation came to, as the lead reads it.
+type Outcome struct {
+	// Status is the task's status: done, blocked, waiting, pending.
+	Status string `json:"status"`
+	// Verdict is the verifier's verdict on the last attempt, Problems its
+	// evidence lines when it did not pass.
+	Verdict  string   `json:"verdict,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+	// Kind is the failure kind of a failed last attempt; Hints its recovery
+	// hints; Suggested the agent a switch_specialist hint names.
+	Kind      failure.Kind `json:"kind,omitempty"`
+	Hints     []string     `json:"hints,omitempty"`
+	Suggested string       `json:"suggested,omitempty"`
+	// Reason says why a task is not done.
+	Reason   string `json:"reason,omitempty"`
+	Attempts int    `json:"attempts"`
+	Tokens   int    `json:"tokens"`
+	// ChangesetID is the staged changeset of a done task; Applied whether
+	// it was applied (autonomy ≥ 3).
+	ChangesetID uint64         `json:"changesetId,omitempty"`
+	Applied     bool           `json:"applied,omitempty"`
+	Handoff     *board.Handoff `json:"handoff,omitempty"`
+}
+
+// Passed reports whether the delegation's task is done.
+func (o Outcome) Passed() bool { return o.Status == "done" }
+
+// Detail is a run with its turns and board (GetGoalRun).
+type Detail struct {
+	Run      Run             `json:"run"`
+	Turns    []Turn          `json:"turns"`
+	Board    board.Board     `json:"board"`
+	Handoffs []board.Handoff `json:"handoffs"`
+}

@@ -1,0 +1,220 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/tools"
+)
+
+// Page sizes are the body under the header and the status bar (3 lines):
+// 80×24 and 180×50 terminals.
+var sizes = [][2]int{{80, 21}, {180, 47}}
+
+func (l *loop) golden(t *testing.T) {
+	t.Helper()
+	l.m.spin = 0 // the spinner's frame depends on timing
+	golden.RequireEqual(t, l.pinned())
+}
+
+func TestGoldenRunPage(t *testing.T) {
+	t.Parallel()
+	for _, size := range sizes {
+		name := fmt.Sprintf("%dx%d", size[0], size[1]+3)
+		t.Run("live_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, sample(), size[0], size[1])
+			l.m.streams[streamKey(2, "t3")] = builder("→ readFile {\"path\":\"go.mod\"}\n← readFile ok\nI will add Handler to internal/health/health.go and register it under /healthz.\n")
+			l.golden(t)
+		})
+		t.Run("board_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, sample(), size[0], size[1])
+			l.press("tab", "tab", "down")
+			l.golden(t)
+		})
+		t.Run("handoff_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, sample(), size[0], size[1])
+			l.press("up", "up")
+			l.golden(t)
+		})
+		t.Run("empty_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, newFake(), size[0], size[1])
+			l.golden(t)
+		})
+		t.Run("goal_dialog_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, newFake(), size[0], size[1])
+			l.press("n")
+			l.typeText("add a health check")
+			l.golden(t)
+		})
+		t.Run("artifact_"+name, func(t *testing.T) {
+			t.Parallel()
+			l := newLoop(t, sample(), size[0], size[1])
+			l.press("tab", "tab", "down", "enter")
+			l.until(func() bool { return !l.m.viewer.loading })
+			l.golden(t)
+		})
+		t.Run("escalation_"+name, func(t *testing.T) {
+			t.Parallel()
+			src := sample()
+			src.runs[0].Run.Question = "Which port should the service listen on?"
+			l := newLoop(t, src, size[0], size[1])
+			l.m.mine[2] = true
+			src.events <- engine.Event{Type: engine.EventGoalAsking, Topic: engine.TopicGoal, GoalRunID: "2", Text: src.runs[0].Run.Question}
+			l.until(func() bool { return l.m.answer.open })
+			l.golden(t)
+		})
+	}
+}
+
+func builder(s string) *strings.Builder {
+	b := &strings.Builder{}
+	b.WriteString(s)
+	return b
+}
+
+func TestRunPageShowsTheTimelineDelegationAndBoard(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, sample(), 180, 47)
+	v := l.plain()
+	for _, want := range []string{
+		"Run 2", "add a health check endpoint with tests", "turn 3/12",
+		"EARTH Specify a health check endpoint", "Nothing exists yet", // the timeline with the reasoning
+		"rejected GOPHER", "there is no agent \"GOPHER\"", // a rejected decision stays visible
+		"t3 · MARS", "with a1 (in full)", // the selected delegation (the newest)
+		"Board run:2", "goal implement the handler", "the endpoint is GET /healthz", "⊘ b1 which port", "a1 output",
+	} {
+		assert.Contains(t, v, want)
+	}
+	l.press("up", "up") // turn 1: EARTH's handoff
+	v = l.plain()
+	for _, want := range []string{"verdict", "accepted as text", "handoff specified GET /healthz", "keep: keep the route /healthz", "next: MARS"} {
+		assert.Contains(t, v, want)
+	}
+}
+
+func TestStartAGoal(t *testing.T) {
+	t.Parallel()
+	src := newFake()
+	l := newLoop(t, src, 100, 30)
+	assert.Contains(t, l.plain(), "No goal runs yet")
+	l.press("n")
+	require.True(t, l.m.Capturing(), "the dialog owns the keys")
+	l.press("enter")
+	assert.Contains(t, l.plain(), "write something first", "an empty goal is refused")
+	l.typeText("add a health check endpoint with tests")
+	l.press("enter")
+	l.until(func() bool { return l.m.cur == 1 && l.m.detail != nil })
+	l.settle(50 * time.Millisecond)
+	assert.False(t, l.m.goalIn.open)
+	assert.Contains(t, src.called(), "create add a health check endpoint with tests")
+	assert.Contains(t, src.called(), "run 1 attended=true approvals=", "the TUI runs it attended, asking for approvals")
+	assert.True(t, l.m.mine[1])
+
+	l.press("n")
+	l.press("esc")
+	assert.False(t, l.m.goalIn.open, "esc closes the dialog")
+}
+
+func TestAnswerTheLead(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	src.runs[0].Run.Question = "Which port?"
+	l := newLoop(t, src, 100, 30)
+	// Another process's run: no dialog pops up, a still answers.
+	src.events <- engine.Event{Type: engine.EventGoalAsking, Topic: engine.TopicGoal, GoalRunID: "2", Text: "Which port?"}
+	l.settle(150 * time.Millisecond)
+	assert.False(t, l.m.answer.open)
+	l.press("a")
+	require.True(t, l.m.answer.open)
+	assert.Contains(t, l.plain(), "Which port?")
+	l.typeText("8080")
+	l.press("enter")
+	l.until(func() bool { return !l.m.answer.open && len(l.toasts) > 0 })
+	assert.Contains(t, src.called(), "answer 2 8080")
+	assert.Contains(t, l.toasts, "answered; run 2 goes on")
+
+	src.mu.Lock()
+	src.runs[0].Run.Question = ""
+	src.mu.Unlock()
+	l.settle(250 * time.Millisecond)
+	n := len(l.toasts)
+	l.press("a")
+	assert.False(t, l.m.answer.open)
+	l.until(func() bool { return len(l.toasts) > n })
+	assert.Contains(t, l.toasts[len(l.toasts)-1], "it asks nothing now")
+}
+
+func TestCancelResolveAndApprove(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	l := newLoop(t, src, 180, 47)
+	l.press("X")
+	require.True(t, l.m.confirm.Active())
+	assert.Contains(t, l.plain(), "Cancel run 2?")
+	assert.Contains(t, l.plain(), "what it staged stays staged")
+	l.press("y")
+	l.until(func() bool { return len(src.called()) > 0 })
+	assert.Equal(t, []string{"cancel 2"}, src.called())
+
+	l.press("tab", "tab", "enter") // the blocker is the board's first item
+	require.True(t, l.m.confirm.Active())
+	assert.Contains(t, l.plain(), "Resolve blocker b1?")
+	l.press("y")
+	l.until(func() bool { return len(src.called()) > 1 })
+	assert.Equal(t, "resolve run:2 b1", src.called()[1])
+
+	// A delegated agent's command: asked only for a run this page runs.
+	req := tools.ApprovalRequest{ID: "req-1", Agent: "MARS", Command: "go test ./...", Dir: "."}
+	src.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, GoalRunID: "2", Approval: &req}
+	l.settle(150 * time.Millisecond)
+	assert.False(t, l.m.confirm.Active(), "not this page's run")
+	l.m.mine[2] = true
+	src.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, GoalRunID: "2", Approval: &req}
+	l.until(func() bool { return l.m.confirm.Active() })
+	assert.Contains(t, l.plain(), "go test ./...")
+	l.press("y")
+	l.until(func() bool { return len(src.called()) > 2 })
+	assert.Equal(t, "approval req-1 true", src.called()[2])
+}
+
+func TestLiveStreamOfADelegation(t *testing.T) {
+	t.Parallel()
+	src := sample()
+	l := newLoop(t, src, 180, 47)
+	ae := agents.Event{Type: agents.EventToolCall, Tool: "writeFile", Args: `{"path":"internal/health/health.go"}`}
+	src.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, GoalRunID: "2", TaskID: "t3", Agent: &ae}
+	src.events <- engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, GoalRunID: "2", TaskID: "t3", Text: "Created the handler."}
+	src.events <- engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, GoalRunID: "3", TaskID: "t3", Text: "another run"}
+	l.until(func() bool { return strings.Contains(l.plain(), "Created the handler.") })
+	v := l.plain()
+	assert.Contains(t, v, "→ writeFile")
+	assert.Contains(t, v, "live output")
+	assert.NotContains(t, v, "another run")
+}
+
+func TestRunsListSwitches(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, sample(), 100, 30)
+	l.press("b")
+	require.True(t, l.m.runsOpen)
+	assert.Contains(t, l.plain(), "rename the config loader")
+	l.press("down", "enter")
+	l.until(func() bool { return l.m.detail != nil && l.m.detail.Run.ID == 1 })
+	assert.Contains(t, l.plain(), "completed")
+	l.press("p")
+	l.until(func() bool { return len(l.toasts) > 0 })
+	assert.Contains(t, l.toasts[len(l.toasts)-1], "is completed")
+}
