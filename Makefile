@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 
 GOMOD_GO  := $(shell sed -n 's/^go //p' go.mod 2>/dev/null)
 
-.PHONY: all build run playground test vet fmt-check lint bench fuzz golden clean
+.PHONY: all build run playground test vet fmt-check lint bench bench-peers fuzz golden clean
 
 all: build
 
@@ -44,9 +44,17 @@ fmt-check:
 lint:
 	$(GO) tool golangci-lint run ./...
 
-## bench: every benchmark (targets are in each package's benchmarks; figures go in issue notes)
+## bench: every benchmark (targets are in each package's benchmarks; figures go in issue notes).
+## The speed rows of issue 16 run the real binary on a generated 100k vault: cmd/nova's
+## vault_bench_test.go (BENCH=Cold|Import|Build|TUI|Version narrows the run).
+BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) -timeout 60m ./...
+
+## bench-peers: nova against bleve v2 (BM25) on the same 100k nodes and the BistroLens
+## paraphrase set, side by side (a separate module: bleve never enters nova's module graph)
+bench-peers:
+	cd bench/peers && $(GO) run . -corpus $(CURDIR)/../shared/corpus/nova26/bistrolens-knowledge
 
 ## fuzz: run every fuzz target for $(FUZZTIME)
 fuzz:

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
@@ -226,12 +227,13 @@ func (l *Local) SetTheme(ctx context.Context, name string) error {
 // OllamaStatus is the model server's state with the tier models checked
 // (llm.Probe's fields, without its error value: Error says what failed).
 type OllamaStatus struct {
-	Host      string        `json:"host"`
-	Reachable bool          `json:"reachable"`
-	Version   string        `json:"version,omitempty"`
-	Models    []llm.Model   `json:"models"`
-	Latency   time.Duration `json:"latency"` // of the version request, in ns
-	Error     string        `json:"error,omitempty"`
+	Host      string      `json:"host"`
+	Reachable bool        `json:"reachable"`
+	Version   string      `json:"version,omitempty"`
+	Models    []llm.Model `json:"models"`
+	// LatencyMs is how long the version request took, in milliseconds.
+	LatencyMs float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
 	// Tiers maps tier name to model name and whether it is installed.
 	Tiers []TierModel `json:"tiers"`
 }
@@ -265,7 +267,7 @@ func (l *Local) Ollama(ctx context.Context) (OllamaStatus, error) {
 // Doctor's root cause), already described in the status.
 func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) (OllamaStatus, error) {
 	p := c.Probe(ctx)
-	st := OllamaStatus{Host: p.Host, Reachable: p.Reachable, Version: p.Version, Models: p.Models, Latency: p.Latency, Error: p.Error}
+	st := OllamaStatus{Host: p.Host, Reachable: p.Reachable, Version: p.Version, Models: p.Models, LatencyMs: float64(p.Latency.Microseconds()) / 1000, Error: p.Error}
 	for _, tm := range []TierModel{
 		{Tier: "small", Model: cfg.Models.Small},
 		{Tier: "medium", Model: cfg.Models.Medium},
@@ -317,12 +319,13 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 		return s, err
 	}
 	s.SchemaVersion = v
+	if s.VaultNodes, s.VaultEdges, err = vault.NodeCounts(l.db); err != nil {
+		return s, fmt.Errorf("count vault nodes: %w", err)
+	}
 	counts := []struct {
 		bucket []byte
 		dst    *int
 	}{
-		{storage.BucketVaultNodes, &s.VaultNodes},
-		{storage.BucketVaultEdges, &s.VaultEdges},
 		{storage.BucketPlaybooks, &s.Playbooks},
 		{storage.BucketBuilds, &s.Builds},
 		{storage.BucketImports, &s.Imports},

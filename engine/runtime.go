@@ -52,6 +52,7 @@ type runtimeState struct {
 	changes *changes.Store
 	runs    *agents.RunStore
 	runner  *agents.Runner
+	roster  agents.Cache // agent specs, parsed again only when .nova/agents changes
 
 	mu        sync.Mutex
 	approvals map[string]pendingApproval
@@ -108,7 +109,7 @@ func modelsOf(cfg workspace.Config) llm.Models {
 // Agents loads the roster from .nova/agents. Good files are loaded even when
 // others are bad; every problem is returned beside the roster.
 func (l *Local) Agents() (*agents.Roster, []error) {
-	return agents.Load(filepath.Join(l.Dir(), "agents"))
+	return l.rt.roster.Load(filepath.Join(l.Dir(), "agents"))
 }
 
 // Changes is the changeset store: list, get (files with original and

@@ -30,7 +30,7 @@ func TestWorkspaceVaultPublishesAfterCommit(t *testing.T) {
 	require.Same(t, v, ws.Vault(), "one vault per workspace")
 	assert.Same(t, v.Wisdom(), ws.Wisdom())
 	assert.Equal(t, vault.TierPremium, v.Options().Tier, "the tier comes from the config and environment")
-	assert.False(t, v.IndexInfo().Ready, "opening builds no index")
+	assert.Zero(t, v.IndexInfo().Docs, "an empty vault indexes nothing")
 
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()

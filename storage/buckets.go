@@ -41,6 +41,12 @@ var (
 	BucketBoards         = []byte("boards")
 	BucketBoardArtifacts = []byte("board_artifacts")
 	BucketBoardHandoffs  = []byte("board_handoffs")
+
+	// Added by migration 6.
+	BucketVaultTerms    = []byte("vault_terms")
+	BucketVaultPostings = []byte("vault_postings")
+	BucketVaultCounts   = []byte("vault_counts")
+	BucketVaultJournal  = []byte("vault_journal")
 )
 
 // Nested buckets of BucketWisdom (created by migration 2).
@@ -55,7 +61,7 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
-// Library buckets (skills, workflows, blueprints), created by migration 6.
+// Library buckets (skills, workflows, blueprints), created by migration 7.
 var (
 	BucketWorkflowRuns      = []byte("workflow_runs")
 	BucketBlueprints        = []byte("blueprints")
@@ -63,7 +69,7 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
-// LibraryBuckets lists the buckets of migration 6.
+// LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
 // registryV1 is what migration 1 creates. It never changes: later buckets
@@ -85,7 +91,8 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketFacts, BucketFactsIndex, BucketDocsCache, // m3
 	BucketApplyJournal,                                                                       // m4
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
-	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m6
+	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
 )
 
 // Keys inside BucketMeta.

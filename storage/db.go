@@ -38,6 +38,16 @@ var (
 	ErrNotFound = errors.New("not found")
 )
 
+// initialMmapSize is the size bbolt maps the file with from the start (see Open).
+const initialMmapSize = 1 << 30
+
+// allocSize is how far past its data bbolt grows the file. bbolt's default (16 MiB, used
+// once the mapping is larger than that, which initialMmapSize makes it from the start)
+// would give every workspace's file a 16 MiB tail of zeros: a small file would look large,
+// and a file cut short by a crash or a copy would still hold all its pages, so the open's
+// verification could not tell (TestAnyChangeAfterTheCloseIsVerifiedInFull).
+const allocSize = 64 << 10
+
 // Options configures Open.
 type Options struct {
 	// ReadOnly opens with a shared lock and never writes (no migrations).
@@ -109,6 +119,10 @@ func Open(path string, opts Options) (db *DB, err error) {
 			Timeout:  timeout,
 			ReadOnly: opts.ReadOnly,
 			NoSync:   opts.NoSync,
+			// Address space only (pages are read on demand): a transaction that grows the
+			// file past the mapping makes bbolt remap and copy every node it holds into the
+			// heap, which made a 100k-node import spend a third of its time and memory there.
+			InitialMmapSize: initialMmapSize,
 		})
 		return oerr
 	})
@@ -118,6 +132,7 @@ func Open(path string, opts Options) (db *DB, err error) {
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}
+	bdb.AllocSize = allocSize
 	db = &DB{bolt: bdb, path: path, readOnly: opts.ReadOnly,
 		verified: mode, sidecar: sidecar, noFingerprint: opts.noFingerprint}
 	list := opts.Migrations
@@ -188,6 +203,17 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // Bolt exposes the underlying handle for packages that need raw access.
 func (db *DB) Bolt() *bolt.DB { return db.bolt }
+
+// ReleaseMapped drops the pages of the database file mapped into this process (they stay
+// in the page cache; a later read maps them again). Bulk writes call it between their
+// transactions: without it every page they touch stays counted in the process's resident
+// memory until it exits.
+func (db *DB) ReleaseMapped() {
+	if db == nil || db.bolt == nil {
+		return
+	}
+	releaseMapped(db.bolt, db.path)
+}
 
 // Close releases the file and its lock. A writable handle first records
 // the fingerprint of the file it leaves behind (fingerprint.go), so that

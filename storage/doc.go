@@ -34,13 +34,27 @@
 //	                       efrom  8-byte source node id             → edge ids
 //	                       eto    8-byte target node id             → edge ids
 //	                       erel   relation                          → edge ids
-//	                     plus two keys without 0x00: "~rev" (the change counter, 8 bytes) and
-//	                     "~textindex" (the full-text index snapshot, see engine/vault/snapshot.go)
+//	                     plus "~rev" without 0x00 (the change counter, 8 bytes); the full-text
+//	                     snapshot "~textindex" that schemas 1–5 kept here is dropped by migration 6
 //	vault_bodies         (m1) long node bodies by node id: 'b' 0x01 + raw UTF-8 (not JSON)
 //	vault_archive        (m2) nodes moved out of the vault by a tier cap's eviction, by node id:
 //	                     the node with its body and the edges it had (restored with the same ids)
 //	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
 //	                     key = user id 0x00 source (the import_files key layout)
+//	vault_terms          (m6) the vault's full-text index (engine/textindex), one record per term:
+//	                     term → version, document frequency, flags; plus 0xff "meta" → the
+//	                     index record (analyzer fingerprint, documents, field-length totals,
+//	                     reference averages). Kept current by every vault write
+//	vault_postings       (m6) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
+//	                     → the postings of the documents in that id range; term 0x01 → the
+//	                     term's champion list (frequent terms only)
+//	vault_counts         (m6) vault counters kept by every vault write: "nodes", "edges",
+//	                     "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/"erel"
+//	                     0x00 value → count, "~ok" once complete; 8-byte big-endian
+//	vault_journal        (m6) journal of a large JSONL import written in several transactions:
+//	                     "~import" while one runs; 'n'/'e' + id → the node or edge record the
+//	                     id held before (empty: none), 'b' + id → its body. Empty unless an
+//	                     import is under way or was interrupted
 //	wisdom               (m1) global wisdom; only nested buckets (m2):
 //	  patterns           pattern id → WisdomPattern (a sanitized node, backers, harm reports)
 //	  sources            8-byte vault node id → 8-byte pattern id (what was promoted)
@@ -90,12 +104,12 @@
 //	board_handoffs       (m5) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
 //	                     summary, artifacts, constraints for the next agent, suggested next agent,
 //	                     open questions
-//	workflow_runs        (m6) workflow runs by id, their own id space (steps, params, build per step)
-//	blueprints           (m6) blueprints by name (string key): current spec, versions summary,
+//	workflow_runs        (m7) workflow runs by id, their own id space (steps, params, build per step)
+//	blueprints           (m7) blueprints by name (string key): current spec, versions summary,
 //	                     created/updated
-//	blueprint_versions   (m6) every version of a blueprint's spec with its change note;
+//	blueprint_versions   (m7) every version of a blueprint's spec with its change note;
 //	                     key = name 0x00 version (8 bytes)
-//	blueprint_uses       (m6) builds made from a blueprint (version, parameters, outcome, duration,
+//	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
 //
 // # The user-level file
@@ -120,7 +134,11 @@
 //	3  knowledge: facts, facts_idx and docs_cache
 //	4  create apply_journal
 //	5  orchestrator: goal_runs, goal_turns, boards, board_artifacts, board_handoffs
-//	6  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
+//	6  vault full-text index, counters and import journal: vault_terms, vault_postings,
+//	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
+//	   vault_idx. The vault fills the new buckets from the nodes in its first write
+//	   transaction.
+//	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

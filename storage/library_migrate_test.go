@@ -9,16 +9,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Migration 6 adds the library's buckets to a schema-5 database (trust,
-// knowledge, the apply journal and the orchestrator applied) and keeps what it held; running it again is harmless.
-func TestMigration6CreatesLibraryBucketsAndKeepsData(t *testing.T) {
+// Migration 7 adds the library's buckets to a schema-6 database (trust,
+// knowledge, the apply journal, the orchestrator and the vault index applied) and keeps what it held; running it again is harmless.
+func TestMigration7CreatesLibraryBucketsAndKeepsData(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	db, err := Open(path, Options{Migrations: Migrations[:5]})
+	db, err := Open(path, Options{Migrations: Migrations[:6]})
 	require.NoError(t, err)
 	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
 		for _, name := range LibraryBuckets {
-			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 6", name)
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 7", name)
 		}
 		if err := tx.Bucket(BucketBuilds).Put(Key(7), []byte("kept")); err != nil {
 			return err
@@ -32,7 +32,7 @@ func TestMigration6CreatesLibraryBucketsAndKeepsData(t *testing.T) {
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 6, v)
+	assert.Equal(t, 7, v)
 	assert.Equal(t, SchemaVersion, v)
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		for _, name := range LibraryBuckets {

@@ -23,7 +23,8 @@ var Migrations = []Migration{
 	{Version: 3, Name: "knowledge: facts, their index and the docs cache", Up: migrateKnowledge},
 	{Version: 4, Name: "create apply_journal", Up: createBuckets(BucketApplyJournal)},
 	{Version: 5, Name: "orchestrator: goal runs and turns, session boards, artifacts and handoffs", Up: migrateOrchestrator},
-	{Version: 6, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+	{Version: 6, Name: "vault full-text index, counters and import journal", Up: migrateVaultIndex},
+	{Version: 7, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // createBuckets is the migration that adds new top-level buckets.
@@ -111,6 +112,24 @@ func migrateOrchestrator(tx *bolt.Tx) error {
 	for _, name := range [][]byte{BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// migrateVaultIndex adds the buckets of the vault's persisted full-text index, counters and
+// import journal, and drops the full-text snapshot they replace ("~textindex" in vault_idx). The buckets
+// start empty: the vault fills them from the nodes in its first write transaction (a
+// read-only process meanwhile searches a copy built in memory).
+func migrateVaultIndex(tx *bolt.Tx) error {
+	for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	if b := tx.Bucket(BucketVaultIndex); b != nil {
+		if err := b.Delete([]byte("~textindex")); err != nil {
+			return fmt.Errorf("drop the full-text snapshot: %w", err)
 		}
 	}
 	return nil

@@ -261,3 +261,53 @@ func TestMigration5IsIdempotentOnItsOwnBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 6 adds the vault's full-text, counter and journal buckets to a
+// schema-5 database, drops the full-text snapshot they replace and keeps
+// everything else.
+func TestMigration6AddsVaultIndexBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:5]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketVaultTerms), "vault_terms belongs to migration 6")
+		ix := tx.Bucket(BucketVaultIndex)
+		if err := ix.Put([]byte("~textindex"), []byte("NVVS old snapshot")); err != nil {
+			return err
+		}
+		if err := ix.Put([]byte("~rev"), Key(7)); err != nil {
+			return err
+		}
+		return tx.Bucket(BucketFacts).Put(Key(3), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:6]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 6, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal} {
+			assert.NotNil(t, tx.Bucket(name), string(name))
+		}
+		assert.Nil(t, tx.Bucket(BucketVaultIndex).Get([]byte("~textindex")), "the old snapshot is dropped")
+		assert.Equal(t, Key(7), tx.Bucket(BucketVaultIndex).Get([]byte("~rev")), "other keys are kept")
+		assert.Equal(t, "kept", string(tx.Bucket(BucketFacts).Get(Key(3))), "migration 3's data stays")
+		return nil
+	}))
+}
+
+func TestMigration6IsIdempotentOnItsOwnBuckets(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		require.NoError(t, tx.Bucket(BucketVaultCounts).Put([]byte("nodes"), Key(1)))
+		return migrateVaultIndex(tx)
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.Equal(t, Key(1), tx.Bucket(BucketVaultCounts).Get([]byte("nodes")), "re-running keeps data")
+		return nil
+	}))
+}

@@ -349,3 +349,38 @@ func FuzzOpenGarbage(f *testing.F) {
 		}
 	})
 }
+
+func TestReleaseMappedKeepsData(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	val := bytes.Repeat([]byte("x"), 3000)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(BucketSettings)
+		for i := range 2000 {
+			if err := b.Put(Key(uint64(i)), val); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	read := func() int {
+		n := 0
+		require.NoError(t, db.View(func(tx *bolt.Tx) error {
+			return tx.Bucket(BucketSettings).ForEach(func(_, v []byte) error {
+				if bytes.Equal(v, val) {
+					n++
+				}
+				return nil
+			})
+		}))
+		return n
+	}
+	require.Equal(t, 2000, read())
+	db.ReleaseMapped()
+	assert.Equal(t, 2000, read(), "pages dropped from the process are read again")
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		db.ReleaseMapped() // even under an open read transaction
+		assert.Equal(t, val, tx.Bucket(BucketSettings).Get(Key(7)))
+		return nil
+	}))
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/helpview"
 	"github.com/nova-dev/nova/tui/components/palette"
 	"github.com/nova-dev/nova/tui/keymap"
 	agentspage "github.com/nova-dev/nova/tui/pages/agents"
@@ -128,16 +129,25 @@ type Model struct {
 	active  int
 	events  <-chan engine.Event
 	help    help.Model
+	helpv   *helpview.Model
 	palette *palette.Model
 	quit    *confirm.Model
 
 	showHelp    bool
 	showPalette bool
-	ollama      *engine.OllamaStatus
-	toast       string
-	toastErr    bool
-	toastSeq    int
-	startErrs   []error
+	// bodyCache is the page's last view while an overlay has the keys.
+	bodyCache  string
+	bodyCached bool
+	// frame is the last screen drawn; it stays valid through messages that
+	// change nothing (a cursor blink cancelled by typing), so they cost no
+	// redraw.
+	frame     string
+	frameOK   bool
+	ollama    *engine.OllamaStatus
+	toast     string
+	toastErr  bool
+	toastSeq  int
+	startErrs []error
 }
 
 // New builds the root model for ws. ctx bounds every engine call and the
@@ -167,6 +177,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		m.ids = append(m.ids, f.ID)
 	}
 	m.help.Styles = c.Styles.Help
+	m.helpv = helpview.New(c)
 	m.palette = palette.New(c, m.paletteItems())
 	m.events = ws.Subscribe(ctx)
 	if len(m.startErrs) > 0 {
@@ -184,8 +195,31 @@ func (m *Model) ActivePage() string { return m.ids[m.active] }
 func (m *Model) paletteItems() []palette.Item {
 	var items []palette.Item
 	for i, p := range m.pages {
-		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: m.pageHint(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
+		items = append(items, palette.Item{Group: "Go to", Title: p.Title(), Hint: m.goKey(i), Msg: common.NavigateMsg{Page: m.ids[i]}})
 	}
+	// Actions that open a page's own dialog: the page takes the Arg. An
+	// action shows only when its page is registered.
+	for _, a := range []struct {
+		page, title string
+		arg         any
+		hint        string
+	}{
+		{buildpage.ID, "New build (pick a PRD)", common.ArgNew, ""},
+		{agentspage.ID, "New agent run (the selected agent)", common.ArgNew, ""},
+		{runpage.ID, "Run a goal", runpage.NewGoal{}, "n on Run"},
+		{importwiz.ID, "Import a pattern library", nil, ""},
+		{rehearsalpage.ID, "Open the rehearsal waiting for review", common.ArgPending, ""},
+		{changespage.ID, "Revert a change", changespage.ArgRevert, "R on Changes"},
+	} {
+		if i := m.index(a.page); i >= 0 {
+			hint := a.hint
+			if hint == "" {
+				hint = m.goKey(i)
+			}
+			items = append(items, palette.Item{Group: "Action", Title: a.title, Hint: hint, Msg: common.NavigateMsg{Page: a.page, Arg: a.arg}})
+		}
+	}
+	items = append(items, palette.Item{Group: "Action", Title: "Switch theme…", Hint: "current " + m.c.Styles.Name, Msg: openPaletteMsg{filter: "theme "}})
 	for _, name := range m.themes.Names() {
 		hint := ""
 		if name == m.c.Styles.Name {
@@ -193,21 +227,34 @@ func (m *Model) paletteItems() []palette.Item {
 		}
 		items = append(items, palette.Item{Group: "Theme", Title: name, Hint: hint, Msg: common.SetThemeMsg{Name: name}})
 	}
-	for _, id := range m.ids {
-		if id == runpage.ID {
-			items = append(items, palette.Item{Group: "Action", Title: "Run a goal", Hint: "n on Run",
-				Msg: common.NavigateMsg{Page: runpage.ID, Arg: runpage.NewGoal{}}})
-		}
-	}
 	items = append(items,
-		palette.Item{Group: "Action", Title: "Revert a change", Hint: "R on Changes",
-			Msg: common.NavigateMsg{Page: changespage.ID, Arg: changespage.ArgRevert}},
 		palette.Item{Group: "Action", Title: "Refresh", Hint: "ctrl+r", Msg: refreshAllMsg{}},
 		palette.Item{Group: "Action", Title: "Help", Hint: "?", Msg: toggleHelpMsg{}},
 		palette.Item{Group: "Action", Title: "Quit", Hint: "q", Msg: quitRequestMsg{}},
 	)
 	return items
 }
+
+// index is the position of page id, or -1.
+func (m *Model) index(id string) int {
+	for i, pid := range m.ids {
+		if pid == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// goKey is the key that shows screen i ("" past the tenth).
+func (m *Model) goKey(i int) string {
+	if i < len(m.c.KeyMap.GoTo) {
+		return m.c.KeyMap.GoTo[i].Help().Key
+	}
+	return ""
+}
+
+// openPaletteMsg opens the palette with a filter typed in.
+type openPaletteMsg struct{ filter string }
 
 type refreshAllMsg struct{}
 
@@ -269,6 +316,12 @@ func (m *Model) Init() tea.Cmd {
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if !common.ChangesNothing(msg) {
+		m.frameOK = false
+	}
+	if _, key := msg.(tea.KeyPressMsg); (!key && !common.IsCursorBlink(msg)) || (!m.showPalette && !m.showHelp) {
+		m.bodyCached = false // anything but typing into an overlay may change the page
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
@@ -307,8 +360,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.broadcast(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
 
 	case toggleHelpMsg:
-		m.showHelp = !m.showHelp
+		m.toggleHelp(!m.showHelp)
 		return m, nil
+
+	case openPaletteMsg:
+		return m, m.openPalette(msg.filter)
 
 	case quitRequestMsg:
 		return m, m.checkQuit()
@@ -382,38 +438,75 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.showHelp {
-		if key.Matches(msg, km.Help, km.Back, km.Quit) {
-			m.showHelp = false
+		if m.helpv.Update(msg) {
+			m.toggleHelp(false)
 		}
 		return m, nil
 	}
 	page := m.pages[m.active]
 	if key.Matches(msg, km.Palette) {
-		m.showPalette = true
-		m.palette.SetItems(m.paletteItems())
-		m.palette.SetSize(m.c.Width, m.c.Height)
-		return m, m.palette.Open()
+		return m, m.openPalette("")
+	}
+	// alt+N never types text: it switches screens even while a page takes
+	// text input.
+	for i, b := range km.GoTo {
+		if key.Matches(msg, b) && i < len(m.pages) {
+			return m, m.navigate(m.ids[i])
+		}
 	}
 	if !page.Capturing() {
 		switch {
 		case key.Matches(msg, km.Quit):
 			return m, m.checkQuit()
 		case key.Matches(msg, km.Help):
-			m.showHelp = true
+			m.toggleHelp(true)
 			return m, nil
 		case key.Matches(msg, km.NextPage):
 			return m, m.navigate(m.ids[(m.active+1)%len(m.pages)])
 		case key.Matches(msg, km.PrevPage):
 			return m, m.navigate(m.ids[(m.active+len(m.pages)-1)%len(m.pages)])
 		}
-		for i, b := range m.goKeys() {
-			if key.Matches(msg, b) && i < len(m.pages) {
-				return m, m.navigate(m.ids[i])
-			}
-		}
 	}
 	_, cmd := page.Update(msg)
 	return m, cmd
+}
+
+func (m *Model) openPalette(filter string) tea.Cmd {
+	m.showPalette, m.showHelp = true, false
+	m.palette.SetItems(m.paletteItems())
+	m.palette.SetSize(m.c.Width, m.bodyHeight())
+	return m.palette.Open(filter)
+}
+
+// toggleHelp shows or hides the help of the active screen.
+func (m *Model) toggleHelp(on bool) {
+	m.showHelp = on
+	if on {
+		page := m.pages[m.active]
+		m.helpv.Set("Keys — "+page.Title(), []helpview.Section{
+			{Title: page.Title(), Groups: page.FullHelp()},
+			{Title: "Everywhere", Groups: m.globalHelp()},
+		})
+		m.helpv.SetSize(m.c.Width, m.bodyHeight())
+	}
+}
+
+// globalHelp is every key the root handles.
+func (m *Model) globalHelp() [][]key.Binding {
+	km := m.c.KeyMap
+	screens := make([]key.Binding, 0, len(m.pages))
+	for i, p := range m.pages {
+		if i < len(km.GoTo) {
+			b := km.GoTo[i]
+			b.SetHelp(b.Help().Key, p.Title())
+			screens = append(screens, b)
+		}
+	}
+	return [][]key.Binding{
+		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
+		{km.NextPage, km.PrevPage, km.Refresh},
+		screens,
+	}
 }
 
 const quitDialogID = "quit"
@@ -461,7 +554,7 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 		Body: what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
 			"and `nova build resume " + ids[0] + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once.",
 		Yes: "Quit and interrupt", No: "Stay", Danger: true})
-	m.quit.SetSize(m.c.Width, m.c.Height)
+	m.quit.SetSize(m.c.Width, m.bodyHeight())
 	return nil
 }
 
@@ -516,14 +609,18 @@ func (m *Model) layout() {
 	for _, p := range m.pages {
 		p.SetSize(m.c.Width, m.bodyHeight())
 	}
-	m.palette.SetSize(m.c.Width, m.c.Height)
-	m.quit.SetSize(m.c.Width, m.c.Height)
+	m.palette.SetSize(m.c.Width, m.bodyHeight())
+	m.helpv.SetSize(m.c.Width, m.bodyHeight())
+	m.quit.SetSize(m.c.Width, m.bodyHeight())
 	m.help.SetWidth(m.c.Width - 8)
 }
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
+	if !m.frameOK {
+		m.frame, m.frameOK = m.render(), true
+	}
+	v := tea.NewView(m.frame)
 	v.AltScreen = true
 	v.WindowTitle = "nova — " + filepath.Base(m.ws.Info().Root)
 	return v
@@ -542,71 +639,92 @@ func (m *Model) render() string {
 		return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, lipgloss.NewStyle().MaxWidth(w).Render(msg))
 	}
 	header := m.headerView()
-	body := common.FitHeight(m.pages[m.active].View(), m.bodyHeight())
-	body = lipgloss.NewStyle().MaxWidth(w).Render(body)
-	status := m.statusView()
-	screen := lipgloss.JoinVertical(lipgloss.Left, header, body, status)
+	body := m.bodyView()
+	// Overlays cover the body only: the tab bar and the status bar stay in
+	// view, so the screen always says where you are.
 	switch {
 	case m.quit.Active():
-		screen = common.Overlay(screen, m.quit.View(), w, h)
+		body = common.Overlay(body, m.quit.View(), w, m.bodyHeight())
 	case m.showPalette:
-		screen = common.Overlay(screen, m.palette.View(), w, h)
+		body = common.Overlay(body, m.palette.View(), w, m.bodyHeight())
 	case m.showHelp:
-		screen = common.Overlay(screen, m.helpView(), w, h)
+		body = common.Overlay(body, m.helpv.View(), w, m.bodyHeight())
 	}
-	return screen
+	return lipgloss.JoinVertical(lipgloss.Left, header, body, m.statusView())
 }
 
-// pageDigit is the digit of the alt+digit key that jumps to the i-th page
-// (alt+1 … alt+9, then alt+0 for the tenth), "" past the tenth.
-func pageDigit(i int) string {
-	switch {
-	case i < 9:
-		return strconv.Itoa(i + 1)
-	case i == 9:
-		return "0"
+// bodyView is the active page's view, cut to the body. While the palette or
+// the help is open the keys go to them and the page does not change, so the
+// page's view is kept rather than drawn again for every key (Update drops it
+// whenever anything else happens).
+func (m *Model) bodyView() string {
+	if m.bodyCached && (m.showPalette || m.showHelp) {
+		return m.bodyCache
 	}
-	return ""
-}
-
-// goKeys are the keys that jump to the pages, in page order: alt+1 … alt+9,
-// alt+0, then alt+l for the Library.
-func (m *Model) goKeys() []key.Binding {
-	km := m.c.KeyMap
-	return []key.Binding{km.GoHome, km.GoVault, km.GoImport, km.GoAgents, km.GoChanges, km.GoBuild, km.GoPlaybooks,
-		km.GoRehearse, km.GoKnowledge, km.GoRun, km.GoLibrary}
-}
-
-// pageHint is the palette's key hint for the i-th page.
-func (m *Model) pageHint(i int) string {
-	if keys := m.goKeys(); i < len(keys) {
-		return keys[i].Help().Key
-	}
-	return ""
+	body := common.FitHeight(m.pages[m.active].View(), m.bodyHeight())
+	body = lipgloss.NewStyle().MaxWidth(m.c.Width).Render(body)
+	m.bodyCache, m.bodyCached = body, true
+	return body
 }
 
 func (m *Model) headerView() string {
 	s := m.c.Styles
 	logo := s.Logo.Render("✦ nova")
-	var tabs []string
+	room := max(0, m.c.Width-lipgloss.Width(logo)-1)
+	line := logo + " " + m.tabsView(room)
+	return s.Header.Width(m.c.Width).Render(common.Truncate(line, m.c.Width))
+}
+
+// tabsView draws the tab bar in width cells. When the tabs do not all fit,
+// it shows a window of them around the active one, with the number of tabs
+// hidden on each side (‹2 … 3›), so the active tab is always in view.
+func (m *Model) tabsView(width int) string {
+	s := m.c.Styles
+	tabs := make([]string, len(m.pages))
+	widths := make([]int, len(m.pages))
 	for i, p := range m.pages {
-		label := p.Title()
-		if d := pageDigit(i); d != "" {
-			label = d + " " + label
-		}
+		k := m.goKey(i)
+		var t string
 		if i == m.active {
-			tabs = append(tabs, s.TabActive.Render(label))
+			t = s.TabActive.Render(strings.TrimSpace(k + " " + p.Title()))
 		} else {
-			tabs = append(tabs, s.Tab.Render(label))
+			t = s.Tab.Render(strings.TrimSpace(k + " " + p.Title()))
+		}
+		tabs[i], widths[i] = t, lipgloss.Width(t)
+	}
+	sep := s.TabSep.Render("│")
+	span := func(lo, hi int) int { // tabs lo..hi with separators and the markers
+		w := hi - lo
+		for i := lo; i <= hi; i++ {
+			w += widths[i]
+		}
+		if lo > 0 {
+			w += len(fmt.Sprintf("‹%d ", lo))
+		}
+		if hi < len(tabs)-1 {
+			w += len(fmt.Sprintf(" %d›", len(tabs)-1-hi))
+		}
+		return w
+	}
+	lo, hi := m.active, m.active
+	for grown := true; grown; {
+		grown = false
+		if hi+1 < len(tabs) && span(lo, hi+1) <= width {
+			hi, grown = hi+1, true
+		}
+		if lo > 0 && span(lo-1, hi) <= width {
+			lo, grown = lo-1, true
 		}
 	}
-	line := logo + " " + strings.Join(tabs, s.TabSep.Render("│"))
-	right := s.Subtle.Render("ctrl+p commands · ? help")
-	gap := m.c.Width - lipgloss.Width(line) - lipgloss.Width(right)
-	if gap < 1 {
-		right, gap = "", max(0, m.c.Width-lipgloss.Width(line))
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString(s.Subtle.Render(fmt.Sprintf("‹%d ", lo)))
 	}
-	return s.Header.Width(m.c.Width).Render(common.Truncate(line+strings.Repeat(" ", gap)+right, m.c.Width))
+	b.WriteString(strings.Join(tabs[lo:hi+1], sep))
+	if hi < len(tabs)-1 {
+		b.WriteString(s.Subtle.Render(fmt.Sprintf(" %d›", len(tabs)-1-hi)))
+	}
+	return b.String()
 }
 
 func (m *Model) statusView() string {
@@ -627,7 +745,8 @@ func (m *Model) statusView() string {
 	if info.ReadOnly {
 		left += s.StatusWarn.Render("read-only")
 	}
-	room := max(0, m.c.Width-lipgloss.Width(left)-2)
+	hint := s.StatusValue.Render(footerHint)
+	room := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(hint)-2)
 	var right string
 	if m.toast != "" {
 		style := s.StatusValue
@@ -642,25 +761,14 @@ func (m *Model) statusView() string {
 		// so cut the line to the room.
 		right = s.StatusValue.Render(ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…"))
 	}
+	if right != "" {
+		right += s.StatusSep.Render("│")
+	}
+	right += hint
 	gap := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(right))
 	return s.StatusBar.Width(m.c.Width).Render(left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right)
 }
 
-func (m *Model) helpView() string {
-	s := m.c.Styles
-	km := m.c.KeyMap
-	page := m.pages[m.active]
-	global := [][]key.Binding{
-		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
-		{km.NextPage, km.PrevPage, km.GoHome, km.Refresh},
-	}
-	var b strings.Builder
-	b.WriteString(s.DialogTitle.Render("Keys — "+page.Title()) + "\n\n")
-	if groups := page.FullHelp(); len(groups) > 0 {
-		b.WriteString(m.help.FullHelpView(groups) + "\n\n")
-	}
-	b.WriteString(s.Subtitle.Render("Everywhere") + "\n")
-	b.WriteString(m.help.FullHelpView(global) + "\n\n")
-	b.WriteString(s.Subtle.Render("? or esc closes this help"))
-	return s.Dialog.MaxWidth(m.c.Width - 4).Render(b.String())
-}
+// footerHint is on the status bar at every width: the two keys that lead
+// to everything else.
+const footerHint = "? help · ctrl+p commands"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +31,7 @@ func TestStartupTellsOfARecoveredApply(t *testing.T) {
 		{ID: 7, Completed: []string{"b.txt"}, AlreadyWritten: []string{"a.txt"}, Status: changes.StatusApplied},
 	}}}
 	m := newModel(t, ws, 160, 48)
-	v := plain(m)
+	v := m.Plain()
 	assert.GreaterOrEqual(t, strings.Count(v, "completed the interrupted apply of changeset 7"), 2, "a toast and an Activity line:\n%s", v)
 }
 
@@ -49,10 +48,10 @@ func TestPaletteRevertsAChange(t *testing.T) {
 	require.NoError(t, err)
 
 	m := newModel(t, ws, 120, 40)
-	m = press(t, m, "ctrl+p", "r", "e", "v", "e", "r", "t")
-	assert.Contains(t, plain(m), "Revert a change")
-	m = press(t, m, "enter")
-	m = driveWithin(m, nil, 500*time.Millisecond)
-	assert.Equal(t, "changes", m.(*tui.Model).ActivePage())
-	assert.Contains(t, plain(m), "Revert changeset #1?")
+	m.Press("ctrl+p")
+	m.Type("revert")
+	assert.Contains(t, m.Plain(), "Revert a change")
+	m.Press("enter")
+	m.Until(func() bool { return strings.Contains(m.Plain(), "Revert changeset #1?") })
+	assert.Equal(t, "changes", m.Model().(*tui.Model).ActivePage())
 }

@@ -98,7 +98,7 @@ func TestAgentRunChangesShowApply(t *testing.T) {
 	assert.Contains(t, r.stderr, "✓ ok: staged health.go")
 	assert.Contains(t, r.stdout, "✓ MARS finished run 1")
 	assert.Contains(t, r.stdout, "Added health.go")
-	assert.Contains(t, r.stdout, "changeset 1: 2 file(s) staged: health.go, main.go")
+	assert.Contains(t, r.stdout, "changeset 1: 2 files staged: health.go, main.go")
 	assert.Contains(t, r.stdout, "verdict: passed")
 	assert.Equal(t, mainGo, readFile(t, dir, "main.go"), "nothing touches the working tree before apply")
 	assert.NoFileExists(t, filepath.Join(dir, "health.go"))
@@ -209,7 +209,7 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	r = runNova(t, dir, env, "agent", "run", "MARS")
 	assert.Equal(t, 2, r.code)
 	r = runNova(t, dir, env, "agent", "run", "MARS", "x", "--tier", "huge")
-	assert.Equal(t, 1, r.code)
+	assert.Equal(t, 2, r.code, "a bad enum value is bad usage")
 	assert.Contains(t, r.stderr, "tier")
 }
 
@@ -322,7 +322,7 @@ func TestAgentsListShowValidate(t *testing.T) {
 
 	r = runNova(t, dir, nil, "agents", "validate")
 	require.Equal(t, 0, r.code, r.stdout)
-	assert.Contains(t, r.stdout, "0 problem(s)")
+	assert.Contains(t, r.stdout, "0 problems")
 
 	// A directory with malformed files: every problem, exit 1.
 	bad := t.TempDir()
@@ -335,7 +335,7 @@ func TestAgentsListShowValidate(t *testing.T) {
 	assert.Contains(t, r.stdout, "TYPO.yaml:4: tols: unknown field")
 	assert.Contains(t, r.stdout, "TYPO.yaml:5: tools[0]: unknown tool \"fly\"")
 	assert.Contains(t, r.stdout, "limits.timeout")
-	assert.Contains(t, r.stdout, "3 agent file(s)")
+	assert.Contains(t, r.stdout, "3 agent files")
 	assert.Contains(t, r.stdout, "1 valid")
 
 	r = runNova(t, dir, nil, "agents", "validate", bad, "--json")
@@ -364,7 +364,7 @@ func TestAgentsListShowValidate(t *testing.T) {
 	writeFile(t, dir, ".nova/agents/MARS.yaml", "schema: kb.specialist/1\nid: MARS\nrole: [\n")
 	r = runNova(t, dir, nil, "agents", "list")
 	require.Equal(t, 0, r.code)
-	assert.Contains(t, r.stderr, "problem(s) in agent files")
+	assert.Contains(t, r.stderr, "in agent files")
 	assert.NotContains(t, r.stdout, "MARS ")
 	r = runNova(t, dir, nil, "agent", "run", "MARS", "x")
 	assert.Equal(t, 1, r.code)

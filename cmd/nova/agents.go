@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -69,7 +70,7 @@ func runAgentsList(_ context.Context, opts *agentsOptions) error {
 		return err
 	}
 	if len(r.Problems) > 0 {
-		opts.IO.Logf("warning: %d problem(s) in agent files; those agents are left out (see `nova agents validate`)\n", len(r.Problems))
+		opts.IO.Logf("warning: %s in agent files; those agents are left out (see `nova agents validate`)\n", plural(len(r.Problems), "problem", "problems"))
 	}
 	if opts.JSON {
 		return opts.IO.PrintJSON(r.Agents)
@@ -182,10 +183,10 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 		for _, p := range r.Problems {
 			opts.IO.Printf("%s\n", p.Text)
 		}
-		opts.IO.Printf("%d agent file(s) in %s: %d valid, %d problem(s)\n", r.Files, r.Dir, len(r.Agents), len(r.Problems))
+		opts.IO.Printf("%s in %s: %d valid, %s\n", plural(r.Files, "agent file", "agent files"), r.Dir, len(r.Agents), plural(len(r.Problems), "problem", "problems"))
 	}
 	if len(r.Problems) > 0 {
-		return &reportedError{msg: fmt.Sprintf("%d problem(s) in agent files", len(r.Problems))}
+		return &reportedError{msg: plural(len(r.Problems), "problem", "problems") + " in agent files"}
 	}
 	return nil
 }
@@ -197,6 +198,9 @@ func newAgentCmd(env *Env) *cobra.Command {
 	cmd.AddCommand(newAgentRunCmd(env, nil))
 	return cmd
 }
+
+// chatTiers are the model tiers a run can start on.
+var chatTiers = []string{"small", "medium", "large"}
 
 // agentRunOptions is `nova agent run AGENT "TASK"`.
 type agentRunOptions struct {
@@ -223,11 +227,14 @@ func newAgentRunCmd(env *Env, runF func(context.Context, *agentRunOptions) error
 			if strings.TrimSpace(args[1]) == "" {
 				return usagef("the task is empty")
 			}
+			if opts.Tier != "" && !slices.Contains(chatTiers, strings.ToLower(opts.Tier)) {
+				return badValue("tier", opts.Tier, chatTiers)
+			}
 			opts.Agent, opts.Task = args[0], args[1]
 			return pick(runF, runAgentRun)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Tier, "tier", "", "start on this model tier (small, medium, large) instead of the agent's")
+	cmd.Flags().StringVar(&opts.Tier, "tier", "", "start on this model tier (small, medium or large) instead of the agent's")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the run (outcome, tokens, changeset, verdict) as JSON")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "approve the agent's allowlisted commands without asking")
 	return cmd
@@ -321,7 +328,7 @@ func printRun(io *IOStreams, r engine.RunResult) {
 	stats := fmt.Sprintf("%s, %d steps, %d tool calls, %d+%d tokens, tier %s",
 		m.Duration.Round(10*time.Millisecond), m.Steps, m.ToolCalls, m.PromptTokens, m.EvalTokens, m.Tier)
 	if m.Escalations > 0 {
-		stats += fmt.Sprintf(", %d escalation(s)", m.Escalations)
+		stats += ", " + plural(m.Escalations, "escalation", "escalations")
 	}
 	if r.Outcome.OK {
 		io.Printf("✓ %s finished run %d (%s)\n\n%s\n\n", r.Agent, r.ID, stats, r.Outcome.Result)
@@ -345,8 +352,8 @@ func printRun(io *IOStreams, r engine.RunResult) {
 		io.Printf("\n")
 	}
 	if r.ChangesetID != 0 {
-		io.Printf("changeset %d: %d file(s) staged: %s\n  review: nova changes show %d\n  apply:  nova changes apply %d\n",
-			r.ChangesetID, len(r.Files), strings.Join(r.Files, ", "), r.ChangesetID, r.ChangesetID)
+		io.Printf("changeset %d: %s staged: %s\n  review: nova changes show %d\n  apply:  nova changes apply %d\n",
+			r.ChangesetID, plural(len(r.Files), "file", "files"), strings.Join(r.Files, ", "), r.ChangesetID, r.ChangesetID)
 	} else {
 		io.Printf("changeset: none (no files were changed)\n")
 	}

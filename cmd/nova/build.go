@@ -79,7 +79,7 @@ func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
 			return err
 		}
 		if !opts.JSON {
-			opts.IO.Printf("build %d: %s (%d tasks, autonomy %d, tier %s)\n", b.ID, b.Name, b.Total, b.Autonomy, b.Tier)
+			opts.IO.Printf("build %d: %s (%s, autonomy %d, tier %s)\n", b.ID, b.Name, plural(b.Total, "task", "tasks"), b.Autonomy, b.Tier)
 		}
 		return followBuild(ctx, opts.Env, ws, b.ID, opts.JSON)
 	})
@@ -483,7 +483,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 			return opts.IO.PrintJSON(wp)
 		}
 		p := wp.PRD
-		opts.IO.Printf("saved %s (%d tasks in %d phases)\n", wp.Path, len(p.Tasks), len(p.Phases()))
+		opts.IO.Printf("saved %s (%s in %s)\n", wp.Path, plural(len(p.Tasks), "task", "tasks"), plural(len(p.Phases()), "phase", "phases"))
 		for _, t := range p.Tasks {
 			opts.IO.Printf("  %-8s phase %d  %-8s %s\n", t.ID, t.Phase, t.Agent, clipLine(t.Title, 60))
 		}

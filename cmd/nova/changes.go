@@ -46,7 +46,7 @@ func newChangesListCmd(env *Env, runF func(context.Context, *changesListOptions)
 			switch changes.Status(status) {
 			case "", changes.StatusPending, changes.StatusApplied, changes.StatusDiscarded, changes.StatusReverted:
 			default:
-				return usagef("--status must be pending, applied, discarded or reverted, got %q", status)
+				return badValue("status", status, []string{"pending", "applied", "discarded", "reverted"})
 			}
 			opts.Status = changes.Status(status)
 			return pick(runF, runChangesList)(cmd.Context(), opts)
@@ -200,7 +200,7 @@ func runChangesApply(ctx context.Context, opts *changesDecideOptions) error {
 		if err != nil {
 			return err
 		}
-		q := fmt.Sprintf("Apply changeset %d (%d file(s): %s) to the working tree?", id, len(cs.Files), strings.Join(cs.Paths(), ", "))
+		q := fmt.Sprintf("Apply changeset %d (%s: %s) to the working tree?", id, plural(len(cs.Files), "file", "files"), strings.Join(cs.Paths(), ", "))
 		if err := opts.confirm(ctx, opts.Yes, q, "apply", "applied"); err != nil {
 			return err
 		}
@@ -256,7 +256,7 @@ func runChangesDiscard(ctx context.Context, opts *changesDecideOptions) error {
 		if err != nil {
 			return err
 		}
-		q := fmt.Sprintf("Discard changeset %d (%d file(s))? Your files are not touched.", id, len(cs.Files))
+		q := fmt.Sprintf("Discard changeset %d (%s)? Your files are not touched.", id, plural(len(cs.Files), "file", "files"))
 		if err := opts.confirm(ctx, opts.Yes, q, "discard", "discarded"); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,11 +49,17 @@ type Env struct {
 	// then reads a line; io.EOF when the input ended. The default reads
 	// from IO.In.
 	Ask func(ctx context.Context, question string) (string, error)
+	// Terminal reports why the TUI cannot have a terminal (nil: it can).
+	// The default accepts a terminal on stdin, or a /dev/tty to open.
+	Terminal func() error
 	// Version and Commit are the build's (`nova version`).
 	Version, Commit string
 	// fullScreen: the TUI owns the terminal, so engine diagnostics must not
 	// be written to stderr (they arrive as EventLog events instead).
 	fullScreen bool
+	// helpPath is the command being run ("nova vault search"): usage errors
+	// point to its help.
+	helpPath string
 	// tuiRunning mirrors fullScreen for the signal watcher's goroutine.
 	tuiRunning atomic.Bool
 
@@ -68,6 +75,16 @@ func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 	}
 	e.Prompt = e.readAnswer
 	e.Ask = e.readLine
+	e.Terminal = func() error {
+		if io.InTTY {
+			return nil
+		}
+		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
 	return e
 }
 
@@ -235,7 +252,11 @@ func (e *Env) errorHandler(w io.Writer, styles fang.Styles, err error) {
 	}
 	_, _ = fmt.Fprintln(w, Sanitize("nova: "+err.Error()))
 	if exitCode(err) == 2 {
-		_, _ = fmt.Fprintln(w, "Try `nova --help` for usage.")
+		path := e.helpPath
+		if path == "" {
+			path = "nova"
+		}
+		_, _ = fmt.Fprintf(w, "Try `%s --help` for usage.\n", path)
 	}
 }
 
@@ -252,7 +273,7 @@ func pick[O any](runF, run func(context.Context, *O) error) func(context.Context
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("expected %s, got %d argument(s)", names, len(args))
+			return usagef("expected %s, got %s", names, plural(len(args), "argument", "arguments"))
 		}
 		return nil
 	}
@@ -301,6 +322,14 @@ func splitTags(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// plural is "1 file", "3 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func clipLine(s string, n int) string {

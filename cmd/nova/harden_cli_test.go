@@ -337,7 +337,7 @@ func TestAgentsValidateReportsAFIFOAndFails(t *testing.T) {
 		assert.Equal(t, 1, r.code)
 		assert.Contains(t, r.stdout, "PIPE.yaml")
 		assert.Contains(t, r.stdout, "named pipe")
-		assert.Contains(t, r.stdout, "1 problem(s)")
+		assert.Contains(t, r.stdout, "1 problem")
 	case <-time.After(30 * time.Second):
 		t.Fatal("agents validate blocks on a FIFO")
 	}

@@ -58,7 +58,7 @@ func newImportDirCmd(env *Env, runF func(context.Context, *importOptions) error)
 	f.BoolVar(&opts.Import.Split, "split", false, "also make one node per \"## Pattern …\" section, linked to its file (refines)")
 	f.StringVar(&opts.Import.User, "user", "", "owner and namespace of the nodes (default bistrolens-import)")
 	f.Float64Var(&opts.Import.BaseConfidence, "confidence", 0, "base confidence: min(0.99, base + reusability×0.01) (default import.baseConfidence)")
-	f.Float64Var(&opts.Import.DedupThreshold, "dedup-threshold", 0, "near-duplicate similarity in (0, 1] (default import.dedupThreshold)")
+	f.Float64Var(&opts.Import.DedupThreshold, "dedup-threshold", 0, "similarity in (0, 1] from which a file is a near duplicate (default import.dedupThreshold)")
 	f.BoolVar(&opts.Import.NoDedup, "no-dedup", false, "import near-duplicates too")
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON document: {batch, loaded, skipped, errors, errorDetails, nodes, …}")
 	cmd.AddCommand(newImportListCmd(env, nil), newImportUndoCmd(env, nil))
@@ -104,11 +104,11 @@ func printImport(io *IOStreams, r importer.Result) {
 	}
 	switch {
 	case r.Batch != 0:
-		io.Printf("%s %d of %d files from %s (batch %d)\n", verb, r.Loaded, r.Files, r.Source, r.Batch)
+		io.Printf("%s %d of %s from %s (batch %d)\n", verb, r.Loaded, plural(r.Files, "file", "files"), r.Source, r.Batch)
 	case r.DryRun:
-		io.Printf("%s %d of %d files from %s\n", verb, r.Loaded, r.Files, r.Source)
+		io.Printf("%s %d of %s from %s\n", verb, r.Loaded, plural(r.Files, "file", "files"), r.Source)
 	default:
-		io.Printf("nothing to import from %s: %d files, all unchanged, skipped or failed\n", r.Source, r.Files)
+		io.Printf("nothing to import from %s: %s, all unchanged, skipped or failed\n", r.Source, plural(r.Files, "file", "files"))
 	}
 	io.Printf("  %d new, %d updated, %d unchanged, %d duplicates, %d meta, %d forgotten, %d archived, %d errors\n",
 		r.New, r.Updated, r.Unchanged, r.Duplicates, r.Meta, r.Forgotten, r.Archived, r.Errors)
@@ -119,10 +119,10 @@ func printImport(io *IOStreams, r importer.Result) {
 		}
 	}
 	if r.Forgotten > 0 {
-		io.Printf("  %d file(s) whose node you forgot stay forgotten\n", r.Forgotten)
+		io.Printf("  %s whose node you forgot stay forgotten\n", plural(r.Forgotten, "file", "files"))
 	}
 	if r.Archived > 0 {
-		io.Printf("  %d file(s) whose node is in the archive were left out (`nova vault archive list`)\n", r.Archived)
+		io.Printf("  %s whose node is in the archive left out (`nova vault archive list`)\n", plural(r.Archived, "file", "files"))
 	}
 	if r.OverCap != nil {
 		io.Printf("over the cap: the %s tier keeps at most %d nodes; this import would bring the vault to %d\n",
@@ -284,7 +284,7 @@ func runImportUndo(ctx context.Context, opts *importUndoOptions) error {
 			return err
 		}
 		if b.UndoneAt == nil { // an already undone batch gets Undo's own error
-			q := fmt.Sprintf("Undo batch %d (%s): remove the %d node(s) it added and restore what it changed?", id, b.Source, len(b.Added))
+			q := fmt.Sprintf("Undo batch %d (%s): remove the %s it added and restore what it changed?", id, b.Source, plural(len(b.Added), "node", "nodes"))
 			if err := opts.confirm(ctx, opts.Yes, q, "undo", "undone"); err != nil {
 				return err
 			}

@@ -70,14 +70,14 @@ func runInit(ctx context.Context, opts *initOptions) error {
 		return opts.IO.PrintJSON(initJSON{InitReport: rep, StarterPatterns: starter})
 	}
 	opts.IO.Printf("nova workspace ready in %s\n", filepath.Join(rep.Root, workspace.DirName))
-	opts.IO.Printf("  %d files created, %d kept as they were\n", len(rep.Created), len(rep.Kept))
+	opts.IO.Printf("  %s created, %d kept as they were\n", plural(len(rep.Created), "file", "files"), len(rep.Kept))
 	if starter.Batch != 0 {
-		opts.IO.Printf("  %d starter patterns imported into the vault (batch %d)\n", starter.Loaded, starter.Batch)
+		opts.IO.Printf("  %s imported into the vault (batch %d)\n", plural(starter.Loaded, "starter pattern", "starter patterns"), starter.Batch)
 	} else {
 		opts.IO.Printf("  starter patterns already in the vault (%d unchanged)\n", starter.Unchanged)
 	}
 	if starter.Forgotten > 0 {
-		opts.IO.Printf("  %d starter pattern(s) you forgot stay forgotten\n", starter.Forgotten)
+		opts.IO.Printf("  %s you forgot stay forgotten\n", plural(starter.Forgotten, "starter pattern", "starter patterns"))
 	}
 	opts.IO.Printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
 	return nil

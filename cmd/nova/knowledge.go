@@ -592,7 +592,7 @@ func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error
 	}
 	f := cmd.Flags()
 	f.StringVar(&scope, "scope", "", "user, workspace (default), build:ID or agent:NAME")
-	f.StringVar(&tags, "tags", "", "comma-separated tags")
+	f.StringVar(&tags, "tags", "", "tags, separated by commas")
 	f.Float64Var(&conf, "confidence", 0.9, "confidence 0–1")
 	f.BoolVar(&opts.JSON, "json", false, "print the fact")
 	return cmd

@@ -65,6 +65,7 @@ func watchSignals(sigs <-chan os.Signal, cancel func(), stopping func(), exit fu
 // run executes one command line in env and returns its exit code.
 func run(ctx context.Context, env *Env, args []string) int {
 	root := rootCmd(env)
+	env.helpPath = helpPath(root, args)
 	root.SetArgs(args)
 	root.SetIn(env.IO.In)
 	root.SetOut(env.IO.Out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
 )
 
 func newPlaybookCmd(env *Env) *cobra.Command {
@@ -111,14 +112,14 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 		Args:  exactArgs(1, "an agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if source != "" && !ace.Source(source).Valid() {
-				return usagef("--source must be learned, manual, global or vault, got %q", source)
+				return badValue("source", source, []string{"learned", "manual", "global", "vault"})
 			}
 			if kind != "" && !ace.Kind(kind).Valid() {
-				return usagef("--kind must be strategy, mistake, preference or pattern, got %q", kind)
+				return badValue("kind", kind, []string{"strategy", "mistake", "preference", "pattern"})
 			}
 			key, err := ace.ParseSortKey(sort)
 			if err != nil {
-				return usagef("--sort: %v", err)
+				return badValue("sort", sort, []string{"id", "confidence", "applied", "success", "updated"})
 			}
 			opts.Agent, opts.Sort = args[0], key
 			opts.Filter.Source, opts.Filter.Kind = ace.Source(source), ace.Kind(kind)
@@ -135,6 +136,9 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 
 func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
 	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
+			return err
+		}
 		p, err := ws.GetPlaybook(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -147,8 +151,8 @@ func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(view)
 		}
-		opts.IO.Printf("%s playbook, version %d: %d rule(s), %d task(s), success %s\n",
-			p.Agent, p.Version, len(p.Rules), p.Tasks, percent(p.SuccessRate(), p.Tasks))
+		opts.IO.Printf("%s playbook, version %d: %s, %s, success %s\n",
+			p.Agent, p.Version, plural(len(p.Rules), "rule", "rules"), plural(p.Tasks, "task", "tasks"), percent(p.SuccessRate(), p.Tasks))
 		if len(view.Rules) == 0 {
 			opts.IO.Printf("no rules\n")
 			return nil
@@ -192,6 +196,9 @@ func newPlaybookDiffCmd(env *Env, runF func(context.Context, *playbookDiffOption
 
 func runPlaybookDiff(ctx context.Context, opts *playbookDiffOptions) error {
 	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
+			return err
+		}
 		diff, err := ws.PlaybookDiff(ctx, opts.Agent, opts.From, opts.To)
 		if err != nil {
 			return err
@@ -244,6 +251,9 @@ func newPlaybookHistoryCmd(env *Env, runF func(context.Context, *playbookOptions
 
 func runPlaybookHistory(ctx context.Context, opts *playbookOptions) error {
 	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
+			return err
+		}
 		hist, err := ws.PlaybookHistory(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -418,7 +428,7 @@ func newPlaybookAddCmd(env *Env, runF func(context.Context, *playbookRuleOptions
 			return pick(runF, runPlaybookAdd)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&tags, "tags", "", "comma-separated tags")
+	cmd.Flags().StringVar(&tags, "tags", "", "tags, comma-separated")
 	cmd.Flags().Float64Var(&opts.Confidence, "confidence", 0, "confidence 0–1 (default 0.8)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the rule as JSON")
 	return cmd
@@ -426,6 +436,9 @@ func newPlaybookAddCmd(env *Env, runF func(context.Context, *playbookRuleOptions
 
 func runPlaybookAdd(ctx context.Context, opts *playbookRuleOptions) error {
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
+			return err
+		}
 		res, err := ws.AddRule(ctx, opts.Agent, opts.Text, opts.Tags, opts.Confidence)
 		if err != nil {
 			return err
@@ -446,7 +459,7 @@ func newPlaybookEditCmd(env *Env, runF func(context.Context, *playbookRuleOption
 		Short: "Change a rule's text, tags or confidence",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 2 || len(args) > 3 {
-				return usagef("expected an agent id, a rule id and optionally a new text, got %d argument(s)", len(args))
+				return usagef("expected an agent id, a rule id and optionally a new text, got %s", plural(len(args), "argument", "arguments"))
 			}
 			return nil
 		},
@@ -557,6 +570,9 @@ func newPlaybookReviewCmd(env *Env, runF func(context.Context, *playbookReviewOp
 
 func runPlaybookReview(ctx context.Context, opts *playbookReviewOptions) error {
 	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
+			return err
+		}
 		rep, err := ws.ReviewPlaybook(ctx, opts.Agent, opts.Force)
 		if errors.Is(err, ace.ErrNotDue) {
 			if opts.JSON {
@@ -571,8 +587,8 @@ func runPlaybookReview(ctx context.Context, opts *playbookReviewOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(rep)
 		}
-		opts.IO.Printf("%s: success %.0f%% over %d task(s), avg gate %.2f; strong %v, weak %v\n", rep.Agent,
-			rep.Profile.SuccessRate*100, len(rep.Profile.Window), rep.Profile.AvgGateScore, rep.Profile.Strong, rep.Profile.Weak)
+		opts.IO.Printf("%s: success %.0f%% over %s, avg gate %.2f; strong %v, weak %v\n", rep.Agent,
+			rep.Profile.SuccessRate*100, plural(len(rep.Profile.Window), "task", "tasks"), rep.Profile.AvgGateScore, rep.Profile.Strong, rep.Profile.Weak)
 		for _, d := range rep.Curate.Decisions {
 			opts.IO.Printf("  %-8s %.2f %s\n", d.Action, d.Delta.Confidence, clipLine(d.Delta.Content, 80))
 		}
@@ -581,4 +597,21 @@ func runPlaybookReview(ctx context.Context, opts *playbookReviewOptions) error {
 		}
 		return nil
 	})
+}
+
+// knownAgent refuses an agent that is neither in the roster nor has a
+// playbook (a playbook outlives its agent file, and stays readable).
+func knownAgent(ctx context.Context, ws engine.Workspace, agent string) error {
+	roster, err := ws.ListAgents(ctx)
+	if err != nil {
+		return err
+	}
+	if roster.Has(agent) {
+		return nil
+	}
+	p, err := ws.GetPlaybook(ctx, agent)
+	if err == nil && (p.Version > 0 || len(p.Rules) > 0) {
+		return nil
+	}
+	return fmt.Errorf("%w %q: not in the roster and it has no playbook (see `nova agents list`)", agents.ErrUnknownAgent, agent)
 }

@@ -100,7 +100,7 @@ func newRehearsalListCmd(env *Env, runF func(context.Context, *rehearsalListOpti
 			switch rehearsal.Status(status) {
 			case "", rehearsal.StatusPending, rehearsal.StatusApproved, rehearsal.StatusRejected, rehearsal.StatusFailed:
 			default:
-				return usagef("--status must be pending, approved, rejected or failed, got %q", status)
+				return badValue("status", status, []string{"pending", "approved", "rejected", "failed"})
 			}
 			opts.Status = rehearsal.Status(status)
 			return pick(runF, runRehearsalList)(cmd.Context(), opts)
@@ -257,7 +257,7 @@ func runRehearsalApprove(ctx context.Context, opts *rehearsalDecideOptions) erro
 		for _, f := range b.Files {
 			paths = append(paths, f.Path)
 		}
-		q := fmt.Sprintf("Approve branch %s of rehearsal %d and write %d file(s): %s?", b.ID, id, len(paths), strings.Join(paths, ", "))
+		q := fmt.Sprintf("Approve branch %s of rehearsal %d and write %s: %s?", b.ID, id, plural(len(paths), "file", "files"), strings.Join(paths, ", "))
 		if err := opts.confirm(ctx, opts.Yes, q, "apply", "applied"); err != nil {
 			return err
 		}

@@ -24,9 +24,9 @@ func rootCmd(env *Env) *cobra.Command {
 		Short: "A terminal workbench for local-LLM coding agents",
 		Long: "nova runs a team of specialised agents on models served by Ollama.\n" +
 			"Run it inside a project: with no command it opens the TUI on the nearest .nova/ workspace.",
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q for nova (see `nova --help`)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return nil
 		},
@@ -38,7 +38,6 @@ func rootCmd(env *Env) *cobra.Command {
 	}
 	root.PersistentFlags().StringVarP(&env.WorkspaceDir, "workspace", "w", "", "workspace directory (default: nearest .nova/ above the current directory, or $NOVA_WORKSPACE)")
 	root.Flags().BoolVar(&opts.InitMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env))
 	root.AddCommand(newImportCmd(env))
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
@@ -48,6 +47,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
+	guideUsage(root)
 	return root
 }
 
@@ -59,6 +59,16 @@ type tuiOptions struct {
 
 func runTUI(ctx context.Context, opts *tuiOptions) error {
 	rootDir, err := opts.root()
+	if err != nil && (!opts.InitMissing || !errors.Is(err, workspace.ErrNotFound)) {
+		return err
+	}
+	if err := opts.Terminal(); err != nil {
+		// Checked before --init creates anything, so it does not leave
+		// half its work done.
+		return usagef("the TUI needs a terminal and this process has none (%v).\n"+
+			"Run `nova` in a terminal; without one, use the commands: `nova init [DIR]` creates a workspace,\n"+
+			"`nova doctor` checks it, `nova build run PRD --headless` runs a build (`nova --help` lists them all)", err)
+	}
 	if errors.Is(err, workspace.ErrNotFound) && opts.InitMissing && opts.WorkspaceDir == "" {
 		rep, ierr := workspace.Init(opts.Cwd, nova.Defaults)
 		if ierr != nil {

@@ -224,7 +224,7 @@ func TestImportListShowsBatchStateAndInitKeepsForgotten(t *testing.T) {
 
 	so.Reset()
 	require.NoError(t, runInit(ctx, &initOptions{Env: e, Dir: ws.Info().Root}))
-	assert.Contains(t, so.String(), "1 starter pattern(s) you forgot stay forgotten")
+	assert.Contains(t, so.String(), "1 starter pattern you forgot stay forgotten")
 }
 
 // askPRD has one task whose agent keeps asking to run a destructive command:

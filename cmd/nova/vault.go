@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/internal/safefile"
 )
 
@@ -38,11 +39,17 @@ func checkUnit(x float64, flag string) error {
 	return nil
 }
 
+// parseType reads --type ("" = any type).
 func parseType(s string) (vault.NodeType, error) {
 	if s == "" {
 		return "", nil
 	}
-	return vault.ParseNodeType(s)
+	return enumValue("type", s, vault.ParseNodeType, names(vault.NodeTypes()))
+}
+
+// parseRelation reads --relation.
+func parseRelation(s string) (vault.Relation, error) {
+	return enumValue("relation", s, vault.ParseRelation, names(vault.Relations()))
 }
 
 func nodeTable(io *IOStreams, nodes []vault.Node) {
@@ -88,7 +95,7 @@ func newVaultAddCmd(env *Env, runF func(context.Context, *vaultAddOptions) error
 			if strings.TrimSpace(opts.Node.Content) == "" {
 				return fmt.Errorf("--content must not be empty: %w", vault.ErrInvalid)
 			}
-			t, err := vault.ParseNodeType(typ)
+			t, err := parseType(typ)
 			if err != nil {
 				return err
 			}
@@ -103,11 +110,11 @@ func newVaultAddCmd(env *Env, runF func(context.Context, *vaultAddOptions) error
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&typ, "type", "", "Strategy, Mistake, Preference, Pattern or Decision (required)")
+	f.StringVar(&typ, "type", "", "node type: Strategy, Mistake, Preference, Pattern or Decision (required)")
 	f.StringVar(&opts.Node.Content, "content", "", "the short statement (required)")
 	f.StringVar(&opts.Node.Title, "title", "", "an optional title")
 	f.StringVar(&opts.Node.Body, "body", "", "optional long text (searched in full)")
-	f.StringVar(&tags, "tags", "", "comma-separated tags")
+	f.StringVar(&tags, "tags", "", "tags, comma-separated")
 	f.Float64Var(&opts.Node.Confidence, "confidence", 0, "confidence 0–1 (default 0.7)")
 	f.StringVar(&opts.Node.Language, "language", "", "programming language the node is about")
 	f.StringVar(&opts.Node.Source, "source", "", "where it comes from (default manual)")
@@ -131,7 +138,7 @@ func runVaultAdd(ctx context.Context, opts *vaultAddOptions) error {
 			opts.IO.Logf("an equivalent node #%d exists; reinforced it (confidence %.2f)\n", node.ID, node.Confidence)
 		}
 		if n := len(res.Evicted); n > 0 { // user writes never archive; kept for a changed engine rule
-			opts.IO.Logf("%d node(s) moved to the archive to make room (`nova vault archive list`)\n", n)
+			opts.IO.Logf("%s moved to the archive to make room (`nova vault archive list`)\n", plural(n, "node", "nodes"))
 		}
 		for _, id := range res.Conflicts {
 			opts.IO.Logf("contradicts node #%d (linked; see `nova vault conflicts`)\n", id)
@@ -239,7 +246,7 @@ func runVaultList(ctx context.Context, opts *vaultListOptions) error {
 			opts.IO.Printf("no nodes\n")
 			return nil
 		}
-		opts.IO.Printf("%d of %d nodes\n", shown, total)
+		opts.IO.Printf("%d of %s\n", shown, plural(total, "node", "nodes"))
 		return nil
 	})
 }
@@ -420,7 +427,7 @@ func newVaultLinkCmd(env *Env, runF func(context.Context, *vaultLinkOptions) err
 			if !cmd.Flags().Changed("relation") {
 				return usagef("--relation is required (supports, contradicts, refines, replaces or depends_on)")
 			}
-			if opts.Relation, err = vault.ParseRelation(relation); err != nil {
+			if opts.Relation, err = parseRelation(relation); err != nil {
 				return err
 			}
 			if err := checkUnit(opts.Strength, "--strength"); err != nil {
@@ -429,7 +436,7 @@ func newVaultLinkCmd(env *Env, runF func(context.Context, *vaultLinkOptions) err
 			return pick(runF, runVaultLink)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&relation, "relation", "", "supports, contradicts, refines, replaces or depends_on (required)")
+	cmd.Flags().StringVar(&relation, "relation", "", "relation: supports, contradicts, refines, replaces or depends_on (required)")
 	cmd.Flags().Float64Var(&opts.Strength, "strength", vault.DefaultStrength, "strength 0–1")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the edge as JSON")
 	return cmd
@@ -525,7 +532,7 @@ func newVaultTraverseCmd(env *Env, runF func(context.Context, *vaultTraverseOpti
 				return usagef("--depth must not be negative")
 			}
 			if relation != "" {
-				if opts.Traverse.Relation, err = vault.ParseRelation(relation); err != nil {
+				if opts.Traverse.Relation, err = parseRelation(relation); err != nil {
 					return err
 				}
 			}
@@ -534,7 +541,7 @@ func newVaultTraverseCmd(env *Env, runF func(context.Context, *vaultTraverseOpti
 				direction = vault.Both
 			case vault.Outgoing, vault.Incoming, vault.Both:
 			default:
-				return usagef("--direction must be out, in or both, got %q", direction)
+				return badValue("direction", direction, []string{vault.Outgoing, vault.Incoming, "both"})
 			}
 			opts.Traverse.Direction = direction
 			return pick(runF, runVaultTraverse)(cmd.Context(), opts)
@@ -542,7 +549,7 @@ func newVaultTraverseCmd(env *Env, runF func(context.Context, *vaultTraverseOpti
 	}
 	cmd.Flags().IntVar(&opts.Traverse.Depth, "depth", 3, "most hops from the node")
 	cmd.Flags().StringVar(&relation, "relation", "", "follow only this relation")
-	cmd.Flags().StringVar(&direction, "direction", "both", "out, in or both")
+	cmd.Flags().StringVar(&direction, "direction", "both", "follow edges out, in or both ways")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the steps as JSON")
 	return cmd
 }
@@ -845,7 +852,7 @@ func runVaultExport(ctx context.Context, opts *vaultFileOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(map[string]any{"file": opts.File, "nodes": st.Nodes, "edges": st.Edges})
 		}
-		opts.IO.Printf("exported %d nodes and %d edges to %s\n", st.Nodes, st.Edges, opts.File)
+		opts.IO.Printf("exported %s and %s to %s\n", plural(st.Nodes, "node", "nodes"), plural(st.Edges, "edge", "edges"), opts.File)
 		return nil
 	})
 }
@@ -904,7 +911,7 @@ func runVaultImport(ctx context.Context, opts *vaultFileOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(rep)
 		}
-		opts.IO.Printf("imported %d nodes and %d edges (%d replaced)\n", rep.Nodes, rep.Edges, rep.Replaced)
+		opts.IO.Printf("imported %s and %s (%d replaced)\n", plural(rep.Nodes, "node", "nodes"), plural(rep.Edges, "edge", "edges"), rep.Replaced)
 		return nil
 	})
 }
@@ -926,11 +933,14 @@ func newVaultContextCmd(env *Env, runF func(context.Context, *vaultContextOption
 		Args:  minArgs(1, "a task description"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Request.Task = strings.Join(args, " ")
+			if t := opts.Request.Tier; t != "" && t != workspace.TierFree && t != workspace.TierPremium {
+				return badValue("tier", t, []string{workspace.TierFree, workspace.TierPremium})
+			}
 			return pick(runF, runVaultContext)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Request.Agent, "agent", "", "the agent that will run the task")
-	cmd.Flags().StringVar(&opts.Request.Tier, "tier", "", "free or premium (default: the workspace's tier)")
+	cmd.Flags().StringVar(&opts.Request.Tier, "tier", "", "vault tier: free or premium (default: the workspace's)")
 	cmd.Flags().IntVar(&opts.Request.Budget, "budget", 0, "prompt token budget (default budgets.promptTokens)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {text,tokens,maxTokens,nodeIds,wisdomIds}")
 	return cmd
@@ -1065,7 +1075,7 @@ func runVaultArchiveRestore(ctx context.Context, opts *vaultArchiveRestoreOption
 		}
 		opts.IO.Printf("restored node #%d (%d edges, %d waiting for archived nodes)\n", res.Node.ID, res.Edges, res.Deferred)
 		if res.Dropped > 0 {
-			opts.IO.Logf("%d edge(s) not restored: their other node is gone\n", res.Dropped)
+			opts.IO.Logf("%s not restored: their other node is gone\n", plural(res.Dropped, "edge", "edges"))
 		}
 		return nil
 	})

@@ -48,7 +48,7 @@ func newWisdomListCmd(env *Env, runF func(context.Context, *wisdomListOptions) e
 		Short: "List global-wisdom patterns, best score first",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := vault.ParseWisdomStatus(status)
+			st, err := enumValue("status", status, vault.ParseWisdomStatus, names([]vault.WisdomStatus{vault.WisdomPending, vault.WisdomActive, vault.WisdomDemoted}))
 			if err != nil {
 				return err
 			}
@@ -173,7 +173,7 @@ func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(p)
 		}
-		opts.IO.Printf("pattern #%d: %d harm report(s), %s\n", p.ID, len(p.HarmReports), p.Status)
+		opts.IO.Printf("pattern #%d: %s, %s\n", p.ID, plural(len(p.HarmReports), "harm report", "harm reports"), p.Status)
 		return nil
 	})
 }
@@ -252,7 +252,7 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 				}
 				return opts.IO.PrintJSON(nodes)
 			}
-			opts.IO.Printf("%d candidate node(s)\n", len(nodes))
+			opts.IO.Printf("%s\n", plural(len(nodes), "candidate node", "candidate nodes"))
 			nodeTable(opts.IO, nodes)
 			return nil
 		}
@@ -263,7 +263,7 @@ func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(rep)
 		}
-		opts.IO.Printf("%d new pattern(s), %d backed, %d skipped\n", len(rep.Created), len(rep.Merged), len(rep.Skipped))
+		opts.IO.Printf("%s, %d backed, %d skipped\n", plural(len(rep.Created), "new pattern", "new patterns"), len(rep.Merged), len(rep.Skipped))
 		for _, s := range rep.Skipped {
 			opts.IO.Printf("  skipped #%d: %s\n", s.NodeID, s.Reason)
 		}
@@ -306,7 +306,7 @@ func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(p)
 		}
-		opts.IO.Printf("pattern #%d: %d backer(s), %s\n", p.ID, len(p.Backers), p.Status)
+		opts.IO.Printf("pattern #%d: %s, %s\n", p.ID, plural(len(p.Backers), "backer", "backers"), p.Status)
 		return nil
 	})
 }
@@ -386,7 +386,7 @@ func runWisdomExport(ctx context.Context, opts *wisdomExportOptions) error {
 		if opts.JSON {
 			return opts.IO.PrintJSON(map[string]any{"file": opts.File, "author": b.Author, "patterns": len(b.Patterns)})
 		}
-		opts.IO.Printf("wrote %d pattern(s) as author %s to %s\n", len(b.Patterns), b.Author, opts.File)
+		opts.IO.Printf("wrote %s as author %s to %s\n", plural(len(b.Patterns), "pattern", "patterns"), b.Author, opts.File)
 		return nil
 	})
 }
@@ -428,8 +428,8 @@ func runWisdomImport(ctx context.Context, opts *wisdomImportOptions) error {
 		case r.Already:
 			opts.IO.Printf("this bundle of author %s was imported before: nothing changed\n", r.Author)
 		default:
-			opts.IO.Printf("imported %d pattern(s) of author %s: %d new (pending), %d backed, %d harm report(s), %d unchanged\n",
-				r.Patterns, r.Author, r.Created, r.Backed, r.Reported, r.Unchanged)
+			opts.IO.Printf("imported %s of author %s: %d new (pending), %d backed, %s, %d unchanged\n",
+				plural(r.Patterns, "pattern", "patterns"), r.Author, r.Created, r.Backed, plural(r.Reported, "harm report", "harm reports"), r.Unchanged)
 		}
 		return nil
 	})

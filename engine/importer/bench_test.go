@@ -132,25 +132,11 @@ func BenchmarkImportGenerated(b *testing.B) {
 	}
 }
 
-// generateLibrary writes n distinct pattern files into 20 category folders. The prose comes
-// from vaulttest's Zipf vocabulary, so files share words as real ones do but are not
-// near-duplicates.
+// generateLibrary writes n distinct pattern files into 20 category folders (see
+// vaulttest.WriteLibrary).
 func generateLibrary(tb testing.TB, dir string, n int) {
 	tb.Helper()
-	g := vaulttest.NewGen(42)
-	cats := []string{"security", "hooks", "testing-patterns", "ui-components", "quality-gates"}
-	for i := range n {
-		folder := fmt.Sprintf("%02d-%s", i%20, cats[i%len(cats)])
-		p := filepath.Join(dir, folder, fmt.Sprintf("pattern-%05d.md", i))
-		if i < 20 {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		body := fmt.Sprintf("# %s %s %d\n\n**Priority:** P%d\n**Reusability:** %d/10\n\n## Overview\n\n%s\n\n## Pattern 1: %s\n\n%s\n\n```ts\nexport const v%d = %d;\n```\n\n## Pattern 2: %s\n\n%s\n",
-			g.Word(), g.Word(), i, i%4, i%11, g.Text(600), g.Word(), g.Text(500), i, i, g.Word(), g.Text(500))
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+	if err := vaulttest.WriteLibrary(dir, n); err != nil {
+		tb.Fatal(err)
 	}
 }

@@ -145,7 +145,7 @@ func sigText(title, body, content string) string {
 }
 
 func signatureOf(text string) textindex.Signature {
-	return minHasher.SignatureOf(textindex.WordShingles(text, shingleLen))
+	return minHasher.ShingleSignature(text, shingleLen)
 }
 
 // signatures computes the docs' signatures in parallel.

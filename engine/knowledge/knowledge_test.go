@@ -377,13 +377,13 @@ func TestFactsAnAgentRecalledInABuildTaskAreCreditedWithIt(t *testing.T) {
 	assert.Equal(t, 1, got.Helpful, "credited once per retrieval")
 }
 
-// A cached doc's score is calibrated on an absolute scale (how much of the
-// query it contains), not only relative to the best doc: a doc that shares
-// one word with the query used to score 0.8 as the only doc hit and outrank
-// a pattern that matches the query literally; a doc sharing a word or two
-// with a long query is not a hit at all; a doc that matches literally keeps
-// its full score.
-func TestAWeakDocNeverOutranksALiteralMatch(t *testing.T) {
+// Cached docs and facts are scored on an absolute scale (how much of the
+// query they contain), not only relative to the best of their source: a doc
+// sharing one word with the query used to score 0.8 as the only doc hit and
+// outrank a pattern matching the query literally, and a fact sharing one
+// word scored 0.95 as the best fact; a doc sharing a word with a long query
+// is not a hit at all; a literal match keeps its full score.
+func TestAWeakDocOrFactNeverOutranksALiteralMatch(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, options{})
 	ctx := context.Background()
@@ -416,12 +416,24 @@ func TestAWeakDocNeverOutranksALiteralMatch(t *testing.T) {
 	res, err = fx.svc.Search(ctx, "Add a release checklist step that tags the version and writes the changelog before publishing",
 		knowledge.SearchOptions{Sources: []string{"docs"}})
 	require.NoError(t, err)
-	assert.Empty(t, res.Hits, "a doc sharing a word or two with a long text is not a hit")
+	assert.Empty(t, res.Hits, "a doc sharing a word with a long text is not a hit")
 
-	// A literal docs match keeps its score.
+	// A literal docs match keeps its score, and a fact that shares one word
+	// with the query (it was the best fact, so it scored 0.95) no longer
+	// outranks it: it is not a hit at all.
+	weak, err := fx.facts.Add(ctx, facts.NewFact{Content: "Cleanup scripts run every night"})
+	require.NoError(t, err)
 	res, err = fx.svc.Search(ctx, "useEffect cleanup", knowledge.SearchOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Hits)
 	assert.Equal(t, "docs:context7:react#effects", res.Hits[0].Ref)
 	assert.InDelta(t, 0.8, res.Hits[0].Score, 1e-9)
+	for _, h := range res.Hits {
+		assert.NotEqual(t, "fact:"+weak.ID, h.Ref, "%+v", res.Hits)
+	}
+	// The same fact is a hit for what it says.
+	res, err = fx.svc.Search(ctx, "nightly cleanup scripts", knowledge.SearchOptions{Sources: []string{"facts"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Hits)
+	assert.Equal(t, "fact:"+weak.ID, res.Hits[0].Ref)
 }

@@ -80,6 +80,14 @@ const (
 	docsWeight = 0.8
 )
 
+// MinCoverage: a fact or doc containing less of the query than this share
+// (on an absolute scale, see textindex.CoverageShare) is not a hit, and the
+// others are scored by coverage × (½ + ½ relevance). Each source's relevance is
+// relative to its own best match, so without it the best of weak matches
+// looked perfect and outranked literal matches from other sources (and
+// reached build prompts).
+const MinCoverage = docs.MinCoverage
+
 // Search runs the vault, facts and docs searches in parallel (each bounded
 // by the service's source timeout) and merges them into one ranking.
 func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Result, error) {
@@ -247,8 +255,11 @@ func (s *Service) searchFacts(ctx context.Context, query string, o SearchOptions
 	}
 	out := make([]Hit, 0, len(res.Facts))
 	for _, f := range res.Facts {
+		if f.Coverage < MinCoverage {
+			continue
+		}
 		out = append(out, Hit{Source: SourceFacts, Title: firstLine(f.Content, 80) + " (" + f.Scope.String() + ")",
-			Snippet: docs.Snippet(f.Content, query, 300), Score: clamp01(f.Score), Ref: "fact:" + f.ID})
+			Snippet: docs.Snippet(f.Content, query, 300), Score: clamp01(f.Calibrated), Ref: "fact:" + f.ID})
 	}
 	return out, res.Warnings, nil
 }

@@ -35,11 +35,19 @@ func cleanInline(s string) string {
 	if !strings.ContainsAny(s, "`*_[]!<~\\\t\n\r\v\f") && !strings.Contains(s, "  ") {
 		return strings.TrimSpace(s) // nothing to clean: skip the regexes (hot for headings)
 	}
-	s = reImage.ReplaceAllString(s, "$1")
-	s = reLink.ReplaceAllString(s, "$1")
-	s = reRefLink.ReplaceAllString(s, "$1")
-	s = reAutolink.ReplaceAllString(s, "$1")
-	s = reBreakTag.ReplaceAllString(s, " ")
+	// Each regex runs only where its marker occurs: they cost a backtracking scan of the whole
+	// text even when nothing matches, and prose with snake_case identifiers is common.
+	if strings.Contains(s, "![") {
+		s = reImage.ReplaceAllString(s, "$1")
+	}
+	if strings.IndexByte(s, '[') >= 0 {
+		s = reLink.ReplaceAllString(s, "$1")
+		s = reRefLink.ReplaceAllString(s, "$1")
+	}
+	if strings.IndexByte(s, '<') >= 0 {
+		s = reAutolink.ReplaceAllString(s, "$1")
+		s = reBreakTag.ReplaceAllString(s, " ")
+	}
 	// Code spans keep their content verbatim (`__proto__` must not lose its underscores), and
 	// emphasis around a code span (**`useMemo`**) must still pair up: spans are swapped for
 	// private-use placeholders while emphasis is removed, then put back.
@@ -77,7 +85,35 @@ func cleanInline(s string) string {
 		out = strings.NewReplacer(pairs...).Replace(out)
 	}
 	out = strings.TrimSuffix(strings.TrimSpace(out), "\\") // hard line break marker
-	return strings.TrimSpace(reSpaces.ReplaceAllString(out, " "))
+	return strings.TrimSpace(collapseSpaces(out))
+}
+
+// collapseSpaces replaces every run of the whitespace of regexp's \s ([\t\n\f\r ]) with one
+// space, as reSpaces.ReplaceAllString(s, " ") does, without a regex.
+func collapseSpaces(s string) string {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) && (s[i] != ' ' || (i+1 < len(s) && isSpace(s[i+1]))) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			b = append(b, s[i])
+			continue
+		}
+		b = append(b, ' ')
+		for i+1 < len(s) && isSpace(s[i+1]) {
+			i++
+		}
+	}
+	return string(b)
 }
 
 // placeholder is a token of private-use runes standing for the i-th code span.
@@ -85,13 +121,52 @@ func placeholder(i int) string {
 	return "\uE000" + strconv.Itoa(i) + "\uE001"
 }
 
+// cleanEmphasis removes emphasis and escapes. Each regex runs only when the text has a
+// place where it could match (see emphasisOpens): their lazy groups backtrack over the whole
+// text, which made them a fifth of importing a library of prose with snake_case names.
 func cleanEmphasis(s string) string {
-	s = reStrong.ReplaceAllString(s, "$2")
-	s = reEmStar.ReplaceAllString(s, "$1$2")
-	s = reEmUnder.ReplaceAllString(s, "$1$2$3")
-	s = reStrike.ReplaceAllString(s, "$1")
-	return reEscape.ReplaceAllString(s, "$1")
+	if strings.Contains(s, "**") || strings.Contains(s, "__") {
+		s = reStrong.ReplaceAllString(s, "$2")
+	}
+	if emphasisOpens(s, '*') {
+		s = reEmStar.ReplaceAllString(s, "$1$2")
+	}
+	if emphasisOpens(s, '_') {
+		s = reEmUnder.ReplaceAllString(s, "$1$2$3")
+	}
+	if strings.Contains(s, "~~") {
+		s = reStrike.ReplaceAllString(s, "$1")
+	}
+	if strings.IndexByte(s, '\\') >= 0 {
+		s = reEscape.ReplaceAllString(s, "$1")
+	}
+	return s
 }
+
+// emphasisOpens reports whether s has a marker that reEmStar or reEmUnder could open at:
+// the marker at the start or after a byte that is neither a word byte (\w) nor the marker,
+// and followed by a non-space byte.
+func emphasisOpens(s string, marker byte) bool {
+	for i := strings.IndexByte(s, marker); i >= 0 && i < len(s); {
+		if (i == 0 || !isWordByte(s[i-1]) && s[i-1] != marker) && i+1 < len(s) && !isRESpace(s[i+1]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], marker)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// isWordByte is regexp's \w for a byte ([0-9A-Za-z_]).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// isRESpace is regexp's \s for a byte.
+func isRESpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // indexRun finds a backtick run of exactly len(run) backticks in s.
 func indexRun(s, run string) int {

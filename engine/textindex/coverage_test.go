@@ -46,3 +46,14 @@ func TestCoverageCountsQueryTermsTheDocumentHas(t *testing.T) {
 	assert.Zero(t, covered, "a removed document covers nothing")
 	assert.Zero(t, terms)
 }
+
+func TestCoverageShare(t *testing.T) {
+	t.Parallel()
+	assert.InDelta(t, 0.5, CoverageShare(1, 2, 0, 8), 1e-9, "one of two query terms")
+	assert.InDelta(t, 1, CoverageShare(3, 20, 3, 8), 1e-9, "a three-term note wholly inside a long query")
+	assert.InDelta(t, 0.5, CoverageShare(4, 20, 0, 8), 1e-9, "a long doc with 4 of a long query's terms")
+	assert.InDelta(t, 1, CoverageShare(9, 20, 0, 8), 1e-9, "capped at 1")
+	assert.Zero(t, CoverageShare(0, 2, 0, 8))
+	assert.Zero(t, CoverageShare(1, 0, 0, 8), "no query terms")
+	assert.Equal(t, 3, DistinctTerms("Releases are cut from release branches"))
+}

@@ -1,8 +1,9 @@
 // Package textindex holds the text-retrieval primitives that the taste vault, the knowledge
 // layer and the pattern importer build on:
 //
-//   - [Index], an in-memory ranked full-text index (BM25 over several weighted fields per
-//     document, each with its own length normalisation) with a code-aware English analyzer
+//   - a ranked full-text index ([Engine] over a persisted [Store], [Index] in memory; BM25
+//     over several weighted fields per document, each with its own length normalisation)
+//     with a code-aware English analyzer
 //     (camelCase and snake_case splitting, stop words, a light stemmer, phrase compounds such
 //     as "logged in" → login) and built-in programming-vocabulary concept groups, so that
 //     paraphrased queries still hit;
@@ -16,41 +17,50 @@
 // # Why hand-written
 //
 // go.mod pins no full-text, stemming or MinHash library (bleve, snowball, ...), and the
-// project may only use what is pinned plus the standard library. The pieces here are small,
-// tuned for documents of a few kilobytes and up to ~100k of them, and an index is rebuilt
-// from bbolt at every open of a workspace, so build speed matters as much as query speed.
+// project may only use what is pinned plus the standard library. bleve was measured against
+// this index on the same 100k nodes (bench/peers, a separate module): it opens and answers
+// in about ten times the CPU, with a larger index and lower recall on the paraphrase set.
 //
-// # Index layout
+// # Persisted layout
 //
-// Documents get dense int32 ordinals in insertion order. Each term has a posting list sorted
-// by ordinal: an int32 ordinal and one packed uint32 of per-field term frequencies (one byte
-// per field, at most [MaxFields] fields) per posting, plus, per block of 128 postings, an
-// upper bound of the postings' values there. Field lengths are one quantised byte per
-// field per document (as in Lucene), so length normalisation is a table look-up.
+// An index lives in a [Store]: two ordered key spaces, terms and postings (the vault keeps
+// them in two bbolt buckets and writes them in the same transactions as its nodes). The
+// terms space holds one record per term (document frequency, flags, where its last chunk
+// starts) and the index record (documents, field-length totals, the reference averages
+// behind every stored bound, and a fingerprint of the options and the analyzer). The
+// postings space holds each term's posting list in chunks of up to 512 postings keyed by
+// term and first document (see chunk.go): per posting the document id (delta), and for
+// each field where the term occurs its frequency and length code, so scoring needs no
+// per-document table; per block of 128 postings the last document, the block's end and an
+// upper bound of its values. Frequent terms also have a persisted champion list (see
+// champion.go).
 //
-// Synonyms are indexed rather than expanded: each concept group has a hidden term that
-// every occurrence of a member also counts for, and a query term adds its groups' concept
-// terms with a lower weight. A group then scores like one pooled term, the way Lucene's
-// SynonymQuery does, and a query stays a handful of posting lists.
+// A write ([Engine.Apply], or [Engine.Plan] and [Plan.Step] for a bulk load spread over
+// transactions) analyses its documents, groups their postings by term and touches only
+// those terms: a new document (the highest id) is appended to the last chunk of each of its
+// terms without decoding it; a removal or a text change rewrites the chunks whose range it
+// falls in. So the index is current after every write, whichever process made it, and no
+// reader ever rebuilds anything. [Index] is the same engine over a [MemStore].
 //
-// Each field's term frequency is length-normalised and saturated on its own and the fields
-// are then weighted and summed (rather than BM25F's saturation of the weighted sum), so that
-// a title match keeps its weight next to a long body that repeats the term.
+// # Scoring and search
 //
-// Search is top-k, evaluated window by window over the ordinals with MaxScore pruning on
-// block bounds (see Index.run). It is exact except for terms with more than 4,096 postings
-// in unfiltered searches: those are searched through a champion list, their best postings
-// (see champions), and the documents selected are then rescored over the full lists, so
-// returned scores are exact but a document that owes its rank to many low-value postings
-// of frequent terms can be missed. Removal writes a tombstone; when tombstones reach a
-// quarter of the ordinals the index is compacted.
+// Documents are identified by their ids. Each field's term frequency is length-normalised
+// and saturated on its own and the fields are then weighted and summed (rather than BM25F's
+// saturation of the weighted sum), so that a title match keeps its weight next to a long
+// body that repeats the term. Synonyms are indexed rather than expanded: each concept group
+// has a hidden term that every occurrence of a member also counts for, and a query term adds
+// its groups' concept terms with a lower weight, as Lucene's SynonymQuery scores synonyms.
 //
-// An index can be saved and reloaded ([Index.WriteTo], [ReadFrom], [Load]) in a compact
-// versioned format (see snapshot.go); a reloaded index searches exactly like the saved one,
-// and decodes its posting lists on first use, so loading costs little more than the
-// dictionary and the document table.
+// [Engine.Search] reads the index record and the records and postings of its terms — a few
+// keys, whatever the size of the index — and evaluates top-k window by window over the ids
+// with MaxScore pruning on the block bounds (see Engine.run). It is exact except for terms
+// with more than 4,096 postings in unfiltered searches asking for at most 256 results: those
+// are searched through their champion list and the documents selected are rescored over the
+// full lists, so returned scores are exact but a document that owes its rank to many
+// low-value postings of frequent terms can be missed. Each hit also carries its Coverage:
+// the share of the query's words it holds in its key fields.
 //
-// Building is two-pass and parallel: chunks of a batch are analysed concurrently, each with
-// its own dictionary and a cache of surface tokens, into flat posting streams; the streams are
-// then scattered into exactly sized posting lists.
+// Analysis is two-pass and parallel for large batches: chunks of a batch are analysed
+// concurrently, each with its own dictionary and a cache of surface tokens, into flat
+// posting streams; the streams are then scattered into per-term posting arrays.
 package textindex

@@ -328,29 +328,38 @@ func corpusDocs(n int, seed uint64) []Doc {
 	return docs
 }
 
-// bruteForce scores every live document for the index's expansion of query, exhaustively.
-func bruteForce(ix *Index, query string, filter func(uint64) bool) []Hit {
+// allPostings decodes every posting of term in st.
+func allPostings(t testing.TB, e *Engine, st Store, term string) []posting {
+	all, err := e.postingsOf(st, term, nil)
+	require.NoError(t, err, "postings of %q", term)
+	return all
+}
+
+// bruteForce scores every document for the index's expansion of query, exhaustively, over
+// the full posting lists.
+func bruteForce(t testing.TB, ix *Index, query string, filter func(uint64) bool) []Hit {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	e := ix.eng
 	s := new(searchScratch)
-	ix.expandQuery(s, query)
-	norm := ix.buildNorm(ix.avgLens())
-	scores := map[int32]float64{}
+	require.NoError(t, e.expandQuery(s, &ix.st, query))
+	m, err := e.readMeta(&ix.st)
+	require.NoError(t, err)
+	norm := e.buildNorm(m.avg(e.nf))
+	scores := map[uint64]float64{}
 	for _, qt := range s.terms {
-		pl := ix.posts[qt.id]
-		df := float64(len(pl.docs))
-		idf := math.Log(1 + (float64(len(ix.ids))-df+0.5)/(df+0.5))
-		for i, d := range pl.docs {
-			if ix.isDead(d) {
-				continue
-			}
-			scores[d] += qt.weight * idf * (ix.k1 + 1) * norm.v(pl.tfs[i], ix.codes[d])
+		ps := allPostings(t, e, &ix.st, qt.term)
+		df := float64(len(ps))
+		require.Equal(t, qt.rec.df, uint64(len(ps)), "df of %q", qt.term)
+		idf := math.Log(1 + (float64(m.n)-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			scores[p.doc] += qt.weight * idf * (e.k1 + 1) * norm.v(p.tf, p.code)
 		}
 	}
 	var hits []Hit
 	for d, sc := range scores {
-		if filter == nil || filter(ix.ids[d]) {
-			hits = append(hits, Hit{ID: ix.ids[d], Score: sc})
+		if filter == nil || filter(d) {
+			hits = append(hits, Hit{ID: d, Score: sc})
 		}
 	}
 	slices.SortFunc(hits, func(a, b Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
@@ -386,7 +395,7 @@ func TestSearchMatchesExhaustiveScoring(t *testing.T) {
 	ix := New(Options{})
 	ix.AddBatch(docs)
 	for i := uint64(1); i <= 4000; i += 7 {
-		ix.Remove(i) // leave tombstones (fewer than a quarter: no compaction)
+		ix.Remove(i)
 	}
 	g := newGenerator(99)
 	filter := func(id uint64) bool { return id%3 != 0 }
@@ -397,7 +406,7 @@ func TestSearchMatchesExhaustiveScoring(t *testing.T) {
 			if i%2 == 0 {
 				f = nil
 			}
-			want := bruteForce(ix, q, f)
+			want := bruteForce(t, ix, q, f)
 			got := ix.Search(q, limit, f)
 			assertSameTop(t, want, got, limit, fmt.Sprintf("query %q limit %d", q, limit))
 		}
@@ -451,16 +460,29 @@ func TestBatchScannerMatchesTokenizer(t *testing.T) {
 	for _, d := range docs {
 		incr.Add(d.ID, d.Fields...)
 	}
-	require.ElementsMatch(t, incr.terms, batch.terms)
-	for _, term := range incr.terms {
-		a, b := incr.posts[incr.dict[term]], batch.posts[batch.dict[term]]
-		assert.Equal(t, a.docs, b.docs, "term %q", term)
-		assert.Equal(t, a.tfs, b.tfs, "term %q", term)
+	var terms []string
+	incr.st.SeekTerms(nil, func(k, v []byte) bool {
+		if k[0] != 0xff {
+			terms = append(terms, string(k))
+		}
+		return true
+	})
+	var batchTerms []string
+	batch.st.SeekTerms(nil, func(k, v []byte) bool {
+		if k[0] != 0xff {
+			batchTerms = append(batchTerms, string(k))
+		}
+		return true
+	})
+	require.Equal(t, terms, batchTerms)
+	for _, term := range terms {
+		assert.Equal(t, allPostings(t, incr.eng, &incr.st, term), allPostings(t, batch.eng, &batch.st, term), "term %q", term)
 	}
-	assert.Equal(t, incr.codes, batch.codes)
 }
 
-func TestCompactionMatchesFreshIndex(t *testing.T) {
+// TestRemovalMatchesFreshIndex: an index after many removals scores exactly like one built
+// from the documents that are left.
+func TestRemovalMatchesFreshIndex(t *testing.T) {
 	t.Parallel()
 	docs := corpusDocs(1500, 3)
 	ix := New(Options{})
@@ -474,15 +496,6 @@ func TestCompactionMatchesFreshIndex(t *testing.T) {
 			kept = append(kept, d)
 		}
 	}
-	ix.mu.Lock()
-	compacted := ix.numDead == 0
-	ix.compact() // finish off the tombstones left since the last automatic compaction
-	ix.mu.Unlock()
-	assert.False(t, compacted, "removal leaves some tombstones")
-	ix.mu.RLock()
-	assert.Less(t, len(ix.ids), len(docs), "automatic compaction ran")
-	ix.mu.RUnlock()
-
 	fresh := New(Options{})
 	fresh.AddBatch(kept)
 	require.Equal(t, fresh.Len(), ix.Len())
@@ -576,4 +589,78 @@ func FuzzSearch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlanInStepsMatchesApply: a batch applied term range by term range, as a bulk load
+// does over several transactions, gives the same index as one Apply; until the last step
+// the index record is the old one.
+func TestPlanInStepsMatchesApply(t *testing.T) {
+	t.Parallel()
+	docs := corpusDocs(1500, 17)
+	one, stepped := New(Options{}), New(Options{})
+	one.AddBatch(docs[:500])
+	stepped.AddBatch(docs[:500])
+	var b Batch
+	for _, d := range docs[500:] {
+		b.Put(d.ID, nil, d.Fields)
+	}
+	for _, d := range docs[:100] { // replacements and removals too
+		b.Remove(d.ID, d.Fields)
+	}
+	require.NoError(t, one.eng.Apply(&one.st, &b))
+	before, err := stepped.eng.Stats(&stepped.st)
+	require.NoError(t, err)
+	plan := stepped.eng.Plan(&b)
+	steps := 0
+	for {
+		done, err := plan.Step(&stepped.st, 2000)
+		require.NoError(t, err)
+		steps++
+		if done {
+			break
+		}
+		st, err := stepped.eng.Stats(&stepped.st)
+		require.NoError(t, err)
+		assert.Equal(t, before, st, "the index record changes with the last step only")
+	}
+	assert.Greater(t, steps, 5)
+	assert.Empty(t, stepped.eng.Compare(&stepped.st, &one.st, 10))
+}
+
+func TestHitCoverage(t *testing.T) {
+	t.Parallel()
+	ix := New(Options{})
+	ix.Add(1, Title("alpha beta"), Body("unrelated words"))
+	ix.Add(2, Title("alpha"), Body("beta beta beta beta"))
+	ix.Add(3, Body("alpha beta"))
+	ix.Add(4, Summary("gamma"), Tags("alphabet"))
+	cov := map[uint64]float64{}
+	for _, h := range ix.Search("alpha beta", 10, nil) {
+		cov[h.ID] = h.Coverage
+	}
+	assert.Equal(t, map[uint64]float64{1: 1, 2: 0.5, 3: 0}, cov, "key fields only; the body does not count")
+	for _, h := range ix.Search("alphab gamma", 10, nil) { // a prefix expansion counts for its word
+		if h.ID == 4 {
+			assert.InDelta(t, 1.0, h.Coverage, 1e-12)
+		}
+	}
+}
+
+// TestRepeatedFieldIsCountedAgain: a field with the same text as the one before it (a node
+// without a title has its summary line as its title) gets the postings it would get if it
+// were analysed on its own.
+func TestRepeatedFieldIsCountedAgain(t *testing.T) {
+	t.Parallel()
+	text := "Users logged in twice; cachedResults and snake_case keep the HTTPServer happy"
+	adjacent, apart := New(Options{}), New(Options{})
+	adjacent.Add(1, Title(text), Summary(text), Body("other words"))
+	apart.Add(1, Title(text), Body("other words"), Summary(text))
+	for _, term := range Analyze(text + " login") {
+		assert.Equal(t, allPostings(t, apart.eng, &apart.st, term), allPostings(t, adjacent.eng, &adjacent.st, term), term)
+	}
+	ma, err := adjacent.eng.readMeta(&adjacent.st)
+	require.NoError(t, err)
+	mb, err := apart.eng.readMeta(&apart.st)
+	require.NoError(t, err)
+	assert.Equal(t, mb.totals, ma.totals)
 }

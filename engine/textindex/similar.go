@@ -230,6 +230,51 @@ func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
 	return sig
 }
 
+// ShingleSignature returns SignatureOf(WordShingles(s, k)) without building the set: the
+// hash of every k-word window is computed over the words in place, and a window repeated
+// changes no minimum, so no deduplication is needed. Importing a library computes one per
+// file.
+func (m *MinHasher) ShingleSignature(s string, k int) Signature {
+	k = max(k, 1)
+	var text []byte // the words, back to back
+	var ends []int  // end of each word in text
+	eachWord(s, func(w []byte) {
+		text = append(text, w...)
+		ends = append(ends, len(text))
+	})
+	sig := m.empty()
+	if len(ends) == 0 {
+		return sig
+	}
+	window := func(from, to int) { // words [from, to), joined by single spaces
+		h := uint64(14695981039346656037)
+		start := 0
+		if from > 0 {
+			start = ends[from-1]
+		}
+		for w := from; w < to; w++ {
+			if w > from {
+				h ^= ' '
+				h *= 1099511628211
+			}
+			for _, c := range text[start:ends[w]] {
+				h ^= uint64(c)
+				h *= 1099511628211
+			}
+			start = ends[w]
+		}
+		m.update(sig, mix64(h))
+	}
+	if len(ends) < k {
+		window(0, len(ends))
+		return sig
+	}
+	for i := 0; i+k <= len(ends); i++ {
+		window(i, i+k)
+	}
+	return sig
+}
+
 func (m *MinHasher) empty() Signature {
 	sig := make(Signature, len(m.seeds))
 	for i := range sig {

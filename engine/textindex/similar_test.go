@@ -210,3 +210,19 @@ func TestSuggestBands(t *testing.T) {
 		}
 	}
 }
+
+func TestShingleSignatureMatchesSignatureOf(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(64, 8)
+	require.NoError(t, err)
+	g := newGenerator(5)
+	texts := []string{"", "one", "two words", "Café crème — brûlée, the end", "a a a a a a", "x1 y2_z3 HTTPServer"}
+	for range 50 {
+		texts = append(texts, g.doc(1).Fields[2].Text)
+	}
+	for _, s := range texts {
+		for _, k := range []int{0, 1, 3, 5} {
+			assert.Equal(t, m.SignatureOf(WordShingles(s, k)), m.ShingleSignature(s, k), "%q k=%d", s, k)
+		}
+	}
+}

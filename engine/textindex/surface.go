@@ -168,7 +168,3 @@ func (t *surfaceTable) grow() {
 		t.insert(makeTokenKey(tok).hash, *s)
 	}
 }
-
-func (t *surfaceTable) len() int { return t.used }
-
-func (t *surfaceTable) reset() { *t = surfaceTable{} }

@@ -125,15 +125,6 @@ func (v *Vault) CheckAdd(ctx context.Context, n int) error {
 	return v.db.View(func(tx *bolt.Tx) error { return CheckCap(v.opts.Tier, nodeCount(tx), n) })
 }
 
-// nodeCount counts the vault's nodes in tx.
-func nodeCount(tx *bolt.Tx) int {
-	b := tx.Bucket(storage.BucketVaultNodes)
-	if b == nil {
-		return 0
-	}
-	return b.Stats().KeyN
-}
-
 // reservation is what reserve decided for a write.
 type reservation struct {
 	// admitted: the write may add its nodes.

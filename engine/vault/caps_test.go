@@ -239,3 +239,54 @@ func TestCapacityReportsCapNodesAndArchive(t *testing.T) {
 	assert.ErrorIs(t, e.v.CheckAdd(t.Context(), 1), vault.ErrOverCap)
 	assert.NoError(t, e.v.CheckAdd(t.Context(), 0))
 }
+
+// A dump large enough to be written in several journaled transactions is held
+// to the same cap: refused with the whole dump's count, nothing left behind,
+// including when the cap is crossed only by a later chunk.
+func TestJournaledImportIsRefusedOverTheCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withTier(vault.TierFree))
+	vault.SetImportChunk(e.v, 100)
+	fill(t, e, 40, 0.9)
+	revBefore, err := e.v.Revision(t.Context())
+	require.NoError(t, err)
+
+	var dump bytes.Buffer
+	for i := range 600 {
+		fmt.Fprintf(&dump, `{"kind":"node","id":%d,"type":"Pattern","content":"dump %d"}`+"\n", 1000+i, i)
+	}
+	_, err = e.v.Import(t.Context(), &dump)
+	require.ErrorIs(t, err, vault.ErrOverCap)
+	var ce *vault.CapError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 640, ce.Would, "the whole dump is counted")
+	assert.Equal(t, 40, nodeCount(t, e), "nothing was written")
+
+	// 461 new nodes do not fit in 460 free places; the chunk that crosses the cap is the
+	// fifth, after four were written.
+	dump.Reset()
+	for i := range 461 {
+		fmt.Fprintf(&dump, `{"kind":"node","id":%d,"type":"Pattern","content":"late %d"}`+"\n", 5000+i, i)
+	}
+	_, err = e.v.Import(t.Context(), &dump)
+	require.ErrorIs(t, err, vault.ErrOverCap)
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 501, ce.Would)
+	assert.Equal(t, 40, nodeCount(t, e), "the chunks written before the cap was crossed are rolled back")
+	hits, err := e.v.Search(t.Context(), "late", vault.SearchOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, hits, "the full-text index holds none of them")
+
+	dump.Reset()
+	for i := range 460 {
+		fmt.Fprintf(&dump, `{"kind":"node","id":%d,"type":"Pattern","content":"fits %d"}`+"\n", 9000+i, i)
+	}
+	rep, err := e.v.Import(t.Context(), &dump)
+	require.NoError(t, err)
+	assert.Equal(t, 460, rep.Nodes)
+	assert.Equal(t, 500, nodeCount(t, e))
+	revAfter, err := e.v.Revision(t.Context())
+	require.NoError(t, err)
+	assert.Greater(t, revAfter, revBefore)
+	e.verify()
+}

@@ -70,7 +70,6 @@ func (v *Vault) AddBatch(ctx context.Context, nodes []Node) ([]Node, error) {
 		if _, err := v.reserve(tx, ws, ByUser, len(out), 0); err != nil {
 			return err
 		}
-		ws.rebuild = len(out) > rebuildThreshold
 		batch := &ixBatch{}
 		for i := range out {
 			if i%1024 == 0 {

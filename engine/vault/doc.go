@@ -36,8 +36,9 @@
 //	                      (duplicates and contradictions are found without a scan)
 //	                efrom / eto  8-byte node id → edge ids
 //	                erel  relation       → edge ids
-//	              plus "~rev": the change counter, bumped by every write, and
-//	              "~textindex": the full-text index snapshot (see snapshot.go)
+//	              plus "~rev": the change counter, bumped by every write
+//	vault_terms, vault_postings  the full-text index (engine/textindex; see fts.go)
+//	vault_counts  counters: nodes, edges, per type, tag and relation (see counters.go)
 //	vault_archive      id → ArchivedNode: a node the tier cap moved out, with its body and edges
 //	vault_tombstones   user 0x00 source → Tombstone: an imported node the user forgot
 //	wisdom        nested buckets (migration 2): patterns (id → WisdomPattern), sources
@@ -45,9 +46,11 @@
 //	              pattern id, the weekly rate limit), optin (user → "1"/"0"),
 //	              bundles (bundle id → BundleImport, imported wisdom bundles)
 //
-// Every write is one bbolt transaction (nodes, bodies, index entries and the
-// counter together), so a process killed at any moment leaves the vault
-// consistent. Options.OnChange is called after the commit.
+// Every write is one bbolt transaction (nodes, bodies, index entries, the
+// full-text index, the counters and the revision together), so a process
+// killed at any moment leaves the vault consistent, and whichever process
+// wrote last, the next one finds everything current. Options.OnChange is
+// called after the commit.
 //
 // # Retrieval
 //
@@ -59,13 +62,15 @@
 // results are re-ranked by embedding similarity within a bounded timeout;
 // any failure falls back silently (and embeddings are skipped for 30 s).
 //
-// The in-memory index is built on first use (or in the background after
-// [Vault.Warm]) and then follows every committed write; writes that happen
-// while it is being built are replayed at the end of the build. It is loaded
-// from a snapshot in vault_idx ("~textindex", stamped with "~rev") when that
-// snapshot is current, else rebuilt from bbolt with all processors. A
-// writable handle saves the snapshot at [Vault.Close] when the index is built
-// and newer than the stored one; a corrupt snapshot is logged and rebuilt.
+// The index is persisted per term (vault_terms, vault_postings) and written in
+// the same transaction as the nodes, so no process ever rebuilds it: a search
+// reads the records of its few terms (a frequent term through its champion
+// list), a write rewrites the posting chunks of the terms it touches. Counters
+// (vault_counts) answer [Vault.Stats], [Vault.Tags] and [NodeCounts] in a few
+// reads. A database written before the index existed gets it (and the
+// counters) in its first write transaction; a read-only handle meanwhile
+// searches a copy built in memory once. [Vault.RebuildIndex] rebuilds the index
+// from the nodes when a record of it is damaged ([ErrIndexCorrupt]).
 //
 // # Taste vault
 //

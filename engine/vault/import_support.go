@@ -141,12 +141,14 @@ func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) er
 		if err := fn(t); err != nil {
 			return err
 		}
-		if t.net > 0 {
-			if err := CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net); err != nil {
-				return err
-			}
+		// Flushed first: the node counter includes the deferred adds only then.
+		if err := t.flush(); err != nil {
+			return err
 		}
-		return t.flush()
+		if t.net > 0 {
+			return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
+		}
+		return nil
 	})
 }
 
@@ -177,18 +179,13 @@ func (t *ImportTx) flush() error {
 
 // settle flushes when id (a node) or edge has deferred index entries.
 func (t *ImportTx) settle(node, edge uint64) error {
-	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0)) || (edge != 0 && t.pendIDs[edge]) {
+	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0 || t.batch.fts.Has(node))) || (edge != 0 && t.pendIDs[edge]) {
 		return t.flush()
 	}
 	return nil
 }
 
-func (t *ImportTx) touched() {
-	t.nodes++
-	if t.nodes > rebuildThreshold {
-		t.ws.rebuild = true
-	}
-}
+func (t *ImportTx) touched() { t.nodes++ }
 
 // FindEdge returns the from→to edge of relation rel, including edges added in
 // this transaction.

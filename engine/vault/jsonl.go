@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,124 +167,180 @@ type Dump struct {
 // Edges must name nodes of the dump unless known(id) says the node exists
 // elsewhere (known may be nil). It never panics.
 func ParseJSONL(r io.Reader, known func(id uint64) bool) (*Dump, error) {
+	dr := newDumpReader(r)
 	d := &Dump{}
-	ie := &ImportError{}
-	fail := func(line int, err error) {
-		if len(ie.Lines) < maxLineErrors {
-			ie.Lines = append(ie.Lines, LineError{Line: line, Err: err})
-		} else {
-			ie.More++
-		}
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	nodeLines := map[uint64]int{}
-	edgeLines := map[uint64]int{}
-	type pendingEdge struct {
-		line int
-		e    Edge
-	}
-	var edges []pendingEdge
-	lineNo := 0
 	for {
-		line, err := readLine(br)
+		n, ok, err := dr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		d.Nodes = append(d.Nodes, n)
+	}
+	d.Edges = dr.checkEdges(known)
+	if err := dr.err(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// dumpReader reads a JSONL dump line by line: nodes one by one (see next), edges kept for
+// checkEdges (they may name nodes of later lines), every bad line recorded.
+type dumpReader struct {
+	br        *bufio.Reader
+	lineNo    int
+	lineBuf   []byte
+	ie        ImportError
+	nodeLines map[uint64]int
+	edgeLines map[uint64]int
+	edges     []pendingEdge
+}
+
+type pendingEdge struct {
+	line int
+	e    Edge
+}
+
+func newDumpReader(r io.Reader) *dumpReader {
+	return &dumpReader{br: bufio.NewReaderSize(r, 64<<10), nodeLines: map[uint64]int{}, edgeLines: map[uint64]int{}}
+}
+
+func (dr *dumpReader) fail(line int, err error) {
+	if len(dr.ie.Lines) < maxLineErrors {
+		dr.ie.Lines = append(dr.ie.Lines, LineError{Line: line, Err: err})
+	} else {
+		dr.ie.More++
+	}
+}
+
+// bad reports whether a bad line was read.
+func (dr *dumpReader) bad() bool { return len(dr.ie.Lines) > 0 }
+
+// err returns the *ImportError listing the bad lines, or nil.
+func (dr *dumpReader) err() error {
+	if !dr.bad() {
+		return nil
+	}
+	return &dr.ie
+}
+
+// has reports whether the dump defines node id (on the lines read so far).
+func (dr *dumpReader) has(id uint64) bool {
+	_, ok := dr.nodeLines[id]
+	return ok
+}
+
+// next returns the next valid node; ok is false at the end of the input. err is a read
+// error; bad lines are recorded, not returned.
+func (dr *dumpReader) next() (Node, bool, error) {
+	for {
+		line, err := readLine(dr.br, dr.lineBuf[:0])
+		dr.lineBuf = line
 		if len(line) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
-				break
+				return Node{}, false, nil
 			}
 			if errors.Is(err, errLineTooLong) {
-				lineNo++
-				fail(lineNo, err)
+				dr.lineNo++
+				dr.fail(dr.lineNo, err)
 				continue
 			}
-			return nil, fmt.Errorf("read JSONL: %w", err)
+			return Node{}, false, fmt.Errorf("read JSONL: %w", err)
 		}
-		lineNo++
+		dr.lineNo++
+		lineNo := dr.lineNo
 		if errors.Is(err, errLineTooLong) {
-			fail(lineNo, err)
+			dr.fail(lineNo, err)
 			continue
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		var probe struct {
-			Kind     string          `json:"kind"`
-			Relation json.RawMessage `json:"relation"`
-		}
-		if err := json.Unmarshal(line, &probe); err != nil {
-			fail(lineNo, fmt.Errorf("not a JSON object: %s", jsonErr(err)))
+		// One decode per line, into every field a line of any kind may have: a 100k-node
+		// file is 50 MB of JSON.
+		var l dumpLine
+		err = json.Unmarshal(line, &l)
+		var te *json.UnmarshalTypeError
+		if err != nil && (!errors.As(err, &te) || te.Field == "") {
+			dr.fail(lineNo, fmt.Errorf("not a JSON object: %s", jsonErr(err)))
 			continue
 		}
-		kind := probe.Kind
+		kind := l.Kind
 		if kind == "" { // tolerate hand-written lines without kind
 			kind = "node"
-			if len(probe.Relation) > 0 {
+			if l.Relation != nil {
 				kind = "edge"
 			}
 		}
 		switch kind {
 		case "header":
-			var h dumpHeader
-			if err := json.Unmarshal(line, &h); err != nil {
-				fail(lineNo, fmt.Errorf("header: %s", jsonErr(err)))
-			} else if h.Format != "" && h.Format != DumpFormat {
-				fail(lineNo, fmt.Errorf("header: format %q is not %q", h.Format, DumpFormat))
-			} else if h.Version > DumpVersion {
-				fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", h.Version, DumpVersion))
+			switch {
+			case err != nil:
+				dr.fail(lineNo, fmt.Errorf("header: %s", jsonErr(err)))
+			case l.Format != "" && l.Format != DumpFormat:
+				dr.fail(lineNo, fmt.Errorf("header: format %q is not %q", l.Format, DumpFormat))
+			case l.Version > DumpVersion:
+				dr.fail(lineNo, fmt.Errorf("header: version %d is newer than this nova reads (%d)", l.Version, DumpVersion))
 			}
 		case "node":
-			n, err := parseNodeLine(line)
+			n, err := l.node(err)
 			if err != nil {
-				fail(lineNo, err)
+				dr.fail(lineNo, err)
 				continue
 			}
-			if prev, dup := nodeLines[n.ID]; dup {
-				fail(lineNo, fmt.Errorf("node id %d already defined on line %d", n.ID, prev))
+			if prev, dup := dr.nodeLines[n.ID]; dup {
+				dr.fail(lineNo, fmt.Errorf("node id %d already defined on line %d", n.ID, prev))
 				continue
 			}
-			nodeLines[n.ID] = lineNo
-			d.Nodes = append(d.Nodes, n)
+			dr.nodeLines[n.ID] = lineNo
+			return n, true, nil
 		case "edge":
-			e, err := parseEdgeLine(line)
+			e, err := l.edge(err)
 			if err != nil {
-				fail(lineNo, err)
+				dr.fail(lineNo, err)
 				continue
 			}
-			if prev, dup := edgeLines[e.ID]; dup {
-				fail(lineNo, fmt.Errorf("edge id %d already defined on line %d", e.ID, prev))
+			if prev, dup := dr.edgeLines[e.ID]; dup {
+				dr.fail(lineNo, fmt.Errorf("edge id %d already defined on line %d", e.ID, prev))
 				continue
 			}
-			edgeLines[e.ID] = lineNo
-			edges = append(edges, pendingEdge{lineNo, e})
+			dr.edgeLines[e.ID] = lineNo
+			dr.edges = append(dr.edges, pendingEdge{lineNo, e})
 		default:
-			fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", probe.Kind))
+			dr.fail(lineNo, fmt.Errorf("unknown kind %q (want header, node or edge)", l.Kind))
 		}
 	}
-	for _, pe := range edges {
+}
+
+// checkEdges returns the edges whose ends are nodes of the dump or known(id), recording
+// the others as bad lines. Call it after the last node.
+func (dr *dumpReader) checkEdges(known func(id uint64) bool) []Edge {
+	var out []Edge
+	for _, pe := range dr.edges {
 		ok := true
 		for _, id := range []uint64{pe.e.From, pe.e.To} {
-			if _, in := nodeLines[id]; !in && (known == nil || !known(id)) {
-				fail(pe.line, fmt.Errorf("edge %d: node %d is neither in the file nor in the vault", pe.e.ID, id))
+			if !dr.has(id) && (known == nil || !known(id)) {
+				dr.fail(pe.line, fmt.Errorf("edge %d: node %d is neither in the file nor in the vault", pe.e.ID, id))
 				ok = false
 				break
 			}
 		}
 		if ok {
-			d.Edges = append(d.Edges, pe.e)
+			out = append(out, pe.e)
 		}
 	}
-	if len(ie.Lines) > 0 {
-		return nil, ie
-	}
-	return d, nil
+	dr.edges = nil
+	return out
 }
 
 var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLineLen)
 
-// readLine returns the next line without its newline. A line longer than
-// MaxLineLen is skipped and reported with errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+// readLine returns the next line without its newline, in buf's storage. A line longer
+// than MaxLineLen is skipped and reported with errLineTooLong.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(buf)+len(chunk) > MaxLineLen {
@@ -320,15 +377,26 @@ func jsonErr(err error) string {
 	return err.Error()
 }
 
-func parseNodeLine(line []byte) (Node, error) {
-	var raw struct {
-		nodeLine
-		Confidence *float64 `json:"confidence"`
+// dumpLine holds every field a line of any kind may have, so each line is decoded once.
+// Confidence and Strength are pointers to tell a missing value from 0.
+type dumpLine struct {
+	Kind string `json:"kind"`
+	Node
+	Confidence *float64  `json:"confidence"`
+	From       uint64    `json:"from"`
+	To         uint64    `json:"to"`
+	Relation   *Relation `json:"relation"`
+	Strength   *float64  `json:"strength"`
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+}
+
+// node validates a node line; derr is the line's decoding error, if any.
+func (l *dumpLine) node(derr error) (Node, error) {
+	if derr != nil {
+		return Node{}, fmt.Errorf("node: %s", jsonErr(derr))
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return Node{}, fmt.Errorf("node: %s", jsonErr(err))
-	}
-	n := raw.Node
+	n := l.Node
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
@@ -337,10 +405,10 @@ func parseNodeLine(line []byte) (Node, error) {
 		// then #1 replaced starter node #1.
 		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", n.ID, uint64(storage.MaxID))
 	}
-	if raw.Confidence == nil {
+	if l.Confidence == nil {
 		n.Confidence = DefaultConfidence
 	} else {
-		n.Confidence = *raw.Confidence
+		n.Confidence = *l.Confidence
 	}
 	if n.Type == "" {
 		return Node{}, fmt.Errorf("node %d: missing type", n.ID)
@@ -357,15 +425,15 @@ func parseNodeLine(line []byte) (Node, error) {
 	return n, nil
 }
 
-func parseEdgeLine(line []byte) (Edge, error) {
-	var raw struct {
-		edgeLine
-		Strength *float64 `json:"strength"`
+// edge validates an edge line; derr is the line's decoding error, if any.
+func (l *dumpLine) edge(derr error) (Edge, error) {
+	if derr != nil {
+		return Edge{}, fmt.Errorf("edge: %s", jsonErr(derr))
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return Edge{}, fmt.Errorf("edge: %s", jsonErr(err))
+	e := Edge{ID: l.ID, From: l.From, To: l.To, CreatedAt: l.CreatedAt}
+	if l.Relation != nil {
+		e.Relation = *l.Relation
 	}
-	e := raw.Edge
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
@@ -387,8 +455,8 @@ func parseEdgeLine(line []byte) (Edge, error) {
 	}
 	e.Relation = rel
 	e.Strength = DefaultStrength
-	if raw.Strength != nil {
-		e.Strength = *raw.Strength
+	if l.Strength != nil {
+		e.Strength = *l.Strength
 	}
 	if err := checkConfidence(e.Strength, "strength"); err != nil {
 		return Edge{}, fmt.Errorf("edge %d: %w", e.ID, err)
@@ -404,12 +472,21 @@ type ImportReport struct {
 	Replaced int `json:"replaced"`
 }
 
-// Import reads a JSONL dump (see Export) and writes it in one transaction,
-// keeping ids: whole file or nothing. Any bad line rejects the import with
-// an *ImportError listing every bad line by number (errors.Is ErrInvalid).
-// A node or edge whose id exists is replaced. An import whose new nodes would
-// take the vault over its tier's cap is refused (*CapError) before anything
-// is written.
+// Import reads a JSONL dump (see Export) and writes it, keeping ids: whole
+// file or nothing. Any bad line rejects the import with an *ImportError
+// listing every bad line by number (errors.Is ErrInvalid), before anything is
+// written. A node or edge whose id exists is replaced. An import whose new
+// nodes would take the vault over its tier's cap is refused (*CapError) and
+// leaves the vault as it was.
+//
+// A dump of up to importChunk records is written in one transaction. A larger
+// one is written in transactions of importChunk records under a journal
+// (bucket vault_journal: what each written id held before), so that memory
+// stays bounded whatever the dump's size; a failure, a cancellation or the
+// tier cap rolls back what was written, and a process killed meanwhile leaves
+// the journal for the next write to roll back (see recoverImport). The cap is
+// checked before each chunk is written, so a dump over it from its first
+// chunk (any dump over the free tier's cap) writes nothing at all.
 func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err := ctx.Err(); err != nil {
 		return ImportReport{}, err
@@ -429,77 +506,212 @@ func (v *Vault) Import(ctx context.Context, r io.Reader) (ImportReport, error) {
 	if err != nil {
 		return ImportReport{}, err
 	}
-	// Parsing reads r to its end: through ctxReader a cancelled import
-	// stops at the next read instead of after the whole stream.
-	d, err := ParseJSONL(ctxReader{ctx: ctx, r: r}, func(id uint64) bool { return existing[id] })
-	if err != nil {
-		if ctx.Err() != nil {
-			return ImportReport{}, ctx.Err()
+	known := func(id uint64) bool { return existing[id] }
+	// Through ctxReader a cancelled import stops at the next read instead of after the
+	// whole stream.
+	dr := newDumpReader(ctxReader{ctx: ctx, r: r})
+	size := v.chunk()
+	var first []Node
+	for len(first) <= size {
+		n, ok, err := dr.next()
+		if err != nil {
+			return ImportReport{}, err
 		}
-		return ImportReport{}, err
+		if !ok {
+			break
+		}
+		first = append(first, n)
+	}
+	src := &importSource{dr: dr, known: known, buf: first, more: len(first) > size, count: len(existing)}
+	if !src.more {
+		edges := dr.checkEdges(known)
+		if err := dr.err(); err != nil {
+			return ImportReport{}, err
+		}
+		src.edges, src.checked = edges, true
+		if len(first)+len(edges) > size {
+			return v.importJournaled(ctx, src)
+		}
+	} else {
+		return v.importJournaled(ctx, src)
 	}
 	var rep ImportReport
 	err = v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
 		rep = ImportReport{}
-		fresh := 0
-		for i := range d.Nodes {
-			if !hasNode(tx, d.Nodes[i].ID) {
-				fresh++
+		fresh := map[uint64]bool{}
+		for i := range first {
+			if !hasNode(tx, first[i].ID) {
+				fresh[first[i].ID] = true
 			}
 		}
-		if _, err := v.reserve(tx, ws, ByUser, fresh, 0); err != nil {
+		if _, err := v.reserve(tx, ws, ByUser, len(fresh), 0); err != nil {
 			return err
 		}
-		ws.rebuild = len(d.Nodes) > rebuildThreshold
-		batch := &ixBatch{}
-		for i := range d.Nodes {
-			if i%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			n := d.Nodes[i]
-			var old *Node
-			if o, err := getNode(tx, n.ID); err == nil {
-				old = &o
-				rep.Replaced++
-			}
-			if old != nil {
-				// Replacing: remove the old entries now, add the new ones in order below.
-				if err := putNodeTx(tx, &n, old); err != nil {
-					return err
-				}
-			} else if err := putNodeTx(tx, &n, nil, batch); err != nil {
-				return err
-			}
-			ws.putNode(&n, true)
-			rep.Nodes++
-		}
-		for i := range d.Edges {
-			e := d.Edges[i]
-			for _, id := range []uint64{e.From, e.To} {
-				if !hasNode(tx, id) {
-					return fmt.Errorf("edge %d: node %d: %w", e.ID, id, ErrNotFound)
-				}
-			}
-			if _, err := getEdge(tx, e.ID); err == nil {
-				if err := removeEdgeTx(tx, ws, e.ID); err != nil {
-					return err
-				}
-				rep.Replaced++
-			}
-			if err := putEdgeTx(tx, &e, batch); err != nil {
-				return err
-			}
-			ws.edges = append(ws.edges, e.ID)
-			rep.Edges++
-		}
-		return batch.flush(tx)
+		return importRecords(ctx, tx, ws, first, src.edges, &rep, nil)
 	})
 	if err != nil {
 		return ImportReport{}, err
 	}
 	return rep, nil
+}
+
+// importSource feeds a large import chunk by chunk while the dump is read: only one
+// chunk of nodes is held in memory, whatever the dump's size.
+type importSource struct {
+	dr      *dumpReader
+	known   func(id uint64) bool
+	buf     []Node // nodes read ahead
+	more    bool   // the input may hold more nodes
+	edges   []Edge
+	checked bool
+	// count is how many nodes the vault held before the import; fresh the distinct ids
+	// of the nodes returned so far that it did not hold (for the tier cap).
+	count int
+	fresh map[uint64]bool
+}
+
+// countFresh adds the ids of nodes the vault did not hold to s.fresh and returns
+// how many distinct new nodes the import has brought so far.
+func (s *importSource) countFresh(nodes []Node) int {
+	if s.fresh == nil {
+		s.fresh = map[uint64]bool{}
+	}
+	for i := range nodes {
+		if id := nodes[i].ID; !s.known(id) {
+			s.fresh[id] = true
+		}
+	}
+	return len(s.fresh)
+}
+
+// capError says whether the import's new nodes so far take a vault of tier over its cap.
+// When they do, it reads the rest of the dump to report the whole import's count (or the
+// dump's bad lines, which come first).
+func (s *importSource) capError(tier string, nodes []Node) error {
+	if CheckCap(tier, s.count, s.countFresh(nodes)) == nil {
+		return nil
+	}
+	for {
+		rest, err := s.nodes(importChunk)
+		if err != nil {
+			return err
+		}
+		if len(rest) == 0 {
+			break
+		}
+		s.countFresh(rest)
+	}
+	return CheckCap(tier, s.count, len(s.fresh))
+}
+
+// nodes returns up to n more nodes, nil when there are none. A bad line anywhere in the
+// dump stops it: it reads the rest of the dump to report every bad line, and returns the
+// *ImportError.
+func (s *importSource) nodes(n int) ([]Node, error) {
+	for s.more && len(s.buf) < n {
+		node, ok, err := s.dr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			s.more = false
+			break
+		}
+		s.buf = append(s.buf, node)
+	}
+	if s.dr.bad() {
+		for s.more {
+			_, ok, err := s.dr.next()
+			if err != nil {
+				return nil, err
+			}
+			s.more = ok
+		}
+		s.dr.checkEdges(s.known)
+		return nil, s.dr.err()
+	}
+	k := min(n, len(s.buf))
+	out := s.buf[:k:k]
+	s.buf = slices.Clone(s.buf[k:])
+	return out, nil
+}
+
+// allEdges returns the dump's edges once every node was read, or the *ImportError.
+func (s *importSource) allEdges() ([]Edge, error) {
+	if !s.checked {
+		s.edges, s.checked = s.dr.checkEdges(s.known), true
+	}
+	if err := s.dr.err(); err != nil {
+		return nil, err
+	}
+	return s.edges, nil
+}
+
+// importRecords writes nodes and edges in tx. With journal set, it first records
+// there what each id held (see importJournaled).
+func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node, edges []Edge, rep *ImportReport, journal *bolt.Bucket) error {
+	batch := &ixBatch{ftsSink: ws.ftsSink}
+	var fresh journalIDs
+	for i := range nodes {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		n := nodes[i]
+		var old *Node
+		if o, err := getNode(tx, n.ID); err == nil {
+			old = &o
+			rep.Replaced++
+		}
+		if journal != nil {
+			if err := fresh.node(tx, journal, n.ID, old); err != nil {
+				return err
+			}
+		}
+		// Replacing removes the old entries now; new ones go in order at the end.
+		if err := putNodeTx(tx, &n, old, batch); err != nil {
+			return err
+		}
+		ws.putNode(&n, true)
+		rep.Nodes++
+	}
+	for i := range edges {
+		e := edges[i]
+		for _, id := range []uint64{e.From, e.To} {
+			if !hasNode(tx, id) {
+				return fmt.Errorf("edge %d: node %d: %w", e.ID, id, ErrNotFound)
+			}
+		}
+		old, err := getEdge(tx, e.ID)
+		replaced := err == nil
+		if journal != nil {
+			var prev *Edge
+			if replaced {
+				prev = &old
+			}
+			if err := fresh.edge(journal, e.ID, prev); err != nil {
+				return err
+			}
+		}
+		if replaced {
+			if err := removeEdgeTx(tx, ws, e.ID); err != nil {
+				return err
+			}
+			rep.Replaced++
+		}
+		if err := putEdgeTx(tx, &e, batch); err != nil {
+			return err
+		}
+		ws.edges = append(ws.edges, e.ID)
+		rep.Edges++
+	}
+	if journal != nil {
+		if err := fresh.flush(journal); err != nil {
+			return err
+		}
+	}
+	return batch.flush(tx)
 }
 
 // ctxReader fails its reads once ctx is done.

@@ -187,7 +187,7 @@ func allIDs(b *bolt.Bucket) []uint64 {
 
 // pageAll pages the whole node bucket with a cursor, decoding only the page.
 func pageAll(nodes *bolt.Bucket, o ListOptions, page *Page) error {
-	page.Total = nodes.Stats().KeyN
+	page.Total = nodeCount(nodes.Tx())
 	c := nodes.Cursor()
 	first, next := c.First, c.Next
 	if o.Newest {
@@ -499,8 +499,9 @@ type Stats struct {
 	Revision      uint64         `json:"revision"`
 }
 
-// Stats counts nodes, edges, nodes per type and edges per relation, and
-// averages confidence, all from the indexes (no node is decoded).
+// Stats counts nodes, edges, nodes per type and edges per relation, tags and
+// conflicts, and averages confidence, from the counters every write keeps (a
+// few reads, whatever the vault's size; see counters.go).
 func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return Stats{}, err
@@ -510,28 +511,26 @@ func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 		st.ByType[string(t)] = 0
 	}
 	err := v.db.View(func(tx *bolt.Tx) error {
-		nodes, edges, _, err := buckets(tx)
+		if _, _, _, err := buckets(tx); err != nil {
+			return err
+		}
+		c, err := counts(tx)
 		if err != nil {
 			return err
 		}
-		st.Nodes = nodes.Stats().KeyN
-		st.Edges = edges.Stats().KeyN
-		for t, n := range ixType.Values(tx) {
-			st.ByType[t] = n
-		}
-		for r, n := range ixRel.Values(tx) {
-			st.ByRelation[r] = n
+		st.Nodes, st.Edges, st.Tags = int(c[cntNodes]), int(c[cntEdges]), int(c[cntTags])
+		typ, rel := cntKey(ixType.Name, ""), cntKey(ixRel.Name, "")
+		for k, n := range c {
+			switch {
+			case strings.HasPrefix(k, typ):
+				st.ByType[k[len(typ):]] = int(n)
+			case strings.HasPrefix(k, rel):
+				st.ByRelation[k[len(rel):]] = int(n)
+			}
 		}
 		st.Conflicts = st.ByRelation[string(Contradicts)]
-		st.Tags = len(ixTag.Values(tx))
-		sum, n := 0.0, 0
-		confRange(tx, 0, false, func(_ uint64, c float64) bool {
-			sum += c
-			n++
-			return true
-		})
-		if n > 0 {
-			st.AvgConfidence = math.Round(sum/float64(n)*1e4) / 1e4
+		if st.Nodes > 0 {
+			st.AvgConfidence = math.Round(float64(c[cntConf])/1e6/float64(st.Nodes)*1e4) / 1e4
 		}
 		st.Revision = storage.ParseKey(tx.Bucket(storage.BucketVaultIndex).Get(revKey))
 		return nil
@@ -545,15 +544,23 @@ type TagCount struct {
 	Count int    `json:"count"`
 }
 
-// Tags lists every tag with its node count, most used first.
+// Tags lists every tag with its node count, most used first (from the
+// counters).
 func (v *Vault) Tags(ctx context.Context) ([]TagCount, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	out := []TagCount{}
 	err := v.db.View(func(tx *bolt.Tx) error {
-		for t, n := range ixTag.Values(tx) {
-			out = append(out, TagCount{Tag: t, Count: n})
+		c, err := counts(tx)
+		if err != nil {
+			return err
+		}
+		tag := cntKey(ixTag.Name, "")
+		for k, n := range c {
+			if strings.HasPrefix(k, tag) && n > 0 {
+				out = append(out, TagCount{Tag: k[len(tag):], Count: int(n)})
+			}
 		}
 		return nil
 	})

@@ -3,12 +3,9 @@ package vault
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,375 +16,42 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
-// rebuildThreshold is the number of nodes one write may change before the
-// in-memory index is dropped (and rebuilt on next use) instead of updated.
-const rebuildThreshold = 20_000
-
-const (
-	stIdle = iota
-	stBuilding
-	stReady
-)
-
-// docMeta is what ranking needs of a node without reading bbolt.
-type docMeta struct {
-	typ     NodeType
-	conf    float64
-	helpful int
-	tags    []string
-}
-
-// searchState owns the BM25 index (engine/textindex) over title, content,
-// tags and full body of every node. It is built from bbolt on first use (in
-// the background after Warm) and then follows every committed write.
-type searchState struct {
-	v *Vault
-
-	mu     sync.RWMutex
-	status int
-	ix     *textindex.Index
-	meta   map[uint64]docMeta
-	dirty  map[uint64]bool // changed while a build was reading
-	gen    uint64          // bumped by invalidate; a build of an older generation is discarded
-	done   chan struct{}   // closed when the current build ends
-	err    error           // error of the last failed build
-	info   IndexInfo
-
-	// Revisions (the vault's "~rev") behind the index, for the snapshot (see
-	// snapshot.go): rev is the last write the index reflects, dirtyRev the
-	// last write seen while building, savedRev that of the stored snapshot.
-	rev, dirtyRev, savedRev uint64
-}
-
-// IndexInfo describes the in-memory index.
+// IndexInfo describes the full-text index.
 type IndexInfo struct {
-	Ready     bool          `json:"ready"`
-	Building  bool          `json:"building"`
-	Docs      int           `json:"docs"`
-	Skipped   int           `json:"skipped"` // undecodable records left out
-	BuildTime time.Duration `json:"buildTime"`
-	// FromSnapshot says the index was loaded from the stored snapshot
-	// instead of being rebuilt from the nodes.
-	FromSnapshot bool `json:"fromSnapshot"`
+	// Ready says searches can run without building anything (always, unless the database
+	// predates the persisted index and the handle is read-only: see fts.go).
+	Ready bool `json:"ready"`
+	// Docs is the number of nodes indexed.
+	Docs int `json:"docs"`
+	// Persisted says the index is the one stored in the database (not an in-memory copy).
+	Persisted bool `json:"persisted"`
 }
 
-func newSearchState(v *Vault) *searchState { return &searchState{v: v} }
-
-// Warm starts building the full-text index in the background, so the first
-// search does not wait for it. It returns at once.
+// Warm prepares searching in the background: on a read-only handle over a database without
+// a current index it builds the in-memory copy, so the first search does not wait for it;
+// otherwise there is nothing to do. It returns at once.
 func (v *Vault) Warm() {
-	s := v.search
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.status == stIdle {
-		s.startLocked()
+	if !v.db.ReadOnly() {
+		return
 	}
+	v.bgWG.Go(func() { _ = v.WaitIndex(v.bgCtx) })
 }
 
-// IndexInfo reports the state of the in-memory full-text index.
+// IndexInfo reports the state of the full-text index.
 func (v *Vault) IndexInfo() IndexInfo {
-	s := v.search
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	info := s.info
-	info.Ready = s.status == stReady
-	info.Building = s.status == stBuilding
-	if s.ix != nil {
-		info.Docs = s.ix.Len()
-	}
+	var info IndexInfo
+	_ = v.searchStore(context.Background(), func(tx *bolt.Tx, st textindex.Store) error {
+		s, err := ftsEngine().Stats(st)
+		_, inMemory := st.(*textindex.MemStore)
+		info = IndexInfo{Ready: err == nil, Docs: s.Docs, Persisted: err == nil && !inMemory}
+		return nil
+	})
 	return info
 }
 
-// WaitIndex builds the index if needed and waits until it is ready.
-func (v *Vault) WaitIndex(ctx context.Context) error { return v.search.ensure(ctx) }
-
-func (s *searchState) startLocked() {
-	s.status = stBuilding
-	s.dirty = map[uint64]bool{}
-	s.dirtyRev = 0
-	s.err = nil
-	done := make(chan struct{})
-	s.done = done
-	gen := s.gen
-	s.v.bgWG.Add(1)
-	go s.build(gen, done)
-}
-
-func (s *searchState) ensure(ctx context.Context) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		switch s.status {
-		case stReady:
-			s.mu.Unlock()
-			return nil
-		case stIdle:
-			s.startLocked()
-		}
-		done := s.done
-		s.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		s.mu.Lock()
-		if s.status == stIdle && s.err != nil && s.done == done {
-			err := s.err
-			s.mu.Unlock()
-			return err
-		}
-		s.mu.Unlock()
-	}
-}
-
-func (s *searchState) build(gen uint64, done chan struct{}) {
-	// Close waits only while the build reads the database; indexing the
-	// text that was read needs no database and is skipped after Close.
-	var once sync.Once
-	release := func() { once.Do(s.v.bgWG.Done) }
-	defer release()
-	start := time.Now()
-	ix, meta, skipped, rev, fromSnap, err := s.v.snapshotOrLoad(s.v.bgCtx, release)
-	s.mu.Lock()
-	defer func() {
-		close(done)
-		s.mu.Unlock()
-	}()
-	switch {
-	case s.gen != gen:
-		s.status = stIdle // invalidated meanwhile; the next ensure starts over
-		return
-	case err != nil:
-		s.status = stIdle
-		s.err = fmt.Errorf("build vault search index: %w", err)
-		return
-	}
-	if len(s.dirty) > 0 {
-		ids := make([]uint64, 0, len(s.dirty))
-		for id := range s.dirty {
-			ids = append(ids, id)
-		}
-		if err := s.v.syncIDs(ix, meta, ids); err != nil {
-			s.status = stIdle
-			s.err = fmt.Errorf("build vault search index: %w", err)
-			return
-		}
-	}
-	s.ix, s.meta, s.dirty = ix, meta, nil
-	s.status = stReady
-	s.rev = max(rev, s.dirtyRev)
-	if fromSnap {
-		s.savedRev = rev
-	}
-	s.info = IndexInfo{Skipped: skipped, BuildTime: time.Since(start), FromSnapshot: fromSnap}
-}
-
-// snapshotOrLoad returns the index from the stored snapshot when it is
-// current, else rebuilds it from the nodes (loadIndex). rev is the revision
-// the result reflects. A snapshot that cannot be used is logged, never fatal.
-func (v *Vault) snapshotOrLoad(ctx context.Context, release func()) (*textindex.Index, map[uint64]docMeta, int, uint64, bool, error) {
-	ix, meta, skipped, rev, found, err := v.loadSnapshot()
-	if err == nil && found {
-		release()
-		return ix, meta, skipped, rev, true, nil
-	}
-	if err != nil {
-		logSnapshotFallback(err)
-	}
-	ix, meta, skipped, rev, err = v.loadIndex(ctx, release)
-	return ix, meta, skipped, rev, false, err
-}
-
-// syncIDs re-reads nodes from bbolt into the index (removing deleted ones).
-func (v *Vault) syncIDs(ix *textindex.Index, meta map[uint64]docMeta, ids []uint64) error {
-	return v.db.View(func(tx *bolt.Tx) error {
-		for _, id := range ids {
-			n, err := getNode(tx, id)
-			if errors.Is(err, ErrNotFound) {
-				ix.Remove(id)
-				delete(meta, id)
-				continue
-			}
-			if err != nil {
-				continue
-			}
-			if n.HasBody {
-				n.Body = getBody(tx, id)
-			}
-			ix.Add(id, docFields(&n)...)
-			meta[id] = metaOf(&n)
-		}
-		return nil
-	})
-}
-
-// apply brings the index in step with a committed write. It runs under
-// v.wmu, so commits are applied in order.
-func (s *searchState) apply(ws *writeSet) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Every write bumps the revision, also those that change no node (edges):
-	// the index then reflects the new revision as it is.
-	switch s.status {
-	case stBuilding:
-		s.dirtyRev = max(s.dirtyRev, ws.rev)
-	case stReady:
-		s.rev = max(s.rev, ws.rev)
-	}
-	if len(ws.nodes) == 0 {
-		return
-	}
-	if ws.rebuild {
-		s.invalidateLocked()
-		return
-	}
-	switch s.status {
-	case stBuilding:
-		for id := range ws.nodes {
-			s.dirty[id] = true
-		}
-	case stReady:
-		var batch []textindex.Doc
-		for id, n := range ws.nodes {
-			if n == nil {
-				s.ix.Remove(id)
-				delete(s.meta, id)
-				continue
-			}
-			s.meta[id] = metaOf(n)
-			if ws.text[id] {
-				batch = append(batch, textindex.Doc{ID: id, Fields: docFields(n)})
-			}
-		}
-		slices.SortFunc(batch, func(a, b textindex.Doc) int { return cmpU64(a.ID, b.ID) })
-		s.ix.AddBatch(batch)
-	}
-}
-
-func (s *searchState) invalidateLocked() {
-	s.gen++
-	if s.status == stReady {
-		s.status = stIdle
-		s.ix, s.meta = nil, nil
-	}
-}
-
-func docFields(n *Node) []textindex.Field {
-	return []textindex.Field{
-		textindex.Title(n.Title), textindex.Summary(n.Content), textindex.Tags(n.Tags...), textindex.Body(n.Body),
-	}
-}
-
-func metaOf(n *Node) docMeta {
-	return docMeta{typ: n.Type, conf: n.Confidence, helpful: n.HelpfulCount, tags: slices.Clone(n.Tags)}
-}
-
-// liteNode is the part of a stored node the index needs; decoding into it
-// skips timestamps and the rest.
-type liteNode struct {
-	Type         NodeType `json:"type"`
-	Title        string   `json:"title"`
-	Content      string   `json:"content"`
-	Confidence   float64  `json:"confidence"`
-	HelpfulCount int      `json:"helpfulCount"`
-	Tags         []string `json:"tags"`
-	HasBody      bool     `json:"hasBody"`
-}
-
-var liteCodec = storage.Codec[liteNode]{Version: 1}
-
-type rawRec struct {
-	id  uint64
-	val []byte
-}
-
-// loadIndex reads every node and body in one read transaction, decodes them
-// on all processors and builds a fresh index. Undecodable records are
-// skipped and counted. rev is the revision read in the same transaction.
-func (v *Vault) loadIndex(ctx context.Context, release func()) (*textindex.Index, map[uint64]docMeta, int, uint64, error) {
-	var (
-		docs    []textindex.Doc
-		metas   []docMeta
-		ok      []bool
-		skipped int
-		rev     uint64
-	)
-	err := v.db.View(func(tx *bolt.Tx) error {
-		nodesB, _, bodiesB, err := buckets(tx)
-		if err != nil {
-			return err
-		}
-		rev = storage.ParseKey(tx.Bucket(storage.BucketVaultIndex).Get(revKey))
-		var recs, bodies []rawRec
-		c := nodesB.Cursor()
-		for k, val := c.First(); k != nil; k, val = c.Next() {
-			if val != nil {
-				recs = append(recs, rawRec{storage.ParseKey(k), val})
-			}
-		}
-		bc := bodiesB.Cursor()
-		for k, val := bc.First(); k != nil; k, val = bc.Next() {
-			bodies = append(bodies, rawRec{storage.ParseKey(k), val})
-		}
-		docs = make([]textindex.Doc, len(recs))
-		metas = make([]docMeta, len(recs))
-		ok = make([]bool, len(recs))
-		workers := max(1, min(runtime.GOMAXPROCS(0), len(recs)/512))
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for w := range workers {
-			lo, hi := w*len(recs)/workers, (w+1)*len(recs)/workers
-			wg.Go(func() {
-				for i := lo; i < hi; i++ {
-					if (i-lo)%2048 == 0 && ctx.Err() != nil {
-						errs[w] = ctx.Err()
-						return
-					}
-					r := recs[i]
-					ln, err := liteCodec.Unmarshal(r.val)
-					if err != nil || strings.TrimSpace(ln.Content) == "" {
-						continue
-					}
-					n := Node{ID: r.id, Type: ln.Type, Title: ln.Title, Content: ln.Content, Tags: ln.Tags,
-						Confidence: ln.Confidence, HelpfulCount: ln.HelpfulCount}
-					if ln.HasBody {
-						j := sort.Search(len(bodies), func(j int) bool { return bodies[j].id >= r.id })
-						if j < len(bodies) && bodies[j].id == r.id {
-							n.Body = decodeBody(bodies[j].val)
-						}
-					}
-					docs[i] = textindex.Doc{ID: r.id, Fields: docFields(&n)}
-					metas[i] = metaOf(&n)
-					ok[i] = true
-				}
-			})
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	})
-	release()
-	if err != nil {
-		return nil, nil, 0, 0, err
-	}
-	kept := docs[:0]
-	meta := make(map[uint64]docMeta, len(docs))
-	for i := range docs {
-		if !ok[i] {
-			skipped++
-			continue
-		}
-		kept = append(kept, docs[i])
-		meta[docs[i].ID] = metas[i]
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, 0, 0, err
-	}
-	ix := textindex.New(indexOptions())
-	ix.AddBatch(kept)
-	return ix, meta, skipped, rev, nil
+// WaitIndex makes sure searches can run (see Warm) and returns once they can.
+func (v *Vault) WaitIndex(ctx context.Context) error {
+	return v.searchStore(ctx, func(*bolt.Tx, textindex.Store) error { return nil })
 }
 
 // SearchOptions configures Search.
@@ -419,7 +83,12 @@ const (
 	blendConfidence = 0.30
 	blendHelpful    = 0.15
 	helpfulSat      = 20 // helpfulCount at which the helpful factor saturates
-	embedWeight     = 0.4
+	// coverageFloor is the share of its BM25 score a hit keeps when its key fields hold
+	// none of the query's words (see textindex.Hit.Coverage); one holding all keeps it all.
+	// 0.7 fixed the ranking of issue 16 and scored best on the paraphrase set (MRR 0.699
+	// against 0.696 at 0.8 or without).
+	coverageFloor = 0.7
+	embedWeight   = 0.4
 )
 
 type cand struct {
@@ -449,9 +118,6 @@ func (v *Vault) Search(ctx context.Context, query string, o SearchOptions) ([]Sc
 	tag := strings.TrimLeft(strings.ToLower(cleanKey(o.Tag)), "#")
 	if strings.TrimSpace(query) == "" {
 		return []Scored{}, nil
-	}
-	if err := v.search.ensure(ctx); err != nil {
-		return nil, err
 	}
 	cands, err := v.candidates(ctx, query, o, tag)
 	if err != nil {
@@ -505,47 +171,84 @@ func sortCands(cs []cand) {
 // The blend re-orders within that window: relevance gates, confidence and
 // helpfulness re-order the relevant (a BM25 top-k re-rank; widening the
 // window when scores are flat cost 5× at p95 on 100k nodes for rare gains).
+// It runs in one read transaction: the query's terms, the filter's index
+// entries and the hits' records, a few dozen keys whatever the vault's size.
 func (v *Vault) candidates(ctx context.Context, query string, o SearchOptions, tag string) ([]cand, error) {
-	s := v.search
 	need := o.Limit
 	if v.opts.Embedder != nil && v.opts.EmbedModel != "" && !o.NoEmbeddings {
 		need = max(o.Limit*2, 10)
 	}
 	k := max(need*4, 40)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		s.mu.RLock()
-		if s.status != stReady { // invalidated since ensure
-			s.mu.RUnlock()
-			if err := s.ensure(ctx); err != nil {
-				return nil, err
-			}
-			continue
-		}
+	var cands []cand
+	err := v.searchStore(ctx, func(tx *bolt.Tx, st textindex.Store) error {
 		var f func(uint64) bool
 		if o.Type != "" || tag != "" || o.MinConfidence > 0 {
+			allowed := filterIDs(tx, o, tag)
 			f = func(id uint64) bool {
-				m, ok := s.meta[id]
-				return ok && (o.Type == "" || m.typ == o.Type) && m.conf >= o.MinConfidence &&
-					(tag == "" || slices.Contains(m.tags, tag))
+				_, ok := slices.BinarySearch(allowed, id)
+				return ok
 			}
 		}
-		hits := s.ix.Search(query, k, f)
-		cands := make([]cand, 0, len(hits))
-		if len(hits) > 0 && hits[0].Score > 0 {
-			top := hits[0].Score
-			for _, h := range hits {
-				m := s.meta[h.ID]
-				rel := h.Score / top
-				cands = append(cands, cand{id: h.ID, rel: rel, score: blend(rel, m.conf, m.helpful)})
-			}
+		hits, err := ftsEngine().Search(st, query, k, f)
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
 		}
-		s.mu.RUnlock()
-		sortCands(cands)
-		return cands, nil
+		if len(hits) == 0 || hits[0].Score <= 0 {
+			return nil
+		}
+		nodes := tx.Bucket(storage.BucketVaultNodes)
+		// Relevance is BM25 scaled by coverage: a node that holds every word of the query in
+		// its title, summary or tags outranks one that matches some of them at length.
+		top := 0.0
+		for i := range hits {
+			hits[i].Score *= coverageFloor + (1-coverageFloor)*hits[i].Coverage
+			top = max(top, hits[i].Score)
+		}
+		cands = make([]cand, 0, len(hits))
+		for _, h := range hits {
+			m, err := liteCodec.Get(nodes, storage.Key(h.ID))
+			if err != nil {
+				continue // undecodable
+			}
+			rel := h.Score / top
+			cands = append(cands, cand{id: h.ID, rel: rel, score: blend(rel, m.Confidence, m.HelpfulCount)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	sortCands(cands)
+	return cands, nil
+}
+
+// filterIDs returns, ascending, the ids of the nodes that pass the type, tag and
+// confidence filters of o, from the secondary indexes.
+func filterIDs(tx *bolt.Tx, o SearchOptions, tag string) []uint64 {
+	var lists [][]uint64
+	collect := func(ix storage.Index, value string) {
+		var l []uint64
+		ix.IDs(tx, value, func(id uint64) bool { l = append(l, id); return true })
+		lists = append(lists, l)
+	}
+	if o.Type != "" {
+		collect(ixType, string(o.Type))
+	}
+	if tag != "" {
+		collect(ixTag, tag)
+	}
+	if o.MinConfidence > 0 {
+		var l []uint64
+		confRange(tx, o.MinConfidence, false, func(id uint64, _ float64) bool { l = append(l, id); return true })
+		slices.Sort(l)
+		lists = append(lists, l)
+	}
+	slices.SortFunc(lists, func(a, b []uint64) int { return cmp.Compare(len(a), len(b)) })
+	out := lists[0]
+	for _, l := range lists[1:] {
+		out = intersectSorted(out, l)
+	}
+	return out
 }
 
 // GetRelevantPatterns returns the nodes most relevant to a task context,
@@ -574,7 +277,7 @@ const (
 func (e *embedState) forget(ws *writeSet) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for id, changed := range ws.text {
+	for id, changed := range ws.nodes {
 		if changed {
 			delete(e.vecs, id)
 		}

@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -148,15 +149,16 @@ func hasNode(tx *bolt.Tx, id uint64) bool {
 	return tx.Bucket(storage.BucketVaultNodes).Get(storage.Key(id)) != nil
 }
 
-// writeSet records what a write transaction changed, so the in-memory index
-// and the change event follow the commit.
+// writeSet records what a write transaction changed, for the change event and the
+// embedding cache.
 type writeSet struct {
-	op      string
-	nodes   map[uint64]*Node // written nodes, with bodies; nil = removed
-	text    map[uint64]bool  // whether the searchable text changed
-	edges   []uint64
-	rev     uint64
-	rebuild bool // too many changes: drop the in-memory index instead
+	op    string
+	nodes map[uint64]bool // written or removed nodes → whether their searchable text changed
+	edges []uint64
+	rev   uint64
+	// ftsSink, when set, collects the full-text changes instead of applying them (a bulk
+	// import applies them at the end, see importJournaled).
+	ftsSink *textindex.Batch
 	// archived are nodes the tier cap moved to the archive; notStored counts
 	// learned nodes the cap left out.
 	archived  []uint64
@@ -164,19 +166,14 @@ type writeSet struct {
 }
 
 func newWriteSet(op string) *writeSet {
-	return &writeSet{op: op, nodes: map[uint64]*Node{}, text: map[uint64]bool{}}
+	return &writeSet{op: op, nodes: map[uint64]bool{}}
 }
 
 func (ws *writeSet) putNode(n *Node, textChanged bool) {
-	c := n.clone()
-	ws.nodes[n.ID] = &c
-	ws.text[n.ID] = ws.text[n.ID] || textChanged
+	ws.nodes[n.ID] = ws.nodes[n.ID] || textChanged
 }
 
-func (ws *writeSet) removeNode(id uint64) {
-	ws.nodes[id] = nil
-	ws.text[id] = true
-}
+func (ws *writeSet) removeNode(id uint64) { ws.nodes[id] = true }
 
 func (ws *writeSet) change() Change {
 	c := Change{Op: ws.op, Revision: ws.rev}
@@ -203,9 +200,15 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 	}
 	v.wmu.Lock()
 	var ws *writeSet
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	write := func(tx *bolt.Tx) error {
 		ws = newWriteSet(op)
 		if _, _, _, err := buckets(tx); err != nil {
+			return err
+		}
+		if journalPending(tx) {
+			return errJournalPending
+		}
+		if err := ensureDerived(tx); err != nil {
 			return err
 		}
 		if err := fn(tx, ws); err != nil {
@@ -214,12 +217,17 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 		rev, err := bumpRevision(tx)
 		ws.rev = rev
 		return err
-	})
+	}
+	err := v.db.Update(write)
+	if errors.Is(err, errJournalPending) {
+		if err = v.recoverImport(); err == nil {
+			err = v.db.Update(write)
+		}
+	}
 	if err != nil {
 		v.wmu.Unlock()
 		return err
 	}
-	v.search.apply(ws)
 	v.emb.forget(ws)
 	v.wmu.Unlock()
 	v.notify(ws.change())
@@ -248,11 +256,21 @@ func (v *Vault) Revision(ctx context.Context) (uint64, error) {
 	return rev, err
 }
 
-// ixBatch collects index entries of a large write and puts them in key
-// order: bbolt keeps a leaf's inserts in one growing slice until commit, so
-// many inserts in random order into one transaction are quadratic (memmove),
-// while ascending inserts append.
-type ixBatch struct{ keys [][]byte }
+// ixBatch collects what a write defers to the end of its transaction: the secondary index
+// entries of new records, the full-text changes and the counter deltas. Index entries are
+// put in key order: bbolt keeps a leaf's inserts in one growing slice until commit, so many
+// inserts in random order into one transaction are quadratic (memmove), while ascending
+// inserts append. The full-text index and the counters are written once per transaction,
+// term by term and key by key, whatever the number of nodes.
+type ixBatch struct {
+	groups map[string]*[]uint64 // name 0x00 value 0x00 → ids, in the order added
+	n      int
+	kbuf   []byte
+	fts    textindex.Batch
+	cnt    counterDelta
+	// ftsSink, when set, receives the full-text changes at flush instead of the index.
+	ftsSink *textindex.Batch
+}
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
 func ixKey(ix storage.Index, value string, id uint64) []byte {
@@ -264,27 +282,106 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 	return append(k, storage.Key(id)...)
 }
 
+// add defers one index entry. Entries are grouped by name and value (a handful of
+// types, tags and confidences, one core per statement), so that flush sorts the groups,
+// not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
-	b.keys = append(b.keys, ixKey(ix, value, id))
+	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
+	g := b.groups[string(b.kbuf)]
+	if g == nil {
+		if b.groups == nil {
+			b.groups = map[string]*[]uint64{}
+		}
+		g = new([]uint64)
+		b.groups[string(b.kbuf)] = g
+	}
+	*g = append(*g, id)
+	b.n++
 }
+
+func (b *ixBatch) counters() counterDelta {
+	if b.cnt == nil {
+		b.cnt = counterDelta{}
+	}
+	return b.cnt
+}
+
+// ftsBulk is the batch size from which the full-text buckets are filled densely (see
+// appendMostly): a bulk write rewrites most of their pages.
+const ftsBulk = 1000
 
 func (b *ixBatch) flush(tx *bolt.Tx) error {
-	slices.SortFunc(b.keys, bytes.Compare)
-	bk := tx.Bucket(storage.BucketVaultIndex)
-	for _, k := range b.keys {
-		if err := bk.Put(k, []byte{}); err != nil {
-			return fmt.Errorf("index: %w", err)
+	if b.n > 0 {
+		prefixes := make([]string, 0, len(b.groups))
+		for p := range b.groups {
+			prefixes = append(prefixes, p)
 		}
+		slices.Sort(prefixes)
+		bk := tx.Bucket(storage.BucketVaultIndex)
+		if b.n >= ftsBulk {
+			appendMostly(bk)
+		}
+		empty := []byte{}
+		for _, p := range prefixes {
+			ids := *b.groups[p]
+			if !slices.IsSorted(ids) {
+				slices.Sort(ids)
+			}
+			for _, id := range ids {
+				b.kbuf = binary.BigEndian.AppendUint64(append(b.kbuf[:0], p...), id)
+				if err := bk.Put(b.kbuf, empty); err != nil { // Put copies the key
+					return fmt.Errorf("index: %w", err)
+				}
+			}
+		}
+		b.groups, b.n = nil, 0
 	}
-	b.keys = nil
-	return nil
+	if b.fts.Len() > 0 && b.ftsSink != nil {
+		b.ftsSink.Merge(&b.fts)
+		b.fts.Reset()
+	}
+	if b.fts.Len() > 0 {
+		st, err := ftsStore(tx)
+		if err != nil {
+			return err
+		}
+		if b.fts.Len() >= ftsBulk {
+			appendMostly(st.terms, st.postings)
+		}
+		if err := ftsEngine().Apply(st, &b.fts); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+		b.fts.Reset()
+	}
+	return b.cnt.flush(tx)
 }
 
-// putNodeTx stores n (assigning an id when n.ID is 0) and its index entries;
-// old is the stored version being replaced, if any. With batch set, new
-// index entries are collected there (flush before commit).
+// batchOf returns the caller's batch, or a fresh one to flush at the end of the call.
+func batchOf(batch []*ixBatch) (b *ixBatch, deferred bool) {
+	if len(batch) > 0 && batch[0] != nil {
+		return batch[0], true
+	}
+	return &ixBatch{}, false
+}
+
+// indexedText returns the fields a stored node is indexed with, reading its body when
+// the caller loaded the node without it.
+func indexedText(tx *bolt.Tx, n *Node) []textindex.Field {
+	c := *n
+	if c.HasBody && c.Body == "" {
+		c.Body = getBody(tx, c.ID)
+	}
+	return docFields(&c)
+}
+
+// putNodeTx stores n (assigning an id when n.ID is 0) and its index entries; old is the
+// stored version being replaced, if any. With batch set, new index entries, the full-text
+// change and the counter deltas are collected there (flush before commit); without, they
+// are written at once.
 func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
+	b, deferred := batchOf(batch)
 	nodes := tx.Bucket(storage.BucketVaultNodes)
+	appendMostly(nodes, tx.Bucket(storage.BucketVaultBodies))
 	if n.ID == 0 {
 		id, err := storage.NextID(nodes)
 		if err != nil {
@@ -302,12 +399,21 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 		}
 	}
 	for _, e := range nodeEntries(n) {
-		if len(batch) > 0 && batch[0] != nil {
-			batch[0].add(e.ix, e.value, n.ID)
+		if deferred {
+			b.add(e.ix, e.value, n.ID)
 			continue
 		}
 		if err := e.ix.Add(tx, e.value, n.ID); err != nil {
 			return fmt.Errorf("index node %d: %w", n.ID, err)
+		}
+	}
+	b.counters().node(old, n)
+	if old == nil {
+		b.fts.Put(n.ID, nil, docFields(n))
+	} else {
+		prev := indexedText(tx, old)
+		if cur := docFields(n); !slices.Equal(prev, cur) {
+			b.fts.Put(n.ID, prev, cur)
 		}
 	}
 	rec := *n
@@ -321,10 +427,13 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 		if err := bodies.Put(storage.Key(n.ID), encodeBody(n.Body)); err != nil {
 			return fmt.Errorf("store body of node %d: %w", n.ID, err)
 		}
-	} else if old == nil || old.HasBody {
+	} else if old != nil && old.HasBody {
 		if err := bodies.Delete(storage.Key(n.ID)); err != nil {
 			return fmt.Errorf("delete body of node %d: %w", n.ID, err)
 		}
+	}
+	if !deferred {
+		return b.flush(tx)
 	}
 	return nil
 }
@@ -341,6 +450,9 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 			return fmt.Errorf("unindex node %d: %w", id, err)
 		}
 	}
+	b := &ixBatch{ftsSink: ws.ftsSink}
+	b.counters().node(&n, nil)
+	b.fts.Remove(id, indexedText(tx, &n))
 	var edgeIDs []uint64
 	collect := func(eid uint64) bool { edgeIDs = append(edgeIDs, eid); return true }
 	ixFrom.IDs(tx, idValue(id), collect)
@@ -358,11 +470,13 @@ func removeNodeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 		return fmt.Errorf("delete body of node %d: %w", id, err)
 	}
 	ws.removeNode(id)
-	return nil
+	return b.flush(tx)
 }
 
 func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
+	b, deferred := batchOf(batch)
 	edges := tx.Bucket(storage.BucketVaultEdges)
+	appendMostly(edges)
 	if e.ID == 0 {
 		id, err := storage.NextID(edges)
 		if err != nil {
@@ -372,9 +486,10 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 	} else if err := storage.RaiseSequence(edges, e.ID); err != nil {
 		return fmt.Errorf("edge %d: %w", e.ID, err)
 	}
+	b.counters().edge(e, 1)
 	for _, en := range edgeEntries(e) {
-		if len(batch) > 0 && batch[0] != nil {
-			batch[0].add(en.ix, en.value, e.ID)
+		if deferred {
+			b.add(en.ix, en.value, e.ID)
 			continue
 		}
 		if err := en.ix.Add(tx, en.value, e.ID); err != nil {
@@ -383,6 +498,9 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 	}
 	if err := edgeCodec.Put(edges, storage.Key(e.ID), *e); err != nil {
 		return fmt.Errorf("store edge %d: %w", e.ID, err)
+	}
+	if !deferred {
+		return b.flush(tx)
 	}
 	return nil
 }
@@ -401,7 +519,9 @@ func removeEdgeTx(tx *bolt.Tx, ws *writeSet, id uint64) error {
 		return fmt.Errorf("delete edge %d: %w", id, err)
 	}
 	ws.edges = append(ws.edges, id)
-	return nil
+	cnt := counterDelta{}
+	cnt.edge(&e, -1)
+	return cnt.flush(tx)
 }
 
 // findEdge returns the id of an existing from→to edge of relation rel, or 0.

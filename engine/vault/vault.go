@@ -87,19 +87,23 @@ type Options struct {
 }
 
 // Vault is the taste vault over one workspace database. It is safe for
-// concurrent use. Construction does no I/O; the full-text index is built on
-// first use (or in the background after Warm) from bbolt.
+// concurrent use. Construction does no I/O; the full-text index lives in the
+// database and every write keeps it current (see fts.go).
 type Vault struct {
 	db   *storage.DB
 	opts Options
 
-	// wmu serialises write transactions together with the in-memory index
-	// update that follows each commit, so the index applies commits in order.
+	// wmu serialises write transactions together with the cache updates that
+	// follow each commit, so they apply commits in order.
 	wmu sync.Mutex
 
-	search *searchState
-	emb    *embedState
-	wisdom *Wisdom
+	mem         memIndex // in-memory index of a read-only handle without a current one
+	importChunk int      // records per import transaction (tests); 0 means importChunk
+	// chunkHook, when set (tests), runs after each committed chunk of a journaled
+	// import; an error from it fails the import there.
+	chunkHook func(chunk int) error
+	emb       *embedState
+	wisdom    *Wisdom
 
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
@@ -125,20 +129,15 @@ func New(db *storage.DB, opts Options) *Vault {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	v := &Vault{db: db, opts: opts, bgCtx: ctx, bgCancel: cancel}
-	v.search = newSearchState(v)
 	v.emb = &embedState{vecs: map[uint64]embVec{}}
 	v.wisdom = &Wisdom{v: v}
 	return v
 }
 
-// Close stops background work (an index build in progress) and, on a
-// writable handle, saves the full-text index snapshot when the index is built
-// and newer than the stored one (see SaveIndexSnapshot). It does not close
-// the database.
+// Close stops background work (see Warm). It does not close the database.
 func (v *Vault) Close() error {
 	v.bgCancel()
 	v.bgWG.Wait()
-	v.search.saveSnapshot()
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -15,9 +16,10 @@ const maxProblems = 100
 
 // Verify checks the vault's invariants in one read transaction: every node
 // decodes and has exactly its index entries, every index entry points to an
-// existing node or edge, every edge joins two existing nodes, and a node
-// with HasBody has a body. It returns the problems found (none when
-// consistent).
+// existing node or edge, every edge joins two existing nodes, a node with
+// HasBody has a body, the counters match the buckets, and the full-text
+// index holds exactly the postings of the nodes' text. It returns the
+// problems found (none when consistent).
 func (v *Vault) Verify(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -87,7 +89,64 @@ func (v *Vault) Verify(ctx context.Context) ([]string, error) {
 		for k := range want {
 			report("index entry %q is missing", k)
 		}
+		verifyDerived(tx, report)
 		return nil
 	})
 	return problems, err
+}
+
+// verifyDerived compares the counters and the full-text index with what the nodes and
+// edges say (both are only checked once built).
+func verifyDerived(tx *bolt.Tx, report func(format string, a ...any)) {
+	if journalPending(tx) {
+		report("an import did not finish: the next write rolls it back")
+	}
+	if b := tx.Bucket(storage.BucketVaultCounts); b != nil && b.Get(cntOK) != nil {
+		want, err := walkCounts(tx)
+		if err != nil {
+			report("counters: %v", err)
+			return
+		}
+		got, _ := counts(tx)
+		keys := map[string]bool{}
+		for k, n := range want {
+			if n != 0 {
+				keys[k] = true
+			}
+		}
+		for k := range got {
+			keys[k] = true
+		}
+		for k := range keys {
+			if got[k] != want[k] {
+				report("counter %q is %d, want %d", k, got[k], want[k])
+			}
+		}
+	}
+	st, err := ftsStore(tx)
+	if err != nil {
+		report("full-text index: %v", err)
+		return
+	}
+	eng := ftsEngine()
+	if _, err := eng.Stats(st); err != nil {
+		return // not built yet: the next write builds it
+	}
+	b, err := nodesBatch(tx)
+	if err != nil {
+		report("full-text index: %v", err)
+		return
+	}
+	fresh := &textindex.MemStore{}
+	err = eng.Init(fresh)
+	if err == nil {
+		err = eng.Apply(fresh, b)
+	}
+	if err != nil {
+		report("full-text index: %v", err)
+		return
+	}
+	for _, p := range eng.Compare(st, fresh, maxProblems) {
+		report("full-text index: %s", p)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/keymap"
@@ -91,4 +92,88 @@ func FitHeight(s string, h int) string {
 // Empty renders an empty-state block: a title line and a hint.
 func (c *Common) Empty(title, hint string) string {
 	return c.Styles.Muted.Render(title) + "\n" + c.Styles.Subtle.Render(hint)
+}
+
+// WrapWords wraps plain text to width cells, breaking lines at spaces only
+// (lipgloss's and ansi's wrappers also break after hyphens and, on some
+// input, inside words; streamed prose must keep its words whole). Newlines
+// are kept, runs of spaces and leading indentation too; a word wider than
+// width is cut hard. Hand-written for that guarantee.
+func WrapWords(text string, width int) []string {
+	width = max(1, width)
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		var line strings.Builder
+		lw := 0
+		flush := func() {
+			out = append(out, line.String())
+			line.Reset()
+			lw = 0
+		}
+		for i, word := range strings.Split(para, " ") {
+			ww := lipgloss.Width(word)
+			sep := 0
+			if i > 0 {
+				sep = 1
+			}
+			if lw > 0 && lw+sep+ww > width {
+				flush()
+				sep = 0
+			}
+			for ww > width { // a word longer than the line
+				if lw > 0 {
+					flush()
+				}
+				cut := ansi.Truncate(word, width, "")
+				out = append(out, cut)
+				word = strings.TrimPrefix(word, cut)
+				ww = lipgloss.Width(word)
+				sep = 0
+			}
+			if sep == 1 && (lw > 0 || i > 0) {
+				line.WriteByte(' ')
+				lw++
+			}
+			line.WriteString(word)
+			lw += ww
+		}
+		flush()
+	}
+	return out
+}
+
+// ViewCache keeps the rendering of what lies under a dialog while the
+// dialog has the keyboard: typing into a dialog's text field must not
+// redraw the screen beneath it on every key (on a big screen that is most
+// of a frame's cost). A page calls Update first thing in its Update and Get
+// for the part under the dialog in its View.
+type ViewCache struct {
+	view  string
+	ok    bool
+	w, h  int
+	theme string
+}
+
+// Update drops the cached view unless msg is a key press or a cursor blink
+// while dialog is open (those reach only the dialog).
+func (v *ViewCache) Update(msg tea.Msg, dialog bool) {
+	if dialog {
+		if _, key := msg.(tea.KeyPressMsg); key || IsCursorBlink(msg) {
+			return
+		}
+	}
+	v.ok = false
+}
+
+// Invalidate drops the cached view.
+func (v *ViewCache) Invalidate() { v.ok = false }
+
+// Get returns the cached view of a w×h area, drawing it with render when
+// there is none (or the size or theme changed).
+func (v *ViewCache) Get(c *Common, w, h int, render func() string) string {
+	if v.ok && v.w == w && v.h == h && v.theme == c.Styles.Name {
+		return v.view
+	}
+	v.view, v.ok, v.w, v.h, v.theme = render(), true, w, h, c.Styles.Name
+	return v.view
 }

@@ -8,9 +8,11 @@ import "charm.land/bubbles/v2/key"
 // KeyMap holds every key binding.
 type KeyMap struct {
 	// Global.
-	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh                key.Binding
-	GoHome, GoVault, GoImport, GoAgents, GoChanges, GoBuild, GoPlaybooks, GoRehearse key.Binding
-	GoKnowledge, GoRun, GoLibrary                                                    key.Binding
+	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh key.Binding
+	// GoTo[i] shows screen i+1: alt+1 … alt+9, then alt+0 for the tenth and
+	// alt+l for the eleventh (the Library: no digit is left).
+	// Digits alone stay page keys (rehearsal branches, graph depth).
+	GoTo [11]key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -43,13 +45,16 @@ type KeyMap struct {
 	Correct, Invalidate, Promote, Keep, AddFact, ShowClosed, ScopeFilter key.Binding
 	RefreshDoc, RemoveDoc, ClearDocs, FetchDoc, OpenKnowledge            key.Binding
 
-	// Vault browser: history back (after jumping to a neighbour) and the
-	// graph view's depth.
-	HistoryBack, DepthMore, DepthLess, Depth key.Binding
+	// Vault browser: history back (after jumping to a neighbour), the
+	// graph view's depth and the archive.
+	HistoryBack, DepthMore, DepthLess, Depth, Archive key.Binding
 
 	// Import wizard: folder navigation, the next step, and the summary's
 	// actions.
 	OpenDir, ParentDir, NextStep, OpenVault, UndoImport key.Binding
+	// TypePath opens a path field (the import wizard's folder, the Build
+	// screen's PRD): / starts an absolute path, ~ the home folder.
+	TypePath key.Binding
 }
 
 // DefaultKeyMap returns nova's bindings.
@@ -67,17 +72,12 @@ func DefaultKeyMap() *KeyMap {
 		PrevPage:  b("ctrl+←/[", "prev screen", "ctrl+left", "["),
 		Refresh:   b("ctrl+r", "refresh", "ctrl+r"),
 
-		GoHome:      b("alt+1", "home", "alt+1"),
-		GoVault:     b("alt+2", "vault", "alt+2"),
-		GoImport:    b("alt+3", "import", "alt+3"),
-		GoAgents:    b("alt+4", "agents", "alt+4"),
-		GoChanges:   b("alt+5", "changes", "alt+5"),
-		GoBuild:     b("alt+6", "build", "alt+6"),
-		GoPlaybooks: b("alt+7", "playbooks", "alt+7"),
-		GoRehearse:  b("alt+8", "rehearsal", "alt+8"),
-		GoKnowledge: b("alt+9", "knowledge", "alt+9"),
-		GoRun:       b("alt+0", "run", "alt+0"),
-		GoLibrary:   b("alt+l", "library", "alt+l"), // the eleventh screen: no digit left
+		GoTo: [11]key.Binding{
+			b("alt+1", "screen 1", "alt+1"), b("alt+2", "screen 2", "alt+2"), b("alt+3", "screen 3", "alt+3"),
+			b("alt+4", "screen 4", "alt+4"), b("alt+5", "screen 5", "alt+5"), b("alt+6", "screen 6", "alt+6"),
+			b("alt+7", "screen 7", "alt+7"), b("alt+8", "screen 8", "alt+8"), b("alt+9", "screen 9", "alt+9"),
+			b("alt+0", "screen 10", "alt+0"), b("alt+l", "screen 11", "alt+l"),
+		},
 
 		Up:       b("↑/k", "up", "up", "k"),
 		Down:     b("↓/j", "down", "down", "j"),
@@ -144,11 +144,13 @@ func DefaultKeyMap() *KeyMap {
 		DepthMore:   b("+", "deeper", "+", "="),
 		DepthLess:   b("-", "shallower", "-"),
 		Depth:       b("1–5", "depth", "1", "2", "3", "4", "5"),
+		Archive:     b("a", "archive", "a"),
 
 		OpenDir:    b("→/l", "open folder", "right", "l"),
 		ParentDir:  b("←/h/⌫", "parent folder", "left", "h", "backspace"),
 		NextStep:   b("tab", "next step", "tab"),
 		OpenVault:  b("v", "open in vault", "v"),
 		UndoImport: b("u", "undo import", "u"),
+		TypePath:   b("/ or ~", "type a path", "/", "~", "."),
 	}
 }

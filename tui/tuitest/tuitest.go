@@ -8,6 +8,7 @@ package tuitest
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -15,11 +16,27 @@ import (
 
 // Key turns a key name into the key press a terminal would send. It knows
 // "enter", "esc", "tab", "shift+tab", "up", "down", "left", "right", "pgup",
-// "pgdown", "backspace", "space" and "ctrl+p"; any other name is taken as
-// typed text whose first rune is the key code (so "j" is the j key). An empty
-// name panics.
+// "pgdown", "home", "end", "backspace", "space", "ctrl+X" and "alt+X" (X one
+// rune or one of the names above); any other name is taken as typed text
+// whose first rune is the key code (so "j" is the j key). An empty name
+// panics.
 func Key(name string) tea.KeyPressMsg {
+	for _, mod := range []struct {
+		prefix string
+		mod    tea.KeyMod
+	}{{"ctrl+", tea.ModCtrl}, {"alt+", tea.ModAlt}} {
+		if rest, ok := strings.CutPrefix(name, mod.prefix); ok && rest != "" {
+			k := Key(rest)
+			k.Mod |= mod.mod
+			k.Text = ""
+			return k
+		}
+	}
 	switch name {
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
@@ -44,8 +61,6 @@ func Key(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "space":
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "ctrl+p":
-		return tea.KeyPressMsg{Code: 'p', Mod: tea.ModCtrl}
 	}
 	r := []rune(name)
 	return tea.KeyPressMsg{Code: r[0], Text: name}

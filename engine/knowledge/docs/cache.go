@@ -375,11 +375,12 @@ type Hit struct {
 	Title   string
 	Version string
 	Snippet string
-	// Score is 0–1: the BM25 score relative to the best hit, times
-	// Coverage, so that the best of weak matches does not look perfect.
+	// Score is 0–1: Coverage × (½ + ½ the BM25 score relative to the best
+	// hit), so that the best of weak matches does not look perfect.
 	Score float64
 	// Coverage is how much of the query the entry contains, 0–1 on an
-	// absolute scale (see coverageOf).
+	// absolute scale (textindex.CoverageShare, counting at most
+	// CoverageTerms query terms).
 	Coverage float64
 }
 
@@ -388,26 +389,17 @@ type Hit struct {
 // sharing one word with the query used to score as a perfect match (and be
 // injected into build prompts, outranking literal matches elsewhere).
 const (
-	// MinCoverage: an entry containing less of the query is not a hit.
-	MinCoverage = 0.5
-	// coverageTerms: an entry containing this many distinct query terms
+	// MinCoverage: an entry containing less of the query is not a hit (one
+	// of two query terms passes, two of five, four of a long text).
+	MinCoverage = 0.4
+	// CoverageTerms: an entry containing this many distinct query terms
 	// covers a longer query (a task's text) fully.
-	coverageTerms = 8
+	CoverageTerms = 8
 )
-
-// coverageOf is the share of the query's distinct terms (stemmed, stop
-// words dropped; synonyms and typo matches count part) that an entry
-// contains, counting at most coverageTerms of them.
-func coverageOf(covered float64, terms int) float64 {
-	if terms <= 0 {
-		return 0
-	}
-	return min(1, covered/float64(min(terms, coverageTerms)))
-}
 
 // Search ranks the cached entries for a query (BM25 over title, library,
 // topic and the first 16 KB of the text), keeps those covering at least
-// MinCoverage of it, and scores them by relevance times coverage. The index
+// MinCoverage of it, and scores them by coverage × (½ + ½ relevance). The index
 // is built on first use and rebuilt when another process changed the cache.
 func (c *Cache) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
 	if strings.TrimSpace(query) == "" {
@@ -434,12 +426,13 @@ func (c *Cache) Search(ctx context.Context, query string, limit int) ([]Hit, err
 		if !ok {
 			continue
 		}
-		cov := coverageOf(c.ix.Coverage(query, h.ID))
+		covered, terms := c.ix.Coverage(query, h.ID)
+		cov := textindex.CoverageShare(covered, terms, 0, CoverageTerms)
 		if cov < MinCoverage {
 			continue
 		}
 		out = append(out, Hit{Key: m.key, Library: m.library, Topic: m.topic, Title: m.title, Version: m.version,
-			Score: h.Score / top * cov, Coverage: cov})
+			Score: cov * (0.5 + 0.5*h.Score/top), Coverage: cov})
 		texts = append(texts, m.text)
 	}
 	idx := make([]int, len(out))

@@ -66,7 +66,19 @@ type Scored struct {
 	// Score is 0–1: text relevance (relative to the best hit) weighed by
 	// confidence and the recency preference.
 	Score float64 `json:"score"`
+	// Coverage is how much of the query the fact contains, 0–1 on an
+	// absolute scale (textindex.CoverageShare: a fact is held to its own
+	// distinct terms, at most CoverageTerms).
+	Coverage float64 `json:"coverage"`
+	// Calibrated is the score for rankings that merge sources: coverage ×
+	// (½ + ½ relevance) with the same confidence and recency weights, so the
+	// best of weak matches no longer looks perfect.
+	Calibrated float64 `json:"calibrated"`
 }
+
+// CoverageTerms: a fact containing this many distinct query terms covers a
+// longer query fully.
+const CoverageTerms = 8
 
 // SearchResult holds the ranked facts and what could not be searched.
 type SearchResult struct {
@@ -114,8 +126,11 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 		top := hits[0].Score
 		for _, h := range hits {
 			f := s.mem.facts[h.ID]
-			score := (h.Score / top) * (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
-			out = append(out, Scored{Fact: f, Score: math.Round(score*1e6) / 1e6})
+			rel := h.Score / top
+			w := (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
+			covered, terms := s.mem.ix.Coverage(query, h.ID)
+			cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(f.Content+" "+strings.Join(f.Tags, " ")), CoverageTerms)
+			out = append(out, Scored{Fact: f, Score: round6(rel * w), Coverage: round6(cov), Calibrated: round6(cov * (0.5 + 0.5*rel) * w)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -129,6 +144,8 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil
 }
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // recencyFactor weighs a fact by age: prefer_recent favours facts from the
 // last weeks, prefer_established older facts that helped.

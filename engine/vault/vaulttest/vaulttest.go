@@ -12,11 +12,16 @@
 package vaulttest
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,4 +293,89 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+}
+
+// Flat draws n nodes shaped like the speed issue's 100k vault: no title and no
+// body, a content of 12–60 words (the same Zipf vocabulary and sentences as
+// Node), 1–3 tags, one of the 5 types, a confidence between 0.3 and 0.98 and
+// a small helpful count. The same seed gives the same nodes, so the peer
+// benchmark (bench/peers) loads identical documents into every engine.
+func Flat(n int, seed uint64) []vault.Node {
+	g := NewGen(seed)
+	types := vault.NodeTypes()
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	out := make([]vault.Node, n)
+	for i := range out {
+		words := 12 + g.rng.IntN(49)
+		var sb strings.Builder
+		for words > 0 {
+			k := min(words, 6+g.rng.IntN(14))
+			g.Sentence(&sb, k)
+			words -= k
+		}
+		tags := []string{}
+		for range 1 + g.rng.IntN(3) {
+			if t := Tags[g.rng.IntN(len(Tags))]; !slices.Contains(tags, t) {
+				tags = append(tags, t)
+			}
+		}
+		out[i] = vault.Node{
+			Type:         types[g.rng.IntN(len(types))],
+			Content:      strings.TrimSpace(sb.String()),
+			Tags:         tags,
+			Confidence:   math.Round((0.3+g.rng.Float64()*0.68)*100) / 100,
+			HelpfulCount: int(g.rng.ExpFloat64() * 2),
+			UserID:       "local",
+			Source:       "manual",
+			CreatedAt:    created.Add(time.Duration(i) * time.Second),
+			UpdatedAt:    created.Add(time.Duration(i) * time.Second),
+		}
+	}
+	return out
+}
+
+// WriteJSONL writes nodes as a `nova vault import` file (see vault.Export's
+// format), numbering them from 1 in order.
+func WriteJSONL(w io.Writer, nodes []vault.Node) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"kind": "header", "format": vault.DumpFormat,
+		"version": vault.DumpVersion, "nodes": len(nodes)}); err != nil {
+		return err
+	}
+	type line struct {
+		Kind string `json:"kind"`
+		vault.Node
+	}
+	for i, n := range nodes {
+		n.ID = uint64(i + 1)
+		if err := enc.Encode(line{Kind: "node", Node: n}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteLibrary writes n distinct markdown pattern files (about 2 KB each) into 20
+// category folders of dir, as `nova import DIR` reads them. The prose comes from the Zipf
+// vocabulary, so files share words as real ones do but are not near-duplicates.
+func WriteLibrary(dir string, n int) error {
+	g := NewGen(42)
+	cats := strings.Fields("security hooks testing-patterns ui-components quality-gates")
+	for i := range n {
+		folder := fmt.Sprintf("%02d-%s", i%20, cats[i%len(cats)])
+		p := filepath.Join(dir, folder, fmt.Sprintf("pattern-%05d.md", i))
+		if i < 20 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+		}
+		body := fmt.Sprintf("# %s %s %d\n\n**Priority:** P%d\n**Reusability:** %d/10\n\n## Overview\n\n%s\n\n## Pattern 1: %s\n\n%s\n\n```ts\nexport const v%d = %d;\n```\n\n## Pattern 2: %s\n\n%s\n",
+			g.Word(), g.Word(), i, i%4, i%11, g.Text(600), g.Word(), g.Text(500), i, i, g.Word(), g.Text(500))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -50,9 +50,10 @@ func New(c *common.Common, items []Item) *Model {
 // SetItems replaces the commands.
 func (m *Model) SetItems(items []Item) { m.items = items; m.refilter() }
 
-// Open resets the filter and focuses the input.
-func (m *Model) Open() tea.Cmd {
-	m.input.SetValue("")
+// Open focuses the input with filter typed in ("" = every command).
+func (m *Model) Open(filter string) tea.Cmd {
+	m.input.SetValue(filter)
+	m.input.CursorEnd()
 	m.input.SetStyles(m.c.Styles.TextInput)
 	m.cursor = 0
 	m.refilter()

@@ -550,7 +550,11 @@ func (m *Model) renderItem(it *item, w int) []string {
 		if strings.TrimSpace(it.text) == "" {
 			return nil
 		}
-		return strings.Split(s.Text.Width(w).Render(sanitize(it.text)), "\n")
+		lines := common.WrapWords(sanitize(it.text), w)
+		for i, l := range lines {
+			lines[i] = s.Text.Render(l)
+		}
+		return lines
 	case itemCall:
 		return wrapPrefixed(s.Info.Render("→ "), s.Text, sanitize(it.text), w)
 	case itemResult:
@@ -567,15 +571,15 @@ func (m *Model) renderItem(it *item, w int) []string {
 
 // wrapPrefixed wraps text after a 2-cell prefix, at most 3 lines.
 func wrapPrefixed(prefix string, st lipgloss.Style, text string, w int) []string {
-	lines := strings.Split(st.Width(max(1, w-2)).Render(text), "\n")
+	lines := common.WrapWords(text, max(1, w-2))
 	if len(lines) > 3 {
-		lines = append(lines[:3:3], st.Render("…"))
+		lines = append(lines[:3:3], "…")
 	}
 	for i := range lines {
 		if i == 0 {
-			lines[i] = prefix + lines[i]
+			lines[i] = prefix + st.Render(lines[i])
 		} else {
-			lines[i] = "  " + lines[i]
+			lines[i] = "  " + st.Render(lines[i])
 		}
 	}
 	return lines
@@ -700,13 +704,20 @@ func (m *Model) outcome(w int) string {
 			head = s.Warning.Bold(true).Render("Canceled")
 		}
 	}
-	meta := fmt.Sprintf("%s tokens (%d in, %d out) · %d steps · %d tool calls", formatTokens(o.Meta.PromptTokens+o.Meta.EvalTokens),
-		o.Meta.PromptTokens, o.Meta.EvalTokens, o.Meta.Steps, o.Meta.ToolCalls)
+	meta := fmt.Sprintf("%s tokens (%d in, %d out) · %d step%s · %d tool call%s", formatTokens(o.Meta.PromptTokens+o.Meta.EvalTokens),
+		o.Meta.PromptTokens, o.Meta.EvalTokens, o.Meta.Steps, plural(o.Meta.Steps), o.Meta.ToolCalls, plural(o.Meta.ToolCalls))
 	lines = append(lines, head+"  "+s.Muted.Render(common.Truncate(meta, w-lipgloss.Width(head)-2)))
 	if o.Failure != nil {
 		f := o.Failure
-		msg := string(f.Kind) + ": " + f.Message
-		lines = append(lines, s.Error.Render(common.Truncate(sanitize(firstLine(msg)), w)))
+		// The message often ends with what to do about it: wrap it, never cut.
+		msg := strings.Join(strings.Fields(sanitize(string(f.Kind)+": "+f.Message)), " ")
+		wrapped := common.WrapWords(msg, w)
+		if len(wrapped) > maxFailureLines {
+			wrapped = append(wrapped[:maxFailureLines-1], common.Truncate(strings.Join(wrapped[maxFailureLines-1:], " "), w))
+		}
+		for _, l := range wrapped {
+			lines = append(lines, s.Error.Render(l))
+		}
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
@@ -744,6 +755,9 @@ func (m *Model) outcome(w int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// maxFailureLines bounds the failure message in the outcome box.
+const maxFailureLines = 6
 
 func plural(n int) string {
 	if n == 1 {

@@ -76,6 +76,8 @@ type Model struct {
 	input textinput.Model
 	rv    *runview.Model
 	seq   int
+	// under is the roster and detail while the new-run dialog is open.
+	under common.ViewCache
 }
 
 // New builds the page.
@@ -128,6 +130,7 @@ func (m *Model) loadRuns() tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.mode == modeInput)
 	switch msg := msg.(type) {
 	case rosterMsg:
 		m.loaded = true
@@ -165,6 +168,11 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case common.NavigateMsg:
+		if msg.Page == ID && msg.Arg == common.ArgNew && m.mode == modeRoster {
+			return m, m.newRun()
+		}
+		return m, nil
 	}
 	// Run events, highlight results and the like belong to the run view
 	// (and the input's cursor blink to the input).
@@ -227,16 +235,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadRoster(), m.loadRuns())
 	case key.Matches(msg, km.New):
-		if _, ok := m.selected(); !ok {
-			return nil
-		}
-		if m.rv.Running() {
-			return common.Toast("a run is in progress: open it with enter, cancel it with X")
-		}
-		m.mode = modeInput
-		m.input.SetValue("")
-		m.input.SetStyles(m.c.Styles.TextInput)
-		return m.input.Focus()
+		return m.newRun()
 	case key.Matches(msg, km.Enter):
 		if m.rv.State() != runview.Idle {
 			m.mode = modeRun
@@ -259,6 +258,21 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// newRun asks for the task of a run of the selected agent (n, or the
+// palette's "New agent run").
+func (m *Model) newRun() tea.Cmd {
+	if _, ok := m.selected(); !ok {
+		return nil
+	}
+	if m.rv.Running() {
+		return common.Toast("a run is in progress: open it with enter, cancel it with X")
+	}
+	m.mode = modeInput
+	m.input.SetValue("")
+	m.input.SetStyles(m.c.Styles.TextInput)
+	return m.input.Focus()
+}
+
 func (m *Model) dialogWidth() int { return min(80, max(44, m.width-8)) }
 
 // View implements common.Component.
@@ -266,6 +280,15 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	if m.mode == modeInput {
+		body := m.under.Get(m.c, m.width, m.height, m.baseView)
+		return common.Overlay(body, m.inputView(), m.width, m.height)
+	}
+	return m.baseView()
+}
+
+// baseView is the page without the new-run dialog.
+func (m *Model) baseView() string {
 	s := m.c.Styles
 	var body string
 	switch {
@@ -293,11 +316,7 @@ func (m *Model) View() string {
 		}
 		body = lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 	}
-	body = common.FitHeight(body, m.height)
-	if m.mode == modeInput {
-		body = common.Overlay(body, m.inputView(), m.width, m.height)
-	}
-	return body
+	return common.FitHeight(body, m.height)
 }
 
 // rosterView lists the agents, then the files that failed to load.
@@ -484,6 +503,9 @@ func (m *Model) detailView(w, h int) string {
 			b = append(b, s.Muted.Render("out ")+s.Text.Render(common.Truncate(oneLine(ex.Output), inner-4)))
 		}
 	}
+	// Lines wider than the panel would be wrapped by the panel and push its
+	// bottom border off screen: wrap them here, where they are counted.
+	b = fitLines(b, inner)
 	room := h - 3
 	if len(b) > room {
 		b = append(b[:max(0, room-1)], s.Subtle.Render(common.Truncate("… the full definition: "+orDash(sourceName(d.Source)), inner)))
@@ -495,6 +517,21 @@ func (m *Model) detailView(w, h int) string {
 	}
 	content := common.FitHeight(strings.Join(b, "\n"), h-3) + "\n" + footer
 	return s.Panel.Width(w).Height(h).Render(content)
+}
+
+// fitLines splits multi-line entries and wraps lines wider than w.
+func fitLines(lines []string, w int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		for _, x := range strings.Split(l, "\n") {
+			if lipgloss.Width(x) <= w {
+				out = append(out, x)
+				continue
+			}
+			out = append(out, strings.Split(lipgloss.Wrap(x, w, " "), "\n")...)
+		}
+	}
+	return out
 }
 
 func sourceName(p string) string {

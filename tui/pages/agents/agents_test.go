@@ -74,11 +74,9 @@ func seedRuns(t *testing.T, ws *engine.Local) {
 // messages come back to the page in order, and engine events are pumped
 // like the root model does.
 type loop struct {
-	t      *testing.T
-	m      *Model
-	msgs   chan tea.Msg
-	navs   []common.NavigateMsg
-	events <-chan engine.Event
+	*tuitest.Driver
+	t *testing.T
+	m *Model
 }
 
 func newLoop(t *testing.T, ws Source, w, h int) *loop {
@@ -89,57 +87,22 @@ func newLoop(t *testing.T, ws Source, w, h int) *loop {
 	m := New(c, ws)
 	m.now = func() time.Time { return epoch }
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256), events: ws.Subscribe(ctx)}
-	l.exec(common.WaitEvent(l.events))
-	l.exec(m.Init())
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
+	l.PumpEvents(ws.Subscribe(ctx))
+	l.Exec(m.Init())
 	l.until(func() bool { return m.loaded && (m.runs != nil || m.runsErr != nil) })
 	return l
 }
 
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
+func (l *loop) until(cond func() bool) { l.t.Helper(); l.Until(cond) }
+func (l *loop) plain() string          { return l.Plain() }
+func (l *loop) pinned() string         { return l.Pinned() }
 
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	case common.NavigateMsg:
-		l.navs = append(l.navs, msg)
-	case common.EventMsg:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-		l.exec(common.WaitEvent(l.events))
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-// until processes messages until cond holds.
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
-		}
-	}
-}
-
+// press sends keys without waiting for what they start (tests wait with
+// until).
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		msg := tuitest.Key(k)
-		l.dispatch(msg)
+		l.Dispatch(tuitest.Key(k))
 	}
 }
 
@@ -151,12 +114,6 @@ func (l *loop) typeText(s string) {
 		}
 		l.press(string(r))
 	}
-}
-
-func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
-
-func (l *loop) pinned() string {
-	return tuitest.Pinned(l.m.View())
 }
 
 func selectAgent(l *loop, id string) {
@@ -277,8 +234,8 @@ func TestRunFromTheRoster(t *testing.T) {
 	assert.Contains(t, out, fmt.Sprintf("changeset #%d · 1 file staged", res.ChangesetID))
 
 	l.press("enter")
-	l.until(func() bool { return len(l.navs) > 0 })
-	assert.Equal(t, common.NavigateMsg{Page: runview.ChangesPage, Arg: res.ChangesetID}, l.navs[0])
+	l.until(func() bool { return len(l.Navs) > 0 })
+	assert.Equal(t, common.NavigateMsg{Page: runview.ChangesPage, Arg: res.ChangesetID}, l.Navs[0])
 
 	// esc goes back to the roster; the run is listed; enter reopens it.
 	l.press("esc")

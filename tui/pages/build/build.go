@@ -25,6 +25,7 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/pathinput"
 )
 
 // ID is the router id of the page.
@@ -136,6 +137,7 @@ type Model struct {
 	prdErr    error
 	prdSel    int
 	prdLoaded bool
+	prdPath   *pathinput.Model // a PRD anywhere, typed (/ ~ .)
 	starting  bool
 	startErr  error
 
@@ -174,7 +176,8 @@ type pendingDelta struct {
 func New(c *common.Common, src Source) *Model {
 	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
-		runs: map[string][2]string{}, waiting: map[string]string{}}
+		runs: map[string][2]string{}, waiting: map[string]string{},
+		prdPath: pathinput.New(c, pathinput.File, "", "")}
 }
 
 // SetClock fixes the page's clock (golden tests).
@@ -193,6 +196,7 @@ func (m *Model) Init() tea.Cmd { return m.loadList() }
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.confirm.SetSize(w, h)
+	m.prdPath.SetWidth(m.dialogWidth() - 6)
 	m.ask.SetWidth(m.dialogWidth())
 }
 
@@ -311,6 +315,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			keep := m.selectedTaskID()
 			m.detail = &d
 			m.reorder(keep)
+			// Deltas still waiting for the flush tick are part of the stream:
+			// fold them in first, or a finished task's output would be added
+			// to a stream that only looks empty (the output shown twice).
+			m.flush()
 			for _, t := range d.Tasks { // finished output replaces a lost stream
 				if t.Output != "" && t.Status != StatusRunning {
 					k := streamKey(d.ID, t.ID)
@@ -392,6 +400,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, m.spinCmd()
 	case common.NavigateMsg:
 		if msg.Page == ID {
+			if msg.Arg == common.ArgNew {
+				return m, m.openPicker()
+			}
 			if id, ok := msg.Arg.(string); ok && id != "" && id != m.cur {
 				m.cur, m.sel, m.detail = id, 0, nil
 				return m, m.loadDetail()
@@ -401,7 +412,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
-	return m, nil
+	// The PRD path field's look-ups and cursor blinks.
+	return m, m.prdPath.Update(msg)
 }
 
 func streamKey(build, task string) string { return build + "/" + task }
@@ -614,8 +626,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadList(), m.loadDetail())
 	case key.Matches(msg, km.New):
-		m.mode, m.prdLoaded, m.startErr, m.prdSel = modePicker, false, nil, 0
-		return m.loadPRDs()
+		return m.openPicker()
 	case key.Matches(msg, km.Branch):
 		if len(m.builds) == 0 {
 			return nil
@@ -751,9 +762,46 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// openPicker opens the PRD picker (n, or the palette's "New build").
+func (m *Model) openPicker() tea.Cmd {
+	if m.mode == modePicker {
+		return nil
+	}
+	m.confirm.Close()
+	m.mode, m.prdLoaded, m.startErr, m.prdSel = modePicker, false, nil, 0
+	m.prdPath.Blur()
+	return m.loadPRDs()
+}
+
+// pickerPathKey handles a key while a PRD path is typed: enter starts a
+// build from the file, esc goes back to the list.
+func (m *Model) pickerPathKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.c.KeyMap.Back):
+		m.prdPath.Blur()
+		return nil
+	case msg.String() == "enter":
+		if m.starting || !m.prdPath.Valid() {
+			return nil // the field says what is wrong
+		}
+		path := m.prdPath.Resolve()
+		m.starting, m.startErr = true, nil
+		return m.start(prdFile{Path: path, Name: filepath.Base(path)})
+	}
+	m.startErr = nil
+	return m.prdPath.Update(msg)
+}
+
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
+	if m.prdPath.Focused() {
+		return m.pickerPathKey(msg)
+	}
 	switch {
+	case key.Matches(msg, km.TypePath):
+		m.startErr = nil
+		m.prdPath.SetBase(m.src.Info().Root)
+		return m.prdPath.Focus(msg.Text)
 	case key.Matches(msg, km.Back):
 		if !m.starting {
 			m.mode = modeGraph
@@ -808,8 +856,10 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{withHelp(km.Enter, "answer"), withHelp(km.Back, "keep waiting")}
 	case m.confirm.Active():
 		return m.confirm.ShortHelp()
+	case m.mode == modePicker && m.prdPath.Focused():
+		return []key.Binding{withHelp(km.Enter, "start build"), withHelp(km.Tab, "complete"), withHelp(km.Back, "back to the list")}
 	case m.mode == modePicker:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "start build"), withHelp(km.Back, "close")}
+		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "start build"), withHelp(km.TypePath, "any PRD file"), withHelp(km.Back, "close")}
 	case m.mode == modeBuilds:
 		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "show build"), withHelp(km.Back, "close")}
 	case m.focus == focusProvenance:
@@ -822,6 +872,12 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
+	if m.mode == modePicker {
+		return [][]key.Binding{
+			{km.Down, km.Up, withHelp(km.Enter, "start a build from the PRD"), withHelp(km.Back, "close"), km.Refresh},
+			{withHelp(km.TypePath, "type the path of any PRD file"), withHelp(km.Tab, "complete the path")},
+		}
+	}
 	return [][]key.Binding{
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
 		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"),

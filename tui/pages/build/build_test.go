@@ -137,18 +137,18 @@ func TestProvenanceJumps(t *testing.T) {
 	l.press("enter")
 	require.Equal(t, focusProvenance, l.m.focus)
 	l.press("enter")
-	l.until(func() bool { return len(l.navs) == 1 })
-	assert.Equal(t, common.NavigateMsg{Page: "vault", Arg: uint64(12)}, l.navs[0])
+	l.until(func() bool { return len(l.navs()) == 1 })
+	assert.Equal(t, common.NavigateMsg{Page: "vault", Arg: uint64(12)}, l.navs()[0])
 	l.press("down", "down", "enter")
-	l.until(func() bool { return len(l.navs) == 2 })
-	assert.Equal(t, common.NavigateMsg{Page: "playbooks", Arg: "MARS/r2"}, l.navs[1])
+	l.until(func() bool { return len(l.navs()) == 2 })
+	assert.Equal(t, common.NavigateMsg{Page: "playbooks", Arg: "MARS/r2"}, l.navs()[1])
 	l.press("down", "enter")
-	l.until(func() bool { return len(l.navs) == 3 })
-	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: "fact:f3"}, l.navs[2], "an injected fact opens on the Knowledge screen")
+	l.until(func() bool { return len(l.navs()) == 3 })
+	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: "fact:f3"}, l.navs()[2], "an injected fact opens on the Knowledge screen")
 	l.press("K")
-	l.until(func() bool { return len(l.navs) == 4 })
+	l.until(func() bool { return len(l.navs()) == 4 })
 	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: common.KnowledgeRefs{Title: "Injected into build 3, task ua-03",
-		Refs: []string{"fact:f3", "docs:local:github.com/jackc/pgx/v5#pgxpool", "fact:f9"}}}, l.navs[3])
+		Refs: []string{"fact:f3", "docs:local:github.com/jackc/pgx/v5#pgxpool", "fact:f9"}}}, l.navs()[3])
 	l.press("esc")
 	assert.Equal(t, focusTasks, l.m.focus)
 }
@@ -399,6 +399,61 @@ func TestToolCallsShowInTheStream(t *testing.T) {
 		Agent: &agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
+}
+
+func TestPickerOpensAnyPRDByItsPath(t *testing.T) {
+	t.Parallel()
+	src := newSource(t)
+	writePRDs(t, src.root)
+	other := filepath.Join(src.root, "plans", "next", "prd-billing.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	require.NoError(t, os.WriteFile(other, []byte("meta: {name: billing}\ntasks: []\n"), 0o644))
+	l := newLoop(t, src, 120, 37)
+	// The palette's "New build" opens the picker like n.
+	l.dispatch(common.NavigateMsg{Page: ID, Arg: common.ArgNew})
+	l.until(func() bool { return l.m.prdLoaded })
+	assert.Contains(t, l.plain(), "opens any PRD file")
+	l.press(".", "/", "p", "l", "tab")
+	l.until(func() bool { return l.m.prdPath.Value() == "./plans/" })
+	l.press("tab")
+	l.until(func() bool { return strings.Contains(l.plain(), "a folder: type a file in it") })
+	assert.Equal(t, "./plans/next/", l.m.prdPath.Value())
+	l.press("enter")
+	l.settle(50 * time.Millisecond)
+	assert.Empty(t, src.started, "a folder does not start")
+	l.press("tab")
+	l.until(func() bool { return l.m.prdPath.Valid() })
+	assert.Contains(t, l.plain(), "✓ file")
+	l.press("enter")
+	l.until(func() bool { return l.m.mode == modeGraph })
+	assert.Equal(t, []string{other}, src.started)
+}
+
+// TestFinishedOutputIsNotShownTwice: a task finishes while its last deltas
+// still wait for the flush tick; the detail that arrives then carries the
+// task's output, which must not be added to the stream a second time.
+func TestFinishedOutputIsNotShownTwice(t *testing.T) {
+	t.Parallel()
+	ws := sampleSource(t)
+	l := newLoop(t, ws, 120, 37)
+	const out = "SELECT day, count(DISTINCT user) FROM events GROUP BY day"
+	l.Dispatch(common.EventMsg{Event: engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, BuildID: "3", TaskID: "ua-03", Text: out,
+		Agent: &agents.Event{Type: agents.EventDelta, Text: out}}})
+	require.NotNil(t, l.m.pending[streamKey("3", "ua-03")], "the delta waits for the flush tick")
+	ws.mu.Lock()
+	ws.builds[0].Tasks[2].Status, ws.builds[0].Tasks[2].Output = StatusDone, out
+	ws.mu.Unlock()
+	l.m.gen++
+	d, err := getBuild(context.Background(), ws, "3")
+	require.NoError(t, err)
+	l.Dispatch(detailMsg{gen: l.m.gen, detail: d})
+	if sel, _ := l.m.selectedTask(); sel.ID != "ua-03" {
+		l.press("up") // the selection followed the next task
+	}
+	l.until(func() bool { return strings.Contains(l.plain(), "GROUP BY") })
+	l.settle(120 * time.Millisecond)
+	assert.Equal(t, out, l.m.streams[streamKey("3", "ua-03")].String())
+	assert.Equal(t, 1, strings.Count(l.plain(), "GROUP BY"), "the output once")
 }
 
 // At 80×24 the focused provenance list shows its cursor, however long the

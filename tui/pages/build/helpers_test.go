@@ -11,7 +11,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
@@ -323,12 +322,10 @@ func sampleSource(t *testing.T) *fakeSource {
 // messages come back to the page in order, engine events are pumped like
 // the root model does.
 type loop struct {
+	*tuitest.Driver
 	t      *testing.T
 	m      *Model
-	msgs   chan tea.Msg
-	navs   []common.NavigateMsg
 	toasts []string // status-bar messages (errors prefixed "error: ")
-	events <-chan engine.Event
 }
 
 func newLoop(t *testing.T, src testSource, w, h int) *loop {
@@ -339,77 +336,38 @@ func newLoop(t *testing.T, src testSource, w, h int) *loop {
 	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(8 * time.Minute) })
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 1024), events: src.Subscribe(ctx)}
-	l.exec(common.WaitEvent(l.events))
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
+	// The status-bar messages the page sends the root are recorded, in
+	// order, not handed back to the page.
+	l.Forward = func(msg tea.Msg) bool {
+		switch msg := msg.(type) {
+		case common.ToastMsg:
+			l.toasts = append(l.toasts, msg.Text)
+		case common.ErrMsg:
+			l.toasts = append(l.toasts, "error: "+msg.Err.Error())
+		default:
+			return true
+		}
+		return false
+	}
+	l.PumpEvents(src.Subscribe(ctx))
 	l.exec(m.Init())
 	l.until(func() bool { return m.loaded && (m.cur == "" || m.detail != nil || m.detErr != nil) })
 	return l
 }
 
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
+func (l *loop) exec(cmd tea.Cmd)           { l.Exec(cmd) }
+func (l *loop) dispatch(msg tea.Msg)       { l.Dispatch(msg) }
+func (l *loop) until(cond func() bool)     { l.t.Helper(); l.Until(cond) }
+func (l *loop) settle(d time.Duration)     { l.Settle(d) }
+func (l *loop) plain() string              { return l.Plain() }
+func (l *loop) pinned() string             { return l.Pinned() }
+func (l *loop) navs() []common.NavigateMsg { return l.Navs }
 
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	case common.NavigateMsg:
-		l.navs = append(l.navs, msg)
-	case common.ToastMsg:
-		l.toasts = append(l.toasts, msg.Text)
-	case common.ErrMsg:
-		l.toasts = append(l.toasts, "error: "+msg.Err.Error())
-	case common.EventMsg:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-		l.exec(common.WaitEvent(l.events))
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
-		}
-	}
-}
-
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
+// press sends keys without waiting for what they start (tests wait with
+// until).
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		msg := tuitest.Key(k)
-		l.dispatch(msg)
+		l.Dispatch(tuitest.Key(k))
 	}
-}
-
-func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
-
-func (l *loop) pinned() string {
-	return tuitest.Pinned(l.m.View())
 }

@@ -488,7 +488,7 @@ func (m *Model) outputView(w, h int) string {
 		if len(tail) > 8*inner*room {
 			tail = tail[len(tail)-8*inner*room:]
 		}
-		all := strings.Split(lipgloss.Wrap(strings.TrimRight(tail, "\n"), inner, " "), "\n")
+		all := common.WrapWords(strings.TrimRight(tail, "\n"), inner)
 		end := max(0, len(all)-m.scroll)
 		start := max(0, end-room)
 		for _, l := range all[start:end] {
@@ -513,6 +513,12 @@ func (m *Model) pickerView() string {
 	inner := w - 6
 	var b []string
 	b = append(b, s.DialogTitle.Render("Start a build"), "")
+	if m.prdPath.Focused() {
+		b = append(b, strings.Split(m.prdPath.View(inner), "\n")...)
+	} else {
+		b = append(b, s.Subtle.Render(common.Truncate("/ or ~ opens any PRD file by its path (tab completes)", inner)))
+	}
+	b = append(b, "")
 	switch {
 	case !m.prdLoaded:
 		b = append(b, s.Muted.Render("Reading .nova/prds/…"))
@@ -529,7 +535,7 @@ func (m *Model) pickerView() string {
 		for i := start; i < len(m.prds) && i-start < maxRows; i++ {
 			f := m.prds[i]
 			mark := s.Success.Render("✓")
-			info := fmt.Sprintf("%s · %d tasks", orDash(f.Title), f.Tasks)
+			info := orDash(f.Title) + " · " + plural(f.Tasks, "task")
 			text := s.Text
 			if f.Problem != "" {
 				// A disabled row: it cannot start; it says why in one line
@@ -547,7 +553,7 @@ func (m *Model) pickerView() string {
 			}
 			b = append(b, line)
 		}
-		if m.prdSel < len(m.prds) {
+		if m.prdSel < len(m.prds) && !m.prdPath.Focused() {
 			if f := m.prds[m.prdSel]; f.Problem != "" {
 				b = append(b, "", s.Error.Bold(true).Render("Problems — nothing starts until they are fixed:"))
 				errLines := strings.Split(s.Error.Width(inner).Render(f.Problem), "\n")
@@ -565,8 +571,13 @@ func (m *Model) pickerView() string {
 		b = append(b, "")
 		b = append(b, strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
-		s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	if m.prdPath.Focused() {
+		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start from the file")+s.Subtle.Render("  ·  ")+
+			s.Key.Render("tab")+" "+s.KeyDesc.Render("complete")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("back to the list"))
+	} else {
+		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
+			s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	}
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }
 

@@ -460,6 +460,11 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Cancel):
 		m.dialog = nil
 		return nil
+	case msg.String() == "enter" && d.kind != dialogApply:
+		// Discarding and overwriting lose work: only y does them, enter is
+		// the safe answer.
+		m.dialog = nil
+		return nil
 	case key.Matches(msg, km.Confirm):
 		m.dialog = nil
 		switch d.kind {
@@ -510,7 +515,7 @@ func (m *Model) actionDone(msg actionMsg) tea.Cmd {
 	case msg.err != nil:
 		return tea.Batch(common.Failure(msg.err), m.load())
 	case msg.apply:
-		text := fmt.Sprintf("applied changeset #%d: %d file(s) written", msg.id, len(msg.report.Applied))
+		text := fmt.Sprintf("applied changeset #%d: %d file%s written", msg.id, len(msg.report.Applied), plural(len(msg.report.Applied)))
 		if n := len(msg.report.Overwritten); n > 0 {
 			text += fmt.Sprintf(", %d overwritten", n)
 		}
@@ -703,17 +708,18 @@ func (m *Model) dialogView() string {
 		}
 		b.WriteString("\n" + s.Warning.Render(common.Truncate("Applying anyway overwrites those changes.", inner)) + "\n")
 	}
+	yes, no := km.Confirm.Help().Key, km.Cancel.Help().Key
 	confirm := "apply"
 	switch d.kind {
 	case dialogDiscard:
-		confirm = "discard"
+		yes, no, confirm = "y", "n/esc/enter", "discard"
 	case dialogRevert:
-		confirm = "revert"
+		yes, no, confirm = "y", "n/esc/enter", "revert"
 	case dialogConflict:
-		confirm = "overwrite anyway"
+		yes, no, confirm = "y", "n/esc/enter", "overwrite anyway"
 	}
-	b.WriteString("\n" + s.Key.Render(km.Confirm.Help().Key) + " " + s.KeyDesc.Render(confirm) + s.Subtle.Render("  ·  ") +
-		s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("cancel"))
+	b.WriteString("\n" + s.Key.Render(yes) + " " + s.KeyDesc.Render(confirm) + s.Subtle.Render("  ·  ") +
+		s.Key.Render(no) + " " + s.KeyDesc.Render("cancel"))
 	return s.Dialog.Width(w).Render(b.String())
 }
 

@@ -167,14 +167,14 @@ func TestApplyAfterConfirmation(t *testing.T) {
 	cs, err := ws.store.Get(context.Background(), a)
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusApplied, cs.Status)
-	require.NotEmpty(t, h.toasts)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "3 file(s) written")
+	require.NotEmpty(t, h.d.Toasts)
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "3 files written")
 	assert.Contains(t, h.plain(), "1 pending", "the list is reloaded")
 
 	// An applied changeset cannot be applied again.
 	h.press("a")
 	assert.Nil(t, h.m.dialog)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "already applied")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "already applied")
 }
 
 func TestDiscard(t *testing.T) {
@@ -184,8 +184,12 @@ func TestDiscard(t *testing.T) {
 	h := newPage(t, ws, 120, 30)
 	h.press("x")
 	assert.Contains(t, h.plain(), fmt.Sprintf("Discard changeset #%d?", b))
-	h.press("y")
+	h.press("enter")
 	cs, err := ws.store.Get(context.Background(), b)
+	require.NoError(t, err)
+	assert.Equal(t, chg.StatusPending, cs.Status, "enter keeps the changeset")
+	h.press("x", "y")
+	cs, err = ws.store.Get(context.Background(), b)
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusDiscarded, cs.Status)
 	assert.Equal(t, "# shop\n\nA small shop.\n", ws.read(t, "README.md"), "nothing on disk changes")
@@ -206,9 +210,17 @@ func TestConflictIsExplainedAndCanBeForced(t *testing.T) {
 	assert.Equal(t, edited, ws.read(t, "internal/store/store.go"), "nothing was written")
 	h.press("esc")
 	assert.Nil(t, h.m.dialog)
+	// enter never means "overwrite anyway": it is the safe answer.
+	h.press("a", "y")
+	require.NotNil(t, h.m.dialog)
+	assert.Contains(t, h.plain(), "y overwrite anyway")
+	assert.Contains(t, h.plain(), "n/esc/enter cancel")
+	h.press("enter")
+	assert.Nil(t, h.m.dialog)
+	assert.Equal(t, edited, ws.read(t, "internal/store/store.go"), "enter overwrote nothing")
 	h.press("a", "y", "y")
 	assert.Equal(t, storeNew, ws.read(t, "internal/store/store.go"), "confirming the conflict overwrites")
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "1 overwritten")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "1 overwritten")
 }
 
 func TestNavigateSelectsChangeset(t *testing.T) {
@@ -248,8 +260,8 @@ func TestErrorsAndBrokenWorkspace(t *testing.T) {
 	seed(t, ws)
 	h = newPage(t, ws, 100, 24)
 	h.send(actionMsg{id: 9, err: errors.New("disk full")})
-	require.NotEmpty(t, h.errs)
-	assert.EqualError(t, h.errs[0], "disk full")
+	require.NotEmpty(t, h.d.Errs)
+	assert.EqualError(t, h.d.Errs[0], "disk full")
 }
 
 func TestFitsEverySize(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
@@ -78,10 +77,9 @@ func (w *testWS) stage(t *testing.T, meta chg.Meta, files ...[2]string) uint64 {
 }
 
 type harness struct {
-	t      *testing.T
-	m      *Model
-	toasts []string
-	errs   []error
+	t *testing.T
+	m *Model
+	d *tuitest.Driver
 }
 
 func newPage(t *testing.T, ws Source, w, h int) *harness {
@@ -91,62 +89,27 @@ func newPage(t *testing.T, ws Source, w, h int) *harness {
 	m := New(c, ws)
 	m.now = func() time.Time { return epoch.Add(90 * time.Minute) }
 	m.SetSize(w, h)
-	hs := &harness{t: t, m: m}
+	hs := &harness{t: t, m: m, d: tuitest.DriveComponent(t, m)}
 	hs.run(m.Init())
 	return hs
 }
 
-// run executes cmd and feeds every message back, breadth first.
+// run executes cmd and feeds every message back until it settles.
 func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
-	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0 && steps < 200; steps++ {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		ch := make(chan tea.Msg, 1)
-		go func() { ch <- c() }()
-		var msg tea.Msg
-		select {
-		case msg = <-ch:
-		case <-time.After(10 * time.Second):
-			h.t.Fatal("command did not finish")
-		}
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case common.ToastMsg:
-			h.toasts = append(h.toasts, msg.Text)
-		case common.ErrMsg:
-			h.errs = append(h.errs, msg.Err)
-		default:
-			_, next := h.m.Update(msg)
-			queue = append(queue, next)
-		}
-	}
+	h.d.Run(cmd)
 }
 
 func (h *harness) send(msg tea.Msg) {
 	h.t.Helper()
-	_, cmd := h.m.Update(msg)
-	h.run(cmd)
+	h.d.Send(msg)
 }
 
 func (h *harness) press(keys ...string) {
 	h.t.Helper()
-	for _, k := range keys {
-		h.send(keyMsg(k))
-	}
+	h.d.Press(keys...)
 }
 
-func keyMsg(k string) tea.KeyPressMsg { return tuitest.Key(k) }
+func (h *harness) pinned() string { return h.d.Pinned() }
 
-func (h *harness) pinned() string {
-	h.t.Helper()
-	return tuitest.Pinned(h.m.View())
-}
-
-func (h *harness) plain() string { return ansi.Strip(h.m.View()) }
+func (h *harness) plain() string { return h.d.Plain() }

@@ -14,6 +14,7 @@ import (
 	chg "github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/internal/editor"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/tuitest"
 )
 
 // appliedBuildChange stages README.md and a new file from build 4, task
@@ -50,9 +51,9 @@ func TestRevertAfterConfirmation(t *testing.T) {
 	h.press("R", "y")
 	assert.Equal(t, "# shop\n\nA small shop.\n", ws.read(t, "README.md"))
 	assert.NoFileExists(t, filepath.Join(ws.root, "docs/health.md"))
-	require.NotEmpty(t, h.toasts)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], fmt.Sprintf("reverted #%d with #%d: 1 restored, 1 removed", id, id+1))
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "learned as a rejection")
+	require.NotEmpty(t, h.d.Toasts)
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], fmt.Sprintf("reverted #%d with #%d: 1 restored, 1 removed", id, id+1))
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "learned as a rejection")
 	cs, err := ws.store.Get(context.Background(), id)
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusReverted, cs.Status)
@@ -69,7 +70,7 @@ func TestRevertAfterConfirmation(t *testing.T) {
 	}
 	h.press("R")
 	assert.Nil(t, h.m.dialog)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], fmt.Sprintf("already reverted by #%d", id+1))
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], fmt.Sprintf("already reverted by #%d", id+1))
 }
 
 // A file changed since the apply: the revert stops, names it, and only a
@@ -94,7 +95,7 @@ func TestRevertConflictNeedsADeliberateY(t *testing.T) {
 
 	h.press("R", "y", "y")
 	assert.Equal(t, "# shop\n\nA small shop.\n", ws.read(t, "README.md"))
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "1 overwritten")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "1 overwritten")
 }
 
 func TestRevertOnlyAppliedChangesets(t *testing.T) {
@@ -104,7 +105,7 @@ func TestRevertOnlyAppliedChangesets(t *testing.T) {
 	h := newPage(t, ws, 120, 30)
 	h.press("R")
 	assert.Nil(t, h.m.dialog)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "only applied changesets can be reverted")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "only applied changesets can be reverted")
 }
 
 // The palette's "revert a change" opens the revert of the newest applied
@@ -137,7 +138,7 @@ func TestEditWithAFakeEditor(t *testing.T) {
 		return ""
 	}
 	h.press("tab") // the files pane; README.md is selected
-	_, cmd := h.m.Update(keyMsg("e"))
+	_, cmd := h.m.Update(tuitest.Key("e"))
 	require.NotNil(t, cmd)
 	ready, ok := cmd().(editReadyMsg)
 	require.True(t, ok)
@@ -153,7 +154,7 @@ func TestEditWithAFakeEditor(t *testing.T) {
 	f, _ := cs.File("README.md")
 	assert.Equal(t, "# shop\n\nEdited by hand.\n", f.Proposed)
 	assert.True(t, f.Edited)
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "edited README.md")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "edited README.md")
 	assert.Contains(t, h.plain(), "Edited by hand.", "the diff shows the edit")
 	assert.NoDirExists(t, ready.dir, "the temporary file is gone")
 
@@ -168,7 +169,7 @@ func TestEditRefusesWhatCannotBeEdited(t *testing.T) {
 	appliedBuildChange(t, ws)
 	h := newPage(t, ws, 120, 30)
 	h.press("tab", "e")
-	assert.Contains(t, h.toasts[len(h.toasts)-1], "only staged changes can be edited")
+	assert.Contains(t, h.d.Toasts[len(h.d.Toasts)-1], "only staged changes can be edited")
 
 	// An editor that fails changes nothing.
 	_, b := seed(t, ws)
@@ -180,12 +181,12 @@ func TestEditRefusesWhatCannotBeEdited(t *testing.T) {
 		return ""
 	}
 	h.press("tab")
-	_, cmd := h.m.Update(keyMsg("e"))
+	_, cmd := h.m.Update(tuitest.Key("e"))
 	ready := cmd().(editReadyMsg)
 	h.send(ready)
 	h.send(editDoneMsg{ready: ready, err: editor.Command(h.m.getenv, ready.tmp).Run()})
-	require.NotEmpty(t, h.errs)
-	assert.Contains(t, h.errs[len(h.errs)-1].Error(), "nothing changed")
+	require.NotEmpty(t, h.d.Errs)
+	assert.Contains(t, h.d.Errs[len(h.d.Errs)-1].Error(), "nothing changed")
 	cs, err := ws.store.Get(context.Background(), b)
 	require.NoError(t, err)
 	f, _ := cs.File("README.md")

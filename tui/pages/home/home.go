@@ -140,6 +140,9 @@ func (m *Model) View() string {
 		colW = (m.width - 1) / 2
 		colW2 = m.width - 1 - colW
 	}
+	if m.compact() {
+		return m.compactView()
+	}
 
 	// Workspace panel.
 	var ws strings.Builder
@@ -171,8 +174,71 @@ func (m *Model) View() string {
 
 	cards := m.cardsView()
 	next := m.nextStepsView()
-	body := lipgloss.JoinVertical(lipgloss.Left, top, cards, next)
-	if room := m.height - lipgloss.Height(body); room >= 5 {
+	return m.withActivity(lipgloss.JoinVertical(lipgloss.Left, top, cards, next))
+}
+
+// compact is the layout of short screens (an 80×24 terminal): the
+// workspace and Ollama each take two lines, so the activity still fits.
+func (m *Model) compact() bool { return m.height < 30 }
+
+func (m *Model) compactView() string {
+	s := m.c.Styles
+	info := m.src.Info()
+	cfg := m.src.Config()
+	inner := m.width - 4
+	name := filepath.Base(info.Root)
+	ws := s.PanelTitleActive.Render("Workspace") + " " + s.Bold.Render(common.Truncate(name, inner/3)) + "  " +
+		s.Muted.Render(common.Truncate(info.Root, max(0, inner-12-min(len(name), inner/3))))
+	facts := kv(s, "tier", cfg.Tier) + "  " + kv(s, "autonomy", fmt.Sprintf("%d", cfg.Autonomy)) + "  " + kv(s, "theme", s.Name) + "  " + kv(s, "database", ".nova/nova.db")
+	if m.summary != nil {
+		facts += s.Subtle.Render(fmt.Sprintf(" · schema %d", m.summary.SchemaVersion))
+	}
+	if info.ReadOnly {
+		facts += " " + s.BadgeWarn.Render("read-only")
+	}
+	wsPanel := s.Panel.Width(m.width).Render(ansi.Truncate(ws, inner, "…") + "\n" + ansi.Truncate(facts, inner, "…"))
+	olPanel := s.Panel.Width(m.width).Render(m.ollamaCompact(inner))
+	return m.withActivity(lipgloss.JoinVertical(lipgloss.Left, wsPanel, olPanel, m.cardsView(), m.nextStepsView()))
+}
+
+// ollamaCompact is Ollama's state in two lines.
+func (m *Model) ollamaCompact(w int) string {
+	s := m.c.Styles
+	title := s.PanelTitleActive.Render("Ollama") + " "
+	switch {
+	case m.ollama == nil:
+		return title + s.Muted.Render("checking "+m.src.Config().Ollama.Host+" …") + "\n"
+	case !m.ollama.Reachable:
+		return ansi.Truncate(title+s.BadgeErr.Render("offline")+" "+s.Muted.Render(m.ollama.Host), w, "…") + "\n" +
+			s.Text.Render(common.Truncate("Start it with `ollama serve`, or set OLLAMA_HOST. Vault, imports and reviews need no model.", w))
+	}
+	head := title + s.BadgeOK.Render("online") + " " + s.Muted.Render(fmt.Sprintf("v%s · %s · %s", m.ollama.Version, m.ollama.Host, plural(len(m.ollama.Models), "model", "models")))
+	var tiers []string
+	var pull string
+	for _, t := range m.ollama.Tiers {
+		mark := s.Success.Render("✓")
+		switch {
+		case t.Installed:
+		case t.Optional:
+			mark = s.Warning.Render("○")
+		default:
+			mark = s.Error.Render("✗")
+			if pull == "" {
+				pull = "ollama pull " + t.Model
+			}
+		}
+		tiers = append(tiers, mark+" "+s.Muted.Render(t.Tier))
+	}
+	line := strings.Join(tiers, "  ")
+	if pull != "" {
+		line += s.Subtle.Render("  · " + pull)
+	}
+	return ansi.Truncate(head, w, "…") + "\n" + ansi.Truncate(line, w, "…")
+}
+
+// withActivity adds the activity feed under body when there is room.
+func (m *Model) withActivity(body string) string {
+	if room := m.height - lipgloss.Height(body); room >= 4 {
 		body = lipgloss.JoinVertical(lipgloss.Left, body, m.activityView(room))
 	}
 	return common.FitHeight(body, m.height)
@@ -186,17 +252,22 @@ func (m *Model) activityView(h int) string {
 	var lines []string
 	for i := len(m.activity) - 1; i >= 0 && len(lines) < rows; i-- {
 		a := m.activity[i]
-		lines = append(lines, s.Subtle.Render(a.at.Format("15:04:05"))+"  "+s.Text.Render(common.Truncate(a.text, m.width-16)))
+		text := a.text
+		if a.times > 1 {
+			text += fmt.Sprintf(" (×%d)", a.times)
+		}
+		lines = append(lines, s.Subtle.Render(a.at.Format("15:04:05"))+"  "+s.Text.Render(common.Truncate(text, m.width-16)))
 	}
 	if len(lines) == 0 {
-		lines = append(lines, s.Muted.Render("Nothing has happened yet in this session. Builds, imports and approvals show up here."))
+		lines = append(lines, s.Muted.Render(common.Truncate("Nothing has happened yet in this session. Builds, imports and approvals show up here.", m.width-4)))
 	}
 	return s.Panel.Width(m.width).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
 }
 
 type activity struct {
-	at   time.Time
-	text string
+	at    time.Time
+	text  string
+	times int // the same line again and again counts here
 }
 
 // maxActivity bounds the feed kept in memory.
@@ -211,7 +282,14 @@ func (m *Model) record(ev engine.Event) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	m.activity = append(m.activity, activity{at: at, text: text})
+	// The same event reported twice (a run and its build task, a retry)
+	// is one line.
+	if n := len(m.activity); n > 0 && m.activity[n-1].text == text {
+		m.activity[n-1].at = at
+		m.activity[n-1].times++
+		return
+	}
+	m.activity = append(m.activity, activity{at: at, text: text, times: 1})
 	if len(m.activity) > maxActivity {
 		m.activity = m.activity[len(m.activity)-maxActivity:]
 	}
@@ -255,10 +333,26 @@ func describe(ev engine.Event) string {
 	} else {
 		parts = append(parts, string(ev.Type))
 	}
-	if ev.Text != "" {
-		parts = append(parts, "— "+ev.Text)
+	if t := firstLine(ev.Text); t != "" {
+		parts = append(parts, "— "+t)
 	}
 	return strings.Join(parts, " ")
+}
+
+// firstLine is one line of an event's text for the feed: agent output can
+// be pages of markdown, the feed shows its first line without the markup.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#>*-+` "))
+		l = strings.NewReplacer("**", "", "__", "", "`", "").Replace(l)
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			if r := []rune(l); len(r) > 160 {
+				l = string(r[:159]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
 }
 
 func kv(s *themes.Styles, k, v string) string { return s.Muted.Render(k+" ") + s.Text.Render(v) }
@@ -275,7 +369,7 @@ func (m *Model) ollamaView(w int) string {
 		b.WriteString(s.Text.Render(common.Truncate("Start it with `ollama serve`, or set OLLAMA_HOST.", w)) + "\n")
 		b.WriteString(s.Subtle.Render("nova works offline: vault, imports and reviews need no model."))
 	default:
-		b.WriteString(s.BadgeOK.Render("online") + " " + s.Muted.Render(common.Truncate(fmt.Sprintf("v%s · %s · %d models", m.ollama.Version, m.ollama.Host, len(m.ollama.Models)), w-10)))
+		b.WriteString(s.BadgeOK.Render("online") + " " + s.Muted.Render(common.Truncate(fmt.Sprintf("v%s · %s · %s", m.ollama.Version, m.ollama.Host, plural(len(m.ollama.Models), "model", "models")), w-10)))
 		for _, t := range m.ollama.Tiers {
 			mark := s.Success.Render("✓")
 			note := ""
@@ -286,7 +380,7 @@ func (m *Model) ollamaView(w int) string {
 					mark = s.Warning.Render("○")
 				}
 			}
-			b.WriteString("\n" + mark + " " + s.Muted.Render(fmt.Sprintf("%-6s", t.Tier)) + " " + s.Text.Render(common.Truncate(t.Model, w-10)) + note)
+			b.WriteString("\n" + ansi.Truncate(mark+" "+s.Muted.Render(fmt.Sprintf("%-6s", t.Tier))+" "+s.Text.Render(common.Truncate(t.Model, w-10))+note, w, "…"))
 		}
 	}
 	return b.String()
@@ -329,7 +423,7 @@ func (m *Model) cardsView() string {
 			if c.label == "approvals" && c.value > 0 {
 				st = s.Accent.Bold(true)
 			}
-			parts = append(parts, st.Render(v)+" "+s.Text.Render(c.label))
+			parts = append(parts, st.Render(v)+" "+s.Text.Render(cardLabel(c.label, c.value)))
 		}
 		sep := s.Subtle.Render("  ·  ")
 		inner := m.width - 4 // border and padding
@@ -356,10 +450,32 @@ func (m *Model) cardsView() string {
 			}
 			v = st.Render(fmt.Sprintf("%d", c.value))
 		}
-		content := v + "\n" + s.Text.Render(c.label) + "\n" + s.Subtle.Render(common.Truncate(c.hint, cw-4))
+		content := v + "\n" + s.Text.Render(cardLabel(c.label, c.value)) + "\n" + s.Subtle.Render(common.Truncate(c.hint, cw-4))
 		out = append(out, s.Panel.Width(cw).Render(content))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, out...)
+}
+
+// cardLabel is a count's label in the singular for one ("1 build").
+func cardLabel(label string, n int) string {
+	if n != 1 {
+		return label
+	}
+	switch label {
+	case "vault nodes":
+		return "vault node"
+	case "approvals":
+		return "approval"
+	}
+	return strings.TrimSuffix(label, "s")
+}
+
+// plural is "1 build", "2 builds".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func (m *Model) nextStepsView() string {
@@ -378,15 +494,22 @@ func (m *Model) nextStepsView() string {
 		lines = append(lines, "• No builds yet. Start one from .nova/prds/ on the Build screen ("+s.Key.Render("alt+6")+", n) or with `nova build run PRD`.")
 	}
 	if m.ollama != nil && !m.ollama.Reachable {
-		lines = append(lines, "• Ollama is offline: agents and builds wait until it is reachable.")
+		lines = append(lines, "• Ollama is offline: a build waits for it and goes on by itself once it answers; an agent run started now fails at once.")
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "• All caught up. "+s.Key.Render("ctrl+p")+" lists everything you can do.")
 	}
 	title := s.PanelTitleActive.Render("Now & next steps")
+	// Lines wrap (a cut line would lose its point) with a hanging indent.
 	body := make([]string, 0, len(lines))
+	w := m.width - 4
 	for _, l := range lines {
-		body = append(body, ansi.Truncate(s.Text.Render(l), m.width-6, "…"))
+		for i, x := range strings.Split(lipgloss.Wrap(s.Text.Render(l), w-2, " "), "\n") {
+			if i > 0 {
+				x = "  " + strings.TrimLeft(x, " ")
+			}
+			body = append(body, ansi.Truncate(x, w, "…"))
+		}
 	}
 	return s.Panel.Width(m.width).Render(title + "\n" + strings.Join(body, "\n"))
 }
@@ -423,17 +546,21 @@ func (m *Model) nowLines() []string {
 			s.Key.Render("alt+6"))
 	}
 	if len(builds) == 0 && m.summary != nil && m.summary.RunningBuilds > 0 {
-		lines = append(lines, s.Warning.Render("◐")+s.Text.Render(fmt.Sprintf(" %d build(s) running — ", m.summary.RunningBuilds))+s.Key.Render("alt+6"))
+		lines = append(lines, s.Warning.Render("◐")+s.Text.Render(" "+plural(m.summary.RunningBuilds, "build", "builds")+" running — ")+s.Key.Render("alt+6"))
 	}
 	if n := m.summary.PendingApprovals; n > 0 || pb > 0 {
 		n = max(n, pb)
-		line := s.Accent.Render("◆") + s.Text.Render(fmt.Sprintf(" %d approval(s) wait for you: ", n))
+		verb := "waits"
+		if n != 1 {
+			verb = "wait"
+		}
+		line := s.Accent.Render("◆") + s.Text.Render(" "+plural(n, "approval", "approvals")+" "+verb+" for you: ")
 		var where []string
 		if other := n - pb; other > 0 {
-			where = append(where, s.Text.Render(fmt.Sprintf("%d change(s)/rehearsal(s) ", other))+s.Key.Render("alt+5/alt+8"))
+			where = append(where, s.Text.Render(plural(other, "change or rehearsal", "changes or rehearsals")+" ")+s.Key.Render("alt+5/alt+8"))
 		}
 		if pb > 0 {
-			where = append(where, s.Text.Render(fmt.Sprintf("%d playbook delta(s) ", pb))+s.Key.Render("alt+7"))
+			where = append(where, s.Text.Render(plural(pb, "playbook delta", "playbook deltas")+" ")+s.Key.Render("alt+7"))
 		}
 		lines = append(lines, line+strings.Join(where, s.Subtle.Render(" · ")))
 	}

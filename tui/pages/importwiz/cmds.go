@@ -2,16 +2,12 @@ package importwiz
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/importer"
+	"github.com/nova-dev/nova/tui/components/markdown"
 )
 
 // Source is what the import wizard needs from the engine: a subset of
@@ -137,38 +133,7 @@ func renderCmd(ctx context.Context, src Source, planID string, key renderKey) te
 		if err != nil {
 			return renderedMsg{key: key, unparsed: true}
 		}
-		out, err := renderMarkdown(body, key.width, key.dark)
+		out, err := markdown.Render(body, key.width, key.dark)
 		return renderedMsg{key: key, out: out, err: err}
 	}
-}
-
-// renderMarkdown renders src with glamour's dark or light style, without the document margin,
-// wrapped to width, with the padding glamour adds to every line removed.
-func renderMarkdown(src string, width int, dark bool) (string, error) {
-	style := styles.DarkStyleConfig
-	if !dark {
-		style = styles.LightStyleConfig
-	}
-	var zero uint
-	style.Document.Margin = &zero
-	style.Document.BlockPrefix, style.Document.BlockSuffix = "", ""
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(max(10, width)))
-	if err != nil {
-		return "", fmt.Errorf("markdown renderer: %w", err)
-	}
-	out, err := r.Render(src)
-	if err != nil {
-		return "", fmt.Errorf("render markdown: %w", err)
-	}
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range lines {
-		plain := ansi.Strip(l)
-		if trimmed := strings.TrimRight(plain, " "); len(trimmed) < len(plain) {
-			lines[i] = ansi.Truncate(l, ansi.StringWidth(trimmed), "") + "\x1b[m"
-		}
-		if ansi.StringWidth(lines[i]) > width {
-			lines[i] = ansi.Truncate(lines[i], width, "…")
-		}
-	}
-	return strings.Join(lines, "\n"), nil
 }

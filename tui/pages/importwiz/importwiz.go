@@ -35,6 +35,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/pathinput"
 )
 
 // ID is the router id of the page.
@@ -67,8 +68,9 @@ type Model struct {
 	// defaults are the engine's import options (the form starts from them).
 	defaults engine.ImportOptions
 
-	// Source.
+	// Source: the folder picker, or a typed path (/).
 	picker      dirPicker
+	path        *pathinput.Model
 	recents     []string
 	recentFocus bool
 	recentIdx   int
@@ -137,6 +139,7 @@ func New(c *common.Common, src Source) *Model {
 	})
 	m.vp = viewport.New()
 	m.summary = viewport.New()
+	m.path = pathinput.New(c, pathinput.Dir, "", "")
 	return m
 }
 
@@ -145,7 +148,8 @@ func (m *Model) Title() string { return "Import" }
 
 // Capturing implements common.Page: the filter and the options' text fields take letters.
 func (m *Model) Capturing() bool {
-	return m.filtering || (m.step == stepOptions && m.form.textFocused()) || m.confirm.Active()
+	return m.filtering || (m.step == stepOptions && m.form.textFocused()) || m.confirm.Active() ||
+		(m.step == stepSource && m.path.Focused())
 }
 
 // defaultSource is the workspace's shipped library, .nova/patterns.
@@ -176,6 +180,7 @@ func (m *Model) layout() {
 	m.filter.SetWidth(max(10, w-8))
 	m.form.setWidth(inputWidth)
 	m.confirm.SetSize(m.width, m.height)
+	m.path.SetWidth(m.pickerPanelWidth() - 4)
 	m.picker.setRoom(m.pickerRoom())
 	m.layoutTable()
 	m.layoutDetail()
@@ -253,6 +258,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if msg.Page == ID && m.step == stepSource && m.src != nil {
 			return m, recentCmd(m.ctx(), m.src)
 		}
+	default:
+		// The path field's look-ups and cursor blinks.
+		return m, m.path.Update(msg)
 	}
 	return m, nil
 }
@@ -291,7 +299,16 @@ func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 	if m.src == nil {
 		return nil
 	}
+	if m.path.Focused() {
+		return m.keyPath(msg)
+	}
 	switch {
+	case key.Matches(msg, km.TypePath):
+		m.recentFocus = false
+		m.path.SetBase(m.src.Info().Root)
+		cmd := m.path.Focus(msg.Text)
+		m.picker.setRoom(m.pickerRoom())
+		return cmd
 	case key.Matches(msg, km.Tab, km.ShiftTab):
 		if len(m.recents) > 0 {
 			m.recentFocus = !m.recentFocus
@@ -336,9 +353,45 @@ func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// keyPath handles a key while a path is typed: enter scans the folder,
+// esc goes back to the picker.
+func (m *Model) keyPath(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.c.KeyMap.Back):
+		m.path.Blur()
+		m.picker.setRoom(m.pickerRoom())
+		return nil
+	case msg.String() == "enter":
+		if !m.path.Valid() {
+			return nil // the field says what is wrong
+		}
+		dir := strings.TrimSuffix(m.path.Resolve(), "/")
+		m.path.Blur()
+		m.picker.setRoom(m.pickerRoom())
+		return tea.Batch(m.picker.list(dir), m.startScan(dir))
+	}
+	return m.path.Update(msg)
+}
+
+// pickerPanelWidth is the width of the folder panel.
+func (m *Model) pickerPanelWidth() int {
+	if m.sourceWide() {
+		return m.width * 3 / 5
+	}
+	return m.width
+}
+
+// pathLines is the room the path field (or its hint) takes.
+func (m *Model) pathLines() int {
+	if m.path.Focused() {
+		return 3
+	}
+	return 1
+}
+
 // pickerRoom is the number of folder rows the source step shows.
 func (m *Model) pickerRoom() int {
-	h := m.bodyHeight() - 2 - 2 // panel border, path and info lines
+	h := m.bodyHeight() - 2 - 2 - m.pathLines() // panel border, path and info lines, the path field
 	if !m.sourceWide() && len(m.recents) > 0 {
 		h -= min(len(m.recents), 4) + 3
 	}
@@ -644,9 +697,9 @@ func (m *Model) importDone(msg importDoneMsg) tea.Cmd {
 	cmds := []tea.Cmd{recentCmd(m.ctx(), m.src)}
 	switch {
 	case res.DryRun:
-		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %d files would be imported", res.Loaded)))
+		cmds = append(cmds, common.Toast(fmt.Sprintf("dry run: %s would be imported", countNoun(res.Loaded, "file", "files"))))
 	case res.Batch != 0:
-		cmds = append(cmds, common.Toast(fmt.Sprintf("imported %d files (batch %d)", res.Loaded, res.Batch)))
+		cmds = append(cmds, common.Toast(fmt.Sprintf("imported %s (batch %d)", countNoun(res.Loaded, "file", "files"), res.Batch)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -707,7 +760,10 @@ func (m *Model) ShortHelp() []key.Binding {
 	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
 	switch m.step {
 	case stepSource:
-		return []key.Binding{h(km.Enter, "enter", "scan folder"), km.OpenDir, km.ParentDir, h(km.Tab, "tab", "recent")}
+		if m.path.Focused() {
+			return []key.Binding{h(km.Enter, "enter", "scan it"), h(km.Tab, "tab", "complete"), h(km.Back, "esc", "back to the folders")}
+		}
+		return []key.Binding{h(km.Enter, "enter", "scan folder"), km.TypePath, km.OpenDir, km.ParentDir, h(km.Tab, "tab", "recent")}
 	case stepScan, stepImport:
 		return []key.Binding{h(km.Back, "esc", "cancel")}
 	case stepPreview:
@@ -732,8 +788,11 @@ func (m *Model) FullHelp() [][]key.Binding {
 	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
 	switch m.step {
 	case stepSource:
+		if m.path.Focused() {
+			return [][]key.Binding{{h(km.Enter, "enter", "scan the folder typed"), h(km.Tab, "tab", "complete the path"), h(km.Back, "esc", "back to the folders")}}
+		}
 		return [][]key.Binding{
-			{h(km.Enter, "enter", "scan the highlighted folder"), km.OpenDir, km.ParentDir},
+			{h(km.Enter, "enter", "scan the highlighted folder"), km.OpenDir, km.ParentDir, km.TypePath},
 			{km.Up, km.Down, km.Top, km.Bottom, h(km.Tab, "tab", "folders / recent sources")},
 		}
 	case stepScan, stepImport:

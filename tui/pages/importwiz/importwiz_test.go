@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,48 +92,31 @@ func newPage(t *testing.T, ws Source, w, h int) *Model {
 		in.SetStyles(st)
 	}
 	m.SetSize(w, h)
+	drivers.Store(m, tuitest.DriveComponent(t, m))
+	t.Cleanup(func() { drivers.Delete(m) })
 	drive(t, m, m.Init())
 	return m
 }
 
-// drive runs cmd and feeds every resulting message back into m until nothing is left.
-// A command that blocks for long fails the test.
+// drivers holds the test runtime of each page newPage built.
+var drivers sync.Map // *Model -> *tuitest.Driver
+
+func driverOf(m *Model) *tuitest.Driver {
+	d, _ := drivers.Load(m)
+	return d.(*tuitest.Driver)
+}
+
+// drive runs cmd and feeds every resulting message back into m until it
+// settles.
 func drive(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0 && steps < 500; steps++ {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		ch := make(chan tea.Msg, 1)
-		go func() { ch <- c() }()
-		var msg tea.Msg
-		select {
-		case msg = <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a command blocked")
-		}
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			_, next := m.Update(msg)
-			queue = append(queue, next)
-		}
-	}
+	driverOf(m).Run(cmd)
 }
 
 // press sends keys ("enter", "esc", "tab", "space", "up", "down", or runes).
 func press(t *testing.T, m *Model, keys ...string) {
 	t.Helper()
-	for _, k := range keys {
-		msg := tuitest.Key(k)
-		_, cmd := m.Update(msg)
-		drive(t, m, cmd)
-	}
+	driverOf(m).Press(keys...)
 }
 
 func pinned(t *testing.T, m *Model) string {
@@ -461,4 +445,43 @@ func TestScanOfAFolderThatCannotBeRead(t *testing.T) {
 	assert.Equal(t, stepSource, m.step, "a failed scan goes back to the source step")
 	assert.Contains(t, plain(m), "Cannot import")
 	assert.Empty(t, stats(t, ws).Nodes, "nothing is written")
+}
+
+func TestTypedPathWithCompletion(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	writeTree(t, filepath.Join(ws.root, "libs", "go-patterns"), map[string]string{"errors/wrap.md": "# Wrap\n\nWrap errors with context.\n"})
+	m := newPage(t, ws, 100, 30)
+	// Relative paths start at the workspace: "li" + tab completes the folder.
+	press(t, m, ".")
+	require.True(t, m.Capturing(), "the path field takes letters")
+	press(t, m, "/", "l", "i", "tab")
+	assert.Equal(t, "./libs/", m.path.Value())
+	press(t, m, "tab")
+	assert.Equal(t, "./libs/go-patterns/", m.path.Value())
+	out := plain(m)
+	assert.Contains(t, out, "✓ folder")
+	// A typo is refused as you type; enter does nothing.
+	press(t, m, "x")
+	assert.Contains(t, plain(m), "✗ no such folder")
+	press(t, m, "enter")
+	assert.Equal(t, stepSource, m.step)
+	press(t, m, "backspace", "enter")
+	require.Equal(t, stepPreview, m.step, m.note)
+	assert.Contains(t, plain(m), "libs/go-patterns", "the typed folder is scanned")
+	assert.Contains(t, plain(m), "Wrap")
+
+	// esc leaves the field for the folder list; q is a letter while typing.
+	press(t, m, "esc")
+	require.Equal(t, stepSource, m.step)
+	press(t, m, "/")
+	assert.True(t, m.path.Focused())
+	assert.Equal(t, "/", m.path.Value(), "/ starts an absolute path")
+	press(t, m, "esc")
+	assert.False(t, m.Capturing())
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		m := newPage(t, ws, size[0], size[1]-3)
+		press(t, m, "~")
+		checkFits(t, m, size[0], size[1]-3, "typed path")
+	}
 }

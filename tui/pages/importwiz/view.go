@@ -126,7 +126,12 @@ func (m *Model) pickerPanel(w, h int) string {
 	}
 	inner := max(1, w-4)
 	title := s.PanelTitleActive.Render("Pick a pattern library folder")
-	content := title + "\n" + m.picker.view(s, inner, max(1, h-3), !m.recentFocus, m.display)
+	field := s.Subtle.Render(common.Truncate("/ or ~ types a path (tab completes)", inner))
+	if m.path.Focused() {
+		field = m.path.View(inner)
+	}
+	field = common.FitHeight(field, m.pathLines())
+	content := title + "\n" + field + "\n" + m.picker.view(s, inner, max(1, h-3-m.pathLines()), !m.recentFocus && !m.path.Focused(), m.display)
 	return st.Width(w).Height(h).Render(common.FitHeight(content, max(1, h-2)))
 }
 
@@ -484,11 +489,11 @@ func (m *Model) summaryHeader() string {
 	case m.undone != nil:
 		title = fmt.Sprintf("Batch %d undone: %d nodes and %d edges removed, %d nodes restored.", m.undone.Batch, m.undone.NodesRemoved, m.undone.EdgesRemoved, m.undone.NodesRestored)
 	case r.DryRun:
-		title = fmt.Sprintf("Dry run: %d of %d files would be imported. Nothing was written.", r.Loaded, r.Files)
+		title = fmt.Sprintf("Dry run: %d of %s would be imported. Nothing was written.", r.Loaded, countNoun(r.Files, "file", "files"))
 	case r.Batch == 0:
 		title = fmt.Sprintf("Nothing to import: the %d files are unchanged, skipped or failed.", r.Files)
 	default:
-		title = fmt.Sprintf("Imported %d of %d files into the vault (batch %d).", r.Loaded, r.Files, r.Batch)
+		title = fmt.Sprintf("Imported %d of %s into the vault (batch %d).", r.Loaded, countNoun(r.Files, "file", "files"), r.Batch)
 	}
 	inner := max(10, m.width-4)
 	return s.Title.Render(common.Truncate(title, inner)) + "\n" + m.countsLine(*r, inner)

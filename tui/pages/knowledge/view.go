@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/markdown"
 )
 
 // View implements common.Component.
@@ -111,7 +110,10 @@ func (m *Model) listView(w, h int) string {
 	case paneDocs:
 		lines = m.docLines(inner, rows)
 	}
-	return st.Width(w).Height(h).Render(common.FitHeight(strings.Join(lines, "\n"), rows))
+	// Long lines (an empty state's hint) wrap here, before the height is
+	// fitted, so the panel never grows past h and loses its bottom border.
+	text := lipgloss.NewStyle().Width(inner).Render(strings.Join(lines, "\n"))
+	return st.Width(w).Height(h).Render(common.FitHeight(text, rows))
 }
 
 // ---- search ----
@@ -237,9 +239,9 @@ func (m *Model) factLines(w, h int) []string {
 	case len(m.factRows) == 0 && len(m.factsRes.Facts) > 0:
 		return append(out, "", m.c.Empty("No fact at "+m.scopeFilter+".", "s cycles the scope filter."))
 	case len(m.factRows) == 0:
-		hint := "Record what holds in this project (a adds one). Builds learn facts at build scope;\nagents remember and correct them; promote the good ones (p)."
+		hint := "Record what holds in this project (a adds one). Builds learn facts at build scope; agents remember and correct them; promote the good ones (p)."
 		if !m.showClosed {
-			hint += "\ni also shows superseded, invalidated and archived facts."
+			hint += " i also shows superseded, invalidated and archived facts."
 		}
 		return append(out, "", m.c.Empty("No facts yet.", hint))
 	}
@@ -399,7 +401,7 @@ func (m *Model) docLines(w, h int) []string {
 		return append(out, s.Error.Render(common.Truncate("could not list the docs cache: "+m.docsErr.Error(), w)), s.Subtle.Render("ctrl+r retries."))
 	case len(m.docsList) == 0:
 		return append(out, "", m.c.Empty("The docs cache is empty.",
-			"f fetches a library's docs: the project's Go modules and npm packages are read\nfrom disk at their exact versions, others come from Context7 (docs.context7.url).\nAgents fill it too with their fetchDocs tool."))
+			"f fetches a library's docs: the project's Go modules and npm packages are read from disk at their exact versions, others come from Context7 (docs.context7.url). Agents fill it too with their fetchDocs tool."))
 	}
 	now := m.now()
 	const srcW, verW, ageW, sizeW = 9, 9, 10, 7
@@ -508,7 +510,10 @@ func (m *Model) detailView(w, h int) string {
 		}
 		lines[0] = common.Truncate(lines[0], max(0, inner-6)) + s.Subtle.Render(fmt.Sprintf(" %3d%%", pct))
 	}
-	return st.Width(w).Height(h).Render(common.FitHeight(strings.Join(lines, "\n"), rows))
+	// Long lines (an empty state's hint) wrap here, before the height is
+	// fitted, so the panel never grows past h and loses its bottom border.
+	text := lipgloss.NewStyle().Width(inner).Render(strings.Join(lines, "\n"))
+	return st.Width(w).Height(h).Render(common.FitHeight(text, rows))
 }
 
 // detailHead is the opened item's title, facts and (for a fact) its
@@ -603,7 +608,7 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 		return wrapLines(text, width)
 	}
 	if it.Docs != nil && it.Docs.Source == docs.SourceContext7 {
-		if out, err := renderMarkdown(text, width, dark); err == nil {
+		if out, err := markdown.Render(text, width, dark); err == nil {
 			return strings.Split(out, "\n")
 		}
 	}
@@ -621,35 +626,6 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 
 func wrapLines(s string, width int) []string {
 	return strings.Split(lipgloss.Wrap(ansi.Strip(s), width, " "), "\n")
-}
-
-// renderMarkdown renders src with glamour's dark or light style, without
-// the document margin, wrapped to width.
-func renderMarkdown(src string, width int, dark bool) (string, error) {
-	style := styles.DarkStyleConfig
-	if !dark {
-		style = styles.LightStyleConfig
-	}
-	var zero uint
-	style.Document.Margin = &zero
-	style.Document.BlockPrefix, style.Document.BlockSuffix = "", ""
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(max(10, width)))
-	if err != nil {
-		return "", fmt.Errorf("markdown renderer: %w", err)
-	}
-	out, err := r.Render(src)
-	if err != nil {
-		return "", fmt.Errorf("render markdown: %w", err)
-	}
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range lines {
-		// glamour pads every line to the wrap width with styled spaces.
-		plain := ansi.Strip(l)
-		if trimmed := strings.TrimRight(plain, " "); len(trimmed) < len(plain) {
-			lines[i] = ansi.Truncate(l, ansi.StringWidth(trimmed), "") + "\x1b[m"
-		}
-	}
-	return strings.Join(lines, "\n"), nil
 }
 
 // ---- forms ----

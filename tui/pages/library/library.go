@@ -228,7 +228,7 @@ type loadMsg struct{}
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd {
-	return tea.Tick(loadDelay, func(time.Time) tea.Msg { return loadMsg{} })
+	return common.Debounce(loadDelay, loadMsg{}) // a one-off delay (tests wait for it, unlike tea.Tick)
 }
 
 func (m *Model) load() tea.Cmd {

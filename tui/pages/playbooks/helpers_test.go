@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
@@ -48,10 +47,9 @@ func clock() func() time.Time {
 // loop is a small Bubble Tea runtime: commands run in goroutines and their
 // messages come back to the page in order.
 type loop struct {
-	t    *testing.T
-	m    *Model
-	msgs chan tea.Msg
-	navs []common.NavigateMsg
+	*tuitest.Driver
+	t *testing.T
+	m *Model
 }
 
 // managerSource is the page's Source over a playbook manager with its own
@@ -95,67 +93,26 @@ func newLoop(t *testing.T, src Source, w, h int) *loop {
 	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(3 * time.Hour) })
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256)}
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
 	l.exec(m.Init())
 	l.until(func() bool {
-		return m.loaded && (m.pb != nil || m.pbErr != nil || len(m.agents) == 0) && (m.pending != nil || m.pendingErr != nil)
+		return m.agents.loaded && (m.rules.pb != nil || m.rules.err != nil || len(m.agents.rows) == 0) && (m.pending.items != nil || m.pending.err != nil)
 	})
 	return l
 }
 
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
+func (l *loop) exec(cmd tea.Cmd)       { l.Exec(cmd) }
+func (l *loop) dispatch(msg tea.Msg)   { l.Dispatch(msg) }
+func (l *loop) until(cond func() bool) { l.t.Helper(); l.Until(cond) }
+func (l *loop) settle(d time.Duration) { l.Settle(d) }
+func (l *loop) plain() string          { return l.Plain() }
+func (l *loop) pinned() string         { return l.Pinned() }
 
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	case common.NavigateMsg:
-		l.navs = append(l.navs, msg)
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
-		}
-	}
-}
-
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
+// press sends keys without waiting for what they start (tests wait with
+// until).
 func (l *loop) press(keys ...string) {
 	for _, k := range keys {
-		msg := tuitest.Key(k)
-		l.dispatch(msg)
+		l.Dispatch(tuitest.Key(k))
 	}
 }
 
@@ -167,12 +124,6 @@ func (l *loop) typeText(s string) {
 		}
 		l.press(string(r))
 	}
-}
-
-func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
-
-func (l *loop) pinned() string {
-	return tuitest.Pinned(l.m.View())
 }
 
 // seed fills MARS's and VENUS's playbooks with rules, versions and pending

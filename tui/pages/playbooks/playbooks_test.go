@@ -17,15 +17,11 @@ import (
 
 func selectAgent(l *loop, id string) {
 	l.t.Helper()
-	for i, a := range l.m.agents {
-		if a.Agent == id {
-			l.m.sel = i
-			l.exec(l.m.loadPlaybook())
-			l.until(func() bool { return l.m.pbAgent == id })
-			return
-		}
+	if !l.m.agents.choose(id) {
+		l.t.Fatalf("no agent %s", id)
 	}
-	l.t.Fatalf("no agent %s", id)
+	l.exec(l.m.loadPlaybook())
+	l.until(func() bool { return l.m.rules.agent == id })
 }
 
 func seeded(t *testing.T, w, h int) (*loop, *ace.Manager) {
@@ -95,17 +91,17 @@ func TestRulesShowCountsAndSort(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	assert.NotContains(t, out, "Run go vet before", "r4 was deleted")
-	first := func() string { r, _ := l.m.selectedRule(); return r.ID }
+	first := func() string { r, _ := l.m.rules.selected(); return r.ID }
 	l.press("l", "g")
 	assert.Equal(t, "r1", first(), "highest confidence first")
 	l.press("o", "g")
 	assert.Contains(t, l.plain(), "sort applied")
-	require.Len(t, l.m.rules, 3)
+	require.Len(t, l.m.rules.rules, 3)
 	assert.Equal(t, "r1", first(), "r1 was applied twice")
-	assert.GreaterOrEqual(t, l.m.rules[1].AppliedCount, l.m.rules[2].AppliedCount)
+	assert.GreaterOrEqual(t, l.m.rules.rules[1].AppliedCount, l.m.rules.rules[2].AppliedCount)
 	l.press("o", "o", "o")
-	assert.Equal(t, sortContent, l.m.sortBy)
-	assert.Equal(t, "r2", l.m.rules[len(l.m.rules)-1].ID, "content a–z puts Wrap… last")
+	assert.Equal(t, sortContent, l.m.rules.sortBy)
+	assert.Equal(t, "r2", l.m.rules.rules[len(l.m.rules.rules)-1].ID, "content a–z puts Wrap… last")
 }
 
 func TestFilterRules(t *testing.T) {
@@ -114,13 +110,13 @@ func TestFilterRules(t *testing.T) {
 	l.press("/")
 	assert.True(t, l.m.Capturing(), "typing a filter owns the keyboard")
 	l.typeText("errors")
-	require.Len(t, l.m.rules, 1)
-	assert.Equal(t, "r2", l.m.rules[0].ID)
+	require.Len(t, l.m.rules.rules, 1)
+	assert.Equal(t, "r2", l.m.rules.rules[0].ID)
 	l.press("enter")
 	assert.False(t, l.m.Capturing())
 	assert.Contains(t, l.plain(), "filter errors")
 	l.press("/", "esc")
-	assert.Len(t, l.m.rules, 3, "esc clears the filter")
+	assert.Len(t, l.m.rules.rules, 3, "esc clears the filter")
 	l.press("/")
 	l.typeText("nothing-matches")
 	assert.Contains(t, l.plain(), "No rule matches the filter.")
@@ -131,9 +127,9 @@ func TestApprovePendingDelta(t *testing.T) {
 	l, mgr := seeded(t, 160, 45)
 	l.press("tab", "tab")
 	require.Equal(t, viewPending, l.m.view)
-	require.Len(t, l.m.pending, 2)
+	require.Len(t, l.m.pending.items, 2)
 	l.press("enter")
-	l.until(func() bool { return len(l.m.pending) == 1 && l.m.pb != nil && l.m.pb.Version == 6 })
+	l.until(func() bool { return len(l.m.pending.items) == 1 && l.m.rules.pb != nil && l.m.rules.pb.Version == 6 })
 	pb, err := mgr.GetPlaybook(context.Background(), "MARS")
 	require.NoError(t, err)
 	var found bool
@@ -155,9 +151,9 @@ func TestRejectPendingAsksFirst(t *testing.T) {
 	assert.Contains(t, l.plain(), "Reject delta #1 for MARS?")
 	l.press("n")
 	l.settle(100 * 1e6)
-	assert.Len(t, l.m.pending, 2, "no rejects without a yes")
+	assert.Len(t, l.m.pending.items, 2, "no rejects without a yes")
 	l.press("x", "y")
-	l.until(func() bool { return len(l.m.pending) == 1 })
+	l.until(func() bool { return len(l.m.pending.items) == 1 })
 	left, err := mgr.ListPending(context.Background())
 	require.NoError(t, err)
 	require.Len(t, left, 1)
@@ -179,7 +175,7 @@ func TestAddEditDeleteRule(t *testing.T) {
 	l.press("tab")
 	l.typeText("tests, go")
 	l.press("enter")
-	l.until(func() bool { return l.m.form == nil && l.m.pb != nil && len(l.m.pb.Rules) == 4 })
+	l.until(func() bool { return l.m.form == nil && l.m.rules.pb != nil && len(l.m.rules.pb.Rules) == 4 })
 	pb, err := mgr.GetPlaybook(ctx, "MARS")
 	require.NoError(t, err)
 	r, ok := pb.Rule("r5")
@@ -190,9 +186,9 @@ func TestAddEditDeleteRule(t *testing.T) {
 
 	// Edit r5.
 	l.press("l")
-	for i, x := range l.m.rules {
+	for i, x := range l.m.rules.rules {
 		if x.ID == "r5" {
-			l.m.ruleSel = i
+			l.m.rules.sel = i
 		}
 	}
 	l.press("e")
@@ -200,7 +196,7 @@ func TestAddEditDeleteRule(t *testing.T) {
 	assert.Equal(t, "Prefer table-driven tests", l.m.form.content.Value())
 	l.typeText(" with t.Run")
 	l.press("enter")
-	l.until(func() bool { return l.m.form == nil && l.m.pb.Version == 7 })
+	l.until(func() bool { return l.m.form == nil && l.m.rules.pb.Version == 7 })
 	pb, _ = mgr.GetPlaybook(ctx, "MARS")
 	r, _ = pb.Rule("r5")
 	assert.Equal(t, "Prefer table-driven tests with t.Run", r.Content)
@@ -212,7 +208,7 @@ func TestAddEditDeleteRule(t *testing.T) {
 	l.press("esc")
 	assert.False(t, l.m.confirm.Active())
 	l.press("d", "y")
-	l.until(func() bool { return l.m.pb.Version == 8 })
+	l.until(func() bool { return l.m.rules.pb.Version == 8 })
 	pb, _ = mgr.GetPlaybook(ctx, "MARS")
 	_, ok = pb.Rule("r5")
 	assert.False(t, ok)
@@ -241,14 +237,14 @@ func TestNavigateToRule(t *testing.T) {
 	l, _ := seeded(t, 160, 45)
 	selectAgent(l, "VENUS")
 	l.dispatch(common.NavigateMsg{Page: ID, Arg: "r3"})
-	l.until(func() bool { return l.m.pbAgent == "MARS" && l.m.wantRule == "" })
-	r, ok := l.m.selectedRule()
+	l.until(func() bool { return l.m.rules.agent == "MARS" && l.m.wantRule == "" })
+	r, ok := l.m.rules.selected()
 	require.True(t, ok)
 	assert.Equal(t, "r3", r.ID, "a bare rule id is found in whichever playbook has it")
 	selectAgent(l, "VENUS")
 	l.dispatch(common.NavigateMsg{Page: ID, Arg: "MARS/r2"})
-	l.until(func() bool { return l.m.pbAgent == "MARS" && l.m.wantRule == "" })
-	r, _ = l.m.selectedRule()
+	l.until(func() bool { return l.m.rules.agent == "MARS" && l.m.wantRule == "" })
+	r, _ = l.m.rules.selected()
 	assert.Equal(t, "r2", r.ID)
 	assert.True(t, l.m.right)
 }

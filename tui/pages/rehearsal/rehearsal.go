@@ -82,6 +82,9 @@ type Model struct {
 	filter   int
 	sel      int
 	want     uint64
+	// wantPending opens the first pending session once the list is loaded
+	// (the palette's "Open the rehearsal waiting for review").
+	wantPending bool
 
 	sess     *rh.Session
 	focus    int
@@ -211,6 +214,15 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.want = 0
 			return m, m.open(id)
 		}
+		if m.wantPending {
+			m.wantPending = false
+			for _, s := range m.sessions {
+				if s.Pending() {
+					return m, m.open(s.ID)
+				}
+			}
+			return m, common.Toast("no rehearsal waits for review")
+		}
 		return m, nil
 	case sessionMsg:
 		if msg.err != nil {
@@ -229,6 +241,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			ref, _ := msg.Payload.(string)
 			return m, m.approve(ref)
 		}
+		if msg.ID == "regenerate" && msg.Confirmed {
+			id, _ := msg.Payload.(uint64)
+			return m, m.regenerate(id)
+		}
 		return m, nil
 	case common.NavigateMsg:
 		if msg.Page != ID {
@@ -239,6 +255,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 				return m, m.open(id)
 			}
 			m.want = id
+		}
+		if msg.Arg == common.ArgPending {
+			m.wantPending = true
 		}
 		return m, m.load()
 	case common.EventMsg:
@@ -366,8 +385,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.dialog.Open(confirm.Options{ID: "approve", Payload: b.ID,
 			Title: fmt.Sprintf("Approve branch %d (%s)?", m.focus+1, b.Approach),
-			Body: fmt.Sprintf("Writes %d file(s) through a changeset, and nothing else:\n%s",
-				len(b.Files), strings.Join(paths, "\n")),
+			Body: fmt.Sprintf("Writes %s through a changeset, and nothing else:\n%s",
+				countNoun(len(b.Files), "file", "files"), strings.Join(paths, "\n")),
 			Yes: "Approve", No: "Cancel"})
 	case key.Matches(k, km.Reject):
 		if !s.Pending() {
@@ -383,14 +402,33 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.busy != "" {
 			return nil
 		}
-		m.busy = "regenerating branches…"
-		src, ctx, id := m.src, m.c.Ctx, s.ID
-		return call(func() (tea.Msg, error) {
-			out, err := src.RegenerateRehearsal(ctx, id)
-			return actionMsg{verb: "regenerate", s: out}, err
-		}, func(err error) tea.Msg { return actionMsg{verb: "regenerate", err: err} })
+		// It costs model time: say what it does, and default to keeping.
+		n := max(1, len(s.Branches))
+		m.dialog.Open(confirm.Options{ID: "regenerate", Payload: s.ID,
+			Title: "Regenerate the branches?",
+			Body: fmt.Sprintf("Runs the model again for %s of task %s — as long as this round took, and its tokens. "+
+				"The branches on screen stay in the session as round %d. Nothing is written to your files.",
+				countNoun(n, "new branch", "new branches"), s.TaskID, max(1, len(s.Rounds))),
+			Yes: "Regenerate", No: "Keep these", Danger: true})
 	}
 	return nil
+}
+
+// regenerate runs a new round of branches for session id.
+func (m *Model) regenerate(id uint64) tea.Cmd {
+	m.busy = "regenerating branches…"
+	src, ctx := m.src, m.c.Ctx
+	return call(func() (tea.Msg, error) {
+		out, err := src.RegenerateRehearsal(ctx, id)
+		return actionMsg{verb: "regenerate", s: out}, err
+	}, func(err error) tea.Msg { return actionMsg{verb: "regenerate", err: err} })
+}
+
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
@@ -526,7 +564,7 @@ func (m *Model) actionDone(msg actionMsg) tea.Cmd {
 	case "reject":
 		text = fmt.Sprintf("rejected rehearsal #%d: %s", msg.s.ID, msg.s.Reason)
 	case "regenerate":
-		text = fmt.Sprintf("round %d: %d new branch(es)", len(msg.s.Rounds), len(msg.s.Branches))
+		text = fmt.Sprintf("round %d: %s", len(msg.s.Rounds), countNoun(len(msg.s.Branches), "new branch", "new branches"))
 	}
 	return tea.Batch(m.show(msg.s), common.Toast(text), m.load())
 }

@@ -19,8 +19,6 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 )
 
-func fmtType(msg any) string { return strings.TrimPrefix(fmt.Sprintf("%T", msg), "*") }
-
 func taskT1() prd.Task {
 	return prd.Task{ID: "T1", Title: "Add totals", Description: "Add a Total function to calc.", Agent: "MARS"}
 }
@@ -111,9 +109,9 @@ func TestWhyLinksToTheInjectedKnowledge(t *testing.T) {
 	assert.Contains(t, out, "fact:"+f.ID+" Division by zero returns an error")
 	assert.Contains(t, out, "docs:context7:go#errors (no longer available)")
 	h.press("K")
-	require.NotEmpty(t, h.navs)
+	require.NotEmpty(t, h.d.Navs)
 	assert.Equal(t, common.NavigateMsg{Page: "knowledge", Arg: common.KnowledgeRefs{
-		Title: fmt.Sprintf("Injected into rehearsal #%d (task %s)", ss.ID, ss.TaskID), Refs: refs}}, h.navs[len(h.navs)-1])
+		Title: fmt.Sprintf("Injected into rehearsal #%d (task %s)", ss.ID, ss.TaskID), Refs: refs}}, h.d.Navs[len(h.d.Navs)-1])
 }
 
 // TestEndToEndApproveBranch2 drives the page through keys: focus branch 2,
@@ -135,7 +133,7 @@ func TestEndToEndApproveBranch2(t *testing.T) {
 	assert.Contains(t, v, "Approve branch 2 (idiomatic)?")
 	assert.Contains(t, v, "calc/doc.go")
 	h.press("y")
-	require.Empty(t, h.errs)
+	require.Empty(t, h.d.Errs)
 	win := ss.Branches[1]
 	for _, f := range win.Files {
 		assert.Equal(t, f.ProposedContent, ws.read(t, f.Path))
@@ -151,7 +149,7 @@ func TestEndToEndApproveBranch2(t *testing.T) {
 	require.NotEmpty(t, prefs)
 	assert.Contains(t, prefs[0].Content, "prefer idiomatic over minimal and defensive")
 	assert.Equal(t, fmt.Sprintf("rehearsal:%d", ss.ID), prefs[0].Source)
-	assert.Contains(t, strings.Join(h.toasts, "\n"), "learned preference")
+	assert.Contains(t, strings.Join(h.d.Toasts, "\n"), "learned preference")
 	// now read-only
 	h.press("x")
 	assert.False(t, h.m.Capturing())
@@ -184,7 +182,13 @@ func TestRegenerateAndFilters(t *testing.T) {
 	h := newPage(t, ws, 160, 40)
 	h.send(common.NavigateMsg{Page: ID, Arg: ss.ID})
 	h.press("r")
-	require.Empty(t, h.errs)
+	out := h.plain()
+	assert.Contains(t, out, "Regenerate the branches?", "it costs model time: it asks first")
+	assert.Contains(t, out, "Runs the model again for 2 new branches")
+	h.press("enter")
+	assert.NotContains(t, h.plain(), "round 2", "enter keeps these branches")
+	h.press("r", "y")
+	require.Empty(t, h.d.Errs)
 	assert.Contains(t, h.plain(), "round 2")
 	h.press("esc")
 	h.press("tab") // Pending

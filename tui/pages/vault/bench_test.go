@@ -81,7 +81,7 @@ func BenchmarkView100k(b *testing.B) {
 			m := New(c, src)
 			m.SetSize(160, 45)
 			settle(m, m.Init())
-			settle(m, m.reconcile())
+			settle(m, m.browse.reconcile(true))
 			if m.View() == "" {
 				b.Fatal("empty frame")
 			}
@@ -90,8 +90,8 @@ func BenchmarkView100k(b *testing.B) {
 	m := New(c, src)
 	m.SetSize(160, 45)
 	settle(m, m.Init())
-	settle(m, m.browse.SetCursor(50_000))
-	settle(m, m.reconcile())
+	settle(m, m.browse.list.browse.SetCursor(50_000))
+	settle(m, m.browse.reconcile(true))
 	b.Run("view", func(b *testing.B) {
 		for b.Loop() {
 			_ = m.View()
@@ -102,16 +102,16 @@ func BenchmarkView100k(b *testing.B) {
 		key  tea.KeyPressMsg
 	}{{"scroll_step", tea.KeyPressMsg{Code: tea.KeyDown}}, {"scroll_page", tea.KeyPressMsg{Code: tea.KeyPgDown}}} {
 		b.Run(step.name, func(b *testing.B) {
-			settle(m, m.browse.SetCursor(0))
+			settle(m, m.browse.list.browse.SetCursor(0))
 			for b.Loop() {
-				if m.browse.Cursor() >= m.browse.Len()-100 {
-					settle(m, m.browse.SetCursor(0))
+				if m.browse.list.browse.Cursor() >= m.browse.list.browse.Len()-100 {
+					settle(m, m.browse.list.browse.SetCursor(0))
 				}
 				_, cmd := m.Update(step.key)
 				settle(m, cmd)
 				_ = m.View()
 			}
-			b.ReportMetric(float64(m.browse.CachedPages()), "pages-cached")
+			b.ReportMetric(float64(m.browse.list.browse.CachedPages()), "pages-cached")
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
@@ -111,109 +110,32 @@ func fill(t testing.TB, v *engvault.Vault) {
 	}
 }
 
-// newApp builds the root model with Home and the vault page, sized, on the
-// vault page, with every start-up command run.
-func newApp(t testing.TB, ws *testWS, w, h int) tea.Model {
-	t.Helper()
-	m, _ := newAppPage(t, ws, w, h)
-	return m
+// app is the root model with Home and the vault page, driven by the shared
+// test runtime.
+type app struct {
+	*tuitest.ModelDriver
+	page *vaultpage.Model
 }
 
-// newAppPage is newApp that also returns the vault page.
-func newAppPage(t testing.TB, ws *testWS, w, h int) (tea.Model, *vaultpage.Model) {
+// newApp builds the root model with Home and the vault page, sized, on the
+// vault page, with every start-up command run.
+func newApp(t testing.TB, ws *testWS, w, h int) *app {
+	t.Helper()
+	return newAppOver(t, ws, w, h)
+}
+
+// newAppOver is newApp over any workspace (a test's wrapper of testWS).
+func newAppOver(t testing.TB, ws engine.Workspace, w, h int) *app {
 	t.Helper()
 	var page *vaultpage.Model
 	pages := []tui.PageFactory{
 		{ID: home.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return home.New(c, ws) }},
 		{ID: vaultpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { page = vaultpage.New(c, ws); return page }},
 	}
-	var m tea.Model = tui.New(t.Context(), ws, tui.Options{Pages: pages})
-	m = drive(m, m.Init())
-	var cmd tea.Cmd
-	m, cmd = m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m = drive(m, cmd)
-	m, cmd = m.Update(tea.KeyPressMsg{Code: '2', Mod: tea.ModAlt})
-	return drive(m, cmd), page
+	m := tui.New(t.Context(), ws, tui.Options{Pages: pages})
+	d := tuitest.DriveModel(t, m)
+	d.Run(m.Init())
+	d.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.Press("alt+2")
+	return &app{ModelDriver: d, page: page}
 }
-
-// drive runs cmd and feeds the messages back, breadth first, a round of
-// commands at a time. Commands still running after roundWait (the event
-// wait, long ticks) are abandoned; ticks up to roundWait (the 150 ms
-// debounces) fire for real.
-func drive(m tea.Model, cmd tea.Cmd) tea.Model {
-	const roundWait = 400 * time.Millisecond
-	queue := []tea.Cmd{cmd}
-	for round := 0; len(queue) > 0 && round < 30; round++ {
-		type result struct {
-			i   int
-			msg tea.Msg
-		}
-		ch := make(chan result, len(queue))
-		n := 0
-		for i, c := range queue {
-			if c == nil {
-				continue
-			}
-			n++
-			go func() { ch <- result{i, c()} }()
-		}
-		msgs := make([]tea.Msg, len(queue))
-		deadline := time.After(roundWait)
-	collect:
-		for got := 0; got < n; got++ {
-			select {
-			case r := <-ch:
-				msgs[r.i] = r.msg
-			case <-deadline:
-				break collect
-			}
-		}
-		queue = nil
-		for _, msg := range msgs {
-			switch msg := msg.(type) {
-			case nil:
-			case tea.BatchMsg:
-				queue = append(queue, msg...)
-			case tea.QuitMsg:
-			default:
-				var next tea.Cmd
-				m, next = m.Update(msg)
-				queue = append(queue, next)
-			}
-		}
-	}
-	return m
-}
-
-func keyMsg(k string) tea.KeyPressMsg { return tuitest.Key(k) }
-
-// press sends keys one by one, running what each returns.
-func press(m tea.Model, keys ...string) tea.Model {
-	for _, k := range keys {
-		var cmd tea.Cmd
-		m, cmd = m.Update(keyMsg(k))
-		m = drive(m, cmd)
-	}
-	return m
-}
-
-// typeText sends each rune as a key press without running the commands in
-// between (as a fast typist would), then runs them all.
-func typeText(m tea.Model, text string) tea.Model {
-	var cmds []tea.Cmd
-	for _, r := range text {
-		var cmd tea.Cmd
-		m, cmd = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		cmds = append(cmds, cmd)
-	}
-	return drive(m, tea.Batch(cmds...))
-}
-
-// pinned renders the view through the ANSI256 colour profile.
-func pinned(t testing.TB, m tea.Model) string {
-	t.Helper()
-	return tuitest.Pinned(m.View().Content)
-}
-
-// plain renders the view as text, without any escape sequence.
-func plain(m tea.Model) string { return ansi.Strip(m.View().Content) }

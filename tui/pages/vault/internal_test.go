@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -59,6 +60,12 @@ func (s vaultSource) UpdateNode(ctx context.Context, id uint64, p engvault.Patch
 	return s.v.Update(ctx, id, p)
 }
 func (s vaultSource) WarmVault(context.Context) error { s.v.Warm(); return nil }
+func (s vaultSource) ListArchived(ctx context.Context) ([]engvault.ArchivedNode, error) {
+	return s.v.Archived(ctx)
+}
+func (s vaultSource) RestoreNode(ctx context.Context, id uint64) (engvault.RestoreResult, error) {
+	return s.v.Restore(ctx, id)
+}
 
 func newPage(t *testing.T) (*Model, *engvault.Vault) {
 	t.Helper()
@@ -99,21 +106,31 @@ func collect(cmd tea.Cmd) []tea.Msg {
 func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 	t.Parallel()
 	m, _ := newPage(t)
+	now := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	m.now = func() time.Time { return now }
 	m.Update(keyOf('/'))
 	require.True(t, m.Capturing())
+	// One timer for the burst: the first key starts it, the next ones only
+	// move its deadline (a tick per key would be a redraw per key).
 	for _, r := range "tabl" {
 		m.Update(keyOf(r))
+		now = now.Add(50 * time.Millisecond)
 	}
-	assert.Equal(t, 4, m.searchSeq, "one sequence number per keystroke")
-	// Ticks of the first three keystrokes are stale: no search runs.
-	for seq := 1; seq <= 3; seq++ {
-		_, cmd := m.Update(searchTickMsg{seq: seq})
-		assert.Empty(t, collect(cmd), "tick %d is stale", seq)
-	}
-	// The last tick searches, in a command.
-	_, cmd := m.Update(searchTickMsg{seq: 4})
+	assert.Equal(t, 4, m.browse.list.searchSeq, "one sequence number per keystroke")
+	require.True(t, m.browse.list.debounce.Armed())
+	tick := m.browse.list.debounce.Tick(searchKey)
+	assert.Equal(t, 1, tick.Gen, "one timer for four keys")
+	// The tick comes 150 ms after the first key: the last key was 50 ms
+	// ago, so it waits for the rest and searches nothing yet.
+	now = now.Add(-50 * time.Millisecond)
+	_, cmd := m.Update(tick)
+	assert.False(t, m.browse.list.searching, "no search before the pause")
+	assert.NotNil(t, cmd, "re-armed for the rest of the delay")
+	// After the pause: one search, of the last query.
+	now = now.Add(200 * time.Millisecond)
+	_, cmd = m.Update(tick)
 	require.NotNil(t, cmd)
-	assert.True(t, m.searching)
+	assert.True(t, m.browse.list.searching)
 	var res searchMsg
 	for _, msg := range collect(cmd) {
 		if r, ok := msg.(searchMsg); ok {
@@ -121,20 +138,21 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, res.seq)
+	assert.Equal(t, "tabl", res.query)
 	require.NotEmpty(t, res.results)
 
 	// A result that arrives after a newer keystroke is dropped.
 	m.Update(keyOf('e'))
 	m.Update(res)
-	assert.Empty(t, m.query, "stale results are not shown")
-	assert.Equal(t, 0, m.results.Len())
+	assert.Empty(t, m.browse.list.query, "stale results are not shown")
+	assert.Equal(t, 0, m.browse.list.results.Len())
 
 	// The current one is shown.
-	res.seq = m.searchSeq
+	res.seq = m.browse.list.searchSeq
 	m.Update(res)
-	assert.Equal(t, "tabl", m.query)
-	assert.Equal(t, len(res.results), m.results.Len())
-	r, ok := m.results.Selected()
+	assert.Equal(t, "tabl", m.browse.list.query)
+	assert.Equal(t, len(res.results), m.browse.list.results.Len())
+	r, ok := m.browse.list.results.Selected()
 	require.True(t, ok)
 	assert.Equal(t, "table driven tests", r.node.Content)
 }
@@ -142,15 +160,15 @@ func TestSearchDebounceRunsOnlyTheLastQuery(t *testing.T) {
 func TestStaleGraphAndDetailResultsAreDropped(t *testing.T) {
 	t.Parallel()
 	m, _ := newPage(t)
-	m.graphSeq = 5
+	m.graph.seq = 5
 	m.Update(graphMsg{seq: 4, root: 1, nodes: []engvault.Node{{ID: 1}}})
-	assert.Zero(t, m.graph.Lines(), "an old graph is not shown")
+	assert.Zero(t, m.graph.graph.Lines(), "an old graph is not shown")
 	m.Update(graphMsg{seq: 5, root: 1, nodes: []engvault.Node{{ID: 1, Content: "x"}}})
-	assert.Equal(t, 1, m.graph.Lines())
+	assert.Equal(t, 1, m.graph.graph.Lines())
 
-	m.cfSeq = 2
+	m.conflicts.seq = 2
 	m.Update(conflictsMsg{seq: 1, list: []engvault.Conflict{{}}})
-	assert.False(t, m.cfLoaded)
+	assert.False(t, m.conflicts.loaded)
 }
 
 func TestRowsNeverExceedTheirWidth(t *testing.T) {
@@ -160,7 +178,7 @@ func TestRowsNeverExceedTheirWidth(t *testing.T) {
 		Content: "content\nwith newlines and ünïcödé and 漢字 wide runes", Tags: []string{"one", "two", "three"}, Confidence: 0.5, HelpfulCount: 123}
 	for w := 40; w <= 200; w += 7 {
 		for _, sel := range []bool{false, true} {
-			line := m.renderRow(row{node: n, score: 0.5}, 0, sel, true, w)
+			line := m.browse.list.renderRow(row{node: n, score: 0.5}, 0, sel, true, w)
 			assert.Equal(t, w, lipgloss.Width(line), "width %d", w)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/stretchr/testify/assert"
 )
@@ -27,17 +26,17 @@ func TestLayoutFitsEverySize(t *testing.T) {
 		"help":      {"?"},
 	}
 	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}} {
-		base := newApp(t, ws, size[0], size[1])
 		for name, keys := range views {
-			m := press(base, keys...)
-			checkFits(t, m, size, name)
+			a := newApp(t, ws, size[0], size[1])
+			a.Press(keys...)
+			checkFits(t, a.Plain(), size, name)
 		}
 	}
 }
 
-func checkFits(t *testing.T, m tea.Model, size [2]int, name string) {
+func checkFits(t *testing.T, screen string, size [2]int, name string) {
 	t.Helper()
-	lines := strings.Split(plain(m), "\n")
+	lines := strings.Split(screen, "\n")
 	assert.Len(t, lines, size[1], "%dx%d %s", size[0], size[1], name)
 	for i, l := range lines {
 		assert.LessOrEqual(t, lipgloss.Width(l), size[0], "%dx%d %s line %d too wide: %q", size[0], size[1], name, i, l)

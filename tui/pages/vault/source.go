@@ -23,4 +23,6 @@ type Source interface {
 	LinkNodes(ctx context.Context, from, to uint64, rel engvault.Relation, strength float64) (engvault.Edge, error)
 	UpdateNode(ctx context.Context, id uint64, p engvault.Patch) (engvault.Node, error)
 	WarmVault(ctx context.Context) error
+	ListArchived(ctx context.Context) ([]engvault.ArchivedNode, error)
+	RestoreNode(ctx context.Context, id uint64) (engvault.RestoreResult, error)
 }

@@ -1,0 +1,691 @@
+package textindex
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Batch collects document changes for [Engine.Apply]. For every document it needs the text
+// the store indexes now (nil when the document is not indexed), since removing a document
+// means removing the postings of exactly that text. Several changes to one document
+// coalesce: the first one says what the store holds, the last one what it will hold. The
+// zero value is ready to use.
+type Batch struct {
+	ops   map[uint64]*docOp
+	order []uint64
+}
+
+type docOp struct {
+	cur  []Field // indexed now; nil if not indexed
+	next []Field // indexed after the batch; nil if removed
+}
+
+// Put records that document id, indexed now with the fields old (nil if it is not indexed),
+// is to be indexed with fields.
+func (b *Batch) Put(id uint64, old, fields []Field) {
+	if fields == nil {
+		fields = []Field{}
+	}
+	b.op(id, old).next = fields
+}
+
+// Remove records that document id, indexed now with the fields old, is to be removed.
+func (b *Batch) Remove(id uint64, old []Field) { b.op(id, old).next = nil }
+
+// Len returns the number of documents the batch changes.
+func (b *Batch) Len() int { return len(b.order) }
+
+// Reset empties the batch.
+func (b *Batch) Reset() { *b = Batch{} }
+
+func (b *Batch) op(id uint64, old []Field) *docOp {
+	if b.ops == nil {
+		b.ops = map[uint64]*docOp{}
+	}
+	o, ok := b.ops[id]
+	if !ok {
+		if old != nil && len(old) == 0 {
+			old = []Field{} // indexed with no text
+		}
+		o = &docOp{cur: old}
+		b.ops[id] = o
+		b.order = append(b.order, id)
+	}
+	return o
+}
+
+// sameText reports whether two field lists index the same way.
+func sameText(a, b []Field) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// adoc is a document to analyse: its postings are added, or removed when remove is set.
+type adoc struct {
+	id     uint64
+	fields []Field
+	remove bool
+}
+
+// analysis is the result of analysing a batch: per document its length codes and field
+// lengths, per term its postings (batch positions and term frequencies) in batch order.
+type analysis struct {
+	codes []uint32
+	lens  [][MaxFields]uint32
+	terms []string
+	start []int32 // per term: its postings are arena[start[t]:start[t+1]]
+	pDoc  []int32
+	pTF   []uint32
+}
+
+// analyzeDocs analyses docs (large batches on all processors, with the fused scanner and
+// one dictionary per worker) and groups the postings by term.
+func (e *Engine) analyzeDocs(docs []adoc) *analysis {
+	a := &analysis{codes: make([]uint32, len(docs)), lens: make([][MaxFields]uint32, len(docs))}
+	nw := 1
+	if len(docs) >= batchParallelMin {
+		nw = max(1, min(maxProcs(), len(docs)/256))
+	}
+	workers := make([]*batchWorker, nw)
+	var wg sync.WaitGroup
+	for k := range nw {
+		lo, hi := k*len(docs)/nw, (k+1)*len(docs)/nw
+		w := &batchWorker{e: e, base: int32(lo), dict: make(map[string]int32, min(4096, 64*(hi-lo)))}
+		workers[k] = w
+		if nw == 1 {
+			w.analyze(docs[lo:hi], a)
+			break
+		}
+		wg.Go(func() { w.analyze(docs[lo:hi], a) })
+	}
+	wg.Wait()
+
+	// Merge the dictionaries and count each term's postings.
+	dict := make(map[string]int32, len(workers[0].terms))
+	gids := make([][]int32, nw)
+	for k, w := range workers {
+		gids[k] = make([]int32, len(w.terms))
+		for lt, term := range w.terms {
+			g, ok := dict[term]
+			if !ok {
+				g = int32(len(a.terms))
+				dict[term] = g
+				a.terms = append(a.terms, term)
+			}
+			gids[k][lt] = g
+		}
+	}
+	count := make([]int32, len(a.terms)+1)
+	for k, w := range workers {
+		for lt, g := range gids[k] {
+			count[g] += w.df[lt]
+		}
+	}
+	// Term g's postings occupy [start[g], start[g+1]); each worker's cursor for a term starts
+	// after the earlier workers' postings of that term, so postings stay in batch order.
+	a.start = make([]int32, len(a.terms)+1)
+	for g := range a.terms {
+		a.start[g+1] = a.start[g] + count[g]
+	}
+	next := slices.Clone(a.start[:len(a.terms)])
+	cursors := make([][]int32, nw)
+	for k, w := range workers {
+		cur := make([]int32, len(w.terms))
+		for lt, g := range gids[k] {
+			cur[lt] = next[g]
+			next[g] += w.df[lt]
+		}
+		cursors[k] = cur
+	}
+	total := a.start[len(a.terms)]
+	a.pDoc = make([]int32, total)
+	a.pTF = make([]uint32, total)
+	scatter := func(k int) {
+		w := workers[k]
+		cur := cursors[k]
+		s := int32(0)
+		for i, end := range w.docEnd {
+			pos := w.base + int32(i)
+			for ; s < end; s++ {
+				lt := w.stTerm[s]
+				p := cur[lt]
+				cur[lt]++
+				a.pDoc[p] = pos
+				a.pTF[p] = w.stTF[s]
+			}
+		}
+	}
+	if nw == 1 {
+		scatter(0)
+	} else {
+		for k := range workers {
+			wg.Go(func() { scatter(k) })
+		}
+		wg.Wait()
+	}
+	clear(workers) // the streams and dictionaries go before the postings are written
+	return a
+}
+
+// analyze runs the first pass over docs, writing only its own documents' slots of a.
+func (w *batchWorker) analyze(docs []adoc, a *analysis) {
+	e := w.e
+	size := 0
+	for _, d := range docs {
+		for _, f := range d.fields {
+			size += len(f.Text)
+		}
+	}
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTF = make([]uint32, 0, size/12+16)
+	w.docEnd = make([]int32, len(docs))
+	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
+	for i, d := range docs {
+		w.ord = int32(i)
+		w.lens = [MaxFields]uint32{}
+		for j, f := range d.fields {
+			w.fi = e.fieldIndex(f.Name)
+			w.shift = uint(8 * w.fi)
+			if j > 0 && f.Text == d.fields[j-1].Text {
+				for _, t := range w.field { // same text as the previous field: same terms
+					w.addTerm(t)
+				}
+				w.lens[w.fi] += uint32(len(w.field))
+				continue
+			}
+			w.ph = phraseState{}
+			w.field = w.field[:0]
+			w.scan(f.Text)
+		}
+		var code uint32
+		for f := range e.nf {
+			code |= lenCode(w.lens[f]) << (8 * f)
+		}
+		a.lens[int(w.base)+i] = w.lens
+		a.codes[int(w.base)+i] = code
+		w.docEnd[i] = int32(len(w.stTerm))
+	}
+}
+
+// Apply writes the batch into st: postings, document frequencies, champion lists and the
+// index record, in one pass over the terms the batch touches (in key order, which suits
+// bbolt). A store without an index gets one. st must be written by this engine's options
+// (else ErrMismatch); a record that cannot be decoded stops the write with ErrCorrupt.
+func (e *Engine) Apply(st WriteStore, b *Batch) error {
+	_, err := e.Plan(b).Step(st, 0)
+	return err
+}
+
+// Plan is a set of document changes analysed up front, to be applied over several
+// transactions (see Step): a bulk load writes each range of terms once, in its own
+// transaction, instead of rewriting the whole index in every transaction of a chunked load.
+// Batches are analysed as they are added, so their text need not be kept.
+type Plan struct {
+	e       *Engine
+	parts   []planPart
+	seen    map[uint64]struct{} // ids of the parts added so far
+	dict    map[string]int32    // term → global id
+	terms   []string            // by global id
+	dn      int64               // documents added minus removed
+	dtot    [MaxFields]int64    // field lengths added minus removed
+	order   []int32             // global terms in key order (at the first Step)
+	where   [][2]int32          // per global term: (part, local term) pairs, from whereAt
+	whereAt []int32
+	next    int // next term of order to apply
+	started bool
+	meta    indexMeta
+	reset   bool
+	w       *writer
+}
+
+// planPart is one added batch: its documents (without their text) and analysis.
+type planPart struct {
+	docs []adoc
+	a    *analysis
+	gids []int32 // local term → global id
+}
+
+// Plan analyses the batch (on all processors when it is large) for Step.
+func (e *Engine) Plan(b *Batch) *Plan {
+	p := e.NewPlan()
+	_ = p.Add(b) // a fresh plan has seen no id
+	return p
+}
+
+// NewPlan returns an empty plan; Add batches to it, then Step.
+func (e *Engine) NewPlan() *Plan {
+	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}}
+}
+
+// Add analyses a batch into the plan. The batches of a plan must change disjoint sets of
+// documents (ErrOverlap otherwise), and may not be added after the first Step.
+func (p *Plan) Add(b *Batch) error {
+	if p.started {
+		return errors.New("textindex: plan already applied")
+	}
+	docs := make([]adoc, 0, 2*len(b.order))
+	for _, id := range b.order {
+		if _, dup := p.seen[id]; dup {
+			return fmt.Errorf("%w: document %d", ErrOverlap, id)
+		}
+	}
+	for _, id := range b.order {
+		p.seen[id] = struct{}{}
+		o := b.ops[id]
+		if sameText(o.cur, o.next) {
+			continue
+		}
+		if o.cur != nil {
+			docs = append(docs, adoc{id: id, fields: o.cur, remove: true})
+		}
+		if o.next != nil {
+			docs = append(docs, adoc{id: id, fields: o.next})
+		}
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	// By id, each removal before the addition of the same id, so that every term's postings
+	// come out in id order.
+	slices.SortStableFunc(docs, func(x, y adoc) int {
+		return cmp.Or(cmp.Compare(x.id, y.id), cmpBool(!x.remove, !y.remove))
+	})
+	a := p.e.analyzeDocs(docs)
+	for i := range docs {
+		sign := int64(1)
+		if docs[i].remove {
+			sign = -1
+		}
+		p.dn += sign
+		for f := range p.e.nf {
+			p.dtot[f] += sign * int64(a.lens[i][f])
+		}
+		docs[i].fields = nil // the analysis holds what Step needs
+	}
+	a.lens = nil
+	part := planPart{docs: docs, a: a, gids: make([]int32, len(a.terms))}
+	for lt, term := range a.terms {
+		g, ok := p.dict[term]
+		if !ok {
+			g = int32(len(p.terms))
+			p.dict[term] = g
+			p.terms = append(p.terms, term)
+		}
+		part.gids[lt] = g
+	}
+	a.terms = nil
+	p.parts = append(p.parts, part)
+	return nil
+}
+
+// ErrOverlap means two batches of a plan change the same document.
+var ErrOverlap = errors.New("textindex: batches of a plan overlap")
+
+// index orders the terms and finds, for each, the parts holding it.
+func (p *Plan) index() {
+	p.order = make([]int32, len(p.terms))
+	for i := range p.order {
+		p.order[i] = int32(i)
+	}
+	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.terms[x], p.terms[y]) })
+	p.whereAt = make([]int32, len(p.terms)+1)
+	for _, part := range p.parts {
+		for _, g := range part.gids {
+			p.whereAt[g+1]++
+		}
+	}
+	for g := range p.terms {
+		p.whereAt[g+1] += p.whereAt[g]
+	}
+	p.where = make([][2]int32, p.whereAt[len(p.terms)])
+	next := slices.Clone(p.whereAt)
+	for k, part := range p.parts {
+		for lt, g := range part.gids {
+			p.where[next[g]] = [2]int32{int32(k), int32(lt)}
+			next[g]++
+		}
+	}
+	p.dict = nil
+	p.seen = nil
+}
+
+// Step applies the plan's next terms to st, until about budget postings are written
+// (budget <= 0: all of them), and reports whether the plan is complete: the last step
+// also writes the index record (documents, field lengths), so that until then searches
+// score with the counts of before. The steps must follow each other with no other write
+// to the index in between.
+func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
+	e := p.e
+	if len(p.parts) == 0 {
+		return true, nil
+	}
+	if !p.started {
+		m, err := e.readMeta(st)
+		empty := false
+		switch {
+		case errors.Is(err, ErrNoIndex):
+			m, empty = indexMeta{fp: e.fp}, true
+		case err != nil:
+			return false, err
+		}
+		empty = empty || m.n == 0
+		m.n = uint64(max(int64(m.n)+p.dn, 0))
+		for f := range e.nf {
+			m.totals[f] = uint64(max(int64(m.totals[f])+p.dtot[f], 0))
+		}
+		if e.drifted(&m) {
+			m.refAvg = m.avg(e.nf)
+			p.reset = !empty
+		}
+		p.meta, p.started = m, true
+		p.w = &writer{e: e, ref: e.buildNorm(m.refAvg)}
+		p.index()
+		if p.reset {
+			// The postings already stored get bounds under the new reference first; the
+			// plan's own are then written under it (a bulk load into a small index
+			// rewrites the small index, not its own postings).
+			p.w.st = st
+			if err := p.w.rebound(); err != nil {
+				return false, err
+			}
+		}
+	}
+	w := p.w
+	w.st = st
+	work := 0
+	for p.next < len(p.order) && (budget <= 0 || work < budget) {
+		g := p.order[p.next]
+		w.adds, w.removes = w.adds[:0], w.removes[:0]
+		for _, wh := range p.where[p.whereAt[g]:p.whereAt[g+1]] {
+			part := &p.parts[wh[0]]
+			a := part.a
+			for q := a.start[wh[1]]; q < a.start[wh[1]+1]; q++ {
+				d := &part.docs[a.pDoc[q]]
+				if d.remove {
+					w.removes = append(w.removes, d.id)
+					continue
+				}
+				tf := a.pTF[q]
+				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[q]] & byteMask(tf)})
+			}
+		}
+		if len(p.parts) > 1 { // parts may interleave
+			if !slices.IsSortedFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) }) {
+				slices.SortFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
+			}
+			if !slices.IsSorted(w.removes) {
+				slices.Sort(w.removes)
+			}
+		}
+		if err := w.term(p.terms[g]); err != nil {
+			return false, err
+		}
+		work += len(w.adds) + len(w.removes) + 1
+		p.next++
+	}
+	if p.next < len(p.order) {
+		return false, nil
+	}
+	if err := st.PutTerm(metaKey, p.meta.encode(e.nf)); err != nil {
+		return false, err
+	}
+	p.parts = nil
+	return true, nil
+}
+
+// Merge adds the changes of o to b, as if they had been recorded in b after its own.
+func (b *Batch) Merge(o *Batch) {
+	for _, id := range o.order {
+		op := o.ops[id]
+		b.op(id, op.cur).next = op.next
+	}
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// byteMask has 0xff in the bytes where tf is non-zero.
+func byteMask(tf uint32) uint32 {
+	var m uint32
+	for s := 0; s < 32; s += 8 {
+		if tf>>s&0xff != 0 {
+			m |= 0xff << s
+		}
+	}
+	return m
+}
+
+// writer applies one batch's postings term by term.
+type writer struct {
+	e       *Engine
+	st      WriteStore
+	ref     normTable
+	adds    []posting // the current term's new postings, by doc
+	removes []uint64  // the current term's removed docs, ascending
+	old     []posting
+	merged  []posting
+	gone    []uint64  // docs whose posting left or changed, for the champion list
+	all     []posting // reused by readAll
+	vals    []valued  // reused by selectChampions
+	key     []byte
+}
+
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// term applies w.adds and w.removes to one term.
+func (w *writer) term(term string) error {
+	st := w.st
+	var rec termRec
+	if v := st.Term([]byte(term)); v != nil {
+		var ok bool
+		if rec, ok = decodeTerm(v); !ok {
+			return corruptf("term %q", term)
+		}
+	}
+	w.gone = w.gone[:0]
+	var err error
+	switch appended, ok := w.appendLast(term, &rec); {
+	case ok:
+		err = appended
+	case rec.df == 0 && len(w.adds) > 0:
+		err = w.putPieces(term, w.adds, &rec) // a new term has no chunks to look for
+		rec.df = uint64(len(w.adds))
+	default:
+		err = w.rewrite(term, &rec)
+	}
+	if err != nil {
+		return err
+	}
+	if err := w.champions(term, &rec); err != nil {
+		return err
+	}
+	if rec.df == 0 {
+		return st.DeleteTerm([]byte(term))
+	}
+	return st.PutTerm([]byte(term), rec.encode())
+}
+
+// appendLast is the common write: documents newer than every posting of the term, nothing
+// removed. It appends them to the term's last chunk without decoding it, and starts new
+// chunks when it is full. ok is false when the batch is not of that kind.
+func (w *writer) appendLast(term string, rec *termRec) (err error, ok bool) {
+	adds := w.adds
+	if rec.df == 0 || len(w.removes) > 0 || len(adds) == 0 {
+		return nil, false
+	}
+	w.key = chunkKey(w.key[:0], term, rec.last)
+	v := w.st.Postings(w.key)
+	if v == nil {
+		return nil, false
+	}
+	ch, ok := parseTermChunk(v, rec.last)
+	if !ok {
+		return corruptf("postings of %q", term), true
+	}
+	if adds[0].doc <= ch.last(ch.nb-1) {
+		return nil, false
+	}
+	rec.df += uint64(len(adds))
+	if room := maxChunk - ch.n; room > 0 {
+		take := min(room, len(adds))
+		if err := w.st.PutPostings(slices.Clone(w.key), appendChunk(&ch, adds[:take], &w.ref)); err != nil {
+			return err, true
+		}
+		adds = adds[take:]
+	}
+	return w.putPieces(term, adds, rec), true
+}
+
+// putPieces stores ps (ascending, after every other posting of the term) as new chunks of
+// up to maxChunk postings, the last of them becoming the term's last chunk.
+func (w *writer) putPieces(term string, ps []posting, rec *termRec) error {
+	for len(ps) > 0 {
+		piece := ps[:min(len(ps), maxChunk)]
+		ps = ps[len(piece):]
+		first := piece[0].doc
+		if err := w.st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+			return err
+		}
+		rec.last = max(rec.last, first)
+	}
+	return nil
+}
+
+// rewrite is the general write: every chunk whose range holds an added or removed document
+// is decoded, merged and stored again (split in halves when it overflows, under a new key
+// when its first document changed); the other chunks are not touched.
+func (w *writer) rewrite(term string, rec *termRec) error {
+	st := w.st
+	type span struct {
+		first uint64
+		v     []byte
+	}
+	var spans []span
+	forChunks(st, term, func(first uint64, v []byte) bool {
+		spans = append(spans, span{first, v})
+		return true
+	})
+	adds, removes := w.adds, w.removes
+	if len(spans) == 0 {
+		if len(adds) == 0 {
+			return nil // nothing indexed, nothing to add: removals of unknown docs
+		}
+		rec.df, rec.last = uint64(len(adds)), 0
+		return w.putPieces(term, adds, rec)
+	}
+	// Chunk i takes the documents in [spans[i].first, spans[i+1].first); chunk 0 also those
+	// before its first.
+	owner := func(d uint64) int {
+		i, _ := slices.BinarySearchFunc(spans, d, func(s span, d uint64) int { return cmp.Compare(s.first, d) })
+		if i < len(spans) && spans[i].first == d {
+			return i
+		}
+		return max(i-1, 0)
+	}
+	last := uint64(0)
+	for i := 0; i < len(spans); {
+		// The ops of the chunks up to and including i.
+		na, nr := 0, 0
+		for na < len(adds) && owner(adds[na].doc) <= i {
+			na++
+		}
+		for nr < len(removes) && owner(removes[nr]) <= i {
+			nr++
+		}
+		if na == 0 && nr == 0 {
+			last = max(last, spans[i].first)
+			i++
+			continue
+		}
+		sp := spans[i]
+		ch, ok := parseTermChunk(sp.v, sp.first)
+		w.old = w.old[:0]
+		if ok {
+			w.old, ok = ch.decodePostings(w.e.nf, w.old)
+		}
+		if !ok {
+			return corruptf("postings of %q", term)
+		}
+		w.merge(adds[:na], removes[:nr])
+		rec.df = rec.df + uint64(len(w.merged)) - uint64(len(w.old))
+		adds, removes = adds[na:], removes[nr:]
+		i++
+		pieces := w.merged
+		keep := len(pieces) > 0 && pieces[0].doc == sp.first
+		if !keep {
+			if err := st.DeletePostings(chunkKey(nil, term, sp.first)); err != nil {
+				return err
+			}
+		}
+		step := len(pieces)
+		if step > maxChunk {
+			step = maxChunk / 2 // split in halves: later inserts in the middle find room
+		}
+		for p := 0; p < len(pieces); p += step {
+			piece := pieces[p:min(p+step, len(pieces))]
+			first := piece[0].doc
+			if err := st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+				return err
+			}
+			last = max(last, first)
+		}
+	}
+	rec.last = last
+	return nil
+}
+
+// merge sets w.merged to w.old without the removed docs, with the added postings (which
+// replace postings of the same doc), and records in w.gone the docs whose posting left
+// or changed.
+func (w *writer) merge(adds []posting, removes []uint64) {
+	w.merged = w.merged[:0]
+	i, j, r := 0, 0, 0
+	for i < len(w.old) || j < len(adds) {
+		switch {
+		case j == len(adds) || (i < len(w.old) && w.old[i].doc < adds[j].doc):
+			d := w.old[i].doc
+			for r < len(removes) && removes[r] < d {
+				r++
+			}
+			if r < len(removes) && removes[r] == d {
+				w.gone = append(w.gone, d)
+			} else {
+				w.merged = append(w.merged, w.old[i])
+			}
+			i++
+		case i == len(w.old) || adds[j].doc < w.old[i].doc:
+			w.merged = append(w.merged, adds[j])
+			j++
+		default: // same doc: the addition replaces it
+			w.gone = append(w.gone, w.old[i].doc)
+			w.merged = append(w.merged, adds[j])
+			i++
+			j++
+		}
+	}
+}
+
+// Has reports whether the batch changes document id.
+func (b *Batch) Has(id uint64) bool {
+	_, ok := b.ops[id]
+	return ok
+}
