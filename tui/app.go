@@ -759,7 +759,12 @@ func (m *Model) statusView() string {
 		h.SetWidth(room)
 		// help adds an item that overflows when its ellipsis does not fit,
 		// so cut the line to the room.
-		right = s.StatusValue.Render(ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…"))
+		short := ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…")
+		// Not even one binding fits: show nothing rather than a lone "…"
+		// (the footer hint leads to every key).
+		if plain := strings.TrimSpace(ansi.Strip(short)); plain != "" && plain != "…" {
+			right = s.StatusValue.Render(short)
+		}
 	}
 	if right != "" {
 		right += s.StatusSep.Render("│")

@@ -200,8 +200,16 @@ func TestApproveAndDeny(t *testing.T) {
 	assert.Contains(t, out, "Approve this command?")
 	assert.Contains(t, out, "$ go test ./...")
 	assert.Contains(t, out, "autonomy 2 asks before commands")
+	assert.Contains(t, out, "y approve  ·  n/esc deny")
 
-	_, cmd := m.Update(press("y"))
+	// enter (pressed for something else as the question arrived) neither
+	// approves nor denies: running a command takes a deliberate y.
+	_, cmd := m.Update(press("enter"))
+	assert.Nil(t, cmd)
+	assert.True(t, m.WaitingApproval())
+	assert.Empty(t, ws.answers)
+
+	_, cmd = m.Update(press("y"))
 	require.NotNil(t, cmd)
 	assert.Contains(t, ansi.Strip(m.View()), "answering…")
 	m.Update(cmd())

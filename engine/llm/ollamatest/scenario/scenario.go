@@ -63,6 +63,10 @@ func HealthCheck(o Options) ollamatest.ChatFunc {
 			r = lead(user)
 		case strings.Contains(system, "keep the history of a team"):
 			r = ollamatest.Text("EARTH specified GET /healthz; MARS implemented it in internal/health; SATURN added its tests.")
+		case strings.Contains(system, "results of a finished software build"):
+			// The knowledge layer's fact extraction, once the run has ended.
+			r = ollamatest.Text(`{"facts":[{"content":"The health check is GET /healthz, served by health.Handler in internal/health.",` +
+				`"confidence":0.9,"tags":["http","health"]}]}`)
 		default:
 			agent := ""
 			if m := agentRe.FindStringSubmatch(system); m != nil {
