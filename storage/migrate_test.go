@@ -311,3 +311,18 @@ func TestMigration6IsIdempotentOnItsOwnBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// A read-only open of a database an older nova wrote refuses to migrate and
+// says which command does it.
+func TestReadOnlyOpenOfAnOlderSchemaSaysHowToMigrate(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:len(Migrations)-1]})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	_, err = Open(path, Options{ReadOnly: true})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrReadOnly)
+	assert.Contains(t, err.Error(), "needs migrating")
+	assert.Contains(t, err.Error(), "run `nova init`")
+}
