@@ -312,17 +312,46 @@ func TestMigration6IsIdempotentOnItsOwnBuckets(t *testing.T) {
 	}))
 }
 
-// A read-only open of a database an older nova wrote refuses to migrate and
-// says which command does it.
-func TestReadOnlyOpenOfAnOlderSchemaSaysHowToMigrate(t *testing.T) {
+// The first command after an upgrade is often a read: a read-only open of
+// an older schema migrates the file once, then reads it.
+func TestReadOnlyOpenOfAnOlderSchemaMigratesFirst(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "nova.db")
-	db, err := Open(path, Options{Migrations: Migrations[:len(Migrations)-1]})
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
-	_, err = Open(path, Options{ReadOnly: true})
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrReadOnly)
-	assert.Contains(t, err.Error(), "needs migrating")
-	assert.Contains(t, err.Error(), "run `nova init`")
+
+	ro, err := Open(path, Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer func() { _ = ro.Close() }()
+	assert.True(t, ro.ReadOnly())
+	v, err := ro.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, v)
+	require.NoError(t, ro.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal), "buckets of the later migrations exist")
+		return nil
+	}))
+}
+
+// While another process reads the file, the upgrade cannot take the
+// exclusive lock: the read fails with what to do, and nothing is written.
+func TestReadOnlyOpenOfAnOlderSchemaInUseSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	other, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	require.NoError(t, err)
+	defer func() { _ = other.Close() }()
+
+	_, err = Open(path, Options{ReadOnly: true, LockTimeout: 100 * time.Millisecond})
+	require.ErrorIs(t, err, ErrNeedsMigration)
+	require.ErrorIs(t, err, ErrReadOnly)
+	assert.Contains(t, err.Error(), "another nova process has it open")
+	require.NoError(t, other.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "nothing was migrated")
+		return nil
+	}))
 }

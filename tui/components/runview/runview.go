@@ -451,6 +451,10 @@ func (m *Model) event(ev agents.Event) {
 			text += ": " + firstLine(ev.Text)
 		}
 		m.add(&item{kind: itemNote, text: text})
+	case agents.EventFit:
+		// Its text starts with "prompt trimmed" and says what gave way.
+		m.text = nil
+		m.add(&item{kind: itemNote, text: "✂ " + firstLine(ev.Text)})
 	case agents.EventDone, agents.EventFailed:
 		if ev.Run != nil {
 			m.finish(*ev.Run, nil)
@@ -714,8 +718,10 @@ func (m *Model) outcome(w int) string {
 	lines = append(lines, head+"  "+s.Muted.Render(common.Truncate(meta, w-lipgloss.Width(head)-2)))
 	if o.Failure != nil {
 		f := o.Failure
-		// The message often ends with what to do about it: wrap it, never cut.
-		msg := strings.Join(strings.Fields(Sanitize(string(f.Kind)+": "+f.Message)), " ")
+		// The class (engine/failure) says what caused it: misconfigured,
+		// stalled, length, workFailed, … The message often ends with what
+		// to do about it: wrap it, never cut.
+		msg := strings.Join(strings.Fields(Sanitize(string(f.FailureKind())+": "+f.Message)), " ")
 		wrapped := common.WrapWords(msg, w)
 		if len(wrapped) > maxFailureLines {
 			wrapped = append(wrapped[:maxFailureLines-1], common.Truncate(strings.Join(wrapped[maxFailureLines-1:], " "), w))
