@@ -544,13 +544,13 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 	for i, id := range msg.builds {
 		ids[i] = strconv.FormatUint(id, 10)
 	}
-	what := "Build " + ids[0] + " is running"
+	what, it, resume := "Build "+ids[0]+" is running", "it", "`nova build resume "+ids[0]+"`"
 	if len(ids) > 1 {
-		what = "Builds " + strings.Join(ids, ", ") + " are running"
+		what, it, resume = "Builds "+strings.Join(ids, ", ")+" are running", "them", "`nova build resume ID`"
 	}
 	m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a build runs?",
-		Body: what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
-			"and `nova build resume " + ids[0] + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once.",
+		Body: what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
+			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once.",
 		Yes: "Quit and interrupt", No: "Stay", Danger: true})
 	m.quit.SetSize(m.c.Width, m.bodyHeight())
 	return nil
