@@ -175,6 +175,9 @@ func checkDB(root string) (Check, *storage.DB) {
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}, nil
 	case errors.Is(err, storage.ErrNoDatabase):
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
+	case errors.Is(err, storage.ErrReadOnly):
+		// A newer nova's schema is waiting: nothing is wrong with the file.
+		return Check{Name: "database", Status: "warn", OK: true, Detail: err.Error(), Hint: "run `nova init` to migrate it (it keeps your files)"}, nil
 	case errors.Is(err, storage.ErrCorrupt):
 		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}, nil
 	case err != nil:

@@ -32,6 +32,7 @@ import (
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
 	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
+	librarypage "github.com/nova-dev/nova/tui/pages/library"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
 	runpage "github.com/nova-dev/nova/tui/pages/run"
@@ -122,6 +123,7 @@ func DefaultPages() []PageFactory {
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
 		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
+		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
 	}
 }
 
@@ -629,20 +631,19 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 		return nil
 	}
 	opts := confirm.Options{ID: quitDialogID, Danger: true, Payload: msg.builds}
-	var what string
+	var what, it, resume string
 	if n := len(msg.builds); n > 0 {
 		ids := idList(msg.builds)
-		what = "Build " + ids + " is running"
+		what, it, resume = "Build "+ids+" is running", "it", "`nova build resume "+ids+"`"
 		if n > 1 {
-			what = "Builds " + ids + " are running"
+			what, it, resume = "Builds "+ids+" are running", "them", "`nova build resume ID`"
 		}
 	}
 	switch {
 	case !msg.owner:
 		opts.Title = "Quit while a build runs?"
-		opts.Body = what + ", started in this window (it runs in the nova that owns the workspace). Quitting interrupts it: " +
-			"running tasks stop, done work is kept, and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) +
-			"` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once."
+		opts.Body = what + ", started in this window (in the nova that owns the workspace). Quitting interrupts " + it + ": " +
+			"running tasks stop, done work is kept, and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
 		opts.Yes, opts.No = "Quit and interrupt", "Stay"
 	case canHand:
 		others := ""
@@ -656,7 +657,7 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 			opts.Title = "Quit while a build runs?"
 			opts.Body = strings.TrimSpace(what+" in this nova. "+others) + "\n\nHand over: a headless nova (`nova serve`) takes the workspace, " +
 				"the build goes on there and every window keeps working. Stop: running tasks stop, done work is kept, " +
-				"and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) + "` continues it later.\n\nctrl+c again quits at once."
+				"and " + resume + " continues " + it + " later.\n\nctrl+c again quits at once."
 			opts.Yes = "Stop and quit"
 		} else {
 			opts.Title = "Quit while other windows use this nova?"
@@ -667,8 +668,8 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 		opts.Alt, opts.AltKey, opts.No = "Hand over", "h", "Stay"
 	default:
 		opts.Title = "Quit while a build runs?"
-		opts.Body = what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
-			"and `nova build resume " + strconv.FormatUint(msg.builds[0], 10) + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once."
+		opts.Body = what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
+			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
 		opts.Yes, opts.No = "Quit and interrupt", "Stay"
 	}
 	m.quit.Open(opts)

@@ -17,6 +17,11 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/library/blueprint"
+	"github.com/nova-dev/nova/engine/library/params"
+	"github.com/nova-dev/nova/engine/library/skills"
+	"github.com/nova-dev/nova/engine/library/tmpl"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
@@ -99,6 +104,27 @@ func init() {
 	rpc.RegisterSentinel("facts.ErrNotAllowed", facts.ErrNotAllowed)
 	rpc.RegisterSentinel("facts.ErrNotFound", facts.ErrNotFound)
 	rpc.RegisterSentinel("facts.ErrUserUnavailable", facts.ErrUserUnavailable)
+	rpc.RegisterSentinel("blueprint.ErrInvalid", blueprint.ErrInvalid)
+	rpc.RegisterSentinel("blueprint.ErrNotFound", blueprint.ErrNotFound)
+	rpc.RegisterSentinel("blueprint.ErrRender", blueprint.ErrRender)
+	rpc.RegisterType[blueprint.FieldError]("blueprint.FieldError")
+	rpc.RegisterSentinel("params.ErrUsage", params.ErrUsage)
+	rpc.RegisterType[*params.Error]("params.Error")
+	rpc.RegisterSentinel("skills.ErrBadComponent", skills.ErrBadComponent)
+	rpc.RegisterSentinel("skills.ErrInvalid", skills.ErrInvalid)
+	rpc.RegisterSentinel("skills.ErrNotFound", skills.ErrNotFound)
+	rpc.RegisterType[skills.FieldError]("skills.FieldError")
+	rpc.RegisterSentinel("tmpl.ErrLimit", tmpl.ErrLimit)
+	rpc.RegisterSentinel("tmpl.ErrRender", tmpl.ErrRender)
+	rpc.RegisterSentinel("tmpl.ErrSyntax", tmpl.ErrSyntax)
+	rpc.RegisterType[*tmpl.Error]("tmpl.Error")
+	rpc.RegisterSentinel("workflow.ErrActive", workflow.ErrActive)
+	rpc.RegisterSentinel("workflow.ErrFinished", workflow.ErrFinished)
+	rpc.RegisterSentinel("workflow.ErrInvalid", workflow.ErrInvalid)
+	rpc.RegisterSentinel("workflow.ErrNotActive", workflow.ErrNotActive)
+	rpc.RegisterSentinel("workflow.ErrNotFound", workflow.ErrNotFound)
+	rpc.RegisterSentinel("workflow.ErrRunNotFound", workflow.ErrRunNotFound)
+	rpc.RegisterType[workflow.FieldError]("workflow.FieldError")
 	rpc.RegisterSentinel("llm.ErrBadRequest", llm.ErrBadRequest)
 	rpc.RegisterSentinel("llm.ErrBudgetExceeded", llm.ErrBudgetExceeded)
 	rpc.RegisterSentinel("llm.ErrInvalidOutput", llm.ErrInvalidOutput)

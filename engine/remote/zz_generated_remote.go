@@ -17,6 +17,8 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/library/blueprint"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
 	"github.com/nova-dev/nova/engine/tools"
@@ -30,6 +32,13 @@ type Workspace struct{ c *rpc.Client }
 
 // NewWorkspace returns a Workspace that calls through c.
 func NewWorkspace(c *rpc.Client) *Workspace { return &Workspace{c: c} }
+
+// AddBlueprint calls AddBlueprint in the owning nova process.
+func (r *Workspace) AddBlueprint(ctx context.Context, path string, note string) (blueprint.AddResult, error) {
+	var res0 blueprint.AddResult
+	err := r.c.Call(ctx, "AddBlueprint", []any{path, note}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
 
 // AddFact calls AddFact in the owning nova process.
 func (r *Workspace) AddFact(ctx context.Context, in facts.NewFact) (facts.Fact, error) {
@@ -99,6 +108,13 @@ func (r *Workspace) BackupDB(ctx context.Context, path string, o engine.BackupOp
 	return res0, err
 }
 
+// BlueprintHistory calls BlueprintHistory in the owning nova process.
+func (r *Workspace) BlueprintHistory(ctx context.Context, name string) ([]blueprint.VersionRecord, error) {
+	var res0 []blueprint.VersionRecord
+	err := r.c.Call(ctx, "BlueprintHistory", []any{name}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // BuildTasks calls BuildTasks in the owning nova process.
 func (r *Workspace) BuildTasks(ctx context.Context, id uint64) ([]build.Task, error) {
 	var res0 []build.Task
@@ -114,6 +130,11 @@ func (r *Workspace) CancelBuild(ctx context.Context, id uint64) error {
 // CancelGoalRun calls CancelGoalRun in the owning nova process.
 func (r *Workspace) CancelGoalRun(ctx context.Context, id uint64) error {
 	return r.c.Call(ctx, "CancelGoalRun", []any{id}, nil, rpc.CallOptions{})
+}
+
+// CancelWorkflowRun calls CancelWorkflowRun in the owning nova process.
+func (r *Workspace) CancelWorkflowRun(ctx context.Context, runID uint64) error {
+	return r.c.Call(ctx, "CancelWorkflowRun", []any{runID}, nil, rpc.CallOptions{})
 }
 
 // CheckDB calls CheckDB in the owning nova process.
@@ -162,6 +183,13 @@ func (r *Workspace) CreateBuild(ctx context.Context, prdPath string, o engine.Bu
 func (r *Workspace) CreateGoalRun(ctx context.Context, text string, o engine.GoalRunOptions) (goal.Run, error) {
 	var res0 goal.Run
 	err := r.c.Call(ctx, "CreateGoalRun", []any{text, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// CreateWorkflowRun calls CreateWorkflowRun in the owning nova process.
+func (r *Workspace) CreateWorkflowRun(ctx context.Context, id string, o engine.WorkflowOptions) (workflow.Run, error) {
+	var res0 workflow.Run
+	err := r.c.Call(ctx, "CreateWorkflowRun", []any{id, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -346,6 +374,27 @@ func (r *Workspace) GetRehearsal(ctx context.Context, id uint64) (rehearsal.Sess
 	return res0, err
 }
 
+// GetSkill calls GetSkill in the owning nova process.
+func (r *Workspace) GetSkill(ctx context.Context, name string) (engine.SkillDetail, error) {
+	var res0 engine.SkillDetail
+	err := r.c.Call(ctx, "GetSkill", []any{name}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// GetWorkflow calls GetWorkflow in the owning nova process.
+func (r *Workspace) GetWorkflow(ctx context.Context, id string) (engine.WorkflowDetail, error) {
+	var res0 engine.WorkflowDetail
+	err := r.c.Call(ctx, "GetWorkflow", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// GetWorkflowRun calls GetWorkflowRun in the owning nova process.
+func (r *Workspace) GetWorkflowRun(ctx context.Context, runID uint64) (workflow.Run, error) {
+	var res0 workflow.Run
+	err := r.c.Call(ctx, "GetWorkflowRun", []any{runID}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ImportDefaults calls ImportDefaults in the owning nova process.
 func (r *Workspace) ImportDefaults(ctx context.Context) (engine.ImportOptions, error) {
 	var res0 engine.ImportOptions
@@ -434,6 +483,13 @@ func (r *Workspace) ListArchived(ctx context.Context) ([]vault.ArchivedNode, err
 	return res0, err
 }
 
+// ListBlueprints calls ListBlueprints in the owning nova process.
+func (r *Workspace) ListBlueprints(ctx context.Context) ([]blueprint.Summary, error) {
+	var res0 []blueprint.Summary
+	err := r.c.Call(ctx, "ListBlueprints", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ListBuilds calls ListBuilds in the owning nova process.
 func (r *Workspace) ListBuilds(ctx context.Context) ([]build.Build, error) {
 	var res0 []build.Build
@@ -518,6 +574,13 @@ func (r *Workspace) ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.
 	return res0, err
 }
 
+// ListSkills calls ListSkills in the owning nova process.
+func (r *Workspace) ListSkills(ctx context.Context, agent string) (engine.SkillList, error) {
+	var res0 engine.SkillList
+	err := r.c.Call(ctx, "ListSkills", []any{agent}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // ListTags calls ListTags in the owning nova process.
 func (r *Workspace) ListTags(ctx context.Context) ([]vault.TagCount, error) {
 	var res0 []vault.TagCount
@@ -536,6 +599,27 @@ func (r *Workspace) ListWisdom(ctx context.Context, status vault.WisdomStatus) (
 func (r *Workspace) ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error) {
 	var res0 []vault.BundleImport
 	err := r.c.Call(ctx, "ListWisdomBundles", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ListWorkflowRuns calls ListWorkflowRuns in the owning nova process.
+func (r *Workspace) ListWorkflowRuns(ctx context.Context, limit int) ([]workflow.Run, error) {
+	var res0 []workflow.Run
+	err := r.c.Call(ctx, "ListWorkflowRuns", []any{limit}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ListWorkflows calls ListWorkflows in the owning nova process.
+func (r *Workspace) ListWorkflows(ctx context.Context) (engine.WorkflowList, error) {
+	var res0 engine.WorkflowList
+	err := r.c.Call(ctx, "ListWorkflows", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// MatchWorkflows calls MatchWorkflows in the owning nova process.
+func (r *Workspace) MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error) {
+	var res0 []workflow.Match
+	err := r.c.Call(ctx, "MatchWorkflows", []any{text}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -733,6 +817,20 @@ func (r *Workspace) RunGoal(ctx context.Context, id uint64, o engine.RunGoalOpti
 	return res0, err
 }
 
+// RunSkill calls RunSkill in the owning nova process.
+func (r *Workspace) RunSkill(ctx context.Context, name string, o engine.SkillRunOptions) (engine.SkillRunResult, error) {
+	var res0 engine.SkillRunResult
+	err := r.c.Call(ctx, "RunSkill", []any{name, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// RunWorkflow calls RunWorkflow in the owning nova process.
+func (r *Workspace) RunWorkflow(ctx context.Context, runID uint64, o engine.RunWorkflowOptions) (workflow.Run, error) {
+	var res0 workflow.Run
+	err := r.c.Call(ctx, "RunWorkflow", []any{runID, o}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // RunningBuilds calls RunningBuilds in the owning nova process.
 func (r *Workspace) RunningBuilds(ctx context.Context) ([]uint64, error) {
 	var res0 []uint64
@@ -744,6 +842,13 @@ func (r *Workspace) RunningBuilds(ctx context.Context) ([]uint64, error) {
 func (r *Workspace) RunningGoalRuns(ctx context.Context) ([]uint64, error) {
 	var res0 []uint64
 	err := r.c.Call(ctx, "RunningGoalRuns", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// SaveBlueprint calls SaveBlueprint in the owning nova process.
+func (r *Workspace) SaveBlueprint(ctx context.Context, buildID uint64, o engine.SaveBlueprintOptions) (engine.SaveBlueprintResult, error) {
+	var res0 engine.SaveBlueprintResult
+	err := r.c.Call(ctx, "SaveBlueprint", []any{buildID, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 
@@ -783,6 +888,13 @@ func (r *Workspace) SetTheme(ctx context.Context, name string) error {
 // SetWisdomOptIn calls SetWisdomOptIn in the owning nova process.
 func (r *Workspace) SetWisdomOptIn(ctx context.Context, on bool) error {
 	return r.c.Call(ctx, "SetWisdomOptIn", []any{on}, nil, rpc.CallOptions{})
+}
+
+// ShowBlueprint calls ShowBlueprint in the owning nova process.
+func (r *Workspace) ShowBlueprint(ctx context.Context, name string) (blueprint.Details, error) {
+	var res0 blueprint.Details
+	err := r.c.Call(ctx, "ShowBlueprint", []any{name}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
 }
 
 // Subscribe calls Subscribe in the owning nova process.
@@ -834,6 +946,13 @@ func (r *Workspace) UnlinkEdge(ctx context.Context, edgeID uint64) error {
 func (r *Workspace) UpdateNode(ctx context.Context, id uint64, p vault.Patch) (vault.Node, error) {
 	var res0 vault.Node
 	err := r.c.Call(ctx, "UpdateNode", []any{id, p}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// UseBlueprint calls UseBlueprint in the owning nova process.
+func (r *Workspace) UseBlueprint(ctx context.Context, name string, o engine.UseOptions) (engine.UseResult, error) {
+	var res0 engine.UseResult
+	err := r.c.Call(ctx, "UseBlueprint", []any{name, o}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

@@ -21,7 +21,10 @@ import (
 //     written one way and read another);
 //   - pointers, slices, arrays of servable types;
 //   - maps whose key is a string, an integer or a TextMarshaler, with a
-//     servable element;
+//     servable element, or with an any element: a decoded JSON or YAML
+//     document (front matter, template parameters) whose values are plain
+//     JSON values; they arrive as JSON decodes them (numbers as float64,
+//     objects as map[string]any), so put nothing else in one;
 //   - structs whose fields are all exported and servable, except fields
 //     tagged json:"-" (left out on the wire). A struct with an unexported
 //     field is not servable: its state would be lost silently.
@@ -108,6 +111,9 @@ func servable(t reflect.Type, visiting map[reflect.Type]bool) error {
 			if !implementsBoth(k, textMarshalerType, textUnmarshalerType) {
 				return fmt.Errorf(errNotServableFormat, t, "map key is not a string, an integer or a TextMarshaler")
 			}
+		}
+		if e := t.Elem(); e.Kind() == reflect.Interface && e.NumMethod() == 0 {
+			return nil // a decoded JSON/YAML document: see the rules above
 		}
 		visiting[t] = true
 		defer delete(visiting, t)

@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -47,6 +48,7 @@ func TestServableRules(t *testing.T) {
 		true, "s", 1, int8(1), uint64(1), 1.5, float32(1), []byte("x"), [2]int{},
 		time.Time{}, time.Duration(0), map[string]int{}, map[int]string{}, map[textKey]int{},
 		&struct{ A int }{}, fullJSON{}, tagged{}, recursive{}, []*recursive{},
+		map[string]any{}, struct{ Doc map[string]any }{}, // decoded documents
 	}
 	for _, v := range ok {
 		assert.NoError(t, rpc.Servable(reflect.TypeOf(v)), "%T", v)
@@ -54,6 +56,7 @@ func TestServableRules(t *testing.T) {
 	bad := []any{
 		halfText(0), withUnexported{n: 1}, make(chan int), func() {}, complex(1, 2), uintptr(0),
 		map[[2]int]int{}, []any{}, struct{ E error }{}, struct{ F func() }{}, struct{ In halfText }{},
+		map[string]error{}, map[string]fmt.Stringer{}, // interfaces with methods never cross
 	}
 	for _, v := range bad {
 		assert.Error(t, rpc.Servable(reflect.TypeOf(v)), "%T", v)

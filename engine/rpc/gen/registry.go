@@ -33,7 +33,7 @@ func registry(cfg Config, selfPath, selfName string, pkgs []*packages.Package) (
 	var keep []*packages.Package
 	names := map[string]int{}
 	for _, p := range pkgs {
-		if p.Name == "main" || excluded(p.PkgPath, cfg.ErrorsExclude) {
+		if p.Name == "main" || excluded(p.PkgPath, cfg.ErrorsExclude) || !importable(selfPath, p.PkgPath) {
 			continue
 		}
 		if _, imports := p.Imports["testing"]; imports || strings.HasSuffix(p.Name, "test") {
@@ -107,6 +107,22 @@ func registry(cfg Config, selfPath, selfName string, pkgs []*packages.Package) (
 		return nil, fmt.Errorf("rpcgen: format the registry: %w\n%s", err, b.Bytes())
 	}
 	return src, nil
+}
+
+// importable reports whether the package at from may import path: an
+// internal package only from within the tree rooted at its parent (its
+// sentinels reach callers through the public packages that re-export them).
+func importable(from, path string) bool {
+	i := strings.LastIndex(path, "/internal/")
+	switch {
+	case i >= 0:
+	case strings.HasSuffix(path, "/internal"):
+		i = len(path) - len("/internal")
+	default:
+		return true
+	}
+	parent := path[:i]
+	return from == parent || strings.HasPrefix(from, parent+"/")
 }
 
 func qualified(q, name string) string {

@@ -95,6 +95,9 @@ func servableIn(t types.Type, visiting map[types.Type]bool) error {
 		if !okKey && !hasMethods(k, "MarshalText", "UnmarshalText") {
 			return fmt.Errorf("%s: map key is not a string, an integer or a TextMarshaler", tstr(t))
 		}
+		if it, ok := types.Unalias(u.Elem()).Underlying().(*types.Interface); ok && it.Empty() {
+			return nil // a decoded JSON/YAML document (see rpc.Servable)
+		}
 		visiting[t] = true
 		defer delete(visiting, t)
 		return servableIn(u.Elem(), visiting)

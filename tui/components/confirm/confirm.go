@@ -162,27 +162,69 @@ func (m *Model) View() string {
 		}
 		return s.Button.Render(label)
 	}
-	keys := "y yes · n/esc no · ←/→ choose · enter"
 	if m.opts.Alt != "" {
 		b.WriteString(button(choiceAlt, m.opts.Alt) + "  ")
-		keys = m.opts.AltKey + " " + strings.ToLower(m.opts.Alt) + " · y " + strings.ToLower(m.opts.Yes) +
-			" · n/esc " + strings.ToLower(m.opts.No) + " · enter"
 	}
 	b.WriteString(button(choiceYes, m.opts.Yes) + "  " + button(choiceNo, m.opts.No) + "\n\n")
-	b.WriteString(s.Subtle.Render(common.Truncate(keys, inner)))
+	b.WriteString(s.Subtle.Render(common.Truncate(m.keysLine(), inner)))
 	return s.Dialog.Width(w).Render(b.String())
+}
+
+// keysLine names what each key answers, enter included, so the safe
+// default is visible: "y forget · n/esc keep · enter keep · ←/→ choose".
+func (m *Model) keysLine() string {
+	yes, no := strings.ToLower(m.opts.Yes), strings.ToLower(m.opts.No)
+	line := "y " + yes + " · n/esc " + no + " · enter " + strings.ToLower(m.focused()) + " · ←/→ choose"
+	if m.opts.Alt != "" {
+		line = m.opts.AltKey + " " + strings.ToLower(m.opts.Alt) + " · " + line
+	}
+	return line
+}
+
+// focused is the label of the focused button (what enter answers).
+func (m *Model) focused() string {
+	switch m.focus {
+	case choiceAlt:
+		return m.opts.Alt
+	case choiceYes:
+		return m.opts.Yes
+	}
+	return m.opts.No
+}
+
+// bindings are the dialog's keys with what they answer.
+func (m *Model) bindings() (yes, no, enter key.Binding) {
+	focused := m.focused()
+	return key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", strings.ToLower(m.opts.Yes))),
+		key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", strings.ToLower(m.opts.No))),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", strings.ToLower(focused)))
 }
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	return []key.Binding{km.Confirm, km.Cancel}
+	yes, no, enter := m.bindings()
+	if alt, ok := m.altBinding(); ok {
+		return []key.Binding{alt, yes, no, enter}
+	}
+	return []key.Binding{yes, no, enter}
+}
+
+// altBinding is the third button's key, when there is one.
+func (m *Model) altBinding() (key.Binding, bool) {
+	if m.opts.Alt == "" {
+		return key.Binding{}, false
+	}
+	return key.NewBinding(key.WithKeys(m.opts.AltKey), key.WithHelp(m.opts.AltKey, strings.ToLower(m.opts.Alt))), true
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{{km.Confirm, km.Cancel, km.Left, km.Right}}
+	yes, no, enter := m.bindings()
+	keys := []key.Binding{yes, no, enter, key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "choose"))}
+	if alt, ok := m.altBinding(); ok {
+		keys = append([]key.Binding{alt}, keys...)
+	}
+	return [][]key.Binding{keys}
 }
 
 var _ common.Component = (*Model)(nil)
