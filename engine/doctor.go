@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/nova-dev/nova/engine/llm"
 
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -115,6 +118,9 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		} else {
 			add(Check{Name: "ollama", OK: true, Detail: fmt.Sprintf("Ollama %s at %s, %d models", st.Version, st.Host, len(st.Models))})
 			add(modelsCheck(st))
+			for _, c := range capabilityChecks(ctx, client, cfg, st) {
+				add(c)
+			}
 		}
 	}
 	rep.OK = true
@@ -153,6 +159,9 @@ func checkDB(root string) (Check, *storage.DB) {
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " is open in another nova process; not checked", Hint: "close the other nova to check it"}, nil
 	case errors.Is(err, storage.ErrNoDatabase):
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
+	case errors.Is(err, storage.ErrReadOnly):
+		// A newer nova's schema is waiting: nothing is wrong with the file.
+		return Check{Name: "database", Status: "warn", OK: true, Detail: err.Error(), Hint: "run `nova init` to migrate it (it keeps your files)"}, nil
 	case errors.Is(err, storage.ErrCorrupt):
 		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}, nil
 	case err != nil:
@@ -200,6 +209,100 @@ func modelsCheck(st OllamaStatus) Check {
 		c.Hint = "run `ollama pull " + optional[0] + "` for embedding re-ranking"
 	}
 	return c
+}
+
+// doctorShowTimeout bounds each /api/show of the capability checks.
+const doctorShowTimeout = 5 * time.Second
+
+// capabilityChecks asks /api/show about every installed tier model and
+// checks what it can do, not what it is called: the chat tiers need the
+// "completion" capability (and get a warning without "tools": agents then use
+// the slower text format), the embed tier needs "embedding". The "context"
+// check compares each chat model's real window, min(ollama.numCtx, the
+// model's context length), with the prompt budget plus the reply reserve.
+func capabilityChecks(ctx context.Context, client *llm.Client, cfg workspace.Config, st OllamaStatus) []Check {
+	var fails, warns, oks []string
+	var ctxFails, ctxWarns, ctxOKs []string
+	seen := map[string]llm.ModelInfo{}
+	show := func(model string) (llm.ModelInfo, error) {
+		if info, ok := seen[model]; ok {
+			return info, nil
+		}
+		sctx, cancel := context.WithTimeout(ctx, doctorShowTimeout)
+		defer cancel()
+		info, err := client.ModelInfo(sctx, model)
+		if err == nil {
+			seen[model] = info
+		}
+		return info, err
+	}
+	reserve := cfg.Budgets.ReplyReserve
+	for _, tm := range st.Tiers {
+		if !tm.Installed {
+			continue
+		}
+		info, err := show(tm.Model)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s=%s: could not ask its capabilities (%s)", tm.Tier, tm.Model, rootCause(err, err.Error())))
+			continue
+		}
+		caps := strings.Join(info.Capabilities, ", ")
+		switch {
+		case len(info.Capabilities) == 0:
+			warns = append(warns, fmt.Sprintf("%s=%s: the server reports no capabilities (Ollama older than 0.6?)", tm.Tier, tm.Model))
+		case tm.Tier == string(llm.TierEmbed) && !info.Can("embedding"):
+			fails = append(fails, fmt.Sprintf("embed=%s is not an embedding model (capabilities: %s): search would get meaningless vectors", tm.Model, caps))
+		case tm.Tier == string(llm.TierEmbed):
+			oks = append(oks, "embed="+tm.Model+" (embedding)")
+		case !info.Can("completion"):
+			fails = append(fails, fmt.Sprintf("%s=%s does not support chat (capabilities: %s)", tm.Tier, tm.Model, caps))
+		case !info.Can("tools"):
+			warns = append(warns, fmt.Sprintf("%s=%s has no native tool calling (capabilities: %s): agents use the slower Thought/Action text format", tm.Tier, tm.Model, caps))
+		default:
+			oks = append(oks, fmt.Sprintf("%s=%s (%s)", tm.Tier, tm.Model, caps))
+		}
+		if tm.Tier == string(llm.TierEmbed) || !info.Can("completion") && len(info.Capabilities) > 0 {
+			continue
+		}
+		w, err := client.Window(ctx, tm.Model, cfg.Ollama.NumCtx)
+		if err != nil && w.Tokens == 0 {
+			continue
+		}
+		budget := w.Tokens - reserve
+		switch {
+		case budget <= 0:
+			ctxFails = append(ctxFails, fmt.Sprintf("%s=%s: the context is %s and the reply reserve (budgets.replyReserve %d) leaves no room for any prompt",
+				tm.Tier, tm.Model, w.Describe(), reserve))
+		case budget < cfg.Budgets.PromptTokens:
+			ctxWarns = append(ctxWarns, fmt.Sprintf("%s=%s: budgets.promptTokens %d plus the reply reserve %d do not fit its context of %s; prompts are trimmed to %d tokens",
+				tm.Tier, tm.Model, cfg.Budgets.PromptTokens, reserve, w.Describe(), budget))
+		default:
+			ctxOKs = append(ctxOKs, fmt.Sprintf("%s=%s %d", tm.Tier, tm.Model, w.Tokens))
+		}
+	}
+	var out []Check
+	switch {
+	case len(fails) > 0:
+		out = append(out, Check{Name: "capabilities", Detail: strings.Join(append(fails, warns...), "; "),
+			Hint: "set models.* in .nova/config.yaml to a chat model (tiers small, medium, large) and an embedding model (embed, e.g. nomic-embed-text); `ollama show MODEL` lists a model's capabilities"})
+	case len(warns) > 0:
+		out = append(out, Check{Name: "capabilities", OK: true, Status: "warn", Detail: strings.Join(warns, "; "),
+			Hint: "a model with tool support (e.g. qwen2.5-coder) runs agents faster and more reliably"})
+	case len(oks) > 0:
+		out = append(out, Check{Name: "capabilities", OK: true, Detail: strings.Join(oks, ", ")})
+	}
+	switch {
+	case len(ctxFails) > 0:
+		out = append(out, Check{Name: "context", Detail: strings.Join(append(ctxFails, ctxWarns...), "; "),
+			Hint: "raise ollama.numCtx (the server never uses more than the model's context length), lower budgets.replyReserve, or use a model with a larger context"})
+	case len(ctxWarns) > 0:
+		out = append(out, Check{Name: "context", OK: true, Status: "warn", Detail: strings.Join(ctxWarns, "; "),
+			Hint: "lower budgets.promptTokens to the trimmed size, or use a model with a larger context"})
+	case len(ctxOKs) > 0:
+		out = append(out, Check{Name: "context", OK: true, Detail: fmt.Sprintf("every prompt (budgets.promptTokens %d) plus the reply reserve %d fits: %s tokens",
+			cfg.Budgets.PromptTokens, reserve, strings.Join(ctxOKs, ", "))})
+	}
+	return out
 }
 
 // rootCause returns the innermost error's text ("connect: connection

@@ -140,12 +140,18 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 	if retries == 0 {
 		retries = -1 // llm: 0 means its default, negative means none
 	}
+	idle := cfg.Ollama.IdleTimeout.D()
+	if idle == 0 {
+		idle = -1 // config 0 means none; llm: 0 means its default
+	}
 	c, err := llm.New(llm.Config{
-		Host:        cfg.Ollama.Host,
-		ChatTimeout: cfg.Ollama.Timeout.D(),
-		Retries:     retries,
-		NumCtx:      cfg.Ollama.NumCtx,
-		KeepAlive:   cfg.Ollama.KeepAlive.D(),
+		Host:         cfg.Ollama.Host,
+		ChatTimeout:  cfg.Ollama.Timeout.D(),
+		IdleTimeout:  idle,
+		Retries:      retries,
+		NumCtx:       cfg.Ollama.NumCtx,
+		KeepAlive:    cfg.Ollama.KeepAlive.D(),
+		ReplyReserve: cfg.Budgets.ReplyReserve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)

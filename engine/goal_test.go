@@ -31,6 +31,7 @@ type leadScript struct {
 	prompts   []string // the lead's turn messages, in order
 	agentSys  map[string]string
 	agent     func(task string, tooled bool) ollamatest.Reply
+	extracts  []string // the knowledge layer's fact-extraction prompts
 }
 
 func (s *leadScript) handle(_ int, req api.ChatRequest) ollamatest.Reply {
@@ -62,7 +63,8 @@ func (s *leadScript) handle(_ int, req api.ChatRequest) ollamatest.Reply {
 	case strings.Contains(system, "keep the history of a team"):
 		return ollamatest.Text("The team specified, built and tested the endpoint.")
 	case strings.Contains(system, "results of a finished software build"):
-		// The knowledge layer learns facts once the run's led build ends.
+		// The knowledge layer learns facts once the run has ended.
+		s.extracts = append(s.extracts, user)
 		return ollamatest.Text(`{"facts":[]}`)
 	}
 	id := ""
@@ -77,6 +79,12 @@ func (s *leadScript) handle(_ int, req api.ChatRequest) ollamatest.Reply {
 		return s.agent(id, tooled)
 	}
 	return ollamatest.Text("Done: " + id)
+}
+
+func (s *leadScript) extractPrompts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.extracts...)
 }
 
 func (s *leadScript) leadPrompts() []string {
@@ -193,6 +201,11 @@ func TestGoalRunDelegatesAndCompletes(t *testing.T) {
 	assert.Contains(t, prompts[2], "done, verdict passed")
 	assert.Contains(t, prompts[1], "constraints: answer within 50 ms")
 	assert.Contains(t, prompts[3], "Turn 3 (t3): delegated to SATURN")
+	// The knowledge layer learned once, from the whole run (a led build
+	// ends after each delegation; that is not the run's end).
+	ex := s.extractPrompts()
+	require.Len(t, ex, 1, "facts are extracted once per goal run")
+	assert.Contains(t, ex[0], "3 of 3 tasks done")
 
 	// The events: decisions, delegations, outcomes, the end; in order.
 	var kinds []string

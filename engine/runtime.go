@@ -88,6 +88,7 @@ func (l *Local) runtime() *runtimeState {
 			Settings: agents.Settings{
 				ToolOutputBudget: cfg.Budgets.ToolOutput,
 				CompressAt:       cfg.Budgets.PromptTokens * 3 / 4,
+				PromptTokens:     cfg.Budgets.PromptTokens,
 				Autonomy:         cfg.Autonomy,
 				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
 			},

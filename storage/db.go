@@ -34,6 +34,9 @@ var (
 	ErrNoDatabase = errors.New("no database yet")
 	// ErrReadOnly means a write was attempted on a read-only handle.
 	ErrReadOnly = errors.New("database is open read-only")
+	// ErrNeedsMigration means a read-only open met an older schema that
+	// could not be migrated first (another process holds the file).
+	ErrNeedsMigration = errors.New("database needs migrating")
 	// ErrNotFound is returned by lookups of a missing record.
 	ErrNotFound = errors.New("not found")
 )
@@ -63,6 +66,9 @@ type Options struct {
 	// noFingerprint: leave no fingerprint sidecar on close (a temporary
 	// file that is renamed afterwards, as Recover's).
 	noFingerprint bool
+	// noUpgrade: a read-only open of an older schema fails instead of
+	// migrating first (upgradeThenOpen's second open).
+	noUpgrade bool
 }
 
 // DB is an open nova database.
@@ -141,9 +147,36 @@ func Open(path string, opts Options) (db *DB, err error) {
 	}
 	if err := runMigrations(db, list); err != nil {
 		_ = bdb.Close()
+		if opts.ReadOnly && errors.Is(err, ErrNeedsMigration) && !opts.noUpgrade {
+			return upgradeThenOpen(path, opts, err)
+		}
 		return nil, err
 	}
 	return db, nil
+}
+
+// upgradeThenOpen serves a read of a file an older nova wrote: the first
+// command after an upgrade is often a read (`vault list`, `knowledge
+// search`), and refusing it would make users run a write for nothing. The
+// schema is migrated once under the exclusive lock (migrations only add
+// buckets), then the file is opened read-only again. When another process
+// holds the file, it is that process's to migrate: the original error
+// stands, with what to do.
+func upgradeThenOpen(path string, opts Options, readErr error) (*DB, error) {
+	w := opts
+	w.ReadOnly = false
+	wdb, err := Open(path, w)
+	if err != nil {
+		if errors.Is(err, ErrInUse) {
+			return nil, fmt.Errorf("%w; another nova process has it open", readErr)
+		}
+		return nil, err
+	}
+	if err := wdb.Close(); err != nil {
+		return nil, fmt.Errorf("close after migrating %s: %w", path, err)
+	}
+	opts.noUpgrade = true
+	return Open(path, opts)
 }
 
 // sniff rejects a foreign file before bbolt touches it: bbolt's own check

@@ -197,7 +197,7 @@ func runMigrations(db *DB, list []Migration) error {
 		if current == 0 {
 			return fmt.Errorf("open %s: %w", db.path, ErrNoDatabase)
 		}
-		return fmt.Errorf("%s needs migrating from schema %d to %d: %w (run any nova command that writes)", db.path, current, latest, ErrReadOnly)
+		return fmt.Errorf("%s: %w from schema %d to %d (%w; run any nova command that writes)", db.path, ErrNeedsMigration, current, latest, ErrReadOnly)
 	}
 	return db.Update(func(tx *bolt.Tx) error {
 		for _, m := range list {

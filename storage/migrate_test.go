@@ -311,3 +311,47 @@ func TestMigration6IsIdempotentOnItsOwnBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// The first command after an upgrade is often a read: a read-only open of
+// an older schema migrates the file once, then reads it.
+func TestReadOnlyOpenOfAnOlderSchemaMigratesFirst(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	ro, err := Open(path, Options{ReadOnly: true})
+	require.NoError(t, err)
+	defer func() { _ = ro.Close() }()
+	assert.True(t, ro.ReadOnly())
+	v, err := ro.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, SchemaVersion, v)
+	require.NoError(t, ro.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketApplyJournal), "buckets of the later migrations exist")
+		return nil
+	}))
+}
+
+// While another process reads the file, the upgrade cannot take the
+// exclusive lock: the read fails with what to do, and nothing is written.
+func TestReadOnlyOpenOfAnOlderSchemaInUseSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:2]})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	other, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	require.NoError(t, err)
+	defer func() { _ = other.Close() }()
+
+	_, err = Open(path, Options{ReadOnly: true, LockTimeout: 100 * time.Millisecond})
+	require.ErrorIs(t, err, ErrNeedsMigration)
+	require.ErrorIs(t, err, ErrReadOnly)
+	assert.Contains(t, err.Error(), "another nova process has it open")
+	require.NoError(t, other.View(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketApplyJournal), "nothing was migrated")
+		return nil
+	}))
+}

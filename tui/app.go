@@ -544,13 +544,13 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 	for i, id := range msg.builds {
 		ids[i] = strconv.FormatUint(id, 10)
 	}
-	what := "Build " + ids[0] + " is running"
+	what, it, resume := "Build "+ids[0]+" is running", "it", "`nova build resume "+ids[0]+"`"
 	if len(ids) > 1 {
-		what = "Builds " + strings.Join(ids, ", ") + " are running"
+		what, it, resume = "Builds "+strings.Join(ids, ", ")+" are running", "them", "`nova build resume ID`"
 	}
 	m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a build runs?",
-		Body: what + " in this nova. Quitting interrupts it: running tasks stop, done work is kept, " +
-			"and `nova build resume " + ids[0] + "` (or p on the Build screen) continues it later.\n\nctrl+c again quits at once.",
+		Body: what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
+			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once.",
 		Yes: "Quit and interrupt", No: "Stay", Danger: true})
 	m.quit.SetSize(m.c.Width, m.bodyHeight())
 	return nil
@@ -757,7 +757,12 @@ func (m *Model) statusView() string {
 		h.SetWidth(room)
 		// help adds an item that overflows when its ellipsis does not fit,
 		// so cut the line to the room.
-		right = s.StatusValue.Render(ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…"))
+		short := ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…")
+		// Not even one binding fits: show nothing rather than a lone "…"
+		// (the footer hint leads to every key).
+		if plain := strings.TrimSpace(ansi.Strip(short)); plain != "" && plain != "…" {
+			right = s.StatusValue.Render(short)
+		}
 	}
 	if right != "" {
 		right += s.StatusSep.Render("│")

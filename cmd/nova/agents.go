@@ -334,11 +334,7 @@ func printRun(io *IOStreams, r engine.RunResult) {
 		io.Printf("✓ %s finished run %d (%s)\n\n%s\n\n", r.Agent, r.ID, stats, r.Outcome.Result)
 	} else {
 		f := r.Outcome.Failure
-		kind := string(f.Kind)
-		if f.Cause != "" {
-			kind += "/" + f.Cause
-		}
-		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, kind, stats, f.Message)
+		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, failureLabel(f), stats, f.Message)
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
@@ -361,6 +357,26 @@ func printRun(io *IOStreams, r engine.RunResult) {
 	for _, c := range r.Verdict.Checks {
 		io.Printf("  %-12s %-13s %s: %s\n", c.Status, c.Tier, c.Subject, c.Detail)
 	}
+}
+
+// failureLabel names a run failure for people: its class in nova's one list
+// of failure kinds (engine/failure: what caused it, so what happens next),
+// then the agent-level kind and the cause, e.g. "misconfigured
+// (prompt_too_long)" or "workFailed (stuck/max_steps)". The agent-level kind
+// "unknown" (a model-call failure) is left out: the class says it better.
+func failureLabel(f *agents.Failure) string {
+	detail := f.Cause
+	if f.Kind != "" && f.Kind != agents.FailUnknown {
+		detail = string(f.Kind)
+		if f.Cause != "" {
+			detail += "/" + f.Cause
+		}
+	}
+	label := string(f.FailureKind())
+	if detail != "" {
+		label += " (" + detail + ")"
+	}
+	return label
 }
 
 // progress prints a run's events on stderr, one line each (no token
@@ -389,6 +405,8 @@ func (p *progress) event(ev agents.Event) {
 		line = "  … " + ev.Text
 	case agents.EventEscalate:
 		line = "  ↑ " + ev.Text
+	case agents.EventFit:
+		line = "  ✂ " + ev.Text
 	case agents.EventApproval:
 		line = fmt.Sprintf("  approval %s: %s", ev.Status, ev.Args)
 	default:

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 )
@@ -275,6 +276,11 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 	go func() {
 		defer close(printed)
 		for ev := range events {
+			if ev.Topic == engine.TopicAgent && ev.BuildID == sid && !asJSON && ev.Agent != nil && ev.Agent.Type == agents.EventFit {
+				// A task's prompt was trimmed to fit the model's context.
+				env.IO.Printf("%s %s: %s\n", ev.Time.Local().Format("15:04:05"), ev.TaskID, ev.Agent.Text)
+				continue
+			}
 			if ev.Topic != engine.TopicBuild || ev.BuildID != sid {
 				continue
 			}

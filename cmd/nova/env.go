@@ -18,6 +18,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/workspace"
+	pl "github.com/nova-dev/nova/internal/plural"
 )
 
 // The CLI pattern (cli/cli's pkg/cmd): every command has an Options struct
@@ -307,12 +308,7 @@ func splitTags(s string) []string {
 }
 
 // plural is "1 file", "3 files".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func plural(n int, one, many string) string { return pl.Count(n, one, many) }
 
 func clipLine(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", "⏎")

@@ -143,7 +143,7 @@ func newDocsFetchCmd(env *Env, runF func(context.Context, *docsFetchOptions) err
 			"printed and the exit code is 1.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usagef("expected LIB and an optional TOPIC, got %d argument(s)", len(args))
+				return usagef("expected LIB and an optional TOPIC, got %s", plural(len(args), "argument", "arguments"))
 			}
 			return nil
 		},

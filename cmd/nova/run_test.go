@@ -241,3 +241,32 @@ func TestRunGoalFlags(t *testing.T) {
 	assert.Equal(t, uint64(4), resumed.ID)
 	assert.Equal(t, 20, resumed.Limits.MaxTurns)
 }
+
+// The lead escalates a question: a headless run pauses (exit 1) and says
+// how to answer; `nova run answer` records the answer and `nova run resume`
+// goes on until the lead completes, with the answer in the timeline.
+func TestRunGoalEscalationAnswerResume(t *testing.T) {
+	t.Parallel()
+	dir, env := goalWorkspace(t, scenario.Options{Ask: true})
+	r := runNova(t, dir, env, "run", "add a health check endpoint with tests")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "the lead asks you: Should GET /healthz also check the database")
+	assert.Contains(t, r.stdout, `nova run answer 1 "…"`)
+	r = runNova(t, dir, env, "run", "list", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"status": "paused"`)
+
+	r = runNova(t, dir, env, "run", "resume", "1")
+	assert.Equal(t, 1, r.code, "no answer yet: it pauses again")
+	r = runNova(t, dir, env, "run", "answer", "1", "Only the process; no database probe.")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, env, "run", "answer", "1", "again")
+	assert.Equal(t, 1, r.code, "answered already")
+	r = runNova(t, dir, env, "run", "resume", "1")
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Contains(t, r.stdout, "run completed: 5 turns, 3 delegations")
+
+	r = runNova(t, dir, env, "run", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "answer: Only the process; no database probe.")
+}

@@ -35,6 +35,9 @@ const (
 	DefaultMaxDenials = 3
 	// DefaultMaxToolErrors consecutive tool errors fail a run with tool_error.
 	DefaultMaxToolErrors = 5
+	// maxRefits is how often a prompt the server refused as too long is
+	// fitted again with a more cautious estimate.
+	maxRefits = 3
 )
 
 // Settings tune the loop. Zero values take the defaults above.
@@ -58,6 +61,9 @@ type Settings struct {
 	Commands tools.CommandPolicy
 	// Temperature, when set, is sent with every model call.
 	Temperature *float64
+	// PromptTokens caps the prompt (config budgets.promptTokens) below what
+	// the model's context leaves after the reply reserve; 0: no cap.
+	PromptTokens int
 }
 
 func (s Settings) withDefaults() Settings {
@@ -202,13 +208,14 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	if opts.Approve != nil {
 		st.env.Approve = st.approve
 	}
-	st.toolList = r.Tools.For(spec.ID, offered)
+	st.allTools = r.Tools.For(spec.ID, offered)
 	if opts.Board != nil {
 		st.env.Board = opts.Board
 	} else {
 		// The session-board tools work only where there is a board.
-		st.toolList = slices.DeleteFunc(st.toolList, func(t tools.Tool) bool { return t.Board })
+		st.allTools = slices.DeleteFunc(st.allTools, func(t tools.Tool) bool { return t.Board })
 	}
+	st.toolList = st.allTools
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
 	limit := spec.Limits.TimeoutDuration()
@@ -243,7 +250,8 @@ type loopState struct {
 	model   string
 
 	meterKeys []string
-	toolList  []tools.Tool
+	toolList  []tools.Tool // the tools the model is offered (fitPrompt may leave optional ones out)
+	allTools  []tools.Tool // every tool the agent may use
 	textMode  bool
 	msgs      []llm.Message
 	meta      RunMeta
@@ -258,6 +266,12 @@ type loopState struct {
 	lastText      string
 	traces        []Trace
 	canceled      bool
+
+	// Prompt fitting: the model's window and the room for the prompt.
+	window    llm.Window
+	budget    int // tokens; 0: unknown, nothing is fitted
+	fitStatus string
+	fitting   bool
 }
 
 func (st *loopState) emit(ev Event) {
@@ -290,9 +304,9 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 		return st.llmFailure(runCtx, parent, limit, err)
 	}
 	st.setTextMode(textMode)
-	st.msgs = BuildMessages(PromptInput{
-		Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: st.textMode, ExtraContext: st.opts.ExtraContext,
-	})
+	if err := st.fitPrompt(runCtx); err != nil {
+		return st.llmFailure(runCtx, parent, limit, err)
+	}
 	st.nextReflect = st.spec.ForcedReasoningInterval
 
 	for {
@@ -307,6 +321,9 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 		if st.meta.Steps > 0 && historyTokens(st.msgs) > st.set.CompressAt {
 			st.compress(runCtx)
 		}
+		if err := st.ensureFits(runCtx); err != nil {
+			return st.llmFailure(runCtx, parent, limit, err)
+		}
 		st.meta.Steps++
 		st.emit(Event{Type: EventStep, Step: st.meta.Steps, Tier: string(st.tier), Model: st.model})
 
@@ -315,10 +332,33 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 			// Most likely "model does not support tools": retry this step
 			// in the text format.
 			st.setTextMode(true)
-			st.msgs[0].Content = SystemPrompt(PromptInput{
-				Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: true, ExtraContext: st.opts.ExtraContext,
-			})
+			if ferr := st.fitPrompt(runCtx); ferr != nil {
+				return st.llmFailure(runCtx, parent, limit, ferr)
+			}
 			res, err = st.chat(runCtx)
+		}
+		for refits := 0; err != nil && errors.Is(err, llm.ErrPromptTooLong) && refits < maxRefits && runCtx.Err() == nil; refits++ {
+			// The server counted more tokens than the estimate: estimate
+			// more cautiously for this model and fit again (each retry
+			// sends a smaller prompt, never the same one).
+			st.r.LLM.RaiseTokenFactor(st.model, 1.5)
+			if ferr := st.refit(runCtx); ferr != nil {
+				return st.llmFailure(runCtx, parent, limit, ferr)
+			}
+			res, err = st.chat(runCtx)
+		}
+		if err != nil && (errors.Is(err, llm.ErrLength) || errors.Is(err, llm.ErrRepetition)) && runCtx.Err() == nil {
+			// The client already retried once with a changed request; a
+			// larger model is the next thing to try. A cut or degenerate
+			// reply is never taken as an answer.
+			cause := "length"
+			if errors.Is(err, llm.ErrRepetition) {
+				cause = "repetition"
+			}
+			if st.escalate(runCtx, cause) {
+				st.meta.Steps--
+				continue
+			}
 		}
 		if err != nil {
 			return st.llmFailure(runCtx, parent, limit, err)
@@ -470,15 +510,17 @@ func (st *loopState) escalate(ctx context.Context, cause string) bool {
 	if err != nil {
 		return false
 	}
-	from := st.tier
+	from, fromModel := st.tier, st.model
 	st.tier, st.model = next, model
-	st.meta.Escalations++
 	if textMode != st.textMode {
 		st.setTextMode(textMode)
-		st.msgs[0].Content = SystemPrompt(PromptInput{
-			Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: textMode, ExtraContext: st.opts.ExtraContext,
-		})
 	}
+	// The new model has its own context: fit the prompt again.
+	if err := st.refit(ctx); err != nil {
+		st.tier, st.model = from, fromModel
+		return false
+	}
+	st.meta.Escalations++
 	st.emit(Event{Type: EventEscalate, Tier: string(next), Model: model,
 		Text: fmt.Sprintf("escalated from %s to %s after repeated %s", from, next, strings.ReplaceAll(cause, "_", " "))})
 	return true
@@ -573,12 +615,20 @@ func (st *loopState) succeed(result string) SpecialistOutcome {
 }
 
 func (st *loopState) fail(kind FailureKind, cause, msg string, hints ...RecoveryHint) SpecialistOutcome {
+	return st.failAs(classOf(kind, cause), kind, cause, msg, hints...)
+}
+
+// failAs is fail with an explicit failure class (engine/failure). A class
+// the caller could not tell (unknown) is derived from kind and cause.
+func (st *loopState) failAs(class failure.Kind, kind FailureKind, cause, msg string, hints ...RecoveryHint) SpecialistOutcome {
 	if hints == nil {
 		hints = []RecoveryHint{}
 	}
+	if !class.Valid() || class == failure.Unknown {
+		class = classOf(kind, cause)
+	}
 	return SpecialistOutcome{Failure: &Failure{
-		Kind: kind, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
-		Class: classOf(kind, cause),
+		Kind: kind, Class: class, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
 	}}
 }
 
@@ -601,46 +651,39 @@ func (st *loopState) partial() string {
 }
 
 // llmFailure turns a model-call error (or the end of the run's context)
-// into an outcome, classified by engine/failure.
+// into an outcome. Its class is the error's failure kind (engine/failure):
+// a 400 is misconfigured, a 500 server, never unknown for a server answer.
 func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Duration, err error) SpecialistOutcome {
-	out := st.llmFailureOutcome(runCtx, parent, limit, err)
-	switch {
-	case parent.Err() != nil:
-		out.Failure.Class = failure.Cancelled
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		out.Failure.Class = failure.Stalled
-	default:
-		if k := failure.Of(err); k != failure.Unknown {
-			out.Failure.Class = k
-		}
-	}
-	return out
-}
-
-func (st *loopState) llmFailureOutcome(runCtx, parent context.Context, limit time.Duration, err error) SpecialistOutcome {
+	class := failure.Of(err)
 	switch {
 	case parent.Err() != nil:
 		st.canceled = true
-		return st.fail(FailUnknown, "canceled", "the run was canceled", HintRetry)
+		return st.failAs(failure.Cancelled, FailUnknown, "canceled", "the run was canceled", HintRetry)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return st.fail(FailTimeout, "run_timeout", fmt.Sprintf("the run did not finish within its %s time limit", limit),
+		return st.failAs(failure.Stalled, FailTimeout, "run_timeout", fmt.Sprintf("the run did not finish within its %s time limit", limit),
 			HintRetry, HintChangeStrategy)
 	case errors.Is(err, llm.ErrModelNotFound):
-		return st.fail(FailUnknown, "model_not_found", err.Error(), HintAskUser)
+		return st.failAs(class, FailUnknown, "model_not_found", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrUnreachable):
-		return st.fail(FailUnknown, "ollama_unreachable", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailUnknown, "ollama_unreachable", err.Error(), HintRetry, HintAskUser)
 	case errors.Is(err, llm.ErrTimeout):
-		return st.fail(FailTimeout, "ollama_timeout", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailTimeout, "ollama_timeout", err.Error(), HintRetry, HintAskUser)
+	case errors.Is(err, llm.ErrLength):
+		return st.failAs(class, FailUnknown, "length", err.Error(), HintEscalateModel, HintChangeStrategy)
+	case errors.Is(err, llm.ErrRepetition):
+		return st.failAs(class, FailUnknown, "repetition", err.Error(), HintEscalateModel, HintChangeStrategy)
 	case errors.Is(err, llm.ErrStreamCut):
-		return st.fail(FailUnknown, "stream_cut", err.Error(), HintRetry)
+		return st.failAs(class, FailUnknown, "stream_cut", err.Error(), HintRetry)
+	case errors.Is(err, llm.ErrPromptTooLong):
+		return st.failAs(class, FailUnknown, "prompt_too_long", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBudgetExceeded):
-		return st.fail(FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
+		return st.failAs(class, FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBadRequest):
-		return st.fail(FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
+		return st.failAs(class, FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
 	case errors.Is(err, llm.ErrServer):
-		return st.fail(FailUnknown, "ollama_error", err.Error(), HintRetry, HintAskUser)
+		return st.failAs(class, FailUnknown, "ollama_error", err.Error(), HintRetry, HintAskUser)
 	}
-	return st.fail(FailUnknown, "error", err.Error(), HintRetry)
+	return st.failAs(class, FailUnknown, "error", err.Error(), HintRetry)
 }
 
 // finish verifies, records and announces the run.
@@ -749,7 +792,7 @@ func (r *Runner) textMode(ctx context.Context, model string) (bool, error) {
 	if ok {
 		return !native, nil
 	}
-	info, err := r.LLM.Show(ctx, model)
+	info, err := r.LLM.ModelInfo(ctx, model)
 	switch {
 	case errors.Is(err, llm.ErrModelNotFound), errors.Is(err, llm.ErrUnreachable):
 		return false, err

@@ -79,11 +79,17 @@ func (st *loopState) summarise(ctx context.Context, middle []llm.Message) (strin
 			break
 		}
 	}
+	limit := maxSummaryInput
+	if st.budget > 0 {
+		// The summariser's prompt must fit the context too: about half the
+		// budget's characters for the transcript, the task clipped beside it.
+		limit = min(limit, max(st.budget*2, 1024))
+	}
 	res, err := st.r.LLM.Chat(ctx, llm.ChatRequest{
 		Model: model,
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: summariserPrompt},
-			{Role: llm.RoleUser, Content: "Task: " + st.run.Task + "\n\nHistory:\n" + clip(b.String(), maxSummaryInput)},
+			{Role: llm.RoleUser, Content: "Task: " + clip(st.run.Task, limit/2) + "\n\nHistory:\n" + clip(b.String(), limit)},
 		},
 		Meter: st.meter, MeterKeys: st.meterKeys,
 	}, nil)

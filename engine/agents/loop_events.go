@@ -17,6 +17,7 @@ const (
 	EventFeedback   EventType = "feedback"   // a malformed reply was sent back to the model
 	EventReflect    EventType = "reflect"    // forced reasoning was injected
 	EventCompress   EventType = "compress"   // the history was compressed
+	EventFit        EventType = "fit"        // the prompt was trimmed to fit the model's context
 	EventEscalate   EventType = "escalate"   // the run moved up a tier
 	EventTextMode   EventType = "textMode"   // the model has no native tools: text ReAct
 	EventApproval   EventType = "approval"   // an approval was answered (Status approved|denied)

@@ -58,11 +58,9 @@ func SystemPrompt(in PromptInput) string {
 			b.WriteByte('\n')
 		}
 	}
-	if len(in.Spec.Examples) > 0 {
-		b.WriteString("\n## Examples\n")
-		for i, ex := range in.Spec.Examples {
-			fmt.Fprintf(&b, "### Example %d\nTask: %s\nAnswer:\n%s\n", i+1, strings.TrimSpace(ex.Input), strings.TrimSpace(ex.Output))
-		}
+	if ex := examplesBlock(in.Spec); ex != "" {
+		b.WriteString("\n")
+		b.WriteString(ex)
 	}
 	if in.TextMode {
 		writeTextModeTools(&b, in.Tools)
@@ -72,6 +70,19 @@ func SystemPrompt(in PromptInput) string {
 			names[i] = t.Name
 		}
 		fmt.Fprintf(&b, "\n## Tools\nCall the provided tools (%s) to inspect and change the workspace.\n", strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+// examplesBlock renders the spec's worked examples ("" when it has none).
+func examplesBlock(spec Spec) string {
+	if len(spec.Examples) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Examples\n")
+	for i, ex := range spec.Examples {
+		fmt.Fprintf(&b, "### Example %d\nTask: %s\nAnswer:\n%s\n", i+1, strings.TrimSpace(ex.Input), strings.TrimSpace(ex.Output))
 	}
 	return b.String()
 }

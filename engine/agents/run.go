@@ -21,6 +21,18 @@ const (
 	FailUnknown          FailureKind = "unknown"
 )
 
+// Class is the failure kind (engine/failure) a run failure of this kind has
+// when nothing more precise is known.
+func (k FailureKind) Class() failure.Kind {
+	switch k {
+	case FailValidationFailed:
+		return failure.InvalidOutput
+	case FailToolError, FailTimeout, FailStuck, FailPolicyDenied:
+		return failure.WorkFailed
+	}
+	return failure.Unknown
+}
+
 // RecoveryHint suggests what the caller (a build, a user) may try next.
 type RecoveryHint string
 
@@ -44,10 +56,12 @@ type Failure struct {
 	// last text, and the files it staged).
 	PartialResult string         `json:"partialResult,omitempty"`
 	RecoveryHints []RecoveryHint `json:"recoveryHints"`
-	// Class is the failure kind of engine/failure (unreachable, stalled,
-	// invalidOutput, workFailed, …): what callers act on (wait, retry,
-	// escalate, learn). Use FailureKind, which also classifies records
-	// written before the field existed.
+	// Class is the failure's kind in nova's one list (engine/failure:
+	// unreachable, misconfigured, stalled, length, repetition, invalidOutput,
+	// workFailed, …): what caused it and so the policy callers apply (wait,
+	// retry, escalate, learn; only workFailed is ever learned). Use
+	// FailureKind, which also classifies records written before the field
+	// existed.
 	Class failure.Kind `json:"class,omitempty"`
 	// SuggestedAgent names the specialist a switch_specialist hint points
 	// to, when the run knows one.
@@ -67,14 +81,16 @@ func (f *Failure) FailureKind() failure.Kind {
 	return classOf(f.Kind, f.Cause)
 }
 
-// classOf maps an agent failure (kind and cause) to a failure kind.
+// classOf maps an agent failure (kind and cause) to a failure kind: the
+// cause when it names an infrastructure or model-stop reason, else the
+// kind's default (FailureKind.Class).
 func classOf(kind FailureKind, cause string) failure.Kind {
 	switch cause {
 	case "canceled":
 		return failure.Cancelled
 	case "ollama_unreachable":
 		return failure.Unreachable
-	case "model_not_found", "bad_request", "budget_exceeded":
+	case "model_not_found", "bad_request", "budget_exceeded", "prompt_too_long":
 		return failure.Misconfigured
 	case "ollama_timeout", "run_timeout":
 		return failure.Stalled
@@ -82,16 +98,14 @@ func classOf(kind FailureKind, cause string) failure.Kind {
 		return failure.Cut
 	case "ollama_error":
 		return failure.Server
+	case "length":
+		return failure.Length
+	case "repetition":
+		return failure.Repetition
 	case "trace_write", "error":
 		return failure.Unknown
 	}
-	switch kind {
-	case FailValidationFailed:
-		return failure.InvalidOutput
-	case FailStuck, FailTimeout, FailToolError, FailPolicyDenied:
-		return failure.WorkFailed
-	}
-	return failure.Unknown
+	return kind.Class()
 }
 
 // RunMeta measures a run.

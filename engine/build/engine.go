@@ -23,6 +23,7 @@ import (
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/plural"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -816,7 +817,9 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 		// what it taught is learned before Run returns.
 		released = true
 		e.release(id, c)
-		e.learnAfter(ctx, fb)
+		if !fb.Led { // a led build ends after each delegation: its goal run learns once, at its end (LearnLed)
+			e.learnAfter(ctx, fb)
+		}
 	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
@@ -1045,8 +1048,8 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 			b.Status, b.Reason = StatusPaused, "paused by the user"
 		case stopReason == "budget":
 			b.Status, kind = StatusFailed, KindFailed
-			b.Reason = fmt.Sprintf("%v: used %d of %d tokens (budgets.buildTokens); %d task(s) not run: raise the budget and resume",
-				ErrBudget, b.Tokens, b.TokenBudget, notRun)
+			b.Reason = fmt.Sprintf("%v: used %d of %d tokens (budgets.buildTokens); %s not run: raise the budget and resume",
+				ErrBudget, b.Tokens, b.TokenBudget, plural.Count(notRun, "task", "tasks"))
 		case len(blocked)+notRun == 0:
 			b.Status, b.Reason, kind = StatusDone, "", KindDone
 		case len(asked) > 0 && len(blocked) == 0:
@@ -1068,7 +1071,7 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 					why = append(why, t.ID+": "+firstLine(t.Reason))
 				}
 			}
-			b.Reason = fmt.Sprintf("%d task(s) blocked (%s); %d not run", len(blocked), strings.Join(why, "; "), notRun)
+			b.Reason = fmt.Sprintf("%s blocked (%s); %d not run", plural.Count(len(blocked), "task", "tasks"), strings.Join(why, "; "), notRun)
 		}
 		if b.Status.Finished() {
 			b.FinishedAt = time.Now()

@@ -94,6 +94,26 @@ func (e *Engine) learnAfter(ctx context.Context, b Build) {
 	e.knowledgeAfterBuild(ctx, b)
 }
 
+// LearnLed lets the knowledge hook learn from a goal run's led build once
+// the run has ended (a led build ends after every delegation, so Run leaves
+// its learning to the goal run). It returns when the learning is done; a
+// build that is not led, or still runs, is left alone.
+func (e *Engine) LearnLed(ctx context.Context, id uint64) {
+	if e.isActive(id) {
+		return
+	}
+	b, err := e.store.Get(ctx, id)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			e.logf(id, "", "knowledge: %v", err)
+		}
+		return
+	}
+	if b.Led {
+		e.learnAfter(ctx, b)
+	}
+}
+
 // knowledgeAfterBuild lets the hook learn from a finished build.
 func (e *Engine) knowledgeAfterBuild(ctx context.Context, b Build) {
 	kl, ok := e.d.Hooks().Knowledge.(KnowledgeLearner)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -35,7 +36,11 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 // failure, the user's answer to its question), the dependency artifacts,
 // vault context (≤ VaultShare of the prompt budget), playbook context
 // (≤ PlaybookShare) and knowledge hits (≤ KnowledgeShare); a share of 0
-// leaves that context out.
+// leaves that context out. Every block opens with its tag
+// (<dependency_artifacts>, <taste_vault_context>, <playbook_context>,
+// <knowledge_context>) so the agent loop can trim them in promptfit's order
+// (knowledge, vault, playbook, dependency previews) when the model's context
+// is smaller than the budget.
 // Context sources that fail are logged and left out: a build does not stop
 // because the vault is busy.
 func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, upstream []string, feedback string, hooks Hooks) prompt {
@@ -44,6 +49,10 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 	sb.WriteString(TaskHeader(t.ID, t.Title))
 	fmt.Fprintf(&sb, "\nBuild: %s (phase %d)\n", b.Name, t.Phase)
 	if d := strings.TrimSpace(t.Description); d != "" {
+		// A description larger than the prompt can hold is cut here with a
+		// marker (a 10 MB description once went out whole); the agent loop
+		// fits the final prompt to the model's real context.
+		d = promptfit.Cut(d, e.cfg.PromptTokens*3/4, promptfit.Estimator{}, "task description")
 		sb.WriteString("\n" + d + "\n")
 	}
 	if feedback != "" {
@@ -101,7 +110,12 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 		if err != nil {
 			e.logf(t.BuildID, t.ID, "knowledge: %v", err)
 		} else if block = strings.TrimSpace(block); block != "" {
-			p.extra = append(p.extra, truncateTokens(block, kb))
+			block = truncateTokens(block, kb)
+			if promptfit.KindOf(block) != promptfit.Knowledge {
+				// Tagged, so that prompt fitting knows to trim it first.
+				block = "<knowledge_context>\n" + block + "\n</knowledge_context>"
+			}
+			p.extra = append(p.extra, block)
 			p.knowIDs = ids
 		}
 	}

@@ -314,9 +314,11 @@ const (
 
 // nextStep decides what follows a failed attempt of kind, acting on the
 // run's recovery hints within the caps, and sets what the next attempt
-// needs on t (its tier or agent). In a led build (owner.Led) the hints that
-// ask the user or switch the specialist are the lead's to act on: the task
-// ends blocked with them recorded on its attempt.
+// needs on t (its tier or agent). Misconfiguration blocks at once; length
+// and repetition stops escalate within the caps, else block (never a plain
+// retry); the other kinds retry as their policy allows. In a led build
+// (owner.Led) the hints that ask the user or switch the specialist are the
+// lead's to act on: the task ends blocked with them recorded on its attempt.
 func (e *Engine) nextStep(t *Task, owner, b Build, res attemptResult, kind failure.Kind, noRetry bool) step {
 	pol := kind.Policy()
 	if kind == failure.Misconfigured || kind == failure.Cancelled {
@@ -341,7 +343,11 @@ func (e *Engine) nextStep(t *Task, owner, b Build, res attemptResult, kind failu
 			return stepSwitch
 		}
 	}
-	if noRetry {
+	if noRetry || pol.ChangeRequest {
+		// A length or repetition stop: the run already retried with a
+		// changed request (a larger num_predict, another seed) and tried a
+		// larger tier within the agent's range; the same request again
+		// would stop the same way. Escalation (above) was the last resort.
 		return stepBlock
 	}
 	if attemptsOf(t.History, kind) <= pol.Retries {

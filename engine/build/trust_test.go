@@ -509,3 +509,138 @@ func TestCheckGateUsesTheShellSyntaxOfRehearsals(t *testing.T) {
 	}
 	assert.Contains(t, names, "check: true && true")
 }
+
+// chatsFor counts the chat requests sent to one model.
+func chatsFor(srv *ollamatest.Server, model string) int {
+	n := 0
+	for _, r := range srv.ChatRequests() {
+		if r.Model == model {
+			n++
+		}
+	}
+	return n
+}
+
+// A reply cut at the token limit (done_reason "length") is never an
+// answer: the run retries it once with a larger limit, then on a larger tier
+// within the agent's range (ATLAS: small to medium); when that fails too the
+// build escalates the task past it (large), and nothing is learned.
+func TestLengthStopEscalatesAndIsNeverLearned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{vault: true})
+	h.Srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		if req.Model == testModels[2] {
+			return ollamatest.Text("Done.")
+		}
+		return ollamatest.Text("Files changed: hel").WithDoneReason("length")
+	})
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("len:ATLAS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, build.StatusDone, b.Status, b.Reason)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	task := ts[0]
+	require.Len(t, task.History, 2)
+	assert.Equal(t, failure.Length, task.History[0].Kind)
+	assert.Contains(t, task.History[0].Reason, "token limit")
+	assert.Equal(t, "medium", task.History[0].Tier, "the run escalated within ATLAS's range first")
+	assert.Equal(t, "large", task.Tier, "then the build escalated; never a plain retry")
+	assert.Equal(t, 1, task.Escalations)
+	assert.Equal(t, 1, b.LargeCalls)
+	assert.Equal(t, 2, chatsFor(h.Srv, testModels[0]), "one retry with a larger num_predict per tier")
+	assert.Equal(t, 2, chatsFor(h.Srv, testModels[1]))
+	assert.Zero(t, b.Wisdom.Mistakes, "a length stop is not a mistake of the work")
+	mistakes, err := h.Vault.List(ctx, vault.ListOptions{Type: vault.Mistake})
+	require.NoError(t, err)
+	assert.Empty(t, mistakes.Nodes)
+}
+
+// A length stop with nowhere to escalate blocks at once (no unchanged retry)
+// and is not learned.
+func TestLengthStopWithoutEscalationBlocks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{vault: true, cfg: build.Config{MaxEscalations: -1}})
+	h.Srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Text("Files changed: hel").WithDoneReason("length")
+	})
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("len:ATLAS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusFailed, b.Status)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	task := ts[0]
+	assert.Equal(t, build.TaskBlocked, task.Status)
+	assert.Equal(t, 1, task.Attempts)
+	assert.Equal(t, failure.Length, task.History[0].Kind)
+	assert.Contains(t, task.Reason, "token limit")
+	st, err := h.Vault.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.Nodes, "nothing learned from a model stop")
+}
+
+// A repetition stop is not retried unchanged: the run changes
+// temperature/seed once per tier and escalates within the agent's range;
+// with no build escalation allowed the task then blocks, and nothing is
+// learned.
+func TestRepetitionWithoutEscalationBlocksAndIsNeverLearned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{vault: true, cfg: build.Config{MaxEscalations: -1}})
+	h.Srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply {
+		return ollamatest.Repetition("Let me ", "again ")
+	})
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("rep:ATLAS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusFailed, b.Status)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	task := ts[0]
+	assert.Equal(t, build.TaskBlocked, task.Status)
+	assert.Equal(t, 1, task.Attempts, "no build-level retry of the same request")
+	assert.Equal(t, failure.Repetition, task.History[0].Kind)
+	for _, m := range testModels[:2] {
+		var opts []map[string]any
+		for _, r := range h.Srv.ChatRequests() {
+			if r.Model == m {
+				opts = append(opts, r.Options)
+			}
+		}
+		require.Len(t, opts, 2, "%s: one changed retry, nothing more", m)
+		assert.NotEqual(t, opts[0], opts[1], "%s: the retry changes temperature/seed", m)
+	}
+	assert.Zero(t, chatsFor(h.Srv, testModels[2]), "no escalation past the agent's range")
+	assert.Zero(t, b.Wisdom.Mistakes)
+	st, err := h.Vault.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.Nodes, "nothing learned from a model stop")
+}
+
+// A 500 from the model server is infrastructure: retried within its policy,
+// then blocked, never learned and never put to the user as a question.
+func TestServerErrorRetriesThenBlocksAndIsNeverLearned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{vault: true})
+	h.Srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply {
+		return ollamatest.ServerError("llama runner process has terminated: exit status 2")
+	})
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("srv:MARS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	b, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	assert.Equal(t, build.StatusFailed, b.Status)
+	ts, _ := h.Eng.Tasks(ctx, b.ID)
+	task := ts[0]
+	assert.Equal(t, build.TaskBlocked, task.Status, "not waiting for the user: the cause is the server")
+	assert.Equal(t, failure.Server, task.History[0].Kind)
+	assert.Equal(t, 1+failure.Server.Policy().Retries, task.Attempts)
+	assert.Contains(t, task.Reason, "terminated")
+	st, err := h.Vault.Stats(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, st.Nodes)
+}

@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/plural"
 )
 
 // Conflict is a staged file whose disk content no longer matches its base.
@@ -39,11 +40,11 @@ func (e *ConflictError) Error() string {
 		parts[i] = c.Path + " (" + c.Reason + ")"
 	}
 	if e.Revert {
-		return fmt.Sprintf("changeset %d cannot be reverted: %d file(s) changed since it was applied: %s; review them, then revert with force to overwrite those changes",
-			e.ID, len(e.Conflicts), strings.Join(parts, ", "))
+		return fmt.Sprintf("changeset %d cannot be reverted: %s changed since it was applied: %s; review them, then revert with force to overwrite those changes",
+			e.ID, plural.Count(len(e.Conflicts), "file", "files"), strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("changeset %d: %d file(s) changed on disk since they were staged: %s; review them, then apply with force to overwrite",
-		e.ID, len(e.Conflicts), strings.Join(parts, ", "))
+	return fmt.Sprintf("changeset %d: %s changed on disk since they were staged: %s; review them, then apply with force to overwrite",
+		e.ID, plural.Count(len(e.Conflicts), "file", "files"), strings.Join(parts, ", "))
 }
 
 // Unwrap makes errors.Is(err, ErrConflict) hold.
@@ -248,7 +249,7 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 	if err != nil {
 		// The disk changed but the record did not: Recover completes it at
 		// the next open; say so plainly.
-		return rep, fmt.Errorf("applied %d file(s) of changeset %d but could not record it (the next nova start completes it): %w", len(applied), id, err)
+		return rep, fmt.Errorf("applied %s of changeset %d but could not record it (the next nova start completes it): %w", plural.Count(len(applied), "file", "files"), id, err)
 	}
 	rep.Changeset = final
 	if writeErr == nil && final.Status == StatusApplied && s.opts.CommitOnApply != nil && s.opts.CommitOnApply() {

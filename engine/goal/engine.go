@@ -80,6 +80,9 @@ type Deps struct {
 	Host func() string
 	// Publish receives events after the state they describe is committed.
 	Publish func(Event)
+	// Ended (optional) hears of a run that has ended (completed, stopped or
+	// failed) before Run returns: the knowledge layer learns from its build.
+	Ended func(ctx context.Context, r Run)
 }
 
 // Config tunes an engine.
@@ -479,7 +482,11 @@ func (e *Engine) Run(ctx context.Context, id uint64, o RunOptions) (Run, error) 
 	}
 	e.publish(Event{Kind: KindChanged, RunID: id, Status: string(r.Status), Text: "the run goes on"})
 	status, reason, summary := s.loop(ctx, r)
-	return s.finish(status, reason, summary)
+	r, err = s.finish(status, reason, summary)
+	if err == nil && r.Status.Finished() && ctx.Err() == nil && e.d.Ended != nil {
+		e.d.Ended(ctx, r)
+	}
+	return r, err
 }
 
 // finish commits the end of a session and publishes it.

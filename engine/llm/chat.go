@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -66,6 +67,9 @@ type ChatRequest struct {
 	Think *bool
 	// NumCtx overrides Config.NumCtx when non-zero.
 	NumCtx int
+	// NumPredict, when positive, limits the reply (options.num_predict);
+	// zero leaves the model's default.
+	NumPredict int
 	// KeepAlive overrides Config.KeepAlive when non-zero.
 	KeepAlive time.Duration
 	// Temperature, when set, is sent as options.temperature.
@@ -121,11 +125,28 @@ func (r ChatResult) Usage() Usage {
 	return Usage{Calls: 1, PromptTokens: r.PromptTokens, EvalTokens: r.EvalTokens}
 }
 
-// Chat sends one chat and streams the reply to onDelta (which may be nil; the
-// request is then sent with "stream": false). Deltas arrive in order on the
-// calling goroutine. See the package comment for retries and Delta.Reset.
+// Chat sends one chat and streams the reply to onDelta (which may be nil).
+// Deltas arrive in order on the calling goroutine. The server is always
+// asked to stream, even without onDelta: an answer held back until the end
+// ("stream": false) sends no byte for as long as the model generates, which
+// no idle timeout could tell from a stalled server. See the package comment for retries and Delta.Reset.
 // Cancelling ctx stops the stream at once; the error then satisfies
 // errors.Is(err, context.Canceled).
+//
+// Every request asks the server not to truncate the prompt nor shift the
+// context ("truncate": false, "shift": false): a prompt that does not fit is
+// refused with ErrPromptTooLong instead of silently losing its start.
+//
+// A reply is never returned as complete unless the server said done with a
+// reason other than "length":
+//   - done_reason "length" is retried once with a larger num_predict, then
+//     fails with ErrLength (the cut reply is in the returned result);
+//   - a stream that ends cleanly without done after degenerate, repeated
+//     output (the real server's repetition stop) is retried once with another
+//     temperature and seed, then fails with ErrRepetition; it is never sent
+//     again unchanged;
+//   - no first byte or no next chunk within Config.IdleTimeout is retried
+//     once, then fails with ErrTimeout (stalled).
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta)) (ChatResult, error) {
 	start := time.Now()
 	if strings.TrimSpace(req.Model) == "" {
@@ -136,7 +157,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 			return ChatResult{}, fmt.Errorf("chat %s: %w", req.Model, err)
 		}
 	}
-	areq, err := c.toAPIChat(req, onDelta != nil)
+	areq, err := c.toAPIChat(req, true)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -151,29 +172,107 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 	}
 	defer cancel()
 
-	var res ChatResult
-	delivered := false
-	attempts := 0
+	st := &chatState{onDelta: onDelta}
 	op := "chat " + req.Model
-	err = c.retry(callCtx, c.cfg.Retries, func(n int) (kind, error) {
-		attempts = n
-		if delivered && onDelta != nil {
-			onDelta(Delta{Reset: true})
-			delivered = false
+	var total Usage
+	lengthRetried, repeatRetried := false, false
+	for {
+		res, err := c.chatAttempts(callCtx, areq, op, req.Model, st)
+		total.PromptTokens += res.PromptTokens
+		total.EvalTokens += res.EvalTokens
+		if err == nil && res.DoneReason == doneLength && callCtx.Err() == nil {
+			np := numPredict(areq)
+			if !lengthRetried {
+				lengthRetried = true
+				setOption(areq, "num_predict", c.largerNumPredict(np, res.EvalTokens))
+				continue
+			}
+			res.PromptTokens, res.EvalTokens = total.PromptTokens, total.EvalTokens
+			res.Attempts, res.Duration = st.attempts, time.Since(start)
+			return res, fmt.Errorf("%w: %s: the reply stopped at the token limit (done_reason \"length\" after %d tokens, "+
+				"num_predict %s) even after one retry with a larger limit; it is not used as an answer",
+				ErrLength, op, res.EvalTokens, describeNumPredict(np))
+		}
+		if err != nil && errors.Is(err, errRepetition) && callCtx.Err() == nil {
+			if !repeatRetried {
+				repeatRetried = true
+				temp := changedTemperature(areq)
+				setOption(areq, "temperature", temp)
+				setOption(areq, "seed", rand.IntN(1<<31-1)+1)
+				continue
+			}
+			return ChatResult{Attempts: st.attempts}, fmt.Errorf("%w (retried once with temperature %.2g and a new seed)",
+				err, optionFloat(areq, "temperature"))
+		}
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return ChatResult{}, fmt.Errorf("%s: %w", op, ctx.Err())
+			case callCtx.Err() != nil:
+				return ChatResult{}, fmt.Errorf("%w: %s: no complete reply within %s: %w",
+					ErrTimeout, op, timeout, context.DeadlineExceeded)
+			}
+			return ChatResult{}, err
+		}
+		if res.Model == "" {
+			res.Model = req.Model
+		}
+		res.Attempts = st.attempts
+		res.Duration = time.Since(start)
+		c.calibrate(req.Model, areq, res.PromptTokens)
+		// Tokens of a cut attempt were spent too.
+		res.PromptTokens, res.EvalTokens = total.PromptTokens, total.EvalTokens
+		c.record(req, res)
+		return res, nil
+	}
+}
+
+const doneLength = "length"
+
+// chatState carries a call's stream state across its attempts.
+type chatState struct {
+	onDelta   func(Delta)
+	delivered bool
+	attempts  int
+}
+
+// chatAttempts runs one request with the transport retries (cut, server,
+// unreachable, one stall). A reply that ends without done after degenerate
+// output returns errRepetition at once: repeating the identical request
+// would give the same reply.
+func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op, model string, st *chatState) (ChatResult, error) {
+	var res ChatResult
+	stalls := 0
+	send := c.chatStream
+	if c.viaAPI {
+		send = func(ctx context.Context, r *api.ChatRequest, fn func(api.ChatResponse) error) error {
+			return c.api.Chat(ctx, r, fn)
+		}
+	}
+	err := c.retry(callCtx, c.cfg.Retries, func(int) (kind, error) {
+		st.attempts++
+		if st.delivered && st.onDelta != nil {
+			st.onDelta(Delta{Reset: true})
+			st.delivered = false
 		}
 		var acc ChatResult
+		// Builders, not +=: a long reply arrives in many small chunks, and
+		// concatenating strings would copy it over and over (quadratic).
+		var content, thinking strings.Builder
 		done := false
-		err := c.api.Chat(callCtx, areq, func(r api.ChatResponse) error {
+		var rep repeatWatch
+		err := send(callCtx, areq, func(r api.ChatResponse) error {
 			if err := callCtx.Err(); err != nil {
 				return err
 			}
 			d := Delta{Content: r.Message.Content, Thinking: r.Message.Thinking, ToolCalls: fromAPIToolCalls(r.Message.ToolCalls)}
-			acc.Content += d.Content
-			acc.Thinking += d.Thinking
+			content.WriteString(d.Content)
+			thinking.WriteString(d.Thinking)
 			acc.ToolCalls = append(acc.ToolCalls, d.ToolCalls...)
-			if onDelta != nil && (d.Content != "" || d.Thinking != "" || len(d.ToolCalls) > 0) {
-				delivered = true
-				onDelta(d)
+			rep.add(d.Content)
+			if st.onDelta != nil && (d.Content != "" || d.Thinking != "" || len(d.ToolCalls) > 0) {
+				st.delivered = true
+				st.onDelta(d)
 			}
 			if r.Done {
 				done = true
@@ -184,7 +283,12 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 			}
 			return nil
 		})
+		acc.Content, acc.Thinking = content.String(), thinking.String()
 		if err == nil && !done {
+			if unit, ok := rep.degenerate(acc.Content); ok {
+				return kindRepetition, fmt.Errorf("%w: %s: the server ended the reply without done after the model "+
+					"kept repeating %q (%d characters of output)", ErrRepetition, op, clipText(unit, 40), len(acc.Content))
+			}
 			err = errNoDone
 		}
 		if err == nil {
@@ -194,6 +298,15 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 		if callCtx.Err() != nil {
 			return kindCtx, err
 		}
+		if errors.Is(err, errIdle) {
+			stalls++
+			werr := fmt.Errorf("%w: %s: no reply from %s within %s (ollama.idleTimeout); a large model on a slow "+
+				"machine may need a longer one", ErrTimeout, op, c.Host(), c.cfg.IdleTimeout)
+			if stalls > 1 {
+				return kindCtx, fmt.Errorf("%w (gave up after %d stalled attempts)", werr, stalls)
+			}
+			return kindStalled, werr
+		}
 		k := classify(err)
 		if k == kindServer {
 			var se api.StatusError
@@ -201,25 +314,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 				err = fmt.Errorf("%w: %s: error in stream: %s", ErrServer, op, err.Error())
 			}
 		}
-		return k, c.wrap(op, req.Model, k, err)
+		return k, c.wrap(op, model, k, err)
 	})
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return ChatResult{}, fmt.Errorf("%s: %w", op, ctx.Err())
-		case callCtx.Err() != nil:
-			return ChatResult{}, fmt.Errorf("%w: %s: no complete reply within %s: %w",
-				ErrTimeout, op, timeout, context.DeadlineExceeded)
-		}
-		return ChatResult{}, err
-	}
-	if res.Model == "" {
-		res.Model = req.Model
-	}
-	res.Attempts = attempts
-	res.Duration = time.Since(start)
-	c.record(req, res)
-	return res, nil
+	return res, err
 }
 
 func (c *Client) record(req ChatRequest, res ChatResult) {
@@ -239,11 +336,17 @@ func (c *Client) toAPIChat(req ChatRequest, stream bool) (*api.ChatRequest, erro
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: chat %s: %s", ErrBadRequest, req.Model, fmt.Sprintf(format, a...))
 	}
+	no := false
 	out := &api.ChatRequest{
 		Model:     req.Model,
 		Messages:  make([]api.Message, 0, len(req.Messages)),
 		Stream:    &stream,
 		KeepAlive: c.keepAlive(req.KeepAlive),
+		// Never let the server cut the prompt or slide the context
+		// silently: a prompt that does not fit is refused (400) and nova
+		// trims its own sections instead.
+		Truncate: &no,
+		Shift:    &no,
 	}
 	for i, m := range req.Messages {
 		am := api.Message{
@@ -285,6 +388,9 @@ func (c *Client) toAPIChat(req ChatRequest, stream bool) (*api.ChatRequest, erro
 	}
 	if req.Temperature != nil {
 		opts["temperature"] = *req.Temperature
+	}
+	if req.NumPredict > 0 {
+		opts["num_predict"] = req.NumPredict
 	}
 	if len(opts) > 0 {
 		if _, err := json.Marshal(opts); err != nil {

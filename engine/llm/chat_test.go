@@ -88,15 +88,17 @@ func TestChatThinkFalseIsSentExplicitly(t *testing.T) {
 	assert.NotContains(t, string(srv.Requests()[1].Body), `"think"`, "nil Think is omitted")
 }
 
-func TestChatWithoutCallbackDoesNotStream(t *testing.T) {
+func TestChatWithoutCallbackStillStreamsOnTheWire(t *testing.T) {
 	t.Parallel()
+	// Streaming keeps bytes coming while the model generates, so the idle
+	// timeout can tell a long reply from a stalled server.
 	srv := ollamatest.New(t, ollamatest.WithReplies(ollamatest.Text("whole reply").WithTokens(3, 2)))
 	res, err := newClient(t, srv).Chat(context.Background(), llm.ChatRequest{Model: model, Messages: user("hi")}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "whole reply", res.Content)
 	assert.Equal(t, 3, res.PromptTokens)
 	require.NotNil(t, srv.ChatRequests()[0].Stream)
-	assert.False(t, *srv.ChatRequests()[0].Stream)
+	assert.True(t, *srv.ChatRequests()[0].Stream)
 }
 
 func TestChatToolCallsRoundTrip(t *testing.T) {

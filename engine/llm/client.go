@@ -45,6 +45,12 @@ const (
 	DefaultBackoff      = 250 * time.Millisecond
 	DefaultMaxBackoff   = 5 * time.Second
 	DefaultProbeTimeout = 5 * time.Second
+	// DefaultIdleTimeout bounds the wait for the first byte of an answer and
+	// for each next chunk of a streamed one.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultReplyReserve is the room (tokens) kept free for the reply when
+	// a prompt is fitted into the model's context.
+	DefaultReplyReserve = 1024
 )
 
 // Config configures a Client. The zero value is usable.
@@ -68,9 +74,17 @@ type Config struct {
 	// retry (with jitter) up to MaxBackoff. Defaults 250ms and 5s.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// IdleTimeout bounds the wait for the first byte of any answer and for
+	// each next chunk of a streamed chat (default 60s; negative: none). A
+	// chat that stalls is retried once, then fails with ErrTimeout.
+	IdleTimeout time.Duration
 	// NumCtx is the default context window (options.num_ctx); 0 leaves the
 	// model's default.
 	NumCtx int
+	// ReplyReserve is the room kept for the reply when prompts are fitted
+	// (default 1024 tokens); a retry after a length stop asks for at least
+	// twice it.
+	ReplyReserve int
 	// KeepAlive is how long Ollama keeps the model loaded after a request;
 	// 0 leaves Ollama's default, a negative value means forever.
 	KeepAlive time.Duration
@@ -86,8 +100,14 @@ type Config struct {
 // Client talks to one Ollama server. It is safe for concurrent use.
 type Client struct {
 	api  *api.Client
+	http *http.Client
 	base *url.URL
 	cfg  Config
+	// viaAPI sends chats through api.Client.Chat (ollama.com needs its
+	// request signing) instead of the package's own stream reader.
+	viaAPI bool
+
+	models modelCache
 }
 
 // New builds a Client. It does not contact the server.
@@ -114,6 +134,15 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
+	switch {
+	case cfg.IdleTimeout == 0:
+		cfg.IdleTimeout = DefaultIdleTimeout
+	case cfg.IdleTimeout < 0:
+		cfg.IdleTimeout = 0
+	}
+	if cfg.ReplyReserve <= 0 {
+		cfg.ReplyReserve = DefaultReplyReserve
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -123,7 +152,8 @@ func New(cfg Config) (*Client, error) {
 		// bounded by contexts instead.
 		hc = &http.Client{Transport: tr}
 	}
-	return &Client{api: api.NewClient(base, hc), base: base, cfg: cfg}, nil
+	return &Client{api: api.NewClient(base, hc), http: hc, base: base, cfg: cfg,
+		viaAPI: strings.EqualFold(base.Hostname(), "ollama.com")}, nil
 }
 
 // Host is the base URL the client talks to, e.g. "http://127.0.0.1:11434".
@@ -352,6 +382,11 @@ func (c *Client) keepAlive(d time.Duration) *api.Duration {
 
 // unary runs a non-streaming request with a per-attempt timeout and retries.
 func (c *Client) unary(ctx context.Context, op, model string, retries int, timeout time.Duration, do func(context.Context) error) error {
+	if c.cfg.IdleTimeout > 0 {
+		// A short answer that does not come within the idle timeout is a
+		// stalled server, whatever the request's own bound.
+		timeout = min(timeout, c.cfg.IdleTimeout)
+	}
 	return c.retry(ctx, retries, func(int) (kind, error) {
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -379,6 +414,9 @@ func (c *Client) wrap(op, model string, k kind, err error) error {
 	case kindNotFound:
 		return &ModelNotFoundError{Model: model, Host: c.Host()}
 	case kindBadRequest:
+		if tooLong(err) {
+			return fmt.Errorf("%w: %s: %s", ErrPromptTooLong, op, describe(err))
+		}
 		return fmt.Errorf("%w: %s: %s", ErrBadRequest, op, describe(err))
 	case kindCut:
 		if errors.Is(err, errNoDone) {

@@ -38,6 +38,10 @@ var (
 	// request as invalid (4xx other than 404), e.g. a model that does not
 	// support tools. Retrying the same request will not help.
 	ErrBadRequest error = failure.NewSentinel(failure.Misconfigured, "ollama rejected the request")
+	// ErrPromptTooLong: the prompt does not fit the model's context (the
+	// server refused it, or nova's fitting found no room). Callers may trim
+	// and try again; otherwise it is a configuration problem.
+	ErrPromptTooLong error = failure.NewSentinel(failure.Misconfigured, "the prompt does not fit the model's context")
 	// ErrBudgetExceeded: a token Budget is spent; the call was not made.
 	ErrBudgetExceeded error = failure.NewSentinel(failure.Misconfigured, "token budget exceeded")
 	// ErrInvalidOutput: the model's output could not be parsed or validated.
@@ -99,10 +103,12 @@ const (
 	kindBadRequest       // other 4xx
 	kindServer           // 5xx, error line, malformed protocol
 	kindCut              // connection dropped / stream ended without done
+	kindStalled          // no first byte / next chunk within the idle timeout
+	kindRepetition       // ended without done after degenerate output
 )
 
 func (k kind) retryable() bool {
-	return k == kindUnreachable || k == kindServer || k == kindCut
+	return k == kindUnreachable || k == kindServer || k == kindCut || k == kindStalled
 }
 
 // errNoDone marks a stream that ended cleanly but never said done.
@@ -153,6 +159,17 @@ func classify(err error) kind {
 		// error from the transport.
 		return kindServer
 	}
+}
+
+// tooLong reports a 400 of a prompt longer than the context (Ollama's runner:
+// "the input length exceeds the context length", with truncate false).
+func tooLong(err error) bool {
+	var se api.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	m := strings.ToLower(se.ErrorMessage)
+	return strings.Contains(m, "exceeds") && strings.Contains(m, "context length")
 }
 
 func isModelNotFound(msg string) bool {

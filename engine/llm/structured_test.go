@@ -112,7 +112,7 @@ func TestStructuredFencedJSON(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r.Messages[0].Content, "You are SUN, the planner."))
 	assert.Contains(t, r.Messages[0].Content, `"required":["title","steps"]`)
 	require.NotNil(t, r.Stream)
-	assert.False(t, *r.Stream)
+	assert.True(t, *r.Stream, "streamed on the wire, so the idle timeout sees progress")
 }
 
 func TestStructuredProseWrappedAddsSystemMessage(t *testing.T) {
@@ -169,7 +169,6 @@ func TestStructuredGarbageAndEmpty(t *testing.T) {
 		"garbage":       ollamatest.Text("I cannot help with that {not: json} ]["),
 		"empty":         ollamatest.Empty(),
 		"wrong type":    ollamatest.Text(`{"title": 42, "steps": "x"}`),
-		"truncated":     ollamatest.Text(`{"title": "Plan", "steps": ["a", "b`).WithDoneReason("length"),
 		"not an object": ollamatest.Text(`["title", "steps"]`),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -181,6 +180,18 @@ func TestStructuredGarbageAndEmpty(t *testing.T) {
 			assert.Len(t, srv.ChatRequests(), 2)
 		})
 	}
+}
+
+func TestStructuredCutAtTheTokenLimitIsLengthNotInvalid(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithDefaultReply(ollamatest.Text(`{"title": "Plan", "steps": ["a", "b`).WithDoneReason("length")))
+	var out plan
+	_, err := llm.Structured(context.Background(), newClient(t, srv), llm.ChatRequest{Model: model, Messages: user("plan")}, []byte(planSchema), &out)
+	require.ErrorIs(t, err, llm.ErrLength)
+	require.NotErrorIs(t, err, llm.ErrInvalidOutput)
+	reqs := srv.ChatRequests()
+	require.Len(t, reqs, 2, "one retry with a larger num_predict")
+	assert.NotNil(t, reqs[1].Options["num_predict"])
 }
 
 func TestStructuredGoTypeMismatchIsInvalidOutput(t *testing.T) {

@@ -196,12 +196,17 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 	if prev := previousRoundContext(*ss); prev != "" {
 		blocks = append(blocks, prev)
 	}
+	user := userPrompt(ss.TaskTitle, ss.Description)
+	blocks, user, err := s.fit(ctx, model, ss.AgentName, blocks, user)
+	if err != nil {
+		return err
+	}
 	ins := make([]genInput, n)
 	for i := range n {
 		a := Approaches()[i]
 		ins[i] = genInput{approach: a, round: round, index: i,
 			system:   systemPrompt(ss.AgentName, a, blocks),
-			user:     userPrompt(ss.TaskTitle, ss.Description),
+			user:     user,
 			injected: injected, ruleIDs: ruleIDs}
 	}
 	outs := s.generate(ctx, model, cfg.Rehearsal.Concurrency, ins)

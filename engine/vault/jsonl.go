@@ -14,6 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/internal/plural"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -142,7 +143,7 @@ type ImportError struct {
 
 func (e *ImportError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invalid JSONL: %d bad line(s), nothing imported", len(e.Lines)+e.More)
+	fmt.Fprintf(&b, "invalid JSONL: %s, nothing imported", plural.Count(len(e.Lines)+e.More, "bad line", "bad lines"))
 	for _, l := range e.Lines {
 		b.WriteString("\n  ")
 		b.WriteString(l.Error())

@@ -81,11 +81,14 @@ type VerifyConfig struct {
 
 // OllamaConfig is how nova reaches the model server.
 type OllamaConfig struct {
-	Host      string   `yaml:"host" json:"host"`
-	Timeout   Duration `yaml:"timeout" json:"timeout"`
-	NumCtx    int      `yaml:"numCtx" json:"numCtx"`
-	KeepAlive Duration `yaml:"keepAlive" json:"keepAlive"`
-	Retries   int      `yaml:"retries" json:"retries"`
+	Host    string   `yaml:"host" json:"host"`
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// IdleTimeout bounds the wait for the first byte of an answer and for
+	// each next chunk of a streamed reply (a stalled server).
+	IdleTimeout Duration `yaml:"idleTimeout" json:"idleTimeout"`
+	NumCtx      int      `yaml:"numCtx" json:"numCtx"`
+	KeepAlive   Duration `yaml:"keepAlive" json:"keepAlive"`
+	Retries     int      `yaml:"retries" json:"retries"`
 	// WaitLimit is how long a headless build waits for an unreachable
 	// server before it gives up, leaving the build resumable.
 	WaitLimit Duration `yaml:"waitLimit" json:"waitLimit"`
@@ -110,6 +113,9 @@ type BudgetsConfig struct {
 	KnowledgeShare float64 `yaml:"knowledgeShare" json:"knowledgeShare"`
 	BuildTokens    int     `yaml:"buildTokens" json:"buildTokens"`
 	ToolOutput     int     `yaml:"toolOutput" json:"toolOutput"`
+	// ReplyReserve is the room (tokens) every prompt leaves for the reply
+	// inside the model's context.
+	ReplyReserve int `yaml:"replyReserve" json:"replyReserve"`
 }
 
 // CommandsConfig governs runCommand.
@@ -201,12 +207,13 @@ func Defaults() Config {
 		Theme:    "nova-dark",
 		UserID:   "local",
 		Ollama: OllamaConfig{
-			Host:      "http://127.0.0.1:11434",
-			Timeout:   Duration(5 * time.Minute),
-			NumCtx:    8192,
-			KeepAlive: Duration(5 * time.Minute),
-			Retries:   2,
-			WaitLimit: Duration(10 * time.Minute),
+			Host:        "http://127.0.0.1:11434",
+			Timeout:     Duration(5 * time.Minute),
+			IdleTimeout: Duration(60 * time.Second),
+			NumCtx:      8192,
+			KeepAlive:   Duration(5 * time.Minute),
+			Retries:     2,
+			WaitLimit:   Duration(10 * time.Minute),
 		},
 		Models: ModelsConfig{
 			Small:  "qwen2.5-coder:1.5b",
@@ -215,11 +222,12 @@ func Defaults() Config {
 			Embed:  "nomic-embed-text",
 		},
 		Budgets: BudgetsConfig{
-			PromptTokens:   8192,
+			PromptTokens:   7168, // numCtx 8192 minus the 1024-token reply reserve
 			VaultShare:     0.15,
 			PlaybookShare:  0.10,
 			KnowledgeShare: 0.10,
 			ToolOutput:     800,
+			ReplyReserve:   1024,
 		},
 		Checks: []string{},
 		Commands: CommandsConfig{
@@ -365,9 +373,9 @@ func (c *Config) validate() []*ConfigError {
 	if _, err := NormalizeHost(c.Ollama.Host); err != nil {
 		bad("ollama.host", "%v", err)
 	}
-	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.keepAlive": c.Ollama.KeepAlive,
-		"ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout, "docs.ttl": c.Docs.TTL,
-		"orchestrator.maxDuration": c.Orchestrator.MaxDuration} {
+	for field, d := range map[string]Duration{"ollama.timeout": c.Ollama.Timeout, "ollama.idleTimeout": c.Ollama.IdleTimeout,
+		"ollama.keepAlive": c.Ollama.KeepAlive, "ollama.waitLimit": c.Ollama.WaitLimit, "commands.timeout": c.Commands.Timeout,
+		"docs.ttl": c.Docs.TTL, "orchestrator.maxDuration": c.Orchestrator.MaxDuration} {
 		if d == invalidDuration {
 			bad(field, "want a duration like 30s or 5m")
 		}
@@ -403,6 +411,12 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Budgets.BuildTokens < 0 {
 		bad("budgets.buildTokens", "must not be negative (0 means no limit)")
+	}
+	if c.Budgets.ReplyReserve < 64 {
+		bad("budgets.replyReserve", "must be at least 64 tokens, got %d", c.Budgets.ReplyReserve)
+	}
+	if c.Ollama.IdleTimeout != invalidDuration && c.Ollama.IdleTimeout > 0 && c.Ollama.IdleTimeout.D() < time.Second {
+		bad("ollama.idleTimeout", "must be at least 1s (or 0 for none), got %s", c.Ollama.IdleTimeout.D())
 	}
 	if c.Budgets.ToolOutput < 100 {
 		bad("budgets.toolOutput", "must be at least 100 characters")

@@ -330,3 +330,26 @@ func TestZeroSharesAndTrustKeysParse(t *testing.T) {
 	assert.Equal(t, "retry", def.Verify.Inconclusive)
 	assert.Equal(t, 10*time.Minute, def.Ollama.WaitLimit.D())
 }
+
+func TestConfigIdleTimeoutAndReplyReserve(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", []byte("ollama:\n  idleTimeout: 45s\nbudgets:\n  replyReserve: 2048\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 45*time.Second, cfg.Ollama.IdleTimeout.D())
+	assert.Equal(t, 2048, cfg.Budgets.ReplyReserve)
+	def := Defaults()
+	assert.Equal(t, 60*time.Second, def.Ollama.IdleTimeout.D(), "default ≤ 60 s")
+	assert.Equal(t, 1024, def.Budgets.ReplyReserve)
+	assert.Equal(t, def.Ollama.NumCtx-def.Budgets.ReplyReserve, def.Budgets.PromptTokens, "the default budget leaves the reserve free")
+
+	for _, bad := range []struct{ yaml, field string }{
+		{"budgets:\n  replyReserve: 10\n", "budgets.replyReserve"},
+		{"ollama:\n  idleTimeout: 10ms\n", "ollama.idleTimeout"},
+		{"ollama:\n  idleTimeout: soon\n", "ollama.idleTimeout"},
+	} {
+		_, err := ParseConfig("c.yaml", []byte(bad.yaml))
+		require.Error(t, err, bad.yaml)
+		assert.Contains(t, err.Error(), bad.field)
+		assert.Contains(t, err.Error(), "c.yaml:2", "the line is named")
+	}
+}

@@ -121,26 +121,38 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 			(o.IncludeInvalidated || f.Status == StatusValid)
 	}
 	hits := s.mem.ix.Search(query, max(o.Limit*4, 40), filter)
-	out := make([]Scored, 0, min(len(hits), o.Limit))
+	type cand struct {
+		Scored
+		key uint64  // the fact's index id
+		rel float64 // text relevance relative to the best hit
+	}
+	cands := make([]cand, 0, len(hits))
 	if len(hits) > 0 && hits[0].Score > 0 {
 		top := hits[0].Score
 		for _, h := range hits {
 			f := s.mem.facts[h.ID]
 			rel := h.Score / top
 			w := (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
-			covered, terms := s.mem.ix.Coverage(query, h.ID)
-			cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(f.Content+" "+strings.Join(f.Tags, " ")), CoverageTerms)
-			out = append(out, Scored{Fact: f, Score: round6(rel * w), Coverage: round6(cov), Calibrated: round6(cov * (0.5 + 0.5*rel) * w)})
+			cands = append(cands, cand{Scored: Scored{Fact: f, Score: round6(rel * w)}, key: h.ID, rel: rel})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Score != cands[j].Score {
+			return cands[i].Score > cands[j].Score
 		}
-		return out[i].ID < out[j].ID
+		return cands[i].ID < cands[j].ID
 	})
-	if len(out) > o.Limit {
-		out = out[:o.Limit]
+	if len(cands) > o.Limit {
+		cands = cands[:o.Limit]
+	}
+	// Coverage only for what is returned (it analyses each fact's text).
+	out := make([]Scored, 0, len(cands))
+	for _, c := range cands {
+		covered, terms := s.mem.ix.Coverage(query, c.key)
+		cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(c.Content+" "+strings.Join(c.Tags, " ")), CoverageTerms)
+		w := (0.55 + 0.45*c.Confidence) * recencyFactor(c.Fact, o.Recency, now)
+		c.Coverage, c.Calibrated = round6(cov), round6(cov*(0.5+0.5*c.rel)*w)
+		out = append(out, c.Scored)
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil
 }

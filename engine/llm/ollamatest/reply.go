@@ -65,6 +65,9 @@ type Reply struct {
 	// malformed NDJSON or an empty body).
 	Raw    string
 	RawSet bool
+	// RepeatUnit, when set, follows the content with this chunk 31 times and
+	// ends the 200 stream without done: the real server's repetition stop.
+	RepeatUnit string
 }
 
 // Text streams content in chunks, then the done message.
@@ -108,6 +111,12 @@ func Cut(partial string) Reply { return Reply{Content: partial, Cut: true} }
 // CutClean streams partial and ends the response normally without a done
 // message.
 func CutClean(partial string) Reply { return Reply{Content: partial, CutClean: true} }
+
+// Repetition streams prefix, then unit over and over, and ends the stream
+// without a done message, as the real server does when a model repeats a
+// token more than 30 times. With "stream": false it answers one object with
+// everything generated and "done": false.
+func Repetition(prefix, unit string) Reply { return Reply{Content: prefix, RepeatUnit: unit} }
 
 // HTTPError answers with the given status and {"error": msg}.
 func HTTPError(status int, msg string) Reply {

@@ -130,20 +130,42 @@ func (m *Model) View() string {
 		yes, no = s.ButtonActive, s.Button
 	}
 	b.WriteString(yes.Render(m.opts.Yes) + "  " + no.Render(m.opts.No) + "\n\n")
-	b.WriteString(s.Subtle.Render(common.Truncate("y yes · n/esc no · ←/→ choose · enter", inner)))
+	b.WriteString(s.Subtle.Render(common.Truncate(m.keysLine(), inner)))
 	return s.Dialog.Width(w).Render(b.String())
+}
+
+// keysLine names what each key answers, enter included, so the safe
+// default is visible: "y forget · n/esc keep · enter keep · ←/→ choose".
+func (m *Model) keysLine() string {
+	yes, no := strings.ToLower(m.opts.Yes), strings.ToLower(m.opts.No)
+	focused := no
+	if m.yes {
+		focused = yes
+	}
+	return "y " + yes + " · n/esc " + no + " · enter " + focused + " · ←/→ choose"
+}
+
+// bindings are the dialog's keys with what they answer.
+func (m *Model) bindings() (yes, no, enter key.Binding) {
+	focused := m.opts.No
+	if m.yes {
+		focused = m.opts.Yes
+	}
+	return key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", strings.ToLower(m.opts.Yes))),
+		key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", strings.ToLower(m.opts.No))),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", strings.ToLower(focused)))
 }
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	return []key.Binding{km.Confirm, km.Cancel}
+	yes, no, enter := m.bindings()
+	return []key.Binding{yes, no, enter}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{{km.Confirm, km.Cancel, km.Left, km.Right}}
+	yes, no, enter := m.bindings()
+	return [][]key.Binding{{yes, no, enter, key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "choose"))}}
 }
 
 var _ common.Component = (*Model)(nil)

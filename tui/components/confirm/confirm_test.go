@@ -81,11 +81,20 @@ func TestViewAndClosed(t *testing.T) {
 	assert.Nil(t, cmd, "a closed dialog ignores keys")
 	m.Open(Options{ID: "x", Title: "Forget node #3?", Body: "It is removed.", Yes: "Forget", No: "Keep", Danger: true})
 	out := ansi.Strip(m.View())
-	for _, want := range []string{"Forget node #3?", "It is removed.", "Forget", "Keep", "y yes"} {
+	for _, want := range []string{"Forget node #3?", "It is removed.", "Forget", "Keep",
+		"y forget · n/esc keep · enter keep"} { // what enter does is on screen
 		assert.Contains(t, out, want)
 	}
+	// The status bar's keys say the same, never "enter confirm".
+	var help []string
+	for _, b := range m.ShortHelp() {
+		help = append(help, b.Help().Key+" "+b.Help().Desc)
+	}
+	assert.Equal(t, []string{"y forget", "n/esc keep", "enter keep"}, help)
 	// The focused button (Keep) uses the active style.
 	assert.Contains(t, m.View(), m.c.Styles.ButtonActive.Render("Keep"))
+	m.Update(tuitest.Key("left"))
+	assert.Contains(t, ansi.Strip(m.View()), "enter forget", "enter follows the focus")
 	m.Close()
 	assert.False(t, m.Active())
 }

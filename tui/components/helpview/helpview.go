@@ -129,8 +129,9 @@ func (m *Model) render(width int) []string {
 	var out []string
 	for i, sec := range m.sections {
 		var blocks [][]string
+		seen := map[string]bool{} // a binding listed twice in a section (two lists' moves) shows once
 		for _, g := range sec.Groups {
-			if b := m.block(g); len(b) > 0 {
+			if b := m.block(g, seen); len(b) > 0 {
 				blocks = append(blocks, b)
 			}
 		}
@@ -148,15 +149,18 @@ func (m *Model) render(width int) []string {
 	return out
 }
 
-// block renders one group as aligned "key  description" lines.
-func (m *Model) block(g []key.Binding) []string {
+// block renders one group as aligned "key  description" lines, leaving out
+// the bindings already in seen (and adding its own).
+func (m *Model) block(g []key.Binding, seen map[string]bool) []string {
 	s := m.c.Styles
 	var keys, descs []string
 	kw := 0
 	for _, b := range g {
-		if !b.Enabled() || b.Help().Key == "" {
+		id := b.Help().Key + "\x00" + b.Help().Desc
+		if !b.Enabled() || b.Help().Key == "" || seen[id] {
 			continue
 		}
+		seen[id] = true
 		keys = append(keys, b.Help().Key)
 		descs = append(descs, b.Help().Desc)
 		kw = max(kw, lipgloss.Width(b.Help().Key))
@@ -169,7 +173,8 @@ func (m *Model) block(g []key.Binding) []string {
 }
 
 // layout puts blocks side by side, gap cells apart, starting a new row of
-// blocks when the next one does not fit; a block wider than width is cut.
+// blocks (after a blank line, so rows read as separate groups) when the next
+// one does not fit; a block wider than width is cut.
 func layout(blocks [][]string, width, gap int) []string {
 	var out []string
 	var row [][]string
@@ -182,6 +187,9 @@ func layout(blocks [][]string, width, gap int) []string {
 		h := 0
 		for _, b := range row {
 			h = max(h, len(b))
+		}
+		if len(out) > 0 {
+			out = append(out, "")
 		}
 		for y := range h {
 			var line strings.Builder

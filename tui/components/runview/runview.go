@@ -347,11 +347,16 @@ func dirOf(d string) string {
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	if m.approval != nil && !m.answering {
+		// Running a command the model chose takes a deliberate y: the
+		// question can arrive while the user is pressing enter for
+		// something else, so enter neither approves nor denies.
 		switch {
-		case key.Matches(msg, km.Confirm):
+		case msg.String() == "y":
 			return m.answer(true)
 		case key.Matches(msg, km.Cancel):
 			return m.answer(false)
+		case msg.String() == "enter":
+			return nil
 		}
 	}
 	body := m.bodyHeight()
@@ -446,6 +451,10 @@ func (m *Model) event(ev agents.Event) {
 			text += ": " + firstLine(ev.Text)
 		}
 		m.add(&item{kind: itemNote, text: text})
+	case agents.EventFit:
+		// Its text starts with "prompt trimmed" and says what gave way.
+		m.text = nil
+		m.add(&item{kind: itemNote, text: "✂ " + firstLine(ev.Text)})
 	case agents.EventDone, agents.EventFailed:
 		if ev.Run != nil {
 			m.finish(*ev.Run, nil)
@@ -550,23 +559,23 @@ func (m *Model) renderItem(it *item, w int) []string {
 		if strings.TrimSpace(it.text) == "" {
 			return nil
 		}
-		lines := common.WrapWords(sanitize(it.text), w)
+		lines := common.WrapWords(Sanitize(it.text), w)
 		for i, l := range lines {
 			lines[i] = s.Text.Render(l)
 		}
 		return lines
 	case itemCall:
-		return wrapPrefixed(s.Info.Render("→ "), s.Text, sanitize(it.text), w)
+		return wrapPrefixed(s.Info.Render("→ "), s.Text, Sanitize(it.text), w)
 	case itemResult:
 		mark := s.Success.Render("✓ ")
 		if !it.ok {
 			mark = s.Error.Render("✗ ")
 		}
-		return wrapPrefixed(mark, s.Muted, sanitize(it.text), w)
+		return wrapPrefixed(mark, s.Muted, Sanitize(it.text), w)
 	case itemError:
-		return wrapPrefixed(s.Error.Render("! "), s.Error, sanitize(it.text), w)
+		return wrapPrefixed(s.Error.Render("! "), s.Error, Sanitize(it.text), w)
 	}
-	return wrapPrefixed(s.Subtle.Render("· "), s.Subtle, sanitize(it.text), w)
+	return wrapPrefixed(s.Subtle.Render("· "), s.Subtle, Sanitize(it.text), w)
 }
 
 // wrapPrefixed wraps text after a 2-cell prefix, at most 3 lines.
@@ -585,9 +594,9 @@ func wrapPrefixed(prefix string, st lipgloss.Style, text string, w int) []string
 	return lines
 }
 
-// sanitize removes control characters a model may emit (an ESC would drive
+// Sanitize removes control characters a model may emit (an ESC would drive
 // the terminal); newlines and tabs stay.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -675,7 +684,7 @@ func (m *Model) footer() string {
 		if m.answering {
 			b.WriteString(s.Subtle.Render("answering…"))
 		} else {
-			b.WriteString(s.Key.Render(km.Confirm.Help().Key) + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
+			b.WriteString(s.Key.Render("y") + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
 				s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("deny"))
 		}
 		return s.PanelFocused.Width(w).Render(b.String())
@@ -684,7 +693,7 @@ func (m *Model) footer() string {
 		if m.state == Canceled {
 			title = s.Warning.Bold(true).Render("Run canceled")
 		}
-		return s.Panel.Width(w).Render(title + "\n" + s.Text.Width(w-4).Render(sanitize(m.err.Error())))
+		return s.Panel.Width(w).Render(title + "\n" + s.Text.Width(w-4).Render(Sanitize(m.err.Error())))
 	case m.result != nil:
 		return s.Panel.Width(w).Render(m.outcome(w - 4))
 	}
@@ -709,8 +718,10 @@ func (m *Model) outcome(w int) string {
 	lines = append(lines, head+"  "+s.Muted.Render(common.Truncate(meta, w-lipgloss.Width(head)-2)))
 	if o.Failure != nil {
 		f := o.Failure
-		// The message often ends with what to do about it: wrap it, never cut.
-		msg := strings.Join(strings.Fields(sanitize(string(f.Kind)+": "+f.Message)), " ")
+		// The class (engine/failure) says what caused it: misconfigured,
+		// stalled, length, workFailed, … The message often ends with what
+		// to do about it: wrap it, never cut.
+		msg := strings.Join(strings.Fields(Sanitize(string(f.FailureKind())+": "+f.Message)), " ")
 		wrapped := common.WrapWords(msg, w)
 		if len(wrapped) > maxFailureLines {
 			wrapped = append(wrapped[:maxFailureLines-1], common.Truncate(strings.Join(wrapped[maxFailureLines-1:], " "), w))
@@ -726,7 +737,7 @@ func (m *Model) outcome(w int) string {
 			lines = append(lines, s.Subtle.Render(common.Truncate("next: "+strings.Join(hints, ", "), w)))
 		}
 	} else if res := firstLine(o.Result); res != "" {
-		lines = append(lines, s.Text.Render(common.Truncate(sanitize(res), w)))
+		lines = append(lines, s.Text.Render(common.Truncate(Sanitize(res), w)))
 	}
 	if v := r.Verdict; v.Status != "" {
 		passed := 0
@@ -788,7 +799,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	km := m.c.KeyMap
 	switch {
 	case m.approval != nil:
-		return []key.Binding{withHelp(km.Confirm, "approve"), withHelp(km.Cancel, "deny")}
+		return []key.Binding{approveKey("approve"), withHelp(km.Cancel, "deny")}
 	case m.state == Running:
 		return []key.Binding{km.Cancelrun, km.Down, km.Up}
 	case m.result != nil && m.result.ChangesetID != 0:
@@ -802,11 +813,16 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Confirm, "approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
+		{approveKey("approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
 	}
 }
 
 func withHelp(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
+}
+
+// approveKey is y alone: approving a command never takes enter.
+func approveKey(desc string) key.Binding {
+	return key.NewBinding(key.WithKeys("y"), key.WithHelp("y", desc))
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -200,8 +201,16 @@ func TestApproveAndDeny(t *testing.T) {
 	assert.Contains(t, out, "Approve this command?")
 	assert.Contains(t, out, "$ go test ./...")
 	assert.Contains(t, out, "autonomy 2 asks before commands")
+	assert.Contains(t, out, "y approve  ·  n/esc deny")
 
-	_, cmd := m.Update(press("y"))
+	// enter (pressed for something else as the question arrived) neither
+	// approves nor denies: running a command takes a deliberate y.
+	_, cmd := m.Update(press("enter"))
+	assert.Nil(t, cmd)
+	assert.True(t, m.WaitingApproval())
+	assert.Empty(t, ws.answers)
+
+	_, cmd = m.Update(press("y"))
 	require.NotNil(t, cmd)
 	assert.Contains(t, ansi.Strip(m.View()), "answering…")
 	m.Update(cmd())
@@ -339,6 +348,27 @@ func TestRunErrorAndIdle(t *testing.T) {
 	m.Update(finishedMsg{st: st, err: errors.New("unknown agent (known: MARS)")})
 	assert.Equal(t, Failed, m.State())
 	assert.Contains(t, ansi.Strip(m.View()), "unknown agent")
+}
+
+// A prompt trimmed to fit the model's context shows in the log, and a
+// failed run names its class (engine/failure), not the agent-level kind.
+func TestPromptTrimmedAndFailureClass(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 120, 30)
+	st := script(m)
+	feed(m, st, progress[0],
+		agents.Event{Type: agents.EventFit, Text: "prompt trimmed to 1024 tokens for nova-coder's context of 2048 tokens (ollama.numCtx): dropped knowledge (300 tokens), cut the task"},
+		progress[1])
+	view := ansi.Strip(m.View())
+	assert.Contains(t, view, "✂ prompt trimmed to 1024 tokens")
+	assert.Contains(t, view, "dropped knowledge")
+	failed := agents.Run{ID: 42, Status: agents.RunFailed, Outcome: agents.SpecialistOutcome{
+		Failure: &agents.Failure{Kind: agents.FailUnknown, Class: failure.Misconfigured, Cause: "prompt_too_long",
+			Message: "agent MARS's prompt cannot fit: raise ollama.numCtx", RecoveryHints: []agents.RecoveryHint{agents.HintAskUser}}}}
+	m.Update(finishedMsg{st: st, run: failed})
+	view = ansi.Strip(m.View())
+	assert.Contains(t, view, "misconfigured: agent MARS's prompt cannot fit")
+	assert.NotContains(t, view, "unknown:")
 }
 
 func TestFitsAndScrolls(t *testing.T) {

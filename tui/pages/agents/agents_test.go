@@ -216,7 +216,10 @@ func TestRunFromTheRoster(t *testing.T) {
 	l.press("enter")
 	require.Equal(t, modeRun, l.m.mode)
 
-	l.until(func() bool { return l.m.rv.WaitingApproval() })
+	// The approval comes over the engine bus, the run's own events over its
+	// stream: on a busy machine the question can show before the earlier
+	// tool calls are drawn.
+	l.until(func() bool { return l.m.rv.WaitingApproval() && strings.Contains(l.plain(), "→ writeFile") })
 	out := l.plain()
 	assert.Contains(t, out, "Approve this command?")
 	assert.Contains(t, out, "go vet ./...")

@@ -453,6 +453,8 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 				return m.appendStream(ev.BuildID, ev.TaskID, "\n→ "+ae.Tool+" "+oneLine(ae.Args)+"\n")
 			case agents.EventToolResult:
 				return m.appendStream(ev.BuildID, ev.TaskID, "← "+ae.Tool+" "+ae.Status+"\n")
+			case agents.EventFit:
+				return m.appendStream(ev.BuildID, ev.TaskID, "\n✂ "+oneLine(ae.Text)+"\n")
 			}
 		}
 		return nil

@@ -203,6 +203,19 @@ func TestLiveStreamOfADelegation(t *testing.T) {
 	assert.Contains(t, v, "→ writeFile")
 	assert.Contains(t, v, "live output")
 	assert.NotContains(t, v, "another run")
+
+	// A model's control characters never reach the terminal; long lines
+	// wrap at words within the pane.
+	src.events <- engine.Event{Type: engine.EventDelta, Topic: engine.TopicAgent, GoalRunID: "2", TaskID: "t3",
+		Text: "\n\x1b[2Jcleared?\x07 " + strings.Repeat("word ", 40) + "end"}
+	l.until(func() bool { return strings.Contains(l.plain(), "cleared?") })
+	raw := l.m.View()
+	assert.NotContains(t, raw, "\x1b[2J")
+	assert.NotContains(t, raw, "\x07")
+	for _, line := range strings.Split(l.plain(), "\n") {
+		assert.NotContains(t, line, "wo rd")
+		assert.NotRegexp(t, `│ *(ord|rd|d) `, line, "no word is cut at the pane's edge")
+	}
 }
 
 func TestRunsListSwitches(t *testing.T) {

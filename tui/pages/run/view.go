@@ -9,6 +9,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/runview"
 )
 
 // wideFrom is the width from which the delegation and the board show side
@@ -489,15 +490,10 @@ func (m *Model) streamLines(t goal.Turn, inner, room int) []string {
 		label = "── live output "
 	}
 	head := s.Subtle.Render(label + strings.Repeat("─", max(0, inner-lipgloss.Width(label))))
-	var lines []string
-	for l := range strings.SplitSeq(strings.TrimRight(strings.ReplaceAll(text, "\t", "  "), "\n"), "\n") {
-		for len([]rune(l)) > inner { // wrap long lines
-			r := []rune(l)
-			lines = append(lines, string(r[:inner]))
-			l = string(r[inner:])
-		}
-		lines = append(lines, l)
-	}
+	// A model's output may hold control characters (an ESC would drive the
+	// terminal): they go; lines wrap at spaces, long words cut.
+	text = runview.Sanitize(strings.ReplaceAll(text, "\t", "  "))
+	lines := common.WrapWords(strings.TrimRight(text, "\n"), inner)
 	if strings.TrimSpace(text) == "" {
 		msg := "No output yet."
 		if t.Outcome == nil && m.detail.Run.Active {
