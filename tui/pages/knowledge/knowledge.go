@@ -185,6 +185,7 @@ type Model struct {
 	form   *form
 	conf   *confirm.Model
 	seq    int
+	under  common.ViewCache // the page under a dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
@@ -337,6 +338,7 @@ func (m *Model) act(what string, f func() (string, error)) tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.form != nil || m.conf.Active())
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		if m.det != nil && m.det.width != m.detailInner() {
