@@ -195,7 +195,7 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "search the vault, facts and docs…"
 	in.CharLimit = 300
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: time.Now, input: in, conf: confirm.New(c)}
+	return &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c)}
 }
 
 // SetClock fixes the page's clock (golden tests: ages and timelines).
