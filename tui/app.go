@@ -108,6 +108,8 @@ type Options struct {
 	// Link is how this TUI holds the workspace (owner or client); nil when
 	// no other process can reach it.
 	Link Link
+	// Now is the clock screens show ages with; nil is time.Now (tests pin it).
+	Now func() time.Time
 }
 
 // DefaultPages lists nova's screens in tab order.
@@ -183,6 +185,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		Ctx:    ctx,
 		Styles: themes.Build(pal),
 		KeyMap: keymap.DefaultKeyMap(),
+		Now:    opts.Now,
 	}
 	factories := opts.Pages
 	if factories == nil {
