@@ -19,7 +19,8 @@ var (
 	// ErrDamaged: the database file is damaged (a bad page, a cut or empty
 	// file); nothing was written to it. It is storage.ErrCorrupt.
 	ErrDamaged = storage.ErrCorrupt
-	// ErrExists: a backup or recovery target already exists.
+	// ErrExists: a backup or recovery target, or UseBlueprint's output
+	// file, already exists.
 	ErrExists = storage.ErrExists
 	// ErrCounter: an id counter is exhausted or below its largest id.
 	ErrCounter = storage.ErrCounter

@@ -13,6 +13,8 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/library/blueprint"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -360,6 +362,72 @@ type Workspace interface {
 	// RecordUserSignal learns from a user approving or rejecting an agent's
 	// change, with an optional reason, at every autonomy level.
 	RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error)
+
+	// ---- Library: skills, workflows, blueprints ----
+
+	// ListSkills lists the skills (built-ins, then .nova/skills/) by name
+	// with the problems of files that did not load; with agent set, only
+	// those that agent may run (an unknown agent wraps agents.ErrUnknownAgent).
+	ListSkills(ctx context.Context, agent string) (SkillList, error)
+	// GetSkill returns one skill with its YAML (skills.ErrNotFound wrapped,
+	// listing the skills, when none).
+	GetSkill(ctx context.Context, name string) (SkillDetail, error)
+	// RunSkill runs a skill's tool steps with an agent's permissions
+	// (blocking; TopicSkill events carrying o.Op), recorded as an agent run
+	// with one trace per step. Bad or missing inputs wrap params.ErrUsage
+	// and name the input, before anything runs; a failed step is a result
+	// (Success false, FailedStep), not an error.
+	RunSkill(ctx context.Context, name string, o SkillRunOptions) (SkillRunResult, error)
+	// ListWorkflows lists the workflows (shipped, then .nova/workflows/) by
+	// id with the problems of files that did not load.
+	ListWorkflows(ctx context.Context) (WorkflowList, error)
+	// GetWorkflow returns one workflow with its YAML (workflow.ErrNotFound
+	// wrapped when none).
+	GetWorkflow(ctx context.Context, id string) (WorkflowDetail, error)
+	// MatchWorkflows returns the workflows a request triggers, best first,
+	// with parameter values read from the text ([] when none).
+	MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error)
+	// CreateWorkflowRun checks a workflow's parameters (a missing or bad
+	// one wraps params.ErrUsage and names it) and stores a new run; nothing
+	// runs until RunWorkflow.
+	CreateWorkflowRun(ctx context.Context, id string, o WorkflowOptions) (workflow.Run, error)
+	// RunWorkflow runs or resumes a workflow run (blocking): agent steps as
+	// one-task builds, skill steps through RunSkill; TopicWorkflow events
+	// (EventStep per step) carrying o.Op, and the steps' TopicBuild events.
+	// It ends done, failed, or paused (a step's build stopped, or ctx was
+	// canceled: resumable; done and skipped steps never run again).
+	RunWorkflow(ctx context.Context, runID uint64, o RunWorkflowOptions) (workflow.Run, error)
+	// CancelWorkflowRun stops a run running in the owning process; it
+	// pauses, resumable.
+	CancelWorkflowRun(ctx context.Context, runID uint64) error
+	// ListWorkflowRuns lists workflow runs, newest first (limit 0: all). A
+	// run stored as running but not Active was interrupted: resumable.
+	ListWorkflowRuns(ctx context.Context, limit int) ([]workflow.Run, error)
+	// GetWorkflowRun returns one workflow run with its steps.
+	GetWorkflowRun(ctx context.Context, runID uint64) (workflow.Run, error)
+	// AddBlueprint stores a blueprint file (an absolute path) as a new
+	// blueprint or a new version of one (an unchanged spec adds none; note
+	// describes the change). Problems of the file wrap blueprint.ErrInvalid
+	// ("file:line: field: message"); a PRD template that does not render
+	// with the defaults wraps blueprint.ErrRender.
+	AddBlueprint(ctx context.Context, path, note string) (blueprint.AddResult, error)
+	// SaveBlueprint turns a finished build's PRD into a blueprint: whole
+	// string values equal to a parameter's default become its placeholder
+	// (a bad declaration wraps params.ErrUsage).
+	SaveBlueprint(ctx context.Context, buildID uint64, o SaveBlueprintOptions) (SaveBlueprintResult, error)
+	// ListBlueprints lists the blueprints by name with status and evidence.
+	ListBlueprints(ctx context.Context) ([]blueprint.Summary, error)
+	// ShowBlueprint returns a blueprint with its status, evidence and uses
+	// (blueprint.ErrNotFound wrapped when none).
+	ShowBlueprint(ctx context.Context, name string) (blueprint.Details, error)
+	// BlueprintHistory returns every version of a blueprint, oldest first.
+	BlueprintHistory(ctx context.Context, name string) ([]blueprint.VersionRecord, error)
+	// UseBlueprint renders a blueprint to a PRD (a bad, unknown or missing
+	// parameter wraps params.ErrUsage and names it), writes it to o.Out
+	// (an absolute path; an existing file wraps ErrExists unless
+	// o.Overwrite) and with o.Build creates its build (run it with
+	// RunBuild); the build counts toward the blueprint's evidence.
+	UseBlueprint(ctx context.Context, name string, o UseOptions) (UseResult, error)
 
 	// ---- Rehearsals ----
 

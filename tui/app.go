@@ -32,6 +32,7 @@ import (
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
 	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
+	librarypage "github.com/nova-dev/nova/tui/pages/library"
 	"github.com/nova-dev/nova/tui/pages/playbooks"
 	rehearsalpage "github.com/nova-dev/nova/tui/pages/rehearsal"
 	runpage "github.com/nova-dev/nova/tui/pages/run"
@@ -114,6 +115,7 @@ func DefaultPages() []PageFactory {
 		{ID: rehearsalpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return rehearsalpage.New(c, ws) }},
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
 		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
+		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
 	}
 }
 

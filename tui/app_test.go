@@ -334,3 +334,20 @@ func TestAltZeroOpensTheTenthScreen(t *testing.T) {
 	m.Type("Run")
 	assert.Contains(t, m.Plain(), "alt+0")
 }
+
+// The Library is the eleventh screen: no digit is left, so alt+l opens it;
+// the tab bar and the palette name alt+l, and `]` from Run reaches it too.
+func TestAltLOpensTheLibrary(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 180, 48)
+	m.Press("alt+l")
+	assert.Equal(t, "library", m.Model().(*tui.Model).ActivePage())
+	assert.Contains(t, m.Plain(), "alt+l Library")
+	m.Press("?")
+	assert.Contains(t, m.Plain(), "Keys — Library")
+	m.Press("?", "alt+0", "]")
+	assert.Equal(t, "library", m.Model().(*tui.Model).ActivePage(), "] from Run")
+	m.Press("ctrl+p")
+	m.Type("Libr")
+	assert.Contains(t, m.Plain(), "alt+l")
+}

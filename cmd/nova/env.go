@@ -46,6 +46,10 @@ type Env struct {
 	// question, then reads the answer). The default reads a line from IO.In;
 	// anything but y/yes (including end of input) is no.
 	Prompt func(ctx context.Context, question string) (bool, error)
+	// Ask asks for a line of text (a missing parameter): it writes question,
+	// then reads a line; io.EOF when the input ended. The default reads
+	// from IO.In.
+	Ask func(ctx context.Context, question string) (string, error)
 	// Terminal reports why the TUI cannot have a terminal (nil: it can).
 	// The default accepts a terminal on stdin, or a /dev/tty to open.
 	Terminal func() error
@@ -71,6 +75,7 @@ func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 		return openWorkspace(ctx, e, readOnly)
 	}
 	e.Prompt = e.readAnswer
+	e.Ask = e.readLine
 	e.Terminal = func() error {
 		if io.InTTY {
 			return nil
@@ -130,12 +135,29 @@ func (e *Env) reportRecovered(ctx context.Context, ws engine.Workspace) {
 // readAnswer is the default Prompt: the question on stderr, a line from
 // stdin; ctx ends the wait.
 func (e *Env) readAnswer(ctx context.Context, question string) (bool, error) {
+	line, err := e.readLine(ctx, question+" [y/N] ")
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+// readLine is the default Ask: the question on stderr, a line from stdin
+// (without its newline); io.EOF when stdin ended first; ctx ends the wait.
+func (e *Env) readLine(ctx context.Context, question string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stdin == nil {
 		e.stdin = bufio.NewReader(e.IO.In)
 	}
-	e.IO.Logf("%s [y/N] ", question)
+	e.IO.Logf("%s", question)
 	type answer struct {
 		line string
 		err  error
@@ -149,17 +171,13 @@ func (e *Env) readAnswer(ctx context.Context, question string) (bool, error) {
 	select {
 	case <-ctx.Done():
 		e.IO.Logf("\n")
-		return false, ctx.Err()
+		return "", ctx.Err()
 	case ans := <-ch:
 		if ans.err != nil && ans.line == "" {
 			e.IO.Logf("\n")
-			return false, nil
+			return "", io.EOF
 		}
-		switch strings.ToLower(strings.TrimSpace(ans.line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
+		return strings.TrimRight(ans.line, "\r\n"), nil
 	}
 }
 

@@ -46,6 +46,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil), newRunCmd(env, nil))
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
+	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
 	guideUsage(root)
 	return root
 }
