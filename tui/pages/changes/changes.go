@@ -124,7 +124,11 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, dv: diffview.New(c), getenv: os.Getenv}
+	now := time.Now
+	if clk, ok := src.(interface{ Now() time.Time }); ok {
+		now = clk.Now // the workspace's clock: ages are measured against what stamped them
+	}
+	return &Model{c: c, src: src, now: now, dv: diffview.New(c), getenv: os.Getenv}
 }
 
 // Title implements common.Page.
