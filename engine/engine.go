@@ -160,11 +160,6 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 	return c, nil
 }
 
-// Now is the workspace's clock (Options.Now): what its stored timestamps
-// are measured against. Views that say "3h ago" use it, so a pinned clock
-// gives stable views.
-func (l *Local) Now() time.Time { return l.now() }
-
 // Info implements Workspace.
 func (l *Local) Info() Info {
 	return Info{Root: l.ws.Root, Dir: l.ws.Dir(), DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides}

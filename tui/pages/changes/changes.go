@@ -124,11 +124,7 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	now := time.Now
-	if clk, ok := src.(interface{ Now() time.Time }); ok {
-		now = clk.Now // the workspace's clock: ages are measured against what stamped them
-	}
-	return &Model{c: c, src: src, now: now, dv: diffview.New(c), getenv: os.Getenv}
+	return &Model{c: c, src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
 }
 
 // Title implements common.Page.
