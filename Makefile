@@ -46,10 +46,13 @@ test: fmt-check
 	@$(MAKE) --no-print-directory -j2 test-unit real-server
 	@$(MAKE) --no-print-directory real-suite
 
-## test-unit: vet, then nova's Go tests with the race detector (the engine's import rule included)
+## test-unit: vet, then nova's Go tests with the race detector (the engine's import rule included);
+## the CLI suite runs twice (DESIGN): each command owning the workspace, then each one the client of
+## an owner
 test-unit:
 	@$(call timed,vet,$(GO) vet ./...)
 	@$(call timed,unit tests,$(GO) test -race -count=1 -timeout 12m ./...)
+	@$(call timed,CLI suite as a client,NOVA_CLI_WORKSPACE=owner $(GO) test -race -count=1 -timeout 6m ./cmd/nova)
 
 ## test-real: the real-server suite alone: nova against the real Ollama server (realollama/, its own
 ## Go modules). Builds Ollama v0.17.4 with llama.cpp once into $(REALOLLAMA_CACHE), generates tiny

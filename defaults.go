@@ -1,6 +1,7 @@
 // Package nova holds the workspace defaults shipped inside the binary: the
-// .nova/ tree (config.yaml, agents, starter patterns, PRDs, templates and
-// themes). `nova init` copies it into a new workspace.
+// .nova/ tree (config.yaml, agents, starter patterns, PRDs, templates,
+// themes, the skills guide and the shipped workflows). `nova init` copies it
+// into a new workspace.
 package nova
 
 import "embed"
@@ -8,5 +9,5 @@ import "embed"
 // Defaults is the shipped .nova/ tree. The database and build output are
 // never embedded.
 //
-//go:embed .nova/config.yaml .nova/agents .nova/patterns .nova/prds .nova/templates .nova/themes
+//go:embed .nova/config.yaml .nova/agents .nova/patterns .nova/prds .nova/templates .nova/themes .nova/skills .nova/workflows
 var Defaults embed.FS

@@ -84,6 +84,7 @@ type Local struct {
 	recoverMu    sync.Mutex
 	recoverTaken bool           // TakeRecoveredApplies handed them out
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
+	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
 
 	getenv func(string) string // the environment Open was given
 }

@@ -131,8 +131,9 @@ const (
 
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
-	return []Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
-		TopicKnowledge, TopicBoard, TopicGoal}
+	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
+		TopicKnowledge, TopicBoard, TopicGoal},
+		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON

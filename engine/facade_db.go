@@ -19,7 +19,8 @@ var (
 	// ErrDamaged: the database file is damaged (a bad page, a cut or empty
 	// file); nothing was written to it. It is storage.ErrCorrupt.
 	ErrDamaged = storage.ErrCorrupt
-	// ErrExists: a backup or recovery target already exists.
+	// ErrExists: a backup or recovery target, or UseBlueprint's output
+	// file, already exists.
 	ErrExists = storage.ErrExists
 	// ErrCounter: an id counter is exhausted or below its largest id.
 	ErrCounter = storage.ErrCounter
@@ -46,6 +47,7 @@ func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
 		return CheckReport{}, err
 	}
 	rep := CheckReport{DBPath: l.ws.DBPath(), Problems: []string{}}
+	rep.Schema, _ = l.db.SchemaVersion()
 	for _, p := range l.db.Check() {
 		rep.Problems = append(rep.Problems, p.Error())
 		rep.Damaged = rep.Damaged || errors.Is(p, storage.ErrCorrupt)

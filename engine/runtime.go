@@ -70,6 +70,7 @@ func (l *Local) runtime() *runtimeState {
 	rt.once.Do(func() {
 		cfg := l.Config()
 		rt.tools = tools.Core()
+		l.registerLibraryTools(rt.tools)   // runSkill, generateUIComponent (library.go)
 		l.registerKnowledgeTools(rt.tools) // knowledge.go
 		_ = board.Register(rt.tools)       // fixed names, registered once: cannot clash
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {

@@ -228,3 +228,73 @@ func TestBuildWithApply(t *testing.T) {
 	assert.Equal(t, "third task output\n", w.readFile("notes/three.txt"))
 	assert.Zero(t, countTruncations(w.serverLog()))
 }
+
+// goalJSON is the part of `nova run show ID --json` the suite reads.
+type goalJSON struct {
+	Run struct {
+		Status      string   `json:"status"`
+		Reason      string   `json:"reason"`
+		Turns       int      `json:"turns"`
+		Delegations int      `json:"delegations"`
+		Agents      []string `json:"agents"`
+	} `json:"run"`
+	Turns []struct {
+		Kind     string `json:"kind"`
+		Decision *struct {
+			Action string `json:"action"`
+			Agent  string `json:"agent"`
+		} `json:"decision"`
+		Outcome *struct {
+			Status      string `json:"status"`
+			ChangesetID uint64 `json:"changesetId"`
+		} `json:"outcome"`
+	} `json:"turns"`
+	Board struct {
+		Key       string `json:"key"`
+		Decisions []struct {
+			Text string `json:"text"`
+		} `json:"decisions"`
+		Artifacts []struct {
+			By string `json:"by"`
+		} `json:"artifacts"`
+	} `json:"board"`
+}
+
+// A goal run against the real server: the lead's decisions come through the
+// decision schema's grammar, its delegation runs the tester with a native
+// tool call, the board collects the decision and the artifacts, and the
+// scripted lead (the same decision every turn) is stopped by the stuck-loop
+// guard with its reason.
+func TestGoalRunWithTheRealServer(t *testing.T) {
+	w := newWS(t, wsConfig{})
+	out, errOut, code := w.nova("run", "@@lead@@ write the notes", "--headless")
+	if code == 0 || !strings.Contains(out+errOut, "stuck") {
+		dump, _ := json.MarshalIndent(w.proxy.Chats(), "", " ")
+		_ = os.WriteFile(filepath.Join(os.TempDir(), "nova-goal-chats.json"), dump, 0o644)
+	}
+	t.Logf("nova run:\n%s%s", out, errOut)
+	assert.Equal(t, 1, code, "a stopped run exits 1:\n%s\n%s", out, errOut)
+	assert.Contains(t, out, "delegated to tester")
+	assert.Contains(t, out, "stuck: the lead delegated the same task to tester 3 times")
+
+	var g goalJSON
+	stderr, code := w.novaJSON(&g, "run", "show", "1")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "stopped", g.Run.Status)
+	assert.Equal(t, 2, g.Run.Delegations, "the third identical delegation never ran")
+	assert.Equal(t, []string{"tester"}, g.Run.Agents)
+	require.NotEmpty(t, g.Turns)
+	require.NotNil(t, g.Turns[0].Outcome)
+	assert.Equal(t, "done", g.Turns[0].Outcome.Status)
+	assert.NotZero(t, g.Turns[0].Outcome.ChangesetID, "the tester's write is staged")
+	assert.Equal(t, "run:1", g.Board.Key)
+	require.NotEmpty(t, g.Board.Decisions)
+	assert.Equal(t, "notes live under notes/", g.Board.Decisions[0].Text)
+	by := map[string]bool{}
+	for _, a := range g.Board.Artifacts {
+		by[a.By] = true
+	}
+	assert.True(t, by["tester"], "the delegation's artifacts are on the board")
+	assert.Empty(t, w.readFile("notes/one.txt"), "autonomy 2: staged, not written")
+	assert.Zero(t, countTruncations(w.serverLog()))
+}

@@ -61,6 +61,17 @@ var (
 // WisdomNested lists the nested buckets of BucketWisdom.
 var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
 
+// Library buckets (skills, workflows, blueprints), created by migration 7.
+var (
+	BucketWorkflowRuns      = []byte("workflow_runs")
+	BucketBlueprints        = []byte("blueprints")
+	BucketBlueprintVersions = []byte("blueprint_versions")
+	BucketBlueprintUses     = []byte("blueprint_uses")
+)
+
+// LibraryBuckets lists the buckets of migration 7.
+var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
+
 // registryV1 is what migration 1 creates. It never changes: later buckets
 // come with their own migrations.
 var registryV1 = [][]byte{
@@ -81,6 +92,7 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketApplyJournal,                                                                       // m4
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
+	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
 )
 
 // Keys inside BucketMeta.

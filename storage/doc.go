@@ -104,6 +104,13 @@
 //	board_handoffs       (m5) task handoffs; key = board key (9 bytes) + handoff id (8 bytes):
 //	                     summary, artifacts, constraints for the next agent, suggested next agent,
 //	                     open questions
+//	workflow_runs        (m7) workflow runs by id, their own id space (steps, params, build per step)
+//	blueprints           (m7) blueprints by name (string key): current spec, versions summary,
+//	                     created/updated
+//	blueprint_versions   (m7) every version of a blueprint's spec with its change note;
+//	                     key = name 0x00 version (8 bytes)
+//	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
+//	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
 //
 // # The user-level file
 //
@@ -131,6 +138,7 @@
 //	   vault_counts, vault_journal; drops the full-text snapshot "~textindex" of
 //	   vault_idx. The vault fills the new buckets from the nodes in its first write
 //	   transaction.
+//	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -24,6 +24,7 @@ var Migrations = []Migration{
 	{Version: 4, Name: "create apply_journal", Up: createBuckets(BucketApplyJournal)},
 	{Version: 5, Name: "orchestrator: goal runs and turns, session boards, artifacts and handoffs", Up: migrateOrchestrator},
 	{Version: 6, Name: "vault full-text index, counters and import journal", Up: migrateVaultIndex},
+	{Version: 7, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 }
 
 // createBuckets is the migration that adds new top-level buckets.
@@ -143,6 +144,17 @@ var UserMigrations = []Migration{
 
 func migrateUserFacts(tx *bolt.Tx) error {
 	for _, name := range [][]byte{BucketMeta, BucketFacts, BucketFactsIndex} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// migrateLibrary creates the buckets of workflow runs (their own id space)
+// and blueprints (specs, versions, uses).
+func migrateLibrary(tx *bolt.Tx) error {
+	for _, name := range LibraryBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}

@@ -282,7 +282,7 @@ func TestMigration6AddsVaultIndexBuckets(t *testing.T) {
 		return tx.Bucket(BucketFacts).Put(Key(3), []byte("kept"))
 	}))
 	require.NoError(t, db.Close())
-	db, err = Open(path, Options{})
+	db, err = Open(path, Options{Migrations: Migrations[:6]})
 	require.NoError(t, err)
 	defer func() { _ = db.Close() }()
 	v, err := db.SchemaVersion()

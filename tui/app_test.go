@@ -62,8 +62,12 @@ func newFake(t testing.TB) *fakeWS {
 func (f *fakeWS) Info() engine.Info {
 	return engine.Info{Root: "/home/dev/shop", DBPath: "/home/dev/shop/.nova/nova.db"}
 }
-func (f *fakeWS) Config() workspace.Config                      { f.mu.Lock(); defer f.mu.Unlock(); return f.cfg }
-func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event { return f.events }
+func (f *fakeWS) Config() workspace.Config { f.mu.Lock(); defer f.mu.Unlock(); return f.cfg }
+func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.events
+}
 func (f *fakeWS) Summary(context.Context) (engine.Summary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -88,12 +92,16 @@ func (f *fakeWS) RunningBuilds(context.Context) ([]uint64, error) {
 // sizes it, driven by the shared test runtime.
 func newModel(t *testing.T, ws engine.Workspace, w, h int) *tuitest.ModelDriver {
 	t.Helper()
-	m := tui.New(context.Background(), ws, tui.Options{})
+	m := tui.New(context.Background(), ws, tui.Options{Now: func() time.Time { return fakeNow }})
 	d := tuitest.DriveModel(t, m)
 	d.Run(m.Init())
 	d.Send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
 }
+
+// fakeNow is two hours after the fake workspace's clock: ages on screen
+// ("2h ago") do not change from one day to the next.
+var fakeNow = time.Date(2026, 3, 14, 11, 30, 0, 0, time.UTC)
 
 func TestGoldenViews(t *testing.T) {
 	t.Parallel()
@@ -333,4 +341,21 @@ func TestAltZeroOpensTheTenthScreen(t *testing.T) {
 	m.Press("esc", "ctrl+p")
 	m.Type("Run")
 	assert.Contains(t, m.Plain(), "alt+0")
+}
+
+// The Library is the eleventh screen: no digit is left, so alt+l opens it;
+// the tab bar and the palette name alt+l, and `]` from Run reaches it too.
+func TestAltLOpensTheLibrary(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 180, 48)
+	m.Press("alt+l")
+	assert.Equal(t, "library", m.Model().(*tui.Model).ActivePage())
+	assert.Contains(t, m.Plain(), "alt+l Library")
+	m.Press("?")
+	assert.Contains(t, m.Plain(), "Keys — Library")
+	m.Press("?", "alt+0", "]")
+	assert.Equal(t, "library", m.Model().(*tui.Model).ActivePage(), "] from Run")
+	m.Press("ctrl+p")
+	m.Type("Libr")
+	assert.Contains(t, m.Plain(), "alt+l")
 }

@@ -82,10 +82,30 @@ var screens = []struct {
 	{"run", []string{"alt+0"}},
 	{"run_help", []string{"alt+0", "?"}},
 	{"run_new_goal", []string{"alt+0", "n"}},
+	{"library", []string{"alt+l"}},
+	{"library_help", []string{"alt+l", "?"}},
+	{"library_skill_form", []string{"alt+l", "r"}},
+	{"library_workflows", []string{"alt+l", "tab"}},
+	{"library_request", []string{"alt+l", "tab", "/"}},
+	{"library_blueprints", []string{"alt+l", "tab", "tab", "tab"}},
 }
 
 // titles of the screens, in tab order.
 var titles = []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge", "Run"}
+
+// activeTitle is the screen the keys end on (alt+1 … alt+9, alt+0, alt+l).
+func activeTitle(keys []string) string {
+	active := "Home"
+	for _, k := range keys {
+		switch {
+		case k == "alt+l":
+			active = "Library"
+		case strings.HasPrefix(k, "alt+"):
+			active = titles[(int(k[4]-'0')+9)%10]
+		}
+	}
+	return active
+}
 
 func showScreen(t *testing.T, w, h int, keys []string) *tuitest.ModelDriver {
 	t.Helper()
@@ -123,17 +143,13 @@ func TestEveryScreenAtEverySize(t *testing.T) {
 				for i, l := range lines {
 					assert.LessOrEqual(t, lipgloss.Width(l), size[0], "line %d too wide: %q", i, l)
 				}
-				active := "Home"
-				for _, k := range sc.keys {
-					if strings.HasPrefix(k, "alt+") {
-						active = titles[(int(k[4]-'0')+9)%10] // alt+1 … alt+9, alt+0
-					}
-				}
+				active := activeTitle(sc.keys)
 				assert.Contains(t, lines[0], active, "the header shows the active screen")
 				assert.Contains(t, lines[len(lines)-1], "? help · ctrl+p commands", "the footer hint")
 				// A dialog drawn over a screen covers some corners.
 				dialog := strings.Contains(strings.Join(sc.keys, " "), "?") || slices.Contains([]string{"palette", "vault_forget",
-					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form", "knowledge_add_fact", "run_new_goal"}, sc.name)
+					"vault_link", "vault_tags", "agents_new_run", "build_picker", "playbooks_rule_form", "knowledge_add_fact", "run_new_goal",
+					"library_skill_form", "library_request"}, sc.name)
 				if !dialog {
 					checkBoxes(t, lines)
 				}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/workspace"
+	pl "github.com/nova-dev/nova/internal/plural"
 )
 
 // The CLI pattern (cli/cli's pkg/cmd): every command has an Options struct
@@ -37,14 +38,18 @@ type Env struct {
 	Cwd string
 	// WorkspaceDir is --workspace.
 	WorkspaceDir string
-	// Workspace opens the workspace the command works on; readOnly is a
-	// hint (a listing command shares the database). The caller closes it.
-	// The default is openWorkspace.
-	Workspace func(ctx context.Context, readOnly bool) (engine.Workspace, error)
+	// Workspace opens the workspace the command works on: the client of
+	// the nova that owns it, or this process as its owner. The caller
+	// closes it. The default is openWorkspace.
+	Workspace func(ctx context.Context) (engine.Workspace, error)
 	// Prompt asks a yes/no question (the caller adds nothing: it writes
 	// question, then reads the answer). The default reads a line from IO.In;
 	// anything but y/yes (including end of input) is no.
 	Prompt func(ctx context.Context, question string) (bool, error)
+	// Ask asks for a line of text (a missing parameter): it writes question,
+	// then reads a line; io.EOF when the input ended. The default reads
+	// from IO.In.
+	Ask func(ctx context.Context, question string) (string, error)
 	// Terminal reports why the TUI cannot have a terminal (nil: it can).
 	// The default accepts a terminal on stdin, or a /dev/tty to open.
 	Terminal func() error
@@ -66,10 +71,11 @@ type Env struct {
 // newEnv wires the defaults around io.
 func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 	e := &Env{IO: io, Getenv: getenv, Cwd: cwd, Version: version, Commit: commit}
-	e.Workspace = func(ctx context.Context, readOnly bool) (engine.Workspace, error) {
-		return openWorkspace(ctx, e, readOnly)
+	e.Workspace = func(ctx context.Context) (engine.Workspace, error) {
+		return openWorkspace(ctx, e)
 	}
 	e.Prompt = e.readAnswer
+	e.Ask = e.readLine
 	e.Terminal = func() error {
 		if io.InTTY {
 			return nil
@@ -103,8 +109,8 @@ func (e *Env) abs(p string) string {
 }
 
 // withWorkspace opens the workspace, runs fn and closes it.
-func (e *Env) withWorkspace(ctx context.Context, readOnly bool, fn func(ws engine.Workspace) error) error {
-	ws, err := e.Workspace(ctx, readOnly)
+func (e *Env) withWorkspace(ctx context.Context, fn func(ws engine.Workspace) error) error {
+	ws, err := e.Workspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,12 +135,29 @@ func (e *Env) reportRecovered(ctx context.Context, ws engine.Workspace) {
 // readAnswer is the default Prompt: the question on stderr, a line from
 // stdin; ctx ends the wait.
 func (e *Env) readAnswer(ctx context.Context, question string) (bool, error) {
+	line, err := e.readLine(ctx, question+" [y/N] ")
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+// readLine is the default Ask: the question on stderr, a line from stdin
+// (without its newline); io.EOF when stdin ended first; ctx ends the wait.
+func (e *Env) readLine(ctx context.Context, question string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stdin == nil {
 		e.stdin = bufio.NewReader(e.IO.In)
 	}
-	e.IO.Logf("%s [y/N] ", question)
+	e.IO.Logf("%s", question)
 	type answer struct {
 		line string
 		err  error
@@ -148,17 +171,13 @@ func (e *Env) readAnswer(ctx context.Context, question string) (bool, error) {
 	select {
 	case <-ctx.Done():
 		e.IO.Logf("\n")
-		return false, ctx.Err()
+		return "", ctx.Err()
 	case ans := <-ch:
 		if ans.err != nil && ans.line == "" {
 			e.IO.Logf("\n")
-			return false, nil
+			return "", io.EOF
 		}
-		switch strings.ToLower(strings.TrimSpace(ans.line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
+		return strings.TrimRight(ans.line, "\r\n"), nil
 	}
 }
 
@@ -199,13 +218,15 @@ type reportedError struct{ msg string }
 
 func (e *reportedError) Error() string { return e.msg }
 
-// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage.
+// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage
+// (the CLI's own usage errors, and the engine's engine.ErrUsage, which
+// crosses the owner's socket as a registered sentinel).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || errors.Is(err, engine.ErrUsage) || isCobraUsage(err) {
 		return 2
 	}
 	return 1
@@ -307,12 +328,7 @@ func splitTags(s string) []string {
 }
 
 // plural is "1 file", "3 files".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func plural(n int, one, many string) string { return pl.Count(n, one, many) }
 
 func clipLine(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", "⏎")

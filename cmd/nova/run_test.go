@@ -195,6 +195,16 @@ func TestRunGoalKillAndResume(t *testing.T) {
 
 	r := runNova(t, dir, env, "run", "show", "1", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
+	if testWorkspaceKind(t) == "owner" {
+		// The killed process was a client: its run goes on in the owner
+		// until the owner sees the call's connection gone and stops it.
+		deadline := time.Now().Add(30 * time.Second) // catches hangs only
+		for strings.Contains(r.stdout, `"active": true`) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			r = runNova(t, dir, env, "run", "show", "1", "--json")
+			require.Equal(t, 0, r.code, r.stderr)
+		}
+	}
 	assert.Contains(t, r.stdout, `"status": "interrupted"`, "a killed run reads as interrupted")
 
 	r = runNova(t, dir, env, "run", "resume", "1", "--json")
@@ -240,4 +250,33 @@ func TestRunGoalFlags(t *testing.T) {
 	require.NotNil(t, resumed)
 	assert.Equal(t, uint64(4), resumed.ID)
 	assert.Equal(t, 20, resumed.Limits.MaxTurns)
+}
+
+// The lead escalates a question: a headless run pauses (exit 1) and says
+// how to answer; `nova run answer` records the answer and `nova run resume`
+// goes on until the lead completes, with the answer in the timeline.
+func TestRunGoalEscalationAnswerResume(t *testing.T) {
+	t.Parallel()
+	dir, env := goalWorkspace(t, scenario.Options{Ask: true})
+	r := runNova(t, dir, env, "run", "add a health check endpoint with tests")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "the lead asks you: Should GET /healthz also check the database")
+	assert.Contains(t, r.stdout, `nova run answer 1 "…"`)
+	r = runNova(t, dir, env, "run", "list", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"status": "paused"`)
+
+	r = runNova(t, dir, env, "run", "resume", "1")
+	assert.Equal(t, 1, r.code, "no answer yet: it pauses again")
+	r = runNova(t, dir, env, "run", "answer", "1", "Only the process; no database probe.")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, env, "run", "answer", "1", "again")
+	assert.Equal(t, 1, r.code, "answered already")
+	r = runNova(t, dir, env, "run", "resume", "1")
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Contains(t, r.stdout, "run completed: 5 turns, 3 delegations")
+
+	r = runNova(t, dir, env, "run", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "answer: Only the process; no database probe.")
 }

@@ -567,8 +567,8 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
 
 	budget := st.set.ToolOutputBudget
-	if t, ok := st.r.Tools.Get(res.Tool); ok && t.OutputCap > budget {
-		budget = t.OutputCap // a tool's own larger cap (fetchDocs, queryKnowledge)
+	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
+		budget = t.OutputCap // a tool's own larger cap (runSkill, fetchDocs, queryKnowledge); 0 stays uncapped
 	}
 	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	if !res.OK() && res.Status != tools.StatusFailed {

@@ -281,6 +281,8 @@ type Options struct {
 	Autonomy *int
 	// Rehearse forces rehearsal of every task (premium tier, needs the hook).
 	Rehearse bool
+	// SkipChecks leaves out the check-command gates (see Build.SkipChecks).
+	SkipChecks bool
 	// Approve answers runCommand approvals of the agents (nil = the
 	// executor's default: the TUI's dialog through events).
 	Approve tools.ApproveFunc
@@ -315,7 +317,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 	now := time.Now()
 	name := cmp.Or(strings.TrimSpace(p.Meta.Name), strings.TrimSuffix(filepath.Base(prdPath), filepath.Ext(prdPath)), "build")
 	b := Build{Name: name, PRDPath: prdPath, Status: StatusPaused, Reason: "not started",
-		Autonomy: autonomy, Tier: e.cfg.Tier, Rehearse: opts.Rehearse, TokenBudget: e.cfg.BuildTokens,
+		Autonomy: autonomy, Tier: e.cfg.Tier, Rehearse: opts.Rehearse, SkipChecks: opts.SkipChecks, TokenBudget: e.cfg.BuildTokens,
 		Total: len(p.Tasks), CreatedAt: now, UpdatedAt: now, PRD: json.RawMessage(raw)}
 	tasks := make([]Task, len(p.Tasks))
 	for i, pt := range p.Tasks {
@@ -811,15 +813,18 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 			}
 		}
 	}
-	fb, err := e.finish(id, stopReason, c)
+	fb, finished, err := e.finish(id, stopReason, c)
 	if err == nil && storeErr == nil && ctx.Err() == nil {
 		// The build has ended: it no longer runs (Running, Wait), while
 		// what it taught is learned before Run returns.
 		released = true
 		e.release(id, c)
+		e.finishedHook(fb, finished)
 		if !fb.Led { // a led build ends after each delegation: its goal run learns once, at its end (LearnLed)
 			e.learnAfter(ctx, fb)
 		}
+	} else if err == nil {
+		e.finishedHook(fb, finished)
 	}
 	if storeErr != nil {
 		return fb, fmt.Errorf("build %d stopped: %w", id, storeErr)
@@ -1012,10 +1017,21 @@ func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string)
 	return false, nil
 }
 
-// finish commits the build's end state, then publishes it.
-func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error) {
+// finishedHook hands a build that ended done or failed to Hooks.Finished
+// (once its end state is committed and published, and no longer running).
+func (e *Engine) finishedHook(b Build, finished []Task) {
+	if h := e.d.Hooks().Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
+		h.BuildFinished(context.Background(), b, finished)
+	}
+}
+
+// finish commits the build's end state, then publishes it; it returns the
+// build and its tasks as committed.
+func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task, error) {
 	var kind string
+	var finished []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
+		finished = ts
 		var blocked, waiting, asked, held, pending []string
 		for _, t := range ts {
 			switch t.Status {
@@ -1079,7 +1095,7 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 		return nil, nil
 	})
 	if err != nil {
-		return b, err
+		return b, nil, err
 	}
 	text := fmt.Sprintf("build %s: %d/%d tasks done", b.Status, b.Counts[TaskDone], b.Total)
 	if b.Reason != "" {
@@ -1095,7 +1111,7 @@ func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, error)
 		kind = KindChanged
 	}
 	e.publish(Event{Kind: kind, BuildID: id, Status: string(b.Status), Text: text, Done: b.Counts[TaskDone], Total: b.Total, Payload: b.Summary()})
-	return b, nil
+	return b, finished, nil
 }
 
 func firstLine(s string) string {

@@ -98,6 +98,15 @@ type Hooks struct {
 	Rehearsal RehearsalHook
 	Knowledge KnowledgeHook
 	Board     BoardHook
+	Finished  FinishHook
+}
+
+// FinishHook hears of every build that ends done or failed, after the end
+// state is committed and published and the build no longer runs, before
+// the knowledge layer learns from it (the blueprint library counts the
+// builds made from a blueprint and their outcome). It must not block long.
+type FinishHook interface {
+	BuildFinished(ctx context.Context, b Build, tasks []Task)
 }
 
 // BoardHook is the session board (engine/board, wired by the facade). A nil

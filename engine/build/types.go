@@ -101,6 +101,9 @@ type Build struct {
 	Tier     string `json:"tier"`
 	// Rehearse forces rehearsal for every task (needs a RehearsalHook).
 	Rehearse bool `json:"rehearse,omitempty"`
+	// SkipChecks leaves out the check-command gates (a workflow step whose
+	// agent cannot change files: the checks would only judge the workspace).
+	SkipChecks bool `json:"skipChecks,omitempty"`
 	// Tokens used so far; TokenBudget the cap (0 = none).
 	Tokens      int `json:"tokens"`
 	TokenBudget int `json:"tokenBudget,omitempty"`

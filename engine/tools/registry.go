@@ -58,11 +58,13 @@ type Tool struct {
 	AllowedAgents []string
 	BlockedAgents []string
 	// AllAgents offers the tool to every agent whatever its spec's `tools`
-	// list says (the knowledge tools: they never touch workspace files).
+	// list says (the knowledge tools: they never touch workspace files;
+	// runSkill: it runs every step with the agent's own permissions;
+	// generateUIComponent: it only returns text).
 	// AllowedAgents and BlockedAgents still apply.
 	AllAgents bool
 	// OutputCap is how many characters of the tool's output the model sees
-	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens);
+	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens; runSkill: 1,000 characters);
 	// 0 keeps the configured cap.
 	OutputCap int
 	// Board marks a session-board tool (engine/board): it works only in a
@@ -209,7 +211,8 @@ func (r *Registry) Names() []string {
 }
 
 // Permit reports whether agent may call the tool: it must be registered,
-// listed in offered (the agent's spec; nil means every tool), and pass the
+// listed in offered (the agent's spec; nil means every tool) unless it is
+// AllAgents, and pass the
 // tool's AllowedAgents/BlockedAgents. The error wraps ErrUnknownTool or
 // ErrPolicyDenied.
 func (r *Registry) Permit(agent string, offered []string, name string) error {

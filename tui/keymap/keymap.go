@@ -9,9 +9,10 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh key.Binding
-	// GoTo[i] shows screen i+1: alt+1 … alt+9, then alt+0 for the tenth.
+	// GoTo[i] shows screen i+1: alt+1 … alt+9, then alt+0 for the tenth and
+	// alt+l for the eleventh (the Library: no digit is left).
 	// Digits alone stay page keys (rehearsal branches, graph depth).
-	GoTo [10]key.Binding
+	GoTo [11]key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -31,6 +32,12 @@ type KeyMap struct {
 
 	// Changes screen: undo an applied changeset.
 	Revert key.Binding
+
+	// Library screen: run a skill or workflow, resume a workflow run, use a
+	// blueprint (render it to a preview), switch the preview between the
+	// task table and the JSON.
+	Run, Resume, Use, ToggleView key.Binding
+
 	// Knowledge screen: facts (correct, invalidate, promote, keep, add, show
 	// closed facts, cycle the scope filter) and the docs cache (refresh,
 	// remove, clear all, fetch). OpenKnowledge opens the knowledge injected
@@ -65,11 +72,11 @@ func DefaultKeyMap() *KeyMap {
 		PrevPage:  b("ctrl+←/[", "prev screen", "ctrl+left", "["),
 		Refresh:   b("ctrl+r", "refresh", "ctrl+r"),
 
-		GoTo: [10]key.Binding{
+		GoTo: [11]key.Binding{
 			b("alt+1", "screen 1", "alt+1"), b("alt+2", "screen 2", "alt+2"), b("alt+3", "screen 3", "alt+3"),
 			b("alt+4", "screen 4", "alt+4"), b("alt+5", "screen 5", "alt+5"), b("alt+6", "screen 6", "alt+6"),
 			b("alt+7", "screen 7", "alt+7"), b("alt+8", "screen 8", "alt+8"), b("alt+9", "screen 9", "alt+9"),
-			b("alt+0", "screen 10", "alt+0"),
+			b("alt+0", "screen 10", "alt+0"), b("alt+l", "screen 11", "alt+l"),
 		},
 
 		Up:       b("↑/k", "up", "up", "k"),
@@ -114,6 +121,10 @@ func DefaultKeyMap() *KeyMap {
 		Jump2:       b("2", "branch 2", "2"),
 		Jump3:       b("3", "branch 3", "3"),
 		Answer:      b("a", "answer", "a"),
+		Run:         b("r", "run", "r"),
+		Resume:      b("R", "resume", "R"),
+		Use:         b("u", "use", "u"),
+		ToggleView:  b("t", "table/json", "t"),
 		Revert:      b("R", "revert", "R"),
 
 		Correct:       b("c", "correct", "c"),

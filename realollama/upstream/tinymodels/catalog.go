@@ -85,6 +85,14 @@ var Scripts = []Script{
 			`"agentNotes": "Confident: a one-file change, checked by reading it back."}`,
 	}},
 	{Name: "repeat", Steps: []string{"Let me think about this: "}, Loop: "again "},
+	{Name: "lead", Steps: []string{
+		// A goal run's lead: every turn is a fresh conversation, so it
+		// decides the same delegation each time (the stuck-loop guard ends
+		// the run). Keys in the decision schema's order, as for "branch".
+		`{"action": "delegate", "reasoning": "The first note comes first; the tester writes it.", ` +
+			`"agent": "tester", "task": "@@t1@@ Write the first note.", ` +
+			`"keyDecision": "notes live under notes/", "goal": "write the first note"}`,
+	}},
 }
 
 // Plan is what the generator wrote: the files and the models to create from

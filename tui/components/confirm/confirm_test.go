@@ -81,11 +81,58 @@ func TestViewAndClosed(t *testing.T) {
 	assert.Nil(t, cmd, "a closed dialog ignores keys")
 	m.Open(Options{ID: "x", Title: "Forget node #3?", Body: "It is removed.", Yes: "Forget", No: "Keep", Danger: true})
 	out := ansi.Strip(m.View())
-	for _, want := range []string{"Forget node #3?", "It is removed.", "Forget", "Keep", "y yes"} {
+	for _, want := range []string{"Forget node #3?", "It is removed.", "Forget", "Keep",
+		"y forget · n/esc keep · enter keep"} { // what enter does is on screen
 		assert.Contains(t, out, want)
 	}
+	// The status bar's keys say the same, never "enter confirm".
+	var help []string
+	for _, b := range m.ShortHelp() {
+		help = append(help, b.Help().Key+" "+b.Help().Desc)
+	}
+	assert.Equal(t, []string{"y forget", "n/esc keep", "enter keep"}, help)
 	// The focused button (Keep) uses the active style.
 	assert.Contains(t, m.View(), m.c.Styles.ButtonActive.Render("Keep"))
+	m.Update(tuitest.Key("left"))
+	assert.Contains(t, ansi.Strip(m.View()), "enter forget", "enter follows the focus")
 	m.Close()
 	assert.False(t, m.Active())
+}
+
+// TestThirdChoice: a dialog with Alt offers three buttons; its key, or
+// enter on it, answers Alt; y and n keep their meaning; the focus wraps.
+func TestThirdChoice(t *testing.T) {
+	t.Parallel()
+	open := func() *Model {
+		m := newDialog()
+		m.Open(Options{ID: "q", Title: "Quit?", Yes: "Stop and quit", No: "Stay", Alt: "Hand over", AltKey: "h", Danger: true})
+		return m
+	}
+	res, ok := answer(t, open(), tuitest.Key("h"))
+	require.True(t, ok)
+	assert.True(t, res.Alt)
+	assert.False(t, res.Confirmed)
+
+	res, ok = answer(t, open(), kEnter)
+	require.True(t, ok)
+	assert.False(t, res.Alt || res.Confirmed, "danger: enter stays")
+
+	res, ok = answer(t, open(), kLeft, kLeft, kEnter)
+	require.True(t, ok)
+	assert.True(t, res.Alt, "two steps left of Stay is the third choice")
+
+	res, ok = answer(t, open(), tuitest.Key("right"), kEnter)
+	require.True(t, ok)
+	assert.True(t, res.Alt, "the focus wraps from the last button to the first")
+
+	res, ok = answer(t, open(), kY)
+	require.True(t, ok)
+	assert.True(t, res.Confirmed)
+	assert.False(t, res.Alt)
+
+	m := open()
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"Hand over", "Stop and quit", "Stay", "h hand over"} {
+		assert.Contains(t, view, want)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"strconv"
 	"strings"
 	"time"
@@ -150,6 +151,7 @@ type Model struct {
 	runsOpen  bool
 	runsSel   int
 	approvals []approval
+	under     common.ViewCache // the page under a dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
@@ -262,6 +264,7 @@ func (m *Model) resolveCmd(key, id string) tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.dialogOpen())
 	switch msg := msg.(type) {
 	case listMsg:
 		m.loaded, m.listErr = true, msg.err
@@ -677,8 +680,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		r := m.detail.Run
 		m.confirm.Open(confirm.Options{ID: "cancel-run", Title: fmt.Sprintf("Cancel run %d?", r.ID),
-			Body: fmt.Sprintf("%s — %d turns so far. The running delegation stops; what it staged stays staged, done work is kept. p (or `nova run resume %d`) picks it up later.",
-				oneLine(r.Goal), r.Turns, r.ID),
+			Body: fmt.Sprintf("%s — %s so far. The running delegation stops; what it staged stays staged, done work is kept. p (or `nova run resume %d`) picks it up later.",
+				oneLine(r.Goal), plural.Count(r.Turns, "turn", "turns"), r.ID),
 			Yes: "Cancel run", No: "Keep running", Danger: true})
 		return nil
 	case key.Matches(msg, km.Tab):

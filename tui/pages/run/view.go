@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -22,6 +23,35 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	if !m.dialogOpen() {
+		return m.baseView()
+	}
+	// The page does not change while a dialog has the keys: typing redraws
+	// the dialog only.
+	body := m.under.Get(m.c, m.width, m.height, m.baseView)
+	dw := m.dialogWidth()
+	switch {
+	case m.goalIn.open:
+		body = common.Overlay(body, m.goalIn.view(dw, m.height, "start the run"), m.width, m.height)
+	case m.answer.open:
+		body = common.Overlay(body, m.answer.view(dw, m.height, "answer"), m.width, m.height)
+	case m.viewer.open:
+		body = common.Overlay(body, m.viewer.view(max(40, m.width-4), max(8, m.height-2)), m.width, m.height)
+	case m.confirm.Active():
+		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
+	case m.runsOpen:
+		body = common.Overlay(body, m.runsView(), m.width, m.height)
+	}
+	return body
+}
+
+// dialogOpen reports whether a dialog is over the page.
+func (m *Model) dialogOpen() bool {
+	return m.goalIn.open || m.answer.open || m.viewer.open || m.confirm.Active() || m.runsOpen
+}
+
+// baseView is the page without its dialogs.
+func (m *Model) baseView() string {
 	s := m.c.Styles
 	var body string
 	switch {
@@ -38,21 +68,7 @@ func (m *Model) View() string {
 	default:
 		body = m.mainView()
 	}
-	body = common.FitHeight(body, m.height)
-	dw := m.dialogWidth()
-	switch {
-	case m.goalIn.open:
-		body = common.Overlay(body, m.goalIn.view(dw, m.height, "start the run"), m.width, m.height)
-	case m.answer.open:
-		body = common.Overlay(body, m.answer.view(dw, m.height, "answer"), m.width, m.height)
-	case m.viewer.open:
-		body = common.Overlay(body, m.viewer.view(max(40, m.width-4), max(8, m.height-2)), m.width, m.height)
-	case m.confirm.Active():
-		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
-	case m.runsOpen:
-		body = common.Overlay(body, m.runsView(), m.width, m.height)
-	}
-	return body
+	return common.FitHeight(body, m.height)
 }
 
 func (m *Model) mainView() string {
@@ -221,7 +237,7 @@ func (m *Model) timelineView(w, h int) string {
 	if m.focus == focusTimeline {
 		title = s.PanelTitleActive.Render("Lead")
 	}
-	title += " " + s.Muted.Render(common.Truncate(d.Run.Lead+" · "+plural(len(d.Turns), "turn"), max(0, inner-6)))
+	title += " " + s.Muted.Render(common.Truncate(d.Run.Lead+" · "+plural.Count(len(d.Turns), "turn", "turns"), max(0, inner-6)))
 	lines := []string{title}
 	if st := m.statusLine(inner); st != "" {
 		lines = append(lines, st)
@@ -519,8 +535,8 @@ func (m *Model) boardView(w, h int) string {
 	if m.focus == focusBoard {
 		title = s.PanelTitleActive.Render("Board")
 	}
-	title += " " + s.Muted.Render(common.Truncate(fmt.Sprintf("%s · %d decisions · %d blockers · %d artifacts", bd.Key, len(bd.Decisions),
-		len(bd.Blockers), bd.ArtifactCount), max(0, inner-6)))
+	title += " " + s.Muted.Render(common.Truncate(fmt.Sprintf("%s · %s · %s · %s", bd.Key, plural.Count(len(bd.Decisions), "decision", "decisions"),
+		plural.Count(len(bd.Blockers), "blocker", "blockers"), plural.Count(bd.ArtifactCount, "artifact", "artifacts")), max(0, inner-6)))
 	b := []string{title}
 	b = append(b, s.Muted.Render("goal ")+s.Text.Render(common.Truncate(orDash(oneLine(bd.Goal)), max(0, inner-5))))
 	for _, d := range bd.Decisions {

@@ -22,12 +22,13 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:11434", "address to listen on")
-	name := flag.String("scenario", "health", "scripted scenario: health (a goal run: spec, handler, tests)")
+	name := flag.String("scenario", "health", "scripted scenario: health (a goal run: spec, handler, tests), "+
+		"health-ask (the same, the lead asks the user a question after the spec)")
 	chunkDelay := flag.Duration("chunk-delay", 0, "pause before each streamed chunk (a live stream to watch)")
 	latency := flag.Duration("latency", 0, "pause before each reply")
 	flag.Parse()
-	if *name != "health" {
-		fmt.Fprintf(os.Stderr, "fakeollamad: unknown scenario %q (known: health)\n", *name)
+	if *name != "health" && *name != "health-ask" {
+		fmt.Fprintf(os.Stderr, "fakeollamad: unknown scenario %q (known: health, health-ask)\n", *name)
 		os.Exit(2)
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -36,7 +37,7 @@ func main() {
 		os.Exit(1)
 	}
 	srv := ollamatest.StartOn(ln, ollamatest.WithModels(scenario.Models()...),
-		ollamatest.WithHandler(scenario.HealthCheck(scenario.Options{ChunkDelay: *chunkDelay, Latency: *latency})))
+		ollamatest.WithHandler(scenario.HealthCheck(scenario.Options{ChunkDelay: *chunkDelay, Latency: *latency, Ask: *name == "health-ask"})))
 	fmt.Fprintf(os.Stderr, "fake ollama (%s) at %s\n", *name, srv.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

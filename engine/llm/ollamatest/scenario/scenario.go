@@ -30,6 +30,9 @@ type Options struct {
 	// watch); Latency before each reply.
 	ChunkDelay time.Duration
 	Latency    time.Duration
+	// Ask makes the lead escalate a question to the user after the spec
+	// (turn 2); the run goes on once it is answered (HealthCheck only).
+	Ask bool
 }
 
 var (
@@ -60,7 +63,7 @@ func HealthCheck(o Options) ollamatest.ChatFunc {
 		var r ollamatest.Reply
 		switch {
 		case strings.Contains(system, "the lead of a team of coding agents"):
-			r = lead(user)
+			r = lead(user, o.Ask)
 		case strings.Contains(system, "keep the history of a team"):
 			r = ollamatest.Text("EARTH specified GET /healthz; MARS implemented it in internal/health; SATURN added its tests.")
 		case strings.Contains(system, "results of a finished software build"):
@@ -78,10 +81,21 @@ func HealthCheck(o Options) ollamatest.ChatFunc {
 	}
 }
 
-func lead(prompt string) ollamatest.Reply {
+func lead(prompt string, ask bool) ollamatest.Reply {
 	turn := 1
 	if m := turnRe.FindStringSubmatch(prompt); m != nil {
 		turn, _ = strconv.Atoi(m[1])
+	}
+	if ask {
+		if turn == 2 {
+			b, _ := json.Marshal(map[string]any{"action": "escalate",
+				"reasoning": "Whether the health check also probes the database is the owner's call: it changes what 'healthy' means.",
+				"question":  "Should GET /healthz also check the database connection, or only report that the process is up?"})
+			return ollamatest.Text(string(b))
+		}
+		if turn > 2 {
+			turn-- // the escalation took turn 2
+		}
 	}
 	var d map[string]any
 	switch turn {

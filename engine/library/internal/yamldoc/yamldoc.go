@@ -1,0 +1,383 @@
+// Package yamldoc reads the library's YAML files (skills, workflows,
+// blueprints): one document, a mapping at the top, every unknown key
+// reported with its line, decode errors naming their field, and every
+// problem as an *Error formatted "file:line: field: message" like the
+// agent loader's.
+//
+// Reading and parsing go through nova's one guarded YAML loader
+// (internal/yamlguard): regular files only, read up to MaxSize, nesting
+// depth capped before parsing, alias expansion capped after it, and a
+// decoder panic turned into an error. On top of it this package refuses
+// anchors and aliases outright (none of the formats needs them) so a file's
+// fields are always written out where they are read.
+package yamldoc
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/nova-dev/nova/internal/safefile"
+	"github.com/nova-dev/nova/internal/yamlguard"
+)
+
+// MaxSize bounds one library file.
+const MaxSize = 1 << 20
+
+// ErrInvalid is wrapped by every *Error.
+var ErrInvalid = errors.New("invalid file")
+
+// Error is one problem with one file.
+type Error struct {
+	File  string
+	Line  int    // 1-based; 0 when unknown
+	Field string // YAML path such as "steps[2].agent"; "" for the whole file
+	Msg   string
+	Err   error
+}
+
+// Error formats as "file:line: field: message".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap exposes ErrInvalid and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
+
+// Doc is a parsed file whose top level is a mapping.
+type Doc struct {
+	name   string
+	body   ast.Node
+	fields map[[2]int]string
+}
+
+// limits are the guard's caps for a library file.
+var limits = yamlguard.Limits{MaxBytes: MaxSize}
+
+// ReadFile reads one library file through the guard: a regular file only
+// (a FIFO, socket or device is refused before a byte is read) and at most
+// MaxSize bytes, counted on what is read. kind names the format in
+// messages.
+func ReadFile(path, kind string) ([]byte, error) {
+	data, err := yamlguard.ReadFile(path, limits)
+	if err == nil {
+		return data, nil
+	}
+	var le *yamlguard.LimitError
+	switch {
+	case errors.As(err, &le):
+		return nil, &Error{File: path, Msg: fmt.Sprintf("file is larger than the %d-byte limit of a %s file", MaxSize, kind), Err: err}
+	case errors.Is(err, safefile.ErrNotRegular):
+		return nil, NotRegular(path)
+	}
+	return nil, &Error{File: path, Msg: MsgCannotRead, Err: err}
+}
+
+// NotRegular is the error of a path that is no regular file (a directory,
+// FIFO, socket, device, or a symbolic link in a library folder).
+func NotRegular(path string) *Error {
+	return &Error{File: path, Msg: "not a regular file", Err: safefile.ErrNotRegular}
+}
+
+// MsgCannotRead is the message of a file that could not be read at all
+// (missing, no permission), as opposed to one the guard refused.
+const MsgCannotRead = "cannot read file"
+
+// Parse checks and parses one file. kind names the format in messages
+// ("skill", "workflow", "blueprint"). It never panics on input.
+func Parse(name, kind string, data []byte) (doc *Doc, err error) {
+	fail := func(line int, msg string, cause error) (*Doc, error) {
+		return nil, &Error{File: name, Line: line, Msg: msg, Err: cause}
+	}
+	if len(data) > MaxSize {
+		return fail(0, fmt.Sprintf("file is %d bytes, larger than the %d-byte limit of a %s file", len(data), MaxSize, kind), yamlguard.ErrTooLarge)
+	}
+	file, perr := yamlguard.Parse(name, data, limits)
+	if perr != nil {
+		var le *yamlguard.LimitError
+		if errors.As(perr, &le) {
+			return fail(le.Line, le.Limit.Error()+": "+le.Msg, perr)
+		}
+		return nil, yamlError(name, perr, nil)
+	}
+	var body ast.Node
+	docs := 0
+	for _, d := range file.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		docs++
+		if body == nil {
+			body = d.Body
+		}
+	}
+	switch {
+	case docs == 0:
+		return fail(0, "file is empty", nil)
+	case docs > 1:
+		return fail(0, fmt.Sprintf("file holds %d YAML documents, want exactly one %s", docs, kind), nil)
+	}
+	first := 0 // the earliest anchor or alias
+	for _, typ := range []ast.NodeType{ast.AnchorType, ast.AliasType} {
+		for _, n := range ast.Filter(typ, body) {
+			if l := nodeLine(n); first == 0 || (l > 0 && l < first) {
+				first = max(l, 1)
+			}
+		}
+	}
+	if first > 0 {
+		return fail(first, fmt.Sprintf("anchors and aliases (&name, *name) are not supported in a %s file; write the value out", kind), nil)
+	}
+	if _, ok := unwrap(body).(ast.MapNode); !ok {
+		return fail(nodeLine(body), fmt.Sprintf("the top level of a %s file must be a mapping of fields", kind), nil)
+	}
+	return &Doc{name: name, body: body, fields: map[[2]int]string{}}, nil
+}
+
+// Decode decodes the document into v (a pointer to a struct with yaml
+// tags). It reports every key the struct does not declare, with its line,
+// and a decode error naming its field. Fields of interface or map type are
+// not checked below themselves.
+func (d *Doc) Decode(v any) (errs []error) {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	errs = checkKeys(d.name, d.body, t, "", d.fields)
+	if err := yamlguard.Decode(d.name, d.body, v); err != nil {
+		var le *yamlguard.LimitError
+		if errors.As(err, &le) {
+			return append(errs, &Error{File: d.name, Msg: le.Limit.Error() + ": " + le.Msg, Err: err})
+		}
+		errs = append(errs, yamlError(d.name, err, d.fields))
+	}
+	return errs
+}
+
+// Line returns the line of a field path such as "steps[2].agent"; when the
+// field is absent it falls back to its parent. 0 when nothing is found.
+func (d *Doc) Line(field string) (line int) {
+	defer func() {
+		if recover() != nil {
+			line = 0
+		}
+	}()
+	for field != "" {
+		if p, err := yaml.PathString("$." + quotePath(field)); err == nil {
+			if n, err := p.FilterNode(d.body); err == nil && n != nil {
+				if l := nodeLine(n); l > 0 {
+					return l
+				}
+			}
+		}
+		i := strings.LastIndexAny(field, ".[")
+		if i <= 0 {
+			return 0
+		}
+		field = field[:i]
+	}
+	return 0
+}
+
+// Errorf builds an *Error for field, finding its line.
+func (d *Doc) Errorf(field, format string, args ...any) *Error {
+	return &Error{File: d.name, Line: d.Line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// quotePath quotes map keys that go-yaml's path syntax would misread.
+func quotePath(field string) string {
+	parts := strings.Split(field, ".")
+	for i, p := range parts {
+		name, rest, _ := strings.Cut(p, "[")
+		if strings.ContainsAny(name, "-/ ") {
+			name = "'" + name + "'"
+		}
+		if rest != "" {
+			name += "[" + rest
+		}
+		parts[i] = name
+	}
+	return strings.Join(parts, ".")
+}
+
+// --- helpers (the agent loader's approach, for these formats) -------------------
+
+func yamlError(file string, err error, fields map[[2]int]string) *Error {
+	e := &Error{File: file, Msg: err.Error(), Err: err}
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		e.Msg = ye.GetMessage()
+		var te *yaml.TypeError
+		if errors.As(err, &te) && te.SrcType != nil && te.DstType != nil {
+			e.Msg = fmt.Sprintf("expected %s, got %s", typeName(te.DstType), te.SrcType)
+		}
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			e.Line = tk.Position.Line
+			e.Field = fields[[2]int{tk.Position.Line, tk.Position.Column}]
+		}
+	}
+	if e.Line == 0 && e.Field == "" {
+		e.Msg = "invalid YAML: " + e.Msg
+	}
+	return e
+}
+
+// typeName names Go types the way a file's author thinks of them.
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "text"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	}
+	return t.String()
+}
+
+func unwrap(n ast.Node) ast.Node {
+	for range 64 {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func nodeLine(n ast.Node) int {
+	if n == nil || reflect.ValueOf(n).IsNil() {
+		return 0
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return tk.Position.Line
+	}
+	return 0
+}
+
+func tokenPos(tk *token.Token) ([2]int, bool) {
+	if tk == nil || tk.Position == nil {
+		return [2]int{}, false
+	}
+	return [2]int{tk.Position.Line, tk.Position.Column}, true
+}
+
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		out[tag] = f.Type
+	}
+	return out
+}
+
+func checkKeys(file string, node ast.Node, t reflect.Type, prefix string, fields map[[2]int]string) []error {
+	node = unwrap(node)
+	if node == nil || reflect.ValueOf(node).IsNil() {
+		return nil
+	}
+	if pos, ok := tokenPos(node.GetToken()); ok && prefix != "" {
+		if _, seen := fields[pos]; !seen {
+			fields[pos] = prefix
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := node.(ast.MapNode)
+		if !ok {
+			return nil // a type mismatch: the decoder reports it
+		}
+		known := yamlFields(t)
+		var errs []error
+		for it := m.MapRange(); it.Next(); {
+			key := it.Key()
+			name := strings.TrimSpace(key.String())
+			if kv, ok := key.(*ast.StringNode); ok {
+				name = kv.Value
+			}
+			field := name
+			if prefix != "" {
+				field = prefix + "." + name
+			}
+			if pos, ok := tokenPos(key.GetToken()); ok {
+				fields[pos] = field
+			}
+			ft, ok := known[name]
+			if !ok {
+				errs = append(errs, &Error{File: file, Line: nodeLine(key), Field: field, Msg: fmt.Sprintf("unknown field %q", name)})
+				continue
+			}
+			errs = append(errs, checkKeys(file, it.Value(), ft, field, fields)...)
+		}
+		return errs
+	case reflect.Slice:
+		seq, ok := node.(*ast.SequenceNode)
+		if !ok {
+			return nil
+		}
+		var errs []error
+		for i, v := range seq.Values {
+			errs = append(errs, checkKeys(file, v, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i), fields)...)
+		}
+		return errs
+	case reflect.Map:
+		m, ok := node.(ast.MapNode)
+		if !ok {
+			return nil
+		}
+		var errs []error
+		for it := m.MapRange(); it.Next(); {
+			name := strings.TrimSpace(it.Key().String())
+			if kv, ok := it.Key().(*ast.StringNode); ok {
+				name = kv.Value
+			}
+			errs = append(errs, checkKeys(file, it.Value(), t.Elem(), prefix+"."+name, fields)...)
+		}
+		return errs
+	}
+	return nil
+}
