@@ -86,6 +86,9 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	}
 	opts.fullScreen = true
 	opts.tuiRunning.Store(true)
+	// slog lines (engine warnings) wait until the screen is given back.
+	release := holdSlog(opts.IO.ErrOut)
+	defer release()
 	ws, err := opts.Workspace(ctx, false)
 	if err != nil {
 		return err
