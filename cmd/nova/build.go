@@ -226,8 +226,9 @@ func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
 		}
 		printBuild(opts.IO, b, tasks)
 		bd := v.Board
-		opts.IO.Printf("\nboard %s: %d key decisions, %d open blockers, %d artifacts, %d handoffs (nova build board %d)\n",
-			bd.Key, len(bd.Decisions), len(bd.Blockers), bd.ArtifactCount, bd.Handoffs, b.ID)
+		opts.IO.Printf("\nboard %s: %s, %s, %s, %s (nova build board %d)\n", bd.Key,
+			plural(len(bd.Decisions), "key decision", "key decisions"), plural(len(bd.Blockers), "open blocker", "open blockers"),
+			plural(bd.ArtifactCount, "artifact", "artifacts"), plural(bd.Handoffs, "handoff", "handoffs"), b.ID)
 		return nil
 	})
 }

@@ -275,11 +275,11 @@ func runGoalResume(ctx context.Context, opts *goalResumeOptions) error {
 			if opts.JSON {
 				return opts.IO.PrintJSON(r)
 			}
-			opts.IO.Printf("run %d is already completed (%d turns)\n", r.ID, r.Turns)
+			opts.IO.Printf("run %d is already completed (%s)\n", r.ID, plural(r.Turns, "turn", "turns"))
 			return nil
 		}
 		if !opts.JSON {
-			opts.IO.Printf("resuming run %d: %s (%s, %d turns so far)\n", r.ID, clipLine(r.Goal, 100), r.Status, r.Turns)
+			opts.IO.Printf("resuming run %d: %s (%s, %s so far)\n", r.ID, clipLine(r.Goal, 100), r.Status, plural(r.Turns, "turn", "turns"))
 		}
 		return followGoal(ctx, opts.Env, ws, opts.ID, engine.RunGoalOptions{Approvals: engine.ApproveNone,
 			MaxTurns: opts.Limits.MaxTurns, MaxTokens: opts.Limits.MaxTokens, MaxDuration: opts.Limits.MaxDuration}, opts.JSON)
