@@ -69,9 +69,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// novaBinary builds the nova binary once per test run.
+// novaBinary builds the nova binary once per test run. NOVA_TEST_BINARY names a binary
+// to use instead (built by the caller, kept after the run: profiling a benchmark's child
+// processes needs their symbols after the test binary has exited).
 func novaBinary(tb testing.TB) string {
 	tb.Helper()
+	if p := os.Getenv("NOVA_TEST_BINARY"); p != "" {
+		return p
+	}
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "nova-cli-test")
 		if binErr != nil {

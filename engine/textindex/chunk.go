@@ -233,8 +233,12 @@ func (c *chunk) decodePostings(nf int, ps []posting) ([]posting, bool) {
 	return ps, true
 }
 
-// find returns the posting of doc d in c, if any.
-func (c *chunk) find(d uint64, nf int, scratch *postingScratch) (tf, code uint32, found, ok bool) {
+// find returns the posting of doc d in c, if any. It walks the one block that may hold d
+// only as far as d, without storing the postings it passes: rescoring and coverage look up
+// a few documents in many long lists, and decoding whole blocks was most of their cost. The
+// postings walked are checked as decodeBlock checks them (ok is false when they are
+// malformed); the rest of the block is not read.
+func (c *chunk) find(d uint64, nf int, _ *postingScratch) (tf, code uint32, found, ok bool) {
 	lo, hi := 0, c.nb
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -247,16 +251,62 @@ func (c *chunk) find(d uint64, nf int, scratch *postingScratch) (tf, code uint32
 	if lo == c.nb {
 		return 0, 0, false, true
 	}
-	scratch.docs, scratch.tfs, scratch.codes, ok = c.decodeBlock(lo, nf, scratch.docs[:0], scratch.tfs[:0], scratch.codes[:0])
-	if !ok {
-		return 0, 0, false, false
+	start, next := 0, c.base
+	if lo > 0 {
+		start, next = c.end(lo-1), c.last(lo-1)+1
 	}
-	for j, x := range scratch.docs {
-		if x == d {
-			return scratch.tfs[j], scratch.codes[j], true, true
+	b := c.body[start:c.end(lo)]
+	fields := uint64(1)<<nf - 1
+	p := 0
+	for j := range c.blockLen(lo) {
+		if p >= len(b) {
+			return 0, 0, false, false
 		}
+		x := uint64(b[p])
+		if x < 0x80 {
+			p++
+		} else {
+			v, k := binary.Uvarint(b[p:])
+			if k <= 0 {
+				return 0, 0, false, false
+			}
+			x, p = v, p+k
+		}
+		mask, delta := x&15, x>>4
+		if x == 0 { // escape: a delta too large to share a uvarint with the mask
+			v, k := binary.Uvarint(b[p:])
+			if k <= 0 || p+k >= len(b) || v < bigDelta {
+				return 0, 0, false, false
+			}
+			delta, mask, p = v, uint64(b[p+k]), p+k+1
+		}
+		doc := next + delta
+		if mask == 0 || mask&^fields != 0 || doc < next || p+2*bits.OnesCount64(mask) > len(b) {
+			return 0, 0, false, false
+		}
+		if c.exact && lo == 0 && j == 0 && doc != c.base {
+			return 0, 0, false, false
+		}
+		if doc > d {
+			return 0, 0, false, true
+		}
+		if doc < d {
+			p += 2 * bits.OnesCount64(mask)
+			next = doc + 1
+			continue
+		}
+		for f := mask; f != 0; f &= f - 1 {
+			s := 8 * bits.TrailingZeros64(f)
+			if b[p] == 0 {
+				return 0, 0, false, false
+			}
+			tf |= uint32(b[p]) << s
+			code |= uint32(b[p+1]) << s
+			p += 2
+		}
+		return tf, code, true, true
 	}
-	return 0, 0, false, true
+	return 0, 0, false, false // the block table says d is in this block, its postings do not
 }
 
 // postingScratch is reusable decoding space.

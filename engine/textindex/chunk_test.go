@@ -1,7 +1,9 @@
 package textindex
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,6 +56,11 @@ func TestChunkRoundTrip(t *testing.T) {
 			assert.True(t, found)
 			assert.Equal(t, p.tf, tf)
 			assert.Equal(t, p.code, code)
+			if i+1 < len(ps) && ps[i+1].doc > p.doc+1 {
+				_, _, found, ok = ch.find(p.doc+1, MaxFields, &sc)
+				require.True(t, ok)
+				assert.False(t, found, "a document between two postings")
+			}
 		}
 		for b := range ch.nb {
 			lo, hi := b<<blockShift, min((b+1)<<blockShift, n)
@@ -127,8 +134,17 @@ func FuzzChunk(f *testing.F) {
 				t.Fatalf("bad posting %+v", got[j])
 			}
 		}
+		// find agrees with a full decode on a chunk that decodes, present or not.
 		var sc postingScratch
-		_, _, _, _ = ch.find(got[len(got)/2].doc, MaxFields, &sc)
+		for _, j := range []int{0, len(got) / 2, len(got) - 1} {
+			for _, d := range []uint64{got[j].doc, got[j].doc + 1} {
+				want, in := slices.BinarySearchFunc(got, d, func(p posting, d uint64) int { return cmp.Compare(p.doc, d) })
+				tf, code, found, ok := ch.find(d, MaxFields, &sc)
+				if !ok || found != in || (in && (tf != got[want].tf || code != got[want].code)) {
+					t.Fatalf("find(%d) = %d %d %v %v; decoded %+v", d, tf, code, found, ok, got)
+				}
+			}
+		}
 	})
 }
 
