@@ -497,14 +497,14 @@ func (m *Model) detailView(w, h int) string {
 		tools = "none listed"
 	}
 	b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "tools", tools)), "\n")...)
+	if d.ReadOnly() {
+		b = append(b, s.Subtle.Render("read-only: stages no files and runs no commands"))
+	}
 	if len(implicit) > 0 {
 		// Tools every agent gets (runSkill, the knowledge tools) and VENUS's
 		// generateUIComponent: offered without being listed in the file.
 		also := strings.Join(implicit, ", ") + s.Subtle.Render(" (not in its file)")
 		b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "also", also)), "\n")...)
-	}
-	if d.ReadOnly() {
-		b = append(b, s.Subtle.Render("read-only: stages no files and runs no commands"))
 	}
 	b = append(b, "", s.Subtitle.Render("Role"))
 	b = append(b, reflow(d.Role, inner, s.Text)...)
