@@ -100,6 +100,8 @@ type Options struct {
 	Pages []PageFactory
 	// ThemeErrors are problems loading user themes, shown once at start.
 	ThemeErrors []error
+	// Now is the clock screens show ages with; nil is time.Now (tests pin it).
+	Now func() time.Time
 }
 
 // DefaultPages lists nova's screens in tab order.
@@ -166,6 +168,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		Ctx:    ctx,
 		Styles: themes.Build(pal),
 		KeyMap: keymap.DefaultKeyMap(),
+		Now:    opts.Now,
 	}
 	factories := opts.Pages
 	if factories == nil {

@@ -88,12 +88,16 @@ func (f *fakeWS) RunningBuilds(context.Context) ([]uint64, error) {
 // sizes it, driven by the shared test runtime.
 func newModel(t *testing.T, ws engine.Workspace, w, h int) *tuitest.ModelDriver {
 	t.Helper()
-	m := tui.New(context.Background(), ws, tui.Options{})
+	m := tui.New(context.Background(), ws, tui.Options{Now: func() time.Time { return fakeNow }})
 	d := tuitest.DriveModel(t, m)
 	d.Run(m.Init())
 	d.Send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
 }
+
+// fakeNow is two hours after the fake workspace's clock: ages on screen
+// ("2h ago") do not change from one day to the next.
+var fakeNow = time.Date(2026, 3, 14, 11, 30, 0, 0, time.UTC)
 
 func TestGoldenViews(t *testing.T) {
 	t.Parallel()

@@ -63,6 +63,9 @@ func BenchmarkTyping180x50(b *testing.B) {
 		{"playbooks_rule_form", []string{"alt+7", "n"}},
 		{"import_path", []string{"alt+3", "/"}},
 		{"build_prd_path", []string{"alt+6", "n", "/"}},
+		{"knowledge_search", []string{"alt+9", "/"}},
+		{"knowledge_add_fact", []string{"alt+9", "tab", "a"}},
+		{"run_new_goal", []string{"alt+0", "n"}},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {

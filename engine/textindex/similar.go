@@ -236,12 +236,16 @@ func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
 // file.
 func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 	k = max(k, 1)
-	var text []byte // the words, back to back
-	var ends []int  // end of each word in text
+	sc := shingleScratch.Get().(*shingleBufs)
+	defer shingleScratch.Put(sc)
+	text, ends := sc.text[:0], sc.ends[:0] // the words back to back; the end of each in text
 	eachWord(s, func(w []byte) {
 		text = append(text, w...)
 		ends = append(ends, len(text))
 	})
+	if cap(text) <= 1<<20 { // kept grown for the next call, unless a huge text grew them
+		sc.text, sc.ends = text, ends
+	}
 	sig := m.empty()
 	if len(ends) == 0 {
 		return sig
@@ -274,6 +278,15 @@ func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 	}
 	return sig
 }
+
+// shingleBufs is ShingleSignature's working memory, pooled: an import computes one
+// signature per file, and growing these slices afresh each time was most of its allocation.
+type shingleBufs struct {
+	text []byte
+	ends []int
+}
+
+var shingleScratch = sync.Pool{New: func() any { return new(shingleBufs) }}
 
 func (m *MinHasher) empty() Signature {
 	sig := make(Signature, len(m.seeds))

@@ -7,6 +7,7 @@ package common
 import (
 	"context"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
@@ -25,6 +26,17 @@ type Common struct {
 	Height int
 	Styles *themes.Styles
 	KeyMap *keymap.KeyMap
+	// Now is the clock pages show ages with ("3d ago"); nil is time.Now.
+	// Tests pin it to the fake workspace's time.
+	Now func() time.Time
+}
+
+// Clock is c.Now, or time.Now when none is set.
+func (c *Common) Clock() func() time.Time {
+	if c.Now != nil {
+		return c.Now
+	}
+	return time.Now
 }
 
 // Component is the contract of every screen part.

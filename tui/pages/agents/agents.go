@@ -89,7 +89,7 @@ func New(c *common.Common, src Source) *Model {
 	in.Prompt = "› "
 	in.CharLimit = 4000
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: time.Now, input: in, rv: runview.New(c, src)}
+	return &Model{c: c, src: src, now: c.Clock(), input: in, rv: runview.New(c, src)}
 }
 
 // Title implements common.Page.

@@ -174,7 +174,7 @@ type pendingDelta struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
+	return &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
 		runs: map[string][2]string{}, waiting: map[string]string{},
 		prdPath: pathinput.New(c, pathinput.File, "", "")}

@@ -305,7 +305,11 @@ func (m *Model) taskDetailView(w, h int) string {
 	case t.Status == StatusWaiting && t.Reason != "":
 		b = append(b, s.Warning.Render(common.Truncate(spinFrames[m.spin%len(spinFrames)]+" "+oneLine(t.Reason), inner)))
 	case t.Reason != "" && (t.Status == StatusBlocked || t.Status == StatusFailed):
-		b = append(b, s.Error.Render(common.Truncate("✗ "+oneLine(t.Reason), inner)))
+		// Why it stopped, and what to do about it, wraps (up to 3 lines)
+		// rather than losing its end.
+		for _, l := range wrapAtMost("✗ "+oneLine(t.Reason), inner, 3) {
+			b = append(b, s.Error.Render(l))
+		}
 	case t.Reason != "":
 		b = append(b, s.Muted.Render(common.Truncate(oneLine(t.Reason), inner)))
 	}
@@ -680,4 +684,16 @@ func problemSummary(name, problem string) string {
 		}
 	}
 	return strings.TrimSuffix(line, ":") // "3 problems:" heads a list shown below
+}
+
+// wrapAtMost wraps text at spaces to width and keeps at most n lines, the
+// last one ending in … when some was left out.
+func wrapAtMost(text string, width, n int) []string {
+	lines := common.WrapWords(text, max(1, width))
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	lines[n-1] = common.Truncate(strings.TrimRight(lines[n-1], " ")+" …", width)
+	return lines
 }

@@ -124,7 +124,7 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, dv: diffview.New(c), getenv: os.Getenv}
+	return &Model{c: c, src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
 }
 
 // Title implements common.Page.

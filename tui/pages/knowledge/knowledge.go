@@ -185,6 +185,7 @@ type Model struct {
 	form   *form
 	conf   *confirm.Model
 	seq    int
+	under  common.ViewCache // the page under a dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
@@ -194,7 +195,7 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "search the vault, facts and docs…"
 	in.CharLimit = 300
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: time.Now, input: in, conf: confirm.New(c)}
+	return &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c)}
 }
 
 // SetClock fixes the page's clock (golden tests: ages and timelines).
@@ -337,6 +338,7 @@ func (m *Model) act(what string, f func() (string, error)) tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.form != nil || m.conf.Active())
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		if m.det != nil && m.det.width != m.detailInner() {

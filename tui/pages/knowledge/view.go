@@ -20,6 +20,19 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	switch {
+	case m.conf.Active():
+		// The page does not change while a dialog has the keys: typing
+		// redraws the dialog only.
+		return common.Overlay(m.under.Get(m.c, m.width, m.height, m.baseView), m.conf.View(), m.width, m.height)
+	case m.form != nil:
+		return common.Overlay(m.under.Get(m.c, m.width, m.height, m.baseView), m.formView(), m.width, m.height)
+	}
+	return m.baseView()
+}
+
+// baseView is the page without its dialogs.
+func (m *Model) baseView() string {
 	head := m.headView()
 	h := m.height - 1
 	var body string
@@ -36,14 +49,7 @@ func (m *Model) View() string {
 	default:
 		body = m.listView(m.width, h)
 	}
-	out := common.FitHeight(head+"\n"+body, m.height)
-	switch {
-	case m.conf.Active():
-		out = common.Overlay(out, m.conf.View(), m.width, m.height)
-	case m.form != nil:
-		out = common.Overlay(out, m.formView(), m.width, m.height)
-	}
-	return out
+	return common.FitHeight(head+"\n"+body, m.height)
 }
 
 // headView is the pane tabs with their counts and what is under way.

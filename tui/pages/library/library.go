@@ -205,7 +205,7 @@ type Model struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, confirm: confirm.New(c), follow: true,
+	return &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), follow: true,
 		builds: map[string]string{}, streams: map[string]*strings.Builder{}, running: map[uint64]bool{}, ops: map[string]bool{}}
 }
 

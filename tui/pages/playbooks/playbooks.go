@@ -99,7 +99,7 @@ type Model struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now,
+	return &Model{c: c, src: src, now: c.Clock(),
 		agents: &agentList{c: c}, rules: newRulesPane(c), history: &historyPane{c: c}, pending: &pendingPane{c: c},
 		confirm: confirm.New(c)}
 }

@@ -109,7 +109,7 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "why none of the branches fits (optional)"
 	in.Prompt = "› "
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: time.Now, dialog: confirm.New(c), reason: in}
+	return &Model{c: c, src: src, now: c.Clock(), dialog: confirm.New(c), reason: in}
 }
 
 // Title implements common.Page.

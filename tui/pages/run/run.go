@@ -150,6 +150,7 @@ type Model struct {
 	runsOpen  bool
 	runsSel   int
 	approvals []approval
+	under     common.ViewCache // the page under a dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
@@ -262,6 +263,7 @@ func (m *Model) resolveCmd(key, id string) tea.Cmd {
 
 // Update implements common.Component.
 func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
+	m.under.Update(msg, m.dialogOpen())
 	switch msg := msg.(type) {
 	case listMsg:
 		m.loaded, m.listErr = true, msg.err

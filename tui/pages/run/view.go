@@ -22,6 +22,35 @@ func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	if !m.dialogOpen() {
+		return m.baseView()
+	}
+	// The page does not change while a dialog has the keys: typing redraws
+	// the dialog only.
+	body := m.under.Get(m.c, m.width, m.height, m.baseView)
+	dw := m.dialogWidth()
+	switch {
+	case m.goalIn.open:
+		body = common.Overlay(body, m.goalIn.view(dw, m.height, "start the run"), m.width, m.height)
+	case m.answer.open:
+		body = common.Overlay(body, m.answer.view(dw, m.height, "answer"), m.width, m.height)
+	case m.viewer.open:
+		body = common.Overlay(body, m.viewer.view(max(40, m.width-4), max(8, m.height-2)), m.width, m.height)
+	case m.confirm.Active():
+		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
+	case m.runsOpen:
+		body = common.Overlay(body, m.runsView(), m.width, m.height)
+	}
+	return body
+}
+
+// dialogOpen reports whether a dialog is over the page.
+func (m *Model) dialogOpen() bool {
+	return m.goalIn.open || m.answer.open || m.viewer.open || m.confirm.Active() || m.runsOpen
+}
+
+// baseView is the page without its dialogs.
+func (m *Model) baseView() string {
 	s := m.c.Styles
 	var body string
 	switch {
@@ -38,21 +67,7 @@ func (m *Model) View() string {
 	default:
 		body = m.mainView()
 	}
-	body = common.FitHeight(body, m.height)
-	dw := m.dialogWidth()
-	switch {
-	case m.goalIn.open:
-		body = common.Overlay(body, m.goalIn.view(dw, m.height, "start the run"), m.width, m.height)
-	case m.answer.open:
-		body = common.Overlay(body, m.answer.view(dw, m.height, "answer"), m.width, m.height)
-	case m.viewer.open:
-		body = common.Overlay(body, m.viewer.view(max(40, m.width-4), max(8, m.height-2)), m.width, m.height)
-	case m.confirm.Active():
-		body = common.Overlay(body, m.confirm.View(), m.width, m.height)
-	case m.runsOpen:
-		body = common.Overlay(body, m.runsView(), m.width, m.height)
-	}
-	return body
+	return common.FitHeight(body, m.height)
 }
 
 func (m *Model) mainView() string {

@@ -100,7 +100,7 @@ type refreshTickMsg struct{ seq int }
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	sh := &shared{c: c, src: src, now: time.Now}
+	sh := &shared{c: c, src: src, now: c.Clock()}
 	m := &Model{shared: sh, confirm: confirm.New(c)}
 	m.browse = newBrowsePane(sh)
 	m.graph = newGraphPane(sh)
