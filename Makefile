@@ -29,10 +29,12 @@ playground:
 		[ -f "$(WORKSPACE)/go.mod" ] || printf 'module playground\n\ngo %s\n' "$(GOMOD_GO)" > "$(WORKSPACE)/go.mod";; \
 	esac
 
-## test: the whole suite (formatting, vet, race-enabled tests, the engine's import rule), then the
-## real-server suite
+## test: the whole suite (formatting, vet, race-enabled tests, the engine's import rule); the CLI
+## suite runs twice (DESIGN): each command owning the workspace, then each one the client of an
+## owner; then the real-server suite
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 12m ./...
+	NOVA_CLI_WORKSPACE=owner $(GO) test -race -count=1 -timeout 6m ./cmd/nova
 	$(MAKE) test-real
 
 ## test-real: nova against the real Ollama server (realollama/, its own Go modules). Builds

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm"
 
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
@@ -40,6 +42,12 @@ type DoctorOptions struct {
 	Explicit string // --workspace
 	Start    string // current directory
 	Getenv   func(string) string
+	// Owner describes the nova process that owns the workspace (a line for
+	// the "owner" check; "" = none). When one does, the database and the
+	// knowledge counts are read through Served (fn runs with the owner's
+	// Workspace), never opened here: the owner holds the database's lock.
+	Owner  string
+	Served func(ctx context.Context, fn func(Workspace) error) error
 }
 
 // Doctor checks the workspace, its config, its database and Ollama. It never
@@ -92,13 +100,21 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			rep.Author = author
 			add(c)
 		}
-		dbCheck, db := checkDB(root)
-		add(dbCheck)
-		for _, c := range knowledgeChecks(ctx, db, cfg, getenv) {
-			add(c)
-		}
-		if db != nil {
-			_ = db.Close()
+		if opts.Owner != "" && opts.Served != nil {
+			for _, c := range servedChecks(ctx, opts.Served, cfg, getenv) {
+				add(c)
+			}
+			add(Check{Name: "owner", OK: true, Detail: opts.Owner})
+		} else {
+			dbCheck, db := checkDB(root)
+			add(dbCheck)
+			for _, c := range knowledgeChecks(ctx, dbCounter(db), cfg, getenv) {
+				add(c)
+			}
+			if db != nil {
+				_ = db.Close()
+			}
+			add(Check{Name: "owner", OK: true, Detail: "none: the next nova owns the workspace while it runs and serves it to the others"})
 		}
 	}
 
@@ -177,6 +193,56 @@ func checkDB(root string) (Check, *storage.DB) {
 		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems, first: %v", path, len(problems), problems[0]), Hint: hint}, nil
 	}
 	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent)", path, v)}, db
+}
+
+// servedChecks are the database, facts and docs checks of a workspace that
+// another nova owns: read through it (one connection), never opened here.
+func servedChecks(ctx context.Context, served func(context.Context, func(Workspace) error) error, cfg workspace.Config, getenv func(string) string) []Check {
+	var (
+		rep    CheckReport
+		sum    Summary
+		st     docs.Stats
+		dbErr  error
+		sumErr error
+		docErr error
+	)
+	err := served(ctx, func(ws Workspace) error {
+		rep, dbErr = ws.CheckDB(ctx)
+		sum, sumErr = ws.Summary(ctx)
+		st, docErr = ws.DocsStats(ctx)
+		return nil
+	})
+	if err != nil {
+		dbErr, sumErr, docErr = err, err, err
+	}
+	out := []Check{checkServedDB(rep, dbErr)}
+	counter := knowledgeCounter{
+		label: "in the workspace and user-level, counted by its owner",
+		facts: func() (facts.Counts, error) {
+			return facts.Counts{Valid: sum.Facts, Review: sum.FactsReview}, sumErr
+		},
+		docs: func(context.Context) (docs.Stats, error) { return st, docErr },
+	}
+	return append(out, knowledgeChecks(ctx, counter, cfg, getenv)...)
+}
+
+// checkServedDB is the database check answered by the nova that owns it.
+func checkServedDB(rep CheckReport, err error) Check {
+	switch {
+	case err != nil:
+		return Check{Name: "database", Detail: "check through the owning nova: " + err.Error(), Hint: "run `nova db check` for details"}
+	case !rep.OK:
+		hint := "quit every nova, then run `nova db compact`, or restore a backup"
+		if rep.Damaged {
+			hint = "quit every nova, then copy what is readable into a new file with `nova db recover FILE`, or restore a backup"
+		}
+		first := ""
+		if len(rep.Problems) > 0 {
+			first = ", first: " + rep.Problems[0]
+		}
+		return Check{Name: "database", Detail: fmt.Sprintf("%s: %d consistency problems%s", rep.DBPath, len(rep.Problems), first), Hint: hint}
+	}
+	return Check{Name: "database", OK: true, Detail: fmt.Sprintf("%s (schema %d, consistent; checked by its owner)", rep.DBPath, rep.Schema)}
 }
 
 func modelsCheck(st OllamaStatus) Check {

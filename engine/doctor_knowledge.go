@@ -11,21 +11,42 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
+// knowledgeCounter counts what the workspace holds for knowledgeChecks:
+// from the file opened read-only (dbCounter) or through the owning nova.
+// A nil func: not counted (the database could not be read).
+type knowledgeCounter struct {
+	label string // where the facts counted live
+	facts func() (facts.Counts, error)
+	docs  func(ctx context.Context) (docs.Stats, error)
+}
+
+// dbCounter counts in db, opened read-only by checkDB (nil: unreadable).
+func dbCounter(db *storage.DB) knowledgeCounter {
+	if db == nil {
+		return knowledgeCounter{}
+	}
+	return knowledgeCounter{
+		label: "in the workspace",
+		facts: func() (facts.Counts, error) { return facts.CountIn(db, false) },
+		docs:  func(ctx context.Context) (docs.Stats, error) { return docs.NewCache(db, nil).Stats(ctx) },
+	}
+}
+
 // knowledgeChecks are doctor's "facts" and "docs" lines: what the workspace
-// holds (db, opened read-only by checkDB; nil when it could not be read),
+// holds (src: the file opened read-only, or through the owning nova),
 // the user-level facts file, and where documentation comes from. Nothing is
 // fetched: docs.context7.url is named, not probed (doctor stays offline
 // apart from Ollama). A problem here is a warning: builds run without it.
-func knowledgeChecks(ctx context.Context, db *storage.DB, cfg workspace.Config, getenv func(string) string) []Check {
+func knowledgeChecks(ctx context.Context, src knowledgeCounter, cfg workspace.Config, getenv func(string) string) []Check {
 	fc := Check{Name: "facts", OK: true}
 	var parts []string
-	if db == nil {
+	if src.facts == nil {
 		parts = append(parts, "workspace facts not counted (see database)")
-	} else if c, err := facts.CountIn(db, false); err != nil {
+	} else if c, err := src.facts(); err != nil {
 		fc.Status = "warn"
 		parts = append(parts, "workspace facts not counted: "+err.Error())
 	} else {
-		parts = append(parts, countFacts(c)+" in the workspace")
+		parts = append(parts, countFacts(c)+" "+src.label)
 		if c.Damaged > 0 {
 			fc.Status = "warn"
 			parts = append(parts, fmt.Sprintf("%d stored facts could not be read", c.Damaged))
@@ -50,9 +71,9 @@ func knowledgeChecks(ctx context.Context, db *storage.DB, cfg workspace.Config, 
 
 	dc := Check{Name: "docs", OK: true}
 	parts = parts[:0]
-	if db == nil {
+	if src.docs == nil {
 		parts = append(parts, "cache not counted (see database)")
-	} else if st, err := docs.NewCache(db, nil).Stats(ctx); err != nil {
+	} else if st, err := src.docs(ctx); err != nil {
 		dc.Status = "warn"
 		parts = append(parts, "cache not counted: "+err.Error())
 	} else {

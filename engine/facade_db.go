@@ -47,6 +47,7 @@ func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
 		return CheckReport{}, err
 	}
 	rep := CheckReport{DBPath: l.ws.DBPath(), Problems: []string{}}
+	rep.Schema, _ = l.db.SchemaVersion()
 	for _, p := range l.db.Check() {
 		rep.Problems = append(rep.Problems, p.Error())
 		rep.Damaged = rep.Damaged || errors.Is(p, storage.ErrCorrupt)

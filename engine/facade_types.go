@@ -52,7 +52,9 @@ type Recovery struct {
 
 // CheckReport is the result of CheckDB.
 type CheckReport struct {
-	DBPath   string   `json:"dbPath"`
+	DBPath string `json:"dbPath"`
+	// Schema is the database's schema version.
+	Schema   int      `json:"schema"`
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
 	// Damaged is set when a problem is damage to the file (ErrDamaged): copy
@@ -113,6 +115,12 @@ type ImportPlan struct {
 // ErrRelativePath: a path argument of a verb must be absolute (the caller
 // resolves it: a remote owner does not share the caller's directory).
 var ErrRelativePath = errors.New("path must be absolute")
+
+// ErrUsage marks an error about arguments the user gave badly: a verb that
+// validates a user's input wraps it (fmt.Errorf("%w: …", ErrUsage)), and the
+// CLI exits 2 for it, as for its own usage errors. It is a sentinel of the
+// engine, so it keeps its meaning across the owner's socket.
+var ErrUsage = errors.New("bad usage")
 
 // ErrNoSuchPlan: an import plan id the engine does not hold (dropped, or
 // the engine restarted).

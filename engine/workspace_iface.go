@@ -54,18 +54,22 @@ type Workspace interface {
 
 	// Info describes the workspace. It does no I/O (a remote implementation
 	// fetches it once when it connects).
+	//rpc:idempotent
 	Info() Info
 	// Config returns the effective configuration. It does no I/O; it
 	// changes only through SetTheme (EventThemeChanged).
+	//rpc:idempotent
 	Config() workspace.Config
 	// Subscribe streams every event published from now on until ctx is done.
 	// Droppable events (deltas, progress) may be lost under load; all others
 	// are always delivered.
 	Subscribe(ctx context.Context) <-chan Event
 	// Summary counts what the workspace holds (Home, `nova doctor`).
+	//rpc:idempotent
 	Summary(ctx context.Context) (Summary, error)
 	// Ollama probes the model server once and checks the tier models. An
 	// unreachable server is a status (Reachable false), not an error.
+	//rpc:idempotent
 	Ollama(ctx context.Context) (OllamaStatus, error)
 	// SetTheme persists the theme name in config.yaml (EventThemeChanged).
 	SetTheme(ctx context.Context, name string) error
@@ -80,6 +84,7 @@ type Workspace interface {
 	// CheckDB verifies every page of the database, runs bbolt's consistency
 	// check and nova's counter check; problems are in the report (Damaged,
 	// Counter say of which kind).
+	//rpc:idempotent
 	CheckDB(ctx context.Context) (CheckReport, error)
 
 	// ---- Vault (taste vault: graph memory) ----
@@ -90,21 +95,29 @@ type Workspace interface {
 	// UpdateNode changes the fields set in the patch.
 	UpdateNode(ctx context.Context, id uint64, p vault.Patch) (vault.Node, error)
 	// GetNode returns one node with its body.
+	//rpc:idempotent
 	GetNode(ctx context.Context, id uint64) (vault.Node, error)
 	// GetNodes returns the nodes of ids that exist, in the order given.
+	//rpc:idempotent
 	GetNodes(ctx context.Context, ids []uint64, withBody bool) ([]vault.Node, error)
 	// ListNodes returns one page of nodes (without bodies). Page through a
 	// large vault with Offset and Limit (the CLI pages by 1,000).
+	//rpc:idempotent
 	ListNodes(ctx context.Context, o vault.ListOptions) (vault.Page, error)
 	// SearchNodes ranks nodes for a free-text query, best first.
+	//rpc:idempotent
 	SearchNodes(ctx context.Context, query string, o vault.SearchOptions) ([]vault.Scored, error)
 	// NodeNeighbours returns a node's edges grouped by relation, out and in.
+	//rpc:idempotent
 	NodeNeighbours(ctx context.Context, id uint64) ([]vault.RelationGroup, error)
 	// NodeEdges returns every edge touching a node.
+	//rpc:idempotent
 	NodeEdges(ctx context.Context, id uint64) ([]vault.Edge, error)
 	// GetEdge returns one edge.
+	//rpc:idempotent
 	GetEdge(ctx context.Context, id uint64) (vault.Edge, error)
 	// TraverseNodes walks the graph breadth first from a node.
+	//rpc:idempotent
 	TraverseNodes(ctx context.Context, id uint64, o vault.TraverseOptions) ([]vault.Step, error)
 	// LinkNodes adds an edge from → to.
 	LinkNodes(ctx context.Context, from, to uint64, rel vault.Relation, strength float64) (vault.Edge, error)
@@ -117,10 +130,13 @@ type Workspace interface {
 	// ForgetNode removes a node and its edges.
 	ForgetNode(ctx context.Context, id uint64) error
 	// ListConflicts returns the pairs of nodes joined by a contradicts edge.
+	//rpc:idempotent
 	ListConflicts(ctx context.Context) ([]vault.Conflict, error)
 	// VaultStats counts nodes, edges, types, tags and conflicts.
+	//rpc:idempotent
 	VaultStats(ctx context.Context) (vault.Stats, error)
 	// ListTags returns the tags with their node counts.
+	//rpc:idempotent
 	ListTags(ctx context.Context) ([]vault.TagCount, error)
 	// ExportVault writes every node and edge as JSONL to path (a temporary
 	// file renamed into place: a failed export leaves no partial file).
@@ -128,16 +144,21 @@ type Workspace interface {
 	// ImportVault reads a JSONL export from path: the whole file or nothing.
 	ImportVault(ctx context.Context, path string) (vault.ImportReport, error)
 	// VaultContext previews the vault block a prompt for a task would get.
+	//rpc:idempotent
 	VaultContext(ctx context.Context, req VaultContextRequest) (vault.VaultContext, error)
 	// WarmVault starts building the search index in the background.
+	//rpc:idempotent
 	WarmVault(ctx context.Context) error
 	// VaultCapacity reports the node count against the tier's cap (tier,
 	// cap, nodes, free, archived).
+	//rpc:idempotent
 	VaultCapacity(ctx context.Context) (vault.Capacity, error)
 	// ListArchived lists the nodes the tier cap moved to the archive (with
 	// their edges), newest first.
+	//rpc:idempotent
 	ListArchived(ctx context.Context) ([]vault.ArchivedNode, error)
 	// GetArchived returns one archived node with its body and edges.
+	//rpc:idempotent
 	GetArchived(ctx context.Context, id uint64) (vault.ArchivedNode, error)
 	// RestoreNode brings an archived node back with its id and the edges
 	// whose other end exists. It is a user write: over the tier cap it is
@@ -147,6 +168,7 @@ type Workspace interface {
 	// ---- Global wisdom ----
 
 	// ListWisdom returns the wisdom patterns (of one status, "" = all).
+	//rpc:idempotent
 	ListWisdom(ctx context.Context, status vault.WisdomStatus) ([]vault.WisdomPattern, error)
 	// PromoteWisdom shares a vault node as a wisdom pattern.
 	PromoteWisdom(ctx context.Context, nodeID uint64) (vault.PromoteResult, error)
@@ -157,8 +179,10 @@ type Workspace interface {
 	// did harm.
 	ReportWisdomHarm(ctx context.Context, id uint64, reason string) (vault.WisdomPattern, error)
 	// WisdomStats counts patterns by status, backers and harm reports.
+	//rpc:idempotent
 	WisdomStats(ctx context.Context) (vault.WisdomStats, error)
 	// WisdomCandidates lists the nodes Collect would promote.
+	//rpc:idempotent
 	WisdomCandidates(ctx context.Context) ([]vault.Node, error)
 	// CollectWisdom promotes every eligible node.
 	CollectWisdom(ctx context.Context) (vault.CollectReport, error)
@@ -172,6 +196,7 @@ type Workspace interface {
 	// (or reports) each pattern it carries; the same bundle counts once.
 	ImportWisdom(ctx context.Context, path string) (vault.BundleImport, error)
 	// ListWisdomBundles lists the bundles imported so far, newest first.
+	//rpc:idempotent
 	ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error)
 
 	// ---- Pattern-library import ----
@@ -193,21 +218,27 @@ type Workspace interface {
 	// DropImportPlan). Progress as for ImportPatterns.
 	ScanPatterns(ctx context.Context, dir string, o ImportOptions) (ImportPlan, error)
 	// PreviewImport reports what applying a scanned plan with o would do.
+	//rpc:idempotent
 	PreviewImport(ctx context.Context, planID string, o ImportOptions) (importer.Result, error)
 	// ApplyImport imports a scanned plan in one batch and remembers its
 	// folder among the recent sources.
 	ApplyImport(ctx context.Context, planID string, o ImportOptions) (importer.Result, error)
 	// ImportPlanBody returns the markdown body of one file of a plan.
+	//rpc:idempotent
 	ImportPlanBody(ctx context.Context, planID, sourceFile string) (string, error)
 	// DropImportPlan forgets a scanned plan.
 	DropImportPlan(ctx context.Context, planID string) error
 	// ImportDefaults returns the options an import uses when none are given.
+	//rpc:idempotent
 	ImportDefaults(ctx context.Context) (ImportOptions, error)
 	// RecentImportSources lists the folders imported from, newest first.
+	//rpc:idempotent
 	RecentImportSources(ctx context.Context) ([]string, error)
 	// ListImports lists the import batches, newest first.
+	//rpc:idempotent
 	ListImports(ctx context.Context) ([]importer.Batch, error)
 	// GetImport returns one import batch.
+	//rpc:idempotent
 	GetImport(ctx context.Context, id uint64) (importer.Batch, error)
 	// UndoImport reverts a batch: what it added goes, what it changed comes
 	// back.
@@ -217,6 +248,7 @@ type Workspace interface {
 
 	// ListAgents loads the roster from .nova/agents: the agents that load and
 	// the problems of the files that do not.
+	//rpc:idempotent
 	ListAgents(ctx context.Context) (Roster, error)
 	// RunAgent runs one task through an agent (blocking). Progress:
 	// TopicAgent events carrying o.Op and the run's id; a command the agent
@@ -224,11 +256,14 @@ type Workspace interface {
 	// run that fails is not an error: see RunResult.Outcome.
 	RunAgent(ctx context.Context, agentID, task string, o RunOptions) (RunResult, error)
 	// ListRuns lists stored agent runs, newest first.
+	//rpc:idempotent
 	ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.Run, error)
 	// RunEvents replays the recent events (no deltas) of a run this engine
 	// started; empty for other runs.
+	//rpc:idempotent
 	RunEvents(ctx context.Context, runID uint64) ([]agents.Event, error)
 	// PendingApprovals lists the approval requests waiting for an answer.
+	//rpc:idempotent
 	PendingApprovals(ctx context.Context) ([]tools.ApprovalRequest, error)
 	// AnswerApproval answers an EventNeedsApproval request by its id.
 	AnswerApproval(ctx context.Context, id string, approve bool) error
@@ -236,8 +271,10 @@ type Workspace interface {
 	// ---- Changesets ----
 
 	// ListChanges lists changesets, newest first.
+	//rpc:idempotent
 	ListChanges(ctx context.Context, f changes.Filter) ([]changes.Changeset, error)
 	// GetChange returns a changeset with its files' contents.
+	//rpc:idempotent
 	GetChange(ctx context.Context, id uint64) (changes.Changeset, error)
 	// ApplyChange writes a pending changeset as the user's decision (learned
 	// by the agent's playbook and, with a reason, the vault).
@@ -264,15 +301,19 @@ type Workspace interface {
 	// ---- Plans and builds ----
 
 	// ListPlans lists the plans in .nova/prds/, each parsed and validated.
+	//rpc:idempotent
 	ListPlans(ctx context.Context) ([]PlanFile, error)
 	// WritePlan asks SUN for a PRD for a goal, validates it and saves it
 	// (blocking; to out, or under .nova/prds/).
 	WritePlan(ctx context.Context, goal, out string) (WrittenPlan, error)
 	// ListBuilds lists builds, newest first.
+	//rpc:idempotent
 	ListBuilds(ctx context.Context) ([]build.Build, error)
 	// GetBuild returns one build.
+	//rpc:idempotent
 	GetBuild(ctx context.Context, id uint64) (build.Build, error)
 	// BuildTasks returns a build's tasks in plan order.
+	//rpc:idempotent
 	BuildTasks(ctx context.Context, id uint64) ([]build.Task, error)
 	// CreateBuild loads and validates a PRD and stores a new build of it;
 	// nothing runs until RunBuild.
@@ -290,6 +331,7 @@ type Workspace interface {
 	AnswerTask(ctx context.Context, buildID uint64, taskID, text string) (resumed bool, err error)
 	// RunningBuilds lists the builds running in the process that owns the
 	// workspace (quitting it interrupts them, resumable).
+	//rpc:idempotent
 	RunningBuilds(ctx context.Context) ([]uint64, error)
 	// PauseBuild stops a running build after its current tasks.
 	PauseBuild(ctx context.Context, id uint64) error
@@ -308,8 +350,10 @@ type Workspace interface {
 	// resumable. A completed run is returned as it is.
 	RunGoal(ctx context.Context, id uint64, o RunGoalOptions) (goal.Run, error)
 	// ListGoalRuns lists goal runs, newest first.
+	//rpc:idempotent
 	ListGoalRuns(ctx context.Context) ([]goal.Run, error)
 	// GetGoalRun returns a goal run with its turns, board and handoffs.
+	//rpc:idempotent
 	GetGoalRun(ctx context.Context, id uint64) (goal.Detail, error)
 	// AnswerGoalRun answers the lead's question (EventGoalAsking). It
 	// reports whether the run waits here and goes on at once; otherwise
@@ -319,6 +363,7 @@ type Workspace interface {
 	// (resumable).
 	CancelGoalRun(ctx context.Context, id uint64) error
 	// RunningGoalRuns lists the goal runs running in the owning process.
+	//rpc:idempotent
 	RunningGoalRuns(ctx context.Context) ([]uint64, error)
 
 	// ---- Session boards ----
@@ -326,8 +371,10 @@ type Workspace interface {
 	// GetBoard returns a session board ("run:3" for a goal run, "build:7" for
 	// a build) with its handoffs, oldest first. A board nobody wrote yet is
 	// empty.
+	//rpc:idempotent
 	GetBoard(ctx context.Context, key string) (BoardView, error)
 	// ReadArtifact returns one board artifact with its full content.
+	//rpc:idempotent
 	ReadArtifact(ctx context.Context, id uint64) (board.Artifact, error)
 	// ResolveBlocker resolves an open blocker of a board as the user (with
 	// a note); the tasks that waited on it continue.
@@ -336,14 +383,19 @@ type Workspace interface {
 	// ---- Playbooks ----
 
 	// ListPlaybooks lists the playbooks: agent, version, rules, success.
+	//rpc:idempotent
 	ListPlaybooks(ctx context.Context) ([]ace.Summary, error)
 	// GetPlaybook returns an agent's playbook.
+	//rpc:idempotent
 	GetPlaybook(ctx context.Context, agent string) (ace.Playbook, error)
 	// PlaybookHistory lists an agent's versions, newest first.
+	//rpc:idempotent
 	PlaybookHistory(ctx context.Context, agent string) ([]ace.Version, error)
 	// PlaybookDiff says how an agent's rules changed between two versions.
+	//rpc:idempotent
 	PlaybookDiff(ctx context.Context, agent string, from, to int) ([]ace.Change, error)
 	// ListPendingDeltas lists the deltas waiting for review.
+	//rpc:idempotent
 	ListPendingDeltas(ctx context.Context) ([]ace.Pending, error)
 	// ApproveDelta applies a pending delta (a new playbook version).
 	ApproveDelta(ctx context.Context, id uint64) (ace.Playbook, error)
@@ -435,8 +487,10 @@ type Workspace interface {
 	// task (blocking; TopicRehearsal events).
 	Rehearse(ctx context.Context, req rehearsal.Request) (rehearsal.Session, error)
 	// ListRehearsals lists sessions, newest first (without file contents).
+	//rpc:idempotent
 	ListRehearsals(ctx context.Context, f rehearsal.Filter) ([]rehearsal.Session, error)
 	// GetRehearsal returns a session with its branches' files.
+	//rpc:idempotent
 	GetRehearsal(ctx context.Context, id uint64) (rehearsal.Session, error)
 	// ApproveRehearsal writes one branch (an id or a 1-based number) through
 	// the changeset path and learns the choice.
@@ -457,6 +511,7 @@ type Workspace interface {
 	// oversized name.
 	FetchDocs(ctx context.Context, library, topic string, o docs.FetchOptions) (docs.Result, error)
 	// DocsList lists the cached docs (all, or one library's), newest first.
+	//rpc:idempotent
 	DocsList(ctx context.Context, library string) ([]docs.EntryInfo, error)
 	// DocsClear removes one library's cached docs, or all of them with "",
 	// and returns how many entries went.
@@ -464,6 +519,7 @@ type Workspace interface {
 	// DocsRemove removes one cached entry by its ref ("docs:SOURCE:LIB#TOPIC").
 	DocsRemove(ctx context.Context, ref string) error
 	// DocsStats summarises the docs cache (entries, stale, bytes, by source).
+	//rpc:idempotent
 	DocsStats(ctx context.Context) (docs.Stats, error)
 	// AddFact records a fact (default scope workspace, source user);
 	// facts.ErrInvalid for bad input, facts.ErrUserUnavailable when a
@@ -471,15 +527,18 @@ type Workspace interface {
 	AddFact(ctx context.Context, in facts.NewFact) (facts.Fact, error)
 	// SearchFacts ranks the facts visible at o.Scope (zero: every scope);
 	// warnings say when the user-level file was left out.
+	//rpc:idempotent
 	SearchFacts(ctx context.Context, query string, o facts.SearchOptions) (facts.SearchResult, error)
 	// ListFacts lists facts of one scope (zero: all), broadest scope first,
 	// newest first.
+	//rpc:idempotent
 	ListFacts(ctx context.Context, o facts.ListOptions) (facts.ListResult, error)
 	// CorrectFact closes a fact with a reason and, with a replacement text,
 	// records the linked replacement; nothing is overwritten or deleted
 	// (facts.ErrNotFound, facts.ErrAlreadyInvalidated).
 	CorrectFact(ctx context.Context, id, reason, replacement string) (facts.Correction, error)
 	// FactHistory is a fact's correction chain, oldest first.
+	//rpc:idempotent
 	FactHistory(ctx context.Context, id string) ([]facts.Fact, error)
 	// PromoteFact moves a fact to a broader scope, closing the original with
 	// a link to the copy.
@@ -493,8 +552,10 @@ type Workspace interface {
 	// SearchKnowledge is the one search over the vault, facts and cached or
 	// local docs, merged into one ranking; a failing source is a warning,
 	// never hides the others.
+	//rpc:idempotent
 	SearchKnowledge(ctx context.Context, query string, limit int) (knowledge.Result, error)
 	// KnowledgeItem opens a knowledge reference ("fact:f3", "vault:12",
 	// "docs:…"): what a provenance link or a search hit shows.
+	//rpc:idempotent
 	KnowledgeItem(ctx context.Context, ref string) (knowledge.Item, error)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -162,6 +163,28 @@ func TestZeroByteDatabaseIsRefusedClearly(t *testing.T) {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Zero(t, st.Size(), "not silently replaced by a fresh database")
+}
+
+// Two novas started together on a new workspace: the first creates the
+// file and takes its lock a moment later; the second, seeing it empty
+// meanwhile, waits for it instead of calling it damaged.
+func TestAFileBeingCreatedIsNotDamaged(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	require.NoError(t, os.WriteFile(path, nil, 0o600)) // created, not yet locked
+	created := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond) // bbolt creates, then locks and writes the first pages
+		bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 10 * time.Second})
+		if err == nil {
+			err = bdb.Close()
+		}
+		created <- err
+	}()
+	db, err := Open(path, Options{NoSync: true, LockTimeout: 10 * time.Second})
+	require.NoError(t, err, "an empty file whose creator is about to lock it is not damaged")
+	require.NoError(t, db.Close())
+	require.NoError(t, <-created)
 }
 
 // A handle that meets a damaged page refuses every later write.

@@ -107,7 +107,7 @@ func Open(path string, opts Options) (db *DB, err error) {
 			return nil, fmt.Errorf("create database directory: %w", mkErr)
 		}
 	}
-	if err := sniff(path); err != nil {
+	if err := sniff(path, timeout); err != nil {
 		return nil, err
 	}
 	// Before bbolt maps the file: its structure, read with bounds checks
@@ -155,6 +155,32 @@ func Open(path string, opts Options) (db *DB, err error) {
 	return db, nil
 }
 
+// stillEmpty says whether the file at path is still empty once no nova
+// holds its lock, looking again for a moment (a creator takes the lock just
+// after creating the file). A lock held longer is ErrInUse.
+func stillEmpty(path string, timeout time.Duration) (bool, error) {
+	deadline := time.Now().Add(250 * time.Millisecond)
+	for {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, nil // gone or unreadable: the open reports it
+		}
+		if err := flockShared(f, timeout); err != nil {
+			_ = f.Close()
+			return false, fmt.Errorf("%w: %s is locked by another nova process (close it, or retry in a moment)", ErrInUse, path)
+		}
+		st, err := f.Stat()
+		_ = f.Close() // releases the lock
+		if err != nil || st.Size() > 0 {
+			return false, nil
+		}
+		if time.Now().After(deadline) {
+			return true, nil
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
 // upgradeThenOpen serves a read of a file an older nova wrote: the first
 // command after an upgrade is often a read (`vault list`, `knowledge
 // search`), and refusing it would make users run a write for nothing. The
@@ -181,7 +207,7 @@ func upgradeThenOpen(path string, opts Options, readErr error) (*DB, error) {
 
 // sniff rejects a foreign file before bbolt touches it: bbolt's own check
 // only looks at the meta pages and can be fooled by short or random files.
-func sniff(path string) error {
+func sniff(path string, timeout time.Duration) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -198,6 +224,17 @@ func sniff(path string) error {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	if st.Size() == 0 {
+		// A nova creating the database holds its lock while bbolt writes
+		// the first pages, and the file exists, empty, for a moment before
+		// it takes the lock: two novas started together on a new workspace
+		// must not call it damaged.
+		empty, err := stillEmpty(path, timeout)
+		if err != nil {
+			return err
+		}
+		if !empty {
+			return sniff(path, timeout)
+		}
 		// bbolt would silently initialise it as a new database (and a
 		// read-only open fails with "bad file descriptor"): a 0-byte
 		// nova.db is a database that lost everything, say so.

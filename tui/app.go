@@ -60,8 +60,13 @@ type clearToastMsg struct{ seq int }
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
 	builds []uint64
-	runs   []uint64
-	err    error
+	// runs are the goal runs a quit would interrupt.
+	runs []uint64
+	// owner: this process owns the workspace; clients are the other nova
+	// processes working through it.
+	owner   bool
+	clients []int
+	err     error
 }
 
 // quitCheckTimeout bounds the running-builds question: a quit never hangs
@@ -100,6 +105,9 @@ type Options struct {
 	Pages []PageFactory
 	// ThemeErrors are problems loading user themes, shown once at start.
 	ThemeErrors []error
+	// Link is how this TUI holds the workspace (owner or client); nil when
+	// no other process can reach it.
+	Link Link
 	// Now is the clock screens show ages with; nil is time.Now (tests pin it).
 	Now func() time.Time
 }
@@ -134,6 +142,15 @@ type Model struct {
 	helpv   *helpview.Model
 	palette *palette.Model
 	quit    *confirm.Model
+	link    Link
+	link0   LinkStatus
+	runs    *runSet // builds this TUI runs (RunBuild calls in flight)
+	goals   *runSet // goal runs this TUI runs (RunGoal calls in flight)
+
+	// handingOver: a hand-over to a headless owner is under way; exitNote
+	// is printed after the TUI quits (where the workspace went).
+	handingOver bool
+	exitNote    string
 
 	showHelp    bool
 	showPalette bool
@@ -174,9 +191,11 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 	if factories == nil {
 		factories = DefaultPages()
 	}
-	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors}
+	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors,
+		link: opts.Link, runs: &runSet{}, goals: &runSet{}}
+	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals}
 	for _, f := range factories {
-		m.pages = append(m.pages, f.New(c, ws))
+		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
 	}
 	m.help.Styles = c.Styles.Help
@@ -191,6 +210,10 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 
 // Common exposes the shared context (tests).
 func (m *Model) Common() *common.Common { return m.c }
+
+// ExitNote is what to tell the user once the TUI has quit ("" = nothing):
+// where the workspace went after a hand-over.
+func (m *Model) ExitNote() string { return m.exitNote }
 
 // ActivePage returns the id of the visible page.
 func (m *Model) ActivePage() string { return m.ids[m.active] }
@@ -309,8 +332,11 @@ type toggleHelpMsg struct{}
 
 // Init implements tea.Model.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{common.WaitEvent(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }),
+	cmds := []tea.Cmd{waitEvents(m.events), m.c.FetchOllama(m.ws), tea.Tick(ollamaEvery, func(time.Time) tea.Msg { return ollamaTickMsg{} }),
 		m.fetchRecovered()}
+	if m.link != nil {
+		cmds = append(cmds, m.fetchLink(), linkTick(), waitReconnect(m.link))
+	}
 	for _, p := range m.pages {
 		cmds = append(cmds, p.Init())
 	}
@@ -377,12 +403,45 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case confirm.ResultMsg:
 		if msg.ID == quitDialogID {
-			if msg.Confirmed {
+			switch {
+			case msg.Alt:
+				return m, m.handover(msg.Payload)
+			case msg.Confirmed:
 				return m, tea.Quit
 			}
 			return m, nil
 		}
 		return m, m.broadcast(msg)
+
+	case handoverDoneMsg:
+		m.handingOver = false
+		if msg.err != nil {
+			return m, m.setToast(msg.err.Error(), true)
+		}
+		m.exitNote = msg.note
+		return m, tea.Quit
+
+	case linkTickMsg:
+		return m, tea.Batch(m.fetchLink(), linkTick())
+
+	case linkStatusMsg:
+		m.link0 = msg.status
+		return m, nil
+
+	case reconnectMsg:
+		// The stream came back through a new connection: events may have
+		// been lost meanwhile.
+		return m, tea.Batch(waitReconnect(m.link), m.fetchLink(), func() tea.Msg { return refreshAllMsg{} })
+
+	case eventsClosedMsg:
+		if m.link == nil || m.c.Ctx.Err() != nil {
+			return m, nil
+		}
+		m.link0 = LinkStatus{Lost: true}
+		return m, m.rejoin()
+
+	case rejoinedMsg:
+		return m, m.rejoined(msg)
 
 	case common.ToastMsg:
 		return m, m.setToast(msg.Text, msg.Error)
@@ -412,7 +471,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case common.EventMsg:
 		// Re-arm first so no event waits behind a slow page.
-		cmds := []tea.Cmd{common.WaitEvent(m.events)}
+		cmds := []tea.Cmd{waitEvents(m.events)}
 		if msg.Event.Type == engine.EventThemeChanged && msg.Event.Text != m.c.Styles.Name {
 			m.applyTheme(msg.Event.Text)
 		}
@@ -432,6 +491,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		_, cmd := m.quit.Update(msg)
 		return m, cmd
+	}
+	if m.handingOver {
+		if key.Matches(msg, km.ForceQuit) {
+			return m, m.setToast("handing the workspace over… (it finishes by itself; it cannot be stopped half way)", false)
+		}
+		return m, nil
 	}
 	if key.Matches(msg, km.ForceQuit) {
 		return m, m.checkQuit()
@@ -514,51 +579,118 @@ func (m *Model) globalHelp() [][]key.Binding {
 
 const quitDialogID = "quit"
 
-// checkQuit asks the engine which builds run here; quitCheckMsg quits or
-// asks.
+// checkQuit asks which builds a quit would stop and who else works through
+// this nova; quitCheckMsg quits or asks.
 func (m *Model) checkQuit() tea.Cmd {
-	ws, ctx := m.ws, m.c.Ctx
+	ws, ctx, link, runs, goals := m.ws, m.c.Ctx, m.link, m.runs, m.goals
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
-		ids, err := ws.RunningBuilds(ctx)
-		if err != nil {
-			return quitCheckMsg{err: err}
+		msg := quitCheckMsg{owner: true}
+		if link != nil {
+			st := link.Status(ctx)
+			msg.owner, msg.clients = st.Owner, st.Clients
 		}
-		runs, err := ws.RunningGoalRuns(ctx)
-		return quitCheckMsg{builds: ids, runs: runs, err: err}
+		if !msg.owner {
+			// A client stops only the builds and goal runs it runs: its
+			// calls end with it.
+			msg.builds, msg.runs = runs.list(), goals.list()
+			return msg
+		}
+		if msg.builds, msg.err = ws.RunningBuilds(ctx); msg.err != nil {
+			return msg
+		}
+		msg.runs, msg.err = ws.RunningGoalRuns(ctx)
+		return msg
 	}
 }
 
-// quitOrAsk quits at once when no build runs (or the question cannot be
-// answered: a quit never gets stuck); otherwise it asks, staying by default.
+// quitOrAsk quits at once when nothing would be lost (or the question
+// cannot be answered: a quit never gets stuck); otherwise it asks, staying
+// by default. The owner of a workspace with builds running or other nova
+// processes attached may hand it over to a headless owner (DESIGN, "Many
+// windows").
 func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
-	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0) {
+	if m.handingOver {
+		return nil
+	}
+	canHand := m.link != nil && msg.owner
+	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0 && (!canHand || len(msg.clients) == 0)) {
 		return tea.Quit
 	}
 	if len(msg.runs) > 0 {
+		// A goal run is not handed over (a headless owner resumes builds
+		// only): quitting interrupts it, resumable.
 		id := strconv.FormatUint(msg.runs[0], 10)
+		where := " is going on in this nova"
+		if !msg.owner {
+			where = ", started in this window, is going on (in the nova that owns the workspace)"
+		}
 		m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a goal run goes on?",
-			Body: "Run " + id + " is going on in this nova. Quitting interrupts it: the running delegation stops, what it staged " +
+			Body: "Run " + id + where + ". Quitting interrupts it: the running delegation stops, what it staged " +
 				"stays staged, and `nova run resume " + id + "` (or p on the Run screen) continues it later.\n\nctrl+c again quits at once.",
 			Yes: "Quit and interrupt", No: "Stay", Danger: true})
-		m.quit.SetSize(m.c.Width, m.c.Height)
+		m.quit.SetSize(m.c.Width, m.bodyHeight())
 		return nil
 	}
-	ids := make([]string, len(msg.builds))
-	for i, id := range msg.builds {
-		ids[i] = strconv.FormatUint(id, 10)
+	opts := confirm.Options{ID: quitDialogID, Danger: true, Payload: msg.builds}
+	var what, it, resume string
+	if n := len(msg.builds); n > 0 {
+		ids := idList(msg.builds)
+		what, it, resume = "Build "+ids+" is running", "it", "`nova build resume "+ids+"`"
+		if n > 1 {
+			what, it, resume = "Builds "+ids+" are running", "them", "`nova build resume ID`"
+		}
 	}
-	what, it, resume := "Build "+ids[0]+" is running", "it", "`nova build resume "+ids[0]+"`"
-	if len(ids) > 1 {
-		what, it, resume = "Builds "+strings.Join(ids, ", ")+" are running", "them", "`nova build resume ID`"
+	switch {
+	case !msg.owner:
+		opts.Title = "Quit while a build runs?"
+		opts.Body = what + ", started in this window (in the nova that owns the workspace). Quitting interrupts " + it + ": " +
+			"running tasks stop, done work is kept, and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
+		opts.Yes, opts.No = "Quit and interrupt", "Stay"
+	case canHand:
+		others := ""
+		switch n := len(msg.clients); {
+		case n == 1:
+			others = fmt.Sprintf("Another nova (%s) works through this one.", pidList(msg.clients))
+		case n > 1:
+			others = fmt.Sprintf("%d other nova processes (%s) work through this one.", n, pidList(msg.clients))
+		}
+		if what != "" {
+			opts.Title = "Quit while a build runs?"
+			opts.Body = strings.TrimSpace(what+" in this nova. "+others) + "\n\nHand over: a headless nova (`nova serve`) takes the workspace, " +
+				"the build goes on there and every window keeps working. Stop: running tasks stop, done work is kept, " +
+				"and " + resume + " continues " + it + " later.\n\nctrl+c again quits at once."
+			opts.Yes = "Stop and quit"
+		} else {
+			opts.Title = "Quit while other windows use this nova?"
+			opts.Body = others + "\n\nHand over: a headless nova (`nova serve`) keeps serving them. " +
+				"Quit: the next nova command (or one of those windows) takes the workspace over by itself.\n\nctrl+c again quits at once."
+			opts.Yes = "Quit"
+		}
+		opts.Alt, opts.AltKey, opts.No = "Hand over", "h", "Stay"
+	default:
+		opts.Title = "Quit while a build runs?"
+		opts.Body = what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
+			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
+		opts.Yes, opts.No = "Quit and interrupt", "Stay"
 	}
-	m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a build runs?",
-		Body: what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
-			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once.",
-		Yes: "Quit and interrupt", No: "Stay", Danger: true})
+	m.quit.Open(opts)
 	m.quit.SetSize(m.c.Width, m.bodyHeight())
 	return nil
+}
+
+// handover hands the workspace to a headless owner (a tea.Cmd: it takes a
+// few seconds); handoverDoneMsg quits or says why not.
+func (m *Model) handover(payload any) tea.Cmd {
+	builds, _ := payload.([]uint64)
+	m.handingOver = true
+	link, ctx := m.link, m.c.Ctx
+	toast := m.setToast("handing the workspace over to a headless nova…", false)
+	return tea.Batch(toast, func() tea.Msg {
+		note, err := link.Handover(context.WithoutCancel(ctx), builds)
+		return handoverDoneMsg{note: note, err: err}
+	})
 }
 
 func (m *Model) navigate(id string) tea.Cmd {
@@ -732,23 +864,16 @@ func (m *Model) tabsView(width int) string {
 
 func (m *Model) statusView() string {
 	s := m.c.Styles
-	info := m.ws.Info()
-	cfg := m.ws.Config()
-	left := s.StatusKey.Render(filepath.Base(info.Root)) +
-		s.StatusValue.Render(cfg.Tier) + s.StatusSep.Render("│") +
-		s.StatusValue.Render(fmt.Sprintf("autonomy %d", cfg.Autonomy)) + s.StatusSep.Render("│")
-	switch {
-	case m.ollama == nil:
-		left += s.StatusValue.Render("ollama …")
-	case m.ollama.Reachable:
-		left += s.StatusOK.Render("● ollama " + m.ollama.Version)
-	default:
-		left += s.StatusErr.Render("○ ollama offline")
-	}
-	if info.ReadOnly {
-		left += s.StatusWarn.Render("read-only")
-	}
 	hint := s.StatusValue.Render(footerHint)
+	// The left part shortens until the footer hint fits beside it: the
+	// Ollama version goes first, then the link badge and autonomy shrink.
+	var left string
+	for terse := range 4 {
+		left = m.statusLeft(terse)
+		if lipgloss.Width(left)+lipgloss.Width(hint)+2 <= m.c.Width {
+			break
+		}
+	}
 	room := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(hint)-2)
 	var right string
 	if m.toast != "" {
@@ -775,6 +900,46 @@ func (m *Model) statusView() string {
 	right += hint
 	gap := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(right))
 	return s.StatusBar.Width(m.c.Width).Render(left + s.StatusBar.Render(strings.Repeat(" ", gap)) + right)
+}
+
+// statusLeft is the left part of the status bar, terser as terse grows
+// (0–3).
+func (m *Model) statusLeft(terse int) string {
+	s := m.c.Styles
+	info := m.ws.Info()
+	cfg := m.ws.Config()
+	autonomy := fmt.Sprintf("autonomy %d", cfg.Autonomy)
+	if terse >= 3 {
+		autonomy = fmt.Sprintf("auto %d", cfg.Autonomy)
+	}
+	left := s.StatusKey.Render(filepath.Base(info.Root)) +
+		s.StatusValue.Render(cfg.Tier) + s.StatusSep.Render("│") +
+		s.StatusValue.Render(autonomy) + s.StatusSep.Render("│")
+	switch {
+	case m.ollama == nil:
+		left += s.StatusValue.Render("ollama …")
+	case m.ollama.Reachable && terse == 0:
+		left += s.StatusOK.Render("● ollama " + m.ollama.Version)
+	case m.ollama.Reachable:
+		left += s.StatusOK.Render("● ollama")
+	default:
+		left += s.StatusErr.Render("○ ollama offline")
+	}
+	if info.ReadOnly {
+		left += s.StatusWarn.Render("read-only")
+	}
+	b := m.link0.badge()
+	if terse >= 2 {
+		b = m.link0.shortBadge()
+	}
+	if b != "" {
+		style := s.StatusValue
+		if m.link0.Lost {
+			style = s.StatusWarn
+		}
+		left += s.StatusSep.Render("│") + style.Render(b)
+	}
+	return left
 }
 
 // footerHint is on the status bar at every width: the two keys that lead

@@ -62,8 +62,12 @@ func newFake(t testing.TB) *fakeWS {
 func (f *fakeWS) Info() engine.Info {
 	return engine.Info{Root: "/home/dev/shop", DBPath: "/home/dev/shop/.nova/nova.db"}
 }
-func (f *fakeWS) Config() workspace.Config                      { f.mu.Lock(); defer f.mu.Unlock(); return f.cfg }
-func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event { return f.events }
+func (f *fakeWS) Config() workspace.Config { f.mu.Lock(); defer f.mu.Unlock(); return f.cfg }
+func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.events
+}
 func (f *fakeWS) Summary(context.Context) (engine.Summary, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

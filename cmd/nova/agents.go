@@ -241,7 +241,7 @@ func newAgentRunCmd(env *Env, runF func(context.Context, *agentRunOptions) error
 }
 
 func runAgentRun(ctx context.Context, opts *agentRunOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		op := engine.NewOp()
 		ro := engine.RunOptions{Tier: opts.Tier, Op: op}
 		if opts.Yes {

@@ -55,7 +55,7 @@ func newBlueprintAddCmd(env *Env, runF func(context.Context, *blueprintAddOption
 }
 
 func runBlueprintAdd(ctx context.Context, opts *blueprintAddOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.AddBlueprint(ctx, opts.abs(opts.File), opts.Note)
 		if err != nil {
 			return libraryErr(err)
@@ -121,7 +121,7 @@ func newBlueprintSaveCmd(env *Env, runF func(context.Context, *blueprintSaveOpti
 }
 
 func runBlueprintSave(ctx context.Context, opts *blueprintSaveOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.SaveBlueprint(ctx, opts.BuildID, opts.Save)
 		if err != nil {
 			return libraryErr(err)
@@ -175,7 +175,7 @@ func newBlueprintListCmd(env *Env, runF func(context.Context, *blueprintListOpti
 }
 
 func runBlueprintList(ctx context.Context, opts *blueprintListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		bs, err := ws.ListBlueprints(ctx)
 		if err != nil {
 			return err
@@ -244,7 +244,7 @@ func newBlueprintShowCmd(env *Env, runF func(context.Context, *blueprintShowOpti
 }
 
 func runBlueprintShow(ctx context.Context, opts *blueprintShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.ShowBlueprint(ctx, opts.Name)
 		if err != nil {
 			return err
@@ -325,7 +325,7 @@ func newBlueprintHistoryCmd(env *Env, runF func(context.Context, *blueprintHisto
 }
 
 func runBlueprintHistory(ctx context.Context, opts *blueprintHistoryOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		vs, err := ws.BlueprintHistory(ctx, opts.Name)
 		if err != nil {
 			return err
@@ -405,7 +405,7 @@ func runBlueprintUse(ctx context.Context, opts *blueprintUseOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		decl, err := blueprintParams(ctx, ws, opts.Name, opts.Version)
 		if err != nil {
 			return err

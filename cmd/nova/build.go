@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/rpc"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
@@ -73,7 +75,7 @@ func newBuildRunCmd(env *Env, runF func(context.Context, *buildRunOptions) error
 }
 
 func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		path := resolvePRD(ws.Info().Dir, opts.Env, opts.PRD)
 		b, err := ws.CreateBuild(ctx, path, opts.Build)
 		if err != nil {
@@ -113,7 +115,7 @@ func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions)
 }
 
 func runBuildResume(ctx context.Context, opts *buildResumeOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.GetBuild(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -153,7 +155,7 @@ func newBuildListCmd(env *Env, runF func(context.Context, *buildListOptions) err
 }
 
 func runBuildList(ctx context.Context, opts *buildListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		bs, err := ws.ListBuilds(ctx)
 		if err != nil {
 			return err
@@ -204,7 +206,7 @@ func newBuildShowCmd(env *Env, runF func(context.Context, *buildShowOptions) err
 }
 
 func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.GetBuild(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -226,8 +228,9 @@ func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
 		}
 		printBuild(opts.IO, b, tasks)
 		bd := v.Board
-		opts.IO.Printf("\nboard %s: %d key decisions, %d open blockers, %d artifacts, %d handoffs (nova build board %d)\n",
-			bd.Key, len(bd.Decisions), len(bd.Blockers), bd.ArtifactCount, bd.Handoffs, b.ID)
+		opts.IO.Printf("\nboard %s: %s, %s, %s, %s (nova build board %d)\n", bd.Key,
+			plural(len(bd.Decisions), "key decision", "key decisions"), plural(len(bd.Blockers), "open blocker", "open blockers"),
+			plural(bd.ArtifactCount, "artifact", "artifacts"), plural(bd.Handoffs, "handoff", "handoffs"), b.ID)
 		return nil
 	})
 }
@@ -299,7 +302,28 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		}
 	}()
 	b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() == nil && (errors.Is(err, rpc.ErrConnLost) || engine.IsCanceled(err)):
+		// The owning nova stopped serving while it ran the build (its TUI
+		// quit, maybe handing the build over to a headless owner): follow
+		// the build wherever it goes on.
+		env.IO.Logf("nova: the nova that ran build %d stopped serving; following the build (ctrl+c stops following, not the build)\n", id)
+		if b, err = awaitBuild(ctx, ws, id, printed); err != nil {
+			if ctx.Err() != nil {
+				env.IO.Logf("nova: stopped following build %d (`nova build show %d` tells how it goes)\n", id, id)
+				return &reportedError{msg: "canceled"}
+			}
+			return fmt.Errorf("build %d: %w; resume it with `nova build resume %d`", id, err, id)
+		}
+	case err != nil:
+		if ctx.Err() != nil {
+			// Ctrl-C: the build stops where it runs (in the owner, maybe
+			// another process); show its last event.
+			select {
+			case <-printed:
+			case <-time.After(5 * time.Second):
+			}
+		}
 		stopSub()
 		<-printed
 		return err
@@ -316,6 +340,47 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 	}
 	return fmt.Errorf("build %d %s: %s", b.ID, b.Status, b.Reason)
 }
+
+// awaitBuild waits for a build that runs elsewhere to end: its end event
+// (printed closes), or a final state seen by polling (events can be lost
+// while a client follows a new owner). A build that stays stopped with no
+// process running it (its owner was killed, or quit without handing it
+// over) ends the wait with errStopped.
+func awaitBuild(ctx context.Context, ws engine.Workspace, id uint64, printed <-chan struct{}) (build.Build, error) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	stopped := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return build.Build{}, ctx.Err()
+		case <-printed:
+			return ws.GetBuild(context.WithoutCancel(ctx), id)
+		case <-tick.C:
+			b, err := ws.GetBuild(ctx, id)
+			switch {
+			case err != nil:
+				stopped = 0
+			case b.Status == build.StatusDone || b.Status == build.StatusFailed || b.Status == build.StatusCanceled:
+				return b, nil
+			case !b.Active && b.Status != build.StatusRunning && b.Status != build.StatusWaiting:
+				// A hand-over's new owner resumes it within seconds.
+				if stopped++; stopped >= stoppedPolls {
+					return b, fmt.Errorf("%w (%s)", errStopped, b.Status)
+				}
+			default:
+				stopped = 0
+			}
+		}
+	}
+}
+
+// stoppedPolls is how many seconds a followed build may stay stopped before
+// awaitBuild gives up on it.
+const stoppedPolls = 8
+
+// errStopped: a followed build stopped and nobody resumed it.
+var errStopped = errors.New("it stopped and no nova resumed it")
 
 func eventLine(ev engine.Event) string {
 	switch ev.Type {
@@ -433,7 +498,7 @@ func newBuildAnswerCmd(env *Env, runF func(context.Context, *buildAnswerOptions)
 }
 
 func runBuildAnswer(ctx context.Context, opts *buildAnswerOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		resumed, err := ws.AnswerTask(ctx, opts.ID, opts.Task, opts.Answer)
 		if err != nil {
 			return err
@@ -477,7 +542,7 @@ func newPlanCmd(env *Env, runF func(context.Context, *planOptions) error) *cobra
 }
 
 func runPlan(ctx context.Context, opts *planOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if !opts.JSON {
 			opts.IO.Logf("asking SUN (%s) for a plan…\n", engine.PlannerModel(ws.Config()))
 		}

@@ -58,7 +58,7 @@ func newChangesListCmd(env *Env, runF func(context.Context, *changesListOptions)
 }
 
 func runChangesList(ctx context.Context, opts *changesListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListChanges(ctx, changes.Filter{Status: opts.Status})
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func newChangesShowCmd(env *Env, runF func(context.Context, *changesShowOptions)
 }
 
 func runChangesShow(ctx context.Context, opts *changesShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		cs, err := ws.GetChange(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -194,7 +194,7 @@ func pendingChange(ctx context.Context, ws engine.Workspace, id uint64, verb str
 }
 
 func runChangesApply(ctx context.Context, opts *changesDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		cs, err := pendingChange(ctx, ws, id, "applied")
 		if err != nil {
@@ -250,7 +250,7 @@ func newChangesDiscardCmd(env *Env, runF func(context.Context, *changesDecideOpt
 }
 
 func runChangesDiscard(ctx context.Context, opts *changesDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		cs, err := pendingChange(ctx, ws, id, "discarded")
 		if err != nil {
@@ -338,7 +338,7 @@ func newChangesRevertCmd(env *Env, runF func(context.Context, *changesRevertOpti
 }
 
 func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		cs, err := ws.GetChange(ctx, id)
 		if err != nil {
@@ -438,7 +438,7 @@ func newChangesEditCmd(env *Env, runF func(context.Context, *changesEditOptions)
 }
 
 func runChangesEdit(ctx context.Context, opts *changesEditOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		cs, err := pendingChange(ctx, ws, id, "edited")
 		if err != nil {

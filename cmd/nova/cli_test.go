@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -31,15 +33,124 @@ import (
 //
 // The whole suite runs against one kind of workspace at a time, chosen by
 // NOVA_CLI_WORKSPACE (DESIGN: "the whole CLI test suite runs both directly
-// and through an owner"): "direct" (the default) opens the database in this
-// process, as openWorkspace does today. A transport adds its kind to
-// testWorkspaces (e.g. "owner": serve the workspace from another engine and
-// hand out its remote client) and CI runs the package once per kind.
+// and through an owner"); `make test` runs the package once per kind:
+//   - "direct" (the default): no other nova runs, so each command becomes
+//     the owner of its workspace (opens the database in this process);
+//   - "owner": another nova already owns the workspace (a test owner with
+//     its own engine, serving on the real .nova/nova.sock), so each command
+//     joins it as a client and works through the socket: same results,
+//     exit codes and --json output.
 
 // testWorkspaces maps a kind to the Env.Workspace factory of the commands a
 // test runs; nil keeps openWorkspace.
-var testWorkspaces = map[string]func(t testing.TB, env *Env) func(ctx context.Context, readOnly bool) (engine.Workspace, error){
+var testWorkspaces = map[string]func(t testing.TB, env *Env) func(ctx context.Context) (engine.Workspace, error){
 	"direct": nil,
+	"owner":  ownedWorkspace,
+}
+
+// ownedWorkspace is the "owner" kind: the first command on a workspace
+// starts its test owner (serving it with the command's environment until
+// the test ends); every command then works through the socket.
+func ownedWorkspace(t testing.TB, env *Env) func(ctx context.Context) (engine.Workspace, error) {
+	return func(ctx context.Context) (engine.Workspace, error) {
+		root, err := env.root()
+		if err != nil {
+			return nil, err
+		}
+		if err := testOwners.ensure(t, env, root); err != nil && !errors.Is(err, engine.ErrDamaged) {
+			return nil, err
+		}
+		// A damaged database has no owner (none can open it): the command
+		// meets the damage itself, as it would for a user.
+		s, err := joinWorkspace(ctx, env, nil)
+		if err != nil {
+			return nil, err
+		}
+		if s.sess.Owner != nil {
+			_ = s.ws.Close()
+			return nil, fmt.Errorf("test owner of %s is gone: this command owned the workspace", root)
+		}
+		return s.ws, nil
+	}
+}
+
+// testOwners are the owners of the "owner" kind, by workspace root.
+var testOwners = ownerSet{m: map[string]*owner.Owner[*engine.Local]{}}
+
+type ownerSet struct {
+	mu sync.Mutex
+	m  map[string]*owner.Owner[*engine.Local]
+}
+
+// stopTestOwner stops the test owner of the workspace in dir, if any (a
+// test that needs the database file to itself, as a user would quit nova
+// first); the next command starts it again.
+func stopTestOwner(t testing.TB, dir string) {
+	t.Helper()
+	root, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	testOwners.mu.Lock()
+	o := testOwners.m[root]
+	delete(testOwners.m, root)
+	testOwners.mu.Unlock()
+	if o != nil {
+		require.NoError(t, o.Close())
+	}
+}
+
+// syncTestOwner makes the test owner of dir's workspace run with getenv
+// (restarting it when its settings differ), for a real nova process about
+// to work through it with that environment.
+func syncTestOwner(t testing.TB, dir string, getenv func(string) string) {
+	t.Helper()
+	if testWorkspaceKind(t) != "owner" {
+		return
+	}
+	env := newEnv(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, getenv, dir)
+	root, err := env.root()
+	if err != nil {
+		return // no workspace yet
+	}
+	if err := testOwners.ensure(t, env, root); err != nil {
+		t.Logf("no test owner: %v", err) // the command reports it itself
+	}
+}
+
+func (s *ownerSet) ensure(t testing.TB, env *Env, root string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.m[root]; o != nil {
+		select {
+		case <-o.Done():
+		default:
+			// A user whose owner runs with other settings restarts it (the
+			// command says so): so does the test.
+			diff, err := settingsDiff(env, root, o.Value().Config())
+			if err != nil || len(diff) == 0 {
+				return nil
+			}
+			_ = o.Close()
+		}
+	}
+	// The owner is another nova: its own environment (the command's, as a
+	// user's shell would give both), no stderr of the command's.
+	oenv := newEnv(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, env.Getenv, env.Cwd)
+	oenv.Version = env.Version
+	o, err := owner.Serve(context.Background(), ownerOptions(oenv, root))
+	if errors.Is(err, owner.ErrAlreadyServed) {
+		return nil // a real nova process serves it (the test's own)
+	}
+	if err != nil {
+		return fmt.Errorf("start the test owner: %w", err)
+	}
+	s.m[root] = o
+	t.Cleanup(func() {
+		s.mu.Lock()
+		delete(s.m, root)
+		s.mu.Unlock()
+		_ = o.Close()
+	})
+	return nil
 }
 
 // testWorkspaceKind is the kind this run uses.
@@ -150,6 +261,15 @@ func binaryCmd(t *testing.T, dir string, env map[string]string, args ...string) 
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	syncTestOwner(t, dir, func(k string) string {
+		v := ""
+		for _, kv := range cmd.Env {
+			if name, val, _ := strings.Cut(kv, "="); name == k {
+				v = val
+			}
+		}
+		return v
+	})
 	return cmd
 }
 
@@ -253,7 +373,9 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
-	// This test process holds the database, as a running nova would.
+	// This test process holds the database, as a nova that does not serve
+	// it would (an older nova, or an exclusive operation).
+	stopTestOwner(t, dir)
 	held, err := storage.Open(filepath.Join(dir, ".nova", "nova.db"), storage.Options{})
 	require.NoError(t, err)
 	defer func() { _ = held.Close() }()
@@ -273,6 +395,77 @@ func TestSecondProcessDoesNotHang(t *testing.T) {
 	assert.Less(t, r.took, 30*time.Second)
 	assert.Contains(t, r.stderr, "workspace in use")
 	assert.Contains(t, r.stderr, "nova.db")
+}
+
+// TestCommandsWorkThroughARunningNova: another nova (a real `nova serve`
+// process) owns the workspace; reads, writes and listings work through it,
+// doctor names it, exclusive operations are refused naming it; after a
+// kill -9 of the owner the next command works (it owns the workspace
+// itself). The bounds only catch hangs.
+func TestCommandsWorkThroughARunningNova(t *testing.T) {
+	t.Parallel()
+	dir := initDir(t)
+	srv := binaryCmd(t, dir, nil, "serve", "--json")
+	stopTestOwner(t, dir) // the owner is the real process
+	out, err := srv.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	var rep serveReport
+	decoded := make(chan error, 1)
+	go func() { decoded <- json.NewDecoder(out).Decode(&rep) }()
+	select {
+	case err := <-decoded:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("nova serve printed nothing")
+	}
+	assert.Equal(t, srv.Process.Pid, rep.PID)
+
+	id := addNode(t, dir, "--type", "pattern", "--content", "Owners serve every window")
+	var hits []struct {
+		ID uint64 `json:"id"`
+	}
+	novaJSON(t, dir, &hits, "vault", "search", "owners serve")
+	require.NotEmpty(t, hits)
+	assert.Equal(t, id, hits[0].ID)
+	var st statsJSON
+	novaJSON(t, dir, &st, "vault", "stats")
+	assert.Greater(t, st.Nodes, 1, "the starter library and the new node")
+	novaOK(t, dir, "changes", "list", "--json")
+	novaOK(t, dir, "db", "check")
+
+	r := runNova(t, dir, nil, "doctor", "--json")
+	var d struct {
+		Owner  *struct{ PID int } `json:"owner"`
+		Checks []struct {
+			Name, Status, Detail string
+		} `json:"checks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &d), r.stdout)
+	require.NotNil(t, d.Owner)
+	assert.Equal(t, rep.PID, d.Owner.PID)
+	for _, c := range d.Checks {
+		switch c.Name {
+		case "owner":
+			assert.Contains(t, c.Detail, fmt.Sprintf("pid %d", rep.PID))
+		case "database":
+			assert.Equal(t, "pass", c.Status, c.Detail)
+			assert.Contains(t, c.Detail, "checked by its owner")
+		}
+	}
+
+	r = runNova(t, dir, nil, "db", "compact", "--yes")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, fmt.Sprintf("db compact needs the workspace to itself, but nova pid %d owns it", rep.PID))
+
+	// kill -9 of the owner: the next command takes over.
+	require.NoError(t, srv.Process.Kill())
+	_ = srv.Wait()
+	r = runNova(t, dir, nil, "vault", "show", idStr(id), "--json")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Less(t, r.took, 30*time.Second)
+	novaOK(t, dir, "db", "check")
 }
 
 func TestDBBackupCompactCheck(t *testing.T) {
@@ -295,7 +488,17 @@ func TestDBBackupCompactCheck(t *testing.T) {
 	r = runNova(t, dir, nil, "db", "compact")
 	assert.Equal(t, 2, r.code, "compact rewrites the database: off a terminal it needs --yes")
 	assert.Contains(t, r.stderr, "pass --yes")
+	if testWorkspaceKind(t) == "owner" {
+		// An exclusive operation: refused while another nova owns the
+		// workspace, naming it; fine once it quit.
+		r = runNova(t, dir, nil, "db", "compact", "--yes")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "db compact needs the workspace to itself, but nova pid")
+		stopTestOwner(t, dir)
+	}
 	r = runNova(t, dir, nil, "db", "compact", "--yes")
+	assert.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, nil, "db", "check")
 	assert.Equal(t, 0, r.code, r.stderr)
 }
 

@@ -44,7 +44,7 @@ func newDBBackupCmd(env *Env, runF func(context.Context, *dbBackupOptions) error
 }
 
 func runDBBackup(ctx context.Context, opts *dbBackupOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.BackupDB(ctx, opts.abs(opts.File), engine.BackupOptions{Force: opts.Force})
 		if err != nil {
 			return err
@@ -90,7 +90,12 @@ func runDBCompact(ctx context.Context, opts *dbCompactOptions) error {
 	if err := opts.confirm(ctx, opts.Yes, "Compact the workspace database (it is rewritten and replaced)?", "compact", "compacted"); err != nil {
 		return err
 	}
-	rep, err := engine.Compact(ctx, root)
+	var rep engine.CompactReport
+	err = runExclusive(ctx, opts.Env, root, "db compact", func(ctx context.Context) error {
+		var err error
+		rep, err = engine.Compact(ctx, root)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -122,7 +127,7 @@ func newDBCheckCmd(env *Env, runF func(context.Context, *dbCheckOptions) error) 
 }
 
 func runDBCheck(ctx context.Context, opts *dbCheckOptions) error {
-	err := opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	err := opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.CheckDB(ctx)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/owner"
 )
 
 // doctorOptions is `nova doctor`. Doctor reads files and probes Ollama; it
@@ -25,12 +26,32 @@ func newDoctorCmd(env *Env, runF func(context.Context, *doctorOptions) error) *c
 			return pick(runF, runDoctor)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {checks:[{name,ok,detail}]} as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {checks:[{name,ok,status,detail}],owner} as JSON")
 	return cmd
 }
 
+// doctorReport is `nova doctor --json`: the engine's report and the
+// owner of the workspace (null when none).
+type doctorReport struct {
+	engine.DoctorReport
+	Owner *owner.Info `json:"owner"`
+}
+
 func runDoctor(ctx context.Context, opts *doctorOptions) error {
-	rep := engine.Doctor(ctx, engine.DoctorOptions{Explicit: opts.WorkspaceDir, Start: opts.Cwd, Getenv: opts.Getenv})
+	dopts := engine.DoctorOptions{Explicit: opts.WorkspaceDir, Start: opts.Cwd, Getenv: opts.Getenv}
+	var own *owner.Info
+	// Probe first: a live owner holds the database's lock, so the check
+	// goes through it instead of opening the file.
+	if root, err := opts.root(); err == nil {
+		if info, err := owner.Probe(ctx, root, opts.Version); err == nil {
+			own = &info
+			dopts.Owner = owner.Describe(info)
+			dopts.Served = func(ctx context.Context, fn func(engine.Workspace) error) error {
+				return opts.withWorkspace(ctx, fn)
+			}
+		}
+	}
+	rep := doctorReport{DoctorReport: engine.Doctor(ctx, dopts), Owner: own}
 	if opts.JSON {
 		if err := opts.IO.PrintJSON(rep); err != nil {
 			return err

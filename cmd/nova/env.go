@@ -38,10 +38,10 @@ type Env struct {
 	Cwd string
 	// WorkspaceDir is --workspace.
 	WorkspaceDir string
-	// Workspace opens the workspace the command works on; readOnly is a
-	// hint (a listing command shares the database). The caller closes it.
-	// The default is openWorkspace.
-	Workspace func(ctx context.Context, readOnly bool) (engine.Workspace, error)
+	// Workspace opens the workspace the command works on: the client of
+	// the nova that owns it, or this process as its owner. The caller
+	// closes it. The default is openWorkspace.
+	Workspace func(ctx context.Context) (engine.Workspace, error)
 	// Prompt asks a yes/no question (the caller adds nothing: it writes
 	// question, then reads the answer). The default reads a line from IO.In;
 	// anything but y/yes (including end of input) is no.
@@ -71,8 +71,8 @@ type Env struct {
 // newEnv wires the defaults around io.
 func newEnv(io *IOStreams, getenv func(string) string, cwd string) *Env {
 	e := &Env{IO: io, Getenv: getenv, Cwd: cwd, Version: version, Commit: commit}
-	e.Workspace = func(ctx context.Context, readOnly bool) (engine.Workspace, error) {
-		return openWorkspace(ctx, e, readOnly)
+	e.Workspace = func(ctx context.Context) (engine.Workspace, error) {
+		return openWorkspace(ctx, e)
 	}
 	e.Prompt = e.readAnswer
 	e.Ask = e.readLine
@@ -109,8 +109,8 @@ func (e *Env) abs(p string) string {
 }
 
 // withWorkspace opens the workspace, runs fn and closes it.
-func (e *Env) withWorkspace(ctx context.Context, readOnly bool, fn func(ws engine.Workspace) error) error {
-	ws, err := e.Workspace(ctx, readOnly)
+func (e *Env) withWorkspace(ctx context.Context, fn func(ws engine.Workspace) error) error {
+	ws, err := e.Workspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -218,13 +218,15 @@ type reportedError struct{ msg string }
 
 func (e *reportedError) Error() string { return e.msg }
 
-// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage.
+// exitCode maps errors to the CLI contract: 0 ok, 1 failure, 2 bad usage
+// (the CLI's own usage errors, and the engine's engine.ErrUsage, which
+// crosses the owner's socket as a registered sentinel).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	if errors.As(err, &ue) || errors.Is(err, engine.ErrUsage) || isCobraUsage(err) {
 		return 2
 	}
 	return 1

@@ -2,20 +2,32 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/owner"
 )
 
-// runExclusive runs an exclusive operation (one that needs the workspace
-// database to itself: db recover) on the workspace at root.
+// runExclusive runs an exclusive operation (db compact, db recover): this
+// process must own the workspace with no other nova attached; fn runs with
+// the database closed (it opens the file itself). Another owner: refused
+// (exit 1) with a message naming it, its age and its clients.
 //
-// Today every nova process opens the database itself, so fn simply runs
-// (the operation meets a lock held by another nova as storage.ErrInUse).
-// When the owner transport lands (int-ipc), this whole file is replaced by
-// its runExclusive (owner.RunExclusive: refuse with the owner's pid and
-// clients while another nova owns the workspace, else own it with the
-// database closed while fn runs); the callers do not change.
-func runExclusive(ctx context.Context, _ *Env, _ string, _ string, fn func(ctx context.Context) error) error {
-	return fn(ctx)
+// A damaged database cannot be opened, so no nova can own (or serve) the
+// workspace: when owning it fails for that reason, no owner answered, and
+// fn runs on the file directly (db recover reads it under its own lock,
+// which still refuses a process that holds the file).
+func runExclusive(ctx context.Context, env *Env, root, op string, fn func(ctx context.Context) error) error {
+	ran := false
+	err := owner.RunExclusive(ctx, ownerOptions(env, root), op, func(ctx context.Context) error {
+		ran = true
+		return fn(ctx)
+	})
+	if err != nil && !ran && errors.Is(err, engine.ErrDamaged) {
+		return fn(ctx)
+	}
+	return err
 }
 
 // countNoun is "1 record", "2 records".

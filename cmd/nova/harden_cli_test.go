@@ -43,6 +43,7 @@ func TestDBBackupReplacesAFileOnlyWithForce(t *testing.T) {
 // damageDB flips 200 bytes past the meta pages of the workspace database.
 func damageDB(t *testing.T, dir string, seed uint64) string {
 	t.Helper()
+	stopTestOwner(t, dir) // the file is damaged while no nova has it open
 	path := filepath.Join(dir, ".nova", "nova.db")
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -62,6 +62,9 @@ func TestKillDuringAStagedWriteLeavesNoOrphanChangeset(t *testing.T) {
 		return ollamatest.Text("Done: "+m[1]+".").WithTokens(50, 10)
 	})
 
+	// The killed process is the one that owns the workspace (a client's
+	// build runs in its owner, which a kill of the client only interrupts).
+	stopTestOwner(t, dir)
 	cmd := exec.Command(novaBinary(t), "build", "run", "plan.json", "--headless", "--json")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "OLLAMA_HOST=" + env["OLLAMA_HOST"]}

@@ -66,7 +66,7 @@ func newImportDirCmd(env *Env, runF func(context.Context, *importOptions) error)
 }
 
 func runImport(ctx context.Context, opts *importOptions) error {
-	return opts.withWorkspace(ctx, opts.Import.DryRun, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.ImportPatterns(ctx, opts.abs(opts.Dir), opts.Import)
 		if err != nil {
 			return err
@@ -182,7 +182,7 @@ func newImportListCmd(env *Env, runF func(context.Context, *importListOptions) e
 }
 
 func runImportList(ctx context.Context, opts *importListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListImports(ctx)
 		if err != nil {
 			return err
@@ -262,7 +262,7 @@ func newImportUndoCmd(env *Env, runF func(context.Context, *importUndoOptions) e
 }
 
 func runImportUndo(ctx context.Context, opts *importUndoOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.Batch
 		if id == 0 {
 			list, err := ws.ListImports(ctx)

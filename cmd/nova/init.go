@@ -90,7 +90,7 @@ func runInit(ctx context.Context, opts *initOptions) error {
 func seedStarter(ctx context.Context, env *Env, root string) (starterJSON, error) {
 	env.WorkspaceDir = root
 	var out starterJSON
-	err := env.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	err := env.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.ImportStarterPatterns(ctx)
 		if err != nil {
 			return fmt.Errorf("import the starter patterns: %w", err)

@@ -170,7 +170,7 @@ func newDocsFetchCmd(env *Env, runF func(context.Context, *docsFetchOptions) err
 }
 
 func runDocsFetch(ctx context.Context, opts *docsFetchOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.FetchDocs(ctx, opts.Library, opts.Topic, opts.Fetch)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -266,7 +266,7 @@ func newDocsListCmd(env *Env, runF func(context.Context, *docsListOptions) error
 }
 
 func runDocsList(ctx context.Context, opts *docsListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.DocsList(ctx, opts.Library)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -351,7 +351,7 @@ func newDocsRemoveCmd(env *Env, runF func(context.Context, *docsRemoveOptions) e
 // runDocsRemove checks every reference first: one that names nothing cached
 // fails the command (exit 1) before anything is removed or asked.
 func runDocsRemove(ctx context.Context, opts *docsRemoveOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.DocsList(ctx, "")
 		if err != nil {
 			return knowledgeUsage(err)
@@ -428,7 +428,7 @@ func newDocsClearCmd(env *Env, runF func(context.Context, *docsClearOptions) err
 }
 
 func runDocsClear(ctx context.Context, opts *docsClearOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.DocsList(ctx, opts.Library)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -480,7 +480,7 @@ func newDocsStatsCmd(env *Env, runF func(context.Context, *docsStatsOptions) err
 }
 
 func runDocsStats(ctx context.Context, opts *docsStatsOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		st, err := ws.DocsStats(ctx)
 		if err != nil {
 			return err
@@ -599,7 +599,7 @@ func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error
 }
 
 func runFactsAdd(ctx context.Context, opts *factsAddOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		f, err := ws.AddFact(ctx, opts.Fact)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -662,7 +662,7 @@ func newFactsSearchCmd(env *Env, runF func(context.Context, *factsSearchOptions)
 }
 
 func runFactsSearch(ctx context.Context, opts *factsSearchOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.SearchFacts(ctx, opts.Query, opts.Search)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -725,7 +725,7 @@ func newFactsCorrectCmd(env *Env, runF func(context.Context, *factsCorrectOption
 }
 
 func runFactsCorrect(ctx context.Context, opts *factsCorrectOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		c, err := ws.CorrectFact(ctx, opts.ID, opts.Reason, opts.Replacement)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -765,7 +765,7 @@ func newFactsHistoryCmd(env *Env, runF func(context.Context, *factsHistoryOption
 }
 
 func runFactsHistory(ctx context.Context, opts *factsHistoryOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		hist, err := ws.FactHistory(ctx, opts.ID)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -826,7 +826,7 @@ func newFactsListCmd(env *Env, runF func(context.Context, *factsListOptions) err
 }
 
 func runFactsList(ctx context.Context, opts *factsListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.ListFacts(ctx, opts.List)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -888,7 +888,7 @@ func newFactsPromoteCmd(env *Env, runF func(context.Context, *factsPromoteOption
 }
 
 func runFactsPromote(ctx context.Context, opts *factsPromoteOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		c, err := ws.PromoteFact(ctx, opts.ID, opts.To)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -926,7 +926,7 @@ func newFactsKeepCmd(env *Env, runF func(context.Context, *factsKeepOptions) err
 }
 
 func runFactsKeep(ctx context.Context, opts *factsKeepOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		f, err := ws.ReaffirmFact(ctx, opts.ID)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -963,7 +963,7 @@ func newFactsSweepCmd(env *Env, runF func(context.Context, *factsSweepOptions) e
 }
 
 func runFactsSweep(ctx context.Context, opts *factsSweepOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.SweepFacts(ctx)
 		if err != nil {
 			return err
@@ -1025,7 +1025,7 @@ func newKnowledgeSearchCmd(env *Env, runF func(context.Context, *knowledgeSearch
 }
 
 func runKnowledgeSearch(ctx context.Context, opts *knowledgeSearchOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.SearchKnowledge(ctx, opts.Query, opts.Limit)
 		if err != nil {
 			return knowledgeUsage(err)
@@ -1077,7 +1077,7 @@ func newKnowledgeShowCmd(env *Env, runF func(context.Context, *knowledgeShowOpti
 }
 
 func runKnowledgeShow(ctx context.Context, opts *knowledgeShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		it, err := ws.KnowledgeItem(ctx, opts.Ref)
 		if err != nil {
 			return knowledgeUsage(err)

@@ -59,7 +59,7 @@ func newPlaybookListCmd(env *Env, runF func(context.Context, *playbookOptions) e
 }
 
 func runPlaybookList(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListPlaybooks(ctx)
 		if err != nil {
 			return err
@@ -135,7 +135,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 }
 
 func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
 			return err
 		}
@@ -195,7 +195,7 @@ func newPlaybookDiffCmd(env *Env, runF func(context.Context, *playbookDiffOption
 }
 
 func runPlaybookDiff(ctx context.Context, opts *playbookDiffOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func newPlaybookHistoryCmd(env *Env, runF func(context.Context, *playbookOptions
 }
 
 func runPlaybookHistory(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
 			return err
 		}
@@ -291,7 +291,7 @@ func newPlaybookPendingCmd(env *Env, runF func(context.Context, *playbookOptions
 }
 
 func runPlaybookPending(ctx context.Context, opts *playbookOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListPendingDeltas(ctx)
 		if err != nil {
 			return err
@@ -355,7 +355,7 @@ func newPlaybookDecideCmd(env *Env, approve bool, runF func(context.Context, *pl
 }
 
 func runPlaybookDecide(ctx context.Context, opts *playbookDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		if opts.Approve {
 			p, err := ws.ApproveDelta(ctx, id)
@@ -435,7 +435,7 @@ func newPlaybookAddCmd(env *Env, runF func(context.Context, *playbookRuleOptions
 }
 
 func runPlaybookAdd(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
 			return err
 		}
@@ -490,7 +490,7 @@ func newPlaybookEditCmd(env *Env, runF func(context.Context, *playbookRuleOption
 }
 
 func runPlaybookEdit(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.EditRule(ctx, opts.Agent, opts.RuleID, opts.Text, opts.Tags, opts.Confidence)
 		if err != nil {
 			return err
@@ -520,7 +520,7 @@ func newPlaybookDeleteCmd(env *Env, runF func(context.Context, *playbookRuleOpti
 }
 
 func runPlaybookDelete(ctx context.Context, opts *playbookRuleOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.GetPlaybook(ctx, opts.Agent)
 		if err != nil {
 			return err
@@ -569,7 +569,7 @@ func newPlaybookReviewCmd(env *Env, runF func(context.Context, *playbookReviewOp
 }
 
 func runPlaybookReview(ctx context.Context, opts *playbookReviewOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := knownAgent(ctx, ws, opts.Agent); err != nil {
 			return err
 		}

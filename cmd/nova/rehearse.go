@@ -52,7 +52,7 @@ func runRehearse(ctx context.Context, opts *rehearseOptions) error {
 	if !ok {
 		return usagef("task %q is not in %s", opts.TaskID, opts.PRD)
 	}
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		opts.IO.Logf("rehearsing task %s (%s)…\n", t.ID, t.Title)
 		ss, err := ws.Rehearse(ctx, rehearsal.Request{
 			Task: t, Agent: t.Agent, Branches: opts.Branches, Force: true, ApplyAuto: true,
@@ -112,7 +112,7 @@ func newRehearsalListCmd(env *Env, runF func(context.Context, *rehearsalListOpti
 }
 
 func runRehearsalList(ctx context.Context, opts *rehearsalListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListRehearsals(ctx, rehearsal.Filter{Status: opts.Status})
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ func newRehearsalShowCmd(env *Env, runF func(context.Context, *rehearsalShowOpti
 }
 
 func runRehearsalShow(ctx context.Context, opts *rehearsalShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		ss, err := ws.GetRehearsal(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -240,7 +240,7 @@ func rehearsalDecideFlags(cmd *cobra.Command, opts *rehearsalDecideOptions) {
 }
 
 func runRehearsalApprove(ctx context.Context, opts *rehearsalDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		id := opts.ID
 		ss, err := ws.GetRehearsal(ctx, id)
 		if err != nil {
@@ -296,7 +296,7 @@ func newRehearsalRejectCmd(env *Env, runF func(context.Context, *rehearsalDecide
 }
 
 func runRehearsalReject(ctx context.Context, opts *rehearsalDecideOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		ss, err := ws.GetRehearsal(ctx, opts.ID)
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ func rootCmd(env *Env) *cobra.Command {
 	}
 	root.PersistentFlags().StringVarP(&env.WorkspaceDir, "workspace", "w", "", "workspace directory (default: nearest .nova/ above the current directory, or $NOVA_WORKSPACE)")
 	root.Flags().BoolVar(&opts.InitMissing, "init", false, "create .nova/ in the current directory when no workspace is found")
-	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env))
+	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env), newServeCmd(env, nil))
 	root.AddCommand(newImportCmd(env))
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
 	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
@@ -86,18 +86,27 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	}
 	opts.fullScreen = true
 	opts.tuiRunning.Store(true)
-	ws, err := opts.Workspace(ctx, false)
+	// The TUI owns the workspace (serving the other nova processes) or is
+	// the client of the nova that does; its link shows which, hands the
+	// workspace over on quit and takes it over when its owner goes away.
+	s, link, err := joinForTUI(ctx, opts.Env)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = ws.Close() }()
+	defer func() { _ = s.ws.Close() }()
 
 	reg := themes.NewRegistry()
 	themeErrs := reg.LoadDir(filepath.Join(rootDir, workspace.DirName, "themes"))
-	m := tui.New(ctx, ws, tui.Options{Themes: reg, ThemeErrors: themeErrs})
+	// The program's context is not the workspace's: a quit ends the
+	// program, and the workspace closes after it (interrupting what runs
+	// here, unless it was handed over).
+	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !engine.IsCanceled(err) {
 		return fmt.Errorf("tui: %w", err)
+	}
+	if note := m.ExitNote(); note != "" {
+		opts.IO.Logf("%s\n", note)
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func newRunCmd(env *Env, runF func(context.Context, *goalRunOptions) error) *cob
 }
 
 func runGoalRun(ctx context.Context, opts *goalRunOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.CreateGoalRun(ctx, opts.Goal, opts.Run)
 		if err != nil {
 			return err
@@ -265,7 +265,7 @@ func newRunResumeCmd(env *Env, runF func(context.Context, *goalResumeOptions) er
 }
 
 func runGoalResume(ctx context.Context, opts *goalResumeOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetGoalRun(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -275,11 +275,11 @@ func runGoalResume(ctx context.Context, opts *goalResumeOptions) error {
 			if opts.JSON {
 				return opts.IO.PrintJSON(r)
 			}
-			opts.IO.Printf("run %d is already completed (%d turns)\n", r.ID, r.Turns)
+			opts.IO.Printf("run %d is already completed (%s)\n", r.ID, plural(r.Turns, "turn", "turns"))
 			return nil
 		}
 		if !opts.JSON {
-			opts.IO.Printf("resuming run %d: %s (%s, %d turns so far)\n", r.ID, clipLine(r.Goal, 100), r.Status, r.Turns)
+			opts.IO.Printf("resuming run %d: %s (%s, %s so far)\n", r.ID, clipLine(r.Goal, 100), r.Status, plural(r.Turns, "turn", "turns"))
 		}
 		return followGoal(ctx, opts.Env, ws, opts.ID, engine.RunGoalOptions{Approvals: engine.ApproveNone,
 			MaxTurns: opts.Limits.MaxTurns, MaxTokens: opts.Limits.MaxTokens, MaxDuration: opts.Limits.MaxDuration}, opts.JSON)
@@ -307,7 +307,7 @@ func newRunListCmd(env *Env, runF func(context.Context, *goalListOptions) error)
 }
 
 func runGoalList(ctx context.Context, opts *goalListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rs, err := ws.ListGoalRuns(ctx)
 		if err != nil {
 			return err
@@ -358,7 +358,7 @@ func newRunShowCmd(env *Env, runF func(context.Context, *goalShowOptions) error)
 }
 
 func runGoalShow(ctx context.Context, opts *goalShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetGoalRun(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -512,7 +512,7 @@ func newRunAnswerCmd(env *Env, runF func(context.Context, *goalAnswerOptions) er
 }
 
 func runGoalAnswer(ctx context.Context, opts *goalAnswerOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		resumed, err := ws.AnswerGoalRun(ctx, opts.ID, opts.Answer)
 		if err != nil {
 			return err
@@ -556,7 +556,7 @@ func newRunArtifactCmd(env *Env, runF func(context.Context, *goalArtifactOptions
 }
 
 func runGoalArtifact(ctx context.Context, opts *goalArtifactOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		a, err := ws.ReadArtifact(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -617,7 +617,7 @@ func rangeArgs(args []string, lo, hi int, names string) error {
 }
 
 func runBoardResolve(ctx context.Context, opts *boardResolveOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		x, err := ws.ResolveBlocker(ctx, opts.Board, opts.Blocker, opts.Note)
 		if err != nil {
 			return err
@@ -668,7 +668,7 @@ func newBuildBoardCmd(env *Env, runF func(context.Context, *buildBoardOptions) e
 }
 
 func runBuildBoard(ctx context.Context, opts *buildBoardOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.GetBuild(ctx, opts.ID)
 		if err != nil {
 			return err

@@ -195,6 +195,16 @@ func TestRunGoalKillAndResume(t *testing.T) {
 
 	r := runNova(t, dir, env, "run", "show", "1", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
+	if testWorkspaceKind(t) == "owner" {
+		// The killed process was a client: its run goes on in the owner
+		// until the owner sees the call's connection gone and stops it.
+		deadline := time.Now().Add(30 * time.Second) // catches hangs only
+		for strings.Contains(r.stdout, `"active": true`) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			r = runNova(t, dir, env, "run", "show", "1", "--json")
+			require.Equal(t, 0, r.code, r.stderr)
+		}
+	}
 	assert.Contains(t, r.stdout, `"status": "interrupted"`, "a killed run reads as interrupted")
 
 	r = runNova(t, dir, env, "run", "resume", "1", "--json")

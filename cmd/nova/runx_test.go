@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"charm.land/fang/v2"
@@ -20,6 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/remote"
+	"github.com/nova-dev/nova/engine/rpc"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -41,10 +46,10 @@ func testWorkspace(t *testing.T, env map[string]string) (*Env, engine.Workspace,
 	dir := t.TempDir()
 	e, so, se := newTestEnv(t, dir, env, "")
 	require.NoError(t, runInit(t.Context(), &initOptions{Env: e, Dir: dir}))
-	ws, err := e.Workspace(t.Context(), false)
+	ws, err := e.Workspace(t.Context())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ws.Close() })
-	e.Workspace = func(context.Context, bool) (engine.Workspace, error) { return nopClose{ws}, nil }
+	e.Workspace = func(context.Context) (engine.Workspace, error) { return nopClose{ws}, nil }
 	so.Reset()
 	se.Reset()
 	return e, ws, so, se
@@ -378,4 +383,43 @@ func TestCLIReachesTheEngineOnlyThroughTheFacade(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
+}
+
+// usageFault is a workspace whose VaultStats rejects its input as bad usage,
+// as an engine verb that validates a user's argument does.
+type usageFault struct{ engine.Workspace }
+
+func (usageFault) VaultStats(context.Context) (vault.Stats, error) {
+	return vault.Stats{}, fmt.Errorf("vault stats: %w: that is not how to ask", engine.ErrUsage)
+}
+
+// TestEngineUsageErrorsExitTwoThroughTheSocket: an engine.ErrUsage crosses
+// the owner's socket as a sentinel, so a client exits 2 for it, with the
+// owner's message, as a command that owns the workspace does.
+func TestEngineUsageErrorsExitTwoThroughTheSocket(t *testing.T) {
+	t.Parallel()
+	e, ws, _, se := testWorkspace(t, nil)
+	srv, err := rpc.NewServer[engine.Workspace](usageFault{ws}, rpc.ServerOptions{Version: "test"})
+	require.NoError(t, err)
+	dir, err := os.MkdirTemp("", "usage") // short: a socket path has a length limit
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	c := rpc.NewClient(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}, rpc.ClientOptions{Version: "test"})
+	t.Cleanup(func() { _ = c.Close() })
+	e.Workspace = func(context.Context) (engine.Workspace, error) { return nopClose{remote.NewWorkspace(c)}, nil }
+
+	code := run(t.Context(), e, []string{"vault", "stats"})
+	assert.Equal(t, 2, code)
+	assert.Contains(t, se.String(), "vault stats: bad usage: that is not how to ask")
+	assert.Contains(t, se.String(), "`nova vault stats --help`", "it points to the command's help")
+	assert.Equal(t, 2, exitCode(fmt.Errorf("wrapped: %w", engine.ErrUsage)))
 }

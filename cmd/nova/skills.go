@@ -50,7 +50,7 @@ func newSkillsListCmd(env *Env, runF func(context.Context, *skillsListOptions) e
 }
 
 func runSkillsList(ctx context.Context, opts *skillsListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListSkills(ctx, opts.Agent)
 		if err != nil {
 			return libraryErr(err)
@@ -110,7 +110,7 @@ func newSkillsShowCmd(env *Env, runF func(context.Context, *skillsShowOptions) e
 }
 
 func runSkillsShow(ctx context.Context, opts *skillsShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetSkill(ctx, opts.Name)
 		if err != nil {
 			return libraryErr(err)
@@ -198,7 +198,7 @@ func runSkillsRun(ctx context.Context, opts *skillsRunOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetSkill(ctx, opts.Name)
 		if err != nil {
 			return libraryErr(err)

@@ -123,7 +123,7 @@ func newVaultAddCmd(env *Env, runF func(context.Context, *vaultAddOptions) error
 }
 
 func runVaultAdd(ctx context.Context, opts *vaultAddOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.LearnNode(ctx, opts.Node)
 		if err != nil {
 			return err
@@ -204,7 +204,7 @@ func newVaultListCmd(env *Env, runF func(context.Context, *vaultListOptions) err
 // each page as it comes, so listing a 100k-node vault never holds it whole
 // (nor twice, through an owner).
 func runVaultList(ctx context.Context, opts *vaultListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		arr := &jsonArray{w: opts.IO.Out}
 		want := opts.List.Limit // 0 = all
 		o := opts.List
@@ -294,7 +294,7 @@ func newVaultSearchCmd(env *Env, runF func(context.Context, *vaultSearchOptions)
 }
 
 func runVaultSearch(ctx context.Context, opts *vaultSearchOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		hits, err := ws.SearchNodes(ctx, opts.Query, opts.Search)
 		if err != nil {
 			return err
@@ -353,7 +353,7 @@ func newVaultShowCmd(env *Env, runF func(context.Context, *vaultShowOptions) err
 }
 
 func runVaultShow(ctx context.Context, opts *vaultShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		n, err := ws.GetNode(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -443,7 +443,7 @@ func newVaultLinkCmd(env *Env, runF func(context.Context, *vaultLinkOptions) err
 }
 
 func runVaultLink(ctx context.Context, opts *vaultLinkOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		e, err := ws.LinkNodes(ctx, opts.From, opts.To, opts.Relation, opts.Strength)
 		if err != nil {
 			return err
@@ -485,7 +485,7 @@ func newVaultUnlinkCmd(env *Env, runF func(context.Context, *vaultUnlinkOptions)
 }
 
 func runVaultUnlink(ctx context.Context, opts *vaultUnlinkOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		e, err := ws.GetEdge(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -555,7 +555,7 @@ func newVaultTraverseCmd(env *Env, runF func(context.Context, *vaultTraverseOpti
 }
 
 func runVaultTraverse(ctx context.Context, opts *vaultTraverseOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		steps, err := ws.TraverseNodes(ctx, opts.ID, opts.Traverse)
 		if err != nil {
 			return err
@@ -607,7 +607,7 @@ func newVaultAdjustCmd(env *Env, name, short string, runF func(context.Context, 
 }
 
 func runVaultAdjust(ctx context.Context, opts *vaultAdjustOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		fn := ws.ReinforceNode
 		if opts.Demote {
 			fn = ws.DemoteNode
@@ -655,7 +655,7 @@ func newVaultForgetCmd(env *Env, runF func(context.Context, *vaultForgetOptions)
 }
 
 func runVaultForget(ctx context.Context, opts *vaultForgetOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		n, err := ws.GetNode(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -699,7 +699,7 @@ func newVaultConflictsCmd(env *Env, runF func(context.Context, *vaultReadOptions
 }
 
 func runVaultConflicts(ctx context.Context, opts *vaultReadOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		cs, err := ws.ListConflicts(ctx)
 		if err != nil {
 			return err
@@ -743,7 +743,7 @@ type vaultStatsJSON struct {
 }
 
 func runVaultStats(ctx context.Context, opts *vaultReadOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		st, err := ws.VaultStats(ctx)
 		if err != nil {
 			return err
@@ -779,7 +779,7 @@ func newVaultTagsCmd(env *Env, runF func(context.Context, *vaultReadOptions) err
 }
 
 func runVaultTags(ctx context.Context, opts *vaultReadOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		tags, err := ws.ListTags(ctx)
 		if err != nil {
 			return err
@@ -825,7 +825,7 @@ func newVaultExportCmd(env *Env, runF func(context.Context, *vaultFileOptions) e
 }
 
 func runVaultExport(ctx context.Context, opts *vaultFileOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if opts.File == "-" {
 			// The engine writes files; stream its export through a temporary one.
 			dir, err := os.MkdirTemp("", "nova-export-")
@@ -903,7 +903,7 @@ func runVaultImport(ctx context.Context, opts *vaultFileOptions) error {
 		// regular file (a FIFO would block, /dev/zero would never end).
 		return fmt.Errorf("import: %s is %s, not a regular file (to read a stream, pass - and pipe it to stdin)", opts.File, safefile.ModeName(st.Mode()))
 	}
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.ImportVault(ctx, path)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", opts.File, err)
@@ -947,7 +947,7 @@ func newVaultContextCmd(env *Env, runF func(context.Context, *vaultContextOption
 }
 
 func runVaultContext(ctx context.Context, opts *vaultContextOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		vc, err := ws.VaultContext(ctx, opts.Request)
 		if err != nil {
 			return err
@@ -1011,7 +1011,7 @@ func newVaultArchiveListCmd(env *Env, runF func(context.Context, *vaultArchiveLi
 }
 
 func runVaultArchiveList(ctx context.Context, opts *vaultArchiveListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListArchived(ctx)
 		if err != nil {
 			return err
@@ -1065,7 +1065,7 @@ func newVaultArchiveRestoreCmd(env *Env, runF func(context.Context, *vaultArchiv
 }
 
 func runVaultArchiveRestore(ctx context.Context, opts *vaultArchiveRestoreOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.RestoreNode(ctx, opts.ID)
 		if err != nil {
 			return err

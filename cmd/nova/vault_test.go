@@ -7,12 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/nova-dev/nova/storage"
 )
 
 type nodeJSON struct {
@@ -387,27 +384,4 @@ func TestWisdomCLI(t *testing.T) {
 	assert.Contains(t, r.stderr, "not found")
 	r = runNova(t, dir, nil, "wisdom", "list", "--status", "asleep")
 	assert.Equal(t, 2, r.code, "a bad enum value is bad usage")
-}
-
-func TestVaultCLIListingsShareTheDatabase(t *testing.T) {
-	t.Parallel()
-	if testWorkspaceKind(t) != "direct" {
-		t.Skip("about opening the database directly")
-	}
-	dir := initDir(t)
-	id := addNode(t, dir, "--type", "pattern", "--content", "Readers share the database")
-	// Another reader (a running `nova vault list`, say) holds a shared lock.
-	reader, err := storage.Open(filepath.Join(dir, ".nova", "nova.db"), storage.Options{ReadOnly: true})
-	require.NoError(t, err)
-	defer func() { _ = reader.Close() }()
-	for _, args := range [][]string{{"vault", "list"}, {"vault", "search", "readers"}, {"vault", "stats"},
-		{"vault", "show", idStr(id)}, {"vault", "conflicts"}, {"wisdom", "list"}, {"wisdom", "stats"}} {
-		r := runNova(t, dir, nil, append(args, "--json")...)
-		assert.Equal(t, 0, r.code, "%v opens read-only: %s", args, r.stderr)
-		assert.Empty(t, r.stderr, "%v", args)
-	}
-	r := runNova(t, dir, nil, "vault", "reinforce", idStr(id))
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "workspace in use")
-	assert.Less(t, r.took, 3*time.Second)
 }

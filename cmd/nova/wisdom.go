@@ -62,7 +62,7 @@ func newWisdomListCmd(env *Env, runF func(context.Context, *wisdomListOptions) e
 }
 
 func runWisdomList(ctx context.Context, opts *wisdomListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		ps, err := ws.ListWisdom(ctx, opts.Status)
 		if err != nil {
 			return err
@@ -115,7 +115,7 @@ func newWisdomPromoteCmd(env *Env, runF func(context.Context, *wisdomPromoteOpti
 }
 
 func runWisdomPromote(ctx context.Context, opts *wisdomPromoteOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.PromoteWisdom(ctx, opts.NodeID)
 		if err != nil {
 			return err
@@ -165,7 +165,7 @@ func newWisdomReportCmd(env *Env, runF func(context.Context, *wisdomReportOption
 }
 
 func runWisdomReport(ctx context.Context, opts *wisdomReportOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.ReportWisdomHarm(ctx, opts.ID, opts.Reason)
 		if err != nil {
 			return err
@@ -199,7 +199,7 @@ func newWisdomStatsCmd(env *Env, runF func(context.Context, *wisdomStatsOptions)
 }
 
 func runWisdomStats(ctx context.Context, opts *wisdomStatsOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		st, err := ws.WisdomStats(ctx)
 		if err != nil {
 			return err
@@ -240,7 +240,7 @@ func newWisdomCollectCmd(env *Env, runF func(context.Context, *wisdomCollectOpti
 }
 
 func runWisdomCollect(ctx context.Context, opts *wisdomCollectOptions) error {
-	return opts.withWorkspace(ctx, opts.DryRun, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if opts.DryRun {
 			nodes, err := ws.WisdomCandidates(ctx)
 			if err != nil {
@@ -298,7 +298,7 @@ func newWisdomEndorseCmd(env *Env, runF func(context.Context, *wisdomEndorseOpti
 }
 
 func runWisdomEndorse(ctx context.Context, opts *wisdomEndorseOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		p, err := ws.EndorseWisdom(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -339,7 +339,7 @@ func newWisdomOptInCmd(env *Env, runF func(context.Context, *wisdomOptInOptions)
 }
 
 func runWisdomOptIn(ctx context.Context, opts *wisdomOptInOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		if err := ws.SetWisdomOptIn(ctx, opts.On); err != nil {
 			return err
 		}
@@ -378,7 +378,7 @@ func newWisdomExportCmd(env *Env, runF func(context.Context, *wisdomExportOption
 }
 
 func runWisdomExport(ctx context.Context, opts *wisdomExportOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		b, err := ws.ExportWisdom(ctx, opts.abs(opts.File))
 		if err != nil {
 			return err
@@ -414,7 +414,7 @@ func newWisdomImportCmd(env *Env, runF func(context.Context, *wisdomImportOption
 }
 
 func runWisdomImport(ctx context.Context, opts *wisdomImportOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.ImportWisdom(ctx, opts.abs(opts.File))
 		if err != nil {
 			return err
@@ -456,7 +456,7 @@ func newWisdomBundlesCmd(env *Env, runF func(context.Context, *wisdomBundlesOpti
 }
 
 func runWisdomBundles(ctx context.Context, opts *wisdomBundlesOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		bs, err := ws.ListWisdomBundles(ctx)
 		if err != nil {
 			return err

@@ -53,7 +53,7 @@ func newWorkflowListCmd(env *Env, runF func(context.Context, *workflowListOption
 }
 
 func runWorkflowList(ctx context.Context, opts *workflowListOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		list, err := ws.ListWorkflows(ctx)
 		if err != nil {
 			return err
@@ -98,7 +98,7 @@ func newWorkflowShowCmd(env *Env, runF func(context.Context, *workflowShowOption
 }
 
 func runWorkflowShow(ctx context.Context, opts *workflowShowOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetWorkflow(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func newWorkflowMatchCmd(env *Env, runF func(context.Context, *workflowMatchOpti
 }
 
 func runWorkflowMatch(ctx context.Context, opts *workflowMatchOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		ms, err := ws.MatchWorkflows(ctx, opts.Text)
 		if err != nil {
 			return err
@@ -261,7 +261,7 @@ func runWorkflowRun(ctx context.Context, opts *workflowRunOptions) error {
 	if err != nil {
 		return err
 	}
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		d, err := ws.GetWorkflow(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -307,7 +307,7 @@ func newWorkflowResumeCmd(env *Env, runF func(context.Context, *workflowResumeOp
 }
 
 func runWorkflowResume(ctx context.Context, opts *workflowResumeOptions) error {
-	return opts.withWorkspace(ctx, false, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.GetWorkflowRun(ctx, opts.ID)
 		if err != nil {
 			return err
@@ -548,7 +548,7 @@ func newWorkflowRunsCmd(env *Env, runF func(context.Context, *workflowRunsOption
 }
 
 func runWorkflowRuns(ctx context.Context, opts *workflowRunsOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rs, err := ws.ListWorkflowRuns(ctx, 0)
 		if err != nil {
 			return err
@@ -604,7 +604,7 @@ func newWorkflowStatusCmd(env *Env, runF func(context.Context, *workflowStatusOp
 }
 
 func runWorkflowStatus(ctx context.Context, opts *workflowStatusOptions) error {
-	return opts.withWorkspace(ctx, true, func(ws engine.Workspace) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		r, err := ws.GetWorkflowRun(ctx, opts.ID)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
@@ -511,7 +512,8 @@ func (s *session) finish(status Status, reason, summary string) (Run, error) {
 	case StatusStopped, StatusFailed:
 		kind = KindFailed
 	}
-	text := fmt.Sprintf("run %s: %d turns, %d delegations, %d tokens", r.Status, r.Turns, r.Delegations, r.Tokens)
+	text := fmt.Sprintf("run %s: %s, %s, %s", r.Status, plural.Count(r.Turns, "turn", "turns"),
+		plural.Count(r.Delegations, "delegation", "delegations"), plural.Count(r.Tokens, "token", "tokens"))
 	if r.Reason != "" {
 		text += " — " + r.Reason
 	}

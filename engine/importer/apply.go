@@ -156,7 +156,7 @@ func (im *Importer) newResult(p *Plan, o Options, dry bool) Result {
 // decision is what happens to one parsed file.
 type decision struct {
 	action Action
-	skip   skipKind
+	skip   SkipKind
 	reason string
 	// rec is the file's record, if it has one (possibly stale: its node is gone).
 	rec   *fileRecord
@@ -401,7 +401,7 @@ func (x *exec) report(i int, d decision) NodeReport {
 		Reusability: dr.Reusability, CodeExamples: dr.CodeExampleCount, SourceFile: dr.Source,
 		Action: d.action, Reason: d.reason, Confidence: dr.Confidence, Language: dr.Language,
 		Tags: dr.Tags, Summary: dr.Content, DuplicateOf: d.dupOf, Similarity: d.sim, Warnings: slices.Clone(doc.Warnings),
-		skip: d.skip,
+		Skip: d.skip,
 	}
 	if effectiveSplit(x.o, doc) {
 		rep.Sections = len(doc.Sections)
@@ -721,7 +721,7 @@ func (x *exec) collect() {
 	}
 	for _, s := range x.p.Scan.Skipped {
 		rows = append(rows, row{s.Path, []NodeReport{{
-			Title: path.Base(s.Path), SourceFile: s.Path, Action: ActionSkipped, Reason: reasonMeta, skip: skipMeta,
+			Title: path.Base(s.Path), SourceFile: s.Path, Action: ActionSkipped, Reason: reasonMeta, Skip: skipMeta,
 		}}})
 	}
 	for _, e := range x.p.Scan.Errors {

@@ -53,20 +53,20 @@ type NodeReport struct {
 	Sections     int      `json:"sections,omitempty"`
 	ParentSource string   `json:"parentSource,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
-
-	skip skipKind
+	// Skip says why a skipped file was skipped: unchanged, meta or excluded
+	// (Result's counts tally it).
+	Skip SkipKind `json:"skip,omitempty"`
 }
 
-// skipKind tells skipped files apart for the counts.
-type skipKind uint8
+// SkipKind tells skipped files apart for the counts ("" when not skipped).
+type SkipKind string
 
 const (
-	skipNone skipKind = iota
-	skipUnchanged
-	skipMeta
-	skipExcluded
-	skipForgotten // the user forgot the node imported from this source (a tombstone)
-	skipArchived  // the node is in the vault's archive (tier cap)
+	skipUnchanged SkipKind = "unchanged"
+	skipMeta      SkipKind = "meta"
+	skipExcluded  SkipKind = "excluded"
+	skipForgotten SkipKind = "forgotten" // the user forgot the node imported from this source (a tombstone)
+	skipArchived  SkipKind = "archived"  // the node is in the vault's archive (tier cap)
 )
 
 // FileError is a file that could not be imported.
@@ -165,7 +165,7 @@ func (r *Result) count() {
 			r.Skipped++
 		case ActionSkipped:
 			r.Skipped++
-			switch n.skip {
+			switch n.Skip {
 			case skipMeta:
 				r.Meta++
 			case skipExcluded:

@@ -168,10 +168,29 @@ func isJSON(name string, data []byte) bool {
 
 // --- JSON ----------------------------------------------------------------------
 
-// wire is the typed shape; extras are collected in a second pass.
+// wire is the typed shape; extras are collected in a second pass. Its
+// types drop Task's and Meta's UnmarshalJSON (which collect extras for a
+// value crossing a socket) so that decode errors keep their offsets in the
+// whole document.
 type wire struct {
-	Meta  Meta   `json:"meta" yaml:"meta"`
-	Tasks []Task `json:"tasks" yaml:"tasks"`
+	Meta  wireMeta   `json:"meta" yaml:"meta"`
+	Tasks []wireTask `json:"tasks" yaml:"tasks"`
+}
+
+type (
+	wireMeta Meta
+	wireTask Task
+)
+
+func (w wire) prd() *PRD {
+	p := &PRD{Meta: Meta(w.Meta)}
+	if w.Tasks != nil {
+		p.Tasks = make([]Task, len(w.Tasks))
+		for i, t := range w.Tasks {
+			p.Tasks[i] = Task(t)
+		}
+	}
+	return p
 }
 
 type wireExtras struct {
@@ -216,7 +235,7 @@ func parseJSON(name string, data []byte) (*PRD, error) {
 		return nil, perr(read, field, "duplicate key: the field appears twice in one object (JSON decoders keep the last one silently)", nil)
 	}
 
-	p := &PRD{Meta: w.Meta, Tasks: w.Tasks}
+	p := w.prd()
 	// The typed pass succeeded, so the document is a well-formed object and
 	// these decodes only fail on shapes the typed pass also rejected.
 	var top map[string]json.RawMessage
@@ -372,7 +391,7 @@ func jsonFieldOf(data []byte, field string) string {
 		return field
 	}
 	for i, t := range raw.Tasks {
-		var task Task
+		var task wireTask
 		if json.Unmarshal(t, &task) != nil {
 			return fmt.Sprintf("tasks[%d].%s", i, rest)
 		}
@@ -487,7 +506,7 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 	if err := yamlguard.Decode(name, body, &w); err != nil {
 		return nil, yamlError(name, err, yamlFieldIndex(body))
 	}
-	p = &PRD{Meta: w.Meta, Tasks: w.Tasks}
+	p = w.prd()
 
 	var top map[string]any
 	if err := yamlguard.Decode(name, body, &top); err != nil {

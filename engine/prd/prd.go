@@ -202,6 +202,43 @@ func (t Task) MarshalJSON() ([]byte, error) {
 	return withExtras(v, t.Extra, taskFields)
 }
 
+// UnmarshalJSON reads what MarshalJSON writes: the known fields, and the
+// others into Extra (a PRD crosses the owner's socket intact).
+func (p *PRD) UnmarshalJSON(b []byte) error {
+	type plain PRD
+	return withoutExtras(b, (*plain)(p), &p.Extra, prdFields)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, unknown fields into Extra.
+func (m *Meta) UnmarshalJSON(b []byte) error {
+	type plain Meta
+	return withoutExtras(b, (*plain)(m), &m.Extra, metaFields)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, unknown fields into Extra.
+func (t *Task) UnmarshalJSON(b []byte) error {
+	type plain Task
+	return withoutExtras(b, (*plain)(t), &t.Extra, taskFields)
+}
+
+// withoutExtras decodes an object into v (a method-less twin of the type)
+// and its unknown members into *extra; null is a no-op, as for
+// encoding/json itself.
+func withoutExtras(b []byte, v any, extra *map[string]json.RawMessage, known []string) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*extra = extras(m, known)
+	return nil
+}
+
 // withExtras marshals v (an object) and appends the extra members whose keys
 // are not among known.
 func withExtras(v any, extra map[string]json.RawMessage, known []string) ([]byte, error) {

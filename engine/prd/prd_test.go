@@ -301,6 +301,36 @@ func TestUnknownFieldsSurviveSave(t *testing.T) {
 	assert.JSONEq(t, `{"autonomy":3}`, string(py.Extra["settings"]))
 }
 
+// TestJSONRoundTripKeepsExtras: a PRD encoded with MarshalJSON and decoded
+// with UnmarshalJSON (as it crosses the owner's socket) is the same PRD,
+// unknown fields included; null leaves a value as it was.
+func TestJSONRoundTripKeepsExtras(t *testing.T) {
+	t.Parallel()
+	in := `{"meta": {"name": "x", "version": "1", "createdAt": "", "owner": {"team": "core"}},
+  "tasks": [{"id": "a", "title": "A", "description": "", "agent": "MARS", "status": "done", "dependencies": [],
+    "phase": 1, "attempts": 2, "createdAt": "", "todos": ["x"]}],
+  "settings": {"autonomy": 3}}`
+	p, err := Parse("x.json", []byte(in))
+	require.NoError(t, err)
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	var back PRD
+	require.NoError(t, json.Unmarshal(b, &back))
+	again, err := json.Marshal(back)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(b), string(again))
+	assert.JSONEq(t, `{"team":"core"}`, string(back.Meta.Extra["owner"]))
+	assert.JSONEq(t, `["x"]`, string(back.Tasks[0].Extra["todos"]))
+	assert.JSONEq(t, `{"autonomy":3}`, string(back.Extra["settings"]))
+	back.Meta.Extra, back.Tasks[0].Extra, back.Extra, back.Source = p.Meta.Extra, p.Tasks[0].Extra, p.Extra, p.Source
+	assert.Equal(t, *p, back, "every known field survives")
+
+	task := Task{ID: "keep"}
+	require.NoError(t, json.Unmarshal([]byte("null"), &task))
+	assert.Equal(t, "keep", task.ID)
+	assert.Error(t, json.Unmarshal([]byte(`{"tasks": [{"phase": "one"}]}`), &back), "wrong types still fail")
+}
+
 func TestStatusNormalisation(t *testing.T) {
 	t.Parallel()
 	cases := map[string]Status{

@@ -450,6 +450,37 @@ func TestStatsAndTags(t *testing.T) {
 	assert.Equal(t, []vault.TagCount{{Tag: "go", Count: 2}, {Tag: "db", Count: 1}}, tags)
 }
 
+// TestStatsFollowEveryWrite: Stats comes from the counters; every write,
+// by this vault or by another on the same database, is counted.
+func TestStatsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.add(vault.Node{Type: vault.Pattern, Content: "a", Confidence: 0.5})
+	st, err := e.v.Stats(t.Context())
+	require.NoError(t, err)
+	assert.InDelta(t, 0.5, st.AvgConfidence, 1e-4)
+	st.ByType["Pattern"] = 99 // a caller's copy: nothing shared is touched
+	again, err := e.v.Stats(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, again.ByType["Pattern"])
+
+	_, err = e.v.Reinforce(t.Context(), a.ID)
+	require.NoError(t, err)
+	after, err := e.v.Stats(t.Context())
+	require.NoError(t, err)
+	assert.Greater(t, after.AvgConfidence, 0.5, "a confidence change is seen")
+	assert.Greater(t, after.Revision, again.Revision)
+
+	other := vault.New(e.db, e.options())
+	defer other.Close()
+	_, err = other.Add(t.Context(), vault.Node{Type: vault.Mistake, Content: "b", Confidence: 1})
+	require.NoError(t, err)
+	last, err := e.v.Stats(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2, last.Nodes, "a write by another vault on the database is seen")
+	assert.Equal(t, 1, last.ByType["Mistake"])
+}
+
 func TestAddBatchIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

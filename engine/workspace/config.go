@@ -198,6 +198,18 @@ func (d *Duration) UnmarshalYAML(b []byte) error {
 // MarshalText implements encoding.TextMarshaler (JSON output).
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler, so that a config read
+// as JSON (from `--json` output, or from the owning nova over its socket)
+// comes back as it was written.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", b, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
 // Defaults returns the built-in configuration.
 func Defaults() Config {
 	return Config{

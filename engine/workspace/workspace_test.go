@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,6 +291,20 @@ func FuzzParseConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDurationJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	cfg := Defaults()
+	data, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	var back Config
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, cfg, back)
+	assert.Contains(t, string(data), `"timeout":"5m0s"`)
+
+	var d Duration
+	require.Error(t, json.Unmarshal([]byte(`"soon"`), &d))
 }
 
 func TestIdentityComesFromConfigThenGit(t *testing.T) {

@@ -97,6 +97,14 @@ func WaitEvent(ch <-chan engine.Event) tea.Cmd {
 	}
 }
 
+// Await returns a command that blocks in wait until something happens
+// elsewhere (an event stream ending, a reconnection) and returns its
+// message. Like WaitEvent it may never return; test drivers do not wait
+// for it.
+func Await(wait func() tea.Msg) tea.Cmd {
+	return func() tea.Msg { return wait() }
+}
+
 // Toast returns a command that shows text in the status bar.
 func Toast(text string) tea.Cmd {
 	return func() tea.Msg { return ToastMsg{Text: text} }

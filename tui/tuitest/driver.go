@@ -157,6 +157,7 @@ var backgroundFuncs = sync.OnceValue(func() map[string]bool {
 		funcName(tea.Tick(time.Hour, func(time.Time) tea.Msg { return nil })):  true,
 		funcName(tea.Every(time.Hour, func(time.Time) tea.Msg { return nil })): true,
 		funcName(common.WaitEvent(make(chan engine.Event))):                    true,
+		funcName(common.Await(func() tea.Msg { return nil })):                  true,
 	}
 })
 

@@ -83,6 +83,13 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(s))
 }
 
+// UnmarshalJSON reads what MarshalJSON wrote (a spec sent to another nova
+// process).
+func (s *Spec) UnmarshalJSON(data []byte) error {
+	type plain Spec
+	return json.Unmarshal(data, (*plain)(s))
+}
+
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // ValidName reports whether s may name a blueprint.

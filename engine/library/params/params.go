@@ -64,6 +64,14 @@ func (p Param) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(p))
 }
 
+// UnmarshalJSON reads what MarshalJSON wrote (a declaration sent to
+// another nova process: numbers in Default and Values read back as
+// float64, which every use of them accepts).
+func (p *Param) UnmarshalJSON(data []byte) error {
+	type plain Param
+	return json.Unmarshal(data, (*plain)(p))
+}
+
 // Kind returns the type, string when unset.
 func (p Param) Kind() Type { return cmp.Or(p.Type, String) }
 

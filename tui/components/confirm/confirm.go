@@ -5,6 +5,7 @@
 //
 //	y            yes
 //	n, esc       no
+//	AltKey       the third choice, when the dialog has one (Alt)
 //	enter        the focused button (No is focused first when Danger is set)
 //	←/→, tab     move between the buttons
 package confirm
@@ -25,6 +26,9 @@ type ResultMsg struct {
 	ID string
 	// Confirmed is true for yes.
 	Confirmed bool
+	// Alt is true for the third choice (Options.Alt); Confirmed is false
+	// then.
+	Alt bool
 	// Payload is the value given to Open.
 	Payload any
 }
@@ -37,6 +41,9 @@ type Options struct {
 	Title, Body string
 	// Yes and No label the buttons ("Yes", "No" when empty).
 	Yes, No string
+	// Alt labels an optional third button, shown first, chosen with AltKey
+	// (a single key such as "h") or enter when focused.
+	Alt, AltKey string
 	// Danger focuses No first, so a stray enter does not destroy anything.
 	Danger bool
 	// Payload is handed back in ResultMsg.
@@ -48,7 +55,7 @@ type Model struct {
 	c      *common.Common
 	opts   Options
 	open   bool
-	yes    bool // the focused button
+	focus  int // the focused button: choiceAlt, choiceYes, choiceNo
 	width  int
 	height int
 }
@@ -64,8 +71,18 @@ func (m *Model) Open(o Options) {
 	if o.No == "" {
 		o.No = "No"
 	}
-	m.opts, m.open, m.yes = o, true, !o.Danger
+	m.opts, m.open, m.focus = o, true, choiceYes
+	if o.Danger {
+		m.focus = choiceNo
+	}
 }
+
+// The buttons, left to right (choiceAlt only when Options.Alt is set).
+const (
+	choiceAlt = iota
+	choiceYes
+	choiceNo
+)
 
 // Close hides the dialog without an answer.
 func (m *Model) Close() { m.open = false }
@@ -82,10 +99,20 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements common.Component (the area the dialog is centred in).
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
-func (m *Model) answer(yes bool) tea.Cmd {
+func (m *Model) answer(choice int) tea.Cmd {
 	m.open = false
-	res := ResultMsg{ID: m.opts.ID, Confirmed: yes, Payload: m.opts.Payload}
+	res := ResultMsg{ID: m.opts.ID, Confirmed: choice == choiceYes, Alt: choice == choiceAlt, Payload: m.opts.Payload}
 	return func() tea.Msg { return res }
+}
+
+// move shifts the focus by d buttons, wrapping.
+func (m *Model) move(d int) {
+	first := choiceYes
+	if m.opts.Alt != "" {
+		first = choiceAlt
+	}
+	n := choiceNo - first + 1
+	m.focus = first + ((m.focus-first+d)%n+n)%n
 }
 
 // Update implements common.Component.
@@ -97,13 +124,17 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	km := m.c.KeyMap
 	switch {
 	case k.String() == "enter":
-		return m, m.answer(m.yes)
+		return m, m.answer(m.focus)
+	case m.opts.Alt != "" && m.opts.AltKey != "" && k.String() == m.opts.AltKey:
+		return m, m.answer(choiceAlt)
 	case k.String() == "y" || k.String() == "Y":
-		return m, m.answer(true)
+		return m, m.answer(choiceYes)
 	case key.Matches(k, km.Cancel):
-		return m, m.answer(false)
-	case key.Matches(k, km.Left, km.Right, km.Tab, km.ShiftTab):
-		m.yes = !m.yes
+		return m, m.answer(choiceNo)
+	case key.Matches(k, km.Left, km.ShiftTab):
+		m.move(-1)
+	case key.Matches(k, km.Right, km.Tab):
+		m.move(1)
 	}
 	return m, nil
 }
@@ -125,11 +156,16 @@ func (m *Model) View() string {
 	if m.opts.Body != "" {
 		b.WriteString(s.Text.Render(lipgloss.Wrap(m.opts.Body, inner, " ")) + "\n\n")
 	}
-	yes, no := s.Button, s.ButtonActive
-	if m.yes {
-		yes, no = s.ButtonActive, s.Button
+	button := func(choice int, label string) string {
+		if m.focus == choice {
+			return s.ButtonActive.Render(label)
+		}
+		return s.Button.Render(label)
 	}
-	b.WriteString(yes.Render(m.opts.Yes) + "  " + no.Render(m.opts.No) + "\n\n")
+	if m.opts.Alt != "" {
+		b.WriteString(button(choiceAlt, m.opts.Alt) + "  ")
+	}
+	b.WriteString(button(choiceYes, m.opts.Yes) + "  " + button(choiceNo, m.opts.No) + "\n\n")
 	b.WriteString(s.Subtle.Render(common.Truncate(m.keysLine(), inner)))
 	return s.Dialog.Width(w).Render(b.String())
 }
@@ -138,19 +174,27 @@ func (m *Model) View() string {
 // default is visible: "y forget · n/esc keep · enter keep · ←/→ choose".
 func (m *Model) keysLine() string {
 	yes, no := strings.ToLower(m.opts.Yes), strings.ToLower(m.opts.No)
-	focused := no
-	if m.yes {
-		focused = yes
+	line := "y " + yes + " · n/esc " + no + " · enter " + strings.ToLower(m.focused()) + " · ←/→ choose"
+	if m.opts.Alt != "" {
+		line = m.opts.AltKey + " " + strings.ToLower(m.opts.Alt) + " · " + line
 	}
-	return "y " + yes + " · n/esc " + no + " · enter " + focused + " · ←/→ choose"
+	return line
+}
+
+// focused is the label of the focused button (what enter answers).
+func (m *Model) focused() string {
+	switch m.focus {
+	case choiceAlt:
+		return m.opts.Alt
+	case choiceYes:
+		return m.opts.Yes
+	}
+	return m.opts.No
 }
 
 // bindings are the dialog's keys with what they answer.
 func (m *Model) bindings() (yes, no, enter key.Binding) {
-	focused := m.opts.No
-	if m.yes {
-		focused = m.opts.Yes
-	}
+	focused := m.focused()
 	return key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", strings.ToLower(m.opts.Yes))),
 		key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", strings.ToLower(m.opts.No))),
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", strings.ToLower(focused)))
@@ -159,13 +203,28 @@ func (m *Model) bindings() (yes, no, enter key.Binding) {
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
 	yes, no, enter := m.bindings()
+	if alt, ok := m.altBinding(); ok {
+		return []key.Binding{alt, yes, no, enter}
+	}
 	return []key.Binding{yes, no, enter}
+}
+
+// altBinding is the third button's key, when there is one.
+func (m *Model) altBinding() (key.Binding, bool) {
+	if m.opts.Alt == "" {
+		return key.Binding{}, false
+	}
+	return key.NewBinding(key.WithKeys(m.opts.AltKey), key.WithHelp(m.opts.AltKey, strings.ToLower(m.opts.Alt))), true
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	yes, no, enter := m.bindings()
-	return [][]key.Binding{{yes, no, enter, key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "choose"))}}
+	keys := []key.Binding{yes, no, enter, key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "choose"))}
+	if alt, ok := m.altBinding(); ok {
+		keys = append([]key.Binding{alt}, keys...)
+	}
+	return [][]key.Binding{keys}
 }
 
 var _ common.Component = (*Model)(nil)

@@ -98,3 +98,41 @@ func TestViewAndClosed(t *testing.T) {
 	m.Close()
 	assert.False(t, m.Active())
 }
+
+// TestThirdChoice: a dialog with Alt offers three buttons; its key, or
+// enter on it, answers Alt; y and n keep their meaning; the focus wraps.
+func TestThirdChoice(t *testing.T) {
+	t.Parallel()
+	open := func() *Model {
+		m := newDialog()
+		m.Open(Options{ID: "q", Title: "Quit?", Yes: "Stop and quit", No: "Stay", Alt: "Hand over", AltKey: "h", Danger: true})
+		return m
+	}
+	res, ok := answer(t, open(), tuitest.Key("h"))
+	require.True(t, ok)
+	assert.True(t, res.Alt)
+	assert.False(t, res.Confirmed)
+
+	res, ok = answer(t, open(), kEnter)
+	require.True(t, ok)
+	assert.False(t, res.Alt || res.Confirmed, "danger: enter stays")
+
+	res, ok = answer(t, open(), kLeft, kLeft, kEnter)
+	require.True(t, ok)
+	assert.True(t, res.Alt, "two steps left of Stay is the third choice")
+
+	res, ok = answer(t, open(), tuitest.Key("right"), kEnter)
+	require.True(t, ok)
+	assert.True(t, res.Alt, "the focus wraps from the last button to the first")
+
+	res, ok = answer(t, open(), kY)
+	require.True(t, ok)
+	assert.True(t, res.Confirmed)
+	assert.False(t, res.Alt)
+
+	m := open()
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"Hand over", "Stop and quit", "Stay", "h hand over"} {
+		assert.Contains(t, view, want)
+	}
+}

@@ -470,7 +470,25 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	if m.cur == "" && ev.BuildID != "" {
 		m.cur = ev.BuildID
 	}
+	if m.followsLive(ev) {
+		// A build started elsewhere (another window, `nova build run`)
+		// while the one shown is over: show the live one.
+		m.cur, m.sel, m.detail = ev.BuildID, 0, nil
+		return tea.Batch(m.refresh(), m.loadDetail())
+	}
 	return m.refresh()
+}
+
+// followsLive reports whether ev is another build running while the one
+// shown has ended (or is not loaded), outside any dialog.
+func (m *Model) followsLive(ev engine.Event) bool {
+	if ev.Topic != engine.TopicBuild || ev.BuildID == "" || ev.BuildID == m.cur || ev.Status != StatusRunning {
+		return false
+	}
+	if m.confirm.Active() || m.ask.open || m.mode != modeGraph {
+		return false
+	}
+	return m.detail == nil || (m.detail.Status != StatusRunning && m.detail.Status != StatusWaiting)
 }
 
 // isReset reports a delta that discards the text streamed so far for the

@@ -324,21 +324,25 @@ func TestSelectionFollowsRunningTaskUntilMoved(t *testing.T) {
 	src := sampleSource(t)
 	l := newLoop(t, src, 120, 37)
 	require.Equal(t, "ua-03", l.m.selectedTaskID())
-	next := func(mut func(d *Detail)) {
+	next := func(running int, mut func(d *Detail)) {
 		src.mu.Lock()
 		mut(&src.builds[0])
 		src.mu.Unlock()
 		l.m.seq++
 		gen := l.m.gen
 		l.dispatch(refreshMsg{seq: l.m.seq})
-		l.until(func() bool { return l.m.gen > gen && l.m.detail != nil })
+		// Wait for the load that carries the change (an earlier one may
+		// still be on its way on a loaded machine).
+		l.until(func() bool {
+			return l.m.gen > gen && l.m.detail != nil && len(l.m.detail.Tasks) > running && l.m.detail.Tasks[running].Status == StatusRunning
+		})
 		l.settle(20 * time.Millisecond)
 	}
-	next(func(d *Detail) { d.Tasks[2].Status, d.Tasks[3].Status = StatusDone, StatusRunning })
+	next(3, func(d *Detail) { d.Tasks[2].Status, d.Tasks[3].Status = StatusDone, StatusRunning })
 	assert.Equal(t, "ua-04", l.m.selectedTaskID(), "the selection follows the work")
 	l.press("k")
 	assert.Equal(t, "ua-03", l.m.selectedTaskID())
-	next(func(d *Detail) { d.Tasks[3].Status, d.Tasks[4].Status = StatusDone, StatusRunning })
+	next(4, func(d *Detail) { d.Tasks[3].Status, d.Tasks[4].Status = StatusDone, StatusRunning })
 	assert.Equal(t, "ua-03", l.m.selectedTaskID(), "a task the user chose stays selected")
 }
 

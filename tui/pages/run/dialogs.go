@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -182,7 +183,7 @@ func (v *viewer) view(w, h int) string {
 		a := v.art
 		title := fmt.Sprintf("%s %s %s", a.Ref(), a.Type, a.Name)
 		b = append(b, s.DialogTitle.Render(common.Truncate(title, inner)),
-			s.Muted.Render(common.Truncate(fmt.Sprintf("by %s · %s · %d tokens · %s", orDash(a.By), orDash(a.Task), a.Tokens, plural(len(v.lines), "line")), inner)))
+			s.Muted.Render(common.Truncate(fmt.Sprintf("by %s · %s · %d tokens · %s", orDash(a.By), orDash(a.Task), a.Tokens, plural.Count(len(v.lines), "line", "lines")), inner)))
 		end := min(len(v.lines), v.scroll+room)
 		for _, l := range v.lines[v.scroll:end] {
 			b = append(b, s.Text.Render(common.Truncate(l, inner)))
@@ -198,11 +199,4 @@ func (v *viewer) view(w, h int) string {
 	b = append(b, s.Key.Render("↑/↓ pgup/pgdn")+" "+s.KeyDesc.Render("scroll")+s.Subtle.Render("  ·  ")+
 		s.Key.Render("esc")+" "+s.KeyDesc.Render("close")+s.Subtle.Render(pos))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

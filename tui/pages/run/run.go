@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"strconv"
 	"strings"
 	"time"
@@ -679,8 +680,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		r := m.detail.Run
 		m.confirm.Open(confirm.Options{ID: "cancel-run", Title: fmt.Sprintf("Cancel run %d?", r.ID),
-			Body: fmt.Sprintf("%s — %d turns so far. The running delegation stops; what it staged stays staged, done work is kept. p (or `nova run resume %d`) picks it up later.",
-				oneLine(r.Goal), r.Turns, r.ID),
+			Body: fmt.Sprintf("%s — %s so far. The running delegation stops; what it staged stays staged, done work is kept. p (or `nova run resume %d`) picks it up later.",
+				oneLine(r.Goal), plural.Count(r.Turns, "turn", "turns"), r.ID),
 			Yes: "Cancel run", No: "Keep running", Danger: true})
 		return nil
 	case key.Matches(msg, km.Tab):

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/nova-dev/nova/internal/plural"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -236,7 +237,7 @@ func (m *Model) timelineView(w, h int) string {
 	if m.focus == focusTimeline {
 		title = s.PanelTitleActive.Render("Lead")
 	}
-	title += " " + s.Muted.Render(common.Truncate(d.Run.Lead+" · "+plural(len(d.Turns), "turn"), max(0, inner-6)))
+	title += " " + s.Muted.Render(common.Truncate(d.Run.Lead+" · "+plural.Count(len(d.Turns), "turn", "turns"), max(0, inner-6)))
 	lines := []string{title}
 	if st := m.statusLine(inner); st != "" {
 		lines = append(lines, st)
@@ -534,8 +535,8 @@ func (m *Model) boardView(w, h int) string {
 	if m.focus == focusBoard {
 		title = s.PanelTitleActive.Render("Board")
 	}
-	title += " " + s.Muted.Render(common.Truncate(fmt.Sprintf("%s · %d decisions · %d blockers · %d artifacts", bd.Key, len(bd.Decisions),
-		len(bd.Blockers), bd.ArtifactCount), max(0, inner-6)))
+	title += " " + s.Muted.Render(common.Truncate(fmt.Sprintf("%s · %s · %s · %s", bd.Key, plural.Count(len(bd.Decisions), "decision", "decisions"),
+		plural.Count(len(bd.Blockers), "blocker", "blockers"), plural.Count(bd.ArtifactCount, "artifact", "artifacts")), max(0, inner-6)))
 	b := []string{title}
 	b = append(b, s.Muted.Render("goal ")+s.Text.Render(common.Truncate(orDash(oneLine(bd.Goal)), max(0, inner-5))))
 	for _, d := range bd.Decisions {
