@@ -311,6 +311,12 @@ type Summary struct {
 	FactsReview int `json:"factsReview"`
 	// Docs counts the cached documentation entries (local and Context7).
 	Docs int `json:"docs"`
+	// WorkflowRuns counts the workflow runs; WorkflowRunsWaiting those
+	// that wait to be resumed (paused, or interrupted). Blueprints counts
+	// the stored blueprints.
+	WorkflowRuns        int `json:"workflowRuns"`
+	WorkflowRunsWaiting int `json:"workflowRunsWaiting"`
+	Blueprints          int `json:"blueprints"`
 }
 
 // Summary implements Workspace.
@@ -364,6 +370,9 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 	}
 	s.Facts, s.FactsReview = fc.Valid, fc.Review
 	if s.Docs, err = l.Knowledge().Docs().Cache().Count(ctx); err != nil {
+		return s, err
+	}
+	if s.WorkflowRuns, s.WorkflowRunsWaiting, s.Blueprints, err = l.libraryCounts(ctx); err != nil {
 		return s, err
 	}
 	return s, nil

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/tools"
 )
 
 // Agent, run and changeset verbs of the Workspace facade (engine/runtime.go
@@ -20,7 +22,31 @@ func (l *Local) ListAgents(ctx context.Context) (Roster, error) {
 	if err := ctx.Err(); err != nil {
 		return Roster{}, err
 	}
-	return LoadRoster(l.ws.Path("agents"))
+	r, err := LoadRoster(l.ws.Path("agents"))
+	if err != nil {
+		return r, err
+	}
+	r.ImplicitTools = implicitTools(l.Tools(), r.Agents)
+	return r, nil
+}
+
+// implicitTools lists, per agent, the AllAgents tools it may call that its
+// spec does not list.
+func implicitTools(reg *tools.Registry, specs []agents.Spec) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range specs {
+		offered := s.Tools
+		if offered == nil {
+			offered = []string{} // no list: answers only, plus what every agent gets
+		}
+		for _, name := range reg.Names() {
+			t, _ := reg.Get(name)
+			if t.AllAgents && !slices.Contains(s.Tools, name) && reg.Permit(s.ID, offered, name) == nil {
+				out[s.ID] = append(out[s.ID], name)
+			}
+		}
+	}
+	return out
 }
 
 // LoadRoster reads the agent files of dir (any directory: `nova agents

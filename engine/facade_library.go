@@ -26,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/internal/safefile"
+	"github.com/nova-dev/nova/storage"
 )
 
 // Library verbs (skills, workflows, blueprints; issue 14). They follow the
@@ -527,6 +528,17 @@ func (l *Local) ListWorkflowRuns(ctx context.Context, limit int) ([]workflow.Run
 // GetWorkflowRun returns one run (ErrRunNotFound wrapped when none).
 func (l *Local) GetWorkflowRun(ctx context.Context, runID uint64) (workflow.Run, error) {
 	return l.library().runs.Get(ctx, runID)
+}
+
+// libraryCounts are the library's numbers in the Summary.
+func (l *Local) libraryCounts(ctx context.Context) (runs, waiting, blueprints int, err error) {
+	if runs, waiting, err = l.library().runs.Counts(ctx); err != nil {
+		return 0, 0, 0, err
+	}
+	if blueprints, err = l.db.Count(storage.BucketBlueprints); err != nil {
+		return 0, 0, 0, fmt.Errorf("count %s: %w", storage.BucketBlueprints, err)
+	}
+	return runs, waiting, blueprints, nil
 }
 
 func (l *Local) workflowPolicy(runID uint64) RunWorkflowOptions {

@@ -136,6 +136,11 @@ type Roster struct {
 	Agents []agents.Spec `json:"agents"`
 	// Problems are the files that did not load, or did not validate.
 	Problems []AgentProblem `json:"problems"`
+	// ImplicitTools are, by agent id, the tools offered to the agent beyond
+	// its spec's list (tools.Tool.AllAgents within their allow lists:
+	// runSkill, the knowledge tools, VENUS's generateUIComponent). Set by
+	// ListAgents (a workspace's registry); LoadRoster leaves it empty.
+	ImplicitTools map[string][]string `json:"implicitTools,omitempty"`
 }
 
 // Has reports whether the roster has an agent id (case-insensitive).

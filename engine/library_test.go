@@ -648,3 +648,58 @@ func TestWorkflowStepThatAsksTheUser(t *testing.T) {
 		})
 	}
 }
+
+// The Summary counts workflow runs, those waiting to be resumed, and
+// blueprints (Home shows them).
+func TestSummaryCountsWorkflowRunsAndBlueprints(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "")
+	ctx := context.Background()
+	sum, err := ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, sum.WorkflowRuns)
+	assert.Zero(t, sum.WorkflowRunsWaiting)
+	assert.Zero(t, sum.Blueprints)
+
+	writeFiles(t, root, map[string]string{
+		"parse.go":  "package main\n\nfunc parse(s string) int { return len(s) }\n",
+		"ping.yaml": "name: ping\nparameters:\n  - {name: route, default: /ping}\nprd:\n  tasks:\n    - {id: a, title: 'serve {{ route }}', description: x, agent: MARS}\n",
+	})
+	_, err = ws.AddBlueprint(ctx, filepath.Join(root, "ping.yaml"), "")
+	require.NoError(t, err)
+	r, err := ws.CreateWorkflowRun(ctx, "add-test", engine.WorkflowOptions{Params: map[string]string{"target": "parse.go"}})
+	require.NoError(t, err)
+	sum, err = ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.WorkflowRuns)
+	assert.Equal(t, 1, sum.WorkflowRunsWaiting, "created, not started: it waits to be run")
+	assert.Equal(t, 1, sum.Blueprints)
+
+	srv.SetHandler((&stepReplies{}).handle)
+	r, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{})
+	require.NoError(t, err)
+	require.Equal(t, workflow.RunDone, r.Status, r.Reason)
+	sum, err = ws.Summary(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, sum.WorkflowRuns)
+	assert.Zero(t, sum.WorkflowRunsWaiting, "a finished run waits for nothing")
+	assert.Equal(t, 1, sum.Blueprints)
+}
+
+// ListAgents names the tools an agent gets without listing them: runSkill
+// (and the knowledge tools) for everyone, generateUIComponent for VENUS only.
+func TestListAgentsNamesImplicitTools(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := openWithFake(t, "")
+	r, err := ws.ListAgents(context.Background())
+	require.NoError(t, err)
+	require.NotEmpty(t, r.Agents)
+	assert.Contains(t, r.ImplicitTools["MARS"], "runSkill")
+	assert.NotContains(t, r.ImplicitTools["MARS"], "generateUIComponent", "VENUS's only")
+	assert.Contains(t, r.ImplicitTools["VENUS"], "generateUIComponent")
+	for _, s := range r.Agents {
+		for _, name := range r.ImplicitTools[s.ID] {
+			assert.NotContains(t, s.Tools, name, "%s lists %s: not implicit", s.ID, name)
+		}
+	}
+}

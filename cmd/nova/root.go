@@ -86,6 +86,9 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	}
 	opts.fullScreen = true
 	opts.tuiRunning.Store(true)
+	// slog lines (engine warnings) wait until the screen is given back.
+	release := holdSlog(opts.IO.ErrOut)
+	defer release()
 	// The TUI owns the workspace (serving the other nova processes) or is
 	// the client of the nova that does; its link shows which, hands the
 	// workspace over on quit and takes it over when its owner goes away.

@@ -299,31 +299,96 @@ func oneLine(s string, n int) string {
 func (v *Vault) ReinforceInjected(ctx context.Context, inj Injected) error {
 	if len(inj.NodeIDs) > 0 {
 		err := v.update(ctx, "reinforce", func(tx *bolt.Tx, ws *writeSet) error {
-			seen := map[uint64]bool{}
-			for _, id := range inj.NodeIDs {
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-				_, err := v.modifyTx(tx, ws, id, func(n *Node) error {
-					n.Confidence = round6(min(1, n.Confidence+ReinforceStep))
-					n.HelpfulCount++
-					return nil
-				}, false)
-				if err != nil && !errors.Is(err, ErrNotFound) {
-					return err
-				}
-			}
-			return nil
+			return v.reinforceTx(tx, ws, inj.NodeIDs)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for _, id := range inj.WisdomIDs {
+	return v.recordWisdom(ctx, inj.WisdomIDs)
+}
+
+// reinforceTx credits each of ids once (ReinforceStep confidence, one helpful count);
+// nodes deleted since are skipped.
+func (v *Vault) reinforceTx(tx *bolt.Tx, ws *writeSet, ids []uint64) error {
+	seen := map[uint64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		_, err := v.modifyTx(tx, ws, id, func(n *Node) error {
+			n.Confidence = round6(min(1, n.Confidence+ReinforceStep))
+			n.HelpfulCount++
+			return nil
+		}, false)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordWisdom records one success for each global wisdom pattern in ids.
+func (v *Vault) recordWisdom(ctx context.Context, ids []uint64) error {
+	for _, id := range ids {
 		if err := v.wisdom.RecordSuccess(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
 	}
 	return nil
+}
+
+// LearnFromTask is LearnFromBuildResult followed, for a success, by
+// ReinforceInjected(inj), all written in one transaction: one commit per
+// build task instead of two plus one per injected wisdom pattern. The order
+// is the same as the calls': lessons, the nodes' credit, then each wisdom
+// pattern's success. A wisdom pattern that cannot be read is skipped (and
+// reported in the error) without losing the rest. A failed task only learns
+// (inj is ignored).
+func (v *Vault) LearnFromTask(ctx context.Context, task Task, agent, output string, success bool, inj Injected) ([]LearnResult, error) {
+	lessons := BuildLessons(task, agent, output, success)
+	if !success {
+		inj = Injected{}
+	}
+	prepared := make([]Node, 0, len(lessons))
+	for _, n := range lessons {
+		p, err := v.prepare(n)
+		if err != nil {
+			return nil, err
+		}
+		prepared = append(prepared, p)
+	}
+	out := []LearnResult{}
+	if len(prepared) == 0 && len(inj.NodeIDs) == 0 && len(inj.WisdomIDs) == 0 {
+		return out, nil
+	}
+	var skipped error
+	err := v.update(ctx, "learn", func(tx *bolt.Tx, ws *writeSet) error {
+		out, skipped = out[:0], nil
+		for _, n := range prepared {
+			r, err := v.learnTx(tx, ws, ByLearning, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		if err := v.reinforceTx(tx, ws, inj.NodeIDs); err != nil {
+			return err
+		}
+		for _, id := range inj.WisdomIDs {
+			readErr, err := v.wisdom.recordSuccessTx(tx, id)
+			if err != nil {
+				return err
+			}
+			if readErr != nil && !errors.Is(readErr, ErrNotFound) && skipped == nil {
+				skipped = readErr
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, skipped
 }

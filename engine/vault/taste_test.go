@@ -376,3 +376,62 @@ func TestReinforceInjectedCreditsExactlyWhatWasInjected(t *testing.T) {
 	require.NoError(t, e.v.Remove(t.Context(), n["retry"].ID))
 	assert.NoError(t, e.v.ReinforceInjected(t.Context(), vc.Injected), "a node deleted since is skipped")
 }
+
+// LearnFromTask writes what LearnFromBuildResult then ReinforceInjected write, in one commit.
+func TestLearnFromTaskIsLearnThenReinforceInOneCommit(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	task := vault.Task{BuildID: "7", ID: "t3", Title: "Add retry endpoint"}
+	const output = "await requireAuth(ctx); const input = z.object({ companyId: z.string() }).parse(args);"
+	run := func(folded bool) (map[string]vault.Node, uint64, int) {
+		e := newEnv(t, withOptIn)
+		n := seedRetrieval(e)
+		p := activePattern(t, e, "Name things after what they mean")
+		inj := vault.Injected{NodeIDs: []uint64{n["retry"].ID, n["retry"].ID}, WisdomIDs: []uint64{p.ID}}
+		rev0, err := e.v.Revision(ctx)
+		require.NoError(t, err)
+		if folded {
+			res, err := e.v.LearnFromTask(ctx, task, "PLUTO", output, true, inj)
+			require.NoError(t, err)
+			require.NotEmpty(t, res)
+		} else {
+			res, err := e.v.LearnFromBuildResult(ctx, task, "PLUTO", output, true)
+			require.NoError(t, err)
+			require.NotEmpty(t, res)
+			require.NoError(t, e.v.ReinforceInjected(ctx, inj))
+		}
+		rev1, err := e.v.Revision(ctx)
+		require.NoError(t, err)
+		all, err := e.v.List(ctx, vault.ListOptions{})
+		require.NoError(t, err)
+		byContent := map[string]vault.Node{}
+		for _, x := range all.Nodes {
+			byContent[x.Content] = x
+		}
+		w, err := e.v.Wisdom().Get(ctx, p.ID)
+		require.NoError(t, err)
+		return byContent, rev1 - rev0, w.Successes
+	}
+	want, separate, wantWisdom := run(false)
+	got, commits, gotWisdom := run(true)
+	// The revision counts vault commits: learn, reinforce and the wisdom success
+	// are three when called one by one, one when folded.
+	assert.Equal(t, uint64(3), separate)
+	assert.Equal(t, uint64(1), commits, "lessons and all credit share one vault commit")
+	assert.Equal(t, 1, wantWisdom)
+	assert.Equal(t, wantWisdom, gotWisdom)
+	require.Len(t, got, len(want))
+	for c, w := range want {
+		g, ok := got[c]
+		require.True(t, ok, "missing %q", c)
+		assert.InDelta(t, w.Confidence, g.Confidence, 1e-9, c)
+		assert.Equal(t, w.HelpfulCount, g.HelpfulCount, c)
+		assert.Equal(t, w.Type, g.Type, c)
+	}
+	e := newEnv(t)
+	res, err := e.v.LearnFromTask(ctx, vault.Task{ID: "t9", Title: "Migrate schema"}, "MARS", "tests failed", false,
+		vault.Injected{NodeIDs: []uint64{12345}})
+	require.NoError(t, err)
+	require.NotEmpty(t, res)
+	assert.Equal(t, vault.Mistake, res[0].Node.Type, "a failure learns a mistake and credits nothing")
+}

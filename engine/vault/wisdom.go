@@ -378,22 +378,27 @@ func (w *Wisdom) modify(ctx context.Context, op string, id uint64, fn func(p *Wi
 		if err != nil {
 			return err
 		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-		p.Status = statusOf(&p)
-		b, err := wisdomBucket(tx, wbPatterns, true)
-		if err != nil {
-			return err
-		}
-		out = p
-		return patternCodec.Put(b, storage.Key(id), p)
+		out, err = w.putModified(tx, id, p, fn)
+		return err
 	})
 	if err != nil {
 		return WisdomPattern{}, err
 	}
 	out.Score = WisdomScore(out, w.v.now())
 	return out, nil
+}
+
+// putModified applies fn to p (pattern id, read in tx) and stores it.
+func (w *Wisdom) putModified(tx *bolt.Tx, id uint64, p WisdomPattern, fn func(p *WisdomPattern) error) (WisdomPattern, error) {
+	if err := fn(&p); err != nil {
+		return WisdomPattern{}, err
+	}
+	p.Status = statusOf(&p)
+	b, err := wisdomBucket(tx, wbPatterns, true)
+	if err != nil {
+		return WisdomPattern{}, err
+	}
+	return p, patternCodec.Put(b, storage.Key(id), p)
 }
 
 // Endorse records that the workspace identity backs a pattern (an author
@@ -435,13 +440,27 @@ func addHarm(p *WisdomPattern, author, reason string, now time.Time) bool {
 
 // RecordSuccess counts a successful task the pattern was injected into.
 func (w *Wisdom) RecordSuccess(ctx context.Context, id uint64) error {
-	_, err := w.modify(ctx, "success", id, func(p *WisdomPattern) error {
-		p.Successes++
-		p.Node.GlobalSuccessCount++
-		p.UpdatedAt = w.v.now()
-		return nil
-	})
+	_, err := w.modify(ctx, "success", id, w.success)
 	return err
+}
+
+func (w *Wisdom) success(p *WisdomPattern) error {
+	p.Successes++
+	p.Node.GlobalSuccessCount++
+	p.UpdatedAt = w.v.now()
+	return nil
+}
+
+// recordSuccessTx is RecordSuccess inside the caller's write transaction.
+// A pattern that cannot be read is left alone and reported in readErr
+// (ErrNotFound for one deleted since); err is a failed write.
+func (w *Wisdom) recordSuccessTx(tx *bolt.Tx, id uint64) (readErr, err error) {
+	p, readErr := getPattern(tx, id)
+	if readErr != nil {
+		return readErr, nil
+	}
+	_, err = w.putModified(tx, id, p, w.success)
+	return nil, err
 }
 
 // Get returns one pattern.

@@ -187,6 +187,22 @@ func (e *Engine) List(ctx context.Context, limit int) ([]Run, error) {
 	return rs, err
 }
 
+// Counts returns how many runs there are and how many wait to be resumed:
+// paused (including created but not started) or stored as running while no
+// process runs them (interrupted).
+func (e *Engine) Counts(ctx context.Context) (total, waiting int, err error) {
+	hs, err := e.d.Store.heads(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, h := range hs {
+		if h.Status == RunPaused || (h.Status == RunRunning && !e.isActive(h.ID)) {
+			waiting++
+		}
+	}
+	return len(hs), waiting, nil
+}
+
 func (e *Engine) isActive(id uint64) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

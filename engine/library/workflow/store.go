@@ -201,3 +201,38 @@ func (s *Store) List(ctx context.Context, limit int) ([]Run, error) {
 	}
 	return out, nil
 }
+
+// runHead is the part of a stored run that counting needs (decoding only
+// the status skips the steps and their outputs).
+type runHead struct {
+	ID     uint64    `json:"id"`
+	Status RunStatus `json:"status"`
+}
+
+var headCodec = storage.Codec[runHead]{Version: runCodec.Version}
+
+// heads returns every run's id and status.
+func (s *Store) heads(ctx context.Context) ([]runHead, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []runHead
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(storage.BucketWorkflowRuns)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			h, err := headCodec.Unmarshal(v)
+			if err != nil {
+				return fmt.Errorf("workflow run %d: %w", storage.ParseKey(k), err)
+			}
+			out = append(out, h)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count workflow runs: %w", err)
+	}
+	return out, nil
+}

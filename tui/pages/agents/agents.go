@@ -44,9 +44,10 @@ type Source interface {
 }
 
 type rosterMsg struct {
-	specs []eng.Spec
-	errs  []engine.AgentProblem
-	err   error
+	specs    []eng.Spec
+	implicit map[string][]string // tools offered beyond a spec's list, by agent
+	errs     []engine.AgentProblem
+	err      error
 }
 
 type runsMsg struct {
@@ -65,6 +66,7 @@ type Model struct {
 	now    func() time.Time
 
 	specs    []eng.Spec
+	implicit map[string][]string // tools offered beyond a spec's list, by agent
 	loadErrs []engine.AgentProblem
 	loaded   bool
 	err      error
@@ -116,7 +118,7 @@ func (m *Model) loadRoster() tea.Cmd {
 		if err != nil {
 			return rosterMsg{err: err}
 		}
-		return rosterMsg{specs: r.Agents, errs: r.Problems}
+		return rosterMsg{specs: r.Agents, implicit: r.ImplicitTools, errs: r.Problems}
 	}
 }
 
@@ -137,7 +139,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.err = msg.err
 		if msg.err == nil {
 			keep := m.selectedID()
-			m.specs, m.loadErrs = msg.specs, msg.errs
+			m.specs, m.implicit, m.loadErrs = msg.specs, msg.implicit, msg.errs
 			m.sel = 0
 			for i, s := range m.specs {
 				if s.ID == keep {
@@ -486,13 +488,23 @@ func (m *Model) detailView(w, h int) string {
 	}
 	b = append(b, "", strings.Join(facts, "   "))
 	b = append(b, kv(m, "limits", fmt.Sprintf("%d steps · %d tool calls · %s", d.Limits.MaxSteps, d.Limits.MaxToolCalls, d.Limits.TimeoutDuration())))
+	implicit := m.implicit[d.ID]
 	tools := "none (answers only)"
-	if len(d.Tools) > 0 {
+	switch {
+	case len(d.Tools) > 0:
 		tools = strings.Join(d.Tools, ", ")
+	case len(implicit) > 0:
+		tools = "none listed"
 	}
 	b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "tools", tools)), "\n")...)
 	if d.ReadOnly() {
 		b = append(b, s.Subtle.Render("read-only: stages no files and runs no commands"))
+	}
+	if len(implicit) > 0 {
+		// Tools every agent gets (runSkill, the knowledge tools) and VENUS's
+		// generateUIComponent: offered without being listed in the file.
+		also := strings.Join(implicit, ", ") + s.Subtle.Render(" (not in its file)")
+		b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "also", also)), "\n")...)
 	}
 	b = append(b, "", s.Subtitle.Render("Role"))
 	b = append(b, reflow(d.Role, inner, s.Text)...)

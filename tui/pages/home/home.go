@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -410,6 +411,25 @@ func (m *Model) cardsView() string {
 	if docs >= 0 {
 		cards[len(cards)-1].hint = fmt.Sprintf("%d docs · alt+9", docs)
 	}
+	// The library's card (workflow runs, blueprints in its hint) joins the
+	// cards when every label and hint still fits whole (from 114 columns);
+	// short screens get its counts in the strip instead.
+	runs := val(func(x *engine.Summary) int { return x.WorkflowRuns })
+	bps := val(func(x *engine.Summary) int { return x.Blueprints })
+	if m.height >= 34 {
+		hint := "library"
+		if bps >= 0 {
+			hint = plural(bps, "blueprint", "blueprints")
+		}
+		lib := card{"workflow runs", runs, hint}
+		need := 0
+		for _, c := range append(slices.Clone(cards), lib) {
+			need = max(need, ansi.StringWidth(c.label), ansi.StringWidth(c.hint))
+		}
+		if m.width/(len(cards)+1)-4 >= need {
+			cards = append(cards, lib)
+		}
+	}
 	if m.height < 34 {
 		// Short screens get one strip instead of cards; the docs count
 		// joins it when it fits.
@@ -427,11 +447,23 @@ func (m *Model) cardsView() string {
 		}
 		sep := s.Subtle.Render("  ·  ")
 		inner := m.width - 4 // border and padding
-		if docs >= 0 {
-			withDocs := append(parts, s.Title.Render(fmt.Sprintf("%d", docs))+" "+s.Text.Render("docs"))
-			if lipgloss.Width(strings.Join(withDocs, sep)) <= inner {
-				parts = withDocs
+		// Then the docs and the library's counts, each when it fits.
+		for _, extra := range []struct {
+			n         int
+			one, many string
+		}{{docs, "doc", "docs"}, {runs, "workflow run", "workflow runs"}, {bps, "blueprint", "blueprints"}} {
+			if extra.n < 0 {
+				continue
 			}
+			word := extra.many
+			if extra.n == 1 {
+				word = extra.one
+			}
+			more := append(parts, s.Title.Render(fmt.Sprintf("%d", extra.n))+" "+s.Text.Render(word))
+			if lipgloss.Width(strings.Join(more, sep)) > inner {
+				break
+			}
+			parts = more
 		}
 		return s.Panel.Width(m.width).Render(ansi.Truncate(strings.Join(parts, sep), inner, "…"))
 	}
@@ -563,6 +595,14 @@ func (m *Model) nowLines() []string {
 			where = append(where, s.Text.Render(plural(pb, "playbook delta", "playbook deltas")+" ")+s.Key.Render("alt+7"))
 		}
 		lines = append(lines, line+strings.Join(where, s.Subtle.Render(" · ")))
+	}
+	if n := m.summary.WorkflowRunsWaiting; n > 0 {
+		verb := "waits"
+		if n != 1 {
+			verb = "wait"
+		}
+		lines = append(lines, s.Warning.Render("◐")+s.Text.Render(" "+plural(n, "workflow run", "workflow runs")+" "+verb+" to be resumed: Runs on the Library screen, R — ")+
+			s.Key.Render("alt+l"))
 	}
 	return lines
 }

@@ -87,3 +87,44 @@ func TestCardsCountFactsAndDocs(t *testing.T) {
 		}
 	}
 }
+
+// Home counts the library: a card for workflow runs (blueprints in its
+// hint) from 114 columns, the compact strip when they fit, and a line in
+// "Now & next" for runs waiting to be resumed.
+func TestCardsCountWorkflowRunsAndBlueprints(t *testing.T) {
+	t.Parallel()
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, nil)
+	_, _ = m.Update(common.SummaryMsg{Summary: engine.Summary{VaultNodes: 42, Playbooks: 3, Builds: 1, Facts: 7, Docs: 3,
+		WorkflowRuns: 4, WorkflowRunsWaiting: 1, Blueprints: 2}})
+	for _, tc := range []struct {
+		w, h     int
+		want     []string
+		wantNone []string
+	}{
+		{80, 24, []string{"7 facts"}, []string{"workflow run", "blueprint"}},
+		{160, 24, []string{"7 facts", "3 docs", "4 workflow runs", "2 blueprints"}, nil},
+		{110, 48, []string{"facts", "3 docs · alt+9", "build plans run"}, []string{"workflow runs"}},
+		{114, 48, []string{"3 docs · alt+9", "build plans run", "workflow runs", "2 blueprints"}, nil},
+		{180, 50, []string{"3 docs · alt+9", "workflow runs", "2 blueprints"}, nil},
+	} {
+		m.SetSize(tc.w, tc.h)
+		view := ansi.Strip(m.cardsView())
+		for _, w := range tc.want {
+			assert.Contains(t, view, w, "%dx%d", tc.w, tc.h)
+		}
+		for _, w := range tc.wantNone {
+			assert.NotContains(t, view, w, "%dx%d: only when it fits", tc.w, tc.h)
+		}
+		for _, line := range strings.Split(view, "\n") {
+			assert.LessOrEqual(t, ansi.StringWidth(line), tc.w, "%dx%d", tc.w, tc.h)
+		}
+	}
+	m.SetSize(120, 40)
+	next := ansi.Strip(m.nextStepsView())
+	assert.Contains(t, next, "1 workflow run waits to be resumed")
+	assert.Contains(t, next, "alt+l")
+
+	_, _ = m.Update(common.SummaryMsg{Summary: engine.Summary{VaultNodes: 1, Builds: 1, WorkflowRuns: 4}})
+	assert.NotContains(t, ansi.Strip(m.nextStepsView()), "resumed", "nothing waits")
+}
