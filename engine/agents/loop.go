@@ -299,6 +299,9 @@ func (st *loopState) approve(ctx context.Context, req tools.ApprovalRequest) (bo
 // loop runs steps until a final answer or a failure. runCtx carries the
 // spec's timeout; parent is the caller's context.
 func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) SpecialistOutcome {
+	if err := st.canChat(runCtx); err != nil {
+		return st.llmFailure(runCtx, parent, limit, err)
+	}
 	textMode, err := st.r.textMode(runCtx, st.model)
 	if err != nil {
 		return st.llmFailure(runCtx, parent, limit, err)

@@ -172,13 +172,8 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 		st.setFirst(BuildMessages(st.promptInput()))
 		return nil
 	}
-	if info, ierr := st.r.LLM.ModelInfo(ctx, st.model); ierr == nil && len(info.Capabilities) > 0 && !info.Can("completion") {
-		// The server would answer 400 "does not support chat"; say so
-		// before sending anything (and before any fitting arithmetic on an
-		// embedding model's context).
-		return fmt.Errorf("%w: model %s does not support chat (capabilities: %s); set a chat model for this tier "+
-			"in .nova/config.yaml (models.*); `nova doctor` checks them", llm.ErrBadRequest, st.model,
-			strings.Join(info.Capabilities, ", "))
+	if err := st.canChat(ctx); err != nil {
+		return err
 	}
 	st.window = w
 	budget := w.PromptBudget()
@@ -236,6 +231,20 @@ func (st *loopState) fitPrompt(ctx context.Context) error {
 			budget, st.model, w.Describe(), st.fitStatus)})
 	}
 	return nil
+}
+
+// canChat refuses a model whose /api/show capabilities lack "completion"
+// (an embedding model on a chat tier): the server would answer 400 "does
+// not support chat"; say so before sending anything, before any fitting
+// arithmetic on its context and before switching to the text format.
+func (st *loopState) canChat(ctx context.Context) error {
+	info, err := st.r.LLM.ModelInfo(ctx, st.model)
+	if err != nil || len(info.Capabilities) == 0 || info.Can("completion") {
+		return nil // unknown: the server has the last word
+	}
+	return fmt.Errorf("%w: model %s does not support chat (capabilities: %s); set a chat model for this tier "+
+		"in .nova/config.yaml (models.*); `nova doctor` checks them", llm.ErrBadRequest, st.model,
+		strings.Join(info.Capabilities, ", "))
 }
 
 // setFirst replaces the system and task messages; a refit during the run

@@ -236,4 +236,5 @@ func TestEmbeddingModelOnAChatTierIsRefusedBeforeAnyChat(t *testing.T) {
 	assert.Contains(t, f.Message, "does not support chat")
 	assert.Contains(t, f.Message, "models.")
 	assert.Zero(t, h.srv.Count("/api/chat"))
+	assert.Empty(t, h.eventsOf(agents.EventTextMode), "no detour through the text format first")
 }
