@@ -560,3 +560,44 @@ func runBinaryAs(t *testing.T, dir string, env map[string]string, args ...string
 	t.Helper()
 	return runBinary(t, dir, env, args...)
 }
+
+// TestCommandsStartedTogetherAllWork: with no nova running, commands
+// started at the same moment race to own the workspace; one wins, the
+// others are its clients, and when the owner's own command ends first its
+// clients finish as owners themselves. Every command succeeds and says
+// nothing on stderr; every write is kept.
+func TestCommandsStartedTogetherAllWork(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	stopTestOwner(t, dir) // the real processes race among themselves
+	bin := novaBinary(t)
+	const rounds = 4
+	for r := range rounds {
+		var wg sync.WaitGroup
+		for i, args := range [][]string{
+			{"vault", "add", "--type", "pattern", "--content", fmt.Sprintf("Started together, round %d", r)},
+			{"vault", "stats", "--json"},
+			{"changes", "list", "--json"},
+			{"vault", "search", "together"},
+		} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = dir
+				cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "OLLAMA_HOST=127.0.0.1:1"}
+				var se bytes.Buffer
+				cmd.Stderr = &se
+				assert.NoError(t, cmd.Run(), "round %d command %d: %s", r, i, se.String())
+				assert.Empty(t, se.String(), "round %d command %d", r, i)
+			}()
+		}
+		wg.Wait()
+	}
+	res := runNova(t, dir, nil, "vault", "search", "started together", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, rounds, strings.Count(res.stdout, `"Started together, round`), "every write is kept")
+	res = runNova(t, dir, nil, "db", "check")
+	assert.Equal(t, 0, res.code, res.stderr)
+}

@@ -44,6 +44,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	// goes through it instead of opening the file.
 	if root, err := opts.root(); err == nil {
 		if info, err := owner.Probe(ctx, root, opts.Version); err == nil {
+			info.Clients = info.Others() // its own connections are not other novas
 			own = &info
 			dopts.Owner = owner.Describe(info)
 			dopts.Served = func(ctx context.Context, fn func(engine.Workspace) error) error {

@@ -116,7 +116,13 @@ func ownerOptions(env *Env, root string) owner.Options[*engine.Local] {
 		opts.Logf = env.IO.Logf // the playbook system's diagnostics, on stderr
 		logf = func(format string, args ...any) { env.IO.Logf(format+"\n", args...) }
 	}
-	return remote.OwnerOptions(opts, env.Version, logf)
+	o := remote.OwnerOptions(opts, env.Version, logf)
+	// A command whose owner ends first (two commands started together)
+	// finishes as the owner; the TUI rejoins itself, to say so on screen.
+	o.Adopt = !env.fullScreen
+	// Nor is a call lost to an owner that stops while it is sent.
+	o.Client.NoKeepAlive = !env.fullScreen
+	return o
 }
 
 // joinWorkspace joins the workspace of env (owner.Join) and wraps what it

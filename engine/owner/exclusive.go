@@ -25,7 +25,7 @@ type NotExclusiveError struct {
 func (e *NotExclusiveError) Error() string {
 	if e.Owner.PID != 0 {
 		return fmt.Sprintf("%s needs the workspace to itself, but nova pid %d owns it (since %s%s): close it (or stop `nova serve`) and run %s again",
-			e.Op, e.Owner.PID, e.Owner.Since.Local().Format(time.DateTime), clientsNote(e.Owner.Clients), e.Op)
+			e.Op, e.Owner.PID, e.Owner.Since.Local().Format(time.DateTime), clientsNote(e.Owner.Others()), e.Op)
 	}
 	return fmt.Sprintf("%s needs the workspace to itself, but %s attached (%s): close them and run %s again",
 		e.Op, plural(len(e.Clients), "nova process is", "nova processes are"), pids(e.Clients), e.Op)

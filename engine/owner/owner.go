@@ -108,6 +108,13 @@ type Options[T io.Closer] struct {
 	TakeoverWait time.Duration
 	// Client configures the rpc client of a client session.
 	Client rpc.ClientOptions
+	// Adopt: a client whose owner goes away (it exited, or was killed)
+	// and that nobody else took over within adoptAfter owns the workspace
+	// itself, and its calls go on through its own socket (a CLI command:
+	// two commands started together, the owner one ends first). The
+	// session's Close then stops serving. The TUI rejoins by itself
+	// instead (Session.Rejoin), to say so on screen.
+	Adopt bool
 	// Logf logs refused connections and other owner-side events; nil is
 	// silent.
 	Logf func(format string, args ...any)
@@ -146,7 +153,8 @@ type Session[T io.Closer] struct {
 	// Info describes the owner (for a client, as it answered on joining).
 	Info Info
 
-	opts Options[T]
+	opts    Options[T]
+	adopter *adopter[T] // Options.Adopt: the owner this client became
 }
 
 // Rejoin closes this session and joins again with the same options: a
@@ -166,10 +174,78 @@ func (s *Session[T]) Close() error {
 	if s.Owner != nil {
 		return s.Owner.Close()
 	}
+	var err error
 	if s.Client != nil {
-		return s.Client.Close()
+		err = s.Client.Close()
 	}
-	return nil
+	if s.adopter != nil {
+		err = errors.Join(err, s.adopter.close())
+	}
+	return err
+}
+
+// Adopted is the owner a client session became (Options.Adopt), or nil.
+func (s *Session[T]) Adopted() *Owner[T] {
+	if s.adopter == nil {
+		return nil
+	}
+	s.adopter.mu.Lock()
+	defer s.adopter.mu.Unlock()
+	return s.adopter.owner
+}
+
+// adoptAfter is how long a client waits for another process to take a
+// gone owner's place before it owns the workspace itself: a hand-over's
+// headless owner polls for the lock every 50 ms and gets there first.
+const adoptAfter = 750 * time.Millisecond
+
+// adopter makes a client the owner of a workspace whose owner went away
+// (Options.Adopt): its dial function owns the workspace, then dials its own
+// socket.
+type adopter[T io.Closer] struct {
+	loc  location
+	opts Options[T]
+
+	mu    sync.Mutex
+	gone  time.Time // first dial that found no owner, since the last success
+	owner *Owner[T]
+}
+
+func (a *adopter[T]) wrap(dial rpc.DialFunc) rpc.DialFunc {
+	return func(ctx context.Context) (net.Conn, error) {
+		conn, err := dial(ctx)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if err == nil || !errors.Is(err, ErrNoOwner) || a.owner != nil {
+			if err == nil {
+				a.gone = time.Time{}
+			}
+			return conn, err
+		}
+		now := time.Now()
+		if a.gone.IsZero() {
+			a.gone = now
+		}
+		if now.Sub(a.gone) < adoptAfter {
+			return nil, err
+		}
+		o, oerr := own(ctx, a.loc, a.opts, a.opts.LockTimeout)
+		if oerr != nil {
+			return nil, err // another process holds the lock: it serves soon
+		}
+		a.owner = o
+		return dial(ctx)
+	}
+}
+
+func (a *adopter[T]) close() error {
+	a.mu.Lock()
+	o := a.owner
+	a.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	return o.Close()
 }
 
 // Info describes an owner (GET /v1/owner, `nova doctor`).
@@ -216,7 +292,13 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, info, err := connect(ctx, loc, opts)
+		var ad *adopter[T]
+		var wrap func(rpc.DialFunc) rpc.DialFunc
+		if opts.Adopt && opts.Mode == Auto {
+			ad = &adopter[T]{loc: loc, opts: opts}
+			wrap = ad.wrap
+		}
+		c, info, err := connectVia(ctx, loc, opts, wrap)
 		switch {
 		case err == nil:
 			if opts.Mode == ServeOnly {
@@ -224,7 +306,7 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 				return nil, fmt.Errorf("%w by nova pid %d (since %s) on %s; use it, or stop it first",
 					ErrAlreadyServed, info.PID, info.Since.Local().Format(time.DateTime), info.Socket)
 			}
-			return &Session[T]{Client: c, Info: info, opts: opts}, nil
+			return &Session[T]{Client: c, Info: info, opts: opts, adopter: ad}, nil
 		case errors.Is(err, ErrUnsafeSocket), errors.Is(err, rpc.ErrProtocolMismatch), ctx.Err() != nil:
 			return nil, err
 		}
@@ -290,6 +372,12 @@ const handshakeTimeout = 3 * time.Second
 
 // connect dials the live owner and asks who it is.
 func connect[T io.Closer](ctx context.Context, loc location, opts Options[T]) (*rpc.Client, Info, error) {
+	return connectVia(ctx, loc, opts, nil)
+}
+
+// connectVia is connect with the client's dial function wrapped (nil:
+// as it is).
+func connectVia[T io.Closer](ctx context.Context, loc location, opts Options[T], wrap func(rpc.DialFunc) rpc.DialFunc) (*rpc.Client, Info, error) {
 	var info Info
 	path, err := findSocket(loc)
 	if errors.Is(err, errNoSocket) {
@@ -301,6 +389,9 @@ func connect[T io.Closer](ctx context.Context, loc location, opts Options[T]) (*
 	dial, err := Dialer(loc.root)
 	if err != nil {
 		return nil, info, err
+	}
+	if wrap != nil {
+		dial = wrap(dial)
 	}
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
@@ -668,17 +759,30 @@ func Serve[T io.Closer](ctx context.Context, opts Options[T]) (*Owner[T], error)
 	return s.Owner, nil
 }
 
+// Others are the clients of other processes: a TUI that took the
+// workspace over keeps working through its own socket, and those
+// connections are not other novas.
+func (i Info) Others() []ClientInfo {
+	out := make([]ClientInfo, 0, len(i.Clients))
+	for _, c := range i.Clients {
+		if c.PID != i.PID {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Describe is one line about an owner for `nova doctor`, e.g. "pid 4242
 // (nova v0.4.0) since 2026-11-24 10:02:11 on .nova/nova.sock, 2 clients:
 // pid 4300, pid 4301".
 func Describe(info Info) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pid %d (nova %s) since %s on %s", info.PID, orDev(info.Version), info.Since.Local().Format(time.DateTime), info.Socket)
-	switch len(info.Clients) {
+	switch others := info.Others(); len(others) {
 	case 0:
 		b.WriteString(", no clients")
 	default:
-		fmt.Fprintf(&b, ", %s: %s", plural(len(info.Clients), "client", "clients"), pids(info.Clients))
+		fmt.Fprintf(&b, ", %s: %s", plural(len(others), "client", "clients"), pids(others))
 	}
 	if info.Exclusive != "" {
 		fmt.Fprintf(&b, ", running %s", info.Exclusive)

@@ -604,3 +604,69 @@ func TestRejoinAfterTheOwnerLeft(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, n)
 }
+
+// An owner's own connections (a TUI that took over works through its own
+// socket) are not other novas: doctor and the exclusive refusal leave them
+// out.
+func TestOthersLeaveTheOwnerOut(t *testing.T) {
+	t.Parallel()
+	info := owner.Info{PID: 10, Clients: []owner.ClientInfo{{PID: 10, Conns: 2}, {PID: 11, Conns: 1}}}
+	assert.Equal(t, []owner.ClientInfo{{PID: 11, Conns: 1}}, info.Others())
+	assert.Contains(t, owner.Describe(info), "1 client: pid 11")
+	alone := owner.Info{PID: 10, Clients: []owner.ClientInfo{{PID: 10, Conns: 2}}}
+	assert.Contains(t, owner.Describe(alone), "no clients")
+	err := &owner.NotExclusiveError{Op: "db compact", Owner: alone}
+	assert.NotContains(t, err.Error(), "attached")
+}
+
+// Two commands started together: the one that owns ends first. The other
+// (Options.Adopt) owns the workspace itself and its calls go on, through
+// its own socket; nothing written is lost; its Close releases the lock.
+func TestAClientAdoptsAWorkspaceItsOwnerLeft(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := newRoot(t)
+	first := join(t, demoOptions(root))
+	require.NotNil(t, first.Owner)
+	opts := demoOptions(root)
+	opts.Adopt = true
+	opts.Client.NoKeepAlive = true
+	c := join(t, opts)
+	require.NotNil(t, c.Client)
+	remote := rpcdemo.NewRemote(c.Client)
+	_, err := remote.Put(ctx, rpcdemo.Item{Name: "before"})
+	require.NoError(t, err)
+	assert.Nil(t, c.Adopted())
+
+	require.NoError(t, first.Close()) // the owning command ended
+	_, err = remote.Put(ctx, rpcdemo.Item{Name: "after"})
+	require.NoError(t, err, "the client owns the workspace now")
+	require.NotNil(t, c.Adopted())
+	n, err := remote.Count(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "both writes are in the database")
+
+	// Others find the new owner; its Close stops serving and releases.
+	other := join(t, demoOptions(root))
+	require.NotNil(t, other.Client, "the adopted owner serves")
+	require.NoError(t, other.Close())
+	require.NoError(t, c.Close())
+	next := join(t, demoOptions(root))
+	assert.NotNil(t, next.Owner, "the lock was released")
+}
+
+// A client without Options.Adopt (the TUI, which rejoins itself to say so)
+// never takes a gone owner's place by itself.
+func TestAClientWithoutAdoptWaitsForAnOwner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := newRoot(t)
+	first := join(t, demoOptions(root))
+	opts := demoOptions(root)
+	opts.Client.ReconnectWait = 1500 * time.Millisecond // longer than the adoption delay
+	c := join(t, opts)
+	require.NoError(t, first.Close())
+	_, err := rpcdemo.NewRemote(c.Client).Count(ctx)
+	require.ErrorIs(t, err, rpc.ErrOwnerGone)
+	assert.Nil(t, c.Adopted())
+}

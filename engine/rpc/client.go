@@ -40,6 +40,13 @@ type ClientOptions struct {
 	// OnReconnect is called after a stream was re-established with a new
 	// connection (events published meanwhile are lost: refresh views).
 	OnReconnect func(method string)
+	// NoKeepAlive makes every call a connection of its own. An owner that
+	// stops closes its idle kept-alive connections, and a request sent on
+	// one at that moment cannot be told from one the owner ran: without
+	// them, a stopping owner refuses new connections (retried as
+	// undelivered) and finishes the calls it has begun. A short-lived
+	// command uses it; it costs one connect per call (~0.1 ms).
+	NoKeepAlive bool
 
 	// Protocol overrides ProtocolVersion; only tests of version
 	// mismatches set it.
@@ -84,6 +91,7 @@ func NewClient(dial DialFunc, opts ClientOptions) *Client {
 			return conn, nil
 		},
 		DisableCompression:  true, // a local socket: compression only costs CPU
+		DisableKeepAlives:   opts.NoKeepAlive,
 		MaxIdleConnsPerHost: 8,
 		IdleConnTimeout:     90 * time.Second,
 	}
