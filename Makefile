@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 
 GOMOD_GO  := $(shell sed -n 's/^go //p' go.mod 2>/dev/null)
 
-.PHONY: all build run playground test test-real vet fmt-check lint bench bench-peers fuzz golden clean
+.PHONY: all build run playground test test-unit test-real real-server real-suite vet fmt-check lint bench bench-peers fuzz golden clean
 
 all: build
 
@@ -29,22 +29,46 @@ playground:
 		[ -f "$(WORKSPACE)/go.mod" ] || printf 'module playground\n\ngo %s\n' "$(GOMOD_GO)" > "$(WORKSPACE)/go.mod";; \
 	esac
 
-## test: the whole suite (formatting, vet, race-enabled tests, the engine's import rule); the CLI
-## suite runs twice (DESIGN): each command owning the workspace, then each one the client of an
-## owner; then the real-server suite
-test: fmt-check vet
-	$(GO) test -race -count=1 -timeout 12m ./...
-	NOVA_CLI_WORKSPACE=owner $(GO) test -race -count=1 -timeout 6m ./cmd/nova
-	$(MAKE) test-real
+## REALOLLAMA_CACHE: where the real Ollama server is built once and reused (across runs and clones;
+## delete it for a cold build). Keyed inside by the Ollama release, the Go toolchain and the flags.
+REALOLLAMA_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nova/realollama
+REAL_ENV  := NOVA_REALOLLAMA_CACHE="$(REALOLLAMA_CACHE)"
 
-## test-real: nova against the real Ollama server (realollama/, its own Go modules). Builds
-## Ollama v0.17.4 with llama.cpp once (about 3 minutes on 2 cores; cached in the user's cache
-## dir), generates tiny scripted models and runs the suite without -race. Installs the C headers
-## it needs with apt-get when run as root; without CI set, a machine that cannot build the server
-## is told what is missing and the suite skips; with CI set that is a failure.
-test-real:
-	cd realollama/upstream && $(GO) vet ./...
-	cd realollama && $(GO) vet ./... && $(GO) test -count=1 -timeout 13m ./...
+# $(call timed,WHAT,COMMAND): run COMMAND, then print how long it took and the load average.
+timed = t0=$$(date +%s); $(2); rc=$$?; \
+	echo "== phase $(1): $$(( $$(date +%s) - t0 ))s (load $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)) rc=$$rc"; exit $$rc
+
+## test: the whole suite: formatting; vet and the race-enabled Go tests while the real Ollama server
+## builds beside them (a cold build takes minutes of mostly one core; cached afterwards); then the
+## real-server suite (realollama/) on its own (its tests one at a time: run side by side they made the
+## server's scheduler stall for over a minute, loading models with different contexts).
+test: fmt-check
+	@$(MAKE) --no-print-directory -j2 test-unit real-server
+	@$(MAKE) --no-print-directory real-suite
+
+## test-unit: vet, then nova's Go tests with the race detector (the engine's import rule included);
+## the CLI suite runs twice (DESIGN): each command owning the workspace, then each one the client of
+## an owner
+test-unit:
+	@$(call timed,vet,$(GO) vet ./...)
+	@$(call timed,unit tests,$(GO) test -race -count=1 -timeout 12m ./...)
+	@$(call timed,CLI suite as a client,NOVA_CLI_WORKSPACE=owner $(GO) test -race -count=1 -timeout 6m ./cmd/nova)
+
+## test-real: the real-server suite alone: nova against the real Ollama server (realollama/, its own
+## Go modules). Builds Ollama v0.17.4 with llama.cpp once into $(REALOLLAMA_CACHE), generates tiny
+## scripted models and runs nova's flows against it. Installs the C headers it needs with apt-get
+## when run as root; without CI set, a machine that cannot build the server is told what is missing
+## and the suite skips; with CI set that is a failure.
+test-real: real-server
+	@$(MAKE) --no-print-directory real-suite
+
+## real-server: download and build the real Ollama server into $(REALOLLAMA_CACHE) (nothing when cached)
+real-server:
+	@$(call timed,real server (download + build or cache),cd realollama && $(REAL_ENV) $(GO) run ./cmd/realserver >/dev/null)
+
+real-suite:
+	@$(call timed,real-server vet,cd realollama/upstream && $(GO) vet ./... && cd .. && $(GO) vet ./...)
+	@$(call timed,real-server suite,cd realollama && $(REAL_ENV) $(GO) test -race -v -count=1 -timeout 13m ./...)
 
 vet:
 	$(GO) vet ./...

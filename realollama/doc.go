@@ -7,8 +7,11 @@
 // prompts that do not fit, replies cut at the token limit, repetition,
 // stalls, 400 and 500 answers).
 //
-// `make test` runs it after the Go tests (`make test-real` alone). It runs
-// without -race. Without CI set, a machine that cannot build the server
+// `make test` builds the server (cmd/realserver, into REALOLLAMA_CACHE)
+// beside the Go tests, then runs this suite on its own (`make test-real`
+// alone). It runs under -race like the Go tests, and builds nova's binary
+// the same way, so it reuses their build cache and checks the real flows
+// for data races. Without CI set, a machine that cannot build the server
 // (no C++ compiler or headers, not root to install them) is told what is
 // missing and the suite skips; with CI set it fails.
 package realollama

@@ -50,7 +50,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	suite.bin = bin
-	logf("realollama: server %s ready after %s", bin, time.Since(start).Round(time.Second))
+	phase := time.Now()
+	done := func(what string) {
+		logf("realollama: %s: %s", what, time.Since(phase).Round(100*time.Millisecond))
+		phase = time.Now()
+	}
+	done("server binary " + bin)
 
 	tmp, err := os.MkdirTemp("", "nova-realollama-suite-*")
 	if err != nil {
@@ -63,6 +68,7 @@ func run(m *testing.M) int {
 		logf("realollama: FAIL: %v", err)
 		return 1
 	}
+	done("models generated")
 	suite.models = filepath.Join(tmp, "models")
 	suite.srv, err = harness.Start(ctx, harness.StartOptions{Binary: bin, Models: suite.models, Dir: filepath.Join(tmp, "server")})
 	if err != nil {
@@ -74,15 +80,25 @@ func run(m *testing.M) int {
 		logf("realollama: FAIL: %v\n%s", err, suite.srv.Log())
 		return 1
 	}
+	done("server started, models created")
 	suite.nova = filepath.Join(tmp, "nova")
-	build := exec.CommandContext(ctx, "go", "build", "-o", suite.nova, "./cmd/nova")
+	// nova is built the way this test binary was: with -race under
+	// `go test -race` (make test), so it reuses the unit tests' build cache
+	// and the real flows are checked for data races too.
+	args := []string{"build", "-o", suite.nova}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.CommandContext(ctx, "go", append(args, "./cmd/nova")...)
 	build.Dir = d.Repo
 	if out, err := build.CombinedOutput(); err != nil {
 		logf("realollama: FAIL: build nova: %v\n%s", err, out)
 		return 1
 	}
+	done(fmt.Sprintf("nova built (race %v)", raceEnabled))
 	logf("realollama: server, models and nova ready after %s", time.Since(start).Round(time.Second))
 	code := m.Run()
+	done("tests")
 	if code != 0 {
 		logf("realollama: server log (last 4000 bytes):\n%s", lastBytes(suite.srv.Log(), 4000))
 		_ = os.WriteFile(filepath.Join(os.TempDir(), "nova-realollama-server.log"), []byte(suite.srv.Log()), 0o644)

@@ -887,10 +887,11 @@ func (m *Model) statusView() string {
 		h.SetWidth(room)
 		// help adds an item that overflows when its ellipsis does not fit,
 		// so cut the line to the room.
-		short := ansi.Truncate(h.ShortHelpView(m.pages[m.active].ShortHelp()), room, "…")
-		// Not even one binding fits: show nothing rather than a lone "…"
-		// (the footer hint leads to every key).
-		if plain := strings.TrimSpace(ansi.Strip(short)); plain != "" && plain != "…" {
+		bindings := m.pages[m.active].ShortHelp()
+		short := ansi.Truncate(h.ShortHelpView(bindings), room, "…")
+		// Not even one whole binding fits: show nothing rather than "…" or
+		// "c…" (the footer hint leads to every key).
+		if firstBindingFits(bindings, room) {
 			right = s.StatusValue.Render(short)
 		}
 	}
@@ -945,3 +946,15 @@ func (m *Model) statusLeft(terse int) string {
 // footerHint is on the status bar at every width: the two keys that lead
 // to everything else.
 const footerHint = "? help · ctrl+p commands"
+
+// firstBindingFits reports whether the first shown binding ("key desc")
+// fits in room cells.
+func firstBindingFits(bindings []key.Binding, room int) bool {
+	for _, b := range bindings {
+		if !b.Enabled() || b.Help().Key == "" {
+			continue
+		}
+		return lipgloss.Width(b.Help().Key+" "+b.Help().Desc) <= room
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -186,6 +187,7 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	r = runNova(t, dir, nil, "agent", "run", "MARS", "add a health check endpoint")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, "✗ MARS failed")
+	assert.Contains(t, r.stdout, ": unreachable (ollama_unreachable)", "the failure's class comes first")
 	assert.Contains(t, r.stdout, "ollama is not reachable")
 	assert.Contains(t, r.stdout, "verdict: failed")
 
@@ -211,6 +213,29 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	r = runNova(t, dir, env, "agent", "run", "MARS", "x", "--tier", "huge")
 	assert.Equal(t, 2, r.code, "a bad enum value is bad usage")
 	assert.Contains(t, r.stderr, "tier")
+}
+
+// A prompt too long for the model's context is trimmed, and the run's
+// progress says so; one whose fixed part cannot fit is refused with its
+// class (misconfigured) and what to change.
+func TestAgentRunPromptTrimmedAndRefused(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := agentWorkspace(t)
+	cfg := readFile(t, dir, ".nova/config.yaml")
+	require.Contains(t, cfg, "numCtx: 8192")
+	writeFile(t, dir, ".nova/config.yaml", strings.Replace(cfg, "numCtx: 8192", "numCtx: 6144", 1))
+	srv.Enqueue(ollamatest.Text("Nothing to change."))
+	task := "Say where main.go listens. " + strings.Repeat("Background about the service and its port. ", 1200)
+	r := runNova(t, dir, env, "agent", "run", "MARS", task)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "✂ prompt trimmed to ")
+	assert.Contains(t, r.stderr, "cut the task")
+
+	writeFile(t, dir, ".nova/config.yaml", strings.Replace(cfg, "numCtx: 8192", "numCtx: 1024", 1))
+	r = runNova(t, dir, env, "agent", "run", "MARS", "Say where main.go listens.")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, ": misconfigured (prompt_too_long)")
+	assert.Contains(t, r.stdout, "ollama.numCtx")
 }
 
 func TestAgentRunCommandApprovalPrompt(t *testing.T) {

@@ -15,14 +15,15 @@ import (
 // window minus the reply reserve: blocks give way first, in promptfit's
 // order (knowledge, vault, playbook, dependencies), then the task is cut
 // with a marker; when not even that fits the rehearsal is refused with
-// llm.ErrPromptTooLong. Without a known window nothing is changed.
-func (s *Service) fit(ctx context.Context, model, agent string, blocks []string, user string) ([]string, string, error) {
+// llm.ErrPromptTooLong. Without a known window nothing is changed. trimmed
+// says what gave way ("" when nothing did).
+func (s *Service) fit(ctx context.Context, model, agent string, blocks []string, user string) (out []string, _ string, trimmed string, _ error) {
 	w, err := s.LLM.Window(ctx, model, 0)
 	if err != nil && w.Tokens == 0 {
 		if errors.Is(err, llm.ErrModelNotFound) || errors.Is(err, llm.ErrUnreachable) || ctx.Err() != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
-		return blocks, user, nil
+		return blocks, user, "", nil
 	}
 	budget := w.PromptBudget()
 	if pt := s.Config().Budgets.PromptTokens; pt > 0 && pt < budget {
@@ -50,7 +51,7 @@ func (s *Service) fit(ctx context.Context, model, agent string, blocks []string,
 			Budget: budget, Window: w.Describe(), Reserve: w.Reserve, What: "the rehearsal prompt"})
 	}
 	if budget-fixed < promptfit.MinTask {
-		return nil, "", tooLarge()
+		return nil, "", "", tooLarge()
 	}
 	room := budget - fixed
 	taskTok := est.Tokens(user)
@@ -62,8 +63,8 @@ func (s *Service) fit(ctx context.Context, model, agent string, blocks []string,
 			tkinds = append(tkinds, kinds[i])
 		}
 	}
-	fitted, _ := promptfit.FitBlocks(trimmable, tkinds, max(room-taskTok-len(trimmable), 0), est)
-	out := make([]string, 0, len(blocks))
+	fitted, trims := promptfit.FitBlocks(trimmable, tkinds, max(room-taskTok-len(trimmable), 0), est)
+	out = make([]string, 0, len(blocks))
 	used, ti := 0, 0
 	for i, b := range blocks {
 		if kinds[i] == promptfit.Other {
@@ -76,11 +77,20 @@ func (s *Service) fit(ctx context.Context, model, agent string, blocks []string,
 		}
 		ti++
 	}
+	parts := make([]string, 0, len(trims)+1)
+	for _, t := range trims {
+		parts = append(parts, t.String())
+	}
 	if left := room - used; taskTok > left {
 		if left < promptfit.MinTask {
-			return nil, "", tooLarge()
+			return nil, "", "", tooLarge()
 		}
 		user = strings.TrimSuffix(promptfit.Cut(strings.TrimSuffix(user, "\n</task>"), left-4, est, "task"), "\n") + "\n</task>"
+		parts = append(parts, "cut the task")
 	}
-	return out, user, nil
+	if len(parts) > 0 {
+		trimmed = fmt.Sprintf("prompt trimmed to %d tokens for %s's context of %s: %s", budget, model, w.Describe(),
+			strings.Join(parts, ", "))
+	}
+	return out, user, trimmed, nil
 }

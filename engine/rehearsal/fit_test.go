@@ -36,14 +36,18 @@ func TestRehearsalPromptsFitTheBudget(t *testing.T) {
 		assert.LessOrEqual(t, n, 2048)
 		assert.Contains(t, r.Messages[1].Content, "Add a Total function to calc.", "the task is whole")
 	}
+	assert.Contains(t, ss.Trimmed(), "prompt trimmed to 2048 tokens", "the session says what gave way")
+	assert.Contains(t, ss.Trimmed(), "dropped knowledge hits")
+	assert.Contains(t, FormatSummary(ss), "✂ prompt trimmed")
 }
 
 func TestRehearsalCutsAHugeTaskAndRefusesWhatCannotFit(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, rehearsaltest.Three(), 0)
 	e.cfg.Budgets.PromptTokens = 2048
-	_, err := e.svc.Rehearse(context.Background(), Request{Task: task("T1", "Add a Total function.\n"+strings.Repeat("More detail. ", 20000)), Branches: 2, Force: true})
+	ss, err := e.svc.Rehearse(context.Background(), Request{Task: task("T1", "Add a Total function.\n"+strings.Repeat("More detail. ", 20000)), Branches: 2, Force: true})
 	require.NoError(t, err)
+	assert.Contains(t, ss.Trimmed(), "cut the task")
 	for _, r := range e.srv.ChatRequests() {
 		assert.Contains(t, r.Messages[1].Content, "task cut to fit the model's context")
 		assert.True(t, strings.HasSuffix(r.Messages[1].Content, "</task>"))

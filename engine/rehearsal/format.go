@@ -28,6 +28,9 @@ func FormatSummary(ss Session) string {
 			fmt.Fprintf(&b, "     %s\n", oneLine(br.Description, 110))
 		}
 	}
+	if t := ss.Trimmed(); t != "" {
+		fmt.Fprintf(&b, "  ✂ %s\n", t)
+	}
 	if len(ss.Rounds) > 0 {
 		for _, sk := range ss.Rounds[len(ss.Rounds)-1].Skipped {
 			fmt.Fprintf(&b, "  skipped %s: %s\n", sk.Approach, sk.Reason)

@@ -152,11 +152,23 @@ type Result struct {
 
 // Round is one generation of branches (regenerate adds a round).
 type Round struct {
-	N         int       `json:"n"`
-	Branches  []Branch  `json:"branches"`
-	Results   []Result  `json:"results"`
-	Skipped   []Skipped `json:"skipped"`
+	N        int       `json:"n"`
+	Branches []Branch  `json:"branches"`
+	Results  []Result  `json:"results"`
+	Skipped  []Skipped `json:"skipped"`
+	// Trimmed says what gave way when the branch prompts were fitted into
+	// the model's context ("" when nothing did).
+	Trimmed   string    `json:"trimmed,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Trimmed is what the latest round's prompts lost to fit the model's
+// context ("" when nothing).
+func (s Session) Trimmed() string {
+	if len(s.Rounds) == 0 {
+		return ""
+	}
+	return s.Rounds[len(s.Rounds)-1].Trimmed
 }
 
 // Session is one rehearsal of one task. Branches and Results are those of

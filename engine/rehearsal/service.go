@@ -197,7 +197,7 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 		blocks = append(blocks, prev)
 	}
 	user := userPrompt(ss.TaskTitle, ss.Description)
-	blocks, user, err := s.fit(ctx, model, ss.AgentName, blocks, user)
+	blocks, user, trimmed, err := s.fit(ctx, model, ss.AgentName, blocks, user)
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	r := Round{N: round, Branches: []Branch{}, Results: []Result{}, Skipped: []Skipped{}, CreatedAt: s.now()}
+	r := Round{N: round, Branches: []Branch{}, Results: []Result{}, Skipped: []Skipped{}, Trimmed: trimmed, CreatedAt: s.now()}
 	for _, o := range outs {
 		if o.skipped != nil {
 			r.Skipped = append(r.Skipped, *o.skipped)

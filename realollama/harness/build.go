@@ -28,6 +28,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // OllamaVersion is the release the suite builds.
@@ -139,8 +140,9 @@ func tail(b []byte, n int) string {
 	return string(b)
 }
 
-// CacheDir is where built servers are kept: $XDG_CACHE_HOME/nova/realollama
-// (NOVA_REALOLLAMA_CACHE overrides).
+// CacheDir is where built servers are kept: NOVA_REALOLLAMA_CACHE (the
+// Makefile sets it from REALOLLAMA_CACHE), else
+// $XDG_CACHE_HOME/nova/realollama. It is reused across runs and clones.
 func CacheDir() (string, error) {
 	if d := os.Getenv("NOVA_REALOLLAMA_CACHE"); d != "" {
 		return d, nil
@@ -202,6 +204,17 @@ func ServerBinary(ctx context.Context, d Dirs, logf func(string, ...any)) (strin
 	if m := Missing(); len(m) > 0 {
 		return "", fmt.Errorf("%w: missing %s", ErrMissing, strings.Join(m, ", "))
 	}
+	// Download what the build needs first (Go modules through the proxy),
+	// so that the two phases are timed apart.
+	t0 := time.Now()
+	dl := exec.CommandContext(ctx, "go", "list", "-deps", "github.com/ollama/ollama")
+	dl.Dir = d.Upstream
+	dl.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := dl.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w: download github.com/ollama/ollama@v%s: %w\n%s", ErrMissing, OllamaVersion, err, tail(out, 4000))
+	}
+	logf("realollama: modules for Ollama v%s ready after %s", OllamaVersion, time.Since(t0).Round(time.Second))
+	t0 = time.Now()
 	logf("realollama: building Ollama v%s with llama.cpp (cgo; about 3 minutes cold, cached afterwards in %s)", OllamaVersion, filepath.Dir(bin))
 	tmp := bin + ".tmp"
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath",
@@ -219,6 +232,7 @@ func ServerBinary(ctx context.Context, d Dirs, logf func(string, ...any)) (strin
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", err
 	}
+	logf("realollama: server built in %s", time.Since(t0).Round(time.Second))
 	return bin, nil
 }
 

@@ -203,6 +203,9 @@ func (m *Model) reviewView() string {
 	if m.busy != "" {
 		flags = append(flags, m.busy)
 	}
+	if x.Trimmed() != "" {
+		flags = append(flags, "✂ prompt trimmed")
+	}
 	if !x.Pending() {
 		flags = append(flags, "read-only: "+decision(x))
 		if len(x.Written) > 0 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package realollama_test
+
+const raceEnabled = false
