@@ -176,8 +176,10 @@ func checkDB(root string) (Check, *storage.DB) {
 	case errors.Is(err, storage.ErrNoDatabase):
 		return Check{Name: "database", Status: "warn", OK: true, Detail: path + " does not exist yet; it is created on first use"}, nil
 	case errors.Is(err, storage.ErrReadOnly):
-		// A newer nova's schema is waiting: nothing is wrong with the file.
-		return Check{Name: "database", Status: "warn", OK: true, Detail: err.Error(), Hint: "run `nova init` to migrate it (it keeps your files)"}, nil
+		// A newer nova's schema is waiting and another process reads the
+		// file, so the upgrade could not run: nothing is wrong with it.
+		return Check{Name: "database", Status: "warn", OK: true, Detail: err.Error(),
+			Hint: "another nova reads it; once that one closes, the next nova command migrates it first"}, nil
 	case errors.Is(err, storage.ErrCorrupt):
 		return Check{Name: "database", Detail: err.Error(), Hint: "copy what is readable into a new file with `nova db recover FILE`, or restore a backup"}, nil
 	case err != nil:

@@ -140,7 +140,7 @@ func runBlueprintSave(ctx context.Context, opts *blueprintSaveOptions) error {
 		opts.IO.Printf("%s %s (version %d) from build %d", verb, bp.Name, bp.Version, opts.BuildID)
 		var parts []string
 		for _, k := range sortedKeys(res.Replaced) {
-			parts = append(parts, fmt.Sprintf("%s replaced %d value(s)", k, res.Replaced[k]))
+			parts = append(parts, fmt.Sprintf("%s replaced %s", k, plural(res.Replaced[k], "value", "values")))
 		}
 		if len(parts) > 0 {
 			opts.IO.Printf(": %s", strings.Join(parts, ", "))
@@ -264,9 +264,9 @@ func runBlueprintShow(ctx context.Context, opts *blueprintShowOptions) error {
 		for _, prm := range d.Spec.Parameters {
 			p("  %s\n", paramLine(prm))
 		}
-		p("\nevidence: %d build(s), %d finished, success %s, average %s and %d tokens\n", d.Evidence.Builds, d.Evidence.Finished,
+		p("\nevidence: %s, %d finished, success %s, average %s and %d tokens\n", plural(d.Evidence.Builds, "build", "builds"), d.Evidence.Finished,
 			successText(d.Evidence), avgText(d.Evidence), d.Evidence.AvgTokens)
-		p("status:   used %d time(s), last %s\n", d.Status.UsageCount, lastUsedText(d.Status.LastUsed))
+		p("status:   used %s, last %s\n", plural(d.Status.UsageCount, "time", "times"), lastUsedText(d.Status.LastUsed))
 		if len(d.Uses) > 0 {
 			p("\nrecent uses:\n")
 			for i, u := range d.Uses {

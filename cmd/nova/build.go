@@ -315,15 +315,24 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 			}
 			return fmt.Errorf("build %d: %w; resume it with `nova build resume %d`", id, err, id)
 		}
-	case err != nil:
-		if ctx.Err() != nil {
-			// Ctrl-C: the build stops where it runs (in the owner, maybe
-			// another process); show its last event.
-			select {
-			case <-printed:
-			case <-time.After(5 * time.Second):
-			}
+	case err != nil && ctx.Err() != nil:
+		// Ctrl-C: the build stops where it runs (in the owner, maybe
+		// another process); show its last event, then end as a build that
+		// stopped here does (the call itself only says "canceled").
+		select {
+		case <-printed:
+		case <-time.After(5 * time.Second):
 		}
+		stopSub()
+		<-printed
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		got, gerr := ws.GetBuild(gctx, id)
+		if gerr != nil || got.Active || got.Status == build.StatusRunning {
+			return err
+		}
+		b = got
+	case err != nil:
 		stopSub()
 		<-printed
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -348,6 +349,8 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	cmd := binaryCmd(t, dir, env, "build", "run", "plan.json", "--headless", "--json")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
@@ -367,6 +370,7 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 1, ee.ExitCode())
 	assert.Equal(t, "interrupted", last.Status, "the last event says the build is interrupted (resumable)")
+	assert.NotContains(t, stderr.String(), "context canceled", "it ends as an interrupted build, also through an owner")
 
 	r := runNova(t, dir, env, "build", "resume", "1")
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)

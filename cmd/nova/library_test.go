@@ -93,7 +93,7 @@ func TestSkillsListShowRun(t *testing.T) {
 		assert.Contains(t, r.stdout, step)
 	}
 	assert.Contains(t, r.stdout, "│ config.go:4: \treturn parseConfg()")
-	assert.Contains(t, r.stdout, "run #1: 3 trace(s)")
+	assert.Contains(t, r.stdout, "run #1: 3 traces")
 
 	var res struct {
 		Success     bool              `json:"success"`
@@ -258,7 +258,7 @@ func TestBlueprintSaveUseRun(t *testing.T) {
 	assert.Equal(t, 2, r.code, "a bad declaration")
 	r = runNova(t, dir, env, "blueprint", "save", "1", "--name", "orders", "--param", "service=string:orders", "--param", "owner=string")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "saved orders (version 1) from build 1: owner replaced 0 value(s), service replaced 2 value(s)")
+	assert.Contains(t, r.stdout, "saved orders (version 1) from build 1: owner replaced 0 values, service replaced 2 values")
 	r = runNova(t, dir, env, "blueprint", "save", "1", "--name", "orders", "--param", "service=string:orders", "--param", "owner=string")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "unchanged: orders (version 1)", "the same spec adds no version")

@@ -289,7 +289,7 @@ func printSkillResult(io *IOStreams, res engine.SkillRunResult, full bool) {
 		}
 		p("✗ Failed at step %q: %s\n", at, res.Error)
 	}
-	p("run #%d: %d trace(s), %s", res.RunID, len(res.Steps), durationText(time.Duration(res.DurationMs)*time.Millisecond))
+	p("run #%d: %s, %s", res.RunID, plural(len(res.Steps), "trace", "traces"), durationText(time.Duration(res.DurationMs)*time.Millisecond))
 	if res.ChangesetID != 0 {
 		p(" · changeset %d staged (`nova changes show %d`)", res.ChangesetID, res.ChangesetID)
 	}

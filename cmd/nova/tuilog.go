@@ -31,7 +31,7 @@ func holdSlog(w io.Writer) (release func()) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		for _, l := range h.lines {
-			fmt.Fprintln(w, l)
+			_, _ = fmt.Fprintln(w, l)
 		}
 	}
 }

@@ -726,6 +726,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 
 	results := make(chan done)
 	inflight := map[string]bool{}
+	var early []answer // answers to tasks still in flight (applyEarly)
 	stopReason := ""
 	waitReason := ""
 	var storeErr error
@@ -807,9 +808,15 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 				b.Tokens, b.Counts, b.Wisdom = r.build.Tokens, r.build.Counts, r.build.Wisdom
 				b.LargeCalls = r.build.LargeCalls
 			}
+			// An answer that came in while its task was still finishing
+			// (asking is committed and published before the task's result
+			// reaches this loop) applies now.
+			early = e.applyEarly(id, tasks, inflight, early)
 		case a := <-c.answers:
 			if t, ok := e.applyAnswer(id, tasks, a); ok {
 				tasks[t.Ordinal] = t
+			} else if inflight[a.taskID] {
+				early = append(early, a)
 			}
 		}
 	}
@@ -964,6 +971,25 @@ func (e *Engine) applyAnswer(id uint64, tasks []Task, a answer) (Task, bool) {
 		return t, true
 	}
 	return Task{}, false
+}
+
+// applyEarly applies the answers kept for tasks that were still in flight
+// when they came and now ask; it returns those still to apply.
+func (e *Engine) applyEarly(id uint64, tasks []Task, inflight map[string]bool, early []answer) []answer {
+	if len(early) == 0 {
+		return nil
+	}
+	var keep []answer
+	for _, a := range early {
+		if inflight[a.taskID] {
+			keep = append(keep, a)
+			continue
+		}
+		if t, ok := e.applyAnswer(id, tasks, a); ok {
+			tasks[t.Ordinal] = t
+		}
+	}
+	return keep
 }
 
 // AnswerTask answers a task that asks the user (it waits with WaitFor

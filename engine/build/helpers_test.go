@@ -137,6 +137,9 @@ type harnessOpts struct {
 	proxy bool
 	// allow is the runCommand allowlist of the agents.
 	allow []string
+	// onEvent sees every event as it is published, on the publishing
+	// goroutine (after it is recorded).
+	onEvent func(*Harness, build.Event)
 }
 
 // Proxy forwards to the fake Ollama while up; while down nothing listens on
@@ -273,6 +276,9 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			h.mu.Lock()
 			h.Events = append(h.Events, ev)
 			h.mu.Unlock()
+			if o.onEvent != nil {
+				o.onEvent(h, ev)
+			}
 		},
 	})
 	return h

@@ -392,6 +392,56 @@ func TestAskUserWaitsForTheAnswer(t *testing.T) {
 	})
 }
 
+// An answer sent the moment the question is published (the task that asks
+// has not yet handed its result to the scheduler) is not lost: the build
+// goes on by itself. Before, the scheduler dropped it and waited forever.
+func TestAnswerRightAfterTheQuestionIsNotLost(t *testing.T) {
+	t.Parallel()
+	handler := func(_ int, req api.ChatRequest) ollamatest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, "use the Makefile target") {
+				return ollamatest.Text("Done, as you said.")
+			}
+		}
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
+	}
+	ctx := context.Background()
+	var once sync.Once
+	answered := make(chan error, 1)
+	h := newHarness(t, harnessOpts{onEvent: func(h *Harness, ev build.Event) {
+		if ev.Kind != build.KindAsking {
+			return
+		}
+		// On the task's own goroutine: its result cannot reach the
+		// scheduler before this answer does.
+		once.Do(func() {
+			_, err := h.Eng.AnswerTask(ctx, ev.BuildID, ev.TaskID, "Do not delete anything; use the Makefile target.")
+			answered <- err
+		})
+	}})
+	h.Srv.SetHandler(handler)
+	b, err := h.Eng.Create(ctx, plan("ask:MARS:0"), "p.json", build.Options{})
+	require.NoError(t, err)
+	require.NoError(t, h.Eng.Go(b.ID, nil))
+	select {
+	case err := <-answered:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the task never asked")
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	require.NoError(t, h.Eng.Wait(wctx, b.ID), "the build goes on after the answer")
+	got, _ := h.Eng.Get(ctx, b.ID)
+	assert.Equal(t, build.StatusDone, got.Status, got.Reason)
+}
+
 func TestBudgetWarningOnceAtHalf(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOpts{cfg: build.Config{BuildTokens: 400}})

@@ -131,6 +131,15 @@ func (o *Owner[T]) Handover(ctx context.Context, opts HandoverOptions) (Info, er
 		return Info{}, &HandoverError{Err: fmt.Errorf("the new owner did not start: %s", why(line, err, exited))}
 	}
 
+	// Clients find no owner until the new one serves: the marker keeps
+	// them from taking the workspace themselves meanwhile (a CLI client
+	// adopting it, a TUI client rejoining), so that the new owner, which
+	// resumes the builds, is the one that gets it.
+	marker := handoverMarker(o.loc)
+	if err := os.WriteFile(marker, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600); err != nil {
+		o.logf("nova: hand-over: write %s: %v", marker, err)
+	}
+	defer func() { _ = os.Remove(marker) }()
 	o.stopServing()
 	var stopErr error
 	if opts.Stop != nil {
@@ -150,6 +159,36 @@ func (o *Owner[T]) Handover(ctx context.Context, opts HandoverOptions) (Info, er
 		return Info{}, &HandoverError{Released: true, Err: fmt.Errorf("the new owner does not answer: %w", err)}
 	}
 	return info, nil
+}
+
+// handoverMarker is .nova/nova.handover: the pid of a hand-over's new
+// owner, while a hand-over is under way.
+func handoverMarker(loc location) string {
+	return filepath.Join(loc.root, workspace.DirName, "nova.handover")
+}
+
+// markerTTL bounds how long a hand-over marker is believed (its old owner
+// may have died before removing it).
+const markerTTL = 45 * time.Second
+
+// handingOver reports whether a hand-over to another live process is under
+// way on the workspace: the process that should own it next is not this
+// one, and others wait for it instead of owning the workspace themselves.
+func handingOver(loc location) bool {
+	path := handoverMarker(loc)
+	fi, err := os.Stat(path)
+	if err != nil || time.Since(fi.ModTime()) > markerTTL {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return alive(pid)
 }
 
 func why(line string, err error, exited <-chan error) string {

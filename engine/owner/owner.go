@@ -226,7 +226,7 @@ func (a *adopter[T]) wrap(dial rpc.DialFunc) rpc.DialFunc {
 		if a.gone.IsZero() {
 			a.gone = now
 		}
-		if now.Sub(a.gone) < adoptAfter {
+		if now.Sub(a.gone) < adoptAfter || handingOver(a.loc) {
 			return nil, err
 		}
 		o, oerr := own(ctx, a.loc, a.opts, a.opts.LockTimeout)
@@ -311,6 +311,17 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 			return nil, err
 		}
 		lastWhy = err
+		if handingOver(loc) {
+			// The workspace goes to a hand-over's new owner: wait for it.
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%w: %s is being handed over to another nova, which has not started serving yet; retry in a moment",
+					storage.ErrInUse, loc.root)
+			}
+			if err := sleep(ctx, 50*time.Millisecond); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		o, err := own(ctx, loc, opts, opts.LockTimeout)
 		if err == nil {
 			return &Session[T]{Owner: o, Info: o.Info(), opts: opts}, nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -669,4 +670,29 @@ func TestAClientWithoutAdoptWaitsForAnOwner(t *testing.T) {
 	_, err := rpcdemo.NewRemote(c.Client).Count(ctx)
 	require.ErrorIs(t, err, rpc.ErrOwnerGone)
 	assert.Nil(t, c.Adopted())
+}
+
+// While a hand-over is under way (its marker names the new owner, alive),
+// a client waits for that owner instead of adopting the workspace: the new
+// owner is the one that resumes the builds.
+func TestAClientDoesNotAdoptDuringAHandover(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := newRoot(t)
+	first := join(t, demoOptions(root))
+	opts := demoOptions(root)
+	opts.Adopt = true
+	opts.Client.ReconnectWait = 1500 * time.Millisecond // longer than the adoption delay
+	c := join(t, opts)
+	marker := filepath.Join(root, ".nova", "nova.handover")
+	require.NoError(t, os.WriteFile(marker, []byte(strconv.Itoa(os.Getppid())+"\n"), 0o600))
+	require.NoError(t, first.Close())
+	_, err := rpcdemo.NewRemote(c.Client).Count(ctx)
+	require.ErrorIs(t, err, rpc.ErrOwnerGone)
+	assert.Nil(t, c.Adopted(), "it left the workspace to the hand-over's new owner")
+
+	require.NoError(t, os.Remove(marker)) // the new owner never came
+	_, err = rpcdemo.NewRemote(c.Client).Count(ctx)
+	require.NoError(t, err)
+	assert.NotNil(t, c.Adopted())
 }

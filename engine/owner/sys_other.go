@@ -10,3 +10,6 @@ import (
 func fileUID(fs.FileInfo) (int, bool) { return 0, false }
 
 func detach(*exec.Cmd) {}
+
+// alive cannot tell here: a hand-over marker is trusted until it expires.
+func alive(int) bool { return true }

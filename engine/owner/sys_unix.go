@@ -3,6 +3,7 @@
 package owner
 
 import (
+	"errors"
 	"io/fs"
 	"os/exec"
 	"syscall"
@@ -23,4 +24,10 @@ func detach(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid = true
+}
+
+// alive reports whether a process with that pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

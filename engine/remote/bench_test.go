@@ -193,6 +193,17 @@ func BenchmarkCallOverhead(b *testing.B) {
 			}
 		}
 	})
+	// A CLI command's calls: one connection each (rpc NoKeepAlive).
+	cli := rpc.NewClient(dial, rpc.ClientOptions{NoKeepAlive: true})
+	defer cli.Close()
+	rc := remote.NewWorkspace(cli)
+	b.Run("Summary/socket-cli", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := rc.Summary(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("Info/direct", func(b *testing.B) {
 		for b.Loop() {
 			_ = local.Info()

@@ -287,9 +287,9 @@ func (m *Model) View(width int) string {
 		if l.err != nil && !errors.Is(l.err, os.ErrNotExist) {
 			what = "cannot read it: " + errText(l.err)
 		}
-		status = s.Error.Render("✗ " + what)
+		status = s.Error.Render("✗ "+what) + s.Muted.Render(" · tab completes, esc goes back")
 	case m.kind == Dir && !l.isDir:
-		status = s.Error.Render("✗ a file, not a folder")
+		status = s.Error.Render("✗ a file, not a folder") + s.Muted.Render(" · type its folder")
 	case m.kind == File && l.isDir:
 		status = s.Warning.Render("a folder: type a file in it (tab completes)")
 	case m.kind == Dir:

@@ -1085,8 +1085,8 @@ func (m *Model) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		tasks := len(previewTasks(m.preview.PRD))
 		m.confirm.Open(confirm.Options{ID: "run-prd", Title: "Run this PRD?",
-			Body: fmt.Sprintf("Builds %s v%d with %d task(s) now; the Build screen follows it. Agents stage their changes; below autonomy 3 you approve them.",
-				m.preview.Blueprint, m.preview.Version, tasks),
+			Body: fmt.Sprintf("Builds %s v%d with %s now; the Build screen follows it. Agents stage their changes; below autonomy 3 you approve them.",
+				m.preview.Blueprint, m.preview.Version, plural(tasks, "task")),
 			Yes: "Run it", No: "Not now"})
 	}
 	return nil
