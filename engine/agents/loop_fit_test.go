@@ -192,7 +192,7 @@ func offered(req api.ChatRequest) []string {
 // The tools every agent is offered (knowledge tools) give way first
 // (promptfit.TrimOrder): before the knowledge hits, the vault context, the
 // examples or the task.
-func TestKnowledgeToolsGiveWayAfterKnowledgeBlocks(t *testing.T) {
+func TestKnowledgeToolsGiveWayFirst(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, tiers(4096), withLLM(func(c *llm.Config) { c.NumCtx = 4096 }))
 	registerKnowledgeTool(t, h, 6400) // ~1600 tokens of schema
