@@ -309,11 +309,10 @@ func (c *chunk) find(d uint64, nf int, _ *postingScratch) (tf, code uint32, foun
 	return 0, 0, false, false // the block table says d is in this block, its postings do not
 }
 
-// postingScratch is reusable decoding space.
-type postingScratch struct {
-	docs       []uint64
-	tfs, codes []uint32
-}
+// postingScratch is reusable decoding space. Lookups walk a chunk's
+// postings in place, so it holds nothing today; it stays in the signatures
+// as the place for it.
+type postingScratch struct{}
 
 // chunkKey returns the postings key of term's chunk starting at document first.
 func chunkKey(dst []byte, term string, first uint64) []byte {

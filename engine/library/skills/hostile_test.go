@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,5 +85,5 @@ func TestParseRefusesSmallAliases(t *testing.T) {
 	_, errs := Parse("a.yaml", []byte(src), nil, nil)
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "a.yaml:4: anchors and aliases")
-	assert.False(t, errors.Is(errs[0], yamlguard.ErrLimit), "within the caps: the format refuses it, not the guard")
+	assert.NotErrorIs(t, errs[0], yamlguard.ErrLimit, "within the caps: the format refuses it, not the guard")
 }

@@ -43,8 +43,9 @@ func TestLoadRefusesHostileWorkflowFiles(t *testing.T) {
 	}
 	done := make(chan loaded, 1)
 	env := realEnv(t)
+	shipped := defaultsFS(t)
 	go func() {
-		lib, errs := Load(defaultsFS(t), dir, env)
+		lib, errs := Load(shipped, dir, env)
 		done <- loaded{lib, errs}
 	}()
 	var got loaded
