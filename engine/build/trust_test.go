@@ -314,32 +314,30 @@ func TestLargeCallCapAndSwitchSpecialist(t *testing.T) {
 	assert.Equal(t, "MARS", task.SwitchedFrom)
 }
 
+// askUntilAnswered is a model that keeps asking to run refused commands
+// (three refusals end a run with policy_denied and ask_user) until the
+// user's answer, which names the Makefile target, is in the conversation.
+func askUntilAnswered(_ int, req api.ChatRequest) ollamatest.Reply {
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, "use the Makefile target") {
+			return ollamatest.Text("Done, as you said.")
+		}
+	}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			n++
+		}
+	}
+	return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
+}
+
 // ask_user makes the task wait for the user; the answer goes into its next
 // attempt (interactive: the build continues by itself; headless: the run
 // ends paused and a resume continues after the answer).
 func TestAskUserWaitsForTheAnswer(t *testing.T) {
 	t.Parallel()
-	// Three refused commands end a run with policy_denied and ask_user.
-	answered := func(req api.ChatRequest) bool {
-		for _, m := range req.Messages {
-			if m.Role == "user" && strings.Contains(m.Content, "use the Makefile target") {
-				return true
-			}
-		}
-		return false
-	}
-	handler := func(_ int, req api.ChatRequest) ollamatest.Reply {
-		if answered(req) {
-			return ollamatest.Text("Done, as you said.")
-		}
-		n := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				n++
-			}
-		}
-		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
-	}
+	handler := askUntilAnswered
 	ctx := context.Background()
 
 	t.Run("interactive", func(t *testing.T) {
@@ -397,20 +395,7 @@ func TestAskUserWaitsForTheAnswer(t *testing.T) {
 // goes on by itself. Before, the scheduler dropped it and waited forever.
 func TestAnswerRightAfterTheQuestionIsNotLost(t *testing.T) {
 	t.Parallel()
-	handler := func(_ int, req api.ChatRequest) ollamatest.Reply {
-		for _, m := range req.Messages {
-			if m.Role == "user" && strings.Contains(m.Content, "use the Makefile target") {
-				return ollamatest.Text("Done, as you said.")
-			}
-		}
-		n := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				n++
-			}
-		}
-		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": fmt.Sprintf("rm -rf build%d", n)}))
-	}
+	handler := askUntilAnswered
 	ctx := context.Background()
 	var once sync.Once
 	answered := make(chan error, 1)
