@@ -76,6 +76,9 @@ type Batch struct {
 	Counts BatchCounts `json:"counts"`
 	// UndoneAt is set once the batch has been undone.
 	UndoneAt *time.Time `json:"undoneAt,omitempty"`
+	// Pending is set while a chunked import is still writing the batch (see Importer.Apply):
+	// a batch read with Pending set was interrupted, its record lists what is committed.
+	Pending bool `json:"pending,omitempty"`
 
 	// State, Present, Archived and Gone are computed when a batch is read
 	// (Batches, Batch), never stored: where the nodes it added are now.
@@ -101,6 +104,9 @@ const (
 	BatchEmptied BatchState = "emptied"
 	// BatchUndone: the batch was undone.
 	BatchUndone BatchState = "undone"
+	// BatchInterrupted: the import stopped between two of its transactions (the process
+	// died); `nova import undo` removes what it wrote, and so does the next import.
+	BatchInterrupted BatchState = "interrupted"
 )
 
 // settle computes State, Present, Archived and Gone in tx.
@@ -112,6 +118,11 @@ func (b *Batch) settle(tx *bolt.Tx) {
 	}
 	nodes := tx.Bucket(storage.BucketVaultNodes)
 	arch := tx.Bucket(storage.BucketVaultArchive)
+	defer func() {
+		if b.Pending {
+			b.State = BatchInterrupted
+		}
+	}()
 	for _, id := range b.Added {
 		switch {
 		case nodes != nil && nodes.Get(storage.Key(id)) != nil:
@@ -282,6 +293,26 @@ func getBatch(tx *bolt.Tx, id uint64) (Batch, error) {
 	}
 	bt.ID = id
 	return bt, nil
+}
+
+// pendingBatches lists the batches whose import did not finish (Batch.Pending), oldest first.
+// Only the newest batches can be pending: it looks back from the last one.
+func pendingBatches(tx *bolt.Tx) []uint64 {
+	b := tx.Bucket(storage.BucketImports)
+	if b == nil {
+		return nil
+	}
+	var ids []uint64
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		bt, err := batchCodec.Unmarshal(v)
+		if err != nil || !bt.Pending {
+			break
+		}
+		ids = append(ids, storage.ParseKey(k))
+	}
+	slices.Reverse(ids)
+	return ids
 }
 
 // recentKey holds the recent import sources in bucket settings.

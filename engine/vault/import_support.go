@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -117,6 +118,7 @@ type ImportTx struct {
 	net int
 
 	batch   *ixBatch
+	sink    *textindex.Batch    // collects the full-text changes instead of the index (nil: applied)
 	fresh   map[uint64]bool     // nodes whose index entries are deferred
 	pending map[edgeKey]uint64  // edges added in this transaction
 	byNode  map[uint64][]uint64 // node → edges added in this transaction
@@ -136,20 +138,151 @@ type edgeKey struct {
 // a *CapError.
 func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) error {
 	return v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
-		t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
-		t.reset()
-		if err := fn(t); err != nil {
-			return err
-		}
-		// Flushed first: the node counter includes the deferred adds only then.
-		if err := t.flush(); err != nil {
-			return err
-		}
-		if t.net > 0 {
-			return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
-		}
-		return nil
+		return v.importTx(tx, ws, fn)
 	})
+}
+
+func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, fn func(t *ImportTx) error) error {
+	t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
+	t.reset()
+	if err := fn(t); err != nil {
+		return err
+	}
+	// Flushed first: the node counter includes the deferred adds only then.
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if t.net > 0 {
+		return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
+	}
+	return nil
+}
+
+// ImportSteps writes a bulk import in several transactions (engine/importer's chunked
+// Apply); see WithImportSteps.
+type ImportSteps struct {
+	v   *Vault
+	all *writeSet
+	// text holds the full-text changes of the committed steps, for Final.
+	text      textindex.Batch
+	committed bool
+}
+
+// WithImportSteps runs fn with the vault's write lock held throughout, so no other write
+// of this process comes between the transactions fn runs through the ImportSteps. Each
+// transaction is what WithImportTx runs (validation, index entries, tier cap check,
+// revision), except the full-text index: Step only collects its changes, and Final applies
+// them all with its own, so until Final commits the index holds none of the import. The
+// embedding cache follows every committed transaction, OnChange once, after fn returns.
+func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if v.db.ReadOnly() {
+		return storage.ErrReadOnly
+	}
+	v.wmu.Lock()
+	s := &ImportSteps{v: v, all: newWriteSet("import")}
+	err := fn(s)
+	v.wmu.Unlock()
+	if s.committed {
+		v.notify(s.all.change())
+	}
+	return err
+}
+
+// Step runs fn in one write transaction. Its full-text changes are kept for Final; when
+// the transaction fails they are dropped with it. A step runs even when the context of
+// WithImportSteps is cancelled (a caller may need one to roll back): fn checks it.
+func (s *ImportSteps) Step(fn func(t *ImportTx) error) error {
+	sink := &textindex.Batch{}
+	if err := s.run(fn, sink, false); err != nil {
+		return err
+	}
+	s.text.Merge(sink)
+	return nil
+}
+
+// Final runs fn in one write transaction that also applies the full-text changes of every
+// Step before it.
+func (s *ImportSteps) Final(fn func(t *ImportTx) error) error {
+	return s.run(fn, &textindex.Batch{}, true)
+}
+
+// Unindexed runs fn in one write transaction whose full-text changes are dropped: it
+// undoes steps that never reached Final (see ImportTx.DropText).
+func (s *ImportSteps) Unindexed(fn func(t *ImportTx) error) error {
+	return s.run(func(t *ImportTx) error {
+		t.DropText()
+		return fn(t)
+	}, nil, false)
+}
+
+func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch, final bool) error {
+	ws, err := s.v.updateLocked("import", func(tx *bolt.Tx, ws *writeSet) error {
+		return s.v.importTx(tx, ws, func(t *ImportTx) error {
+			if sink != nil {
+				t.sink = sink
+				t.batch.ftsSink = sink
+			}
+			if err := fn(t); err != nil {
+				return err
+			}
+			if !final {
+				return nil
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+			all := &textindex.Batch{}
+			all.Merge(&s.text)
+			all.Merge(sink)
+			return applyText(tx, all)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	s.v.emb.forget(ws)
+	for id, changed := range ws.nodes {
+		s.all.nodes[id] = s.all.nodes[id] || changed
+	}
+	s.all.edges = append(s.all.edges, ws.edges...)
+	s.all.archived = append(s.all.archived, ws.archived...)
+	s.all.notStored += ws.notStored
+	s.all.rev = max(s.all.rev, ws.rev)
+	s.committed = true
+	if final {
+		s.text.Reset()
+	}
+	return nil
+}
+
+// applyText writes full-text changes into the index, as ixBatch.flush does.
+func applyText(tx *bolt.Tx, b *textindex.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	st, err := ftsStore(tx)
+	if err != nil {
+		return err
+	}
+	if b.Len() >= ftsBulk {
+		appendMostly(st.terms, st.postings)
+	}
+	if err := ftsEngine().Apply(st, b); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	return nil
+}
+
+// DropText makes the transaction leave the full-text index alone: its changes are
+// collected and dropped. It is for undoing writes whose text never reached the index (the
+// steps of an import that stopped before ImportSteps.Final): restoring or removing their
+// nodes must not touch postings they never had. Call it before any write.
+func (t *ImportTx) DropText() {
+	t.sink = &textindex.Batch{}
+	t.batch.ftsSink = t.sink
 }
 
 // Reserve checks, before anything is written, that adding n nodes keeps the
@@ -161,7 +294,7 @@ func (t *ImportTx) Reserve(n int) error {
 }
 
 func (t *ImportTx) reset() {
-	t.batch = &ixBatch{}
+	t.batch = &ixBatch{ftsSink: t.sink}
 	t.fresh = map[uint64]bool{}
 	t.pending = map[edgeKey]uint64{}
 	t.byNode = map[uint64][]uint64{}
