@@ -27,6 +27,7 @@ func (im *Importer) Import(ctx context.Context, src Source, opts Options) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	p.consume = !opts.DryRun
 	if opts.DryRun {
 		return im.Preview(ctx, p, opts)
 	}
@@ -138,7 +139,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		}
 		bounds := chunkBounds(ds, im.chunkFiles())
 		if bounds == nil { // one transaction
-			return s.Final(func(t *vault.ImportTx) error {
+			return s.Once(func(t *vault.ImportTx) error {
 				if err := reserve(t); err != nil {
 					return err
 				}
@@ -160,11 +161,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 			if !last {
 				to = bounds[c+1]
 			}
-			run := s.Step
-			if last {
-				run = s.Final
-			}
-			err := run(func(t *vault.ImportTx) error {
+			err := s.Step(func(t *vault.ImportTx) error {
 				x.w = &txWriter{t: t}
 				if first {
 					if err := reserve(t); err != nil {
@@ -180,25 +177,38 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 				if !last {
 					return x.checkpoint()
 				}
-				if err := x.finish(); err != nil {
-					return err
-				}
-				o.progress(PhaseCommit, 0, 1)
-				return nil
+				return x.finish()
 			})
 			if err != nil && first {
 				return err // nothing was written
 			}
-			if err == nil && !last && im.cfg.chunkHook != nil {
-				err = im.cfg.chunkHook(c)
+			if err := im.afterChunk(s, x, err); err != nil {
+				return err
 			}
-			if errors.Is(err, errSimulatedCrash) {
-				return err // as if the process died here: nothing is rolled back
+		}
+		// The full-text index, range of terms by range of terms; the last range completes
+		// the batch record in its transaction.
+		o.progress(PhaseCommit, 0, 1)
+		for done := false; !done; {
+			var err error
+			done, err = s.IndexStep(indexBudget, func(t *vault.ImportTx, done bool) error {
+				if !x.stored {
+					return nil // nothing changed: no record
+				}
+				x.w = &txWriter{t: t}
+				switch {
+				case done:
+					x.batch.Pending, x.batch.Indexing = false, false
+				case !x.batch.Indexing:
+					x.batch.Indexing = true
+				default:
+					return nil
+				}
+				return x.w.putBatch(&x.batch)
+			})
+			if err := im.afterChunk(s, x, err); err != nil {
+				return err
 			}
-			if err != nil {
-				return im.abandon(s, x.batch.ID, err)
-			}
-			im.db.ReleaseMapped()
 		}
 		if !res.Changed() {
 			res.Batch = 0
@@ -219,6 +229,27 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 	}
 	res.finish(start)
 	return res, nil
+}
+
+// indexBudget bounds the postings one transaction of a chunked import's full-text phase
+// writes (about 1,500 files' worth).
+const indexBudget = 300_000
+
+// afterChunk follows a transaction of a chunked import: err from it (or from the test hook)
+// abandons the import, rolled back unless the hook simulates a crash.
+func (im *Importer) afterChunk(s *vault.ImportSteps, x *exec, err error) error {
+	if err == nil && im.cfg.chunkHook != nil {
+		err = im.cfg.chunkHook(x.chunks)
+	}
+	x.chunks++
+	if errors.Is(err, errSimulatedCrash) {
+		return err // as if the process died here: nothing is rolled back
+	}
+	if err != nil {
+		return im.abandon(s, x.batch.ID, err)
+	}
+	im.db.ReleaseMapped()
+	return nil
 }
 
 // DefaultChunkFiles is the number of files an import writes per transaction when it writes
@@ -471,6 +502,8 @@ type exec struct {
 	// written by a checkpoint.
 	filed  map[string]bool
 	stored bool
+	// chunks counts the transactions of a chunked import, for Config.chunkHook.
+	chunks int
 }
 
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
@@ -531,6 +564,15 @@ func (x *exec) write(ctx context.Context, ds []decision, from, to int) error {
 		}
 		x.reports[i] = append([]NodeReport{rep}, x.reports[i]...)
 		x.o.progress(PhaseWrite, i+1, len(docs))
+		if x.p.consume && !x.w.dry() {
+			// Written: the reports and records have what is left to do (collect needs
+			// the path only).
+			docs[i] = patterns.Doc{SourceFile: docs[i].SourceFile}
+			x.p.sigs[i] = nil
+			for r := range x.reports[i] {
+				x.reports[i][r].detach()
+			}
+		}
 	}
 	return nil
 }
@@ -579,6 +621,7 @@ func (x *exec) finish() error {
 	x.collect()
 	if !x.res.Changed() {
 		if x.stored {
+			x.stored = false
 			return x.w.deleteBatch(x.batch.ID)
 		}
 		return nil
@@ -594,7 +637,7 @@ func (x *exec) finish() error {
 		NodesAdded: x.res.NodesAdded, NodesUpdated: x.res.NodesUpdated, NodesRemoved: x.res.NodesRemoved,
 		EdgesAdded: x.res.EdgesAdded, EdgesRemoved: x.res.EdgesRemoved,
 	}
-	x.batch.Pending = false
+	x.stored = true // still pending when the full-text phase follows (Apply clears it)
 	return x.w.putBatch(&x.batch)
 }
 
@@ -832,18 +875,26 @@ func (x *exec) dropAddedEdge(id uint64) {
 	x.res.EdgesAdded--
 }
 
-// mutable returns the pending copy of a record, making one on first change.
-func (x *exec) mutable(r *fileRecord) *fileRecord {
+// mutable returns the pending copy of a record, making one on first change. r may be a
+// record's head (userFileHeads): the copy is made from the whole stored record.
+func (x *exec) mutable(r *fileRecord) (*fileRecord, error) {
 	key := string(fileKey(r.User, r.Source))
 	if p, ok := x.pending[key]; ok {
-		return p
+		return p, nil
 	}
-	c := r.clone()
+	full, err := getFile(x.w.read().Bolt(), []byte(key))
+	if err != nil {
+		return nil, err
+	}
+	if full == nil { // the head was read in this transaction: it cannot be gone
+		return nil, fmt.Errorf("import record %s: %w", r.Source, storage.ErrCorrupt)
+	}
+	c := full.clone()
 	x.pending[key] = c
 	if _, seen := x.orig[key]; !seen {
-		x.orig[key] = r
+		x.orig[key] = full
 	}
-	return c
+	return c, nil
 }
 
 // rethread makes the `supports` chain of every touched category link each file node to the
@@ -852,8 +903,9 @@ func (x *exec) rethread() error {
 	if len(x.cats) == 0 {
 		return nil
 	}
+	var err error
 	byKey := map[string]*fileRecord{}
-	for _, r := range userFiles(x.w.read().Bolt(), x.o.User) {
+	for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
 		byKey[string(fileKey(r.User, r.Source))] = r
 	}
 	for k, r := range x.pending {
@@ -893,7 +945,9 @@ func (x *exec) rethread() error {
 						return err
 					}
 				}
-				r = x.mutable(r)
+				if r, err = x.mutable(r); err != nil {
+					return err
+				}
 				r.NextEdge = 0
 			}
 			if want == 0 {
@@ -907,7 +961,9 @@ func (x *exec) rethread() error {
 				x.res.EdgesAdded++
 				x.batch.AddedEdges = append(x.batch.AddedEdges, id)
 				x.addedEdge[id] = true
-				r = x.mutable(r)
+				if r, err = x.mutable(r); err != nil {
+					return err
+				}
 				r.NextEdge = id
 			}
 		}

@@ -29,6 +29,9 @@ type Plan struct {
 	// noSections: the docs were parsed without their sections (Import's own plan, for an
 	// import without Options.Split); such a plan cannot be applied with Split.
 	noSections bool
+	// consume lets Apply drop each doc's text and signature once the doc is written: the
+	// plan is Import's own, used once.
+	consume bool
 
 	mu         sync.Mutex         // guards the embedding test's results
 	embedTried bool               // the embedding test ran (or failed)

@@ -79,6 +79,9 @@ type Batch struct {
 	// Pending is set while a chunked import is still writing the batch (see Importer.Apply):
 	// a batch read with Pending set was interrupted, its record lists what is committed.
 	Pending bool `json:"pending,omitempty"`
+	// Indexing is set once the pending import began writing the full-text index: undoing it
+	// then drops the index, which the next write rebuilds.
+	Indexing bool `json:"indexing,omitempty"`
 
 	// State, Present, Archived and Gone are computed when a batch is read
 	// (Batches, Batch), never stored: where the nodes it added are now.
@@ -206,17 +209,30 @@ func getFile(tx *bolt.Tx, key []byte) (*fileRecord, error) {
 	return &r, nil
 }
 
-// userFiles lists the records of one user, in source order.
-func userFiles(tx *bolt.Tx, user string) []*fileRecord {
+// fileHead is a fileRecord without its signature, which a category chain does not need
+// (decoding 10,000 signatures was most of re-threading a large import's chains).
+type fileHead struct {
+	User     string `json:"user"`
+	Source   string `json:"source"`
+	NodeID   uint64 `json:"nodeId"`
+	Category string `json:"category"`
+	NextEdge uint64 `json:"nextEdge,omitempty"`
+}
+
+var headCodec = storage.Codec[fileHead]{Version: fileCodec.Version}
+
+// userFileHeads lists the records of one user, in source order, with only the fields of
+// fileHead set.
+func userFileHeads(tx *bolt.Tx, user string) []*fileRecord {
 	var out []*fileRecord
 	p := fileKey(user, "")
 	c := tx.Bucket(storage.BucketImportFiles).Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-		r, err := fileCodec.Unmarshal(v)
+		h, err := headCodec.Unmarshal(v)
 		if err != nil {
 			continue
 		}
-		out = append(out, &r)
+		out = append(out, &fileRecord{User: h.User, Source: h.Source, NodeID: h.NodeID, Category: h.Category, NextEdge: h.NextEdge})
 	}
 	return out
 }

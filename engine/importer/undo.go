@@ -48,8 +48,9 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 			return err
 		}
 		if bt.Pending {
-			// An interrupted chunked import: its text never reached the full-text index.
-			t.DropText()
+			if err := dropUnindexed(t, &bt); err != nil {
+				return err
+			}
 		}
 		if err := undoTx(ctx, t, &bt, &out); err != nil {
 			return err
@@ -145,11 +146,25 @@ func (im *Importer) rollbackTx(ctx context.Context, t *vault.ImportTx, id uint64
 	if err != nil {
 		return err
 	}
+	if err := dropUnindexed(t, &bt); err != nil {
+		return err
+	}
 	var out UndoResult
 	if err := undoTx(ctx, t, &bt, &out); err != nil {
 		return err
 	}
 	return t.Bolt().Bucket(storage.BucketImports).Delete(storage.Key(id))
+}
+
+// dropUnindexed prepares t to undo a batch a chunked import left pending: its text never
+// reached the full-text index, or only part of it did (then the index is dropped, and the
+// next write rebuilds it).
+func dropUnindexed(t *vault.ImportTx, bt *Batch) error {
+	t.DropText()
+	if bt.Indexing {
+		return t.DropTextIndex()
+	}
+	return nil
 }
 
 // blockingBatch returns ErrUndoBlocked when a later batch that is still active touched a node

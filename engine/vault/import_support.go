@@ -163,17 +163,21 @@ func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, fn func(t *ImportTx) error) 
 type ImportSteps struct {
 	v   *Vault
 	all *writeSet
-	// text holds the full-text changes of the committed steps, for Final.
-	text      textindex.Batch
+	// plan holds the analysed full-text changes of the committed steps, for IndexStep;
+	// planErr is why one could not be added.
+	plan      *textindex.Plan
+	planErr   error
 	committed bool
 }
 
 // WithImportSteps runs fn with the vault's write lock held throughout, so no other write
 // of this process comes between the transactions fn runs through the ImportSteps. Each
 // transaction is what WithImportTx runs (validation, index entries, tier cap check,
-// revision), except the full-text index: Step only collects its changes, and Final applies
-// them all with its own, so until Final commits the index holds none of the import. The
-// embedding cache follows every committed transaction, OnChange once, after fn returns.
+// revision), except for the full-text index: Step only collects its changes, and the
+// IndexStep transactions that follow write them range of terms by range of terms, so that
+// no transaction holds the whole index. Until the first IndexStep the index holds nothing
+// of the import. The embedding cache follows every committed transaction, OnChange once,
+// after fn returns.
 func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -182,7 +186,7 @@ func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) err
 		return storage.ErrReadOnly
 	}
 	v.wmu.Lock()
-	s := &ImportSteps{v: v, all: newWriteSet("import")}
+	s := &ImportSteps{v: v, all: newWriteSet("import"), plan: ftsEngine().NewPlan()}
 	err := fn(s)
 	v.wmu.Unlock()
 	if s.committed {
@@ -191,53 +195,71 @@ func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) err
 	return err
 }
 
-// Step runs fn in one write transaction. Its full-text changes are kept for Final; when
-// the transaction fails they are dropped with it. A step runs even when the context of
-// WithImportSteps is cancelled (a caller may need one to roll back): fn checks it.
+// Step runs fn in one write transaction. Its full-text changes are analysed for IndexStep
+// once it commits; when it fails they are dropped with it. A step runs even when the
+// context of WithImportSteps is cancelled (a caller may need one to roll back): fn checks
+// it.
 func (s *ImportSteps) Step(fn func(t *ImportTx) error) error {
 	sink := &textindex.Batch{}
-	if err := s.run(fn, sink, false); err != nil {
+	if err := s.run(fn, sink); err != nil {
 		return err
 	}
-	s.text.Merge(sink)
+	if s.planErr == nil {
+		if err := s.plan.Add(sink); err != nil {
+			s.planErr = fmt.Errorf("full-text index: %w", err)
+		}
+	}
 	return nil
 }
 
-// Final runs fn in one write transaction that also applies the full-text changes of every
-// Step before it.
-func (s *ImportSteps) Final(fn func(t *ImportTx) error) error {
-	return s.run(fn, &textindex.Batch{}, true)
+// Once runs fn in one write transaction that writes its full-text changes itself, as
+// WithImportTx does: an import small enough for one transaction.
+func (s *ImportSteps) Once(fn func(t *ImportTx) error) error { return s.run(fn, nil) }
+
+// IndexStep writes the next range of the full-text changes of the steps before it (about
+// budget postings; budget <= 0: all) in one write transaction, then runs fn in it with
+// done, which says whether that was the last range: the index record is written with it,
+// and the index then holds the whole import. No Step may follow the first IndexStep.
+func (s *ImportSteps) IndexStep(budget int, fn func(t *ImportTx, done bool) error) (done bool, err error) {
+	if s.planErr != nil {
+		return false, s.planErr
+	}
+	err = s.run(func(t *ImportTx) error {
+		st, err := ftsStore(t.tx)
+		if err != nil {
+			return err
+		}
+		appendMostly(st.terms, st.postings)
+		if done, err = s.plan.Step(st, budget); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+		return fn(t, done)
+	}, nil)
+	if err != nil {
+		// The plan is part way: a failed range is not retried.
+		s.planErr = fmt.Errorf("full-text index: an earlier range failed: %w", err)
+		return false, err
+	}
+	return done, nil
 }
 
 // Unindexed runs fn in one write transaction whose full-text changes are dropped: it
-// undoes steps that never reached Final (see ImportTx.DropText).
+// undoes steps whose text never reached the index (see ImportTx.DropText).
 func (s *ImportSteps) Unindexed(fn func(t *ImportTx) error) error {
 	return s.run(func(t *ImportTx) error {
 		t.DropText()
 		return fn(t)
-	}, nil, false)
+	}, nil)
 }
 
-func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch, final bool) error {
+func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch) error {
 	ws, err := s.v.updateLocked("import", func(tx *bolt.Tx, ws *writeSet) error {
 		return s.v.importTx(tx, ws, func(t *ImportTx) error {
 			if sink != nil {
 				t.sink = sink
 				t.batch.ftsSink = sink
 			}
-			if err := fn(t); err != nil {
-				return err
-			}
-			if !final {
-				return nil
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-			all := &textindex.Batch{}
-			all.Merge(&s.text)
-			all.Merge(sink)
-			return applyText(tx, all)
+			return fn(t)
 		})
 	})
 	if err != nil {
@@ -252,27 +274,6 @@ func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch, fin
 	s.all.notStored += ws.notStored
 	s.all.rev = max(s.all.rev, ws.rev)
 	s.committed = true
-	if final {
-		s.text.Reset()
-	}
-	return nil
-}
-
-// applyText writes full-text changes into the index, as ixBatch.flush does.
-func applyText(tx *bolt.Tx, b *textindex.Batch) error {
-	if b.Len() == 0 {
-		return nil
-	}
-	st, err := ftsStore(tx)
-	if err != nil {
-		return err
-	}
-	if b.Len() >= ftsBulk {
-		appendMostly(st.terms, st.postings)
-	}
-	if err := ftsEngine().Apply(st, b); err != nil {
-		return fmt.Errorf("full-text index: %w", err)
-	}
 	return nil
 }
 
@@ -283,6 +284,17 @@ func applyText(tx *bolt.Tx, b *textindex.Batch) error {
 func (t *ImportTx) DropText() {
 	t.sink = &textindex.Batch{}
 	t.batch.ftsSink = t.sink
+}
+
+// DropTextIndex removes the full-text index's record, so that the next write rebuilds the
+// index from the nodes: for rolling back an import whose text was partly written (an
+// IndexStep committed, the last did not).
+func (t *ImportTx) DropTextIndex() error {
+	b := t.tx.Bucket(storage.BucketVaultTerms)
+	if b == nil {
+		return nil
+	}
+	return b.Delete(textindex.MetaKey())
 }
 
 // Reserve checks, before anything is written, that adding n nodes keeps the
