@@ -191,7 +191,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		o.progress(PhaseCommit, 0, 1)
 		for done := false; !done; {
 			var err error
-			done, err = s.IndexStep(indexBudget, func(t *vault.ImportTx, done bool) error {
+			done, err = s.IndexStep(indexBudgetFor(), func(t *vault.ImportTx, done bool) error {
 				if !x.stored {
 					return nil // nothing changed: no record
 				}
@@ -231,9 +231,9 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 	return res, nil
 }
 
-// indexBudget bounds the postings one transaction of a chunked import's full-text phase
-// writes (about 1,500 files' worth).
-const indexBudget = 300_000
+// indexBudgetFor bounds the postings one transaction of a chunked import's full-text phase
+// writes (about 1,500 files' worth); a test makes it small.
+var indexBudgetFor = func() int { return 300_000 }
 
 // afterChunk follows a transaction of a chunked import: err from it (or from the test hook)
 // abandons the import, rolled back unless the hook simulates a crash.

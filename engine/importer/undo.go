@@ -48,9 +48,7 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 			return err
 		}
 		if bt.Pending {
-			if err := dropUnindexed(t, &bt); err != nil {
-				return err
-			}
+			dropUnindexed(t, &bt)
 		}
 		if err := undoTx(ctx, t, &bt, &out); err != nil {
 			return err
@@ -146,9 +144,7 @@ func (im *Importer) rollbackTx(ctx context.Context, t *vault.ImportTx, id uint64
 	if err != nil {
 		return err
 	}
-	if err := dropUnindexed(t, &bt); err != nil {
-		return err
-	}
+	dropUnindexed(t, &bt)
 	var out UndoResult
 	if err := undoTx(ctx, t, &bt, &out); err != nil {
 		return err
@@ -157,14 +153,13 @@ func (im *Importer) rollbackTx(ctx context.Context, t *vault.ImportTx, id uint64
 }
 
 // dropUnindexed prepares t to undo a batch a chunked import left pending: its text never
-// reached the full-text index, or only part of it did (then the index is dropped, and the
-// next write rebuilds it).
-func dropUnindexed(t *vault.ImportTx, bt *Batch) error {
+// reached the full-text index, or only part of it did (then the index is built again from
+// the nodes at the end of t).
+func dropUnindexed(t *vault.ImportTx, bt *Batch) {
 	t.DropText()
 	if bt.Indexing {
-		return t.DropTextIndex()
+		t.RebuildTextIndex()
 	}
-	return nil
 }
 
 // blockingBatch returns ErrUndoBlocked when a later batch that is still active touched a node

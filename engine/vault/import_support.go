@@ -119,6 +119,7 @@ type ImportTx struct {
 
 	batch   *ixBatch
 	sink    *textindex.Batch    // collects the full-text changes instead of the index (nil: applied)
+	rebuild bool                // index every node again at the end (RebuildTextIndex)
 	fresh   map[uint64]bool     // nodes whose index entries are deferred
 	pending map[edgeKey]uint64  // edges added in this transaction
 	byNode  map[uint64][]uint64 // node → edges added in this transaction
@@ -151,6 +152,15 @@ func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, fn func(t *ImportTx) error) 
 	// Flushed first: the node counter includes the deferred adds only then.
 	if err := t.flush(); err != nil {
 		return err
+	}
+	if t.rebuild {
+		st, err := ftsStore(tx)
+		if err != nil {
+			return err
+		}
+		if err := rebuildIndex(tx, st); err != nil {
+			return err
+		}
 	}
 	if t.net > 0 {
 		return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
@@ -286,16 +296,10 @@ func (t *ImportTx) DropText() {
 	t.batch.ftsSink = t.sink
 }
 
-// DropTextIndex removes the full-text index's record, so that the next write rebuilds the
-// index from the nodes: for rolling back an import whose text was partly written (an
-// IndexStep committed, the last did not).
-func (t *ImportTx) DropTextIndex() error {
-	b := t.tx.Bucket(storage.BucketVaultTerms)
-	if b == nil {
-		return nil
-	}
-	return b.Delete(textindex.MetaKey())
-}
+// RebuildTextIndex makes the transaction end by indexing every node again (after DropText
+// and whatever fn writes): for rolling back an import whose text was partly written (an
+// IndexStep committed, the last did not), which no change list can take out exactly.
+func (t *ImportTx) RebuildTextIndex() { t.rebuild = true }
 
 // Reserve checks, before anything is written, that adding n nodes keeps the
 // vault within its tier's cap (the same rule as every user write); it
