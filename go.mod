@@ -259,3 +259,5 @@ require (
 )
 
 tool github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
