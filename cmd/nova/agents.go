@@ -171,7 +171,7 @@ func (opts *agentsOptions) implicitTools(ctx context.Context, id string) []strin
 	if err != nil {
 		return nil
 	}
-	defer ws.Close()
+	defer func() { _ = ws.Close() }() // a read: nothing to lose
 	r, err := ws.ListAgents(ctx)
 	if err != nil {
 		return nil
