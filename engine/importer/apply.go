@@ -600,12 +600,11 @@ func (x *exec) putPending() error {
 	return nil
 }
 
-// checkpoint ends one transaction of a chunked import: the file records written so far and
-// the batch record, marked pending, so that an undo removes exactly what is committed.
+// checkpoint ends one transaction of a chunked import: the batch record, marked pending, so
+// that an undo removes exactly what is committed. The file records wait for the last chunk
+// (finish): the category chains change most of them again there, and until they are
+// written an undo has nothing to restore of them.
 func (x *exec) checkpoint() error {
-	if err := x.putPending(); err != nil {
-		return err
-	}
 	x.batch.Pending = true
 	x.stored = true
 	return x.w.putBatch(&x.batch)
