@@ -218,7 +218,9 @@ func TestInterruptedChunkedImport(t *testing.T) {
 			clean := newChunkEnv(t, vault.TierPremium, 20, nil)
 			want, err := clean.im.Import(ctx, DirSource(lib), Options{})
 			require.NoError(t, err)
-			queries := []string{"thumio", "crithefound poushom", "password restore"}
+			// The last query finds the two nodes written by hand, whose scores move if the
+			// index's document counts drift.
+			queries := []string{"thumio", "crithefound poushom", "password restore", "pull requests reviewer"}
 
 			e := newChunkEnv(t, vault.TierPremium, 20, func(c int) error {
 				if c == tc.crash {
@@ -228,8 +230,11 @@ func TestInterruptedChunkedImport(t *testing.T) {
 			})
 			manual, err := e.v.Add(ctx, vault.Node{Type: vault.Preference, Content: "Prefer small pull requests over big ones"})
 			require.NoError(t, err)
+			_, err = e.v.Add(ctx, vault.Node{Type: vault.Strategy, Content: "Every pull request gets a reviewer who knows the code it changes, and pull requests wait for that reviewer"})
+			require.NoError(t, err)
 			before, beforeDump := e.records(t), e.nodeDump(t)
 			beforeSearch := e.searches(t, queries...)
+			require.Contains(t, beforeSearch[3], fmt.Sprintf(" %d=", manual.ID))
 
 			_, err = e.im.Import(ctx, DirSource(lib), Options{})
 			require.ErrorIs(t, err, errSimulatedCrash)

@@ -139,19 +139,32 @@ type edgeKey struct {
 // a *CapError.
 func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) error {
 	return v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
-		return v.importTx(tx, ws, fn)
+		return v.importTx(tx, ws, nil, fn)
 	})
 }
 
-func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, fn func(t *ImportTx) error) error {
+// importTx runs fn as one ImportTx. Every full-text change of the transaction (the deferred
+// ones of Add and Replace, and those of Remove, which removeNodeTx would otherwise apply node
+// by node: undoing 2,500 imported nodes took 6 s) goes to one batch, in order: sink when
+// set (ImportSteps), else applied once at the end.
+func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, sink *textindex.Batch, fn func(t *ImportTx) error) error {
+	own := sink == nil
+	if own {
+		sink = &textindex.Batch{}
+	}
 	t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
-	t.reset()
+	t.setSink(sink)
 	if err := fn(t); err != nil {
 		return err
 	}
 	// Flushed first: the node counter includes the deferred adds only then.
 	if err := t.flush(); err != nil {
 		return err
+	}
+	if own && t.sink == sink {
+		if err := applyText(tx, sink); err != nil {
+			return err
+		}
 	}
 	if t.rebuild {
 		st, err := ftsStore(tx)
@@ -264,13 +277,7 @@ func (s *ImportSteps) Unindexed(fn func(t *ImportTx) error) error {
 
 func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch) error {
 	ws, err := s.v.updateLocked("import", func(tx *bolt.Tx, ws *writeSet) error {
-		return s.v.importTx(tx, ws, func(t *ImportTx) error {
-			if sink != nil {
-				t.sink = sink
-				t.batch.ftsSink = sink
-			}
-			return fn(t)
-		})
+		return s.v.importTx(tx, ws, sink, fn)
 	})
 	if err != nil {
 		return err
@@ -291,9 +298,34 @@ func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch) err
 // collected and dropped. It is for undoing writes whose text never reached the index (the
 // steps of an import that stopped before ImportSteps.Final): restoring or removing their
 // nodes must not touch postings they never had. Call it before any write.
-func (t *ImportTx) DropText() {
-	t.sink = &textindex.Batch{}
-	t.batch.ftsSink = t.sink
+func (t *ImportTx) DropText() { t.setSink(&textindex.Batch{}) }
+
+// setSink sends the transaction's full-text changes to b.
+func (t *ImportTx) setSink(b *textindex.Batch) {
+	t.sink = b
+	t.ws.ftsSink = b
+	if t.batch == nil {
+		t.reset()
+	}
+	t.batch.ftsSink = b
+}
+
+// applyText writes full-text changes into the index, as ixBatch.flush does.
+func applyText(tx *bolt.Tx, b *textindex.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	st, err := ftsStore(tx)
+	if err != nil {
+		return err
+	}
+	if b.Len() >= ftsBulk {
+		appendMostly(st.terms, st.postings)
+	}
+	if err := ftsEngine().Apply(st, b); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	return nil
 }
 
 // RebuildTextIndex makes the transaction end by indexing every node again (after DropText
