@@ -280,6 +280,8 @@ func runWorkflowRun(ctx context.Context, opts *workflowRunOptions) error {
 	})
 }
 
+func workflowRunID(s string) (uint64, error) { return parseID(s, "workflow run", "nova workflow runs") }
+
 // workflowResumeOptions is `nova workflow resume RUN`.
 type workflowResumeOptions struct {
 	*Env
@@ -294,7 +296,7 @@ func newWorkflowResumeCmd(env *Env, runF func(context.Context, *workflowResumeOp
 		Short: "Continue a paused, failed or interrupted workflow run (done steps are not re-run)",
 		Args:  exactArgs(1, "a workflow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0], "workflow run", "nova workflow runs")
+			id, err := workflowRunID(args[0])
 			if err != nil {
 				return err
 			}
@@ -591,7 +593,7 @@ func newWorkflowStatusCmd(env *Env, runF func(context.Context, *workflowStatusOp
 		Short: "Show a workflow run: its steps, their builds and outputs",
 		Args:  exactArgs(1, "a workflow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0], "workflow run", "nova workflow runs")
+			id, err := workflowRunID(args[0])
 			if err != nil {
 				return err
 			}
