@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/owner"
 )
 
@@ -169,6 +171,9 @@ func resumeJobs(ws engine.Workspace, w engine.RunningWork) []resumeJob {
 	for _, id := range w.WorkflowRuns {
 		jobs = append(jobs, resumeJob{noun: "workflow run", id: id, run: func(ctx context.Context) (string, error) {
 			r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone})
+			if errors.Is(err, workflow.ErrFinished) {
+				return "done (before the hand-over)", nil
+			}
 			return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
 		}})
 	}

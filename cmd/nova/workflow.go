@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -389,10 +388,8 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 		}
 	}()
 	r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone, Op: op})
-	if err != nil {
-		stopSub()
-		<-printed
-		if engine.IsCanceled(err) {
+	if r, err = workflowFollower(ws, id).settle(ctx, env, printed, stopSub, r, err); err != nil {
+		if engine.IsCanceled(err) { // ctrl+c, and the run's state could not be read
 			env.IO.Logf("paused; `nova workflow resume %d` continues it\n", id)
 			return &reportedError{msg: "canceled"}
 		}
@@ -400,10 +397,6 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 			return fmt.Errorf("workflow run %d is already done: %w", id, err)
 		}
 		return err
-	}
-	select {
-	case <-printed:
-	case <-time.After(2 * time.Second):
 	}
 	if asJSON {
 		if r.Status == workflow.RunDone {
