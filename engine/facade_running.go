@@ -56,7 +56,8 @@ func (l *Local) RunningWork(ctx context.Context) (RunningWork, error) {
 	if err := ctx.Err(); err != nil {
 		return RunningWork{}, err
 	}
-	w := RunningWork{Builds: []uint64{}, GoalRuns: l.Goals().Running(), WorkflowRuns: l.library().runs.Running()}
+	w := RunningWork{Builds: []uint64{}, GoalRuns: append([]uint64{}, l.Goals().Running()...),
+		WorkflowRuns: append([]uint64{}, l.library().runs.Running()...)}
 	// The builds the runs carry, read from the runs themselves (a goal
 	// run's build is made when it is created; a workflow step's build is
 	// recorded on the step before it runs).

@@ -165,13 +165,22 @@ func TestClientTakesOverWhenItsOwnerIsGone(t *testing.T) {
 	assert.Equal(t, "nova-light", root.Common().Styles.Name, "events arrive through the new subscription")
 }
 
+// The hand-over question with a build, and with a build, a goal run and a
+// workflow run (golden files NxM and runs_NxM).
 func TestGoldenHandoverQuestion(t *testing.T) {
 	t.Parallel()
-	for _, size := range [][2]int{{80, 24}, {180, 50}} {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		goals []uint64
+		flows []uint64
+		size  [2]int
+	}{{"", nil, nil, [2]int{80, 24}}, {"", nil, nil, [2]int{180, 50}},
+		{"runs_", []uint64{2}, []uint64{5}, [2]int{80, 24}}, {"runs_", []uint64{2}, []uint64{5}, [2]int{180, 50}}} {
+		size := tc.size
+		t.Run(fmt.Sprintf("%s%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
 			ws := newFake(t)
-			ws.running = []uint64{3}
+			ws.running, ws.goals, ws.flows = []uint64{3}, tc.goals, tc.flows
 			link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
 			_, m := newLinked(t, ws, link, size[0], size[1])
 			m.Press("q")
@@ -250,22 +259,4 @@ func TestQuitWithAGoalRunOffersTheHandOver(t *testing.T) {
 	assert.NotContains(t, out, "Hand over")
 	m.Press("y")
 	assert.True(t, m.Quit)
-}
-
-func TestGoldenHandoverQuestionWithRuns(t *testing.T) {
-	t.Parallel()
-	for _, size := range [][2]int{{80, 24}, {180, 50}} {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
-			t.Parallel()
-			ws := newFake(t)
-			ws.running, ws.goals, ws.flows = []uint64{3}, []uint64{2}, []uint64{5}
-			link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
-			_, m := newLinked(t, ws, link, size[0], size[1])
-			m.Press("q")
-			require.False(t, m.Quit)
-			lines := strings.Split(m.Plain(), "\n")
-			assert.Len(t, lines, size[1])
-			golden.RequireEqual(t, m.Pinned())
-		})
-	}
 }

@@ -134,20 +134,25 @@ const stoppedPolls = 8
 // errStopped: a followed run stopped and nobody resumed it.
 var errStopped = errors.New("it stopped and no nova resumed it")
 
+// stateOf is a run's state from what its store and engine say: going
+// while a process runs it, stopped when it stopped midway, else ended.
+func stateOf(going, stopped bool) runState {
+	switch {
+	case going:
+		return runGoing
+	case stopped:
+		return runStopped
+	}
+	return runEnded
+}
+
 func buildFollower(ws engine.Workspace, id uint64) follower[build.Build] {
 	return follower[build.Build]{noun: "build", id: id,
 		resume: fmt.Sprintf("nova build resume %d", id), show: fmt.Sprintf("nova build show %d", id),
 		get: func(ctx context.Context) (build.Build, string, runState, error) {
 			b, err := ws.GetBuild(ctx, id)
-			switch {
-			case err != nil:
-				return b, "", runGoing, err
-			case b.Active || b.Status == build.StatusRunning || b.Status == build.StatusWaiting:
-				return b, string(b.Status), runGoing, nil
-			case b.Status == build.StatusInterrupted:
-				return b, string(b.Status), runStopped, nil
-			}
-			return b, string(b.Status), runEnded, nil
+			going := b.Active || b.Status == build.StatusRunning || b.Status == build.StatusWaiting
+			return b, string(b.Status), stateOf(going, b.Status == build.StatusInterrupted), err
 		}}
 }
 
@@ -157,15 +162,8 @@ func goalFollower(ws engine.Workspace, id uint64) follower[goal.Run] {
 		get: func(ctx context.Context) (goal.Run, string, runState, error) {
 			d, err := ws.GetGoalRun(ctx, id)
 			r := d.Run
-			switch {
-			case err != nil:
-				return r, "", runGoing, err
-			case r.Active || r.Status == goal.StatusRunning || r.Status == goal.StatusWaiting:
-				return r, string(r.Status), runGoing, nil
-			case r.Status == goal.StatusInterrupted:
-				return r, string(r.Status), runStopped, nil
-			}
-			return r, string(r.Status), runEnded, nil
+			going := r.Active || r.Status == goal.StatusRunning || r.Status == goal.StatusWaiting
+			return r, string(r.Status), stateOf(going, r.Status == goal.StatusInterrupted), err
 		}}
 }
 
@@ -176,14 +174,7 @@ func workflowFollower(ws engine.Workspace, id uint64) follower[workflow.Run] {
 		resume: fmt.Sprintf("nova workflow resume %d", id), show: fmt.Sprintf("nova workflow status %d", id),
 		get: func(ctx context.Context) (workflow.Run, string, runState, error) {
 			r, err := ws.GetWorkflowRun(ctx, id)
-			switch {
-			case err != nil:
-				return r, "", runGoing, err
-			case r.Active:
-				return r, string(r.Status), runGoing, nil
-			case r.Status == workflow.RunDone || r.Status == workflow.RunFailed:
-				return r, string(r.Status), runEnded, nil
-			}
-			return r, string(r.Status), runStopped, nil
+			ended := r.Status == workflow.RunDone || r.Status == workflow.RunFailed
+			return r, string(r.Status), stateOf(r.Active, !ended), err
 		}}
 }

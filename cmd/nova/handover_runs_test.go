@@ -154,49 +154,61 @@ func TestQuitHandsAGoalRunOverAndItsClientFollows(t *testing.T) {
 	t.Parallel()
 	dir, env := goalWorkspace(t, scenario.Options{ChunkDelay: 15 * time.Millisecond, Latency: 300 * time.Millisecond})
 	sess, l, served := handoverOwner(t, dir, env)
-	ctx := t.Context()
 
 	c := startClient(t, dir, env, "run", "add a health check endpoint with tests", "--headless", "--json")
 	c.until(t, "delegation of t2", func(ev map[string]any) bool { return ev["type"] == "delegation" && ev["taskId"] == "t2" })
-	work, err := sess.ws.RunningWork(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{1}, WorkflowRuns: []uint64{}}, work,
-		"the run's build goes on with its run, not on its own")
-
-	note, err := l.Handover(ctx, work)
-	require.NoError(t, err)
-	assert.Contains(t, note, "goal run 1 goes on there")
-
-	code, rest := c.exit(t)
-	require.Equal(t, 0, code, "the run completed in the new owner: %s\n%s", c.errText(), strings.Join(rest, "\n"))
-	assert.Contains(t, c.errText(),
-		"nova: the nova that ran goal run 1 stopped serving; following the goal run (ctrl+c stops following, not the goal run)")
-	require.NotEmpty(t, rest)
+	rest, log := handOverAndFollow(t, dir, c, sess, l, served, "goal run",
+		engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{1}, WorkflowRuns: []uint64{}})
 	var last goalEvent
 	require.NoError(t, json.Unmarshal([]byte(rest[len(rest)-1]), &last))
 	assert.Equal(t, "done", last.Type, "the client printed the run's end from the new owner")
 	assert.Equal(t, "completed", last.Status)
-
-	waitStopped(t, dir, served())
-	log := readFile(t, dir, ".nova/"+owner.LogName)
-	assert.Contains(t, log, "nova: resuming goal run 1")
 	assert.Contains(t, log, "nova: goal run 1 completed")
 	assert.NotContains(t, log, "resuming build", "the run's build is resumed by its run")
 
-	var d struct {
-		Run struct {
-			Status  string `json:"status"`
-			Turns   int    `json:"turns"`
-			Resumes int    `json:"resumes"`
-		} `json:"run"`
-	}
+	var d goalRunShow
 	novaJSON(t, dir, &d, "run", "show", "1")
 	assert.Equal(t, "completed", d.Run.Status)
 	assert.Equal(t, 4, d.Run.Turns, "the lead was not asked again for t1 or t2")
 	assert.Equal(t, 1, d.Run.Resumes)
-	r := runNova(t, dir, env, "db", "check")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.True(t, strings.HasSuffix(strings.TrimSpace(r.stdout), "is consistent"), r.stdout)
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(novaOK(t, dir, "db", "check")), "is consistent"))
+}
+
+// goalRunShow is what the tests read of `nova run show ID --json`.
+type goalRunShow struct {
+	Run struct {
+		Status  string `json:"status"`
+		Turns   int    `json:"turns"`
+		Resumes int    `json:"resumes"`
+	} `json:"run"`
+}
+
+// handOverAndFollow hands the workspace over while the client's run goes
+// on in the owner (want is what runs there), and checks that the client
+// followed its run (a noun) to its end (exit 0) and that the headless
+// owner resumed it and stopped once idle. It returns the client's lines
+// after the hand-over and the headless owner's log.
+func handOverAndFollow(t *testing.T, dir string, c *clientRun, sess *session, l *link, served func() *exec.Cmd,
+	noun string, want engine.RunningWork) ([]string, string) {
+	t.Helper()
+	ctx := t.Context()
+	work, err := sess.ws.RunningWork(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, work, "a run's builds go on with their run, not on their own")
+	note, err := l.Handover(ctx, work)
+	require.NoError(t, err)
+	assert.Contains(t, note, noun+" 1 goes on there")
+
+	code, rest := c.exit(t)
+	require.Equal(t, 0, code, "the %s ended well in the new owner: %s\n%s", noun, c.errText(), strings.Join(rest, "\n"))
+	assert.Contains(t, c.errText(),
+		"nova: the nova that ran "+noun+" 1 stopped serving; following the "+noun+" (ctrl+c stops following, not the "+noun+")")
+	require.NotEmpty(t, rest, "the client printed the run's end from the new owner")
+
+	waitStopped(t, dir, served())
+	log := readFile(t, dir, ".nova/"+owner.LogName)
+	assert.Contains(t, log, "nova: resuming "+noun+" 1")
+	return rest, log
 }
 
 // slowTestStep is workingHandler with a latency on the replies of the
@@ -228,31 +240,14 @@ func TestQuitHandsAWorkflowRunOverAndItsClientFollows(t *testing.T) {
 	srv.SetHandler(slowTestStep(2 * time.Second))
 	writeFile(t, dir, "parse.go", "package main\n\nfunc parse(s string) int { return len(s) }\n")
 	sess, l, served := handoverOwner(t, dir, env)
-	ctx := t.Context()
 
 	c := startClient(t, dir, env, "workflow", "run", "add-test", "--set", "target=parse.go", "--json")
 	c.until(t, "the test step's build at work", func(ev map[string]any) bool {
 		return ev["topic"] == "build" && ev["type"] == "task" && ev["taskId"] == "test" && ev["status"] == "running"
 	})
-	work, err := sess.ws.RunningWork(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{}, WorkflowRuns: []uint64{1}}, work,
-		"the step's build goes on with its run")
-
-	note, err := l.Handover(ctx, work)
-	require.NoError(t, err)
-	assert.Contains(t, note, "workflow run 1 goes on there")
-
-	code, rest := c.exit(t)
-	require.Equal(t, 0, code, "the run is done in the new owner: %s\n%s", c.errText(), strings.Join(rest, "\n"))
-	assert.Contains(t, c.errText(),
-		"nova: the nova that ran workflow run 1 stopped serving; following the workflow run (ctrl+c stops following, not the workflow run)")
-	require.NotEmpty(t, rest)
-	assert.Contains(t, rest[len(rest)-1], `"type":"done"`, "the client printed the run's end from the new owner")
-
-	waitStopped(t, dir, served())
-	log := readFile(t, dir, ".nova/"+owner.LogName)
-	assert.Contains(t, log, "nova: resuming workflow run 1")
+	rest, log := handOverAndFollow(t, dir, c, sess, l, served, "workflow run",
+		engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{}, WorkflowRuns: []uint64{1}})
+	assert.Contains(t, rest[len(rest)-1], `"type":"done"`)
 	assert.Contains(t, log, "nova: workflow run 1 done")
 
 	var run struct {
@@ -272,9 +267,7 @@ func TestQuitHandsAWorkflowRunOverAndItsClientFollows(t *testing.T) {
 	assert.Equal(t, 1, run.Steps[0].Attempts, "the finished skill step is not run again")
 	assert.Equal(t, "done", run.Steps[1].Status)
 	assert.Equal(t, 2, run.Steps[1].Attempts, "the test step went on in the new owner")
-	r := runNova(t, dir, env, "db", "check")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.True(t, strings.HasSuffix(strings.TrimSpace(r.stdout), "is consistent"), r.stdout)
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(novaOK(t, dir, "db", "check")), "is consistent"))
 }
 
 // TestAGoalRunNobodyResumesEndsTheFollow: the owner quits without handing
@@ -310,11 +303,7 @@ func TestAGoalRunNobodyResumesEndsTheFollow(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, c.errText(), "nova: stopped following goal run 1 (`nova run show 1` tells how it goes)")
 
-	var d struct {
-		Run struct {
-			Status string `json:"status"`
-		} `json:"run"`
-	}
+	var d goalRunShow
 	novaJSON(t, dir, &d, "run", "show", "1")
 	assert.Equal(t, "interrupted", d.Run.Status, "resumable")
 	novaOK(t, dir, "db", "check")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,12 +294,7 @@ func (e *Engine) Wait(ctx context.Context, id uint64) error {
 func (e *Engine) Running() []uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]uint64, 0, len(e.active))
-	for id := range e.active {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(e.active))
 }
 
 // Shutdown interrupts every run running in this process (each pauses,
@@ -306,21 +302,13 @@ func (e *Engine) Running() []uint64 {
 // waits for them to record it, or for ctx to end.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
-	cs := make([]*control, 0, len(e.active))
-	cancels := make([]context.CancelFunc, 0, len(e.active))
 	for _, c := range e.active {
-		cs = append(cs, c)
-		cancels = append(cancels, c.cancel)
+		c.cancel()
 	}
 	e.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel()
-	}
-	for _, c := range cs {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return ctx.Err()
+	for _, id := range e.Running() {
+		if err := e.Wait(ctx, id); err != nil {
+			return err
 		}
 	}
 	return nil
