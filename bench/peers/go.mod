@@ -51,3 +51,5 @@ require (
 )
 
 replace github.com/nova-dev/nova => ../..
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ../../third_party/jsonschema
