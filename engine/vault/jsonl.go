@@ -655,7 +655,7 @@ func (s *importSource) allEdges() ([]Edge, error) {
 // importRecords writes nodes and edges in tx. With journal set, it first records
 // there what each id held (see importJournaled).
 func importRecords(ctx context.Context, tx *bolt.Tx, ws *writeSet, nodes []Node, edges []Edge, rep *ImportReport, journal *bolt.Bucket) error {
-	batch := &ixBatch{ftsSink: ws.ftsSink}
+	batch := &ixBatch{ftsSink: ws.ftsSink, coreSink: ws.coreSink}
 	var fresh journalIDs
 	for i := range nodes {
 		if i%1024 == 0 {
