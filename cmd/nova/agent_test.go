@@ -341,6 +341,19 @@ func TestAgentsListShowValidate(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "MARS — Mars")
 	assert.Contains(t, r.stdout, "role:")
+	assert.Regexp(t, `also: +.*runSkill.* \(offered to it without being in its file\)`, r.stdout)
+	assert.NotContains(t, r.stdout, "generateUIComponent", "only VENUS is offered it")
+	r = runNova(t, dir, nil, "agents", "show", "venus", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var venus struct {
+		ID            string   `json:"id"`
+		Role          string   `json:"role"`
+		ImplicitTools []string `json:"implicitTools"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &venus))
+	assert.Equal(t, "VENUS", venus.ID)
+	assert.NotEmpty(t, venus.Role, "the spec's own fields stay at the top level")
+	assert.Contains(t, venus.ImplicitTools, "generateUIComponent")
 	r = runNova(t, dir, nil, "agents", "show", "NOPE")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "unknown agent")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,9 +19,11 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
-// The agents commands read .nova/agents (engine.LoadRoster) and never open
-// the database, so they work beside any other nova. `nova agent run` runs a
-// task through the workspace.
+// The agents commands read .nova/agents (engine.LoadRoster), so list and
+// validate work on the files alone. show also names the tools the
+// workspace offers an agent beyond its file (through the owner, or a short
+// open of the database when there is one). `nova agent run` runs a task
+// through the workspace.
 
 func newAgentsCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "agents", Short: "List, show and validate the agent definitions (.nova/agents)"}
@@ -102,7 +105,7 @@ func newAgentsShowCmd(env *Env, runF func(context.Context, *agentsOptions) error
 	return cmd
 }
 
-func runAgentsShow(_ context.Context, opts *agentsOptions) error {
+func runAgentsShow(ctx context.Context, opts *agentsOptions) error {
 	r, err := opts.roster()
 	if err != nil {
 		return err
@@ -116,8 +119,12 @@ func runAgentsShow(_ context.Context, opts *agentsOptions) error {
 		}
 		return fmt.Errorf("agent %q: %w (known: %s)", opts.ID, agents.ErrUnknownAgent, strings.Join(r.IDs(), ", "))
 	}
+	implicit := opts.implicitTools(ctx, s.ID)
 	if opts.JSON {
-		return opts.IO.PrintJSON(s)
+		return opts.IO.PrintJSON(struct {
+			agents.Spec
+			ImplicitTools []string `json:"implicitTools,omitempty"`
+		}{s, implicit})
 	}
 	p := opts.IO.Printf
 	p("%s — %s %s\n%s\n\n", s.ID, s.Display.Name, s.Display.Emoji, s.Display.Description)
@@ -126,6 +133,9 @@ func runAgentsShow(_ context.Context, opts *agentsOptions) error {
 	}
 	p("tier:       %s (may escalate to %s)\n", s.Tier, s.MaxTier)
 	p("tools:      %s\n", strings.Join(s.Tools, ", "))
+	if len(implicit) > 0 {
+		p("also:       %s (offered to it without being in its file)\n", strings.Join(implicit, ", "))
+	}
 	p("limits:     %d steps, %d tool calls, %s\n", s.Limits.MaxSteps, s.Limits.MaxToolCalls, s.Limits.Timeout)
 	if s.ForcedReasoningInterval > 0 {
 		p("reasoning:  forced every %d tool calls\n", s.ForcedReasoningInterval)
@@ -136,6 +146,40 @@ func runAgentsShow(_ context.Context, opts *agentsOptions) error {
 	}
 	for i, ex := range s.Examples {
 		p("\nexample %d:\n  input: %s\n  output:\n%s\n", i+1, ex.Input, indent(ex.Output, "    "))
+	}
+	return nil
+}
+
+// implicitTools are the tools the workspace offers agent id beyond its
+// file's list (runSkill, the knowledge and board tools, …). They come from
+// the workspace's tool registry, so they are known only for the
+// workspace's own agents (not with --dir) and only when it has a database:
+// the command then works through the owner, or opens it for a moment.
+// Nothing is created, and any failure just leaves the line out.
+func (opts *agentsOptions) implicitTools(ctx context.Context, id string) []string {
+	if opts.Dir != "" {
+		return nil
+	}
+	root, err := opts.root()
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(root, workspace.DirName, workspace.DBName)); err != nil {
+		return nil
+	}
+	ws, err := opts.Workspace(ctx)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = ws.Close() }() // a read: nothing to lose
+	r, err := ws.ListAgents(ctx)
+	if err != nil {
+		return nil
+	}
+	for aid, names := range r.ImplicitTools {
+		if strings.EqualFold(aid, id) {
+			return names
+		}
 	}
 	return nil
 }

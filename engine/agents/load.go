@@ -12,9 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/token"
 
 	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/internal/yamlguard"
@@ -61,14 +59,14 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 	case docs > 1:
 		return fail(0, "", fmt.Sprintf("file holds %d YAML documents, want exactly one", docs), nil)
 	}
-	if _, ok := unwrap(body).(ast.MapNode); !ok {
-		return fail(nodeLine(body), "", "top level must be a mapping of fields (schema, id, role, …)", nil)
+	if _, ok := yamlguard.Unwrap(body).(ast.MapNode); !ok {
+		return fail(yamlguard.NodeLine(body), "", "top level must be a mapping of fields (schema, id, role, …)", nil)
 	}
 
 	// Unknown keys are reported (all of them, with lines) rather than ignored:
 	// a typo such as "tols:" would otherwise silently drop an agent's tools.
-	fields := map[[2]int]string{}
-	errs := checkKeys(name, body, reflect.TypeFor[Spec](), "", fields)
+	fields := yamlguard.Fields{}
+	errs := checkKeys(name, body, fields)
 
 	if err := yamlguard.Decode(name, body, &spec); err != nil {
 		return spec, append(errs, yamlError(name, err, fields))
@@ -78,7 +76,7 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 	for _, e := range Validate(spec) {
 		var se *SpecError
 		if errors.As(e, &se) && se.Line == 0 {
-			se.Line = fieldLine(body, se.Field)
+			se.Line = yamlguard.FieldLine(body, se.Field)
 		}
 		errs = append(errs, e)
 	}
@@ -256,166 +254,21 @@ func (r *Roster) List() []Spec {
 	return out
 }
 
-// --- YAML helpers -----------------------------------------------------------
+// --- YAML helpers (the shared strict reading lives in internal/yamlguard) ---
 
-// yamlError turns a go-yaml error into a *SpecError with the line of the
-// offending token. fields maps token positions to field paths (may be nil).
-func yamlError(file string, err error, fields map[[2]int]string) *SpecError {
-	se := &SpecError{File: file, Msg: err.Error(), Err: err}
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		se.Msg = ye.GetMessage()
-		var te *yaml.TypeError
-		if errors.As(err, &te) && te.SrcType != nil && te.DstType != nil {
-			se.Msg = fmt.Sprintf("expected %s, got %s", te.DstType, te.SrcType)
-		}
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			se.Line = tk.Position.Line
-			se.Field = fields[[2]int{tk.Position.Line, tk.Position.Column}]
-		}
-	}
-	if se.Line == 0 && se.Field == "" {
-		se.Msg = "invalid YAML: " + se.Msg
-	}
-	return se
+func yamlError(file string, err error, fields yamlguard.Fields) *SpecError {
+	loc := yamlguard.Locate(err, fields)
+	return &SpecError{File: file, Line: loc.Line, Field: loc.Field, Msg: loc.Msg, Err: err}
 }
 
-// unwrap looks through anchors and tags to the node that holds the value.
-func unwrap(n ast.Node) ast.Node {
-	for range 64 { // bounded: a node chain cannot loop, but fuzzed input should not spin
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
+// checkKeys reports every key an agent file's mapping does not declare: a
+// typo such as "tols:" would otherwise silently drop an agent's tools.
+func checkKeys(file string, body ast.Node, fields yamlguard.Fields) []error {
+	var errs []error
+	for _, k := range yamlguard.CheckKeys(body, reflect.TypeFor[Spec](), "", fields) {
+		errs = append(errs, &SpecError{File: file, Line: k.Line, Field: k.Field, Msg: fmt.Sprintf("unknown field %q", k.Name)})
 	}
-	return n
-}
-
-func nodeLine(n ast.Node) int {
-	if n == nil || reflect.ValueOf(n).IsNil() {
-		return 0
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		return tk.Position.Line
-	}
-	return 0
-}
-
-func tokenPos(tk *token.Token) ([2]int, bool) {
-	if tk == nil || tk.Position == nil {
-		return [2]int{}, false
-	}
-	return [2]int{tk.Position.Line, tk.Position.Column}, true
-}
-
-// yamlFields maps the yaml tag names of a struct type to their field types.
-func yamlFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		if tag == "" {
-			tag = f.Name
-		}
-		out[tag] = f.Type
-	}
-	return out
-}
-
-// checkKeys walks node against the struct type t and reports every mapping key
-// that t does not declare. It also records the field path of every value
-// token in fields, so that decode errors can name their field.
-func checkKeys(file string, node ast.Node, t reflect.Type, prefix string, fields map[[2]int]string) []error {
-	node = unwrap(node)
-	if node == nil || reflect.ValueOf(node).IsNil() {
-		return nil
-	}
-	if pos, ok := tokenPos(node.GetToken()); ok && prefix != "" {
-		if _, seen := fields[pos]; !seen {
-			fields[pos] = prefix
-		}
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := node.(ast.MapNode)
-		if !ok {
-			return nil // a type mismatch; the decoder reports it
-		}
-		known := yamlFields(t)
-		var errs []error
-		it := m.MapRange()
-		for it.Next() {
-			key := it.Key()
-			name := strings.TrimSpace(key.String())
-			if kv, ok := key.(*ast.StringNode); ok {
-				name = kv.Value
-			}
-			field := name
-			if prefix != "" {
-				field = prefix + "." + name
-			}
-			if pos, ok := tokenPos(key.GetToken()); ok {
-				fields[pos] = field
-			}
-			ft, ok := known[name]
-			if !ok {
-				if name == "<<" { // merge key: its contents are checked by the decoder
-					continue
-				}
-				errs = append(errs, &SpecError{
-					File: file, Line: nodeLine(key), Field: field,
-					Msg: fmt.Sprintf("unknown field %q", name),
-				})
-				continue
-			}
-			errs = append(errs, checkKeys(file, it.Value(), ft, field, fields)...)
-		}
-		return errs
-	case reflect.Slice:
-		seq, ok := node.(*ast.SequenceNode)
-		if !ok {
-			return nil
-		}
-		var errs []error
-		for i, v := range seq.Values {
-			errs = append(errs, checkKeys(file, v, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i), fields)...)
-		}
-		return errs
-	}
-	return nil
-}
-
-// fieldLine finds the line of a field path such as "limits.timeout" or
-// "tools[2]" using go-yaml's path queries; when the field itself is absent it
-// falls back to its parent. 0 when nothing is found.
-func fieldLine(body ast.Node, field string) (line int) {
-	defer func() {
-		if recover() != nil { // go-yaml has panicked on fuzzed input
-			line = 0
-		}
-	}()
-	for field != "" {
-		if p, err := yaml.PathString("$." + field); err == nil {
-			if n, err := p.FilterNode(body); err == nil && n != nil {
-				if l := nodeLine(n); l > 0 {
-					return l
-				}
-			}
-		}
-		i := strings.LastIndexAny(field, ".[")
-		if i <= 0 {
-			return 0
-		}
-		field = field[:i]
-	}
-	return 0
+	return errs
 }
 
 // idLine finds the line of the top-level id key (for duplicate-id errors).
@@ -424,5 +277,5 @@ func idLine(data []byte) int {
 	if err != nil || len(file.Docs) == 0 || file.Docs[0] == nil {
 		return 0
 	}
-	return fieldLine(file.Docs[0].Body, "id")
+	return yamlguard.FieldLine(file.Docs[0].Body, "id")
 }

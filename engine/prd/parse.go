@@ -496,7 +496,7 @@ func parseYAML(name string, data []byte) (p *PRD, err error) {
 	case docs > 1:
 		return nil, perr(0, 0, "", fmt.Sprintf("file holds %d YAML documents, want one", docs), nil)
 	}
-	body = unwrap(body)
+	body = yamlguard.Unwrap(body)
 	if _, ok := body.(ast.MapNode); !ok {
 		line, col := nodePos(body)
 		return nil, perr(line, col, "", "top level must be a mapping with meta and tasks", nil)
@@ -545,21 +545,6 @@ func yamlError(name string, err error, fields map[[2]int]string) *ParseError {
 		pe.Msg = "invalid YAML: " + pe.Msg
 	}
 	return pe
-}
-
-// unwrap looks through an anchor or tag on the top-level node.
-func unwrap(n ast.Node) ast.Node {
-	for range 64 {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-	return n
 }
 
 func nodePos(n ast.Node) (int, int) {

@@ -3,7 +3,11 @@
 // use in their help.KeyMap.
 package keymap
 
-import "charm.land/bubbles/v2/key"
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap holds every key binding.
 type KeyMap struct {
@@ -153,4 +157,28 @@ func DefaultKeyMap() *KeyMap {
 		UndoImport: b("u", "undo import", "u"),
 		TypePath:   b("/ or ~", "type a path", "/", "~", "."),
 	}
+}
+
+// MoveCursor moves a list cursor over n rows by the navigation keys: up and
+// down by one, page up and down by page rows, top and bottom. It returns
+// the new cursor, kept within the list (0 when it is empty), and whether msg
+// was one of those keys.
+func (k *KeyMap) MoveCursor(msg fmt.Stringer, sel, n, page int) (int, bool) {
+	switch {
+	case key.Matches(msg, k.Down):
+		sel++
+	case key.Matches(msg, k.Up):
+		sel--
+	case key.Matches(msg, k.PageDown):
+		sel += page
+	case key.Matches(msg, k.PageUp):
+		sel -= page
+	case key.Matches(msg, k.Top):
+		sel = 0
+	case key.Matches(msg, k.Bottom):
+		sel = n - 1
+	default:
+		return sel, false
+	}
+	return max(0, min(sel, n-1)), true
 }

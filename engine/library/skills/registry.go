@@ -3,13 +3,8 @@ package skills
 import (
 	"cmp"
 	"embed"
-	"fmt"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,49 +150,9 @@ func Load(dir string, toolInfo ToolInfo, known KnownAgent) (*Registry, []error) 
 	for _, s := range Builtins() {
 		r.Register(s, SourceBuiltin)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return r, nil
-		}
-		return r, []error{fmt.Errorf("read skills dir %s: %w", dir, err)}
-	}
-	var errs []error
-	owner := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() || !isYAML(e.Name()) {
-			continue
-		}
-		file := filepath.Join(dir, e.Name())
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			errs = append(errs, yamldoc.NotRegular(file)) // symbolic links too: nothing outside the folder is read
-			continue
-		}
-		data, err := yamldoc.ReadFile(file, "skill") // regular, at most MaxSize bytes read
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		s, serrs := Parse(file, data, toolInfo, known)
-		if len(serrs) > 0 {
-			errs = append(errs, serrs...)
-			continue
-		}
-		if first, dup := owner[s.Name]; dup {
-			errs = append(errs, &yamldoc.Error{File: file, Field: "name", Msg: fmt.Sprintf("skill %q is already defined in %s", s.Name, first)})
-			continue
-		}
-		owner[s.Name] = file
-		r.Register(s, SourceUser)
-	}
+	errs := yamldoc.ReadDir(dir, "skill", "name", func(file string, data []byte) (Skill, string, []error) {
+		s, errs := Parse(file, data, toolInfo, known)
+		return s, s.Name, errs
+	}, func(s Skill) { r.Register(s, SourceUser) })
 	return r, errs
-}
-
-func isYAML(name string) bool {
-	if strings.HasPrefix(name, ".") {
-		return false
-	}
-	ext := strings.ToLower(path.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
 }

@@ -2,13 +2,8 @@ package workflow
 
 import (
 	"cmp"
-	"fmt"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/nova-dev/nova/engine/library/internal/yamldoc"
 )
@@ -62,7 +57,7 @@ func Load(defaults fs.FS, dir string, env Env) (*Library, []error) {
 	if defaults != nil {
 		entries, _ := fs.ReadDir(defaults, ".")
 		for _, e := range entries {
-			if e.IsDir() || !isYAML(e.Name()) {
+			if e.IsDir() || !yamldoc.IsYAML(e.Name()) {
 				continue
 			}
 			data, err := fs.ReadFile(defaults, e.Name())
@@ -78,48 +73,9 @@ func Load(defaults fs.FS, dir string, env Env) (*Library, []error) {
 			l.byID[w.ID] = w
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return l, errs
-		}
-		return l, append(errs, fmt.Errorf("read workflows dir %s: %w", dir, err))
-	}
-	owner := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() || !isYAML(e.Name()) {
-			continue
-		}
-		file := filepath.Join(dir, e.Name())
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			errs = append(errs, yamldoc.NotRegular(file)) // symbolic links too: nothing outside the folder is read
-			continue
-		}
-		data, err := yamldoc.ReadFile(file, "workflow") // regular, at most MaxSize bytes read
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		w, werrs := Parse(file, data, env)
-		if len(werrs) > 0 {
-			errs = append(errs, werrs...)
-			continue
-		}
-		if first, dup := owner[w.ID]; dup {
-			errs = append(errs, &yamldoc.Error{File: file, Field: "id", Msg: fmt.Sprintf("workflow %q is already defined in %s", w.ID, first)})
-			continue
-		}
-		owner[w.ID] = file
-		l.byID[w.ID] = w
-	}
+	errs = append(errs, yamldoc.ReadDir(dir, "workflow", "id", func(file string, data []byte) (Workflow, string, []error) {
+		w, errs := Parse(file, data, env)
+		return w, w.ID, errs
+	}, func(w Workflow) { l.byID[w.ID] = w })...)
 	return l, errs
-}
-
-func isYAML(name string) bool {
-	if strings.HasPrefix(name, ".") {
-		return false
-	}
-	ext := strings.ToLower(path.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
 }

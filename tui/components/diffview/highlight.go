@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/alecthomas/chroma/v2"
+	// Patched in third_party/chroma (go.mod replace): lexers load on first use.
 	"github.com/alecthomas/chroma/v2/lexers"
 )
 
@@ -53,11 +54,13 @@ func (d *document) highlightCmd() tea.Cmd {
 	if d.status != statusOK || len(d.old)+len(d.new) > MaxHighlightBytes {
 		return nil
 	}
-	lexer := lexerFor(d.path)
-	if lexer == nil {
-		return nil
-	}
 	return func() tea.Msg {
+		// The lookup too runs here, not in Update: chroma's registry (the lazy
+		// fork in third_party/chroma) reads its lexers on first use, ~20 ms.
+		lexer := lexerFor(d.path)
+		if lexer == nil {
+			return nil // plain text: nothing to colour
+		}
 		hl := &highlighted{lang: lexer.Config().Name}
 		var wg sync.WaitGroup
 		wg.Add(2)

@@ -757,25 +757,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	n := len(m.order)
 	prev := m.sel
-	switch {
-	case key.Matches(msg, km.Down):
-		m.sel = min(m.sel+1, n-1)
-	case key.Matches(msg, km.Up):
-		m.sel = max(m.sel-1, 0)
-	case key.Matches(msg, km.PageDown):
-		m.sel = min(m.sel+8, n-1)
-	case key.Matches(msg, km.PageUp):
-		m.sel = max(m.sel-8, 0)
-	case key.Matches(msg, km.Top):
-		m.sel = 0
-	case key.Matches(msg, km.Bottom):
-		m.sel = n - 1
-	case key.Matches(msg, km.Enter):
+	if sel, ok := km.MoveCursor(msg, m.sel, len(m.order), 8); ok {
+		m.sel = sel
+	} else if key.Matches(msg, km.Enter) {
 		m.focus, m.follow = focusProvenance, false
 	}
-	m.sel = max(0, m.sel)
 	if m.sel != prev {
 		m.scroll, m.provSel, m.follow = 0, 0, false
 	}

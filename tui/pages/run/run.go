@@ -744,23 +744,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		n = len(m.detail.Turns)
 	}
 	prev := m.sel
-	switch {
-	case key.Matches(msg, km.Down):
-		m.sel = min(m.sel+1, n-1)
-	case key.Matches(msg, km.Up):
-		m.sel = max(m.sel-1, 0)
-	case key.Matches(msg, km.PageDown):
-		m.sel = min(m.sel+8, n-1)
-	case key.Matches(msg, km.PageUp):
-		m.sel = max(m.sel-8, 0)
-	case key.Matches(msg, km.Top):
-		m.sel = 0
-	case key.Matches(msg, km.Bottom):
-		m.sel = n - 1
-	case key.Matches(msg, km.Enter):
+	if sel, ok := km.MoveCursor(msg, m.sel, n, 8); ok {
+		m.sel = sel
+	} else if key.Matches(msg, km.Enter) {
 		m.focus = focusDelegation
 	}
-	m.sel = max(0, m.sel)
 	if m.sel != prev {
 		m.scroll = 0
 		m.follow = m.sel == n-1

@@ -18,9 +18,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/token"
 
 	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/internal/yamlguard"
@@ -72,7 +70,7 @@ func (e *Error) Unwrap() []error {
 type Doc struct {
 	name   string
 	body   ast.Node
-	fields map[[2]int]string
+	fields yamlguard.Fields
 }
 
 // limits are the guard's caps for a library file.
@@ -144,7 +142,7 @@ func Parse(name, kind string, data []byte) (doc *Doc, err error) {
 	first := 0 // the earliest anchor or alias
 	for _, typ := range []ast.NodeType{ast.AnchorType, ast.AliasType} {
 		for _, n := range ast.Filter(typ, body) {
-			if l := nodeLine(n); first == 0 || (l > 0 && l < first) {
+			if l := yamlguard.NodeLine(n); first == 0 || (l > 0 && l < first) {
 				first = max(l, 1)
 			}
 		}
@@ -152,10 +150,10 @@ func Parse(name, kind string, data []byte) (doc *Doc, err error) {
 	if first > 0 {
 		return fail(first, fmt.Sprintf("anchors and aliases (&name, *name) are not supported in a %s file; write the value out", kind), nil)
 	}
-	if _, ok := unwrap(body).(ast.MapNode); !ok {
-		return fail(nodeLine(body), fmt.Sprintf("the top level of a %s file must be a mapping of fields", kind), nil)
+	if _, ok := yamlguard.Unwrap(body).(ast.MapNode); !ok {
+		return fail(yamlguard.NodeLine(body), fmt.Sprintf("the top level of a %s file must be a mapping of fields", kind), nil)
 	}
-	return &Doc{name: name, body: body, fields: map[[2]int]string{}}, nil
+	return &Doc{name: name, body: body, fields: yamlguard.Fields{}}, nil
 }
 
 // Decode decodes the document into v (a pointer to a struct with yaml
@@ -167,7 +165,7 @@ func (d *Doc) Decode(v any) (errs []error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	errs = checkKeys(d.name, d.body, t, "", d.fields)
+	errs = checkKeys(d.name, d.body, t, d.fields)
 	if err := yamlguard.Decode(d.name, d.body, v); err != nil {
 		var le *yamlguard.LimitError
 		if errors.As(err, &le) {
@@ -180,204 +178,22 @@ func (d *Doc) Decode(v any) (errs []error) {
 
 // Line returns the line of a field path such as "steps[2].agent"; when the
 // field is absent it falls back to its parent. 0 when nothing is found.
-func (d *Doc) Line(field string) (line int) {
-	defer func() {
-		if recover() != nil {
-			line = 0
-		}
-	}()
-	for field != "" {
-		if p, err := yaml.PathString("$." + quotePath(field)); err == nil {
-			if n, err := p.FilterNode(d.body); err == nil && n != nil {
-				if l := nodeLine(n); l > 0 {
-					return l
-				}
-			}
-		}
-		i := strings.LastIndexAny(field, ".[")
-		if i <= 0 {
-			return 0
-		}
-		field = field[:i]
-	}
-	return 0
-}
+func (d *Doc) Line(field string) int { return yamlguard.FieldLine(d.body, field) }
 
 // Errorf builds an *Error for field, finding its line.
 func (d *Doc) Errorf(field, format string, args ...any) *Error {
 	return &Error{File: d.name, Line: d.Line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// quotePath quotes map keys that go-yaml's path syntax would misread.
-func quotePath(field string) string {
-	parts := strings.Split(field, ".")
-	for i, p := range parts {
-		name, rest, _ := strings.Cut(p, "[")
-		if strings.ContainsAny(name, "-/ ") {
-			name = "'" + name + "'"
-		}
-		if rest != "" {
-			name += "[" + rest
-		}
-		parts[i] = name
-	}
-	return strings.Join(parts, ".")
+func yamlError(file string, err error, fields yamlguard.Fields) *Error {
+	loc := yamlguard.Locate(err, fields)
+	return &Error{File: file, Line: loc.Line, Field: loc.Field, Msg: loc.Msg, Err: err}
 }
 
-// --- helpers (the agent loader's approach, for these formats) -------------------
-
-func yamlError(file string, err error, fields map[[2]int]string) *Error {
-	e := &Error{File: file, Msg: err.Error(), Err: err}
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		e.Msg = ye.GetMessage()
-		var te *yaml.TypeError
-		if errors.As(err, &te) && te.SrcType != nil && te.DstType != nil {
-			e.Msg = fmt.Sprintf("expected %s, got %s", typeName(te.DstType), te.SrcType)
-		}
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			e.Line = tk.Position.Line
-			e.Field = fields[[2]int{tk.Position.Line, tk.Position.Column}]
-		}
+func checkKeys(file string, body ast.Node, t reflect.Type, fields yamlguard.Fields) []error {
+	var errs []error
+	for _, k := range yamlguard.CheckKeys(body, t, "", fields) {
+		errs = append(errs, &Error{File: file, Line: k.Line, Field: k.Field, Msg: fmt.Sprintf("unknown field %q", k.Name)})
 	}
-	if e.Line == 0 && e.Field == "" {
-		e.Msg = "invalid YAML: " + e.Msg
-	}
-	return e
-}
-
-// typeName names Go types the way a file's author thinks of them.
-func typeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "text"
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float64, reflect.Float32:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "a mapping"
-	}
-	return t.String()
-}
-
-func unwrap(n ast.Node) ast.Node {
-	for range 64 {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-	return n
-}
-
-func nodeLine(n ast.Node) int {
-	if n == nil || reflect.ValueOf(n).IsNil() {
-		return 0
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		return tk.Position.Line
-	}
-	return 0
-}
-
-func tokenPos(tk *token.Token) ([2]int, bool) {
-	if tk == nil || tk.Position == nil {
-		return [2]int{}, false
-	}
-	return [2]int{tk.Position.Line, tk.Position.Column}, true
-}
-
-func yamlFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		if tag == "" {
-			tag = f.Name
-		}
-		out[tag] = f.Type
-	}
-	return out
-}
-
-func checkKeys(file string, node ast.Node, t reflect.Type, prefix string, fields map[[2]int]string) []error {
-	node = unwrap(node)
-	if node == nil || reflect.ValueOf(node).IsNil() {
-		return nil
-	}
-	if pos, ok := tokenPos(node.GetToken()); ok && prefix != "" {
-		if _, seen := fields[pos]; !seen {
-			fields[pos] = prefix
-		}
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := node.(ast.MapNode)
-		if !ok {
-			return nil // a type mismatch: the decoder reports it
-		}
-		known := yamlFields(t)
-		var errs []error
-		for it := m.MapRange(); it.Next(); {
-			key := it.Key()
-			name := strings.TrimSpace(key.String())
-			if kv, ok := key.(*ast.StringNode); ok {
-				name = kv.Value
-			}
-			field := name
-			if prefix != "" {
-				field = prefix + "." + name
-			}
-			if pos, ok := tokenPos(key.GetToken()); ok {
-				fields[pos] = field
-			}
-			ft, ok := known[name]
-			if !ok {
-				errs = append(errs, &Error{File: file, Line: nodeLine(key), Field: field, Msg: fmt.Sprintf("unknown field %q", name)})
-				continue
-			}
-			errs = append(errs, checkKeys(file, it.Value(), ft, field, fields)...)
-		}
-		return errs
-	case reflect.Slice:
-		seq, ok := node.(*ast.SequenceNode)
-		if !ok {
-			return nil
-		}
-		var errs []error
-		for i, v := range seq.Values {
-			errs = append(errs, checkKeys(file, v, t.Elem(), fmt.Sprintf("%s[%d]", prefix, i), fields)...)
-		}
-		return errs
-	case reflect.Map:
-		m, ok := node.(ast.MapNode)
-		if !ok {
-			return nil
-		}
-		var errs []error
-		for it := m.MapRange(); it.Next(); {
-			name := strings.TrimSpace(it.Key().String())
-			if kv, ok := it.Key().(*ast.StringNode); ok {
-				name = kv.Value
-			}
-			errs = append(errs, checkKeys(file, it.Value(), t.Elem(), prefix+"."+name, fields)...)
-		}
-		return errs
-	}
-	return nil
+	return errs
 }
