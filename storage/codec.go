@@ -57,6 +57,16 @@ func (c Codec[T]) Unmarshal(b []byte) (T, error) {
 	return v, nil
 }
 
+// Payload returns the JSON document of b when b is a record of the codec's version, for a
+// caller that reads a few fields without decoding the whole record; ok is false for
+// anything else (Unmarshal then decides).
+func (c Codec[T]) Payload(b []byte) (doc []byte, ok bool) {
+	if len(b) < 2 || b[0] != codecMagic || b[1] != c.version() {
+		return nil, false
+	}
+	return b[2:], true
+}
+
 func (c Codec[T]) version() uint8 {
 	if c.Version == 0 {
 		return 1

@@ -250,3 +250,32 @@ func TestRandomWritesMatchFreshIndex(t *testing.T) {
 	forChunks(&ix.st, "omnipresent", func(uint64, []byte) bool { chunks++; return true })
 	assert.Greater(t, chunks, len(live)/maxChunk, "long lists are split into chunks")
 }
+
+// A search through champion lists gives each hit the coverage a search of the full lists
+// gives it (coverage reuses rescore's lookups in the full lists).
+func TestChampionSearchCoverageExact(t *testing.T) {
+	t.Parallel()
+	ix := champIndex(t)
+	g := newGenerator(17)
+	all := func(uint64) bool { return true } // a filter: the full lists are searched
+	queries, compared := 0, 0
+	for range 300 {
+		q := g.query()
+		if !usesChampions(t, ix, q) {
+			continue
+		}
+		queries++
+		full := map[uint64]float64{}
+		for _, h := range ix.Search(q, 60, all) {
+			full[h.ID] = h.Coverage
+		}
+		for _, h := range ix.Search(q, 60, nil) {
+			if want, ok := full[h.ID]; ok {
+				assert.InDelta(t, want, h.Coverage, 1e-12, "coverage of %d for %q", h.ID, q)
+				compared++
+			}
+		}
+	}
+	require.Positive(t, queries, "no query reached a champion list")
+	require.Positive(t, compared)
+}

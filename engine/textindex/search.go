@@ -50,6 +50,17 @@ type cursor struct {
 	wub   float64 // bound on the term's contribution within the current window
 	champ bool    // docs holds only the term's champion list
 	term  string
+	// looked holds rescore's lookups in the full list (champion cursors), by document, for
+	// coverage to reuse.
+	looked []lookedPosting
+}
+
+// lookedPosting is one document's posting of a term, looked up in its full list (found is
+// false when the document does not have the term).
+type lookedPosting struct {
+	doc   uint64
+	tf    uint32
+	found bool
 }
 
 func (c *cursor) reset(pos int) {
@@ -412,9 +423,12 @@ func (e *Engine) coverage(s *searchScratch, st Store, hs []Hit) error {
 			if j, ok := slices.BinarySearch(c.docs, d); ok {
 				tf, found = c.tfs[j], true
 			} else if c.champ {
-				var err error
-				if tf, _, found, err = e.lookupPosting(s, st, c.term, d); err != nil {
-					return err
+				var looked bool
+				if tf, found, looked = c.lookedUp(d); !looked { // rescore looked up every hit
+					var err error
+					if tf, _, found, err = e.lookupPosting(s, st, c.term, d); err != nil {
+						return err
+					}
 				}
 			}
 			if found && tf&key != 0 {
@@ -636,9 +650,20 @@ func (e *Engine) rescore(s *searchScratch, st Store, cs []cursor, h []heapEntry,
 			if found {
 				h[k].score += c.mult * norm.v(tf, code)
 			}
+			c.looked = append(c.looked, lookedPosting{doc: d, tf: tf, found: found})
 		}
+		slices.SortFunc(c.looked, func(a, b lookedPosting) int { return cmp.Compare(a.doc, b.doc) })
 	}
 	return nil
+}
+
+// lookedUp returns rescore's lookup of document d, if it made one.
+func (c *cursor) lookedUp(d uint64) (tf uint32, found, ok bool) {
+	j, ok := slices.BinarySearchFunc(c.looked, d, func(p lookedPosting, d uint64) int { return cmp.Compare(p.doc, d) })
+	if !ok {
+		return 0, false, false
+	}
+	return c.looked[j].tf, c.looked[j].found, true
 }
 
 // chunkSpan is one chunk of a term, parsed on demand.
@@ -676,7 +701,7 @@ func (e *Engine) cursors(s *searchScratch, st Store, m *indexMeta, champ bool) (
 		cs = slices.Grow(cs, 1)[:len(cs)+1]
 		c := &cs[len(cs)-1]
 		*c = cursor{docs: c.docs[:0], tfs: c.tfs[:0], codes: c.codes[:0], bend: c.bend[:0], bmax: c.bmax[:0],
-			mult: qt.weight * idf * (e.k1 + 1), term: qt.term}
+			looked: c.looked[:0], mult: qt.weight * idf * (e.k1 + 1), term: qt.term}
 		loaded := false
 		if champ && qt.rec.flags&termChampion != 0 {
 			s.key = championKey(s.key[:0], qt.term)

@@ -206,7 +206,7 @@ func (v *Vault) candidates(ctx context.Context, query string, o SearchOptions, t
 		}
 		cands = make([]cand, 0, len(hits))
 		for _, h := range hits {
-			m, err := rankCodec.Get(nodes, storage.Key(h.ID))
+			m, err := rankOf(nodes, storage.Key(h.ID))
 			if err != nil {
 				continue // undecodable
 			}
@@ -222,9 +222,9 @@ func (v *Vault) candidates(ctx context.Context, query string, o SearchOptions, t
 	return cands, nil
 }
 
-// rankNode is the part of a stored node that candidate ranking reads: decoding into it
-// skips the title, content and tags strings (decoding whole records was ~8 % of a build
-// task's CPU at 100k nodes; encoding/json skips unknown fields without allocating).
+// rankNode is the part of a stored node that candidate ranking reads (see rankOf): decoding
+// into it skips the title, content and tags strings (decoding whole records was ~8 % of a
+// build task's CPU at 100k nodes; encoding/json skips unknown fields without allocating).
 type rankNode struct {
 	Confidence   float64 `json:"confidence"`
 	HelpfulCount int     `json:"helpfulCount"`

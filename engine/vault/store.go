@@ -85,6 +85,16 @@ type ixEntry struct {
 	value string
 }
 
+func (e ixEntry) equal(o ixEntry) bool {
+	return e.ix.Name == o.ix.Name && bytes.Equal(e.ix.Bucket, o.ix.Bucket) && e.value == o.value
+}
+
+// present reports whether the entry for id is stored.
+func (e ixEntry) present(tx *bolt.Tx, id uint64) bool {
+	b := tx.Bucket(e.ix.Bucket)
+	return b != nil && b.Get(ixKey(e.ix, e.value, id)) != nil
+}
+
 func nodeEntries(n *Node) []ixEntry {
 	es := make([]ixEntry, 0, 4+len(n.Tags))
 	es = append(es, ixEntry{ixType, string(n.Type)}, ixEntry{ixUser, n.UserID}, ixEntry{ixConf, confValue(n.Confidence)})
@@ -159,6 +169,9 @@ type writeSet struct {
 	// ftsSink, when set, collects the full-text changes instead of applying them (a bulk
 	// import applies them at the end, see importJournaled).
 	ftsSink *textindex.Batch
+	// coreSink, when set, collects the core index entries of the nodes written, for a
+	// bulk import to write in key order at the end (see importJournaled).
+	coreSink *ixBatch
 	// archived are nodes the tier cap moved to the archive; notStored counts
 	// learned nodes the cap left out.
 	archived  []uint64
@@ -277,6 +290,10 @@ type ixBatch struct {
 	cnt    counterDelta
 	// ftsSink, when set, receives the full-text changes at flush instead of the index.
 	ftsSink *textindex.Batch
+	// coreSink, when set, receives the core index entries instead of this batch (see
+	// importJournaled: their keys are hashes, so a chunk's entries are spread over the
+	// whole core range and every chunk would rewrite all its pages).
+	coreSink *ixBatch
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -293,6 +310,10 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 // types, tags and confidences, one core per statement), so that flush sorts the groups,
 // not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
+	if b.coreSink != nil && ix.Name == ixCore.Name {
+		b.coreSink.add(ix, value, id)
+		return
+	}
 	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
 	g := b.groups[string(b.kbuf)]
 	if g == nil {
@@ -398,14 +419,36 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	} else if err := storage.RaiseSequence(nodes, n.ID); err != nil {
 		return fmt.Errorf("node %d: %w", n.ID, err)
 	}
+	entries := nodeEntries(n)
 	if old != nil {
-		for _, e := range nodeEntries(old) {
+		// Only the entries that change are written: deleting and putting back an unchanged
+		// key still dirties its page and the branch pages above it, and a reinforce (a
+		// build task's learning) changes only the confidence entry (rewriting all of them
+		// was ~100 of the 125 pages each build task committed at 100k nodes).
+		oldEntries := nodeEntries(old)
+		same := old.ID == n.ID
+		for _, e := range oldEntries {
+			if same && slices.ContainsFunc(entries, e.equal) {
+				continue
+			}
 			if err := e.ix.Remove(tx, e.value, old.ID); err != nil {
 				return fmt.Errorf("unindex node %d: %w", old.ID, err)
 			}
 		}
+		if same {
+			kept := entries[:0:0]
+			for _, e := range entries {
+				// An entry both versions have stays, unless it is missing (a damaged index
+				// is repaired by any write of the node, as before).
+				if slices.ContainsFunc(oldEntries, e.equal) && e.present(tx, n.ID) {
+					continue
+				}
+				kept = append(kept, e)
+			}
+			entries = kept
+		}
 	}
-	for _, e := range nodeEntries(n) {
+	for _, e := range entries {
 		if deferred {
 			b.add(e.ix, e.value, n.ID)
 			continue
@@ -426,7 +469,11 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	rec := *n
 	rec.Body = ""
 	rec.HasBody = n.Body != ""
-	if err := nodeCodec.Put(nodes, storage.Key(n.ID), rec); err != nil {
+	raw, err := marshalNodeRecord(&rec)
+	if err == nil {
+		err = nodes.Put(storage.Key(n.ID), raw)
+	}
+	if err != nil {
 		return fmt.Errorf("store node %d: %w", n.ID, err)
 	}
 	bodies := tx.Bucket(storage.BucketVaultBodies)
