@@ -27,7 +27,8 @@ type Store interface {
 	SeekPostings(from []byte, fn func(k, v []byte) bool)
 }
 
-// WriteStore is a Store that can be written.
+// WriteStore is a Store that can be written. A Put copies its key (the writer reuses key
+// buffers, as bbolt's Put allows); the value is the store's from then on.
 type WriteStore interface {
 	Store
 	PutTerm(k, v []byte) error

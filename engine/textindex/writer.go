@@ -248,9 +248,12 @@ type Plan struct {
 	w       *writer
 }
 
-// planPart is one added batch: its documents (without their text) and analysis.
+// planPart is one added batch: its documents' ids and removal flags (by batch position;
+// two flat arrays rather than the adocs, so that Step's random accesses stay in cache)
+// and analysis.
 type planPart struct {
-	docs []adoc
+	ids  []uint64
+	rm   []bool
 	a    *analysis
 	gids []int32 // local term → global id
 }
@@ -313,7 +316,10 @@ func (p *Plan) Add(b *Batch) error {
 		docs[i].fields = nil // the analysis holds what Step needs
 	}
 	a.lens = nil
-	part := planPart{docs: docs, a: a, gids: make([]int32, len(a.terms))}
+	part := planPart{ids: make([]uint64, len(docs)), rm: make([]bool, len(docs)), a: a, gids: make([]int32, len(a.terms))}
+	for i := range docs {
+		part.ids[i], part.rm[i] = docs[i].id, docs[i].remove
+	}
 	for lt, term := range a.terms {
 		g, ok := p.dict[term]
 		if !ok {
@@ -410,13 +416,13 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 			part := &p.parts[wh[0]]
 			a := part.a
 			for q := a.start[wh[1]]; q < a.start[wh[1]+1]; q++ {
-				d := &part.docs[a.pDoc[q]]
-				if d.remove {
-					w.removes = append(w.removes, d.id)
+				pos := a.pDoc[q]
+				if part.rm[pos] {
+					w.removes = append(w.removes, part.ids[pos])
 					continue
 				}
 				tf := a.pTF[q]
-				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: a.codes[a.pDoc[q]] & byteMask(tf)})
+				w.adds = append(w.adds, posting{doc: part.ids[pos], tf: tf, code: a.codes[pos] & byteMask(tf)})
 			}
 		}
 		if len(p.parts) > 1 { // parts may interleave
@@ -485,6 +491,7 @@ type writer struct {
 	all     []posting // reused by readAll
 	vals    []valued  // reused by selectChampions
 	key     []byte
+	tkey    []byte // the current term's key
 }
 
 func corruptf(format string, args ...any) error {
@@ -494,8 +501,9 @@ func corruptf(format string, args ...any) error {
 // term applies w.adds and w.removes to one term.
 func (w *writer) term(term string) error {
 	st := w.st
+	w.tkey = append(w.tkey[:0], term...) // the stores copy keys (bbolt's Put does)
 	var rec termRec
-	if v := st.Term([]byte(term)); v != nil {
+	if v := st.Term(w.tkey); v != nil {
 		var ok bool
 		if rec, ok = decodeTerm(v); !ok {
 			return corruptf("term %q", term)
@@ -519,9 +527,9 @@ func (w *writer) term(term string) error {
 		return err
 	}
 	if rec.df == 0 {
-		return st.DeleteTerm([]byte(term))
+		return st.DeleteTerm(w.tkey)
 	}
-	return st.PutTerm([]byte(term), rec.encode())
+	return st.PutTerm(w.tkey, rec.encode())
 }
 
 // appendLast is the common write: documents newer than every posting of the term, nothing

@@ -31,8 +31,9 @@ const importChunk = 10_000
 //	              (uvarint deltas): 100,000 new nodes are a few keys, not 100,000
 //
 // A large import has two phases. "records": each chunk's transaction writes its nodes and
-// edges (with their secondary index entries and counters) and its journal entries, while
-// the full-text changes are only collected. "index": the collected changes are applied to
+// edges (with their secondary index entries and counters, except the core entries) and its
+// journal entries, while the full-text changes and the core entries are only collected;
+// one more transaction then writes the core entries in key order. "index": the collected changes are applied to
 // the full-text index range of terms by range of terms, each range in one transaction, so
 // every page of the index is written once (chunk transactions would each rewrite most of
 // it: a chunk's terms are spread over the whole dictionary). The last transaction writes
@@ -148,6 +149,7 @@ func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep Imp
 	v.wmu.Lock()
 	ws := newWriteSet("import")
 	ws.ftsSink = &textindex.Batch{}
+	ws.coreSink = &ixBatch{}
 	defer func() {
 		v.emb.forget(ws)
 		v.wmu.Unlock()
@@ -254,6 +256,26 @@ func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep Imp
 		}
 		edges = edges[len(ce):]
 	}
+	// The core index entries, in key order in one transaction: written chunk by chunk,
+	// their hashed keys made every chunk rewrite the whole core range (a third of the
+	// pages an import wrote).
+	if ws.coreSink.n > 0 {
+		if err := ctx.Err(); err != nil {
+			return rollback(err)
+		}
+		err := step(func(tx *bolt.Tx, _ *bolt.Bucket) error { return ws.coreSink.flush(tx) })
+		v.db.ReleaseMapped()
+		if err == nil {
+			err = hook()
+		}
+		if errors.Is(err, errSimulatedCrash) {
+			return ImportReport{}, err
+		}
+		if err != nil {
+			return rollback(err)
+		}
+	}
+	ws.coreSink = nil
 	// The full-text index, range of terms by range of terms; the last step empties the
 	// journal in its transaction.
 	for done := false; !done; {

@@ -169,6 +169,9 @@ type writeSet struct {
 	// ftsSink, when set, collects the full-text changes instead of applying them (a bulk
 	// import applies them at the end, see importJournaled).
 	ftsSink *textindex.Batch
+	// coreSink, when set, collects the core index entries of the nodes written, for a
+	// bulk import to write in key order at the end (see importJournaled).
+	coreSink *ixBatch
 	// archived are nodes the tier cap moved to the archive; notStored counts
 	// learned nodes the cap left out.
 	archived  []uint64
@@ -280,6 +283,10 @@ type ixBatch struct {
 	cnt    counterDelta
 	// ftsSink, when set, receives the full-text changes at flush instead of the index.
 	ftsSink *textindex.Batch
+	// coreSink, when set, receives the core index entries instead of this batch (see
+	// importJournaled: their keys are hashes, so a chunk's entries are spread over the
+	// whole core range and every chunk would rewrite all its pages).
+	coreSink *ixBatch
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -296,6 +303,10 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 // types, tags and confidences, one core per statement), so that flush sorts the groups,
 // not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
+	if b.coreSink != nil && ix.Name == ixCore.Name {
+		b.coreSink.add(ix, value, id)
+		return
+	}
 	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
 	g := b.groups[string(b.kbuf)]
 	if g == nil {
@@ -451,7 +462,11 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	rec := *n
 	rec.Body = ""
 	rec.HasBody = n.Body != ""
-	if err := nodeCodec.Put(nodes, storage.Key(n.ID), rec); err != nil {
+	raw, err := marshalNodeRecord(&rec)
+	if err == nil {
+		err = nodes.Put(storage.Key(n.ID), raw)
+	}
+	if err != nil {
 		return fmt.Errorf("store node %d: %w", n.ID, err)
 	}
 	bodies := tx.Bucket(storage.BucketVaultBodies)

@@ -1,0 +1,66 @@
+package vault
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func recordSeedNode() Node {
+	return Node{ID: 42, Type: Pattern, Title: "Title <b>&</b>", Content: "line\none\t\"q\" \\ é \u2028 \x01 \xff end",
+		HasBody: true, Confidence: 0.425, HelpfulCount: 3, UserID: "local", IsGlobal: true, GlobalSuccessCount: 7,
+		Language: "go", Tags: []string{"a", "b<c"}, Source: "patterns/x.md",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6789, time.UTC), UpdatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)),
+		Meta: map[string]string{"z": "1", "a": "&", "é": "\u2029"}}
+}
+
+// FuzzNodeRecord checks marshalNodeRecord against nodeCodec (json.Marshal): the same
+// bytes for every node, or the same refusal.
+func FuzzNodeRecord(f *testing.F) {
+	f.Add("Pattern", "title", "content", "body", "local", "go", "tag", "src", "mk", "mv", 0.5, 1, 0, int64(0), false)
+	f.Add("", "", "\x00\b\f\r<>&\u2028\u2029\xed\xa0\x80", "", "", "", "", "", "", "", 1e-7, -1, 5, int64(1<<40), true)
+	f.Add("Mistake", "é", "x", "", "u", "", "", "", "k", "", 1e21, 0, 0, int64(-1<<62), true)
+	f.Add("Decision", "", "y", "", "", "", "", "", "", "", math.NaN(), 0, 0, int64(253402300800), false)
+	f.Fuzz(func(t *testing.T, typ, title, content, body, user, lang, tag, source, mk, mv string, conf float64, helpful, global int, sec int64, flag bool) {
+		n := Node{ID: uint64(helpful) * 7, Type: NodeType(typ), Title: title, Content: content, Body: body, HasBody: flag,
+			Confidence: conf, HelpfulCount: helpful, UserID: user, IsGlobal: !flag, GlobalSuccessCount: global,
+			Language: lang, Source: source, CreatedAt: time.Unix(sec, int64(global)).UTC(), UpdatedAt: time.Unix(sec/2, 0).In(time.FixedZone("", global%50000))}
+		if tag != "" {
+			n.Tags = []string{tag, content}
+		} else if flag {
+			n.Tags = []string{}
+		}
+		if mk != "" || mv != "" {
+			n.Meta = map[string]string{mk: mv, "x" + mk: title}
+		}
+		want, wantErr := nodeCodec.Marshal(n)
+		got, gotErr := marshalNodeRecord(&n)
+		if wantErr != nil {
+			assert.Error(t, gotErr)
+			return
+		}
+		require.NoError(t, gotErr)
+		assert.Equal(t, string(want), string(got))
+	})
+}
+
+func TestNodeRecordMatchesTheCodec(t *testing.T) {
+	t.Parallel()
+	cases := []Node{recordSeedNode(), {}, {ID: 1, Tags: []string{}}, {Confidence: 1e-7}, {Confidence: -2.5e22}, {Confidence: 123456789}}
+	for _, n := range cases {
+		want, err := nodeCodec.Marshal(n)
+		require.NoError(t, err)
+		got, ok := appendNodeRecord(nil, &n)
+		require.True(t, ok, "%+v", n)
+		assert.Equal(t, string(want), string(got))
+	}
+	for _, n := range []Node{{Confidence: math.Inf(1)}, {CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}} {
+		_, ok := appendNodeRecord(nil, &n)
+		assert.False(t, ok, "%+v is left to the codec", n)
+		_, err := marshalNodeRecord(&n)
+		assert.Error(t, err, "and refused as the codec refuses it")
+	}
+}
