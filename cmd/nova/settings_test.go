@@ -71,7 +71,8 @@ func TestClientSettingsDiffMatchesLoad(t *testing.T) {
 				if wantErr != nil {
 					break
 				}
-				if mineEnv[o.Env] == "" && !(o.Field == "tier" && (mineEnv["NOVA_TIER"] != "" || mineEnv["NOVA26_TIER"] != "")) {
+				tierSet := mineEnv["NOVA_TIER"] != "" || mineEnv["NOVA26_TIER"] != ""
+				if mineEnv[o.Env] == "" && (o.Field != "tier" || !tierSet) {
 					_, ok, _ := sameFileSettingsDiff(env, root, ow.Config, info, "v-test")
 					assert.False(t, ok, name)
 				}
