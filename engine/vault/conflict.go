@@ -40,7 +40,7 @@ func isArticle(w string) bool { return w == "a" || w == "an" || w == "the" }
 // maxStatementWords bounds the work on long contents.
 const maxStatementWords = 64
 
-// asciiWord maps an ASCII byte to its lower-case letter or digit, to '\'' for the
+// asciiWord maps an ASCII byte to its lower-case letter or digit, to '\” for the
 // apostrophe (dropped inside a word) and to 0 for a separator.
 var asciiWord = func() (t [utf8.RuneSelf]byte) {
 	for c := range utf8.RuneSelf {
