@@ -40,8 +40,8 @@ func isArticle(w string) bool { return w == "a" || w == "an" || w == "the" }
 // maxStatementWords bounds the work on long contents.
 const maxStatementWords = 64
 
-// asciiWord maps an ASCII byte to its lower-case letter or digit, to '\” for the
-// apostrophe (dropped inside a word) and to 0 for a separator.
+// asciiWord maps an ASCII byte to its lower-case letter or digit, an apostrophe to itself
+// (it is dropped inside a word) and a separator to 0.
 var asciiWord = func() (t [utf8.RuneSelf]byte) {
 	for c := range utf8.RuneSelf {
 		switch {
