@@ -202,9 +202,11 @@ func (l *Local) Publish(ev Event) {
 	l.bus.Publish(ev)
 }
 
-// Close implements Workspace. Builds still running in this process are
-// interrupted first (resumable; bounded wait), so none is left "running".
+// Close implements Workspace. Workflow runs, goal runs and builds still
+// running in this process are interrupted first (resumable; bounded wait),
+// so none is left "running".
 func (l *Local) Close() error {
+	l.stopWorkflowRuns()
 	l.stopGoalRuns()
 	l.stopBuilds()
 	l.closeVault()

@@ -365,6 +365,12 @@ type Workspace interface {
 	// RunningGoalRuns lists the goal runs running in the owning process.
 	//rpc:idempotent
 	RunningGoalRuns(ctx context.Context) ([]uint64, error)
+	// RunningWork lists the work running in the owning process: its goal
+	// runs, its workflow runs, and the builds running on their own (not a
+	// goal run's or a workflow step's). Quitting it interrupts them,
+	// resumable; a hand-over resumes exactly these in the new owner.
+	//rpc:idempotent
+	RunningWork(ctx context.Context) (RunningWork, error)
 
 	// ---- Session boards ----
 

@@ -6,11 +6,12 @@ package themes
 import (
 	"fmt"
 	"image/color"
-	"regexp"
 	"sort"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Palette is a named set of colour tokens, written as #rrggbb.
@@ -42,7 +43,7 @@ type Colors struct {
 	DiffDel    string `yaml:"diffDel"`
 }
 
-var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+var hexColor = lazyre.New(`^#[0-9a-fA-F]{6}$`)
 
 // tokens lists the colour fields by YAML name, for validation and merging.
 func (c *Colors) tokens() map[string]*string {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -59,9 +58,8 @@ type clearToastMsg struct{ seq int }
 // carries the builds a quit would interrupt.
 type quitRequestMsg struct{}
 type quitCheckMsg struct {
-	builds []uint64
-	// runs are the goal runs a quit would interrupt.
-	runs []uint64
+	// work is what a quit would interrupt.
+	work engine.RunningWork
 	// owner: this process owns the workspace; clients are the other nova
 	// processes working through it.
 	owner   bool
@@ -88,10 +86,9 @@ type Source interface {
 	Subscribe(ctx context.Context) <-chan engine.Event
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	SetTheme(ctx context.Context, name string) error
-	// RunningBuilds and RunningGoalRuns say which builds and goal runs run
-	// in the owning process: quitting asks first while there are any.
-	RunningBuilds(ctx context.Context) ([]uint64, error)
-	RunningGoalRuns(ctx context.Context) ([]uint64, error)
+	// RunningWork says which builds, goal runs and workflow runs run in
+	// the owning process: quitting asks first while there are any.
+	RunningWork(ctx context.Context) (engine.RunningWork, error)
 	// TakeRecoveredApplies reports, once, the applies a crash interrupted
 	// that opening the workspace completed (a toast and Activity lines).
 	TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error)
@@ -146,6 +143,7 @@ type Model struct {
 	link0   LinkStatus
 	runs    *runSet // builds this TUI runs (RunBuild calls in flight)
 	goals   *runSet // goal runs this TUI runs (RunGoal calls in flight)
+	flows   *runSet // workflow runs this TUI runs (RunWorkflow calls in flight)
 
 	// handingOver: a hand-over to a headless owner is under way; exitNote
 	// is printed after the TUI quits (where the workspace went).
@@ -192,8 +190,8 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		factories = DefaultPages()
 	}
 	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors,
-		link: opts.Link, runs: &runSet{}, goals: &runSet{}}
-	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals}
+		link: opts.Link, runs: &runSet{}, goals: &runSet{}, flows: &runSet{}}
+	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals, flows: m.flows}
 	for _, f := range factories {
 		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
@@ -582,7 +580,7 @@ const quitDialogID = "quit"
 // checkQuit asks which builds a quit would stop and who else works through
 // this nova; quitCheckMsg quits or asks.
 func (m *Model) checkQuit() tea.Cmd {
-	ws, ctx, link, runs, goals := m.ws, m.c.Ctx, m.link, m.runs, m.goals
+	ws, ctx, link, runs, goals, flows := m.ws, m.c.Ctx, m.link, m.runs, m.goals, m.flows
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
@@ -592,88 +590,26 @@ func (m *Model) checkQuit() tea.Cmd {
 			msg.owner, msg.clients = st.Owner, st.Clients
 		}
 		if !msg.owner {
-			// A client stops only the builds and goal runs it runs: its
-			// calls end with it.
-			msg.builds, msg.runs = runs.list(), goals.list()
+			// A client stops only the builds and runs it runs: its calls
+			// end with it.
+			msg.work = engine.RunningWork{Builds: runs.list(), GoalRuns: goals.list(), WorkflowRuns: flows.list()}
 			return msg
 		}
-		if msg.builds, msg.err = ws.RunningBuilds(ctx); msg.err != nil {
-			return msg
-		}
-		msg.runs, msg.err = ws.RunningGoalRuns(ctx)
+		msg.work, msg.err = ws.RunningWork(ctx)
 		return msg
 	}
 }
 
 // quitOrAsk quits at once when nothing would be lost (or the question
 // cannot be answered: a quit never gets stuck); otherwise it asks, staying
-// by default. The owner of a workspace with builds running or other nova
-// processes attached may hand it over to a headless owner (DESIGN, "Many
-// windows").
+// by default (quitQuestion).
 func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 	if m.handingOver {
 		return nil
 	}
-	canHand := m.link != nil && msg.owner
-	if msg.err != nil || (len(msg.builds) == 0 && len(msg.runs) == 0 && (!canHand || len(msg.clients) == 0)) {
+	opts, ask := quitQuestion(msg.work, msg.owner, m.link != nil && msg.owner, msg.clients)
+	if msg.err != nil || !ask {
 		return tea.Quit
-	}
-	if len(msg.runs) > 0 {
-		// A goal run is not handed over (a headless owner resumes builds
-		// only): quitting interrupts it, resumable.
-		id := strconv.FormatUint(msg.runs[0], 10)
-		where := " is going on in this nova"
-		if !msg.owner {
-			where = ", started in this window, is going on (in the nova that owns the workspace)"
-		}
-		m.quit.Open(confirm.Options{ID: quitDialogID, Title: "Quit while a goal run goes on?",
-			Body: "Run " + id + where + ". Quitting interrupts it: the running delegation stops, what it staged " +
-				"stays staged, and `nova run resume " + id + "` (or p on the Run screen) continues it later.\n\nctrl+c again quits at once.",
-			Yes: "Quit and interrupt", No: "Stay", Danger: true})
-		m.quit.SetSize(m.c.Width, m.bodyHeight())
-		return nil
-	}
-	opts := confirm.Options{ID: quitDialogID, Danger: true, Payload: msg.builds}
-	var what, it, resume string
-	if n := len(msg.builds); n > 0 {
-		ids := idList(msg.builds)
-		what, it, resume = "Build "+ids+" is running", "it", "`nova build resume "+ids+"`"
-		if n > 1 {
-			what, it, resume = "Builds "+ids+" are running", "them", "`nova build resume ID`"
-		}
-	}
-	switch {
-	case !msg.owner:
-		opts.Title = "Quit while a build runs?"
-		opts.Body = what + ", started in this window (in the nova that owns the workspace). Quitting interrupts " + it + ": " +
-			"running tasks stop, done work is kept, and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
-		opts.Yes, opts.No = "Quit and interrupt", "Stay"
-	case canHand:
-		others := ""
-		switch n := len(msg.clients); {
-		case n == 1:
-			others = fmt.Sprintf("Another nova (%s) works through this one.", pidList(msg.clients))
-		case n > 1:
-			others = fmt.Sprintf("%d other nova processes (%s) work through this one.", n, pidList(msg.clients))
-		}
-		if what != "" {
-			opts.Title = "Quit while a build runs?"
-			opts.Body = strings.TrimSpace(what+" in this nova. "+others) + "\n\nHand over: a headless nova (`nova serve`) takes the workspace, " +
-				"the build goes on there and every window keeps working. Stop: running tasks stop, done work is kept, " +
-				"and " + resume + " continues " + it + " later.\n\nctrl+c again quits at once."
-			opts.Yes = "Stop and quit"
-		} else {
-			opts.Title = "Quit while other windows use this nova?"
-			opts.Body = others + "\n\nHand over: a headless nova (`nova serve`) keeps serving them. " +
-				"Quit: the next nova command (or one of those windows) takes the workspace over by itself.\n\nctrl+c again quits at once."
-			opts.Yes = "Quit"
-		}
-		opts.Alt, opts.AltKey, opts.No = "Hand over", "h", "Stay"
-	default:
-		opts.Title = "Quit while a build runs?"
-		opts.Body = what + " in this nova. Quitting interrupts " + it + ": running tasks stop, done work is kept, " +
-			"and " + resume + " (or p on the Build screen) continues " + it + " later.\n\nctrl+c again quits at once."
-		opts.Yes, opts.No = "Quit and interrupt", "Stay"
 	}
 	m.quit.Open(opts)
 	m.quit.SetSize(m.c.Width, m.bodyHeight())
@@ -683,12 +619,18 @@ func (m *Model) quitOrAsk(msg quitCheckMsg) tea.Cmd {
 // handover hands the workspace to a headless owner (a tea.Cmd: it takes a
 // few seconds); handoverDoneMsg quits or says why not.
 func (m *Model) handover(payload any) tea.Cmd {
-	builds, _ := payload.([]uint64)
+	work, _ := payload.(engine.RunningWork)
 	m.handingOver = true
-	link, ctx := m.link, m.c.Ctx
+	link, ws, ctx := m.link, m.ws, m.c.Ctx
 	toast := m.setToast("handing the workspace over to a headless nova…", false)
 	return tea.Batch(toast, func() tea.Msg {
-		note, err := link.Handover(context.WithoutCancel(ctx), builds)
+		// What runs now (the question may have been open a while).
+		qctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
+		if now, err := ws.RunningWork(qctx); err == nil {
+			work = now
+		}
+		cancel()
+		note, err := link.Handover(context.WithoutCancel(ctx), work)
 		return handoverDoneMsg{note: note, err: err}
 	})
 }

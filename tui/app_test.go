@@ -35,7 +35,9 @@ type fakeWS struct {
 	ollama  engine.OllamaStatus
 	themes  []string
 	events  chan engine.Event
-	running []uint64 // RunningBuilds
+	running []uint64 // RunningWork's builds
+	goals   []uint64 // its goal runs
+	flows   []uint64 // its workflow runs
 }
 
 func newFake(t testing.TB) *fakeWS {
@@ -82,10 +84,11 @@ func (f *fakeWS) SetTheme(_ context.Context, name string) error {
 	return nil
 }
 func (f *fakeWS) Close() error { return nil } // the test closes the engine
-func (f *fakeWS) RunningBuilds(context.Context) ([]uint64, error) {
+func (f *fakeWS) RunningWork(context.Context) (engine.RunningWork, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]uint64{}, f.running...), nil
+	return engine.RunningWork{Builds: append([]uint64{}, f.running...), GoalRuns: append([]uint64{}, f.goals...),
+		WorkflowRuns: append([]uint64{}, f.flows...)}, nil
 }
 
 // newModel builds the root model over ws, runs its start-up commands and

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/goal"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/tui/common"
 )
 
@@ -31,10 +32,11 @@ type Link interface {
 	// took over. The Workspace the TUI holds keeps working either way.
 	Rejoin(ctx context.Context) (LinkStatus, error)
 	// Handover starts a headless owner (`nova serve`) and hands the
-	// workspace over to it with the builds running here (they stop,
-	// resumable, and resume there). An error leaves this process the owner
-	// (stay); otherwise the TUI quits and prints the note.
-	Handover(ctx context.Context, builds []uint64) (note string, err error)
+	// workspace over to it with the work running here (builds, goal runs,
+	// workflow runs: they stop, resumable, and resume there). An error
+	// leaves this process the owner (stay); otherwise the TUI quits and
+	// prints the note.
+	Handover(ctx context.Context, work engine.RunningWork) (note string, err error)
 	// Reconnected receives a value each time the event stream was opened
 	// again with a new connection (events may have been lost meanwhile).
 	Reconnected() <-chan struct{}
@@ -171,9 +173,9 @@ func (m *Model) rejoined(msg rejoinedMsg) tea.Cmd {
 	return tea.Batch(waitEvents(m.events), m.setToast(note, false), func() tea.Msg { return refreshAllMsg{} })
 }
 
-// runSet is the builds (or goal runs) this TUI runs (its RunBuild or
-// RunGoal calls in flight): a client that quits stops them, since their
-// call ends with it.
+// runSet is the builds (or goal runs, or workflow runs) this TUI runs (its
+// RunBuild, RunGoal or RunWorkflow calls in flight): a client that quits
+// stops them, since their call ends with it.
 type runSet struct {
 	mu  sync.Mutex
 	ids map[uint64]int
@@ -207,12 +209,13 @@ func (r *runSet) list() []uint64 {
 	return out
 }
 
-// tracked is the workspace the pages get: the TUI's, noting the builds
-// and goal runs it runs.
+// tracked is the workspace the pages get: the TUI's, noting the builds,
+// goal runs and workflow runs it runs.
 type tracked struct {
 	engine.Workspace
 	runs  *runSet
 	goals *runSet
+	flows *runSet
 }
 
 // RunBuild runs a build, noted while it runs.
@@ -227,6 +230,13 @@ func (t tracked) RunGoal(ctx context.Context, id uint64, o engine.RunGoalOptions
 	t.goals.add(id)
 	defer t.goals.done(id)
 	return t.Workspace.RunGoal(ctx, id, o)
+}
+
+// RunWorkflow runs a workflow run, noted while it runs.
+func (t tracked) RunWorkflow(ctx context.Context, id uint64, o engine.RunWorkflowOptions) (workflow.Run, error) {
+	t.flows.add(id)
+	defer t.flows.done(id)
+	return t.Workspace.RunWorkflow(ctx, id, o)
 }
 
 func idList(ids []uint64) string {

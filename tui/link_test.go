@@ -24,7 +24,7 @@ type fakeLink struct {
 	status      tui.LinkStatus
 	rejoined    tui.LinkStatus
 	handoverErr error
-	handedOver  [][]uint64
+	handedOver  []engine.RunningWork
 	rejoins     int
 	reconnected chan struct{}
 }
@@ -43,13 +43,13 @@ func (f *fakeLink) Rejoin(context.Context) (tui.LinkStatus, error) {
 	return f.rejoined, nil
 }
 
-func (f *fakeLink) Handover(_ context.Context, builds []uint64) (string, error) {
+func (f *fakeLink) Handover(_ context.Context, work engine.RunningWork) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.handoverErr != nil {
 		return "", f.handoverErr
 	}
-	f.handedOver = append(f.handedOver, builds)
+	f.handedOver = append(f.handedOver, work)
 	return "nova: handed the workspace over to nova serve (pid 777)", nil
 }
 
@@ -88,7 +88,7 @@ func TestOwnerQuitHandsOver(t *testing.T) {
 	m.Until(func() bool { return m.Quit })
 	assert.True(t, m.Quit, "handed over: the TUI quits")
 	link.mu.Lock()
-	assert.Equal(t, [][]uint64{{3}}, link.handedOver)
+	assert.Equal(t, []engine.RunningWork{{Builds: []uint64{3}, GoalRuns: []uint64{}, WorkflowRuns: []uint64{}}}, link.handedOver)
 	link.mu.Unlock()
 	assert.Contains(t, root.ExitNote(), "handed the workspace over to nova serve (pid 777)")
 }
@@ -165,13 +165,22 @@ func TestClientTakesOverWhenItsOwnerIsGone(t *testing.T) {
 	assert.Equal(t, "nova-light", root.Common().Styles.Name, "events arrive through the new subscription")
 }
 
+// The hand-over question with a build, and with a build, a goal run and a
+// workflow run (golden files NxM and runs_NxM).
 func TestGoldenHandoverQuestion(t *testing.T) {
 	t.Parallel()
-	for _, size := range [][2]int{{80, 24}, {180, 50}} {
-		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		goals []uint64
+		flows []uint64
+		size  [2]int
+	}{{"", nil, nil, [2]int{80, 24}}, {"", nil, nil, [2]int{180, 50}},
+		{"runs_", []uint64{2}, []uint64{5}, [2]int{80, 24}}, {"runs_", []uint64{2}, []uint64{5}, [2]int{180, 50}}} {
+		size := tc.size
+		t.Run(fmt.Sprintf("%s%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
 			ws := newFake(t)
-			ws.running = []uint64{3}
+			ws.running, ws.goals, ws.flows = []uint64{3}, tc.goals, tc.flows
 			link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
 			_, m := newLinked(t, ws, link, size[0], size[1])
 			m.Press("q")
@@ -181,4 +190,73 @@ func TestGoldenHandoverQuestion(t *testing.T) {
 			golden.RequireEqual(t, m.Pinned())
 		})
 	}
+}
+
+// TestOwnerQuitHandsOverRuns: goal runs and workflow runs are handed over
+// with the builds: the question names each with its resume command, and h
+// hands over what runs when it is pressed (the question may have been open
+// a while).
+func TestOwnerQuitHandsOverRuns(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	ws.running, ws.goals, ws.flows = []uint64{3}, []uint64{2}, []uint64{5}
+	link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100, Clients: []int{4242}}}
+	root, m := newLinked(t, ws, link, 180, 50)
+
+	m.Press("q")
+	require.False(t, m.Quit)
+	out := m.Plain()
+	for _, want := range []string{"Quit while work goes on?", "Build 3, goal run 2 and workflow run 5", "pid 4242",
+		"they go on there", "skill step", "`nova run resume 2`", "Hand over", "Stop and quit", "Stay"} {
+		assert.Contains(t, out, want)
+	}
+
+	ws.mu.Lock()
+	ws.running, ws.goals = nil, []uint64{2, 4} // build 3 ended, goal run 4 started
+	ws.mu.Unlock()
+	m.Press("h")
+	m.Until(func() bool { return m.Quit })
+	link.mu.Lock()
+	assert.Equal(t, []engine.RunningWork{{Builds: []uint64{}, GoalRuns: []uint64{2, 4}, WorkflowRuns: []uint64{5}}}, link.handedOver)
+	link.mu.Unlock()
+	assert.Contains(t, root.ExitNote(), "handed the workspace over")
+}
+
+// TestQuitWithAGoalRunOffersTheHandOver: a goal run alone, no other nova:
+// the owner still offers to hand it over (it goes on headless); without a
+// link it can only interrupt it, resumable.
+func TestQuitWithAGoalRunOffersTheHandOver(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	ws.goals = []uint64{7}
+	link := &fakeLink{status: tui.LinkStatus{Owner: true, OwnerPID: 100}}
+	_, m := newLinked(t, ws, link, 120, 40)
+	m.Press("q")
+	require.False(t, m.Quit)
+	out := m.Plain()
+	for _, want := range []string{"Quit while a goal run goes on?", "Goal run 7 is running in this nova.", "the goal run goes on",
+		"`nova run resume 7`", "Hand over"} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "skill", "no workflow runs")
+	m.Press("h")
+	m.Until(func() bool { return m.Quit })
+	link.mu.Lock()
+	assert.Equal(t, []engine.RunningWork{{Builds: []uint64{}, GoalRuns: []uint64{7}, WorkflowRuns: []uint64{}}}, link.handedOver)
+	link.mu.Unlock()
+
+	// No link (nobody to hand over to): quitting interrupts.
+	ws = newFake(t)
+	ws.flows = []uint64{5, 6}
+	_, m = newLinked(t, ws, nil, 120, 40)
+	m.Press("q")
+	require.False(t, m.Quit)
+	out = m.Plain()
+	for _, want := range []string{"Quit while a workflow runs?", "Workflow runs 5, 6 are running in this nova.", "interrupts them",
+		"`nova workflow resume RUN`", "Quit and interrupt"} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "Hand over")
+	m.Press("y")
+	assert.True(t, m.Quit)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
-	"github.com/nova-dev/nova/engine/rpc"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
@@ -302,44 +300,8 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		}
 	}()
 	b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-	switch {
-	case err != nil && ctx.Err() == nil && (errors.Is(err, rpc.ErrConnLost) || engine.IsCanceled(err)):
-		// The owning nova stopped serving while it ran the build (its TUI
-		// quit, maybe handing the build over to a headless owner): follow
-		// the build wherever it goes on.
-		env.IO.Logf("nova: the nova that ran build %d stopped serving; following the build (ctrl+c stops following, not the build)\n", id)
-		if b, err = awaitBuild(ctx, ws, id, printed); err != nil {
-			if ctx.Err() != nil {
-				env.IO.Logf("nova: stopped following build %d (`nova build show %d` tells how it goes)\n", id, id)
-				return &reportedError{msg: "canceled"}
-			}
-			return fmt.Errorf("build %d: %w; resume it with `nova build resume %d`", id, err, id)
-		}
-	case err != nil && ctx.Err() != nil:
-		// Ctrl-C: the build stops where it runs (in the owner, maybe
-		// another process); show its last event, then end as a build that
-		// stopped here does (the call itself only says "canceled").
-		select {
-		case <-printed:
-		case <-time.After(5 * time.Second):
-		}
-		stopSub()
-		<-printed
-		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		got, gerr := ws.GetBuild(gctx, id)
-		if gerr != nil || got.Active || got.Status == build.StatusRunning {
-			return err
-		}
-		b = got
-	case err != nil:
-		stopSub()
-		<-printed
+	if b, err = buildFollower(ws, id).settle(ctx, env, printed, stopSub, b, err); err != nil {
 		return err
-	}
-	select {
-	case <-printed:
-	case <-time.After(2 * time.Second):
 	}
 	if b.Status == build.StatusDone {
 		return nil
@@ -349,47 +311,6 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 	}
 	return fmt.Errorf("build %d %s: %s", b.ID, b.Status, b.Reason)
 }
-
-// awaitBuild waits for a build that runs elsewhere to end: its end event
-// (printed closes), or a final state seen by polling (events can be lost
-// while a client follows a new owner). A build that stays stopped with no
-// process running it (its owner was killed, or quit without handing it
-// over) ends the wait with errStopped.
-func awaitBuild(ctx context.Context, ws engine.Workspace, id uint64, printed <-chan struct{}) (build.Build, error) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	stopped := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return build.Build{}, ctx.Err()
-		case <-printed:
-			return ws.GetBuild(context.WithoutCancel(ctx), id)
-		case <-tick.C:
-			b, err := ws.GetBuild(ctx, id)
-			switch {
-			case err != nil:
-				stopped = 0
-			case b.Status == build.StatusDone || b.Status == build.StatusFailed || b.Status == build.StatusCanceled:
-				return b, nil
-			case !b.Active && b.Status != build.StatusRunning && b.Status != build.StatusWaiting:
-				// A hand-over's new owner resumes it within seconds.
-				if stopped++; stopped >= stoppedPolls {
-					return b, fmt.Errorf("%w (%s)", errStopped, b.Status)
-				}
-			default:
-				stopped = 0
-			}
-		}
-	}
-}
-
-// stoppedPolls is how many seconds a followed build may stay stopped before
-// awaitBuild gives up on it.
-const stoppedPolls = 8
-
-// errStopped: a followed build stopped and nobody resumed it.
-var errStopped = errors.New("it stopped and no nova resumed it")
 
 func eventLine(ev engine.Event) string {
 	switch ev.Type {

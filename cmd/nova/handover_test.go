@@ -76,9 +76,13 @@ func TestQuitHandsTheBuildOverToAHeadlessOwner(t *testing.T) {
 	st := l.Status(ctx)
 	assert.True(t, st.Owner)
 
-	note, err := l.Handover(ctx, []uint64{b.ID})
+	work, err := ws.RunningWork(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunningWork{Builds: []uint64{b.ID}, GoalRuns: []uint64{}, WorkflowRuns: []uint64{}}, work)
+	note, err := l.Handover(ctx, work)
 	require.NoError(t, err)
 	assert.Contains(t, note, "handed the workspace over to nova serve (pid ")
+	assert.Contains(t, note, fmt.Sprintf("build %d goes on there", b.ID))
 	require.NotNil(t, served)
 	t.Cleanup(func() { _ = served.Process.Kill() }) // Handover reaps it
 	select {
@@ -113,7 +117,7 @@ func TestQuitHandsTheBuildOverToAHeadlessOwner(t *testing.T) {
 	assert.ErrorIs(t, err, owner.ErrNoOwner)
 	log := readFile(t, dir, ".nova/"+owner.LogName)
 	assert.Contains(t, log, fmt.Sprintf("build %d done", b.ID))
-	assert.Contains(t, log, "idle (no build runs, no nova attached): stopping")
+	assert.Contains(t, log, "idle (nothing runs, no nova attached): stopping")
 	r := runNova(t, dir, env, "db", "check")
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, strings.HasSuffix(strings.TrimSpace(r.stdout), "is consistent"), r.stdout)

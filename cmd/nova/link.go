@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/tui"
 )
@@ -95,21 +96,22 @@ func (l *link) Rejoin(ctx context.Context) (tui.LinkStatus, error) {
 }
 
 // Handover implements tui.Link: a headless `nova serve` takes the
-// workspace; the builds running here stop when this process closes its
-// engine (resumable) and the new owner resumes them, then exits once they
-// ended and nobody works through it.
-func (l *link) Handover(ctx context.Context, builds []uint64) (string, error) {
+// workspace; the work running here (builds, goal runs, workflow runs)
+// stops when this process closes its engine (resumable) and the new owner
+// resumes it, then exits once it ended and nobody works through it.
+func (l *link) Handover(ctx context.Context, work engine.RunningWork) (string, error) {
 	o := l.s.owner()
 	if o == nil {
 		return "", errors.New("this window does not own the workspace: nothing to hand over")
 	}
 	args := []string{"--until-idle"}
-	if len(builds) > 0 {
-		ids := make([]string, len(builds))
-		for i, id := range builds {
-			ids[i] = strconv.FormatUint(id, 10)
+	for _, f := range []struct {
+		flag string
+		ids  []uint64
+	}{{"--resume", work.Builds}, {"--resume-goal-runs", work.GoalRuns}, {"--resume-workflow-runs", work.WorkflowRuns}} {
+		if len(f.ids) > 0 {
+			args = append(args, f.flag, joinIDs(f.ids, ","))
 		}
-		args = append(args, "--resume", strings.Join(ids, ","))
 	}
 	cmd, err := l.serveCmd(l.s.join.Root, args...)
 	if err != nil {
@@ -124,10 +126,21 @@ func (l *link) Handover(ctx context.Context, builds []uint64) (string, error) {
 		return "", err
 	}
 	note := fmt.Sprintf("nova: handed the workspace over to nova serve (pid %d, log in .nova/%s)", info.PID, owner.LogName)
-	if len(builds) > 0 {
-		note += fmt.Sprintf("; build %s goes on there", strings.Join(args[len(args)-1:], ""))
+	switch n := work.Count(); {
+	case n == 1:
+		note += "; " + work.String() + " goes on there"
+	case n > 1:
+		note += "; " + work.String() + " go on there"
 	}
 	return note + "; it stops by itself once idle", nil
+}
+
+func joinIDs(ids []uint64, sep string) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatUint(id, 10)
+	}
+	return strings.Join(s, sep)
 }
 
 // Reconnected implements tui.Link.

@@ -168,14 +168,8 @@ func followGoal(ctx context.Context, env *Env, ws engine.Workspace, id uint64, o
 		}
 	}()
 	r, err := ws.RunGoal(ctx, id, o)
-	if err != nil {
-		stopSub()
-		<-printed
+	if r, err = goalFollower(ws, id).settle(ctx, env, printed, stopSub, r, err); err != nil {
 		return err
-	}
-	select {
-	case <-printed:
-	case <-time.After(2 * time.Second):
 	}
 	if r.Status == goal.StatusCompleted {
 		return nil

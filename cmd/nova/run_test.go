@@ -211,13 +211,7 @@ func TestRunGoalKillAndResume(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)
 	r = runNova(t, dir, env, "run", "show", "1", "--json")
 	require.Equal(t, 0, r.code)
-	var d struct {
-		Run struct {
-			Status  string `json:"status"`
-			Turns   int    `json:"turns"`
-			Resumes int    `json:"resumes"`
-		} `json:"run"`
-	}
+	var d goalRunShow
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &d))
 	assert.Equal(t, "completed", d.Run.Status)
 	assert.Equal(t, 4, d.Run.Turns, "the lead was not asked again for t1 or t2")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/owner"
 )
 
@@ -17,10 +19,10 @@ import (
 type serveOptions struct {
 	*Env
 	JSON bool
-	// Resume are builds to resume once serving (a hand-over's, which its
-	// old owner interrupted); UntilIdle stops serving once they ended and
-	// no other nova is attached.
-	Resume    []uint64
+	// Resume is the work to resume once serving (a hand-over's, which its
+	// old owner interrupted): builds, goal runs, workflow runs. UntilIdle
+	// stops serving once they ended and no other nova is attached.
+	Resume    engine.RunningWork
 	UntilIdle bool
 	// ready, when set (tests), receives the report once it listens.
 	ready func(serveReport)
@@ -28,33 +30,35 @@ type serveOptions struct {
 
 func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{Env: env}
-	var resume string
+	var resume, resumeGoals, resumeWorkflows string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Own the workspace without a TUI and serve it to other nova processes",
 		Long: "nova serve opens the workspace's database and serves it on .nova/nova.sock until\n" +
 			"Ctrl-C (SIGINT) or SIGTERM: every other nova on the workspace works through it, and\n" +
 			"the vault's index stays warm. It fails if another nova already owns the workspace.\n" +
-			"A TUI that quits while a build runs can hand the build over to one (it starts it).",
+			"A TUI that quits while builds, goal runs or workflow runs go on can hand them over to one\n" +
+			"(it starts it with the --resume flags and --until-idle).",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Resume = opts.Resume[:0]
-			for _, f := range strings.Split(resume, ",") {
-				if f = strings.TrimSpace(f); f == "" {
-					continue
-				}
-				id, err := buildID(f)
-				if err != nil {
-					return err
-				}
-				opts.Resume = append(opts.Resume, id)
+			var err error
+			if opts.Resume.Builds, err = idsFlag(resume, buildID); err != nil {
+				return err
+			}
+			if opts.Resume.GoalRuns, err = idsFlag(resumeGoals, goalRunID); err != nil {
+				return err
+			}
+			if opts.Resume.WorkflowRuns, err = idsFlag(resumeWorkflows, workflowRunID); err != nil {
+				return err
 			}
 			return pick(runF, runServe)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print where it listens as one JSON document")
 	cmd.Flags().StringVar(&resume, "resume", "", "resume these builds (comma-separated ids) once serving, unattended")
-	cmd.Flags().BoolVar(&opts.UntilIdle, "until-idle", false, "stop once the resumed builds ended and no other nova is attached")
+	cmd.Flags().StringVar(&resumeGoals, "resume-goal-runs", "", "resume these goal runs (comma-separated ids) once serving, unattended")
+	cmd.Flags().StringVar(&resumeWorkflows, "resume-workflow-runs", "", "resume these workflow runs (comma-separated ids) once serving, unattended")
+	cmd.Flags().BoolVar(&opts.UntilIdle, "until-idle", false, "stop once the resumed work ended and no other nova is attached")
 	return cmd
 }
 
@@ -66,8 +70,27 @@ type serveReport struct {
 	Protocol int       `json:"protocol"`
 	Version  string    `json:"version"`
 	Since    time.Time `json:"since"`
-	// Resumed are the builds a hand-over interrupted, resumed here.
-	Resumed []uint64 `json:"resumed"`
+	// Resumed are the builds a hand-over interrupted, resumed here;
+	// ResumedGoalRuns and ResumedWorkflowRuns its runs.
+	Resumed             []uint64 `json:"resumed"`
+	ResumedGoalRuns     []uint64 `json:"resumedGoalRuns"`
+	ResumedWorkflowRuns []uint64 `json:"resumedWorkflowRuns"`
+}
+
+// idsFlag parses a comma-separated list of ids ("" is none).
+func idsFlag(list string, parse func(string) (uint64, error)) ([]uint64, error) {
+	ids := []uint64{}
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		id, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // runServe owns the workspace (or takes it over from the nova that started
@@ -84,13 +107,15 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	}
 	info := o.Info()
 	rep := serveReport{Root: info.Root, Socket: info.Socket, PID: info.PID, Protocol: info.Protocol,
-		Version: info.Version, Since: info.Since, Resumed: []uint64{}}
-	// Builds run in this process until it stops; stopping interrupts them
+		Version: info.Version, Since: info.Since,
+		Resumed:             append([]uint64{}, opts.Resume.Builds...),
+		ResumedGoalRuns:     append([]uint64{}, opts.Resume.GoalRuns...),
+		ResumedWorkflowRuns: append([]uint64{}, opts.Resume.WorkflowRuns...)}
+	// The work runs in this process until it stops; stopping interrupts it
 	// (resumable).
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	running := resumeBuilds(work, opts.Env, o.Value(), opts.Resume)
-	rep.Resumed = append(rep.Resumed, opts.Resume...)
+	running := resumeWork(work, opts.Env, o.Value(), opts.Resume)
 	if opts.JSON {
 		if err := opts.IO.PrintJSON(rep); err != nil {
 			_ = o.Close()
@@ -99,8 +124,8 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	} else {
 		opts.IO.Printf("nova: serving %s on %s (pid %d, protocol %d); stop with Ctrl-C\n",
 			rep.Root, rep.Socket, rep.PID, rep.Protocol)
-		for _, id := range rep.Resumed {
-			opts.IO.Printf("nova: resuming build %d\n", id)
+		for _, j := range resumeJobs(o.Value(), opts.Resume) {
+			opts.IO.Printf("nova: resuming %s %d\n", j.noun, j.id)
 		}
 	}
 	if opts.ready != nil {
@@ -113,7 +138,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		defer stop()
 		go func() {
 			untilIdle(waitCtx, running, func() int { return len(o.Clients()) })
-			opts.IO.Logf("nova: idle (no build runs, no nova attached): stopping\n")
+			opts.IO.Logf("nova: idle (nothing runs, no nova attached): stopping\n")
 			stop()
 		}()
 	}
@@ -123,24 +148,59 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	return nil
 }
 
-// resumeBuilds resumes builds in the background, unattended (nobody may be
-// there to answer; approvals are denied and logged, as for a headless
-// run); the returned channel closes when all of them ended.
-func resumeBuilds(ctx context.Context, env *Env, ws engine.Workspace, ids []uint64) <-chan struct{} {
+// resumeJob is one piece of a hand-over's work to resume: its kind's
+// noun ("build", "goal run", "workflow run"), its id, and the call that
+// runs it to its end, saying how it ended.
+type resumeJob struct {
+	noun string
+	id   uint64
+	run  func(ctx context.Context) (string, error)
+}
+
+// resumeJobs is the work to resume, runs first (their builds are theirs).
+// Nobody may be there to answer: it runs unattended, approvals denied and
+// logged, as a headless run does.
+func resumeJobs(ws engine.Workspace, w engine.RunningWork) []resumeJob {
+	var jobs []resumeJob
+	for _, id := range w.GoalRuns {
+		jobs = append(jobs, resumeJob{noun: "goal run", id: id, run: func(ctx context.Context) (string, error) {
+			r, err := ws.RunGoal(ctx, id, engine.RunGoalOptions{Approvals: engine.ApproveNone})
+			return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
+		}})
+	}
+	for _, id := range w.WorkflowRuns {
+		jobs = append(jobs, resumeJob{noun: "workflow run", id: id, run: func(ctx context.Context) (string, error) {
+			r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone})
+			if errors.Is(err, workflow.ErrFinished) {
+				return "done (before the hand-over)", nil
+			}
+			return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
+		}})
+	}
+	for _, id := range w.Builds {
+		jobs = append(jobs, resumeJob{noun: "build", id: id, run: func(ctx context.Context) (string, error) {
+			b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
+			return strings.TrimSpace(string(b.Status) + " " + b.Reason), err
+		}})
+	}
+	return jobs
+}
+
+// resumeWork resumes a hand-over's work in the background (done work is
+// not redone: each resume verb goes on where the run stopped); the
+// returned channel closes when all of it ended.
+func resumeWork(ctx context.Context, env *Env, ws engine.Workspace, w engine.RunningWork) <-chan struct{} {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-			switch {
-			case err != nil:
-				env.IO.Logf("nova: build %d: %v\n", id, err)
-			default:
-				env.IO.Logf("nova: build %d %s %s\n", id, b.Status, b.Reason)
+	for _, j := range resumeJobs(ws, w) {
+		wg.Go(func() {
+			end, err := j.run(ctx)
+			if err != nil {
+				env.IO.Logf("nova: %s %d: %v\n", j.noun, j.id, err)
+				return
 			}
-		}()
+			env.IO.Logf("nova: %s %d %s\n", j.noun, j.id, end)
+		})
 	}
 	go func() {
 		wg.Wait()
@@ -152,13 +212,13 @@ func resumeBuilds(ctx context.Context, env *Env, ws engine.Workspace, ids []uint
 // idleEvery is how often an --until-idle owner looks for clients.
 const idleEvery = time.Second
 
-// untilIdle returns when the builds ended and no client was attached at
+// untilIdle returns when the resumed work ended and no client was attached at
 // two looks in a row (a client between two commands reconnects quickly).
-func untilIdle(ctx context.Context, builds <-chan struct{}, clients func() int) {
+func untilIdle(ctx context.Context, work <-chan struct{}, clients func() int) {
 	select {
 	case <-ctx.Done():
 		return
-	case <-builds:
+	case <-work:
 	}
 	idle := 0
 	t := time.NewTicker(idleEvery)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -280,6 +279,8 @@ func runWorkflowRun(ctx context.Context, opts *workflowRunOptions) error {
 	})
 }
 
+func workflowRunID(s string) (uint64, error) { return parseID(s, "workflow run", "nova workflow runs") }
+
 // workflowResumeOptions is `nova workflow resume RUN`.
 type workflowResumeOptions struct {
 	*Env
@@ -294,7 +295,7 @@ func newWorkflowResumeCmd(env *Env, runF func(context.Context, *workflowResumeOp
 		Short: "Continue a paused, failed or interrupted workflow run (done steps are not re-run)",
 		Args:  exactArgs(1, "a workflow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0], "workflow run", "nova workflow runs")
+			id, err := workflowRunID(args[0])
 			if err != nil {
 				return err
 			}
@@ -387,10 +388,8 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 		}
 	}()
 	r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone, Op: op})
-	if err != nil {
-		stopSub()
-		<-printed
-		if engine.IsCanceled(err) {
+	if r, err = workflowFollower(ws, id).settle(ctx, env, printed, stopSub, r, err); err != nil {
+		if engine.IsCanceled(err) { // ctrl+c, and the run's state could not be read
 			env.IO.Logf("paused; `nova workflow resume %d` continues it\n", id)
 			return &reportedError{msg: "canceled"}
 		}
@@ -398,10 +397,6 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 			return fmt.Errorf("workflow run %d is already done: %w", id, err)
 		}
 		return err
-	}
-	select {
-	case <-printed:
-	case <-time.After(2 * time.Second):
 	}
 	if asJSON {
 		if r.Status == workflow.RunDone {
@@ -591,7 +586,7 @@ func newWorkflowStatusCmd(env *Env, runF func(context.Context, *workflowStatusOp
 		Short: "Show a workflow run: its steps, their builds and outputs",
 		Args:  exactArgs(1, "a workflow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0], "workflow run", "nova workflow runs")
+			id, err := workflowRunID(args[0])
 			if err != nil {
 				return err
 			}

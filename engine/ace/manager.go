@@ -233,31 +233,38 @@ func (m *Manager) modify(ctx context.Context, agent string, fn func(tx *bolt.Tx,
 	}
 	var out Playbook
 	err := m.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(storage.BucketPlaybooks)
-		if b == nil {
-			return fmt.Errorf("bucket %s missing", storage.BucketPlaybooks)
-		}
-		p := m.load(b, agent)
-		changed, err := fn(tx, &p)
-		if err != nil {
-			return err
-		}
-		if changed {
-			if p.CreatedAt.IsZero() {
-				p.CreatedAt = m.now()
-			}
-			p.UpdatedAt = m.now()
-			if err := playbookCodec.Put(b, []byte(agent), p); err != nil {
-				return err
-			}
-		}
-		out = p.clone()
-		return nil
+		var err error
+		out, err = m.modifyTx(tx, agent, fn)
+		return err
 	})
 	if err == nil {
 		m.changed("playbook", agent)
 	}
 	return out, err
+}
+
+// modifyTx is modify's work inside tx, for a canonical, valid agent name; the caller
+// publishes the change after the commit.
+func (m *Manager) modifyTx(tx *bolt.Tx, agent string, fn func(tx *bolt.Tx, p *Playbook) (bool, error)) (Playbook, error) {
+	b := tx.Bucket(storage.BucketPlaybooks)
+	if b == nil {
+		return Playbook{}, fmt.Errorf("bucket %s missing", storage.BucketPlaybooks)
+	}
+	p := m.load(b, agent)
+	changed, err := fn(tx, &p)
+	if err != nil {
+		return Playbook{}, err
+	}
+	if changed {
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = m.now()
+		}
+		p.UpdatedAt = m.now()
+		if err := playbookCodec.Put(b, []byte(agent), p); err != nil {
+			return Playbook{}, err
+		}
+	}
+	return p.clone(), nil
 }
 
 // UpdatePlaybook applies deltas in order, bumps the version once and
@@ -472,7 +479,13 @@ func (m *Manager) RecordHarm(ctx context.Context, agent string, ids []string) er
 // RecordTaskApplied records a finished task: the playbook's task counters,
 // and a success for the rules that were applied to it.
 func (m *Manager) RecordTaskApplied(ctx context.Context, agent string, ids []string, success bool) error {
-	_, err := m.modify(ctx, agent, func(_ *bolt.Tx, p *Playbook) (bool, error) {
+	_, err := m.modify(ctx, agent, taskApplied(ids, success))
+	return err
+}
+
+// taskApplied is RecordTaskApplied's change to a playbook.
+func taskApplied(ids []string, success bool) func(*bolt.Tx, *Playbook) (bool, error) {
+	return func(_ *bolt.Tx, p *Playbook) (bool, error) {
 		p.Tasks++
 		if success {
 			p.Successes++
@@ -487,8 +500,7 @@ func (m *Manager) RecordTaskApplied(ctx context.Context, agent string, ids []str
 			}
 		}
 		return true, nil
-	})
-	return err
+	}
 }
 
 // Thresholds of global candidates.

@@ -206,25 +206,65 @@ func (s *System) modifyProfile(ctx context.Context, agent string, fn func(p *Pro
 	}
 	var p Profile
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(storage.BucketProfiles)
-		p = s.loadProfile(b, agent)
-		fn(&p)
-		p.recompute()
-		return profileCodec.Put(b, []byte(agent), p)
+		var err error
+		p, err = s.modifyProfileTx(tx, agent, fn)
+		return err
 	})
 	return p, err
 }
 
+// modifyProfileTx is modifyProfile's work inside tx, for a canonical, valid agent name.
+func (s *System) modifyProfileTx(tx *bolt.Tx, agent string, fn func(p *Profile)) (Profile, error) {
+	b := tx.Bucket(storage.BucketProfiles)
+	p := s.loadProfile(b, agent)
+	fn(&p)
+	p.recompute()
+	return p, profileCodec.Put(b, []byte(agent), p)
+}
+
 // RecordOutcome adds an outcome to the agent's profile window.
 func (s *System) RecordOutcome(ctx context.Context, agent, taskType string, success bool, gateScore float64) (Profile, error) {
+	return s.modifyProfile(ctx, agent, s.outcome(taskType, success, gateScore))
+}
+
+// outcome is RecordOutcome's change to a profile.
+func (s *System) outcome(taskType string, success bool, gateScore float64) func(p *Profile) {
 	if taskType == "" {
 		taskType = "general"
 	}
-	return s.modifyProfile(ctx, agent, func(p *Profile) {
+	return func(p *Profile) {
 		p.Window = append(p.Window, Sample{TaskType: taskType, Success: success, GateScore: clamp01(gateScore), At: s.now()})
 		p.TotalTasks++
 		p.TasksSinceReview++
+	}
+}
+
+// recordTask is RecordTaskApplied then RecordOutcome in one transaction (AfterTask runs
+// for every build task, and each commit costs two fsyncs).
+func (s *System) recordTask(ctx context.Context, o Outcome, taskType string) error {
+	agent := canonAgent(o.Agent)
+	if err := validAgent(agent); err != nil {
+		return fmt.Errorf("record task: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("record task: %w", err)
+	}
+	if s.db.ReadOnly() {
+		return fmt.Errorf("record task: %w", storage.ErrReadOnly)
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if _, err := s.m.modifyTx(tx, agent, taskApplied(o.RuleIDs, o.Success)); err != nil {
+			return fmt.Errorf("record task: %w", err)
+		}
+		if _, err := s.modifyProfileTx(tx, agent, s.outcome(taskType, o.Success, o.GateScore)); err != nil {
+			return fmt.Errorf("record outcome: %w", err)
+		}
+		return nil
 	})
+	if err == nil {
+		s.m.changed("playbook", agent)
+	}
+	return err
 }
 
 // ReviewReport is the result of RunReview.

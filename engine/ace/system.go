@@ -3,7 +3,6 @@ package ace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nova-dev/nova/engine/llm"
@@ -106,11 +105,8 @@ type AfterReport struct {
 // storage errors are returned; the learning steps log theirs.
 func (s *System) AfterTask(ctx context.Context, o Outcome, forceReflect bool) (AfterReport, error) {
 	rep := AfterReport{TaskType: TaskType(o.Title)}
-	if err := s.m.RecordTaskApplied(ctx, o.Agent, o.RuleIDs, o.Success); err != nil {
-		return rep, fmt.Errorf("record task: %w", err)
-	}
-	if _, err := s.RecordOutcome(ctx, o.Agent, rep.TaskType, o.Success, o.GateScore); err != nil {
-		return rep, fmt.Errorf("record outcome: %w", err)
+	if err := s.recordTask(ctx, o, rep.TaskType); err != nil {
+		return rep, err
 	}
 	level := o.Autonomy // the build's level wins over the configured one
 	if level == 0 && !o.AutonomySet {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Errors of ParseReAct.
@@ -46,9 +46,9 @@ const maxReActInput = 1 << 20
 
 // label matches a ReAct label at the start of a line, tolerating markdown
 // decoration ("**Action:**", "- Action:", "### Final Answer").
-var label = regexp.MustCompile(`(?i)^[\s>*#_\-]*(thought|action input|action|observation|final answer|final)[\s*_]*:[\s*_]*`)
+var label = lazyre.New(`(?i)^[\s>*#_\-]*(thought|action input|action|observation|final answer|final)[\s*_]*:[\s*_]*`)
 
-var thinkBlock = regexp.MustCompile(`(?is)<think>.*?</think>`)
+var thinkBlock = lazyre.New(`(?is)<think>.*?</think>`)
 
 type section struct {
 	name string // lower-case label

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // VerifyInput is what Verify checks.
@@ -174,9 +174,9 @@ func short(h string) string {
 }
 
 var (
-	claimVerb = regexp.MustCompile(`(?i)\b(add|added|adds|create|created|creates|write|wrote|written|change|changed|changes|update|updated|updates|modify|modified|modifies|edit|edited|edits|delete|deleted|deletes|remove|removed|removes)\b`)
-	pathToken = regexp.MustCompile(`[A-Za-z0-9_./\-]+\.[A-Za-z0-9]{1,8}`)
-	testsPass = regexp.MustCompile(`(?i)\b(tests?|build|checks?)\b[^.\n]{0,40}\b(pass|passed|passes|ok|green|succeed|succeeded)\b`)
+	claimVerb = lazyre.New(`(?i)\b(add|added|adds|create|created|creates|write|wrote|written|change|changed|changes|update|updated|updates|modify|modified|modifies|edit|edited|edits|delete|deleted|deletes|remove|removed|removes)\b`)
+	pathToken = lazyre.New(`[A-Za-z0-9_./\-]+\.[A-Za-z0-9]{1,8}`)
+	testsPass = lazyre.New(`(?i)\b(tests?|build|checks?)\b[^.\n]{0,40}\b(pass|passed|passes|ok|green|succeed|succeeded)\b`)
 )
 
 var sourceExt = map[string]bool{

@@ -14,9 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // SchemaV1 is the only schema value accepted in an agent file.
@@ -258,7 +259,7 @@ func (e *SpecError) Unwrap() []error {
 	return []error{ErrInvalidSpec}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+var idPattern = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // Validate checks one spec on its own (uniqueness across files is the
 // loader's job). It does not apply defaults: zero limits and an empty tier are

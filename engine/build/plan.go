@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // PRDSchema is the JSON schema SUN's plan must satisfy (Nova26's PRD shape).
@@ -111,7 +111,7 @@ func PRDFromPlan(raw []byte, knownAgent func(string) bool) (*prd.PRD, error) {
 	return p, nil
 }
 
-var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+var slugRE = lazyre.New(`[^a-z0-9]+`)
 
 // Slug turns a goal or name into a file-name part ("Add a /health endpoint"
 // → "add-a-health-endpoint"), at most 48 characters.

@@ -216,7 +216,10 @@ func (s *Service) searchVault(ctx context.Context, query string, o SearchOptions
 	if len(o.VaultTypes) > 0 {
 		ask *= 3
 	}
-	nodes, err := v.Search(ctx, query, vault.SearchOptions{Limit: ask, NoEmbeddings: true})
+	// The vault drops the excluded nodes and other types itself, after ranking the same
+	// ask nodes, without reading them (the filter below is kept for any other searcher).
+	nodes, err := v.Search(ctx, query, vault.SearchOptions{Limit: ask, NoEmbeddings: true,
+		ResultTypes: o.VaultTypes, Exclude: o.ExcludeVault})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -364,7 +365,7 @@ func (c *Client) toAPIChat(req ChatRequest, stream bool) (*api.ChatRequest, erro
 		out.Messages = append(out.Messages, am)
 	}
 	for _, t := range req.Tools {
-		at, err := toAPITool(t)
+		at, err := c.tools.get(t)
 		if err != nil {
 			return nil, bad("%v", err)
 		}
@@ -406,6 +407,66 @@ func cmpOr(a, b int) int {
 		return a
 	}
 	return b
+}
+
+// toolCache keeps the wire form of the tools a client sent: an agent run sends the same
+// dozen tools with every chat, and decoding their JSON schemas into Ollama's ordered maps,
+// then encoding them again to estimate the request, was ~3 % of a build task's CPU. The
+// cached api.Tool values are shared by requests and never modified (json.Marshal only
+// reads them), so every request carries the same bytes as before.
+type toolCache struct {
+	mu sync.Mutex
+	m  map[string]api.Tool // by name, description and parameters
+	// size is the length of each cached tool's JSON encoding, by its (never shared)
+	// properties map, for estimateRequest.
+	size map[*api.ToolPropertiesMap]int
+}
+
+// maxCachedTools bounds the cache (a roster has a few dozen distinct tools).
+const maxCachedTools = 512
+
+func (tc *toolCache) get(t Tool) (api.Tool, error) {
+	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
+	tc.mu.Lock()
+	at, ok := tc.m[key]
+	tc.mu.Unlock()
+	if ok {
+		return at, nil
+	}
+	at, err := toAPITool(t)
+	if err != nil {
+		return api.Tool{}, err
+	}
+	b, err := json.Marshal(at)
+	if err != nil {
+		return at, nil // the request's own encoding reports it
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if len(tc.m) >= maxCachedTools {
+		clear(tc.m)
+		clear(tc.size)
+	}
+	if tc.m == nil {
+		tc.m, tc.size = map[string]api.Tool{}, map[*api.ToolPropertiesMap]int{}
+	}
+	tc.m[key] = at
+	tc.size[at.Function.Parameters.Properties] = len(b)
+	return at, nil
+}
+
+// encodedSize returns the length of t's JSON encoding, from the cache when t came from it.
+func (tc *toolCache) encodedSize(t api.Tool) int {
+	if p := t.Function.Parameters.Properties; p != nil {
+		tc.mu.Lock()
+		n, ok := tc.size[p]
+		tc.mu.Unlock()
+		if ok {
+			return n
+		}
+	}
+	b, _ := json.Marshal(t)
+	return len(b)
 }
 
 func toAPITool(t Tool) (api.Tool, error) {

@@ -108,6 +108,7 @@ type Client struct {
 	viaAPI bool
 
 	models modelCache
+	tools  toolCache
 }
 
 // New builds a Client. It does not contact the server.

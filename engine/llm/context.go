@@ -152,7 +152,7 @@ func (c *Client) calibrate(model string, areq *api.ChatRequest, promptTokens int
 	if promptTokens <= 0 {
 		return
 	}
-	est := EstimateRequest(areq)
+	est := estimateRequest(areq, c.tools.encodedSize)
 	if est < calibrateMin {
 		return
 	}
@@ -198,6 +198,14 @@ func EstimateMessages(msgs []Message, tools []Tool) int {
 
 // EstimateRequest estimates the prompt tokens of a wire request.
 func EstimateRequest(r *api.ChatRequest) int {
+	return estimateRequest(r, func(t api.Tool) int {
+		b, _ := json.Marshal(t)
+		return len(b)
+	})
+}
+
+// estimateRequest is EstimateRequest with the length of a tool's JSON encoding from size.
+func estimateRequest(r *api.ChatRequest, size func(api.Tool) int) int {
 	n := 0
 	for _, m := range r.Messages {
 		n += perMessage + EstimateTokens(m.Content)
@@ -207,8 +215,7 @@ func EstimateRequest(r *api.ChatRequest) int {
 		}
 	}
 	for _, t := range r.Tools {
-		b, _ := json.Marshal(t)
-		n += perMessage + (len(b)+3)/4
+		n += perMessage + (size(t)+3)/4
 	}
 	return n
 }

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/nova-dev/nova/internal/lazyre"
 	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
@@ -106,7 +106,7 @@ func splitFrontMatter(text string) (yml, body string, bodyLine int, ok bool, err
 	return "", "", 0, true, &ParseError{Line: 1, Err: ErrFrontMatter, Detail: "opening --- has no closing --- line"}
 }
 
-var reYAMLKey = regexp.MustCompile(`^([A-Za-z_][\w-]*)\s*:`)
+var reYAMLKey = lazyre.New(`^([A-Za-z_][\w-]*)\s*:`)
 
 // keyLine finds the file line of a top-level key in the YAML text (best effort, 0 if unknown).
 func keyLine(yml, key string, firstLine int) int {
@@ -283,7 +283,7 @@ func reusabilityValue(v any) (int, bool) {
 	return 0, false
 }
 
-var reReuse = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+))?`)
+var reReuse = lazyre.New(`^\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+))?`)
 
 // parseReusability reads "9/10", "9", "4/5" (scaled to 8) or "8.5/10" (rounded to 9).
 func parseReusability(s string) (int, bool) {
@@ -312,7 +312,7 @@ func clampReuse(v float64) (int, bool) {
 	return int(math.Round(v)), true
 }
 
-var rePriority = regexp.MustCompile(`(?i)^p\s*([0-9])\b`)
+var rePriority = lazyre.New(`(?i)^p\s*([0-9])\b`)
 
 // normalizePriority reads "P1", "p1 (high)", "1", "critical", "high", "medium", "low".
 func normalizePriority(s string) (string, bool) {

@@ -1,11 +1,12 @@
 package patterns
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // MaxDescriptionRunes is the longest Description (and section description) Parse produces.
@@ -15,18 +16,18 @@ const MaxDescriptionRunes = 500
 const maxTagRunes = 48
 
 var (
-	reImage     = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
-	reLink      = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-	reRefLink   = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
-	reAutolink  = regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`)
-	reBreakTag  = regexp.MustCompile(`(?i)<br\s*/?>`)
-	reStrong    = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
-	reEmStar    = regexp.MustCompile(`(^|[^\w*])\*(\S(?:[^*]*?\S)?)\*`)
-	reEmUnder   = regexp.MustCompile(`(^|[^\w_])_(\S(?:[^_]*?\S)?)_($|[^\w_])`)
-	reStrike    = regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`)
-	reEscape    = regexp.MustCompile("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
-	reSpaces    = regexp.MustCompile(`\s+`)
-	reFieldLine = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$`)
+	reImage     = lazyre.New(`!\[([^\]]*)\]\([^)]*\)`)
+	reLink      = lazyre.New(`\[([^\]]+)\]\([^)]*\)`)
+	reRefLink   = lazyre.New(`\[([^\]]+)\]\[[^\]]*\]`)
+	reAutolink  = lazyre.New(`<((?:https?|mailto):[^>\s]+)>`)
+	reBreakTag  = lazyre.New(`(?i)<br\s*/?>`)
+	reStrong    = lazyre.New(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
+	reEmStar    = lazyre.New(`(^|[^\w*])\*(\S(?:[^*]*?\S)?)\*`)
+	reEmUnder   = lazyre.New(`(^|[^\w_])_(\S(?:[^_]*?\S)?)_($|[^\w_])`)
+	reStrike    = lazyre.New(`~~(\S(?:.*?\S)?)~~`)
+	reEscape    = lazyre.New("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
+	reSpaces    = lazyre.New(`\s+`)
+	reFieldLine = lazyre.New(`^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$`)
 )
 
 // cleanInline turns one piece of inline markdown into plain text: links and images keep their

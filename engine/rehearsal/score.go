@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Weights of the composite score.
@@ -69,8 +69,8 @@ func LineDeltaScore(delta int) float64 {
 }
 
 var (
-	confidentWords = regexp.MustCompile(`(?i)\b(confident|tested|verified|tests pass|covered)\b`)
-	doubtWords     = regexp.MustCompile(`(?i)\b(unsure|not sure|todo|hack|hacky|fixme|untested|uncertain|workaround)\b`)
+	confidentWords = lazyre.New(`(?i)\b(confident|tested|verified|tests pass|covered)\b`)
+	doubtWords     = lazyre.New(`(?i)\b(unsure|not sure|todo|hack|hacky|fixme|untested|uncertain|workaround)\b`)
 )
 
 // SelfAssessment scores the agent's notes: 0.6, plus 0.1 per confident
@@ -96,8 +96,8 @@ func SelfAssessment(notes string) (float64, string) {
 }
 
 var (
-	anyType      = regexp.MustCompile(`(:\s*any\b|\bas any\b|<any>|\binterface\{\}|\[\]any\b|\bany\)|\bmap\[string\]any\b)`)
-	tsFunc       = regexp.MustCompile(`function\s*\w*\s*\(([^)]*)\)|\(([^()]*)\)\s*=>`)
+	anyType      = lazyre.New(`(:\s*any\b|\bas any\b|<any>|\binterface\{\}|\[\]any\b|\bany\)|\bmap\[string\]any\b)`)
+	tsFunc       = lazyre.New(`function\s*\w*\s*\(([^)]*)\)|\(([^()]*)\)\s*=>`)
 	typedExt     = []string{".ts", ".tsx", ".mts", ".cts"}
 	heuristicExt = []string{".go", ".ts", ".tsx", ".mts", ".cts"}
 )
@@ -192,7 +192,7 @@ var stopWords = map[string]bool{
 	"tasks": true, "code": true, "file": true, "files": true, "using": true, "make": true,
 }
 
-var wordRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_]{3,}`)
+var wordRE = lazyre.New(`[A-Za-z][A-Za-z0-9_]{3,}`)
 
 // Keywords are the distinctive words of a vault node (tags first, then
 // content words of four letters or more, at most eight).

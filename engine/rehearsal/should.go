@@ -2,11 +2,11 @@ package rehearsal
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Thresholds of ShouldRehearse.
@@ -17,7 +17,7 @@ const (
 
 // riskyWords mark a task as worth rehearsing wherever they appear in its
 // description.
-var riskyWords = regexp.MustCompile(`(?i)\b(schema|migrations?|migrate|rehears\w*)\b`)
+var riskyWords = lazyre.New(`(?i)\b(schema|migrations?|migrate|rehears\w*)\b`)
 
 // ShouldRehearse reports whether a task is risky enough to rehearse: its
 // complexity (a task field Nova26 PRDs may carry) is above 0.7; or, when it

@@ -845,6 +845,13 @@ func (r *Workspace) RunningGoalRuns(ctx context.Context) ([]uint64, error) {
 	return res0, err
 }
 
+// RunningWork calls RunningWork in the owning nova process.
+func (r *Workspace) RunningWork(ctx context.Context) (engine.RunningWork, error) {
+	var res0 engine.RunningWork
+	err := r.c.Call(ctx, "RunningWork", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // SaveBlueprint calls SaveBlueprint in the owning nova process.
 func (r *Workspace) SaveBlueprint(ctx context.Context, buildID uint64, o engine.SaveBlueprintOptions) (engine.SaveBlueprintResult, error) {
 	var res0 engine.SaveBlueprintResult

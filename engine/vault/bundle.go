@@ -22,13 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/textindex"
+	"github.com/nova-dev/nova/internal/lazyre"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -83,7 +83,7 @@ type BundleImport struct {
 
 var (
 	bundleImportCodec = storage.Codec[BundleImport]{Version: 1}
-	authorRE          = regexp.MustCompile(`^u-[0-9a-f]{16}$`)
+	authorRE          = lazyre.New(`^u-[0-9a-f]{16}$`)
 )
 
 // ParseBundle reads and validates a bundle: one JSON document of at most

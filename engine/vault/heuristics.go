@@ -2,8 +2,9 @@ package vault
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Contents of the nodes the heuristics produce. They are fixed sentences, so
@@ -64,13 +65,13 @@ func anyOf(subs ...string) func(string) bool {
 }
 
 var (
-	reErrWrap    = regexp.MustCompile(`fmt\.Errorf\([^\n]*%w`)
-	reCtxFirst   = regexp.MustCompile(`func\s*(\([^)]*\)\s*)?\w*\s*(\[[^\]]*\])?\s*\(\s*ctx\s+context\.Context\b`)
-	reDeferClose = regexp.MustCompile(`defer\s+(func\(\)\s*\{\s*_?\s*=?\s*)?[\w.\[\]()]*\.Close\(\)`)
-	reSentinel   = regexp.MustCompile(`\bErr\w*\s*=\s*errors\.New\(`)
-	reTSTypes    = regexp.MustCompile(`(?m)^\s*(export\s+)?(interface\s+\w+|type\s+\w+\s*=\s*\{)`)
-	reGoPackage  = regexp.MustCompile(`(?m)^package\s+\w+`)
-	reTSImport   = regexp.MustCompile(`(?m)^\s*import\s.*\sfrom\s+['"]`)
+	reErrWrap    = lazyre.New(`fmt\.Errorf\([^\n]*%w`)
+	reCtxFirst   = lazyre.New(`func\s*(\([^)]*\)\s*)?\w*\s*(\[[^\]]*\])?\s*\(\s*ctx\s+context\.Context\b`)
+	reDeferClose = lazyre.New(`defer\s+(func\(\)\s*\{\s*_?\s*=?\s*)?[\w.\[\]()]*\.Close\(\)`)
+	reSentinel   = lazyre.New(`\bErr\w*\s*=\s*errors\.New\(`)
+	reTSTypes    = lazyre.New(`(?m)^\s*(export\s+)?(interface\s+\w+|type\s+\w+\s*=\s*\{)`)
+	reGoPackage  = lazyre.New(`(?m)^package\s+\w+`)
+	reTSImport   = lazyre.New(`(?m)^\s*import\s.*\sfrom\s+['"]`)
 )
 
 var goSignals = []signal{

@@ -9,9 +9,10 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
-// rankOf decodes the ranking fields of the node record at key (as rankCodec.Get). Records of the current version take scanRank's single pass; anything scanRank is not
-// sure of goes through the codec, which decides (so the result, or the error, is
-// encoding/json's in every case).
+// rankOf decodes the ranking fields of the node record at key (as rankCodec.Get). Records
+// of the current version take scanRank's single pass; anything scanRank is not sure of
+// goes through the codec, which decides (so the result, or the error, is encoding/json's
+// in every case). scanRank also notes the node's type when it is plain (see rankNode).
 func rankOf(nodes *bolt.Bucket, key []byte) (rankNode, error) {
 	if nodes == nil {
 		return rankNode{}, storage.ErrNotFound
@@ -68,6 +69,19 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 					return rankNode{}, false
 				}
 				r.Confidence = f
+			case strings.EqualFold(string(key), "type"):
+				// The type is noted when it is a plain ASCII string under its exact name
+				// (the last such member wins, as in encoding/json); anything else leaves it
+				// unknown, for the caller to read from the whole record.
+				start := s.p
+				if !s.value(0) {
+					return rankNode{}, false
+				}
+				v := doc[start:s.p]
+				r.typ, r.typOK = "", false
+				if string(key) == "type" && len(v) >= 2 && v[0] == '"' && plainKey(v[1:len(v)-1]) {
+					r.typ, r.typOK = NodeType(v[1:len(v)-1]), true
+				}
 			case string(key) == "helpfulCount":
 				tok, isInt := s.num()
 				if tok == nil || !isInt {
@@ -99,7 +113,7 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 	return r, s.p == len(doc)
 }
 
-// plainKey reports a key of printable ASCII without escapes.
+// plainKey reports a key (or string) of ASCII without escapes.
 func plainKey(k []byte) bool {
 	for _, c := range k {
 		if c == '\\' || c >= 0x80 {

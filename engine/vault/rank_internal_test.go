@@ -32,10 +32,39 @@ func checkScanRank(t *testing.T, doc []byte) bool {
 	if err != nil {
 		t.Fatalf("scanRank accepted %q, encoding/json refuses it: %v", doc, err)
 	}
-	if got != want {
+	if got.Confidence != want.Confidence || got.HelpfulCount != want.HelpfulCount {
 		t.Fatalf("scanRank(%q) = %+v, encoding/json decodes %+v", doc, got, want)
 	}
+	if got.typOK {
+		var n Node
+		if err := json.Unmarshal(doc, &n); err == nil && n.Type != got.typ {
+			t.Fatalf("scanRank(%q) read type %q, encoding/json decodes %q", doc, got.typ, n.Type)
+		}
+	}
 	return true
+}
+
+// The type is read when it is plain, and left unknown otherwise (the caller then reads the
+// whole record).
+func TestScanRankType(t *testing.T) {
+	t.Parallel()
+	for doc, want := range map[string]NodeType{
+		`{"type":"Pattern","confidence":0.5}`:                 Pattern,
+		`{"type":"Mistake","type":"Pattern"}`:                 Pattern,
+		`{"Type":"Mistake","type":"Decision"}`:                Decision,
+		`{"type":"Pattern","TYPE":"Mistake"}`:                 "",
+		`{"type":"Pat\u0074ern"}`:                             "",
+		`{"type":null}`:                                       "",
+		`{"type":5,"confidence":0.1}`:                         "",
+		"{\"type\":\"P\xc3\xa4ttern\"}":                       "",
+		`{"confidence":0.2,"type":"Preference","tags":["x"]}`: Preference,
+	} {
+		r, ok := scanRank([]byte(doc))
+		require.True(t, ok, doc)
+		assert.Equal(t, want != "", r.typOK, doc)
+		assert.Equal(t, want, r.typ, doc)
+		checkScanRank(t, []byte(doc))
+	}
 }
 
 // Every record the vault writes takes the fast path, with encoding/json's values.
@@ -58,7 +87,7 @@ func TestScanRankStoredRecords(t *testing.T) {
 		assert.True(t, checkScanRank(t, doc), "record of node %d left the fast path: %s", n.ID, doc)
 		got, ok := scanRank(doc)
 		require.True(t, ok)
-		assert.Equal(t, rankNode{Confidence: n.Confidence, HelpfulCount: n.HelpfulCount}, got)
+		assert.Equal(t, rankNode{Confidence: n.Confidence, HelpfulCount: n.HelpfulCount, typ: n.Type, typOK: true}, got)
 	}
 }
 
@@ -117,7 +146,7 @@ func TestRankOf(t *testing.T) {
 		b := tx.Bucket([]byte("nodes"))
 		r, err := rankOf(b, storage.Key(1))
 		require.NoError(t, err)
-		assert.Equal(t, rankNode{Confidence: 0.42, HelpfulCount: 5}, r)
+		assert.Equal(t, rankNode{Confidence: 0.42, HelpfulCount: 5, typ: Pattern, typOK: true}, r)
 		r, err = rankOf(b, storage.Key(2)) // encoding/json's case-insensitive match
 		require.NoError(t, err)
 		assert.Equal(t, rankNode{Confidence: 0.3, HelpfulCount: 2}, r)

@@ -1,6 +1,8 @@
 package vault_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +54,35 @@ func TestNodeWriteRepairsMissingIndexEntry(t *testing.T) {
 	hits, err := e.v.Search(ctx, "schema tree", vault.SearchOptions{Tag: "schema"})
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{n.ID}, scoredIDs(hits))
+}
+
+// ResultTypes and Exclude give what a caller filtering the unfiltered results itself keeps,
+// in the same order.
+func TestSearchResultFilters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	types := []vault.NodeType{vault.Pattern, vault.Mistake, vault.Decision, vault.Preference}
+	var all []uint64
+	for i := range 60 {
+		n := e.add(vault.Node{Type: types[i%len(types)], Content: fmt.Sprintf("retry the flaky upload step %d with a backoff of %d seconds", i, i%7),
+			Confidence: 0.3 + float64(i%5)/10})
+		all = append(all, n.ID)
+	}
+	exclude := []uint64{all[0], all[5], all[8], all[13]}
+	for _, limit := range []int{5, 12, 30, 100} {
+		plain, err := e.v.Search(ctx, "flaky upload backoff", vault.SearchOptions{Limit: limit, NoEmbeddings: true})
+		require.NoError(t, err)
+		var want []uint64
+		for _, h := range plain {
+			if !slices.Contains(exclude, h.ID) && (h.Type == vault.Pattern || h.Type == vault.Decision) {
+				want = append(want, h.ID)
+			}
+		}
+		got, err := e.v.Search(ctx, "flaky upload backoff", vault.SearchOptions{Limit: limit, NoEmbeddings: true,
+			ResultTypes: []vault.NodeType{vault.Pattern, vault.Decision}, Exclude: exclude})
+		require.NoError(t, err)
+		require.NotEmpty(t, want)
+		assert.Equal(t, want, scoredIDs(got), "limit %d", limit)
+	}
 }

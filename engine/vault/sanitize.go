@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/nova-dev/nova/engine/secrets"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Placeholders the sanitizer writes.
@@ -20,22 +21,22 @@ const (
 )
 
 var (
-	reEmail = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
-	reURL   = regexp.MustCompile(`\b(?:https?|ftp|file|ssh|git)://[^\s"'<>` + "`" + `)\]]+`)
+	reEmail = lazyre.New(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
+	reURL   = lazyre.New(`\b(?:https?|ftp|file|ssh|git)://[^\s"'<>` + "`" + `)\]]+`)
 	// key = value assignments whose key names a secret; the value goes.
-	reSecretAssign = regexp.MustCompile(`(?i)\b([\w.\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_\-]?key|access[_\-]?key)[\w.\-]*)(["']?\s*(?::=|=|:)\s*)("[^"\n]*"|'[^'\n]*'|` + "`[^`\n]*`" + `|[^\s,;)\]}]+)`)
+	reSecretAssign = lazyre.New(`(?i)\b([\w.\-]*(?:api[_\-]?key|secret|token|passw(?:or)?d|pwd|credential|private[_\-]?key|access[_\-]?key)[\w.\-]*)(["']?\s*(?::=|=|:)\s*)("[^"\n]*"|'[^'\n]*'|` + "`[^`\n]*`" + `|[^\s,;)\]}]+)`)
 	// Well-known credential shapes.
-	reTokenShape = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{4,})`)
+	reTokenShape = lazyre.New(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{4,})`)
 	// Long opaque strings (hashes, keys); checked for letters and digits.
-	reOpaque = regexp.MustCompile(`[A-Za-z0-9+/_\-]{32,}={0,2}`)
-	reUUID   = regexp.MustCompile(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
-	reIPv4   = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b`)
-	reHost   = regexp.MustCompile(`(?i)\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:internal|local|corp|lan|intranet)\b`)
+	reOpaque = lazyre.New(`[A-Za-z0-9+/_\-]{32,}={0,2}`)
+	reUUID   = lazyre.New(`\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b`)
+	reIPv4   = lazyre.New(`\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b`)
+	reHost   = lazyre.New(`(?i)\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:internal|local|corp|lan|intranet)\b`)
 	// Paths: absolute or home-relative with two or more segments, ./ and ../
 	// paths, Windows drive paths, and relative paths ending in a file name.
-	reAbsPath  = regexp.MustCompile(`(^|[\s(\[{"'` + "`" + `=:,])((?:~|\.{1,2})?/[\w.@\-]+(?:/[\w.@\-]+)+/?|\.{1,2}/[\w.@\-]+/?)`)
-	reWinPath  = regexp.MustCompile(`\b[A-Za-z]:\\[^\s"'<>|]+`)
-	reFilePath = regexp.MustCompile(`\b[\w.\-]+(?:/[\w.\-]+)+\.[A-Za-z][A-Za-z0-9]{0,5}\b`)
+	reAbsPath  = lazyre.New(`(^|[\s(\[{"'` + "`" + `=:,])((?:~|\.{1,2})?/[\w.@\-]+(?:/[\w.@\-]+)+/?|\.{1,2}/[\w.@\-]+/?)`)
+	reWinPath  = lazyre.New(`\b[A-Za-z]:\\[^\s"'<>|]+`)
+	reFilePath = lazyre.New(`\b[\w.\-]+(?:/[\w.\-]+)+\.[A-Za-z][A-Za-z0-9]{0,5}\b`)
 )
 
 // scrub removes sensitive data from text: e-mails, URLs, secret
@@ -133,4 +134,4 @@ func Sanitize(n Node, projectTerms ...string) Node {
 
 // reLanguage is what a language field may hold when it leaves: "go",
 // "typescript", "c++", "c#", "objective-c".
-var reLanguage = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+#.\-]{0,31}$`)
+var reLanguage = lazyre.New(`^[A-Za-z][A-Za-z0-9+#.\-]{0,31}$`)

@@ -64,6 +64,11 @@ type SearchOptions struct {
 	MinConfidence float64
 	// NoEmbeddings skips the embedding re-rank even when it is configured.
 	NoEmbeddings bool
+	// ResultTypes and Exclude drop results after the ranking and the limit (unlike Type,
+	// which filters what is ranked): the results are those a caller dropping them itself
+	// would keep, in the same order, without reading the nodes dropped.
+	ResultTypes []NodeType
+	Exclude     []uint64
 }
 
 // Scored is a search result: the node (without body) and its score.
@@ -95,6 +100,8 @@ type cand struct {
 	id    uint64
 	rel   float64
 	score float64
+	typ   NodeType // when typOK
+	typOK bool
 }
 
 // Search ranks nodes for a free-text query: BM25F over title, content, tags
@@ -134,6 +141,17 @@ func (v *Vault) Search(ctx context.Context, query string, o SearchOptions) ([]Sc
 	if len(cands) > o.Limit {
 		cands = cands[:o.Limit]
 	}
+	if len(o.ResultTypes) > 0 || len(o.Exclude) > 0 {
+		kept := cands[:0]
+		for _, c := range cands {
+			// A node whose type the ranking did not read is kept here and checked below.
+			if slices.Contains(o.Exclude, c.id) || (len(o.ResultTypes) > 0 && c.typOK && !slices.Contains(o.ResultTypes, c.typ)) {
+				continue
+			}
+			kept = append(kept, c)
+		}
+		cands = kept
+	}
 	ids := make([]uint64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.id
@@ -148,7 +166,7 @@ func (v *Vault) Search(ctx context.Context, query string, o SearchOptions) ([]Sc
 	}
 	out := make([]Scored, 0, len(cands))
 	for _, c := range cands {
-		if n, ok := byID[c.id]; ok {
+		if n, ok := byID[c.id]; ok && (len(o.ResultTypes) == 0 || slices.Contains(o.ResultTypes, n.Type)) {
 			out = append(out, Scored{Node: n, Score: round6(c.score), Relevance: round6(c.rel)})
 		}
 	}
@@ -211,7 +229,7 @@ func (v *Vault) candidates(ctx context.Context, query string, o SearchOptions, t
 				continue // undecodable
 			}
 			rel := h.Score / top
-			cands = append(cands, cand{id: h.ID, rel: rel, score: blend(rel, m.Confidence, m.HelpfulCount)})
+			cands = append(cands, cand{id: h.ID, rel: rel, score: blend(rel, m.Confidence, m.HelpfulCount), typ: m.typ, typOK: m.typOK})
 		}
 		return nil
 	})
@@ -228,6 +246,9 @@ func (v *Vault) candidates(ctx context.Context, query string, o SearchOptions, t
 type rankNode struct {
 	Confidence   float64 `json:"confidence"`
 	HelpfulCount int     `json:"helpfulCount"`
+	// typ is the node's type when scanRank read it (typOK); encoding/json leaves it unknown.
+	typ   NodeType
+	typOK bool
 }
 
 // rankCodec reads nodeCodec's records (same version) into a rankNode.

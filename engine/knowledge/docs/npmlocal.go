@@ -6,14 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // npmName is a valid npm package name: an optional @scope/ and a name of
 // lower-case URL-safe characters (at most 214 in all). Nothing else ever
 // reaches a file path.
-var npmName = regexp.MustCompile(`^(@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$`)
+var npmName = lazyre.New(`^(@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$`)
 
 // Bounds of what an npm lookup reads.
 const (

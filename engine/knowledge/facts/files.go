@@ -7,14 +7,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // pathToken finds words that look like file paths ("engine/vault/search.go",
 // "Makefile" is not found: a fact naming a file without an extension is not
 // tracked).
-var pathToken = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_.\-/]*\.[A-Za-z0-9]{1,8}`)
+var pathToken = lazyre.New(`[A-Za-z0-9_][A-Za-z0-9_.\-/]*\.[A-Za-z0-9]{1,8}`)
 
 const maxHashBytes = 4 << 20
 

@@ -3,8 +3,9 @@ package facts
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // ErrInvalid marks bad input: an unknown scope, a confidence outside 0–1,
@@ -50,8 +51,8 @@ func (s Scope) IsZero() bool { return s.Level == 0 }
 func (s Scope) Broader(o Scope) bool { return s.Level < o.Level }
 
 var (
-	buildIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	agentPattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	buildIDPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	agentPattern   = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 )
 
 // ScopeHelp lists the accepted spellings, for error messages and help.

@@ -39,13 +39,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/library/internal/yamldoc"
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/tmpl"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // FileError is one problem with one file: "file:line: field: message".
@@ -90,7 +90,7 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, (*plain)(s))
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var namePattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // ValidName reports whether s may name a blueprint.
 func ValidName(s string) bool { return namePattern.MatchString(s) }

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/tmpl"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // MetaKey is the meta field a rendered PRD carries its provenance in:
@@ -175,7 +175,7 @@ func kindOf(parent string, key string) fieldKind {
 	return kindAny
 }
 
-var wholeRef = regexp.MustCompile(`^\s*\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}\s*$`)
+var wholeRef = lazyre.New(`^\s*\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*-?\}\}\s*$`)
 
 type renderer struct {
 	ctx    context.Context

@@ -12,10 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // ErrUsage is wrapped by every *Error: the caller gave a bad value (exit 2).
@@ -117,7 +118,7 @@ func bad(name, format string, args ...any) *Error {
 	return &Error{Param: name, Msg: fmt.Sprintf(format, args...)}
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // ValidName reports whether s may name a parameter (or a workflow step):
 // letters, digits and underscores, not starting with a digit, so that a

@@ -49,6 +49,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/tmpl"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // SchemaV1 is the schema value of a skill file.
@@ -154,8 +155,8 @@ type ToolInfo func(name string) (tools.Tool, bool)
 type KnownAgent func(id string) bool
 
 var (
-	namePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-	versionPattern = regexp.MustCompile(`^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
+	namePattern    = lazyre.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	versionPattern = lazyre.New(`^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`)
 )
 
 // Parse decodes and validates one skill file. Every problem is returned

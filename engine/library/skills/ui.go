@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // UIToolName is VENUS's component-spec tool.
@@ -46,7 +46,7 @@ type UIRequest struct {
 	HasInteractivity bool     `json:"hasInteractivity,omitempty"`
 }
 
-var pascal = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
+var pascal = lazyre.New(`^[A-Z][A-Za-z0-9]{0,63}$`)
 
 // ErrBadComponent: the request cannot make a spec.
 var ErrBadComponent = errors.New("bad component request")

@@ -49,6 +49,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/parser"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Limits of one template and one render.
@@ -540,7 +542,7 @@ func pathFilter(fn func(string) string) exec.FilterFunction {
 	}
 }
 
-var searchHit = regexp.MustCompile(`^(.+?):(\d+):`)
+var searchHit = lazyre.New(`^(.+?):(\d+):`)
 
 // FirstPath returns the path of the first "path:line: text" line of a
 // searchFiles result whose path is not in skip (the first such path when
@@ -575,9 +577,9 @@ func FirstPath(s string, skip ...string) string {
 // --- messages ------------------------------------------------------------------
 
 var (
-	lineRe      = regexp.MustCompile(`[Ll]ine:? (\d+)`)
-	undefinedRe = regexp.MustCompile(`Unable to evaluate name "([^"]*)"`)
-	prefixRe    = regexp.MustCompile(`^(unable to execute template: )?((Unable to (render expression|execute controlStructure) at line \d+): )+`)
+	lineRe      = lazyre.New(`[Ll]ine:? (\d+)`)
+	undefinedRe = lazyre.New(`Unable to evaluate name "([^"]*)"`)
+	prefixRe    = lazyre.New(`^(unable to execute template: )?((Unable to (render expression|execute controlStructure) at line \d+): )+`)
 )
 
 func lineOf(msg string) int {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,7 +229,7 @@ func (e *Engine) Run(ctx context.Context, id uint64, opts RunOptions) (Run, erro
 		return Run{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
+	e.setCancel(c, cancel)
 	return e.run(ctx, id, c, opts)
 }
 
@@ -245,7 +247,7 @@ func (e *Engine) Go(id uint64, opts RunOptions) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
+	e.setCancel(c, cancel)
 	go func() {
 		if _, err := e.run(ctx, id, c, opts); err != nil && !errors.Is(err, context.Canceled) {
 			e.d.Logf("workflow run %d: %v\n", id, err)
@@ -259,14 +261,16 @@ func (e *Engine) Go(id uint64, opts RunOptions) error {
 func (e *Engine) Cancel(id uint64) error {
 	e.mu.Lock()
 	c, ok := e.active[id]
+	cancel := func() {}
 	if ok {
 		c.canceled = true
+		cancel = c.cancel
 	}
 	e.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
 	}
-	c.cancel()
+	cancel()
 	return nil
 }
 
@@ -284,6 +288,38 @@ func (e *Engine) Wait(ctx context.Context, id uint64) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Running lists the ids of the runs running in this process, ascending.
+func (e *Engine) Running() []uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Sorted(maps.Keys(e.active))
+}
+
+// Shutdown interrupts every run running in this process (each pauses,
+// resumable: its step's build is interrupted and continues on resume) and
+// waits for them to record it, or for ctx to end.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	for _, c := range e.active {
+		c.cancel()
+	}
+	e.mu.Unlock()
+	for _, id := range e.Running() {
+		if err := e.Wait(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setCancel sets a claimed run's cancel (under the lock: Cancel and
+// Shutdown read it from other goroutines).
+func (e *Engine) setCancel(c *control, cancel context.CancelFunc) {
+	e.mu.Lock()
+	c.cancel = cancel
+	e.mu.Unlock()
 }
 
 func (e *Engine) claim(id uint64) (*control, error) {

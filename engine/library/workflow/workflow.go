@@ -41,7 +41,6 @@ package workflow
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -49,6 +48,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/skills"
 	"github.com/nova-dev/nova/engine/library/tmpl"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // SchemaV1 is the schema value of a workflow file.
@@ -140,7 +140,7 @@ var StepFields = []string{"output", "status", "done", "failed", "skipped", "reas
 // reserved names cannot be step ids or parameters.
 var reserved = []string{"workflow", "run", "params", "steps", "loop", "range", "dict", "namespace", "cycler", "joiner", "self", "true", "false", "none"}
 
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var idPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // Parse decodes and validates one workflow file; every problem names the
 // file, the line and the field. It never panics on input.

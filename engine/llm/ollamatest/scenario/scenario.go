@@ -8,7 +8,6 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Models are the models the scenarios expect installed (nova's default
@@ -36,9 +36,9 @@ type Options struct {
 }
 
 var (
-	turnRe     = regexp.MustCompile(`This is turn (\d+)`)
-	agentRe    = regexp.MustCompile(`(?m)^You are (\w+)`)
-	earthArtRe = regexp.MustCompile(`- (a\d+) output [^\n]*\(EARTH, t`)
+	turnRe     = lazyre.New(`This is turn (\d+)`)
+	agentRe    = lazyre.New(`(?m)^You are (\w+)`)
+	earthArtRe = lazyre.New(`- (a\d+) output [^\n]*\(EARTH, t`)
 )
 
 // HealthCheck is a goal run of "add a health check endpoint with tests":

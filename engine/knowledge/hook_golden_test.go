@@ -1,0 +1,47 @@
+package knowledge_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/engine/vault/vaulttest"
+)
+
+var updateHookGolden = flag.Bool("update-hook-golden", false, "rewrite testdata/hook_golden.txt")
+
+// The knowledge block a build prompt carries is pinned on a generated vault, queried as a
+// build task queries it (the vault nodes of its vault context excluded): speed work on the
+// vault source (filters applied inside the vault search) must leave every block identical.
+// The golden file was written by the code before that work.
+func TestHookBlockUnchangedOnFixture(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, options{})
+	ctx := t.Context()
+	require.NoError(t, vaulttest.Fill(ctx, fx.vault, 3000, 7, vaulttest.Options{}))
+	var sb strings.Builder
+	for i, q := range vaulttest.Queries(24, 3) {
+		vc, err := fx.vault.BuildVaultContext(ctx, q, "MARS", vault.TierPremium, 8192)
+		require.NoError(t, err)
+		block, ids, err := fx.svc.Hits(ctx, build.KnowledgeQuery{BuildID: "1", TaskID: fmt.Sprint(i), Agent: "MARS", Text: q, ExcludeVault: vc.NodeIDs}, 2000)
+		require.NoError(t, err)
+		fmt.Fprintf(&sb, "== %d %q\n%s\nids %v\n", i, q, block, ids)
+	}
+	path := filepath.Join("testdata", "hook_golden.txt")
+	if *updateHookGolden {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(want), "[vault:", "the fixture injects vault patterns")
+	assert.Equal(t, string(want), sb.String())
+}
