@@ -62,7 +62,9 @@
 //	                     (the weekly promotion limit)
 //	  optin              user id → "1" or "0"
 //	  bundles            bundle id (sha-256 hex of the bundle) → import record of a wisdom bundle
-//	imports              (m1) pattern-import batches by id
+//	imports              (m1) pattern-import batches by id; "pending" (and "indexing") while a
+//	                     chunked import is still writing one: read after a crash, it is
+//	                     interrupted, and undo or the next import removes it
 //	import_files         (m1) content hash, node ids and MinHash signature per imported source
 //	                     file; key = user id 0x00 source path
 //	changesets           (m1) staged file changes by id

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/engine/patterns"
@@ -22,10 +23,11 @@ func (im *Importer) Import(ctx context.Context, src Source, opts Options) (Resul
 	if _, err := im.resolve(opts); err != nil {
 		return Result{}, err
 	}
-	p, err := im.Scan(ctx, src, opts)
+	p, err := im.scan(ctx, src, opts, opts.Split)
 	if err != nil {
 		return Result{}, err
 	}
+	p.consume = !opts.DryRun
 	if opts.DryRun {
 		return im.Preview(ctx, p, opts)
 	}
@@ -36,7 +38,7 @@ func (im *Importer) Import(ctx context.Context, src Source, opts Options) (Resul
 // take the vault over its tier's node cap, the report comes back with Result.OverCap set and
 // that *vault.CapError as the error: the same refusal Apply would give.
 func (im *Importer) Preview(ctx context.Context, p *Plan, opts Options) (Result, error) {
-	o, err := im.resolve(opts)
+	o, err := im.resolveFor(p, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -75,15 +77,24 @@ func (im *Importer) Preview(ctx context.Context, p *Plan, opts Options) (Result,
 	return res, nil
 }
 
-// Apply imports p with opts in one write transaction (opts.DryRun makes it a Preview). When
-// nothing would change, nothing is written and Result.Batch is 0. When ctx is cancelled the
-// transaction is rolled back and ctx.Err() returned. An import that would take the vault over
-// its tier's node cap is refused with a *vault.CapError before anything is written.
+// Apply imports p with opts (opts.DryRun makes it a Preview). When nothing would change,
+// nothing is written and Result.Batch is 0. An import that would take the vault over its
+// tier's node cap is refused with a *vault.CapError before anything is written.
+//
+// An import that writes at most Config.ChunkFiles files is one write transaction, as it
+// always was: cancelling ctx rolls it back. A larger one is written in transactions of
+// ChunkFiles files (so its memory does not grow with the library), under the vault's write
+// lock; the batch record goes with the first of them, marked pending, and every transaction
+// adds to it what it wrote, so the record can always undo exactly what is in the vault. The
+// last transaction threads the category chains and completes the record. When a later
+// transaction fails or ctx is cancelled, the transactions already committed are undone
+// before Apply returns; when the process dies in between, the pending batch reads as
+// "interrupted": `nova import undo` removes it, and the next Apply does so first.
 func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, error) {
 	if opts.DryRun {
 		return im.Preview(ctx, p, opts)
 	}
-	o, err := im.resolve(opts)
+	o, err := im.resolveFor(p, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -95,34 +106,113 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		return Result{}, err
 	}
 	var res Result
-	err = im.v.WithImportTx(ctx, func(t *vault.ImportTx) error {
-		res = im.newResult(p, o, false)
-		ds, err := im.decide(ctx, &t.ReadTx, p, o)
+	err = im.v.WithImportSteps(ctx, func(s *vault.ImportSteps) error {
+		if err := im.recoverInterrupted(ctx, s); err != nil {
+			return err
+		}
+		var ds []decision
+		err := im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
+			var err error
+			ds, err = im.decide(ctx, r, p, o)
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		if im.v.Limits().MaxNodes > 0 {
-			// The tier has a cap: count exactly what the import adds with a
-			// dry pass (bounded: a capped vault holds few nodes), and refuse
-			// before the first write.
+		res = im.newResult(p, o, false)
+		x := im.newExec(p, o, &res, nil)
+		// reserve refuses, before the first write, an import that would take the vault
+		// over its tier's cap.
+		reserve := func(t *vault.ImportTx) error {
+			if im.v.Limits().MaxNodes == 0 {
+				return nil
+			}
+			// The tier has a cap: count exactly what the import adds with a dry pass
+			// (bounded: a capped vault holds few nodes).
 			dry := im.newResult(p, o, true)
 			qo := o
 			qo.Progress = nil
 			if err := im.newExec(p, qo, &dry, &dryWriter{v: im.v, r: &t.ReadTx, nextID: dryIDBase}).run(ctx, ds); err != nil {
 				return err
 			}
-			if err := t.Reserve(dry.NodesAdded - dry.NodesRemoved); err != nil {
+			return t.Reserve(dry.NodesAdded - dry.NodesRemoved)
+		}
+		bounds := chunkBounds(ds, im.chunkFiles())
+		if bounds == nil { // one transaction
+			return s.Once(func(t *vault.ImportTx) error {
+				if err := reserve(t); err != nil {
+					return err
+				}
+				x.w = &txWriter{t: t}
+				if err := x.run(ctx, ds); err != nil {
+					return err
+				}
+				if !res.Changed() {
+					return errNoChange
+				}
+				o.progress(PhaseCommit, 0, 1)
+				return nil
+			})
+		}
+		bounds = append([]int{0}, bounds...)
+		for c := range bounds {
+			first, last := c == 0, c == len(bounds)-1
+			from, to := bounds[c], len(ds)
+			if !last {
+				to = bounds[c+1]
+			}
+			err := s.Step(func(t *vault.ImportTx) error {
+				x.w = &txWriter{t: t}
+				if first {
+					if err := reserve(t); err != nil {
+						return err
+					}
+					if err := x.begin(); err != nil {
+						return err
+					}
+				}
+				if err := x.write(ctx, ds, from, to); err != nil {
+					return err
+				}
+				if !last {
+					return x.checkpoint()
+				}
+				return x.finish()
+			})
+			if err != nil && first {
+				return err // nothing was written
+			}
+			if err := im.afterChunk(s, x, err); err != nil {
 				return err
 			}
 		}
-		x := im.newExec(p, o, &res, &txWriter{t: t})
-		if err := x.run(ctx, ds); err != nil {
-			return err
+		// The full-text index, range of terms by range of terms; the last range completes
+		// the batch record in its transaction.
+		o.progress(PhaseCommit, 0, 1)
+		for done := false; !done; {
+			var err error
+			done, err = s.IndexStep(indexBudgetFor(), func(t *vault.ImportTx, done bool) error {
+				if !x.stored {
+					return nil // nothing changed: no record
+				}
+				x.w = &txWriter{t: t}
+				switch {
+				case done:
+					x.batch.Pending, x.batch.Indexing = false, false
+				case !x.batch.Indexing:
+					x.batch.Indexing = true
+				default:
+					return nil
+				}
+				return x.w.putBatch(&x.batch)
+			})
+			if err := im.afterChunk(s, x, err); err != nil {
+				return err
+			}
 		}
 		if !res.Changed() {
-			return errNoChange
+			res.Batch = 0
 		}
-		o.progress(PhaseCommit, 0, 1)
 		return nil
 	})
 	switch {
@@ -130,6 +220,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		res.Batch = 0
 	case err != nil:
 		return Result{}, err
+	case res.Batch == 0:
 	default:
 		o.progress(PhaseCommit, 1, 1)
 		if im.cfg.OnCommit != nil {
@@ -138,6 +229,92 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 	}
 	res.finish(start)
 	return res, nil
+}
+
+// indexBudgetFor bounds the postings one transaction of a chunked import's full-text phase
+// writes (about 1,500 files' worth); a test makes it small.
+var indexBudgetFor = func() int { return 300_000 }
+
+// afterChunk follows a transaction of a chunked import: err from it (or from the test hook)
+// abandons the import, rolled back unless the hook simulates a crash.
+func (im *Importer) afterChunk(s *vault.ImportSteps, x *exec, err error) error {
+	if err == nil && im.cfg.chunkHook != nil {
+		err = im.cfg.chunkHook(x.chunks)
+	}
+	x.chunks++
+	if errors.Is(err, errSimulatedCrash) {
+		return err // as if the process died here: nothing is rolled back
+	}
+	if err != nil {
+		return im.abandon(s, x.batch.ID, err)
+	}
+	im.db.ReleaseMapped()
+	return nil
+}
+
+// DefaultChunkFiles is the number of files an import writes per transaction when it writes
+// more than that (Config.ChunkFiles).
+const DefaultChunkFiles = 1000
+
+func (im *Importer) chunkFiles() int {
+	if im.cfg.ChunkFiles > 0 {
+		return im.cfg.ChunkFiles
+	}
+	return DefaultChunkFiles
+}
+
+// chunkBounds splits the decisions into chunks of at most size files that write (new or
+// updated): the start index of every chunk after the first (which starts at 0), nil when
+// the files that write fit in one chunk.
+func chunkBounds(ds []decision, size int) []int {
+	var bounds []int
+	n := 0
+	for i, d := range ds {
+		if d.action != ActionNew && d.action != ActionUpdated {
+			continue
+		}
+		if n > 0 && n%size == 0 {
+			bounds = append(bounds, i)
+		}
+		n++
+	}
+	return bounds
+}
+
+// errSimulatedCrash, returned by a test's chunk hook, stops a chunked import between two
+// transactions without rolling it back, as a killed process would.
+var errSimulatedCrash = errors.New("simulated crash")
+
+// abandon rolls back the committed transactions of a chunked import that failed (cause),
+// in one transaction that runs even when ctx is cancelled. When that fails too, the batch
+// stays pending: the next import, or `nova import undo`, removes it.
+func (im *Importer) abandon(s *vault.ImportSteps, id uint64, cause error) error {
+	err := s.Unindexed(func(t *vault.ImportTx) error {
+		return im.rollbackTx(context.Background(), t, id)
+	})
+	if err != nil {
+		return errors.Join(cause, fmt.Errorf("roll back the unfinished import batch %d: %w (the next import, or `nova import undo %d`, removes it)", id, err, id))
+	}
+	return cause
+}
+
+// recoverInterrupted rolls back the batches an import left pending when its process died
+// between two of its transactions, one transaction each, before anything else is written.
+func (im *Importer) recoverInterrupted(ctx context.Context, s *vault.ImportSteps) error {
+	var ids []uint64
+	err := im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
+		ids = pendingBatches(r.Bolt())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.Unindexed(func(t *vault.ImportTx) error { return im.rollbackTx(ctx, t, id) }); err != nil {
+			return fmt.Errorf("roll back the interrupted import batch %d: %w", id, err)
+		}
+	}
+	return nil
 }
 
 func (im *Importer) newResult(p *Plan, o Options, dry bool) Result {
@@ -303,6 +480,7 @@ type writer interface {
 	nextBatchID() (uint64, error)
 	putFile(key []byte, rec *fileRecord) error
 	putBatch(b *Batch) error
+	deleteBatch(id uint64) error
 	dry() bool
 }
 
@@ -320,6 +498,12 @@ type exec struct {
 	cats      map[string]bool
 	addedEdge map[uint64]bool
 	reports   map[int][]NodeReport // doc index → file report then section reports
+	// filed marks the keys already in batch.Files; stored says a (pending) batch record was
+	// written by a checkpoint.
+	filed  map[string]bool
+	stored bool
+	// chunks counts the transactions of a chunked import, for Config.chunkHook.
+	chunks int
 }
 
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
@@ -327,10 +511,23 @@ func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
 		im: im, p: p, o: o, w: w, res: res,
 		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{},
 		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
+		filed: map[string]bool{},
 	}
 }
 
+// run does the whole import through one writer: begin, write every doc, finish.
 func (x *exec) run(ctx context.Context, ds []decision) error {
+	if err := x.begin(); err != nil {
+		return err
+	}
+	if err := x.write(ctx, ds, 0, len(ds)); err != nil {
+		return err
+	}
+	return x.finish()
+}
+
+// begin numbers the batch and starts its record.
+func (x *exec) begin() error {
 	id, err := x.w.nextBatchID()
 	if err != nil {
 		return err
@@ -342,9 +539,14 @@ func (x *exec) run(ctx context.Context, ds []decision) error {
 		RemovedEdges: []vault.Edge{}, Files: []FileChange{},
 	}
 	x.res.Batch = id
+	x.o.progress(PhaseWrite, 0, len(x.p.Scan.Docs))
+	return nil
+}
+
+// write applies the decisions of docs [from, to).
+func (x *exec) write(ctx context.Context, ds []decision, from, to int) error {
 	docs := x.p.Scan.Docs
-	x.o.progress(PhaseWrite, 0, len(docs))
-	for i := range docs {
+	for i := from; i < to; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -362,14 +564,22 @@ func (x *exec) run(ctx context.Context, ds []decision) error {
 		}
 		x.reports[i] = append([]NodeReport{rep}, x.reports[i]...)
 		x.o.progress(PhaseWrite, i+1, len(docs))
+		if x.p.consume && !x.w.dry() {
+			// Written: the reports and records have what is left to do (collect needs
+			// the path only).
+			docs[i] = patterns.Doc{SourceFile: docs[i].SourceFile}
+			x.p.sigs[i] = nil
+			for r := range x.reports[i] {
+				x.reports[i][r].detach()
+			}
+		}
 	}
-	if err := x.rethread(); err != nil {
-		return err
-	}
-	x.collect()
-	if !x.res.Changed() {
-		return nil
-	}
+	return nil
+}
+
+// putPending writes the file records changed since the last call and notes their previous
+// value in the batch record (once per key).
+func (x *exec) putPending() error {
 	keys := make([]string, 0, len(x.pending))
 	for k := range x.pending {
 		keys = append(keys, k)
@@ -381,14 +591,52 @@ func (x *exec) run(ctx context.Context, ds []decision) error {
 		if err := x.w.putFile([]byte(k), rec); err != nil {
 			return err
 		}
-		x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
+		if !x.filed[k] {
+			x.filed[k] = true
+			x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
+		}
 	}
+	clear(x.pending)
+	return nil
+}
+
+// checkpoint ends one transaction of a chunked import: the batch record, marked pending, so
+// that an undo removes exactly what is committed. The file records wait for the last chunk
+// (finish): the category chains change most of them again there, and until they are
+// written an undo has nothing to restore of them.
+func (x *exec) checkpoint() error {
+	x.batch.Pending = true
+	x.stored = true
+	return x.w.putBatch(&x.batch)
+}
+
+// finish threads the category chains, collects the reports and completes the batch record.
+// When nothing changed, nothing more is written (and a pending record of a chunked import
+// that wrote nothing is removed).
+func (x *exec) finish() error {
+	if err := x.rethread(); err != nil {
+		return err
+	}
+	x.collect()
+	if !x.res.Changed() {
+		if x.stored {
+			x.stored = false
+			return x.w.deleteBatch(x.batch.ID)
+		}
+		return nil
+	}
+	if err := x.putPending(); err != nil {
+		return err
+	}
+	// Chunks noted their files in path order, then the chains touched older records.
+	slices.SortStableFunc(x.batch.Files, func(a, b FileChange) int { return strings.Compare(a.Key, b.Key) })
 	x.batch.Counts = BatchCounts{
 		Files: x.res.Files, Loaded: x.res.Loaded, Skipped: x.res.Skipped, Errors: x.res.Errors,
 		New: x.res.New, Updated: x.res.Updated, Unchanged: x.res.Unchanged, Duplicates: x.res.Duplicates,
 		NodesAdded: x.res.NodesAdded, NodesUpdated: x.res.NodesUpdated, NodesRemoved: x.res.NodesRemoved,
 		EdgesAdded: x.res.EdgesAdded, EdgesRemoved: x.res.EdgesRemoved,
 	}
+	x.stored = true // still pending when the full-text phase follows (Apply clears it)
 	return x.w.putBatch(&x.batch)
 }
 
@@ -626,18 +874,26 @@ func (x *exec) dropAddedEdge(id uint64) {
 	x.res.EdgesAdded--
 }
 
-// mutable returns the pending copy of a record, making one on first change.
-func (x *exec) mutable(r *fileRecord) *fileRecord {
+// mutable returns the pending copy of a record, making one on first change. r may be a
+// record's head (userFileHeads): the copy is made from the whole stored record.
+func (x *exec) mutable(r *fileRecord) (*fileRecord, error) {
 	key := string(fileKey(r.User, r.Source))
 	if p, ok := x.pending[key]; ok {
-		return p
+		return p, nil
 	}
-	c := r.clone()
+	full, err := getFile(x.w.read().Bolt(), []byte(key))
+	if err != nil {
+		return nil, err
+	}
+	if full == nil { // the head was read in this transaction: it cannot be gone
+		return nil, fmt.Errorf("import record %s: %w", r.Source, storage.ErrCorrupt)
+	}
+	c := full.clone()
 	x.pending[key] = c
 	if _, seen := x.orig[key]; !seen {
-		x.orig[key] = r
+		x.orig[key] = full
 	}
-	return c
+	return c, nil
 }
 
 // rethread makes the `supports` chain of every touched category link each file node to the
@@ -646,8 +902,9 @@ func (x *exec) rethread() error {
 	if len(x.cats) == 0 {
 		return nil
 	}
+	var err error
 	byKey := map[string]*fileRecord{}
-	for _, r := range userFiles(x.w.read().Bolt(), x.o.User) {
+	for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
 		byKey[string(fileKey(r.User, r.Source))] = r
 	}
 	for k, r := range x.pending {
@@ -687,7 +944,9 @@ func (x *exec) rethread() error {
 						return err
 					}
 				}
-				r = x.mutable(r)
+				if r, err = x.mutable(r); err != nil {
+					return err
+				}
 				r.NextEdge = 0
 			}
 			if want == 0 {
@@ -701,7 +960,9 @@ func (x *exec) rethread() error {
 				x.res.EdgesAdded++
 				x.batch.AddedEdges = append(x.batch.AddedEdges, id)
 				x.addedEdge[id] = true
-				r = x.mutable(r)
+				if r, err = x.mutable(r); err != nil {
+					return err
+				}
 				r.NextEdge = id
 			}
 		}
@@ -844,6 +1105,7 @@ func (w *dryWriter) edgesOf(id uint64) []vault.Edge {
 func (w *dryWriter) nextBatchID() (uint64, error)      { return 0, nil }
 func (w *dryWriter) putFile([]byte, *fileRecord) error { return nil }
 func (w *dryWriter) putBatch(*Batch) error             { return nil }
+func (w *dryWriter) deleteBatch(uint64) error          { return nil }
 
 // txWriter writes through the vault's import transaction.
 type txWriter struct{ t *vault.ImportTx }
@@ -886,6 +1148,10 @@ func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
 
 func (w *txWriter) putBatch(bt *Batch) error {
 	return batchCodec.Put(w.t.Bolt().Bucket(storage.BucketImports), storage.Key(bt.ID), *bt)
+}
+
+func (w *txWriter) deleteBatch(id uint64) error {
+	return w.t.Bolt().Bucket(storage.BucketImports).Delete(storage.Key(id))
 }
 
 func embedOf(p *Plan, i int) (embedMatch, bool) {

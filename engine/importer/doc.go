@@ -10,7 +10,11 @@
 //   - Importer.Preview computes, for a Plan and Options, what an import would do (a Result with
 //     one NodeReport per file and section). This is the dry run.
 //   - Importer.Apply does it: one bbolt write transaction holds every node, edge, file record
-//     and the batch record. Cancelling ctx rolls the whole transaction back.
+//     and the batch record, up to Config.ChunkFiles (1,000) files that write. A larger import
+//     writes its nodes in transactions of that many files, then the full-text index range of
+//     terms by range; the batch record goes with the first transaction marked pending and
+//     lists what each adds, and the last completes it (see "Chunked imports"). Cancelling ctx
+//     or a failure rolls the whole import back.
 //   - Importer.Import is Scan followed by Preview (Options.DryRun) or Apply.
 //   - Importer.Batches, Importer.Batch and Importer.Undo manage batches;
 //     Importer.RecentSources and Importer.RememberSource keep the wizard's recent list.
@@ -90,6 +94,17 @@
 // stored): "active" when every node it added is in the vault, "partial" when some were archived
 // by the tier cap or forgotten, "emptied" when none is left, "undone" after an undo; Present,
 // Archived and Gone count its nodes by where they are now.
+//
+// # Chunked imports
+//
+// A chunked import holds the vault's write lock from its first transaction to its last. Its
+// full-text changes are collected (textindex.Plan) and written only after the last chunk, so
+// until then the index holds nothing of it. Should the process die in between, the batch is
+// left pending and reads as "interrupted" (Batch.Pending; Batch.Indexing once the index
+// phase began): `nova import undo` removes exactly what its record lists (leaving the index
+// alone, or rebuilding it when part of the import's text reached it), and the next Apply does
+// the same first, deleting the record. Import (not a wizard's plan) parses split sections
+// only with Options.Split and drops each doc's text once it is written.
 //
 // # Safety
 //

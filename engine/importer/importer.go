@@ -59,10 +59,17 @@ type Config struct {
 	EmbedTimeout time.Duration
 	// Workers parse files in parallel; 0 means GOMAXPROCS.
 	Workers int
+	// ChunkFiles is the number of files an import writes per transaction when it writes
+	// more; 0 means DefaultChunkFiles.
+	ChunkFiles int
 	// OnCommit is called after a batch (or an undo) is committed, outside the transaction.
 	OnCommit func(Commit)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// chunkHook, in tests, runs after each committed chunk but the last (numbered from 0);
+	// an error stops the import there, errSimulatedCrash as if the process died.
+	chunkHook func(chunk int) error
 }
 
 // Commit describes a committed batch or undo, for Config.OnCommit.
@@ -199,6 +206,14 @@ func (im *Importer) resolve(o Options) (Options, error) {
 		return o, errorf(ErrBadOption, "dedup threshold %v: want a value in (0, 1]", o.DedupThreshold)
 	}
 	return o, nil
+}
+
+// resolveFor is resolve for a plan: a plan scanned without sections cannot be split.
+func (im *Importer) resolveFor(p *Plan, o Options) (Options, error) {
+	if o.Split && p.noSections {
+		return o, errorf(ErrBadOption, "split: the plan was scanned without its sections; scan it with Importer.Scan")
+	}
+	return im.resolve(o)
 }
 
 func (o Options) progress(p Phase, done, total int) {

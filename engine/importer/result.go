@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nova-dev/nova/engine/vault"
@@ -56,6 +57,21 @@ type NodeReport struct {
 	// Skip says why a skipped file was skipped: unchanged, meta or excluded
 	// (Result's counts tally it).
 	Skip SkipKind `json:"skip,omitempty"`
+}
+
+// detach copies the report's text out of the file it was parsed from: a title or summary
+// that is a piece of the file's text would keep the whole file in memory.
+func (r *NodeReport) detach() {
+	for _, f := range []*string{&r.Title, &r.Category, &r.Type, &r.Priority, &r.SourceFile, &r.Reason,
+		&r.Language, &r.Summary, &r.DuplicateOf, &r.ParentSource} {
+		*f = strings.Clone(*f)
+	}
+	for i := range r.Tags {
+		r.Tags[i] = strings.Clone(r.Tags[i])
+	}
+	for i := range r.Warnings {
+		r.Warnings[i] = strings.Clone(r.Warnings[i])
+	}
 }
 
 // SkipKind tells skipped files apart for the counts ("" when not skipped).

@@ -26,6 +26,12 @@ type Plan struct {
 	ScannedAt time.Time
 
 	sigs []textindex.Signature // per Scan.Docs entry
+	// noSections: the docs were parsed without their sections (Import's own plan, for an
+	// import without Options.Split); such a plan cannot be applied with Split.
+	noSections bool
+	// consume lets Apply drop each doc's text and signature once the doc is written: the
+	// plan is Import's own, used once.
+	consume bool
 
 	mu         sync.Mutex         // guards the embedding test's results
 	embedTried bool               // the embedding test ran (or failed)
@@ -41,8 +47,14 @@ func (p *Plan) Docs() []patterns.Doc { return p.Scan.Docs }
 // sources give ErrNoSource. Per-file problems are in the plan, not errors. Progress reports
 // PhaseScan per file, then PhaseDedup while signatures are computed.
 func (im *Importer) Scan(ctx context.Context, src Source, opts Options) (*Plan, error) {
+	return im.scan(ctx, src, opts, true)
+}
+
+// scan is Scan; sections says whether the docs carry their split sections (a plan that only
+// Import uses needs them only with Options.Split: parsing them is a tenth of the scan).
+func (im *Importer) scan(ctx context.Context, src Source, opts Options, sections bool) (*Plan, error) {
 	sopts := patterns.ScanOptions{
-		Parse:   patterns.ParseOptions{Split: true},
+		Parse:   patterns.ParseOptions{Split: sections},
 		Workers: im.cfg.Workers,
 		Progress: func(done, total int) {
 			opts.progress(PhaseScan, done, total)
@@ -72,7 +84,7 @@ func (im *Importer) Scan(ctx context.Context, src Source, opts Options) (*Plan, 
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNoSource, err)
 	}
-	p := &Plan{Source: src, Label: src.Label(), Scan: res}
+	p := &Plan{Source: src, Label: src.Label(), Scan: res, noSections: !sections}
 	if p.sigs, err = signatures(ctx, res.Docs, im.cfg.Workers, opts); err != nil {
 		return nil, err
 	}

@@ -76,6 +76,12 @@ type Batch struct {
 	Counts BatchCounts `json:"counts"`
 	// UndoneAt is set once the batch has been undone.
 	UndoneAt *time.Time `json:"undoneAt,omitempty"`
+	// Pending is set while a chunked import is still writing the batch (see Importer.Apply):
+	// a batch read with Pending set was interrupted, its record lists what is committed.
+	Pending bool `json:"pending,omitempty"`
+	// Indexing is set once the pending import began writing the full-text index: undoing it
+	// then drops the index, which the next write rebuilds.
+	Indexing bool `json:"indexing,omitempty"`
 
 	// State, Present, Archived and Gone are computed when a batch is read
 	// (Batches, Batch), never stored: where the nodes it added are now.
@@ -101,6 +107,9 @@ const (
 	BatchEmptied BatchState = "emptied"
 	// BatchUndone: the batch was undone.
 	BatchUndone BatchState = "undone"
+	// BatchInterrupted: the import stopped between two of its transactions (the process
+	// died); `nova import undo` removes what it wrote, and so does the next import.
+	BatchInterrupted BatchState = "interrupted"
 )
 
 // settle computes State, Present, Archived and Gone in tx.
@@ -112,6 +121,11 @@ func (b *Batch) settle(tx *bolt.Tx) {
 	}
 	nodes := tx.Bucket(storage.BucketVaultNodes)
 	arch := tx.Bucket(storage.BucketVaultArchive)
+	defer func() {
+		if b.Pending {
+			b.State = BatchInterrupted
+		}
+	}()
 	for _, id := range b.Added {
 		switch {
 		case nodes != nil && nodes.Get(storage.Key(id)) != nil:
@@ -195,17 +209,30 @@ func getFile(tx *bolt.Tx, key []byte) (*fileRecord, error) {
 	return &r, nil
 }
 
-// userFiles lists the records of one user, in source order.
-func userFiles(tx *bolt.Tx, user string) []*fileRecord {
+// fileHead is a fileRecord without its signature, which a category chain does not need
+// (decoding 10,000 signatures was most of re-threading a large import's chains).
+type fileHead struct {
+	User     string `json:"user"`
+	Source   string `json:"source"`
+	NodeID   uint64 `json:"nodeId"`
+	Category string `json:"category"`
+	NextEdge uint64 `json:"nextEdge,omitempty"`
+}
+
+var headCodec = storage.Codec[fileHead]{Version: fileCodec.Version}
+
+// userFileHeads lists the records of one user, in source order, with only the fields of
+// fileHead set.
+func userFileHeads(tx *bolt.Tx, user string) []*fileRecord {
 	var out []*fileRecord
 	p := fileKey(user, "")
 	c := tx.Bucket(storage.BucketImportFiles).Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-		r, err := fileCodec.Unmarshal(v)
+		h, err := headCodec.Unmarshal(v)
 		if err != nil {
 			continue
 		}
-		out = append(out, &r)
+		out = append(out, &fileRecord{User: h.User, Source: h.Source, NodeID: h.NodeID, Category: h.Category, NextEdge: h.NextEdge})
 	}
 	return out
 }
@@ -282,6 +309,26 @@ func getBatch(tx *bolt.Tx, id uint64) (Batch, error) {
 	}
 	bt.ID = id
 	return bt, nil
+}
+
+// pendingBatches lists the batches whose import did not finish (Batch.Pending), oldest first.
+// Only the newest batches can be pending: it looks back from the last one.
+func pendingBatches(tx *bolt.Tx) []uint64 {
+	b := tx.Bucket(storage.BucketImports)
+	if b == nil {
+		return nil
+	}
+	var ids []uint64
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		bt, err := batchCodec.Unmarshal(v)
+		if err != nil || !bt.Pending {
+			break
+		}
+		ids = append(ids, storage.ParseKey(k))
+	}
+	slices.Reverse(ids)
+	return ids
 }
 
 // recentKey holds the recent import sources in bucket settings.

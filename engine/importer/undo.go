@@ -47,72 +47,15 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 		if err := blockingBatch(t, &bt); err != nil {
 			return err
 		}
-		for _, eid := range bt.AddedEdges {
-			if _, err := t.Edge(eid); err != nil {
-				out.Missing++
-				continue
-			}
-			if err := t.Unlink(eid); err != nil {
-				return err
-			}
-			out.EdgesRemoved++
+		if bt.Pending {
+			dropUnindexed(t, &bt)
 		}
-		for _, nid := range bt.Added {
-			if !t.Has(nid) {
-				// Archived by the tier cap: the undo removes it from the
-				// archive too, so that nothing of the batch comes back.
-				dropped, err := t.DropArchived(nid)
-				if err != nil {
-					return err
-				}
-				if dropped {
-					out.ArchivedRemoved++
-				} else {
-					out.Missing++
-				}
-				continue
-			}
-			out.EdgesRemoved += len(t.Edges(nid))
-			if err := t.Remove(nid); err != nil {
-				return err
-			}
-			out.NodesRemoved++
-		}
-		for _, list := range [][]vault.Node{bt.Updated, bt.Removed} {
-			for _, n := range list {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := t.Restore(n); err != nil {
-					return err
-				}
-				out.NodesRestored++
-			}
-		}
-		for _, e := range bt.RemovedEdges {
-			if err := t.RestoreEdge(e); err != nil {
-				if errors.Is(err, vault.ErrNotFound) {
-					out.Missing++
-					continue
-				}
-				return err
-			}
-			out.EdgesRestored++
-		}
-		files := tx.Bucket(storage.BucketImportFiles)
-		for _, fc := range bt.Files {
-			if fc.Before == nil {
-				if err := files.Delete([]byte(fc.Key)); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := fileCodec.Put(files, []byte(fc.Key), *fc.Before); err != nil {
-				return err
-			}
+		if err := undoTx(ctx, t, &bt, &out); err != nil {
+			return err
 		}
 		now := im.now()
 		bt.UndoneAt = &now
+		bt.Pending = false
 		return batchCodec.Put(tx.Bucket(storage.BucketImports), storage.Key(id), bt)
 	})
 	if err != nil {
@@ -122,6 +65,101 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 		im.cfg.OnCommit(Commit{Batch: id, Undo: true, Source: out.Source, Nodes: out.NodesRemoved + out.NodesRestored})
 	}
 	return out, nil
+}
+
+// undoTx removes what bt added and restores what it changed, in t, counting into out.
+func undoTx(ctx context.Context, t *vault.ImportTx, bt *Batch, out *UndoResult) error {
+	tx := t.Bolt()
+	for _, eid := range bt.AddedEdges {
+		if _, err := t.Edge(eid); err != nil {
+			out.Missing++
+			continue
+		}
+		if err := t.Unlink(eid); err != nil {
+			return err
+		}
+		out.EdgesRemoved++
+	}
+	for _, nid := range bt.Added {
+		if !t.Has(nid) {
+			// Archived by the tier cap: the undo removes it from the
+			// archive too, so that nothing of the batch comes back.
+			dropped, err := t.DropArchived(nid)
+			if err != nil {
+				return err
+			}
+			if dropped {
+				out.ArchivedRemoved++
+			} else {
+				out.Missing++
+			}
+			continue
+		}
+		out.EdgesRemoved += len(t.Edges(nid))
+		if err := t.Remove(nid); err != nil {
+			return err
+		}
+		out.NodesRemoved++
+	}
+	for _, list := range [][]vault.Node{bt.Updated, bt.Removed} {
+		for _, n := range list {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := t.Restore(n); err != nil {
+				return err
+			}
+			out.NodesRestored++
+		}
+	}
+	for _, e := range bt.RemovedEdges {
+		if err := t.RestoreEdge(e); err != nil {
+			if errors.Is(err, vault.ErrNotFound) {
+				out.Missing++
+				continue
+			}
+			return err
+		}
+		out.EdgesRestored++
+	}
+	files := tx.Bucket(storage.BucketImportFiles)
+	for _, fc := range bt.Files {
+		if fc.Before == nil {
+			if err := files.Delete([]byte(fc.Key)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fileCodec.Put(files, []byte(fc.Key), *fc.Before); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rollbackTx undoes batch id, which a chunked import left pending, and deletes its record:
+// the import never finished, so nothing of it stays, not even an undone batch.
+func (im *Importer) rollbackTx(ctx context.Context, t *vault.ImportTx, id uint64) error {
+	bt, err := getBatch(t.Bolt(), id)
+	if err != nil {
+		return err
+	}
+	dropUnindexed(t, &bt)
+	var out UndoResult
+	if err := undoTx(ctx, t, &bt, &out); err != nil {
+		return err
+	}
+	return t.Bolt().Bucket(storage.BucketImports).Delete(storage.Key(id))
+}
+
+// dropUnindexed prepares t to undo a batch a chunked import left pending: its text never
+// reached the full-text index, or only part of it did (then the index is built again from
+// the nodes at the end of t).
+func dropUnindexed(t *vault.ImportTx, bt *Batch) {
+	t.DropText()
+	if bt.Indexing {
+		t.RebuildTextIndex()
+	}
 }
 
 // blockingBatch returns ErrUndoBlocked when a later batch that is still active touched a node

@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -117,6 +118,8 @@ type ImportTx struct {
 	net int
 
 	batch   *ixBatch
+	sink    *textindex.Batch    // collects the full-text changes instead of the index (nil: applied)
+	rebuild bool                // index every node again at the end (RebuildTextIndex)
 	fresh   map[uint64]bool     // nodes whose index entries are deferred
 	pending map[edgeKey]uint64  // edges added in this transaction
 	byNode  map[uint64][]uint64 // node → edges added in this transaction
@@ -136,21 +139,199 @@ type edgeKey struct {
 // a *CapError.
 func (v *Vault) WithImportTx(ctx context.Context, fn func(t *ImportTx) error) error {
 	return v.update(ctx, "import", func(tx *bolt.Tx, ws *writeSet) error {
-		t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
-		t.reset()
-		if err := fn(t); err != nil {
-			return err
-		}
-		// Flushed first: the node counter includes the deferred adds only then.
-		if err := t.flush(); err != nil {
-			return err
-		}
-		if t.net > 0 {
-			return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
-		}
-		return nil
+		return v.importTx(tx, ws, nil, fn)
 	})
 }
+
+// importTx runs fn as one ImportTx. Every full-text change of the transaction (the deferred
+// ones of Add and Replace, and those of Remove, which removeNodeTx would otherwise apply node
+// by node: undoing 2,500 imported nodes took 6 s) goes to one batch, in order: sink when
+// set (ImportSteps), else applied once at the end.
+func (v *Vault) importTx(tx *bolt.Tx, ws *writeSet, sink *textindex.Batch, fn func(t *ImportTx) error) error {
+	own := sink == nil
+	if own {
+		sink = &textindex.Batch{}
+	}
+	t := &ImportTx{ReadTx: ReadTx{v: v, tx: tx}, ws: ws}
+	t.setSink(sink)
+	if err := fn(t); err != nil {
+		return err
+	}
+	// Flushed first: the node counter includes the deferred adds only then.
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if own && t.sink == sink {
+		if err := applyText(tx, sink); err != nil {
+			return err
+		}
+	}
+	if t.rebuild {
+		st, err := ftsStore(tx)
+		if err != nil {
+			return err
+		}
+		if err := rebuildIndex(tx, st); err != nil {
+			return err
+		}
+	}
+	if t.net > 0 {
+		return CheckCap(v.opts.Tier, nodeCount(tx)-t.net, t.net)
+	}
+	return nil
+}
+
+// ImportSteps writes a bulk import in several transactions (engine/importer's chunked
+// Apply); see WithImportSteps.
+type ImportSteps struct {
+	v   *Vault
+	all *writeSet
+	// plan holds the analysed full-text changes of the committed steps, for IndexStep;
+	// planErr is why one could not be added.
+	plan      *textindex.Plan
+	planErr   error
+	committed bool
+}
+
+// WithImportSteps runs fn with the vault's write lock held throughout, so no other write
+// of this process comes between the transactions fn runs through the ImportSteps. Each
+// transaction is what WithImportTx runs (validation, index entries, tier cap check,
+// revision), except for the full-text index: Step only collects its changes, and the
+// IndexStep transactions that follow write them range of terms by range of terms, so that
+// no transaction holds the whole index. Until the first IndexStep the index holds nothing
+// of the import. The embedding cache follows every committed transaction, OnChange once,
+// after fn returns.
+func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if v.db.ReadOnly() {
+		return storage.ErrReadOnly
+	}
+	v.wmu.Lock()
+	s := &ImportSteps{v: v, all: newWriteSet("import"), plan: ftsEngine().NewPlan()}
+	err := fn(s)
+	v.wmu.Unlock()
+	if s.committed {
+		v.notify(s.all.change())
+	}
+	return err
+}
+
+// Step runs fn in one write transaction. Its full-text changes are analysed for IndexStep
+// once it commits; when it fails they are dropped with it. A step runs even when the
+// context of WithImportSteps is cancelled (a caller may need one to roll back): fn checks
+// it.
+func (s *ImportSteps) Step(fn func(t *ImportTx) error) error {
+	sink := &textindex.Batch{}
+	if err := s.run(fn, sink); err != nil {
+		return err
+	}
+	if s.planErr == nil {
+		if err := s.plan.Add(sink); err != nil {
+			s.planErr = fmt.Errorf("full-text index: %w", err)
+		}
+	}
+	return nil
+}
+
+// Once runs fn in one write transaction that writes its full-text changes itself, as
+// WithImportTx does: an import small enough for one transaction.
+func (s *ImportSteps) Once(fn func(t *ImportTx) error) error { return s.run(fn, nil) }
+
+// IndexStep writes the next range of the full-text changes of the steps before it (about
+// budget postings; budget <= 0: all) in one write transaction, then runs fn in it with
+// done, which says whether that was the last range: the index record is written with it,
+// and the index then holds the whole import. No Step may follow the first IndexStep.
+func (s *ImportSteps) IndexStep(budget int, fn func(t *ImportTx, done bool) error) (done bool, err error) {
+	if s.planErr != nil {
+		return false, s.planErr
+	}
+	err = s.run(func(t *ImportTx) error {
+		st, err := ftsStore(t.tx)
+		if err != nil {
+			return err
+		}
+		appendMostly(st.terms, st.postings)
+		if done, err = s.plan.Step(st, budget); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+		return fn(t, done)
+	}, nil)
+	if err != nil {
+		// The plan is part way: a failed range is not retried.
+		s.planErr = fmt.Errorf("full-text index: an earlier range failed: %w", err)
+		return false, err
+	}
+	return done, nil
+}
+
+// Unindexed runs fn in one write transaction whose full-text changes are dropped: it
+// undoes steps whose text never reached the index (see ImportTx.DropText).
+func (s *ImportSteps) Unindexed(fn func(t *ImportTx) error) error {
+	return s.run(func(t *ImportTx) error {
+		t.DropText()
+		return fn(t)
+	}, nil)
+}
+
+func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch) error {
+	ws, err := s.v.updateLocked("import", func(tx *bolt.Tx, ws *writeSet) error {
+		return s.v.importTx(tx, ws, sink, fn)
+	})
+	if err != nil {
+		return err
+	}
+	s.v.emb.forget(ws)
+	for id, changed := range ws.nodes {
+		s.all.nodes[id] = s.all.nodes[id] || changed
+	}
+	s.all.edges = append(s.all.edges, ws.edges...)
+	s.all.archived = append(s.all.archived, ws.archived...)
+	s.all.notStored += ws.notStored
+	s.all.rev = max(s.all.rev, ws.rev)
+	s.committed = true
+	return nil
+}
+
+// DropText makes the transaction leave the full-text index alone: its changes are
+// collected and dropped. It is for undoing writes whose text never reached the index (the
+// steps of an import that stopped before ImportSteps.Final): restoring or removing their
+// nodes must not touch postings they never had. Call it before any write.
+func (t *ImportTx) DropText() { t.setSink(&textindex.Batch{}) }
+
+// setSink sends the transaction's full-text changes to b.
+func (t *ImportTx) setSink(b *textindex.Batch) {
+	t.sink = b
+	t.ws.ftsSink = b
+	if t.batch == nil {
+		t.reset()
+	}
+	t.batch.ftsSink = b
+}
+
+// applyText writes full-text changes into the index, as ixBatch.flush does.
+func applyText(tx *bolt.Tx, b *textindex.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	st, err := ftsStore(tx)
+	if err != nil {
+		return err
+	}
+	if b.Len() >= ftsBulk {
+		appendMostly(st.terms, st.postings)
+	}
+	if err := ftsEngine().Apply(st, b); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	return nil
+}
+
+// RebuildTextIndex makes the transaction end by indexing every node again (after DropText
+// and whatever fn writes): for rolling back an import whose text was partly written (an
+// IndexStep committed, the last did not), which no change list can take out exactly.
+func (t *ImportTx) RebuildTextIndex() { t.rebuild = true }
 
 // Reserve checks, before anything is written, that adding n nodes keeps the
 // vault within its tier's cap (the same rule as every user write); it
@@ -161,7 +342,7 @@ func (t *ImportTx) Reserve(n int) error {
 }
 
 func (t *ImportTx) reset() {
-	t.batch = &ixBatch{}
+	t.batch = &ixBatch{ftsSink: t.sink}
 	t.fresh = map[uint64]bool{}
 	t.pending = map[edgeKey]uint64{}
 	t.byNode = map[uint64][]uint64{}

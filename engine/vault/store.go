@@ -213,6 +213,20 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 		return storage.ErrReadOnly
 	}
 	v.wmu.Lock()
+	ws, err := v.updateLocked(op, fn)
+	if err != nil {
+		v.wmu.Unlock()
+		return err
+	}
+	v.emb.forget(ws)
+	v.wmu.Unlock()
+	v.notify(ws.change())
+	return nil
+}
+
+// updateLocked is update's transaction; the caller holds v.wmu, and applies the write
+// set (forget, notify) once the commit succeeded.
+func (v *Vault) updateLocked(op string, fn func(tx *bolt.Tx, ws *writeSet) error) (*writeSet, error) {
 	var ws *writeSet
 	write := func(tx *bolt.Tx) error {
 		ws = newWriteSet(op)
@@ -238,14 +252,7 @@ func (v *Vault) update(ctx context.Context, op string, fn func(tx *bolt.Tx, ws *
 			err = v.db.Update(write)
 		}
 	}
-	if err != nil {
-		v.wmu.Unlock()
-		return err
-	}
-	v.emb.forget(ws)
-	v.wmu.Unlock()
-	v.notify(ws.change())
-	return nil
+	return ws, err
 }
 
 func bumpRevision(tx *bolt.Tx) (uint64, error) {

@@ -6,7 +6,7 @@
 //     file becomes (sort with o, filter with /, space includes or excludes a file, enter
 //     shows the file rendered next to the node it will create);
 //  3. Options: split sections, base confidence, dedup threshold, user, dry run;
-//  4. Import: one transaction with a progress bar; esc cancels and nothing is written;
+//  4. Import: a progress bar; esc cancels and the import is rolled back (nothing stays);
 //  5. Summary: the counts, the files that failed and why, open the vault, undo the batch.
 //
 // esc goes back one step and ? shows the keys of the current step. Every engine call and

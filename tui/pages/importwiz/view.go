@@ -58,7 +58,7 @@ func (m *Model) View() string {
 	case m.step == stepOptions:
 		body = m.optionsView()
 	case m.step == stepImport:
-		body = m.progressView("Importing "+m.display(m.source), m.importLabel(), "esc cancels; the import is one transaction, so a cancelled import writes nothing")
+		body = m.progressView("Importing "+m.display(m.source), m.importLabel(), "esc cancels; a cancelled import is rolled back, nothing of it stays")
 	case m.step == stepSummary:
 		body = m.summaryView()
 	}
