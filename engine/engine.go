@@ -30,6 +30,11 @@ type Info struct {
 	ReadOnly bool   `json:"readOnly"`
 	// Overrides are the config fields set by environment variables.
 	Overrides []workspace.Override `json:"overrides"`
+	// ConfigSum is the SHA-256 of the config.yaml this engine's settings
+	// were parsed from (workspace.Workspace.ConfigSum; empty: defaults, or an
+	// owner older than the field). A client whose file has the same sum needs
+	// not parse it (cmd/nova settingsDiff).
+	ConfigSum string `json:"configSum,omitempty"`
 }
 
 // Options configures Open.
@@ -162,7 +167,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 
 // Info implements Workspace.
 func (l *Local) Info() Info {
-	return Info{Root: l.ws.Root, Dir: l.ws.Dir(), DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides}
+	return Info{Root: l.ws.Root, Dir: l.ws.Dir(), DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides, ConfigSum: l.ws.ConfigSum}
 }
 
 // Config implements Workspace.

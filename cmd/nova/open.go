@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,7 +155,7 @@ func joinWorkspace(ctx context.Context, env *Env, tune func(*joinOptions)) (*ses
 	// The owner applies its own settings; this command's must at least be
 	// valid (a broken config fails as it would without an owner), and a
 	// difference is worth a note.
-	diff, err := settingsDiff(env, root, c.Config())
+	diff, err := clientSettingsDiff(env, root, c.Config(), c.Info(), js.Info.Version)
 	if err != nil {
 		_ = js.Close()
 		return nil, err
@@ -167,6 +168,42 @@ func joinWorkspace(ctx context.Context, env *Env, tune func(*joinOptions)) (*ses
 	return s, nil
 }
 
+// clientSettingsDiff is settingsDiff for a client of an owner that runs
+// this very nova version and parsed a config.yaml byte for byte like this
+// command's (info.ConfigSum): then the file needs no parsing — the owner's
+// settings with this command's environment applied are what workspace.Load
+// would give, provided this environment sets every field the owner's did.
+// Parsing the YAML was a fifth of a client call's CPU (issue 12's warm-owner
+// figures); any other case takes the full path.
+func clientSettingsDiff(env *Env, root string, cfg workspace.Config, info engine.Info, ownerVersion string) ([]string, error) {
+	if diff, ok, err := sameFileSettingsDiff(env, root, cfg, info, ownerVersion); ok {
+		return diff, err
+	}
+	return settingsDiff(env, root, cfg)
+}
+
+// sameFileSettingsDiff is clientSettingsDiff's shortcut; ok is false when it
+// does not apply.
+func sameFileSettingsDiff(env *Env, root string, cfg workspace.Config, info engine.Info, ownerVersion string) (diff []string, ok bool, err error) {
+	if info.ConfigSum == "" || ownerVersion != env.Version {
+		return nil, false, nil
+	}
+	if sum, err := workspace.ConfigSum(root); err != nil || sum != info.ConfigSum {
+		return nil, false, nil // changed since the owner read it, or unreadable: Load says what
+	}
+	mine := cfg
+	ov, err := mine.ApplyEnv(env.Getenv)
+	if err != nil {
+		return nil, true, err // the file is fine (the owner parsed it): Load would fail here too
+	}
+	for _, o := range info.Overrides {
+		if !slices.ContainsFunc(ov, func(m workspace.Override) bool { return m.Field == o.Field }) {
+			return nil, false, nil // only the file knows this field's value without the owner's env
+		}
+	}
+	return fieldsDiff(mine, cfg), true, nil
+}
+
 // settingsDiff names the configuration fields (top-level config.yaml keys)
 // whose values differ between what this command would load (config.yaml
 // plus its environment) and cfg, the owner's. A config that does not load
@@ -176,7 +213,12 @@ func settingsDiff(env *Env, root string, cfg workspace.Config) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	a, b := configFields(mine.Config), configFields(cfg)
+	return fieldsDiff(mine.Config, cfg), nil
+}
+
+// fieldsDiff names the top-level fields whose values differ.
+func fieldsDiff(mine, theirs workspace.Config) []string {
+	a, b := configFields(mine), configFields(theirs)
 	var diff []string
 	for k, v := range a {
 		if !bytes.Equal(v, b[k]) {
@@ -189,7 +231,7 @@ func settingsDiff(env *Env, root string, cfg workspace.Config) ([]string, error)
 		}
 	}
 	sort.Strings(diff)
-	return diff, nil
+	return diff
 }
 
 // configFields is a config's top-level fields as JSON.

@@ -4,6 +4,8 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,6 +35,10 @@ type Workspace struct {
 	Root      string     // the project directory (parent of .nova)
 	Config    Config     // effective config (file + env overrides)
 	Overrides []Override // environment overrides applied
+	// ConfigSum is the SHA-256 (hex) of the config.yaml bytes Config was
+	// parsed from; empty when there was no file (defaults). A client of an
+	// owner compares it with its own file's to skip parsing (ConfigSum).
+	ConfigSum string
 }
 
 // Dir is the .nova directory.
@@ -107,6 +113,7 @@ func Load(root string, getenv func(string) string) (*Workspace, error) {
 			return nil, err
 		}
 		w.Config = cfg
+		w.ConfigSum = configSum(data)
 	}
 	ov, err := w.Config.ApplyEnv(getenv)
 	if err != nil {
@@ -114,6 +121,25 @@ func Load(root string, getenv func(string) string) (*Workspace, error) {
 	}
 	w.Overrides = ov
 	return w, nil
+}
+
+// ConfigSum is the Workspace.ConfigSum that Load would give root's
+// config.yaml now, without parsing it: "" when there is no file. A file Load
+// could not read (too large, a read error) is an error.
+func ConfigSum(root string) (string, error) {
+	data, err := yamlguard.ReadFile((&Workspace{Root: root}).ConfigPath(), configLimits)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	return configSum(data), nil
+}
+
+func configSum(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // InitReport lists what Init did.

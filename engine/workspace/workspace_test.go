@@ -368,3 +368,28 @@ func TestConfigIdleTimeoutAndReplyReserve(t *testing.T) {
 		assert.Contains(t, err.Error(), "c.yaml:2", "the line is named")
 	}
 }
+
+// ConfigSum names the bytes Load parsed: the same as Load's for the same
+// file, another after an edit, empty without a file.
+func TestConfigSumIsLoads(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	sum, err := ConfigSum(root)
+	require.NoError(t, err)
+	assert.Empty(t, sum, "no .nova/config.yaml")
+
+	require.NoError(t, os.MkdirAll(filepath.Join(root, DirName), 0o755))
+	path := filepath.Join(root, DirName, ConfigName)
+	require.NoError(t, os.WriteFile(path, []byte("autonomy: 2\n"), 0o600))
+	w, err := Load(root, noEnv)
+	require.NoError(t, err)
+	sum, err = ConfigSum(root)
+	require.NoError(t, err)
+	assert.Len(t, sum, 64)
+	assert.Equal(t, w.ConfigSum, sum)
+
+	require.NoError(t, os.WriteFile(path, []byte("autonomy: 3\n"), 0o600))
+	again, err := ConfigSum(root)
+	require.NoError(t, err)
+	assert.NotEqual(t, sum, again)
+}
