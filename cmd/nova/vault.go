@@ -903,6 +903,9 @@ func runVaultImport(ctx context.Context, opts *vaultFileOptions) error {
 		// regular file (a FIFO would block, /dev/zero would never end).
 		return fmt.Errorf("import: %s is %s, not a regular file (to read a stream, pass - and pipe it to stdin)", opts.File, safefile.ModeName(st.Mode()))
 	}
+	if st, err := os.Stat(path); err == nil {
+		defer bulkGC(st.Size())()
+	}
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		rep, err := ws.ImportVault(ctx, path)
 		if err != nil {

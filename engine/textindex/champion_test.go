@@ -279,3 +279,40 @@ func TestChampionSearchCoverageExact(t *testing.T) {
 	require.Positive(t, queries, "no query reached a champion list")
 	require.Positive(t, compared)
 }
+
+// Decoded champion lists are reused while their stored bytes are the same, and never after
+// a write changed them: every search gives what a search without the cache gives.
+func TestChampionCacheExact(t *testing.T) {
+	t.Parallel()
+	ix := champIndex(t)
+	term := frequentTerm(ix)
+	require.True(t, usesChampions(t, ix, term))
+	uncached := func(q string) []Hit {
+		ix.mu.Lock()
+		saved := ix.eng.champs.m
+		ix.eng.champs.m = nil
+		ix.mu.Unlock()
+		defer func() {
+			ix.mu.Lock()
+			ix.eng.champs.m = saved
+			ix.mu.Unlock()
+		}()
+		return ix.Search(q, 40, nil)
+	}
+	g := newGenerator(5)
+	for i := range 60 {
+		q := term + " " + g.query()
+		first := ix.Search(q, 40, nil)
+		ix.eng.champs.mu.Lock()
+		_, cached := ix.eng.champs.m[term]
+		ix.eng.champs.mu.Unlock()
+		require.True(t, cached, "the champion list of %q is kept", term)
+		assert.Equal(t, first, ix.Search(q, 40, nil), "a search from the cache, %q", q)
+		if i%10 == 0 { // a write that puts a document at the top of the term's list
+			id := uint64(1<<40 + i)
+			ix.Add(id, Title(term), Summary(term), Tags(term), Body(strings.Repeat(term+" ", 3)))
+			assert.Contains(t, ids(ix.Search(term, 10, nil)), id, "the write reached the champion list")
+			assert.Equal(t, uncached(q), ix.Search(q, 40, nil), "after a write, %q", q)
+		}
+	}
+}

@@ -26,6 +26,7 @@ type Engine struct {
 	fp        uint64 // fingerprint of all of the above and of the analyzer
 
 	scratch sync.Pool // *searchScratch
+	champs  champCache
 }
 
 // NewEngine returns the engine for opts. It panics if opts declares more than MaxFields

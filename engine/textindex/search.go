@@ -706,9 +706,12 @@ func (e *Engine) cursors(s *searchScratch, st Store, m *indexMeta, champ bool) (
 		if champ && qt.rec.flags&termChampion != 0 {
 			s.key = championKey(s.key[:0], qt.term)
 			if v := st.Postings(s.key); len(v) > 8 {
-				ch, ok := parseChunk(v[8:], 0)
-				if !ok || !c.load(&ch, e.nf) {
-					return nil, false, corruptf("champion list of %q", qt.term)
+				if !e.champs.load(qt.term, v, c) {
+					ch, ok := parseChunk(v[8:], 0)
+					if !ok || !c.load(&ch, e.nf) {
+						return nil, false, corruptf("champion list of %q", qt.term)
+					}
+					e.champs.store(qt.term, v, c)
 				}
 				c.champ, loaded, used = true, true, true
 			}

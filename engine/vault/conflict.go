@@ -33,11 +33,28 @@ var negations = [][]string{
 // "prefer X" share the core X.
 var useVerbs = map[string]bool{"use": true, "using": true, "prefer": true, "preferring": true, "choose": true, "pick": true}
 
-// Articles are dropped from the core.
-var articles = map[string]bool{"a": true, "an": true, "the": true}
+// Articles are dropped from the core (a comparison, not a map lookup: it runs for every
+// word of every node written).
+func isArticle(w string) bool { return w == "a" || w == "an" || w == "the" }
 
 // maxStatementWords bounds the work on long contents.
 const maxStatementWords = 64
+
+// asciiWord maps an ASCII byte to its lower-case letter or digit, an apostrophe to itself
+// (it is dropped inside a word) and a separator to 0.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c + 'a' - 'A')
+		case c == '\'':
+			t[c] = '\''
+		}
+	}
+	return t
+}()
 
 // statementWords splits s into lower-case words of letters and digits. The words are
 // slices of one lower-cased copy of s (two allocations, not one per word): it runs for
@@ -60,15 +77,13 @@ func appendStatementWords(dst []string, s string) []string {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			i++
-			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-				buf = append(buf, c)
-			case 'A' <= c && c <= 'Z':
-				buf = append(buf, c+'a'-'A')
-			case c == '\'':
+			switch l := asciiWord[c]; l {
+			case 0:
+				flush()
+			case '\'':
 				// "don't" → "dont"
 			default:
-				flush()
+				buf = append(buf, l)
 			}
 			continue
 		}
@@ -136,7 +151,7 @@ func parseStatement(content string) (statement, bool) {
 		if verb && (w == "over" || w == "instead") {
 			break
 		}
-		if !articles[w] {
+		if !isArticle(w) {
 			if core.Len() > 0 {
 				core.WriteByte(' ')
 			}

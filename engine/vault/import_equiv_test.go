@@ -82,7 +82,7 @@ func rawVault(t *testing.T, db *storage.DB) map[string]map[string]string {
 func TestChunkedImportWritesWhatOneTransactionWrites(t *testing.T) {
 	t.Parallel()
 	file := equivDump(t, 3000)
-	setup := func(chunk int) *testEnv {
+	setup := func(t *testing.T, chunk int) *testEnv {
 		e := newEnv(t, withTier(vault.TierPremium))
 		for i := range 3 {
 			e.add(vault.Node{Type: vault.Pattern, Content: fmt.Sprintf("existing note %d about retries", i), Tags: []string{"old"}})
@@ -90,14 +90,27 @@ func TestChunkedImportWritesWhatOneTransactionWrites(t *testing.T) {
 		vault.SetImportChunk(e.v, chunk)
 		return e
 	}
-	one, chunked := setup(1_000_000), setup(256)
+	one := setup(t, 1_000_000)
 	want, err := one.v.Import(t.Context(), bytes.NewReader(file))
 	require.NoError(t, err)
-	got, err := chunked.v.Import(t.Context(), bytes.NewReader(file))
-	require.NoError(t, err)
-	assert.Equal(t, want, got)
-	assert.Equal(t, 3, got.Replaced)
+	assert.Equal(t, 3, want.Replaced)
+	one.verify()
+	// Chunks analysed by one worker, then by several (from 512 documents).
+	for _, chunk := range []int{256, 1024} {
+		t.Run(fmt.Sprint("chunk", chunk), func(t *testing.T) {
+			t.Parallel()
+			chunked := setup(t, chunk)
+			got, err := chunked.v.Import(t.Context(), bytes.NewReader(file))
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			sameVault(t, one, chunked)
+		})
+	}
+}
 
+// sameVault checks that chunked holds exactly what one holds.
+func sameVault(t *testing.T, one, chunked *testEnv) {
+	t.Helper()
 	wantRaw, gotRaw := rawVault(t, one.db), rawVault(t, chunked.db)
 	for name, w := range wantRaw {
 		assert.Len(t, gotRaw[name], len(w), "bucket %s", name)
@@ -124,6 +137,5 @@ func TestChunkedImportWritesWhatOneTransactionWrites(t *testing.T) {
 	require.NoError(t, err)
 	ws.Revision = gs.Revision
 	assert.Equal(t, ws, gs)
-	one.verify()
 	chunked.verify()
 }

@@ -149,7 +149,7 @@ func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep Imp
 	v.wmu.Lock()
 	ws := newWriteSet("import")
 	ws.ftsSink = &textindex.Batch{}
-	ws.coreSink = &ixBatch{}
+	ws.coreSink = &coreBatch{}
 	defer func() {
 		v.emb.forget(ws)
 		v.wmu.Unlock()
@@ -259,7 +259,7 @@ func (v *Vault) importJournaled(ctx context.Context, src *importSource) (rep Imp
 	// The core index entries, in key order in one transaction: written chunk by chunk,
 	// their hashed keys made every chunk rewrite the whole core range (a third of the
 	// pages an import wrote).
-	if ws.coreSink.n > 0 {
+	if len(ws.coreSink.es) > 0 {
 		if err := ctx.Err(); err != nil {
 			return rollback(err)
 		}

@@ -1,7 +1,9 @@
 package vault
 
 import (
+	"encoding/hex"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +65,17 @@ func TestNodeRecordMatchesTheCodec(t *testing.T) {
 		_, err := marshalNodeRecord(&n)
 		assert.Error(t, err, "and refused as the codec refuses it")
 	}
+}
+
+func TestCoreBatchTakesOnlyCoreValues(t *testing.T) {
+	t.Parallel()
+	var c coreBatch
+	v := coreValue("retry with backoff")
+	assert.True(t, c.add(v, 7))
+	assert.False(t, c.add("short", 8))
+	assert.False(t, c.add(strings.ToUpper(v), 9), "coreValue writes lowercase hex")
+	assert.False(t, c.add(strings.Repeat("g", len(v)), 10))
+	require.Len(t, c.es, 1)
+	assert.Equal(t, uint64(7), c.es[0].id)
+	assert.Equal(t, v, hex.EncodeToString(c.es[0].sum[:]))
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -171,7 +172,7 @@ type writeSet struct {
 	ftsSink *textindex.Batch
 	// coreSink, when set, collects the core index entries of the nodes written, for a
 	// bulk import to write in key order at the end (see importJournaled).
-	coreSink *ixBatch
+	coreSink *coreBatch
 	// archived are nodes the tier cap moved to the archive; notStored counts
 	// learned nodes the cap left out.
 	archived  []uint64
@@ -293,7 +294,7 @@ type ixBatch struct {
 	// coreSink, when set, receives the core index entries instead of this batch (see
 	// importJournaled: their keys are hashes, so a chunk's entries are spread over the
 	// whole core range and every chunk would rewrite all its pages).
-	coreSink *ixBatch
+	coreSink *coreBatch
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -310,8 +311,7 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 // types, tags and confidences, one core per statement), so that flush sorts the groups,
 // not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
-	if b.coreSink != nil && ix.Name == ixCore.Name {
-		b.coreSink.add(ix, value, id)
+	if b.coreSink != nil && ix.Name == ixCore.Name && b.coreSink.add(value, id) {
 		return
 	}
 	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
@@ -382,6 +382,59 @@ func (b *ixBatch) flush(tx *bolt.Tx) error {
 		b.fts.Reset()
 	}
 	return b.cnt.flush(tx)
+}
+
+// coreBatch collects core index entries (see ixBatch.coreSink) without pointers: an
+// import's 100,000 of them, held from its first chunk to its last, are not scanned by every
+// garbage collection in between.
+type coreBatch struct{ es []coreEntry }
+
+type coreEntry struct {
+	sum [coreSumLen]byte // the core's hash, as coreValue writes it in hex
+	id  uint64
+}
+
+const coreSumLen = 12
+
+// add records the entry of node id for core value v; false if v is not a coreValue.
+func (c *coreBatch) add(v string, id uint64) bool {
+	var e coreEntry
+	if len(v) != 2*coreSumLen {
+		return false
+	}
+	for i := range v {
+		if c := v[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false // not lowercase hex: coreValue did not write it
+		}
+	}
+	if _, err := hex.Decode(e.sum[:], []byte(v)); err != nil {
+		return false
+	}
+	e.id = id
+	c.es = append(c.es, e)
+	return true
+}
+
+// flush writes the entries in key order (lowercase hex sorts as its bytes do).
+func (c *coreBatch) flush(tx *bolt.Tx) error {
+	slices.SortFunc(c.es, func(x, y coreEntry) int {
+		return cmp.Or(bytes.Compare(x.sum[:], y.sum[:]), cmp.Compare(x.id, y.id))
+	})
+	bk := tx.Bucket(storage.BucketVaultIndex)
+	if len(c.es) >= ftsBulk {
+		appendMostly(bk)
+	}
+	var key []byte
+	for _, e := range c.es {
+		key = append(append(key[:0], ixCore.Name...), 0)
+		key = hex.AppendEncode(key, e.sum[:])
+		key = binary.BigEndian.AppendUint64(append(key, 0), e.id)
+		if err := bk.Put(key, []byte{}); err != nil { // Put copies the key
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	c.es = nil
+	return nil
 }
 
 // batchOf returns the caller's batch, or a fresh one to flush at the end of the call.
