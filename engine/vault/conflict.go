@@ -66,7 +66,7 @@ func appendStatementWords(dst []string, s string) []string {
 	buf := make([]byte, 0, len(s))
 	var endsArr [maxStatementWords]int
 	ends := endsArr[:0] // end offsets of the words in buf
-	start := 0 // of the current word in buf
+	start := 0          // of the current word in buf
 	// No closure for the end of a word: variables it captured lived in memory, not in
 	// registers, in the loop over every byte.
 	for i := 0; i < len(s) && len(ends) < maxStatementWords; {
