@@ -47,7 +47,7 @@ func (l *Local) Vault() *vault.Vault {
 		cfg := l.Config()
 		opts := vault.Options{
 			UserID:       cfg.UserID,
-			Identity:     l.Identity(),
+			IdentityFunc: l.Identity, // asks git: only when wisdom needs it, not for every read
 			Tier:         cfg.Tier,
 			OptInGlobal:  cfg.Vault.OptInGlobal,
 			Now:          l.now,

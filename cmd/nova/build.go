@@ -271,7 +271,7 @@ func isBuildEnd(ev engine.Event, id string) bool {
 func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, asJSON bool) error {
 	subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSub()
-	events := ws.Subscribe(subCtx)
+	events := followEvents(subCtx, ws)
 	sid := strconv.FormatUint(id, 10)
 	printed := make(chan struct{})
 	go func() {

@@ -127,6 +127,40 @@ func (f follower[T]) await(ctx context.Context, printed <-chan struct{}) (T, err
 	}
 }
 
+// followEvents is ws's event stream for following a run until ctx ends.
+// A stream that ends before (its owner went away for longer than a client
+// waits for one: a slow hand-over) is opened again, so that the run's
+// events from its next owner still arrive; those published in between are
+// lost (the run's state is read at its end). The first subscription is
+// made before followEvents returns, so that nothing published after it
+// is missed.
+func followEvents(ctx context.Context, ws engine.Workspace) <-chan engine.Event {
+	first := ws.Subscribe(ctx)
+	out := make(chan engine.Event)
+	go func() {
+		defer close(out)
+		for events := first; ; events = ws.Subscribe(ctx) {
+			for ev := range events {
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(resubscribeEvery):
+			}
+		}
+	}()
+	return out
+}
+
+// resubscribeEvery spaces the attempts to open a follower's event stream
+// again.
+const resubscribeEvery = 250 * time.Millisecond
+
 // stoppedPolls is how many looks, a second apart, a followed run may stay
 // stopped before await gives up on it.
 const stoppedPolls = 8

@@ -152,12 +152,12 @@ func waitStopped(t *testing.T, dir string, served *exec.Cmd) {
 // checks clean. The bounds only catch hangs.
 func TestQuitHandsAGoalRunOverAndItsClientFollows(t *testing.T) {
 	t.Parallel()
-	dir, env := goalWorkspace(t, scenario.Options{ChunkDelay: 15 * time.Millisecond, Latency: 300 * time.Millisecond})
+	dir, env, release := heldGoalWorkspace(t)
 	sess, l, served := handoverOwner(t, dir, env)
 
 	c := startClient(t, dir, env, "run", "add a health check endpoint with tests", "--headless", "--json")
 	c.until(t, "delegation of t2", func(ev map[string]any) bool { return ev["type"] == "delegation" && ev["taskId"] == "t2" })
-	rest, log := handOverAndFollow(t, dir, c, sess, l, served, "goal run",
+	rest, log := handOverAndFollow(t, dir, c, sess, l, served, release, "goal run",
 		engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{1}, WorkflowRuns: []uint64{}})
 	var last goalEvent
 	require.NoError(t, json.Unmarshal([]byte(rest[len(rest)-1]), &last))
@@ -172,6 +172,20 @@ func TestQuitHandsAGoalRunOverAndItsClientFollows(t *testing.T) {
 	assert.Equal(t, 4, d.Run.Turns, "the lead was not asked again for t1 or t2")
 	assert.Equal(t, 1, d.Run.Resumes)
 	assert.True(t, strings.HasSuffix(strings.TrimSpace(novaOK(t, dir, "db", "check")), "is consistent"))
+}
+
+// heldGoalWorkspace is goalWorkspace with MARS's replies (the second
+// delegation) held until release is closed.
+func heldGoalWorkspace(t *testing.T) (string, map[string]string, *held) {
+	t.Helper()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	writeFile(t, dir, "go.mod", "module example.com/app\n\ngo 1.22\n")
+	h := &held{ch: make(chan struct{})}
+	srv := ollamatest.New(t, ollamatest.WithModels(scenario.Models()...),
+		ollamatest.WithHandler(holdUntil(scenario.HealthCheck(scenario.Options{ChunkDelay: 5 * time.Millisecond}), agentIs("MARS"), h)))
+	t.Cleanup(h.release) // before the server closes
+	return dir, map[string]string{"OLLAMA_HOST": srv.URL()}, h
 }
 
 // goalRunShow is what the tests read of `nova run show ID --json`.
@@ -189,13 +203,14 @@ type goalRunShow struct {
 // owner resumed it and stopped once idle. It returns the client's lines
 // after the hand-over and the headless owner's log.
 func handOverAndFollow(t *testing.T, dir string, c *clientRun, sess *session, l *link, served func() *exec.Cmd,
-	noun string, want engine.RunningWork) ([]string, string) {
+	release *held, noun string, want engine.RunningWork) ([]string, string) {
 	t.Helper()
 	ctx := t.Context()
 	work, err := sess.ws.RunningWork(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, want, work, "a run's builds go on with their run, not on their own")
 	note, err := l.Handover(ctx, work)
+	release.release() // the new owner's calls are answered
 	require.NoError(t, err)
 	assert.Contains(t, note, noun+" 1 goes on there")
 
@@ -211,21 +226,49 @@ func handOverAndFollow(t *testing.T, dir string, c *clientRun, sess *session, l 
 	return rest, log
 }
 
-// slowTestStep is workingHandler with a latency on the replies of the
-// add-test workflow's test step (to hand over in the middle of it).
-func slowTestStep(latency time.Duration) ollamatest.ChatFunc {
+// holdUntil is inner, with the replies to the requests that match held
+// until release is closed: a run's call stays in flight in the old owner
+// past the grace a stopping owner gives calls (3 s), whatever the
+// machine's speed, so that the hand-over cuts it in the middle.
+func holdUntil(inner ollamatest.ChatFunc, match func(system, user string) bool, h *held) ollamatest.ChatFunc {
 	return func(n int, req api.ChatRequest) ollamatest.Reply {
-		r := workingHandler(n, req)
+		system, user := "", ""
 		for _, m := range req.Messages {
-			if m.Role == "user" {
-				if mm := libraryTaskRE.FindStringSubmatch(m.Content); mm != nil && mm[1] == "test" {
-					r = r.WithLatency(latency)
-				}
-				break
+			switch {
+			case m.Role == "system" && system == "":
+				system = m.Content
+			case m.Role == "user" && user == "":
+				user = m.Content
 			}
 		}
-		return r
+		if match(system, user) {
+			select {
+			case <-h.ch:
+			case <-time.After(60 * time.Second): // the test failed elsewhere
+			}
+		}
+		return inner(n, req)
 	}
+}
+
+// held holds replies (holdUntil) until released; a test's cleanup releases
+// them before its fake server closes (which waits for its replies).
+type held struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func newHeld(t *testing.T) *held {
+	h := &held{ch: make(chan struct{})}
+	t.Cleanup(h.release)
+	return h
+}
+
+func (h *held) release() { h.once.Do(func() { close(h.ch) }) }
+
+// agentIs matches the requests of one agent (its role's first line).
+func agentIs(name string) func(system, user string) bool {
+	return func(system, _ string) bool { return strings.HasPrefix(system, "You are "+name) }
 }
 
 // TestQuitHandsAWorkflowRunOverAndItsClientFollows: the same for a
@@ -235,9 +278,8 @@ func slowTestStep(latency time.Duration) ollamatest.ChatFunc {
 func TestQuitHandsAWorkflowRunOverAndItsClientFollows(t *testing.T) {
 	t.Parallel()
 	dir, srv, env := agentWorkspace(t)
-	// Slower than the grace a stopping owner gives calls in flight (3 s),
-	// so that the step is cut in the middle.
-	srv.SetHandler(slowTestStep(2 * time.Second))
+	release := newHeld(t) // its cleanup runs before the server's
+	srv.SetHandler(holdUntil(workingHandler, func(_, user string) bool { return strings.Contains(user, "PRD task test: ") }, release))
 	writeFile(t, dir, "parse.go", "package main\n\nfunc parse(s string) int { return len(s) }\n")
 	sess, l, served := handoverOwner(t, dir, env)
 
@@ -245,7 +287,7 @@ func TestQuitHandsAWorkflowRunOverAndItsClientFollows(t *testing.T) {
 	c.until(t, "the test step's build at work", func(ev map[string]any) bool {
 		return ev["topic"] == "build" && ev["type"] == "task" && ev["taskId"] == "test" && ev["status"] == "running"
 	})
-	rest, log := handOverAndFollow(t, dir, c, sess, l, served, "workflow run",
+	rest, log := handOverAndFollow(t, dir, c, sess, l, served, release, "workflow run",
 		engine.RunningWork{Builds: []uint64{}, GoalRuns: []uint64{}, WorkflowRuns: []uint64{1}})
 	assert.Contains(t, rest[len(rest)-1], `"type":"done"`)
 	assert.Contains(t, log, "nova: workflow run 1 done")
@@ -277,7 +319,7 @@ func TestQuitHandsAWorkflowRunOverAndItsClientFollows(t *testing.T) {
 // is left as it is, resumable.
 func TestAGoalRunNobodyResumesEndsTheFollow(t *testing.T) {
 	t.Parallel()
-	dir, env := goalWorkspace(t, scenario.Options{ChunkDelay: 15 * time.Millisecond, Latency: 300 * time.Millisecond})
+	dir, env, _ := heldGoalWorkspace(t) // MARS is never released: the run stays interrupted
 	sess, _, _ := handoverOwner(t, dir, env)
 
 	c := startClient(t, dir, env, "run", "add a health check endpoint with tests", "--headless", "--json")

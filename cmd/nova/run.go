@@ -145,7 +145,7 @@ func isGoalEnd(ev engine.Event, id string) bool {
 func followGoal(ctx context.Context, env *Env, ws engine.Workspace, id uint64, o engine.RunGoalOptions, asJSON bool) error {
 	subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSub()
-	events := ws.Subscribe(subCtx)
+	events := followEvents(subCtx, ws)
 	sid := strconv.FormatUint(id, 10)
 	printed := make(chan struct{})
 	go func() {

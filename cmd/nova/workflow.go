@@ -350,7 +350,7 @@ func isWorkflowEnd(ev engine.Event, runID string) bool {
 func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint64, asJSON bool) error {
 	subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSub()
-	events := ws.Subscribe(subCtx)
+	events := followEvents(subCtx, ws)
 	sid := strconv.FormatUint(id, 10)
 	op := engine.NewOp()
 	var mu sync.Mutex

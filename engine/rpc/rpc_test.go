@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -733,4 +734,34 @@ func TestArgumentsEncodeOnce(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "encode arguments")
 	assert.NotErrorIs(t, err, rpc.ErrOwnerGone)
+}
+
+// The method table is built on first use (NewServer does no reflection, for
+// the CLI commands that own a workspace and are never called): many first
+// requests at once all find their method, and the skipped ones still say why.
+func TestMethodTableBuiltOnFirstUse(t *testing.T) {
+	t.Parallel()
+	srv, err := rpc.NewServer[rpcdemo.Demo](openStore(t), rpc.ServerOptions{})
+	require.NoError(t, err)
+	const n = 8
+	codes := make([]int, n)
+	bodies := make([]string, n)
+	done := make(chan struct{})
+	for i := range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/call/Add", strings.NewReader("[2,3]")))
+			codes[i], bodies[i] = rec.Code, rec.Body.String()
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for i := range n {
+		assert.Equal(t, http.StatusOK, codes[i], bodies[i])
+		assert.JSONEq(t, "[5]", bodies[i])
+	}
+	assert.Contains(t, srv.Methods(), "Add")
+	assert.NotEmpty(t, srv.Skipped(), "Close is never served")
 }

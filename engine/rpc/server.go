@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ServerOptions configures a Server.
@@ -37,11 +38,21 @@ type ServerOptions struct {
 
 // Server serves the methods of one interface implemented by one value.
 type Server struct {
-	iface   string
+	iface string
+	opts  ServerOptions
+	mux   *http.ServeMux
+
+	// The method table is built on first use (the first request, Methods
+	// or Skipped), not by NewServer: inspecting the ~140 methods of
+	// engine.Workspace by reflection was ~10 % of every CLI command that
+	// owns its workspace, and most such commands are never called by
+	// another nova (issue 16's process floor).
+	it      reflect.Type
+	impl    reflect.Value
+	exclude []string
+	once    sync.Once
 	methods map[string]*methodSpec
 	skipped []SkippedMethod
-	opts    ServerOptions
-	mux     *http.ServeMux
 }
 
 // NewServer serves impl through the interface type I, method by method.
@@ -62,22 +73,8 @@ func NewServer[I any](impl I, opts ServerOptions) (*Server, error) {
 	if opts.Protocol == 0 {
 		opts.Protocol = ProtocolVersion
 	}
-	s := &Server{iface: it.String(), methods: map[string]*methodSpec{}, opts: opts}
-	exclude := append([]string{"Close"}, opts.Exclude...)
-	for i := range it.NumMethod() {
-		m := it.Method(i)
-		if slices.Contains(exclude, m.Name) {
-			s.skipped = append(s.skipped, SkippedMethod{Name: m.Name, Reason: "excluded: runs only in the owner"})
-			continue
-		}
-		spec, err := inspect(m)
-		if err != nil {
-			s.skipped = append(s.skipped, SkippedMethod{Name: m.Name, Reason: err.Error()})
-			continue
-		}
-		spec.fn = v.MethodByName(m.Name)
-		s.methods[m.Name] = spec
-	}
+	s := &Server{iface: it.String(), opts: opts, it: it, impl: v,
+		exclude: append([]string{"Close"}, opts.Exclude...)}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET "+PathVersion, s.version)
 	p := prefix(opts.Protocol)
@@ -88,8 +85,30 @@ func NewServer[I any](impl I, opts ServerOptions) (*Server, error) {
 	return s, nil
 }
 
+// load builds the method table, once.
+func (s *Server) load() {
+	s.once.Do(func() {
+		s.methods = map[string]*methodSpec{}
+		for i := range s.it.NumMethod() {
+			m := s.it.Method(i)
+			if slices.Contains(s.exclude, m.Name) {
+				s.skipped = append(s.skipped, SkippedMethod{Name: m.Name, Reason: "excluded: runs only in the owner"})
+				continue
+			}
+			spec, err := inspect(m)
+			if err != nil {
+				s.skipped = append(s.skipped, SkippedMethod{Name: m.Name, Reason: err.Error()})
+				continue
+			}
+			spec.fn = s.impl.MethodByName(m.Name)
+			s.methods[m.Name] = spec
+		}
+	})
+}
+
 // Methods returns the served method names, sorted.
 func (s *Server) Methods() []string {
+	s.load()
 	out := make([]string, 0, len(s.methods))
 	for name := range s.methods {
 		out = append(out, name)
@@ -99,7 +118,10 @@ func (s *Server) Methods() []string {
 }
 
 // Skipped returns the methods that are not served, with the reason.
-func (s *Server) Skipped() []SkippedMethod { return slices.Clone(s.skipped) }
+func (s *Server) Skipped() []SkippedMethod {
+	s.load()
+	return slices.Clone(s.skipped)
+}
 
 // VersionInfo is what GET /version answers.
 func (s *Server) VersionInfo() VersionInfo {
@@ -190,6 +212,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // lookup finds a served method, or answers why not.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, stream bool) *methodSpec {
 	name := r.PathValue("method")
+	s.load()
 	spec, ok := s.methods[name]
 	if !ok {
 		for _, sk := range s.skipped {

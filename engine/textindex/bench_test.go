@@ -220,3 +220,20 @@ func BenchmarkMinHashSignature(b *testing.B) {
 		m.Signature(text)
 	}
 }
+
+// BenchmarkShingleSignature is one pattern file's signature (about 300 words), as
+// `nova import` computes one per file.
+func BenchmarkShingleSignature(b *testing.B) {
+	m, err := NewMinHasher(128, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := newGenerator(1)
+	var sb strings.Builder
+	g.text(&sb, 1800)
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		m.ShingleSignature(text, 3)
+	}
+}

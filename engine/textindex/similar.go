@@ -231,9 +231,8 @@ func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
 }
 
 // ShingleSignature returns SignatureOf(WordShingles(s, k)) without building the set: the
-// hash of every k-word window is computed over the words in place, and a window repeated
-// changes no minimum, so no deduplication is needed. Importing a library computes one per
-// file.
+// hash of every k-word window is computed over the words in place, then all of them are
+// folded into the signature at once (foldMinMix). Importing a library computes one per file.
 func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 	k = max(k, 1)
 	sc := shingleScratch.Get().(*shingleBufs)
@@ -243,13 +242,8 @@ func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 		text = append(text, w...)
 		ends = append(ends, len(text))
 	})
-	if cap(text) <= 1<<20 { // kept grown for the next call, unless a huge text grew them
-		sc.text, sc.ends = text, ends
-	}
 	sig := m.empty()
-	if len(ends) == 0 {
-		return sig
-	}
+	hashes := sc.hashes[:0]
 	window := func(from, to int) { // words [from, to), joined by single spaces
 		h := uint64(14695981039346656037)
 		start := 0
@@ -267,23 +261,51 @@ func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 			}
 			start = ends[w]
 		}
-		m.update(sig, mix64(h))
+		hashes = append(hashes, mix64(h))
 	}
-	if len(ends) < k {
+	switch {
+	case len(ends) == 0:
+	case len(ends) < k:
 		window(0, len(ends))
-		return sig
+	default:
+		for i := 0; i+k <= len(ends); i++ {
+			window(i, i+k)
+		}
 	}
-	for i := 0; i+k <= len(ends); i++ {
-		window(i, i+k)
+	m.foldMinMix(sig, hashes)
+	if cap(text) <= 1<<20 { // kept grown for the next call, unless a huge text grew them
+		sc.text, sc.ends, sc.hashes = text, ends, hashes
 	}
 	return sig
+}
+
+// foldMinMix is update for every hash of hashes.
+func (m *MinHasher) foldMinMix(sig Signature, hashes []uint64) {
+	if len(hashes) == 0 {
+		return
+	}
+	if hasMinMix512 && len(m.seeds)%8 == 0 && len(sig) == len(m.seeds) {
+		minMix512(sig, m.seeds, hashes)
+		return
+	}
+	minMix512Generic(sig, m.seeds, hashes)
+}
+
+// minMix512Generic is minMix512 in Go.
+func minMix512Generic(sig, seeds, hashes []uint64) {
+	for _, h := range hashes {
+		for i, seed := range seeds {
+			sig[i] = min(sig[i], mix64(h^seed))
+		}
+	}
 }
 
 // shingleBufs is ShingleSignature's working memory, pooled: an import computes one
 // signature per file, and growing these slices afresh each time was most of its allocation.
 type shingleBufs struct {
-	text []byte
-	ends []int
+	text   []byte
+	ends   []int
+	hashes []uint64
 }
 
 var shingleScratch = sync.Pool{New: func() any { return new(shingleBufs) }}

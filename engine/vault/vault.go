@@ -65,6 +65,10 @@ type Options struct {
 	// default "local"; see workspace.Identity); default UserID. Wisdom
 	// records it as its pseudonymous AuthorID.
 	Identity string
+	// IdentityFunc, when set, gives Identity on first need instead (it may
+	// ask git, a process start that reads such as `vault stats` should not
+	// pay); an empty answer falls back to UserID.
+	IdentityFunc func() string
 	// Tier is "free" or "premium" (see TierLimits).
 	Tier string
 	// OptInGlobal says the identity shares high-confidence nodes with global
@@ -104,6 +108,7 @@ type Vault struct {
 	chunkHook func(chunk int) error
 	emb       *embedState
 	wisdom    *Wisdom
+	identity  func() string // Options.Identity, resolved once (identityOf)
 
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
@@ -131,7 +136,21 @@ func New(db *storage.DB, opts Options) *Vault {
 	v := &Vault{db: db, opts: opts, bgCtx: ctx, bgCancel: cancel}
 	v.emb = &embedState{vecs: map[uint64]embVec{}}
 	v.wisdom = &Wisdom{v: v}
+	v.identity = identityOf(opts)
 	return v
+}
+
+// identityOf is the workspace identity of opts, asked for at most once.
+func identityOf(opts Options) func() string {
+	if opts.IdentityFunc == nil {
+		return func() string { return opts.Identity }
+	}
+	return sync.OnceValue(func() string {
+		if id := strings.TrimSpace(opts.IdentityFunc()); id != "" {
+			return id
+		}
+		return opts.Identity
+	})
 }
 
 // Close stops background work (see Warm). It does not close the database.

@@ -127,7 +127,7 @@ func AuthorID(identity string) string {
 
 // Me is the author id of the workspace identity: the backer, reporter and
 // bundle author of this workspace.
-func (w *Wisdom) Me() string { return AuthorID(w.v.opts.Identity) }
+func (w *Wisdom) Me() string { return AuthorID(w.v.identity()) }
 
 // Nested buckets of the wisdom bucket, created by storage migration 2 (see
 // storage/doc.go for their keys).

@@ -143,18 +143,32 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 func (m *Model) boxWidth() int { return min(64, max(30, m.width-8)) }
 
 // View implements common.Component: the dialog box alone (lay it over the
-// screen with common.Overlay).
+// screen with common.Overlay). A body too tall for the area keeps its first
+// lines and ends in "…": the title, the buttons and the keys always show.
 func (m *Model) View() string {
 	if !m.open {
 		return ""
 	}
+	inner := m.boxWidth() - 6 // border and padding
+	body := lipgloss.Wrap(m.opts.Body, inner, " ")
+	out := m.render(body)
+	if over := lipgloss.Height(out) - m.height; m.height > 0 && over > 0 && body != "" {
+		lines := strings.Split(body, "\n")
+		keep := max(0, len(lines)-over-1) // one line for the "…"
+		out = m.render(strings.Join(append(lines[:keep:keep], "…"), "\n"))
+	}
+	return out
+}
+
+// render draws the dialog around an already wrapped body.
+func (m *Model) render(body string) string {
 	s := m.c.Styles
 	w := m.boxWidth()
-	inner := w - 6 // border and padding
+	inner := w - 6
 	var b strings.Builder
 	b.WriteString(s.DialogTitle.Render(common.Truncate(m.opts.Title, inner)) + "\n\n")
-	if m.opts.Body != "" {
-		b.WriteString(s.Text.Render(lipgloss.Wrap(m.opts.Body, inner, " ")) + "\n\n")
+	if body != "" {
+		b.WriteString(s.Text.Render(body) + "\n\n")
 	}
 	button := func(choice int, label string) string {
 		if m.focus == choice {

@@ -2,9 +2,11 @@ package confirm
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,4 +137,24 @@ func TestThirdChoice(t *testing.T) {
 	for _, want := range []string{"Hand over", "Stop and quit", "Stay", "h hand over"} {
 		assert.Contains(t, view, want)
 	}
+}
+
+func TestATallBodyKeepsTheButtonsOnScreen(t *testing.T) {
+	t.Parallel()
+	m := newDialog()
+	m.SetSize(80, 14)
+	body := strings.Repeat("Goal run 7 is running; it goes on in nova serve.\n", 20) + "last line"
+	m.Open(Options{ID: "x", Title: "Quit while work runs?", Body: body, Alt: "Hand over", AltKey: "h", Yes: "Stop and quit", No: "Stay"})
+	v := ansi.Strip(m.View())
+	assert.LessOrEqual(t, lipgloss.Height(v), 14)
+	assert.Contains(t, v, "Quit while work runs?")
+	assert.Contains(t, v, "Hand over")
+	assert.Contains(t, v, "Stay")
+	assert.Regexp(t, `│ +… +│`, v, "the body ends in a line of its own: …")
+	assert.NotContains(t, v, "last line")
+
+	m.SetSize(80, 40) // room again: the whole body
+	v = ansi.Strip(m.View())
+	assert.Contains(t, v, "last line")
+	assert.NotRegexp(t, `│ +… +│`, v)
 }
