@@ -218,6 +218,8 @@ func runImportList(ctx context.Context, opts *importListOptions) error {
 				status = "active"
 			case b.State == importer.BatchPartial || b.State == importer.BatchEmptied:
 				status = fmt.Sprintf("%s (%d archived, %d gone)", status, b.Archived, b.Gone)
+			case b.State == importer.BatchInterrupted:
+				status = fmt.Sprintf("interrupted (%d nodes written; undo it, or import again)", b.Present)
 			}
 			_, _ = fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Time.Local().Format("2006-01-02 15:04"),
 				b.Counts.Files, b.Counts.New, b.Counts.Updated, b.Counts.Duplicates, b.Counts.Errors, status, b.Source)

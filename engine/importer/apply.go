@@ -107,11 +107,12 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 	}
 	var res Result
 	err = im.v.WithImportSteps(ctx, func(s *vault.ImportSteps) error {
-		if err := im.recoverInterrupted(ctx, s); err != nil {
+		recovered, err := im.recoverInterrupted(ctx, s)
+		if err != nil {
 			return err
 		}
 		var ds []decision
-		err := im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
+		err = im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
 			var err error
 			ds, err = im.decide(ctx, r, p, o)
 			return err
@@ -120,6 +121,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 			return err
 		}
 		res = im.newResult(p, o, false)
+		res.Warnings = append(res.Warnings, recovered...)
 		x := im.newExec(p, o, &res, nil)
 		// reserve refuses, before the first write, an import that would take the vault
 		// over its tier's cap.
@@ -300,21 +302,30 @@ func (im *Importer) abandon(s *vault.ImportSteps, id uint64, cause error) error 
 
 // recoverInterrupted rolls back the batches an import left pending when its process died
 // between two of its transactions, one transaction each, before anything else is written.
-func (im *Importer) recoverInterrupted(ctx context.Context, s *vault.ImportSteps) error {
-	var ids []uint64
+// It returns a warning per batch.
+func (im *Importer) recoverInterrupted(ctx context.Context, s *vault.ImportSteps) ([]string, error) {
+	var pending []Batch
 	err := im.v.WithReadTx(ctx, func(r *vault.ReadTx) error {
-		ids = pendingBatches(r.Bolt())
+		for _, id := range pendingBatches(r.Bolt()) {
+			bt, err := getBatch(r.Bolt(), id)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, bt)
+		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, id := range ids {
-		if err := s.Unindexed(func(t *vault.ImportTx) error { return im.rollbackTx(ctx, t, id) }); err != nil {
-			return fmt.Errorf("roll back the interrupted import batch %d: %w", id, err)
+	var warnings []string
+	for _, bt := range pending {
+		if err := s.Unindexed(func(t *vault.ImportTx) error { return im.rollbackTx(ctx, t, bt.ID) }); err != nil {
+			return nil, fmt.Errorf("roll back the interrupted import batch %d: %w", bt.ID, err)
 		}
+		warnings = append(warnings, fmt.Sprintf("import batch %d from %s was interrupted; its %d nodes were removed before this import", bt.ID, bt.Source, len(bt.Added)))
 	}
-	return nil
+	return warnings, nil
 }
 
 func (im *Importer) newResult(p *Plan, o Options, dry bool) Result {

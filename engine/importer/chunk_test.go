@@ -267,6 +267,8 @@ func TestInterruptedChunkedImport(t *testing.T) {
 			e.im.cfg.chunkHook = nil
 			got, err := e.im.Import(ctx, DirSource(lib), Options{})
 			require.NoError(t, err)
+			require.NotEmpty(t, got.Warnings)
+			assert.Contains(t, got.Warnings[0], fmt.Sprintf("was interrupted; its %d nodes were removed", 20*(tc.crash+1)))
 			assert.Equal(t, want.Loaded, got.Loaded)
 			assert.Equal(t, want.NodesAdded, got.NodesAdded)
 			assert.Equal(t, want.EdgesAdded, got.EdgesAdded)
