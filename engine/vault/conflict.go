@@ -70,6 +70,18 @@ func appendStatementWords(dst []string, s string) []string {
 	// No closure for the end of a word: variables it captured lived in memory, not in
 	// registers, in the loop over every byte.
 	for i := 0; i < len(s) && len(ends) < maxStatementWords; {
+		// A run of ASCII letters and digits, in a tight loop.
+		for i < len(s) {
+			l := asciiWord[s[i]&0x7f]
+			if l <= '\'' || s[i] >= utf8.RuneSelf {
+				break
+			}
+			buf = append(buf, l)
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		sep := false
 		if c < utf8.RuneSelf {
