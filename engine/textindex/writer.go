@@ -239,7 +239,7 @@ type Plan struct {
 	dn      int64               // documents added minus removed
 	dtot    [MaxFields]int64    // field lengths added minus removed
 	order   []int32             // global terms in key order (at the first Step)
-	where   [][2]int32          // per global term: (part, local term) pairs, from whereAt
+	where   [][2]int32          // per term, in key order: (part, local term) pairs, from whereAt
 	whereAt []int32
 	next    int // next term of order to apply
 	started bool
@@ -248,14 +248,20 @@ type Plan struct {
 	w       *writer
 }
 
-// planPart is one added batch: its documents' ids and removal flags (by batch position;
-// two flat arrays rather than the adocs, so that Step's random accesses stay in cache)
-// and analysis.
+// planPart is one added batch: what Step needs of its documents, by batch position (one
+// flat array: Step reads it at every posting, in no order that suits a cache), and its
+// analysis.
 type planPart struct {
-	ids  []uint64
-	rm   []bool
+	docs []planDoc
 	a    *analysis
 	gids []int32 // local term → global id
+}
+
+// planDoc is a document of a plan: its id, length codes and whether it is removed.
+type planDoc struct {
+	id   uint64
+	code uint32
+	rm   bool
 }
 
 // Plan analyses the batch (on all processors when it is large) for Step.
@@ -316,10 +322,11 @@ func (p *Plan) Add(b *Batch) error {
 		docs[i].fields = nil // the analysis holds what Step needs
 	}
 	a.lens = nil
-	part := planPart{ids: make([]uint64, len(docs)), rm: make([]bool, len(docs)), a: a, gids: make([]int32, len(a.terms))}
+	part := planPart{docs: make([]planDoc, len(docs)), a: a, gids: make([]int32, len(a.terms))}
 	for i := range docs {
-		part.ids[i], part.rm[i] = docs[i].id, docs[i].remove
+		part.docs[i] = planDoc{id: docs[i].id, code: a.codes[i], rm: docs[i].remove}
 	}
+	a.codes = nil
 	for lt, term := range a.terms {
 		g, ok := p.dict[term]
 		if !ok {
@@ -344,21 +351,28 @@ func (p *Plan) index() {
 		p.order[i] = int32(i)
 	}
 	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.terms[x], p.terms[y]) })
+	// where is laid out in key order (by rank, not by global id), so that Step reads it
+	// front to back.
+	rank := make([]int32, len(p.terms))
+	for r, g := range p.order {
+		rank[g] = int32(r)
+	}
 	p.whereAt = make([]int32, len(p.terms)+1)
 	for _, part := range p.parts {
 		for _, g := range part.gids {
-			p.whereAt[g+1]++
+			p.whereAt[rank[g]+1]++
 		}
 	}
-	for g := range p.terms {
-		p.whereAt[g+1] += p.whereAt[g]
+	for r := range p.terms {
+		p.whereAt[r+1] += p.whereAt[r]
 	}
 	p.where = make([][2]int32, p.whereAt[len(p.terms)])
 	next := slices.Clone(p.whereAt)
 	for k, part := range p.parts {
 		for lt, g := range part.gids {
-			p.where[next[g]] = [2]int32{int32(k), int32(lt)}
-			next[g]++
+			r := rank[g]
+			p.where[next[r]] = [2]int32{int32(k), int32(lt)}
+			next[r]++
 		}
 	}
 	p.dict = nil
@@ -412,17 +426,17 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 	for p.next < len(p.order) && (budget <= 0 || work < budget) {
 		g := p.order[p.next]
 		w.adds, w.removes = w.adds[:0], w.removes[:0]
-		for _, wh := range p.where[p.whereAt[g]:p.whereAt[g+1]] {
+		for _, wh := range p.where[p.whereAt[p.next]:p.whereAt[p.next+1]] {
 			part := &p.parts[wh[0]]
 			a := part.a
 			for q := a.start[wh[1]]; q < a.start[wh[1]+1]; q++ {
-				pos := a.pDoc[q]
-				if part.rm[pos] {
-					w.removes = append(w.removes, part.ids[pos])
+				d := &part.docs[a.pDoc[q]]
+				if d.rm {
+					w.removes = append(w.removes, d.id)
 					continue
 				}
 				tf := a.pTF[q]
-				w.adds = append(w.adds, posting{doc: part.ids[pos], tf: tf, code: a.codes[pos] & byteMask(tf)})
+				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: d.code & byteMask(tf)})
 			}
 		}
 		if len(p.parts) > 1 { // parts may interleave

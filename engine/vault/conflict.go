@@ -66,39 +66,52 @@ func appendStatementWords(dst []string, s string) []string {
 	buf := make([]byte, 0, len(s))
 	var endsArr [maxStatementWords]int
 	ends := endsArr[:0] // end offsets of the words in buf
-	start := 0
-	flush := func() {
-		if len(buf) > start {
-			ends = append(ends, len(buf))
-			start = len(buf)
-		}
-	}
+	start := 0          // of the current word in buf
+	// No closure for the end of a word: variables it captured lived in memory, not in
+	// registers, in the loop over every byte.
 	for i := 0; i < len(s) && len(ends) < maxStatementWords; {
+		// A run of ASCII letters and digits, in a tight loop.
+		for i < len(s) {
+			l := asciiWord[s[i]&0x7f]
+			if l <= '\'' || s[i] >= utf8.RuneSelf {
+				break
+			}
+			buf = append(buf, l)
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
+		sep := false
 		if c < utf8.RuneSelf {
 			i++
 			switch l := asciiWord[c]; l {
 			case 0:
-				flush()
+				sep = true
 			case '\'':
 				// "don't" → "dont"
 			default:
 				buf = append(buf, l)
 			}
-			continue
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch {
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			case r == '’':
+			default:
+				sep = true
+			}
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		case r == '’':
-		default:
-			flush()
+		if sep && len(buf) > start {
+			ends = append(ends, len(buf))
+			start = len(buf)
 		}
 	}
-	if len(ends) < maxStatementWords {
-		flush()
+	if len(ends) < maxStatementWords && len(buf) > start {
+		ends = append(ends, len(buf))
 	}
 	if len(ends) == 0 {
 		return dst

@@ -138,6 +138,10 @@ func (s *fastScanner) token() (tok []byte, plain, ok bool) {
 	plain = true
 	for s.i < len(s.b) {
 		c := s.b[s.i]
+		if plainByte[c] { // most bytes: one table lookup
+			s.i++
+			continue
+		}
 		switch {
 		case c == '"':
 			s.i++
@@ -156,6 +160,15 @@ func (s *fastScanner) token() (tok []byte, plain, ok bool) {
 	}
 	return nil, false, false
 }
+
+// plainByte is true for the bytes that stand for themselves in a JSON string and are
+// ASCII: everything from 0x20 to 0x7f but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // plainString returns the contents of a string without escapes or non-ASCII bytes.
 func (s *fastScanner) plainString() ([]byte, bool) {

@@ -182,6 +182,9 @@ func Ptr[T any](v T) *T { return &v }
 // cleanText trims s, drops NUL and other control characters except newline
 // and tab, and repairs invalid UTF-8.
 func cleanText(s string) string {
+	if printableASCII(s, true) { // the common case, in one pass
+		return strings.TrimSpace(s)
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.IndexFunc(s, badRune) >= 0 {
 		s = strings.Map(func(r rune) rune {
@@ -194,6 +197,19 @@ func cleanText(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// printableASCII reports whether s is printable ASCII (and newlines, tabs and carriage
+// returns when lines is set): text that cleanText (lines) or cleanKey only trims.
+func printableASCII(s string, lines bool) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			if !lines || (c != '\n' && c != '\t' && c != '\r') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func badRune(r rune) bool {
 	return r != '\n' && r != '\t' && r != '\r' && unicode.IsControl(r)
 }
@@ -201,6 +217,9 @@ func badRune(r rune) bool {
 // cleanKey cleans a value that goes into an index key (tag, user, type): one
 // line, no control characters.
 func cleanKey(s string) string {
+	if printableASCII(s, false) {
+		return strings.TrimSpace(s)
+	}
 	s = strings.ToValidUTF8(s, "")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {

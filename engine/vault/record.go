@@ -136,6 +136,14 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// htmlSafe is true for the ASCII bytes json.Marshal writes as they are.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString writes s quoted as json.Marshal does: HTML characters, control
 // characters, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
@@ -144,7 +152,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if htmlSafe[c] {
 				i++
 				continue
 			}

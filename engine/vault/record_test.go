@@ -3,9 +3,11 @@ package vault
 import (
 	"encoding/hex"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,4 +80,40 @@ func TestCoreBatchTakesOnlyCoreValues(t *testing.T) {
 	require.Len(t, c.es, 1)
 	assert.Equal(t, uint64(7), c.es[0].id)
 	assert.Equal(t, v, hex.EncodeToString(c.es[0].sum[:]))
+}
+
+// TestCleanTextFastPath: the printable-ASCII shortcut of cleanText and cleanKey gives what
+// the general path gives, on text with and without control characters, DEL, invalid UTF-8
+// and non-ASCII letters.
+func TestCleanTextFastPath(t *testing.T) {
+	t.Parallel()
+	general := func(s string, key bool) string {
+		if key {
+			s = strings.ToValidUTF8(s, "")
+			return strings.TrimSpace(strings.Map(func(r rune) rune {
+				if unicode.IsControl(r) {
+					return -1
+				}
+				return r
+			}, s))
+		}
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		return strings.TrimSpace(strings.Map(func(r rune) rune {
+			if badRune(r) {
+				return -1
+			}
+			return r
+		}, s))
+	}
+	pieces := []string{"plain", " ", "\n", "\t", "\r", "\x00", "\x7f", "\x1b[1m", "é", "\xff", "\u2028", "  lead", "trail  ", "~!@#"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		assert.Equal(t, general(s, false), cleanText(s), "%q", s)
+		assert.Equal(t, general(s, true), cleanKey(s), "%q", s)
+	}
 }
