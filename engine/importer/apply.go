@@ -179,11 +179,23 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 				if !last {
 					return x.checkpoint()
 				}
-				return x.finish()
+				return x.threadStep()
 			})
 			if err != nil && first {
 				return err // nothing was written
 			}
+			if err := im.afterChunk(s, x, err); err != nil {
+				return err
+			}
+		}
+		// The category chains and the file records, a group of categories per
+		// transaction (so no transaction holds every file record); the last group
+		// completes the record.
+		for len(x.groups) > 0 {
+			err := s.Step(func(t *vault.ImportTx) error {
+				x.w = &txWriter{t: t}
+				return x.threadStep()
+			})
 			if err := im.afterChunk(s, x, err); err != nil {
 				return err
 			}
@@ -515,6 +527,11 @@ type exec struct {
 	stored bool
 	// chunks counts the transactions of a chunked import, for Config.chunkHook.
 	chunks int
+	// heads is rethread's view of the user's file records (read once, in the transaction
+	// that threads first); groups are the categories still to thread, by transaction, in a
+	// chunked import (threadStep).
+	heads  map[string]*fileRecord
+	groups [][]string
 }
 
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
@@ -591,9 +608,17 @@ func (x *exec) write(ctx context.Context, ds []decision, from, to int) error {
 // putPending writes the file records changed since the last call and notes their previous
 // value in the batch record (once per key).
 func (x *exec) putPending() error {
+	return x.putPendingIf(func(*fileRecord) bool { return true })
+}
+
+// putPendingIf is putPending for the pending records that match keep (the others stay
+// pending).
+func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
 	keys := make([]string, 0, len(x.pending))
-	for k := range x.pending {
-		keys = append(keys, k)
+	for k, r := range x.pending {
+		if keep(r) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -606,8 +631,8 @@ func (x *exec) putPending() error {
 			x.filed[k] = true
 			x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
 		}
+		delete(x.pending, k)
 	}
-	clear(x.pending)
 	return nil
 }
 
@@ -619,6 +644,76 @@ func (x *exec) checkpoint() error {
 	x.batch.Pending = true
 	x.stored = true
 	return x.w.putBatch(&x.batch)
+}
+
+// threadBudget bounds the file records one transaction of a chunked import's threading
+// phase writes (threadStep): about two chunks' worth (Config.threadBudget in tests).
+func (im *Importer) threadBudget() int {
+	if im.cfg.threadBudget > 0 {
+		return im.cfg.threadBudget
+	}
+	return 2 * DefaultChunkFiles
+}
+
+// threadStep ends the last write transaction of a chunked import, and each transaction
+// after it: it threads the chains of the next group of touched categories and writes
+// their file records (noting them in the batch record, still pending, in the same
+// transaction, so an undo restores exactly what is committed), or, for the last group,
+// finishes the batch. The chains are threaded in the same order, with the same edge ids, as
+// in one transaction; groups only bound how many records one transaction writes.
+func (x *exec) threadStep() error {
+	if x.groups == nil {
+		x.groups = x.threadGroups(x.im.threadBudget())
+	}
+	if len(x.groups) <= 1 {
+		x.groups = nil
+		return x.finish() // threads what is left
+	}
+	g := x.groups[0]
+	x.groups = x.groups[1:]
+	if err := x.rethreadCats(g); err != nil {
+		return err
+	}
+	in := make(map[string]bool, len(g))
+	for _, c := range g {
+		in[c] = true
+		delete(x.cats, c)
+	}
+	if err := x.putPendingIf(func(r *fileRecord) bool { return in[r.Category] }); err != nil {
+		return err
+	}
+	return x.checkpoint()
+}
+
+// threadGroups splits the touched categories, in order, into groups of about budget
+// pending file records each (at least one group).
+func (x *exec) threadGroups(budget int) [][]string {
+	per := map[string]int{}
+	for _, r := range x.pending {
+		per[r.Category]++
+	}
+	cats := x.sortedCats()
+	groups := [][]string{}
+	var g []string
+	n := 0
+	for _, c := range cats {
+		if len(g) > 0 && n+per[c] > budget {
+			groups = append(groups, g)
+			g, n = nil, 0
+		}
+		g = append(g, c)
+		n += per[c]
+	}
+	return append(groups, g)
+}
+
+func (x *exec) sortedCats() []string {
+	cats := make([]string, 0, len(x.cats))
+	for c := range x.cats {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
+	return cats
 }
 
 // finish threads the category chains, collects the reports and completes the batch record.
@@ -913,19 +1008,24 @@ func (x *exec) rethread() error {
 	if len(x.cats) == 0 {
 		return nil
 	}
+	return x.rethreadCats(x.sortedCats())
+}
+
+// rethreadCats is rethread for the categories cats, in that order. The records are read
+// once per import: a later call (the next group of a chunked import) threads other
+// categories, whose records the earlier calls did not change.
+func (x *exec) rethreadCats(cats []string) error {
 	var err error
-	byKey := map[string]*fileRecord{}
-	for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
-		byKey[string(fileKey(r.User, r.Source))] = r
+	if x.heads == nil {
+		x.heads = map[string]*fileRecord{}
+		for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
+			x.heads[string(fileKey(r.User, r.Source))] = r
+		}
+		for k, r := range x.pending {
+			x.heads[k] = r
+		}
 	}
-	for k, r := range x.pending {
-		byKey[k] = r
-	}
-	cats := make([]string, 0, len(x.cats))
-	for c := range x.cats {
-		cats = append(cats, c)
-	}
-	sort.Strings(cats)
+	byKey := x.heads
 	for _, cat := range cats {
 		var chain []*fileRecord
 		for _, r := range byKey {

@@ -131,6 +131,8 @@ func TestChunkedImportMatchesOneTransaction(t *testing.T) {
 			copyTree(t, corpus, lib)
 			one := newChunkEnv(t, vault.TierPremium, 0, nil)
 			chunked := newChunkEnv(t, vault.TierPremium, 7, nil)
+			// The chains and file records in groups of about 5 records per transaction.
+			chunked.im.cfg.threadBudget = 5
 			opts := Options{Split: split}
 
 			r1, err := one.im.Import(ctx, DirSource(lib), opts)
@@ -378,4 +380,85 @@ func TestChunkedImportOverTheCapIsRefusedUpFront(t *testing.T) {
 	_, err = e.im.Import(ctx, DirSource(lib), Options{})
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, before, e.records(t), "nothing was written")
+}
+
+func TestChunkedImportThreadsTheChainsInSeveralTransactions(t *testing.T) {
+	t.Parallel()
+	lib := genLib(t, 60)
+	clean := newChunkEnv(t, vault.TierPremium, 20, nil)
+	want, err := clean.im.Import(ctx, DirSource(lib), Options{})
+	require.NoError(t, err)
+
+	// 60 files in chunks of 20, chains and records 10 at a time: chunks 0–2 (the last also
+	// threads the first group), then the other groups, then the index.
+	var txs int
+	counted := newChunkEnv(t, vault.TierPremium, 20, func(int) error { txs++; return nil })
+	counted.im.cfg.threadBudget = 10
+	got, err := counted.im.Import(ctx, DirSource(lib), Options{})
+	require.NoError(t, err)
+	sameResult(t, want, got)
+	assert.Equal(t, clean.records(t), counted.records(t), "same nodes, edges, batch and file records")
+	require.Greater(t, txs, 3+1, "the threading took transactions of its own")
+
+	for _, crash := range []int{2, 3, txs - 2} {
+		t.Run(fmt.Sprintf("crash after transaction %d", crash), func(t *testing.T) {
+			t.Parallel()
+			e := newChunkEnv(t, vault.TierPremium, 20, func(c int) error {
+				if c == crash {
+					return errSimulatedCrash
+				}
+				return nil
+			})
+			e.im.cfg.threadBudget = 10
+			beforeDump := e.nodeDump(t)
+			_, err := e.im.Import(ctx, DirSource(lib), Options{})
+			require.ErrorIs(t, err, errSimulatedCrash)
+			list, err := e.im.Batches(ctx)
+			require.NoError(t, err)
+			require.Len(t, list, 1)
+			assert.Equal(t, BatchInterrupted, list[0].State)
+			assert.Equal(t, 60, list[0].Present)
+			_, err = e.im.Undo(ctx, list[0].ID)
+			require.NoError(t, err)
+			assert.Equal(t, beforeDump, e.nodeDump(t), "undo removes exactly what was committed")
+			require.NoError(t, e.db.View(func(tx *bolt.Tx) error {
+				n := 0
+				if b := tx.Bucket(storage.BucketImportFiles); b != nil {
+					n = b.Stats().KeyN
+				}
+				assert.Zero(t, n, "undo removed the file records it wrote")
+				return nil
+			}))
+			hits, err := e.v.Search(ctx, "thumio", vault.SearchOptions{NoEmbeddings: true})
+			require.NoError(t, err)
+			assert.Empty(t, hits)
+
+			// The next import after a second crash rolls it back and imports everything.
+			_, err = e.im.Import(ctx, DirSource(lib), Options{})
+			require.ErrorIs(t, err, errSimulatedCrash)
+			e.im.cfg.chunkHook = nil
+			got, err := e.im.Import(ctx, DirSource(lib), Options{})
+			require.NoError(t, err)
+			require.NotEmpty(t, got.Warnings)
+			assert.Equal(t, want.NodesAdded, got.NodesAdded)
+			assert.Equal(t, want.EdgesAdded, got.EdgesAdded)
+		})
+	}
+
+	t.Run("an error in a threading transaction rolls the import back", func(t *testing.T) {
+		t.Parallel()
+		boom := errors.New("disk on fire")
+		e := newChunkEnv(t, vault.TierPremium, 20, func(c int) error {
+			if c == 3 {
+				return boom
+			}
+			return nil
+		})
+		e.im.cfg.threadBudget = 10
+		before, beforeDump := e.recordsSeq(t, false), e.nodeDump(t)
+		_, err := e.im.Import(ctx, DirSource(lib), Options{})
+		require.ErrorIs(t, err, boom)
+		assert.Equal(t, before, e.recordsSeq(t, false), "the committed transactions were rolled back, the batch record too")
+		assert.Equal(t, beforeDump, e.nodeDump(t))
+	})
 }

@@ -70,6 +70,9 @@ type Config struct {
 	// chunkHook, in tests, runs after each committed chunk but the last (numbered from 0);
 	// an error stops the import there, errSimulatedCrash as if the process died.
 	chunkHook func(chunk int) error
+	// threadBudget, in tests, replaces the number of file records a transaction of a
+	// chunked import's threading phase writes (Importer.threadBudget).
+	threadBudget int
 }
 
 // Commit describes a committed batch or undo, for Config.OnCommit.
