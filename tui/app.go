@@ -807,14 +807,23 @@ func (m *Model) tabsView(width int) string {
 func (m *Model) statusView() string {
 	s := m.c.Styles
 	hint := s.StatusValue.Render(footerHint)
-	// The left part shortens until the footer hint fits beside it: the
-	// Ollama version goes first, then the link badge and autonomy shrink.
+	// The left part shortens until the footer hint fits beside it, and a
+	// toast too when one shows (it says what just happened): the Ollama
+	// version goes first, then the link badge and autonomy shrink; a toast
+	// that still does not fit shortens the hint to "? help".
+	toast := 0
+	if m.toast != "" {
+		toast = lipgloss.Width(m.toast) + 3
+	}
 	var left string
 	for terse := range 4 {
 		left = m.statusLeft(terse)
-		if lipgloss.Width(left)+lipgloss.Width(hint)+2 <= m.c.Width {
+		if lipgloss.Width(left)+lipgloss.Width(hint)+2+toast <= m.c.Width {
 			break
 		}
+	}
+	if toast > 0 && lipgloss.Width(left)+lipgloss.Width(hint)+2+toast > m.c.Width {
+		hint = s.StatusValue.Render(footerHintShort)
 	}
 	room := max(0, m.c.Width-lipgloss.Width(left)-lipgloss.Width(hint)-2)
 	var right string
@@ -888,6 +897,9 @@ func (m *Model) statusLeft(terse int) string {
 // footerHint is on the status bar at every width: the two keys that lead
 // to everything else.
 const footerHint = "? help · ctrl+p commands"
+
+// footerHintShort is the footer hint beside a toast that needs the room.
+const footerHintShort = "? help"
 
 // firstBindingFits reports whether the first shown binding ("key desc")
 // fits in room cells.

@@ -55,3 +55,18 @@ func TestPaletteRevertsAChange(t *testing.T) {
 	m.Until(func() bool { return strings.Contains(m.Plain(), "Revert changeset #1?") })
 	assert.Equal(t, "changes", m.Model().(*tui.Model).ActivePage())
 }
+
+// At 80 columns a toast gets the status bar's room: the left part and the
+// footer hint shorten so that it is read, not cut to a word.
+func TestAToastGetsTheStatusBarsRoomAt80Columns(t *testing.T) {
+	t.Parallel()
+	ws := &recoveringWS{fakeWS: newFake(t), rec: engine.Recovery{Applies: []changes.Recovered{
+		{ID: 7, Completed: []string{"b.txt"}, Status: changes.StatusApplied},
+	}}}
+	m := newModel(t, ws, 80, 24)
+	lines := strings.Split(strings.TrimRight(m.Plain(), "\n"), "\n")
+	status := lines[len(lines)-1]
+	assert.Contains(t, status, "completed the interrupted apply of", "status line: %q", status)
+	assert.Contains(t, status, "? help")
+	assert.LessOrEqual(t, len([]rune(status)), 80)
+}

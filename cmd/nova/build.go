@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -273,36 +272,34 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 	defer stopSub()
 	events := followEvents(subCtx, ws)
 	sid := strconv.FormatUint(id, 10)
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for ev := range events {
-			if ev.Topic == engine.TopicAgent && ev.BuildID == sid && !asJSON && ev.Agent != nil && ev.Agent.Type == agents.EventFit {
-				// A task's prompt was trimmed to fit the model's context.
-				env.IO.Printf("%s %s: %s\n", ev.Time.Local().Format("15:04:05"), ev.TaskID, ev.Agent.Text)
-				continue
-			}
-			if ev.Topic != engine.TopicBuild || ev.BuildID != sid {
-				continue
-			}
-			if asJSON {
-				line, _ := json.Marshal(ev)
-				_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
-			} else if ev.Type != engine.EventTaskWaiting { // the task's own line says why it waits
-				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
-				if ev.Type == engine.EventTaskAsking {
-					env.IO.Printf("         answer with: nova build answer %s %s \"…\"   (then `nova build resume %s`)\n", sid, ev.TaskID, sid)
-				}
-			}
-			if isBuildEnd(ev, sid) {
-				return
+	// show prints one event the way this command does; true for the
+	// build's last event.
+	show := func(ev engine.Event) bool {
+		if ev.Topic == engine.TopicAgent && ev.BuildID == sid && !asJSON && ev.Agent != nil && ev.Agent.Type == agents.EventFit {
+			// A task's prompt was trimmed to fit the model's context.
+			env.IO.Printf("%s %s: %s\n", ev.Time.Local().Format("15:04:05"), ev.TaskID, ev.Agent.Text)
+			return false
+		}
+		if ev.Topic != engine.TopicBuild || ev.BuildID != sid {
+			return false
+		}
+		if asJSON {
+			printEventJSON(env, ev)
+		} else if ev.Type != engine.EventTaskWaiting { // the task's own line says why it waits
+			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
+			if ev.Type == engine.EventTaskAsking {
+				env.IO.Printf("         answer with: nova build answer %s %s \"…\"   (then `nova build resume %s`)\n", sid, ev.TaskID, sid)
 			}
 		}
-	}()
+		return isBuildEnd(ev, sid)
+	}
+	printed, sawEnd := printEvents(events, show)
+	f := buildFollower(ws, id)
 	b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-	if b, err = buildFollower(ws, id).settle(ctx, env, printed, stopSub, b, err); err != nil {
+	if b, err = f.settle(ctx, env, printed, stopSub, b, err); err != nil {
 		return err
 	}
+	f.showEnd(b, printed, stopSub, sawEnd, show)
 	if b.Status == build.StatusDone {
 		return nil
 	}

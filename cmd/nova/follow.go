@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-dev/nova/engine"
@@ -38,6 +41,47 @@ type follower[T any] struct {
 	show   string // "nova build show 3"
 	// get reads the run: its value, its status (for messages) and state.
 	get func(ctx context.Context) (v T, status string, st runState, err error)
+	// end is the run's last event as its state tells it: shown in place
+	// of the real one when that was lost (see showEnd).
+	end func(v T) engine.Event
+}
+
+// printEventJSON prints one event as a line of JSON (a follower's --json
+// output).
+func printEventJSON(env *Env, ev engine.Event) {
+	line, _ := json.Marshal(ev)
+	_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
+}
+
+// printEvents shows events with show until show reports the run's last
+// event (sawEnd is then set) or the stream ends; printed closes then.
+func printEvents(events <-chan engine.Event, show func(engine.Event) bool) (printed <-chan struct{}, sawEnd *atomic.Bool) {
+	done, end := make(chan struct{}), new(atomic.Bool)
+	go func() {
+		defer close(done)
+		for ev := range events {
+			if show(ev) {
+				end.Store(true)
+				return
+			}
+		}
+	}()
+	return done, end
+}
+
+// showEnd makes sure the run's end is shown once it ended: the printer
+// (which closes printed, and sets sawEnd when it showed the run's last
+// event) is stopped, and when it never saw that event (published while a
+// follower waited for the next owner's stream, so lost) show gets one
+// made from the run's state, v. A --json reader always gets the end.
+func (f follower[T]) showEnd(v T, printed <-chan struct{}, stopSub func(), sawEnd *atomic.Bool, show func(engine.Event) bool) {
+	stopSub()
+	<-printed
+	if !sawEnd.Load() {
+		ev := f.end(v)
+		ev.Time = time.Now()
+		show(ev)
+	}
 }
 
 // settle turns the end of the run's call into the run's end as the command
@@ -187,6 +231,12 @@ func buildFollower(ws engine.Workspace, id uint64) follower[build.Build] {
 			b, err := ws.GetBuild(ctx, id)
 			going := b.Active || b.Status == build.StatusRunning || b.Status == build.StatusWaiting
 			return b, string(b.Status), stateOf(going, b.Status == build.StatusInterrupted), err
+		},
+		end: func(b build.Build) engine.Event {
+			ev := engine.Event{Topic: engine.TopicBuild, BuildID: strconv.FormatUint(id, 10), Status: string(b.Status),
+				Type: endType(b.Status == build.StatusDone, b.Status == build.StatusFailed)}
+			ev.Text = "build " + ev.Status + ": " + orText(b.Reason, "read from its state (its own last event was missed while following it)")
+			return ev
 		}}
 }
 
@@ -198,6 +248,12 @@ func goalFollower(ws engine.Workspace, id uint64) follower[goal.Run] {
 			r := d.Run
 			going := r.Active || r.Status == goal.StatusRunning || r.Status == goal.StatusWaiting
 			return r, string(r.Status), stateOf(going, r.Status == goal.StatusInterrupted), err
+		},
+		end: func(r goal.Run) engine.Event {
+			ev := engine.Event{Topic: engine.TopicGoal, GoalRunID: strconv.FormatUint(id, 10), Status: string(r.Status),
+				Type: endType(r.Status == goal.StatusCompleted, r.Status == goal.StatusFailed)}
+			ev.Text = "run " + ev.Status + ": " + orText(r.Reason, "read from its state (its own last event was missed while following it)")
+			return ev
 		}}
 }
 
@@ -210,5 +266,29 @@ func workflowFollower(ws engine.Workspace, id uint64) follower[workflow.Run] {
 			r, err := ws.GetWorkflowRun(ctx, id)
 			ended := r.Status == workflow.RunDone || r.Status == workflow.RunFailed
 			return r, string(r.Status), stateOf(r.Active, !ended), err
+		},
+		end: func(r workflow.Run) engine.Event {
+			return engine.Event{Topic: engine.TopicWorkflow, RunID: strconv.FormatUint(id, 10), Status: string(r.Status),
+				Type: endType(r.Status == workflow.RunDone, r.Status == workflow.RunFailed),
+				Text: orText(r.Reason, "read from its state (its own last event was missed while following it)")}
 		}}
+}
+
+// endType is the type of a run's last event: done, failed, or a change of
+// status (paused, interrupted, …).
+func endType(done, failed bool) engine.EventType {
+	switch {
+	case done:
+		return engine.EventDone
+	case failed:
+		return engine.EventFailed
+	}
+	return engine.EventChanged
+}
+
+func orText(s, alt string) string {
+	if s != "" {
+		return s
+	}
+	return alt
 }

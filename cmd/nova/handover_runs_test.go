@@ -218,7 +218,7 @@ func handOverAndFollow(t *testing.T, dir string, c *clientRun, sess *session, l 
 	require.Equal(t, 0, code, "the %s ended well in the new owner: %s\n%s", noun, c.errText(), strings.Join(rest, "\n"))
 	assert.Contains(t, c.errText(),
 		"nova: the nova that ran "+noun+" 1 stopped serving; following the "+noun+" (ctrl+c stops following, not the "+noun+")")
-	require.NotEmpty(t, rest, "the client printed the run's end from the new owner")
+	require.NotEmpty(t, rest, "the client printed the run's end from the new owner: %s", c.errText())
 
 	waitStopped(t, dir, served())
 	log := readFile(t, dir, ".nova/"+owner.LogName)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -147,30 +146,28 @@ func followGoal(ctx context.Context, env *Env, ws engine.Workspace, id uint64, o
 	defer stopSub()
 	events := followEvents(subCtx, ws)
 	sid := strconv.FormatUint(id, 10)
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for ev := range events {
-			if ev.GoalRunID != sid || ev.Type == engine.EventDelta || ev.Type == engine.EventProgress {
-				continue
-			}
-			if asJSON {
-				if ev.Topic == engine.TopicGoal || ev.Topic == engine.TopicBuild || ev.Topic == engine.TopicBoard {
-					line, _ := json.Marshal(ev)
-					_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
-				}
-			} else if line := goalEventLine(ev); line != "" {
-				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
-			}
-			if isGoalEnd(ev, sid) {
-				return
-			}
+	// show prints one event the way this command does; true for the
+	// run's last event.
+	show := func(ev engine.Event) bool {
+		if ev.GoalRunID != sid || ev.Type == engine.EventDelta || ev.Type == engine.EventProgress {
+			return false
 		}
-	}()
+		if asJSON {
+			if ev.Topic == engine.TopicGoal || ev.Topic == engine.TopicBuild || ev.Topic == engine.TopicBoard {
+				printEventJSON(env, ev)
+			}
+		} else if line := goalEventLine(ev); line != "" {
+			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+		}
+		return isGoalEnd(ev, sid)
+	}
+	printed, sawEnd := printEvents(events, show)
+	f := goalFollower(ws, id)
 	r, err := ws.RunGoal(ctx, id, o)
-	if r, err = goalFollower(ws, id).settle(ctx, env, printed, stopSub, r, err); err != nil {
+	if r, err = f.settle(ctx, env, printed, stopSub, r, err); err != nil {
 		return err
 	}
+	f.showEnd(r, printed, stopSub, sawEnd, show)
 	if r.Status == goal.StatusCompleted {
 		return nil
 	}

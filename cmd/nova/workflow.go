@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -355,40 +354,37 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 	op := engine.NewOp()
 	var mu sync.Mutex
 	builds := map[string]string{} // build id → step id
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for ev := range events {
-			switch {
-			case ev.Topic == engine.TopicWorkflow && ev.RunID == sid:
-				if ev.BuildID != "" && ev.TaskID != "" {
-					mu.Lock()
-					builds[ev.BuildID] = ev.TaskID
-					mu.Unlock()
-				}
-			case ev.Topic == engine.TopicBuild:
+	// show prints one event the way this command does; true for the
+	// run's last event.
+	show := func(ev engine.Event) bool {
+		switch {
+		case ev.Topic == engine.TopicWorkflow && ev.RunID == sid:
+			if ev.BuildID != "" && ev.TaskID != "" {
 				mu.Lock()
-				_, ours := builds[ev.BuildID]
+				builds[ev.BuildID] = ev.TaskID
 				mu.Unlock()
-				if !ours {
-					continue
-				}
-			default:
-				continue
 			}
-			if asJSON {
-				line, _ := json.Marshal(ev)
-				_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
-			} else if line := workflowEventLine(ev); line != "" {
-				env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+		case ev.Topic == engine.TopicBuild:
+			mu.Lock()
+			_, ours := builds[ev.BuildID]
+			mu.Unlock()
+			if !ours {
+				return false
 			}
-			if isWorkflowEnd(ev, sid) {
-				return
-			}
+		default:
+			return false
 		}
-	}()
+		if asJSON {
+			printEventJSON(env, ev)
+		} else if line := workflowEventLine(ev); line != "" {
+			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+		}
+		return isWorkflowEnd(ev, sid)
+	}
+	printed, sawEnd := printEvents(events, show)
+	f := workflowFollower(ws, id)
 	r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone, Op: op})
-	if r, err = workflowFollower(ws, id).settle(ctx, env, printed, stopSub, r, err); err != nil {
+	if r, err = f.settle(ctx, env, printed, stopSub, r, err); err != nil {
 		if engine.IsCanceled(err) { // ctrl+c, and the run's state could not be read
 			env.IO.Logf("paused; `nova workflow resume %d` continues it\n", id)
 			return &reportedError{msg: "canceled"}
@@ -398,6 +394,7 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 		}
 		return err
 	}
+	f.showEnd(r, printed, stopSub, sawEnd, show)
 	if asJSON {
 		if r.Status == workflow.RunDone {
 			return nil

@@ -72,7 +72,11 @@ func (v *Vault) LearnAs(ctx context.Context, origin Origin, nodes ...Node) ([]Le
 		return []LearnResult{}, nil
 	}
 	var out []LearnResult
-	err := v.update(ctx, "learn", func(tx *bolt.Tx, ws *writeSet) error {
+	op := "learn"
+	if origin == ByUser {
+		op = "add" // the change event says what the user did (nova vault add)
+	}
+	err := v.update(ctx, op, func(tx *bolt.Tx, ws *writeSet) error {
 		out = out[:0]
 		for _, n := range prepared {
 			r, err := v.learnTx(tx, ws, origin, n)
