@@ -664,3 +664,63 @@ func TestRepeatedFieldIsCountedAgain(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, mb.totals, ma.totals)
 }
+
+// TestStepPrefetchesTermRecords: a step of many terms reads the stored term records of its
+// range in one pass; when the range holds many more stored terms than the step writes it
+// looks them up one by one instead. Either way the index is the one Apply writes through
+// the store's lookups.
+func TestStepPrefetchesTermRecords(t *testing.T) {
+	t.Parallel()
+	// word(i) is a distinct word per i, in the order of i, that the analyzer keeps whole.
+	word := func(i int) string {
+		const letters = "bcdfghjkmnpqrtvwxz"
+		w := []byte("k")
+		for range 3 {
+			w = append(w, letters[i%len(letters)])
+			i /= len(letters)
+		}
+		slices.Reverse(w[1:])
+		return string(w)
+	}
+	docsOf := func(from, n, stride int) []Doc {
+		out := make([]Doc, n)
+		for i := range out {
+			out[i] = Doc{ID: uint64(from + i), Fields: []Field{Title(word(i * stride))}}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		existing []Doc
+		added    []Doc
+		wantOK   bool
+	}{
+		{"bulk load into a small index", corpusDocs(20, 3), docsOf(1000, 1500, 2), true},
+		{"small load into a large index", docsOf(1, 4500, 1), docsOf(10000, 1100, 4), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			one, stepped := New(Options{}), New(Options{})
+			one.AddBatch(c.existing)
+			stepped.AddBatch(c.existing)
+			var b Batch
+			for _, d := range c.added {
+				b.Put(d.ID, nil, d.Fields)
+			}
+			b.Remove(c.existing[0].ID, c.existing[0].Fields)
+			plan := stepped.eng.Plan(&b)
+			done, err := plan.Step(&stepped.st, 0)
+			require.NoError(t, err)
+			require.True(t, done)
+			assert.Equal(t, c.wantOK, plan.w.known.ok, "prefetched")
+			// The reference: steps of fewer than prefetchMin terms, each term looked up.
+			ref := one.eng.Plan(&b)
+			for done := false; !done; {
+				done, err = ref.Step(&one.st, prefetchMin/2)
+				require.NoError(t, err)
+				require.False(t, ref.w.known.ok)
+			}
+			assert.Empty(t, stepped.eng.Compare(&stepped.st, &one.st, 10))
+		})
+	}
+}
