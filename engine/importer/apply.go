@@ -426,11 +426,13 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Room for the vault's imported nodes and the batch's files (the others grow the maps).
+	dd.lsh.Reserve(len(stored) + len(docs))
 	dd.loadVault(r, stored)
 	// Files of the batch that keep their node are compared with their new text.
 	for i := range docs {
 		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
-			_ = dd.lsh.Add(ds[i].rec.NodeID, p.sigs[i])
+			_ = dd.lsh.AddShared(ds[i].rec.NodeID, p.sigs[i]) // signatures are never changed
 		}
 	}
 	hasNode := func(i int) bool {
@@ -464,7 +466,7 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 				continue
 			}
 		}
-		_ = dd.lsh.Add(batchBit|uint64(i), p.sigs[i])
+		_ = dd.lsh.AddShared(batchBit|uint64(i), p.sigs[i])
 	}
 	return ds, nil
 }

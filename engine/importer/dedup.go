@@ -43,7 +43,7 @@ func (d *dedup) loadVault(r *vault.ReadTx, recs map[uint64][]byte) {
 			}
 			sig = signatureOf(sigText(n.Title, body, n.Content))
 		}
-		_ = d.lsh.Add(n.ID, sig)
+		_ = d.lsh.AddShared(n.ID, sig) // a fresh signature, never changed
 		return true
 	})
 }

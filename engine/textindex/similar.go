@@ -384,15 +384,40 @@ func (l *LSH) bandKey(sig Signature, band int) uint64 {
 	return h
 }
 
+// Reserve makes room for about n signatures in an LSH that holds none yet (so its maps do
+// not grow by rehashing while they are filled); otherwise it does nothing.
+func (l *LSH) Reserve(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.sigs) > 0 || n <= 0 {
+		return
+	}
+	l.sigs = make(map[uint64]Signature, n)
+	for i := range l.buckets {
+		l.buckets[i] = make(map[uint64][]uint64, n)
+	}
+}
+
 // Add stores a signature under id, replacing any signature stored under the same id.
 func (l *LSH) Add(id uint64, sig Signature) error {
+	return l.add(id, slices.Clone(sig))
+}
+
+// AddShared is Add without the copy of sig: the LSH keeps sig itself, so the caller must
+// never change its elements afterwards (a caller that holds many signatures anyway saves
+// their memory twice over).
+func (l *LSH) AddShared(id uint64, sig Signature) error {
+	return l.add(id, sig)
+}
+
+func (l *LSH) add(id uint64, sig Signature) error {
 	if len(sig) != l.bands*l.rows {
 		return fmt.Errorf("lsh add %d: %w", id, ErrSignatureLength)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.removeLocked(id)
-	l.sigs[id] = slices.Clone(sig)
+	l.sigs[id] = sig
 	for b := range l.bands {
 		k := l.bandKey(sig, b)
 		l.buckets[b][k] = append(l.buckets[b][k], id)

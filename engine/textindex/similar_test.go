@@ -255,3 +255,33 @@ func TestMinMix512MatchesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// An LSH filled with AddShared after Reserve answers exactly as one filled with Add.
+func TestLSHReserveAndAddSharedMatchAdd(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(128, SuggestBands(128, 0.8))
+	require.NoError(t, err)
+	plain, shared := NewLSH(m), NewLSH(m)
+	shared.Reserve(300)
+	g := newGenerator(5)
+	sigs := make([]Signature, 300)
+	for i := range sigs {
+		var b strings.Builder
+		g.text(&b, 200)
+		if i%7 == 3 { // near-duplicates of an earlier text
+			b.Reset()
+			b.WriteString(strings.Repeat("same words again ", 20))
+		}
+		sigs[i] = m.Signature(b.String())
+		require.NoError(t, plain.Add(uint64(i), sigs[i]))
+		require.NoError(t, shared.AddShared(uint64(i), sigs[i]))
+	}
+	shared.Reserve(10) // not empty: nothing changes
+	require.Equal(t, plain.Len(), shared.Len())
+	for i, s := range sigs {
+		assert.Equal(t, plain.Near(s, 0.8), shared.Near(s, 0.8), "signature %d", i)
+	}
+	require.ErrorIs(t, shared.AddShared(1, sigs[0][:5]), ErrSignatureLength)
+	assert.True(t, shared.Remove(3))
+	assert.NotContains(t, shared.Candidates(sigs[3]), uint64(3))
+}
