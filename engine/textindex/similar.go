@@ -47,6 +47,45 @@ func eachWord(s string, fn func(w []byte)) {
 	}
 }
 
+// appendWords appends the words of s (as eachWord splits and folds them) to text, back to
+// back, and the end of each in text to ends. It is eachWord for ShingleSignature, with the
+// ASCII letters and digits folded in line: an import hashes every file's words this way.
+func appendWords(text []byte, ends []int, s string) ([]byte, []int) {
+	start := len(text)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch asciiClass[c] {
+			case clsLower, clsDigit:
+				text = append(text, c)
+				continue
+			case clsUpper:
+				text = append(text, c+('a'-'A'))
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch runeClass(r) {
+			case clsLower, clsUpper, clsDigit:
+				text = appendFolded(text, r)
+				continue
+			case clsMark:
+				continue
+			}
+		}
+		if len(text) > start { // a separator ends the word
+			ends = append(ends, len(text))
+			start = len(text)
+		}
+	}
+	if len(text) > start {
+		ends = append(ends, len(text))
+	}
+	return text, ends
+}
+
 // WordTokens returns the set of words of s, lowercased and accent-folded; see [Jaccard].
 func WordTokens(s string) map[string]struct{} {
 	set := map[string]struct{}{}
@@ -237,11 +276,7 @@ func (m *MinHasher) ShingleSignature(s string, k int) Signature {
 	k = max(k, 1)
 	sc := shingleScratch.Get().(*shingleBufs)
 	defer shingleScratch.Put(sc)
-	text, ends := sc.text[:0], sc.ends[:0] // the words back to back; the end of each in text
-	eachWord(s, func(w []byte) {
-		text = append(text, w...)
-		ends = append(ends, len(text))
-	})
+	text, ends := appendWords(sc.text[:0], sc.ends[:0], s) // the words back to back; the end of each in text
 	sig := m.empty()
 	hashes := sc.hashes[:0]
 	window := func(from, to int) { // words [from, to), joined by single spaces

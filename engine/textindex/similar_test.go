@@ -285,3 +285,46 @@ func TestLSHReserveAndAddSharedMatchAdd(t *testing.T) {
 	assert.True(t, shared.Remove(3))
 	assert.NotContains(t, shared.Candidates(sigs[3]), uint64(3))
 }
+
+// wordsByEachWord is appendWords' reference: eachWord's words, back to back.
+func wordsByEachWord(s string) ([]byte, []int) {
+	var text []byte
+	var ends []int
+	eachWord(s, func(w []byte) {
+		text = append(text, w...)
+		ends = append(ends, len(text))
+	})
+	return text, ends
+}
+
+func checkAppendWords(t *testing.T, s string) {
+	wantText, wantEnds := wordsByEachWord(s)
+	text, ends := appendWords(nil, nil, s)
+	assert.Equal(t, string(wantText), string(text), "%q", s)
+	assert.Equal(t, wantEnds, ends, "%q", s)
+	// Appending after earlier words keeps them and offsets the ends.
+	text, ends = appendWords([]byte("prev"), []int{4}, s)
+	assert.Equal(t, "prev"+string(wantText), string(text))
+	assert.Len(t, ends, 1+len(wantEnds))
+}
+
+func TestAppendWordsSplitsAsEachWord(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"", " ", "word", "Hello, World! snake_case CamelCase x2 42",
+		"Café crème brûlée ÆSIR straße", "e\u0301te\u0301 nai\u0308ve", "日本語 テキスト",
+		"bad \xff\xfe bytes\xc3", "tab\tnew\nline--dash", "ΑΒΓ Ωmega",
+	} {
+		checkAppendWords(t, s)
+	}
+	g := newGenerator(11)
+	var b strings.Builder
+	g.text(&b, 3000)
+	checkAppendWords(t, b.String())
+}
+
+func FuzzAppendWords(f *testing.F) {
+	f.Add("Hello, World! snake_case Café e\u0301")
+	f.Add("bad \xff bytes")
+	f.Fuzz(func(t *testing.T, s string) { checkAppendWords(t, s) })
+}
