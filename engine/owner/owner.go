@@ -43,6 +43,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-dev/nova/engine/rpc"
@@ -450,10 +451,13 @@ type Owner[T io.Closer] struct {
 	endAll  context.CancelFunc
 	served  chan struct{} // closed when Serve returns
 
-	mu        sync.Mutex
-	value     T
-	handler   http.Handler
-	conns     map[net.Conn]connInfo
+	mu      sync.Mutex
+	value   T
+	handler http.Handler
+	conns   map[net.Conn]connInfo
+	// fresh are the accepted connections whose first request has not been
+	// read yet (http.StateNew): Shutdown would drop that request.
+	fresh     map[net.Conn]bool
 	exclusive string
 	stopped   bool
 
@@ -523,12 +527,12 @@ func serve[T io.Closer](loc location, opts Options[T], v T) (*Owner[T], error) {
 	}
 	o := &Owner[T]{
 		opts: opts, loc: loc, sock: sock, since: time.Now(),
-		value: v, handler: h, conns: map[net.Conn]connInfo{},
+		value: v, handler: h, conns: map[net.Conn]connInfo{}, fresh: map[net.Conn]bool{},
 		served: make(chan struct{}),
 	}
 	o.life, o.kill = context.WithCancel(context.Background())
 	o.streams, o.endAll = context.WithCancel(o.life)
-	o.ln = &credListener[T]{Listener: ln, o: o}
+	o.ln = &credListener[T]{Listener: ln, o: o, drained: make(chan struct{})}
 	o.srv = &http.Server{
 		Handler:           http.HandlerFunc(o.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -626,11 +630,65 @@ func (o *Owner[T]) clientsLocked(skip net.Conn) []ClientInfo {
 type credListener[T io.Closer] struct {
 	net.Listener
 	o *Owner[T]
+
+	draining    atomic.Bool
+	drained     chan struct{}
+	drainedOnce sync.Once
+}
+
+// drain stops new connections without losing the ones already made: the
+// socket's name goes first (a nova that looks for the owner now finds
+// none and waits for the database), then the connections that were made
+// before — maybe still waiting in the listener's backlog, where closing
+// the listener would reset them and their call would be lost halfway
+// ("connection lost … may or may not have been applied") — are accepted
+// and handed to the server, which Shutdown then waits for. It costs the
+// stopping owner a few milliseconds.
+func (l *credListener[T]) drain(sock string) {
+	ul, ok := l.Listener.(*net.UnixListener)
+	if !ok {
+		return
+	}
+	ul.SetUnlinkOnClose(false) // the name is removed here, once
+	_ = os.Remove(sock)
+	l.draining.Store(true)
+	_ = ul.SetDeadline(time.Now().Add(drainQuiet)) // wakes an Accept that waits
+	select {
+	case <-l.drained:
+	case <-l.o.served:
+	case <-time.After(time.Second): // the server is not accepting (a hang would be worse)
+	}
+}
+
+// drainQuiet is how long a draining listener waits for one more
+// connection from its backlog before it counts it empty.
+const drainQuiet = 2 * time.Millisecond
+
+func (l *credListener[T]) isDrained() bool {
+	select {
+	case <-l.drained:
+		return true
+	default:
+		return false
+	}
 }
 
 func (l *credListener[T]) Accept() (net.Conn, error) {
 	for {
+		ul, _ := l.Listener.(*net.UnixListener)
+		if ul != nil && l.draining.Load() && !l.isDrained() {
+			// Draining: the backlog is empty once no connection comes for
+			// drainQuiet (no new one can: the name is gone).
+			_ = ul.SetDeadline(time.Now().Add(drainQuiet))
+		}
 		c, err := l.Listener.Accept()
+		if err != nil && ul != nil && l.draining.Load() && !l.isDrained() && errors.Is(err, os.ErrDeadlineExceeded) {
+			// Every connection made before the name went has been
+			// accepted; wait for Shutdown to close the listener.
+			l.drainedOnce.Do(func() { close(l.drained) })
+			_ = ul.SetDeadline(time.Time{})
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -656,10 +714,31 @@ func (l *credListener[T]) Accept() (net.Conn, error) {
 }
 
 func (o *Owner[T]) connState(c net.Conn, st http.ConnState) {
-	if st == http.StateClosed || st == http.StateHijacked {
-		o.mu.Lock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		o.fresh[c] = true
+	case http.StateClosed, http.StateHijacked:
 		delete(o.conns, c)
+		delete(o.fresh, c)
+	default:
+		delete(o.fresh, c)
+	}
+}
+
+// waitFresh waits, at most limit, until every accepted connection has had
+// its first request read: net/http's Shutdown closes a connection whose
+// request it reads after Shutdown began, unanswered. A client sends its
+// request as soon as it connects, so this is a matter of microseconds.
+func (o *Owner[T]) waitFresh(limit time.Duration) {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		o.mu.Lock()
+		n := len(o.fresh)
 		o.mu.Unlock()
+		if n == 0 {
+			return
+		}
 	}
 }
 
@@ -719,6 +798,10 @@ func (o *Owner[T]) stopServing() {
 	o.stopped = true
 	o.mu.Unlock()
 	o.endAll()
+	if cl, ok := o.ln.(*credListener[T]); ok {
+		cl.drain(o.sock)
+	}
+	o.waitFresh(time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
 	if err := o.srv.Shutdown(ctx); err != nil {
