@@ -98,6 +98,8 @@ var lineFields = map[string]uint{
 	"format": lfFormat, "version": lfVersion,
 }
 
+// fastScanner walks a JSON document the way encoding/json checks it: the JSONL
+// decoder here and the ranking scan (rank.go) share it.
 type fastScanner struct {
 	b []byte
 	i int

@@ -39,7 +39,7 @@ func rankOf(nodes *bolt.Bucket, key []byte) (rankNode, error) {
 // key differing only in case, null, a fraction for the count, deep nesting) is left to
 // encoding/json.
 func scanRank(doc []byte) (r rankNode, ok bool) {
-	s := rankScanner{b: doc}
+	s := fastScanner{b: doc}
 	s.ws()
 	if !s.eat('{') {
 		return rankNode{}, false
@@ -48,11 +48,11 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 	if !s.eat('}') {
 		for {
 			s.ws()
-			start := s.p
-			if !s.str() {
+			start := s.i
+			if !s.skipString() {
 				return rankNode{}, false
 			}
-			key := doc[start+1 : s.p-1]
+			key := doc[start+1 : s.i-1]
 			s.ws()
 			if !s.eat(':') {
 				return rankNode{}, false
@@ -60,8 +60,8 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 			s.ws()
 			switch {
 			case string(key) == "confidence":
-				tok, _ := s.num()
-				if tok == nil {
+				tok, _, ok := s.number()
+				if !ok {
 					return rankNode{}, false
 				}
 				f, err := strconv.ParseFloat(string(tok), 64)
@@ -73,18 +73,18 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 				// The type is noted when it is a plain ASCII string under its exact name
 				// (the last such member wins, as in encoding/json); anything else leaves it
 				// unknown, for the caller to read from the whole record.
-				start := s.p
+				start := s.i
 				if !s.value(0) {
 					return rankNode{}, false
 				}
-				v := doc[start:s.p]
+				v := doc[start:s.i]
 				r.typ, r.typOK = "", false
 				if string(key) == "type" && len(v) >= 2 && v[0] == '"' && plainKey(v[1:len(v)-1]) {
 					r.typ, r.typOK = NodeType(v[1:len(v)-1]), true
 				}
 			case string(key) == "helpfulCount":
-				tok, isInt := s.num()
-				if tok == nil || !isInt {
+				tok, isInt, ok := s.number()
+				if !ok || !isInt {
 					return rankNode{}, false
 				}
 				n, err := strconv.ParseInt(string(tok), 10, strconv.IntSize)
@@ -110,7 +110,7 @@ func scanRank(doc []byte) (r rankNode, ok bool) {
 		}
 	}
 	s.ws()
-	return r, s.p == len(doc)
+	return r, s.i == len(doc)
 }
 
 // plainKey reports a key (or string) of ASCII without escapes.
@@ -123,70 +123,46 @@ func plainKey(k []byte) bool {
 	return true
 }
 
-// rankScanner walks a JSON document, checking it as encoding/json does.
-type rankScanner struct {
-	b []byte
-	p int
-}
-
 // maxRankDepth bounds the nesting scanRank follows (records nest two levels); deeper
 // documents are left to encoding/json.
 const maxRankDepth = 32
 
-func (s *rankScanner) ws() {
-	for s.p < len(s.b) {
-		switch s.b[s.p] {
-		case ' ', '\t', '\n', '\r':
-			s.p++
-		default:
-			return
-		}
-	}
-}
-
-func (s *rankScanner) eat(c byte) bool {
-	if s.p < len(s.b) && s.b[s.p] == c {
-		s.p++
-		return true
-	}
-	return false
-}
-
-// str skips a string (s.p at its opening quote).
-func (s *rankScanner) str() bool {
+// skipString skips a string (s.i at its opening quote), checking its escapes as
+// encoding/json does.
+func (s *fastScanner) skipString() bool {
 	if !s.eat('"') {
 		return false
 	}
-	for s.p < len(s.b) {
-		c := s.b[s.p]
+	for s.i < len(s.b) {
+		c := s.b[s.i]
 		switch {
 		case c == '"':
-			s.p++
+			s.i++
 			return true
 		case c == '\\':
-			if s.p+1 >= len(s.b) {
+			if s.i+1 >= len(s.b) {
 				return false
 			}
-			switch s.b[s.p+1] {
+			switch s.b[s.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.p += 2
+				s.i += 2
 			case 'u':
-				if s.p+6 > len(s.b) {
+				if s.i+6 > len(s.b) {
 					return false
 				}
-				for _, h := range s.b[s.p+2 : s.p+6] {
+				for _, h := range s.b[s.i+2 : s.i+6] {
 					if !isHex(h) {
 						return false
 					}
 				}
-				s.p += 6
+				s.i += 6
 			default:
 				return false
 			}
 		case c < 0x20:
 			return false
 		default:
-			s.p++
+			s.i++
 		}
 	}
 	return false
@@ -198,67 +174,25 @@ func isHex(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// num skips a number and returns its text (nil when there is none) and whether it has
-// neither fraction nor exponent.
-func (s *rankScanner) num() (tok []byte, isInt bool) {
-	start := s.p
-	s.eat('-')
-	switch {
-	case s.eat('0'):
-	case s.p < len(s.b) && s.b[s.p] >= '1' && s.b[s.p] <= '9':
-		for s.p < len(s.b) && isDigit(s.b[s.p]) {
-			s.p++
-		}
-	default:
-		return nil, false
-	}
-	isInt = true
-	if s.eat('.') {
-		isInt = false
-		if !s.digits() {
-			return nil, false
-		}
-	}
-	if s.eat('e') || s.eat('E') {
-		isInt = false
-		if !s.eat('+') {
-			s.eat('-')
-		}
-		if !s.digits() {
-			return nil, false
-		}
-	}
-	return s.b[start:s.p], isInt
-}
-
-// digits skips one or more digits.
-func (s *rankScanner) digits() bool {
-	start := s.p
-	for s.p < len(s.b) && isDigit(s.b[s.p]) {
-		s.p++
-	}
-	return s.p > start
-}
-
-func (s *rankScanner) lit(word string) bool {
-	if len(s.b)-s.p >= len(word) && string(s.b[s.p:s.p+len(word)]) == word {
-		s.p += len(word)
+func (s *fastScanner) lit(word string) bool {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
 		return true
 	}
 	return false
 }
 
 // value skips any JSON value.
-func (s *rankScanner) value(depth int) bool {
-	if s.p >= len(s.b) || depth > maxRankDepth {
+func (s *fastScanner) value(depth int) bool {
+	if s.i >= len(s.b) || depth > maxRankDepth {
 		return false
 	}
-	switch c := s.b[s.p]; {
+	switch c := s.b[s.i]; {
 	case c == '"':
-		return s.str()
+		return s.skipString()
 	case c == '-' || isDigit(c):
-		tok, _ := s.num()
-		return tok != nil
+		_, _, ok := s.number()
+		return ok
 	case c == 't':
 		return s.lit("true")
 	case c == 'f':
@@ -266,7 +200,7 @@ func (s *rankScanner) value(depth int) bool {
 	case c == 'n':
 		return s.lit("null")
 	case c == '[':
-		s.p++
+		s.i++
 		s.ws()
 		if s.eat(']') {
 			return true
@@ -285,14 +219,14 @@ func (s *rankScanner) value(depth int) bool {
 			}
 		}
 	case c == '{':
-		s.p++
+		s.i++
 		s.ws()
 		if s.eat('}') {
 			return true
 		}
 		for {
 			s.ws()
-			if !s.str() {
+			if !s.skipString() {
 				return false
 			}
 			s.ws()
