@@ -59,6 +59,9 @@ type Driver struct {
 	Errs   []error
 	Navs   []common.NavigateMsg
 	Quit   bool
+	// Said is what the status bar would have said, in order: every toast,
+	// and every error as "error: …".
+	Said []string
 	// Forward decides which of the recorded messages (toasts, errors,
 	// navigation) also reach the model; the default forwards all of them,
 	// as the root broadcasts them.
@@ -190,11 +193,13 @@ func (d *Driver) Dispatch(msg tea.Msg) {
 		return
 	case common.ToastMsg:
 		d.Toasts = append(d.Toasts, msg.Text)
+		d.Said = append(d.Said, msg.Text)
 		if !d.forward(msg) {
 			return
 		}
 	case common.ErrMsg:
 		d.Errs = append(d.Errs, msg.Err)
+		d.Said = append(d.Said, "error: "+msg.Err.Error())
 		if !d.forward(msg) {
 			return
 		}
@@ -321,6 +326,26 @@ func (d *Driver) Type(text string) {
 		d.Dispatch(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	d.Drain()
+}
+
+// PressAsync hands key presses to the model without draining: their
+// commands run while the test waits with Until or Settle (for a key that
+// starts long work, or a test that watches what happens in between).
+func (d *Driver) PressAsync(keys ...string) {
+	for _, k := range keys {
+		d.Dispatch(Key(k))
+	}
+}
+
+// TypeAsync types text, one key press per rune, without draining.
+func (d *Driver) TypeAsync(text string) {
+	for _, r := range text {
+		if r == ' ' {
+			d.Dispatch(Key("space"))
+			continue
+		}
+		d.Dispatch(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
 }
 
 // Until handles messages until cond holds; after Timeout it fails the test

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
@@ -106,12 +105,14 @@ func seed(t *testing.T, ws *engine.Local, clk *clock) {
 	}
 }
 
-// loop is a small Bubble Tea runtime: commands run in goroutines and their
-// messages come back to the page in order.
+// loop runs the page the way the root model does (tuitest.Driver):
+// commands in goroutines, their messages back through Update. Keys are pressed without draining
+// (PressAsync); toasts, errors and navigation are recorded, not handed to
+// the page.
 type loop struct {
-	t    *testing.T
-	m    *Model
-	msgs chan tea.Msg
+	*tuitest.Driver
+	t *testing.T
+	m *Model
 }
 
 func newLoop(t *testing.T, src Source, w, h int) *loop {
@@ -122,94 +123,30 @@ func newLoop(t *testing.T, src Source, w, h int) *loop {
 	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(today * 24 * time.Hour) })
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 256)}
-	l.exec(m.Init())
-	l.until(func() bool { return m.factsLoaded && m.docsLoaded })
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
+	l.Forward = func(tea.Msg) bool { return false }
+	l.Exec(m.Init())
+	l.Until(func() bool { return m.factsLoaded && m.docsLoaded })
 	return l
 }
-
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
-
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
-		}
-	}
-}
-
-// settle handles the messages that arrive within d (debounces fire).
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
-func (l *loop) press(keys ...string) {
-	for _, k := range keys {
-		l.dispatch(tuitest.Key(k))
-	}
-}
-
-func (l *loop) typeText(s string) {
-	for _, r := range s {
-		if r == ' ' {
-			l.press("space")
-			continue
-		}
-		l.press(string(r))
-	}
-}
-
-func (l *loop) plain() string  { return ansi.Strip(l.m.View()) }
-func (l *loop) pinned() string { return tuitest.Pinned(l.m.View()) }
 
 // search types q and waits for its results.
 func (l *loop) search(q string) {
 	l.t.Helper()
-	l.press("/")
-	l.typeText(q)
-	l.until(func() bool { return l.m.result != nil && l.m.query == q && !l.m.searching })
-	l.press("esc")
+	l.PressAsync("/")
+	l.TypeAsync(q)
+	l.Until(func() bool { return l.m.result != nil && l.m.query == q && !l.m.searching })
+	l.PressAsync("esc")
 }
 
 // opened waits until the detail pane shows ref, rendered.
 func (l *loop) opened(ref string) {
 	l.t.Helper()
-	l.until(func() bool {
+	l.Until(func() bool {
 		d := l.m.det
 		return d != nil && !d.loading && (d.err != nil || d.lines != nil || d.item.Fact != nil) && (d.item.Ref == ref || d.ref == ref)
 	})
-	l.settle(50 * time.Millisecond)
+	l.Settle(50 * time.Millisecond)
 }
 
 // failingSource fails every call: the error states.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
@@ -142,15 +141,15 @@ func liveWorkspace(t *testing.T, handler ollamatest.ChatFunc, files map[string]s
 	return l, root
 }
 
-// loop runs the page the way the root model does: commands in goroutines,
-// their messages back through Update, engine events pumped in.
+// loop runs the page the way the root model does (tuitest.Driver):
+// commands in goroutines, their messages back through Update, engine
+// events pumped in. Keys are pressed without draining
+// (PressAsync); toasts, errors and navigation are recorded, not handed to
+// the page.
 type loop struct {
-	t      *testing.T
-	m      *Model
-	msgs   chan tea.Msg
-	navs   []common.NavigateMsg
-	toasts []string
-	events <-chan engine.Event
+	*tuitest.Driver
+	t *testing.T
+	m *Model
 }
 
 func newLoop(t *testing.T, src testSource, w, h int) *loop {
@@ -161,10 +160,11 @@ func newLoop(t *testing.T, src testSource, w, h int) *loop {
 	m := New(c, src)
 	m.SetClock(func() time.Time { return epoch.Add(8 * time.Minute) })
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 1024), events: src.Subscribe(ctx)}
-	l.exec(common.WaitEvent(l.events))
-	l.exec(m.Init())
-	l.until(func() bool {
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
+	l.Forward = func(tea.Msg) bool { return false }
+	l.PumpEvents(src.Subscribe(ctx))
+	l.Exec(m.Init())
+	l.Until(func() bool {
 		for p := range paneCount {
 			if !m.loaded[p] {
 				return false
@@ -174,81 +174,6 @@ func newLoop(t *testing.T, src testSource, w, h int) *loop {
 	})
 	return l
 }
-
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
-
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	case common.NavigateMsg:
-		l.navs = append(l.navs, msg)
-	case common.ToastMsg:
-		l.toasts = append(l.toasts, msg.Text)
-	case common.ErrMsg:
-		l.toasts = append(l.toasts, "error: "+msg.Err.Error())
-	case common.EventMsg:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-		l.exec(common.WaitEvent(l.events))
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s\ntoasts: %q", ansi.Strip(l.m.View()), l.toasts)
-		}
-	}
-}
-
-// settle handles messages for d (debounced refreshes land).
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
-func (l *loop) press(keys ...string) {
-	for _, k := range keys {
-		_, cmd := l.m.Update(tuitest.Key(k))
-		l.exec(cmd)
-	}
-}
-
-// typeText types s into the focused field, one key per rune.
-func (l *loop) typeText(s string) {
-	for _, r := range s {
-		_, cmd := l.m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
-
-func (l *loop) pinned() string { return tuitest.Pinned(l.m.View()) }
 
 func writeTestFile(t *testing.T, root, p, content string) {
 	t.Helper()

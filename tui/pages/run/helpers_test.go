@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/board"
@@ -163,15 +161,15 @@ func sample() *fakeSource {
 	return f
 }
 
-// loop is a small Bubble Tea runtime: commands run in goroutines, their
-// messages come back to the page in order, engine events are pumped as the
-// root does.
+// loop runs the page the way the root model does (tuitest.Driver):
+// commands in goroutines, their messages back through Update, engine
+// events pumped in. Keys are pressed without draining
+// (PressAsync); toasts, errors and navigation are recorded, not handed to
+// the page.
 type loop struct {
-	t      *testing.T
-	m      *Model
-	msgs   chan tea.Msg
-	toasts []string
-	events <-chan engine.Event
+	*tuitest.Driver
+	t *testing.T
+	m *Model
 }
 
 func newLoop(t *testing.T, src testSource, w, h int) *loop {
@@ -181,78 +179,10 @@ func newLoop(t *testing.T, src testSource, w, h int) *loop {
 	c := &common.Common{Ctx: ctx, Width: w, Height: h + 3, Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
 	m := New(c, src)
 	m.SetSize(w, h)
-	l := &loop{t: t, m: m, msgs: make(chan tea.Msg, 1024), events: src.Subscribe(ctx)}
-	l.exec(common.WaitEvent(l.events))
-	l.exec(m.Init())
-	l.until(func() bool { return m.loaded && (m.cur == 0 || m.detail != nil || m.detErr != nil) })
+	l := &loop{Driver: tuitest.DriveComponent(t, m), t: t, m: m}
+	l.Forward = func(tea.Msg) bool { return false }
+	l.PumpEvents(src.Subscribe(ctx))
+	l.Exec(m.Init())
+	l.Until(func() bool { return m.loaded && (m.cur == 0 || m.detail != nil || m.detErr != nil) })
 	return l
 }
-
-func (l *loop) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() { l.msgs <- cmd() }()
-}
-
-func (l *loop) dispatch(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			l.exec(c)
-		}
-	case common.ToastMsg:
-		l.toasts = append(l.toasts, msg.Text)
-	case common.ErrMsg:
-		l.toasts = append(l.toasts, "error: "+msg.Err.Error())
-	case common.EventMsg:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-		l.exec(common.WaitEvent(l.events))
-	default:
-		_, cmd := l.m.Update(msg)
-		l.exec(cmd)
-	}
-}
-
-func (l *loop) until(cond func() bool) {
-	l.t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-deadline:
-			l.t.Fatalf("condition not reached; screen:\n%s", ansi.Strip(l.m.View()))
-		}
-	}
-}
-
-func (l *loop) settle(d time.Duration) {
-	end := time.After(d)
-	for {
-		select {
-		case msg := <-l.msgs:
-			l.dispatch(msg)
-		case <-end:
-			return
-		}
-	}
-}
-
-func (l *loop) press(keys ...string) {
-	for _, k := range keys {
-		l.dispatch(tuitest.Key(k))
-	}
-}
-
-func (l *loop) typeText(s string) {
-	for _, r := range s {
-		l.dispatch(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-}
-
-func (l *loop) plain() string { return ansi.Strip(l.m.View()) }
-
-func (l *loop) pinned() string { return tuitest.Pinned(l.m.View()) }
