@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -189,3 +190,10 @@ func (v *ViewCache) Get(c *Common, w, h int, render func() string) string {
 	v.view, v.ok, v.w, v.h, v.theme = render(), true, w, h, c.Styles.Name
 	return v.view
 }
+
+// Spinner is the one spinner of nova's screens (a running task, run or
+// step): its frames and the time between them.
+var Spinner = spinner.Spinner{Frames: []string{"◐", "◓", "◑", "◒"}, FPS: 150 * time.Millisecond}
+
+// SpinFrame is the spinner's frame n.
+func SpinFrame(n int) string { return Spinner.Frames[n%len(Spinner.Frames)] }

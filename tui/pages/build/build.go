@@ -37,11 +37,6 @@ const maxStream = 64 << 10
 // flushEvery is how often streamed deltas are folded into the view.
 const flushEvery = 50 * time.Millisecond
 
-// spinEvery is the spinner's frame time while a task runs.
-const spinEvery = 150 * time.Millisecond
-
-var spinFrames = []string{"◐", "◓", "◑", "◒"}
-
 type mode uint8
 
 const (
@@ -396,7 +391,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, nil
 	case spinMsg:
 		m.spinOn = false
-		m.spin = (m.spin + 1) % len(spinFrames)
+		m.spin = (m.spin + 1) % len(common.Spinner.Frames)
 		return m, m.spinCmd()
 	case common.NavigateMsg:
 		if msg.Page == ID {
@@ -548,7 +543,7 @@ func (m *Model) spinCmd() tea.Cmd {
 		return nil
 	}
 	m.spinOn = true
-	return tea.Tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+	return tea.Tick(common.Spinner.FPS, func(time.Time) tea.Msg { return spinMsg{} })
 }
 
 // reorder sorts the tasks by phase (plan order within a phase) and keeps

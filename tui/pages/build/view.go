@@ -100,7 +100,7 @@ func (m *Model) headerLine() string {
 	case d == nil || d.Reason == "" || d.Status == StatusRunning || d.Status == StatusDone:
 	case d.Status == StatusWaiting:
 		// Waiting for the model server or an answer: it goes on by itself.
-		parts = append(parts, s.Warning.Render(spinFrames[m.spin%len(spinFrames)]+" "+oneLine(d.Reason)))
+		parts = append(parts, s.Warning.Render(common.SpinFrame(m.spin)+" "+oneLine(d.Reason)))
 	case d.Status == StatusInterrupted:
 		// The engine's reason names the CLI command; p is the TUI's.
 	default:
@@ -135,7 +135,7 @@ func (m *Model) taskIcon(t Task) string {
 	if st == StatusWaiting && t.Status == StatusWaiting {
 		switch t.WaitFor {
 		case WaitOllama:
-			return m.c.Styles.Warning.Render(spinFrames[m.spin%len(spinFrames)])
+			return m.c.Styles.Warning.Render(common.SpinFrame(m.spin))
 		case WaitUser:
 			return m.c.Styles.Accent.Render("?")
 		}
@@ -147,7 +147,7 @@ func (m *Model) icon(status string) string {
 	s := m.c.Styles
 	switch status {
 	case StatusRunning:
-		return s.Warning.Render(spinFrames[m.spin%len(spinFrames)])
+		return s.Warning.Render(common.SpinFrame(m.spin))
 	case StatusDone:
 		return s.Success.Render("✓")
 	case StatusFailed:
@@ -303,7 +303,7 @@ func (m *Model) taskDetailView(w, h int) string {
 		b = append(b, s.Accent.Render(common.Truncate("? asks you: "+oneLine(orDash(t.Question)), inner)),
 			s.Subtle.Render(common.Truncate("a answers it; the answer goes into its next attempt", inner)))
 	case t.Status == StatusWaiting && t.Reason != "":
-		b = append(b, s.Warning.Render(common.Truncate(spinFrames[m.spin%len(spinFrames)]+" "+oneLine(t.Reason), inner)))
+		b = append(b, s.Warning.Render(common.Truncate(common.SpinFrame(m.spin)+" "+oneLine(t.Reason), inner)))
 	case t.Reason != "" && (t.Status == StatusBlocked || t.Status == StatusFailed):
 		// Why it stopped, and what to do about it, wraps (up to 3 lines)
 		// rather than losing its end.

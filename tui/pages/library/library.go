@@ -38,10 +38,6 @@ const BuildPage = "build"
 // maxStream bounds the live output kept per build (bytes).
 const maxStream = 64 << 10
 
-const spinEvery = 150 * time.Millisecond
-
-var spinFrames = []string{"◐", "◓", "◑", "◒"}
-
 type pane int
 
 const (
@@ -415,7 +411,7 @@ func (m *Model) spinCmd() tea.Cmd {
 		return nil
 	}
 	m.spinOn = true
-	return tea.Tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+	return tea.Tick(common.Spinner.FPS, func(time.Time) tea.Msg { return spinMsg{} })
 }
 
 func (m *Model) spinning() bool {
@@ -597,7 +593,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, nil
 	case spinMsg:
 		m.spinOn = false
-		m.spin = (m.spin + 1) % len(spinFrames)
+		m.spin = (m.spin + 1) % len(common.Spinner.Frames)
 		return m, m.spinCmd()
 	case common.EventMsg:
 		return m, m.event(msg.Event)

@@ -352,7 +352,7 @@ func (m *Model) stepGlyph(st workflow.StepStatus) string {
 	s := m.c.Styles
 	switch st {
 	case workflow.StepRunning:
-		return s.Warning.Render(spinFrames[m.spin%len(spinFrames)])
+		return s.Warning.Render(common.SpinFrame(m.spin))
 	case workflow.StepDone:
 		return s.Success.Render("✓")
 	case workflow.StepFailed:
@@ -498,7 +498,7 @@ func (m *Model) resultView() string {
 	var status string
 	switch {
 	case m.skillRunning:
-		status = s.Warning.Render(spinFrames[m.spin%len(spinFrames)] + " running")
+		status = s.Warning.Render(common.SpinFrame(m.spin) + " running")
 	case m.skillErr != nil:
 		status = s.BadgeErr.Render("refused")
 	case m.skillRes != nil && m.skillRes.Success:

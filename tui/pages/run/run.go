@@ -38,12 +38,7 @@ type NewGoal struct{}
 // maxStream bounds the live output kept per delegation (bytes).
 const maxStream = 64 << 10
 
-const (
-	flushEvery = 50 * time.Millisecond
-	spinEvery  = 150 * time.Millisecond
-)
-
-var spinFrames = []string{"◐", "◓", "◑", "◒"}
+const flushEvery = 50 * time.Millisecond
 
 type focus uint8
 
@@ -379,7 +374,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, nil
 	case spinMsg:
 		m.spinOn = false
-		m.spin = (m.spin + 1) % len(spinFrames)
+		m.spin = (m.spin + 1) % len(common.Spinner.Frames)
 		return m, m.spinCmd()
 	case common.NavigateMsg:
 		if msg.Page != ID {
@@ -521,7 +516,7 @@ func (m *Model) spinCmd() tea.Cmd {
 		return nil
 	}
 	m.spinOn = true
-	return tea.Tick(spinEvery, func(time.Time) tea.Msg { return spinMsg{} })
+	return tea.Tick(common.Spinner.FPS, func(time.Time) tea.Msg { return spinMsg{} })
 }
 
 // boardItem is a selectable line of the board pane.

@@ -98,7 +98,7 @@ func (m *Model) mainView() string {
 	return head + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, m.timelineView(lw, h), right)
 }
 
-func (m *Model) spinner() string { return spinFrames[m.spin%len(spinFrames)] }
+func (m *Model) spinner() string { return common.SpinFrame(m.spin) }
 
 func (m *Model) headerLine() string {
 	s := m.c.Styles
