@@ -308,8 +308,12 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 					ErrAlreadyServed, info.PID, info.Since.Local().Format(time.DateTime), info.Socket)
 			}
 			return &Session[T]{Client: c, Info: info, opts: opts, adopter: ad}, nil
-		case errors.Is(err, ErrUnsafeSocket), errors.Is(err, rpc.ErrProtocolMismatch), ctx.Err() != nil:
+		case errors.Is(err, ErrUnsafeSocket), errors.Is(err, rpc.ErrProtocolMismatch):
 			return nil, err
+		case ctx.Err() != nil:
+			// Cancelled or out of time while looking: say so, not what the
+			// look found meanwhile (callers branch on context errors).
+			return nil, ctx.Err()
 		}
 		lastWhy = err
 		if handingOver(loc) {
@@ -326,6 +330,9 @@ func Join[T io.Closer](ctx context.Context, opts Options[T]) (*Session[T], error
 		o, err := own(ctx, loc, opts, opts.LockTimeout)
 		if err == nil {
 			return &Session[T]{Owner: o, Info: o.Info(), opts: opts}, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if !errors.Is(err, storage.ErrInUse) {
 			return nil, err
