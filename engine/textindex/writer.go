@@ -97,13 +97,13 @@ type Plan struct {
 	terms   []string            // by global id
 	cref    []int32             // by global id: 0, or i+1 for clists[i], its concepts
 	clists  [][]int32
-	workers []*batchWorker // the analysis state kept from Add to Add
-	pidx    []int32        // scratch of analyze, by global id
-	keep    int            // cacheKeep (a test makes it small)
-	dn      int64               // documents added minus removed
-	dtot    [MaxFields]int64    // field lengths added minus removed
-	order   []int32             // global terms in key order (at the first Step)
-	where   [][2]int32          // per term, in key order: (part, local term) pairs, from whereAt
+	workers []*batchWorker   // the analysis state kept from Add to Add
+	pidx    []int32          // scratch of analyze, by global id
+	keep    int              // cacheKeep (a test makes it small)
+	dn      int64            // documents added minus removed
+	dtot    [MaxFields]int64 // field lengths added minus removed
+	order   []int32          // global terms in key order (at the first Step)
+	where   [][2]int32       // per term, in key order: (part, local term) pairs, from whereAt
 	whereAt []int32
 	next    int // next term of order to apply
 	started bool
