@@ -42,8 +42,10 @@ type batchWorker struct {
 	gmap     []int32   // after the merge: new term → plan id
 
 	ids     []idState // by id
-	touched []int32   // ids with df > 0
-	stamp   int32
+	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
+	touched []int32   // ids met in the Add
+	stamp   int32     // of the current document; stamps only grow
+	first   int32     // stamp of the Add's first document
 
 	stTerm []int32
 	stTF   []uint32
@@ -64,15 +66,11 @@ type batchWorker struct {
 }
 
 // idState is what a worker knows of a term, by id (one array of them, so that counting an
-// occurrence touches one cache line).
-type idState struct {
-	// last is the stamp of the last document the term occurred in; slot is, while the
-	// documents are analysed, its posting of that document in the stream, then the bytes of
-	// its postings, then the scatter's cursor; df counts the Add's documents holding it (0
-	// for every id between Adds); conc is 0 (no concepts), i+1 for the plan's clists[i] or
-	// -(i+1) for newConc[i].
-	last, slot, df, conc int32
-}
+// occurrence touches one cache line): last is the stamp of the last document the term
+// occurred in (at least first: the term was met in the Add); slot is, while the documents
+// are analysed, its posting of that document in the stream, then the bytes of its
+// postings, then the scatter's cursor.
+type idState struct{ last, slot int32 }
 
 func newBatchWorker(p *Plan) *batchWorker {
 	w := &batchWorker{e: p.e, p: p, newDict: map[string]int32{}}
@@ -82,12 +80,19 @@ func newBatchWorker(p *Plan) *batchWorker {
 
 // begin prepares the worker for an Add whose plan knows g0 terms.
 func (w *batchWorker) begin(g0 int32) {
-	old := int(w.g0)
 	w.g0 = g0
 	w.grow(int(g0))
-	for i, c := range w.p.cref[old:g0] { // ids that were new terms of the last Add are plan ids now
-		w.ids[old+i].conc = c
+	w.cbits = append(w.cbits[:0], w.p.cbits...) // ids that were new terms of the last Add are plan ids now
+	for int(g0) > 64*len(w.cbits) {
+		w.cbits = append(w.cbits, 0)
 	}
+	if w.stamp > 1<<30 {
+		for i := range w.ids { // stamps wrap: no id may look current
+			w.ids[i].last = 0
+		}
+		w.stamp = 0
+	}
+	w.first = w.stamp + 1
 	clear(w.newDict)
 	w.newTerms = w.newTerms[:0]
 	clear(w.newConc)
@@ -123,7 +128,9 @@ func (w *batchWorker) newTerm(s string) int32 {
 	w.newTerms = append(w.newTerms, s)
 	w.newConc = append(w.newConc, nil)
 	w.grow(int(id) + 1)
-	w.ids[id].conc = 0
+	if int(id)>>6 == len(w.cbits) {
+		w.cbits = append(w.cbits, 0) // ids come one by one
+	}
 	if gs := w.e.concepts[s]; len(gs) > 0 {
 		cs := make([]int32, len(gs))
 		for i, g := range gs {
@@ -137,7 +144,7 @@ func (w *batchWorker) newTerm(s string) int32 {
 			cs[i] = c
 		}
 		w.newConc[id-w.g0] = cs
-		w.ids[id].conc = -int32(id - w.g0 + 1)
+		w.cbits[id>>6] |= 1 << (id & 63)
 	}
 	return id
 }
@@ -160,15 +167,17 @@ func (w *batchWorker) lookup(tok []byte) centry {
 // addTerm counts one occurrence of term t, and of its concepts, in the current field.
 func (w *batchWorker) addTerm(t int32) {
 	w.add(t)
-	switch c := w.ids[t].conc; {
-	case c > 0:
-		for _, c := range w.p.clists[c-1] {
-			w.add(c)
-		}
-	case c < 0:
-		for _, c := range w.newConc[-c-1] {
-			w.add(c)
-		}
+	if w.cbits[t>>6]&(1<<(t&63)) == 0 {
+		return
+	}
+	var cs []int32
+	if t < w.g0 {
+		cs = w.p.conc[t] // read only while the workers run
+	} else {
+		cs = w.newConc[t-w.g0]
+	}
+	for _, c := range cs {
+		w.add(c)
 	}
 }
 
@@ -181,14 +190,13 @@ func (w *batchWorker) add(t int32) {
 		}
 		return
 	}
+	if st.last < w.first {
+		w.touched = append(w.touched, t)
+	}
 	st.last = w.stamp
 	st.slot = int32(len(w.stTerm))
 	w.stTerm = append(w.stTerm, t)
 	w.stTF = append(w.stTF, 1<<w.shift)
-	if st.df == 0 {
-		w.touched = append(w.touched, t)
-	}
-	st.df++
 }
 
 // take records one analysed token of the current field.
@@ -221,12 +229,6 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 	w.stTF = growCap(w.stTF, size/12+16)
 	w.docEnd = growCap(w.docEnd[:0], len(docs))[:len(docs)]
 	for i, d := range docs {
-		if w.stamp == 1<<31-1 {
-			for i := range w.ids { // stamps wrap: no id may look current
-				w.ids[i].last = 0
-			}
-			w.stamp = 0
-		}
 		w.stamp++
 		w.lens = [MaxFields]uint32{}
 		for j, f := range d.fields {
@@ -366,7 +368,6 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 				g = int32(len(p.terms))
 				p.dict[s] = g
 				p.terms = append(p.terms, s)
-				p.cref = append(p.cref, 0)
 			}
 			w.gmap = append(w.gmap, g)
 		}
@@ -374,15 +375,18 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	for _, w := range workers {
 		for i, cs := range w.newConc {
 			g := w.gmap[i]
-			if cs == nil || p.cref[g] != 0 {
+			if cs == nil || p.conc[g] != nil {
 				continue
 			}
 			gs := make([]int32, len(cs))
 			for j, c := range cs {
 				gs[j] = w.plan(c)
 			}
-			p.clists = append(p.clists, gs)
-			p.cref[g] = int32(len(p.clists))
+			p.conc[g] = gs
+			for int(g)>>6 >= len(p.cbits) {
+				p.cbits = append(p.cbits, 0)
+			}
+			p.cbits[g>>6] |= 1 << (g & 63)
 		}
 	}
 
@@ -461,13 +465,10 @@ func (w *batchWorker) end() {
 		if v.term < 0 {
 			return true
 		}
-		keep := !prune || w.ids[v.term].df > 0
+		keep := !prune || w.ids[v.term].last >= w.first
 		v.term = w.plan(v.term)
 		return keep
 	})
-	for _, t := range w.touched {
-		w.ids[t].df = 0
-	}
 	w.touched = w.touched[:0]
 	w.stTerm, w.stTF = w.stTerm[:0], w.stTF[:0]
 }

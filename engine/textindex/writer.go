@@ -95,15 +95,15 @@ type Plan struct {
 	seen    map[uint64]struct{} // ids of the parts added so far
 	dict    map[string]int32    // term → global id
 	terms   []string            // by global id
-	cref    []int32             // by global id: 0, or i+1 for clists[i], its concepts
-	clists  [][]int32
-	workers []*batchWorker   // the analysis state kept from Add to Add
-	pidx    []int32          // scratch of analyze, by global id
-	keep    int              // cacheKeep (a test makes it small)
-	dn      int64            // documents added minus removed
-	dtot    [MaxFields]int64 // field lengths added minus removed
-	order   []int32          // global terms in key order (at the first Step)
-	where   [][2]int32       // per term, in key order: (part, local term) pairs, from whereAt
+	conc    map[int32][]int32   // global id → its concepts' ids
+	cbits   []uint64            // by global id: whether conc has it
+	workers []*batchWorker      // the analysis state kept from Add to Add
+	pidx    []int32             // scratch of analyze, by global id
+	keep    int                 // cacheKeep (a test makes it small)
+	dn      int64               // documents added minus removed
+	dtot    [MaxFields]int64    // field lengths added minus removed
+	order   []int32             // global terms in key order (at the first Step)
+	where   [][2]int32          // per term, in key order: (part, local term) pairs, from whereAt
 	whereAt []int32
 	next    int // next term of order to apply
 	started bool
@@ -136,7 +136,7 @@ func (e *Engine) Plan(b *Batch) *Plan {
 
 // NewPlan returns an empty plan; Add batches to it, then Step.
 func (e *Engine) NewPlan() *Plan {
-	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}, keep: cacheKeep}
+	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}, conc: map[int32][]int32{}, keep: cacheKeep}
 }
 
 // Add analyses a batch into the plan. The batches of a plan must change disjoint sets of
@@ -228,7 +228,7 @@ func (p *Plan) index() {
 			next[r]++
 		}
 	}
-	p.dict, p.seen, p.cref, p.clists, p.workers, p.pidx = nil, nil, nil, nil, nil, nil
+	p.dict, p.seen, p.conc, p.cbits, p.workers, p.pidx = nil, nil, nil, nil, nil, nil
 	for k := range p.parts {
 		p.parts[k].a.gids = nil
 	}
