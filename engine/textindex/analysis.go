@@ -40,12 +40,12 @@ type batchWorker struct {
 	newTerms []string
 	newConc  [][]int32 // concept ids of newTerms, nil if none
 	gmap     []int32   // after the merge: new term → plan id
+	nNew     int       // len(newTerms) of the last Add
 
 	ids     []idState // by id
 	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
 	touched []int32   // ids met in the Add
-	stamp   int32     // of the current document; stamps only grow
-	first   int32     // stamp of the Add's first document
+	stamp   int32     // of the current document: its index in the range + 1
 
 	stTerm []int32
 	stTF   []uint32
@@ -67,7 +67,7 @@ type batchWorker struct {
 
 // idState is what a worker knows of a term, by id (one array of them, so that counting an
 // occurrence touches one cache line): last is the stamp of the last document the term
-// occurred in (at least first: the term was met in the Add); slot is, while the documents
+// occurred in (0: not met in the Add); slot is, while the documents
 // are analysed, its posting of that document in the stream, then the bytes of its
 // postings, then the scatter's cursor.
 type idState struct{ last, slot int32 }
@@ -81,24 +81,13 @@ func newBatchWorker(p *Plan) *batchWorker {
 // begin prepares the worker for an Add whose plan knows g0 terms.
 func (w *batchWorker) begin(g0 int32) {
 	w.g0 = g0
-	w.grow(int(g0))
+	w.ids = make([]idState, g0, int(g0)+max(int(g0)/8, 1024))
 	w.cbits = append(w.cbits[:0], w.p.cbits...) // ids that were new terms of the last Add are plan ids now
 	for int(g0) > 64*len(w.cbits) {
 		w.cbits = append(w.cbits, 0)
 	}
-	if w.stamp > 1<<30 {
-		for i := range w.ids { // stamps wrap: no id may look current
-			w.ids[i].last = 0
-		}
-		w.stamp = 0
-	}
-	w.first = w.stamp + 1
-	clear(w.newDict)
-	w.newTerms = w.newTerms[:0]
-	clear(w.newConc)
-	w.newConc = w.newConc[:0]
-	w.stTerm, w.stTF = w.stTerm[:0], w.stTF[:0]
-	w.touched = w.touched[:0]
+	w.stamp = 0
+	w.newDict = make(map[string]int32, w.nNew)
 }
 
 // grow makes the per-id arrays n long at least.
@@ -109,7 +98,7 @@ func (w *batchWorker) grow(n int) {
 	if n > cap(w.ids) {
 		w.ids = append(make([]idState, 0, max(n+n/2, 1024)), w.ids...)
 	}
-	w.ids = w.ids[:n] // a worker's ids are zero beyond len (see end)
+	w.ids = w.ids[:n] // zero beyond len: ids are made fresh for every Add
 }
 
 func (w *batchWorker) termID(term []byte) int32 {
@@ -190,7 +179,7 @@ func (w *batchWorker) add(t int32) {
 		}
 		return
 	}
-	if st.last < w.first {
+	if st.last == 0 {
 		w.touched = append(w.touched, t)
 	}
 	st.last = w.stamp
@@ -225,9 +214,9 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 			size += len(f.Text)
 		}
 	}
-	w.stTerm = growCap(w.stTerm, size/12+16) // about one posting per 12 bytes of text
-	w.stTF = growCap(w.stTF, size/12+16)
-	w.docEnd = growCap(w.docEnd[:0], len(docs))[:len(docs)]
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTF = make([]uint32, 0, size/12+16)
+	w.docEnd = make([]int32, len(docs))
 	for i, d := range docs {
 		w.stamp++
 		w.lens = [MaxFields]uint32{}
@@ -264,14 +253,6 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 			w.ids[w.stTerm[s]].slot += int32(postingLen(pos, w.stTF[s], e.nf))
 		}
 	}
-}
-
-// growCap returns s emptied, with room for n elements.
-func growCap[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, 0, n)
-	}
-	return s[:0]
 }
 
 // A plan holds its postings until the index phase, per added batch and term, as bytes: per
@@ -393,19 +374,17 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// The batch's terms, and the bytes of each one's postings. Term i's postings occupy
 	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
 	// workers' postings of it, so postings stay in batch order.
-	if len(p.pidx) < len(p.terms) {
-		p.pidx = append(p.pidx, make([]int32, len(p.terms)-len(p.pidx))...)
-	}
+	pidx := make([]int32, len(p.terms)) // plan id → 1 + its index in a.gids
 	var size []int32
 	for _, w := range workers {
 		for _, t := range w.touched {
 			g := w.plan(t)
-			if p.pidx[g] == 0 {
+			if pidx[g] == 0 {
 				a.gids = append(a.gids, g)
 				size = append(size, 0)
-				p.pidx[g] = int32(len(a.gids))
+				pidx[g] = int32(len(a.gids))
 			}
-			size[p.pidx[g]-1] += w.ids[t].slot
+			size[pidx[g]-1] += w.ids[t].slot
 		}
 	}
 	a.start = make([]int32, len(a.gids)+1)
@@ -415,14 +394,11 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	}
 	for _, w := range workers {
 		for _, t := range w.touched {
-			i := p.pidx[w.plan(t)] - 1
+			i := pidx[w.plan(t)] - 1
 			n := w.ids[t].slot
 			w.ids[t].slot = size[i] // the worker's cursor
 			size[i] += n
 		}
-	}
-	for _, g := range a.gids {
-		p.pidx[g] = 0
 	}
 	a.post = make([]byte, a.start[len(a.gids)])
 	scatter := func(w *batchWorker) {
@@ -465,12 +441,15 @@ func (w *batchWorker) end() {
 		if v.term < 0 {
 			return true
 		}
-		keep := !prune || w.ids[v.term].last >= w.first
+		keep := !prune || w.ids[v.term].last != 0
 		v.term = w.plan(v.term)
 		return keep
 	})
-	w.touched = w.touched[:0]
-	w.stTerm, w.stTF = w.stTerm[:0], w.stTF[:0]
+	// What is by id or by document goes: only the cache is kept from Add to Add (a bulk
+	// load's other phases should not pay for the workers in memory).
+	w.nNew = len(w.newTerms)
+	w.ids, w.touched, w.stTerm, w.stTF, w.docEnd, w.field = nil, nil, nil, nil, nil, nil
+	w.newDict, w.newTerms, w.newConc, w.gmap = nil, nil, nil, nil
 }
 
 // scan is tokenizer.each fused with the surface cache for the common case, a run of ASCII

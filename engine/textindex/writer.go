@@ -98,7 +98,6 @@ type Plan struct {
 	conc    map[int32][]int32   // global id → its concepts' ids
 	cbits   []uint64            // by global id: whether conc has it
 	workers []*batchWorker      // the analysis state kept from Add to Add
-	pidx    []int32             // scratch of analyze, by global id
 	keep    int                 // cacheKeep (a test makes it small)
 	dn      int64               // documents added minus removed
 	dtot    [MaxFields]int64    // field lengths added minus removed
@@ -228,7 +227,7 @@ func (p *Plan) index() {
 			next[r]++
 		}
 	}
-	p.dict, p.seen, p.conc, p.cbits, p.workers, p.pidx = nil, nil, nil, nil, nil, nil
+	p.dict, p.seen, p.conc, p.cbits, p.workers = nil, nil, nil, nil, nil
 	for k := range p.parts {
 		p.parts[k].a.gids = nil
 	}
