@@ -231,3 +231,31 @@ func TestSurfaceTableUpdate(t *testing.T) {
 		assert.Equal(t, kept, st.used)
 	}
 }
+
+// FuzzPendingPostings: the plan's pending postings decode to what was encoded, and
+// postingLen is the encoded length, for any position, term frequencies and field count.
+func FuzzPendingPostings(f *testing.F) {
+	f.Add(uint64(0), uint32(1), uint64(999), uint32(0x01000203), 4)
+	f.Add(uint64(1<<40), uint32(0xffffffff), uint64(3), uint32(0x100), 1)
+	f.Fuzz(func(t *testing.T, pos1 uint64, tf1 uint32, pos2 uint64, tf2 uint32, nf int) {
+		nf = 1 + (nf%MaxFields+MaxFields)%MaxFields
+		keep := uint32(1)<<(8*nf) - 1
+		if nf == MaxFields {
+			keep = ^uint32(0)
+		}
+		pos1, pos2 = pos1>>(nf+1), pos2>>(nf+1) // positions fit beside the field mask
+		tf1, tf2 = tf1&keep, tf2&keep
+		var b []byte
+		b = appendPosting(b, pos1, tf1, nf)
+		require.Len(t, b, postingLen(pos1, tf1, nf))
+		b = appendPosting(b, pos2, tf2, nf)
+		require.Equal(t, 2, countPostings(b, nf))
+		p, tf, rest := nextPosting(b, nf)
+		assert.Equal(t, pos1, p)
+		assert.Equal(t, tf1, tf)
+		p, tf, rest = nextPosting(rest, nf)
+		assert.Equal(t, pos2, p)
+		assert.Equal(t, tf2, tf)
+		assert.Empty(t, rest)
+	})
+}
