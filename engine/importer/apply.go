@@ -1256,7 +1256,7 @@ func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
 	if b == nil {
 		return fmt.Errorf("import_files bucket missing: %w", storage.ErrCorrupt)
 	}
-	return fileCodec.Put(b, key, *rec)
+	return putFile(b, key, rec)
 }
 
 func (w *txWriter) putBatch(bt *Batch) error {

@@ -3,10 +3,12 @@ package importer
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -196,6 +198,75 @@ func fileKey(user, source string) []byte {
 	k = append(k, user...)
 	k = append(k, 0)
 	return append(k, source...)
+}
+
+// marshalFileRecord returns fileCodec's encoding of r: the codec header, then exactly the
+// bytes json.Marshal writes for r (FuzzFileRecord checks it), without reflection. Why
+// hand-written: a record is mostly its 1 KB signature, which json.Marshal writes as base64
+// through a buffer that grows, then the codec copies again (36 MB of allocation per import
+// of 10,000 files, for 16 MB of records); the stored bytes do not change.
+func marshalFileRecord(r *fileRecord) []byte {
+	b := make([]byte, 0, fileRecordSize(r))
+	b = append(b, 'n', fileCodec.Version)
+	b = append(b, `{"user":`...)
+	b = storage.AppendJSONString(b, r.User)
+	b = append(b, `,"source":`...)
+	b = storage.AppendJSONString(b, r.Source)
+	b = append(b, `,"root":`...)
+	b = storage.AppendJSONString(b, r.Root)
+	b = append(b, `,"hash":`...)
+	b = storage.AppendJSONString(b, r.Hash)
+	b = append(b, `,"nodeId":`...)
+	b = strconv.AppendUint(b, r.NodeID, 10)
+	b = append(b, `,"category":`...)
+	b = storage.AppendJSONString(b, r.Category)
+	b = append(b, `,"split":`...)
+	b = strconv.AppendBool(b, r.Split)
+	if len(r.Sections) > 0 {
+		b = append(b, `,"sections":{`...)
+		anchors := make([]string, 0, len(r.Sections))
+		for a := range r.Sections {
+			anchors = append(anchors, a)
+		}
+		slices.Sort(anchors) // encoding/json sorts map keys
+		for i, a := range anchors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = storage.AppendJSONString(b, a)
+			b = append(b, ':')
+			b = strconv.AppendUint(b, r.Sections[a], 10)
+		}
+		b = append(b, '}')
+	}
+	if r.NextEdge != 0 {
+		b = append(b, `,"nextEdge":`...)
+		b = strconv.AppendUint(b, r.NextEdge, 10)
+	}
+	if len(r.Sig) > 0 {
+		b = append(b, `,"sig":"`...)
+		b = base64.StdEncoding.AppendEncode(b, r.Sig)
+		b = append(b, '"')
+	}
+	b = append(b, `,"batch":`...)
+	b = strconv.AppendUint(b, r.Batch, 10)
+	return append(b, '}')
+}
+
+// fileRecordSize is the record's size when no string needs escapes (an upper bound of
+// the numbers' digits).
+func fileRecordSize(r *fileRecord) int {
+	size := 2 + 120 + 5*20 + len(r.User) + len(r.Source) + len(r.Root) + len(r.Hash) + len(r.Category) +
+		base64.StdEncoding.EncodedLen(len(r.Sig))
+	for a := range r.Sections {
+		size += len(a) + 4 + 20
+	}
+	return size
+}
+
+// putFile stores r at key in bucket import_files.
+func putFile(b *bolt.Bucket, key []byte, r *fileRecord) error {
+	return b.Put(key, marshalFileRecord(r))
 }
 
 func getFile(tx *bolt.Tx, key []byte) (*fileRecord, error) {
