@@ -56,7 +56,7 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 		now := im.now()
 		bt.UndoneAt = &now
 		bt.Pending = false
-		return batchCodec.Put(tx.Bucket(storage.BucketImports), storage.Key(id), bt)
+		return putBatch(tx.Bucket(storage.BucketImports), &bt)
 	})
 	if err != nil {
 		return UndoResult{}, err
