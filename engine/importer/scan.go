@@ -147,17 +147,14 @@ var minHasher = func() *textindex.MinHasher {
 	return m
 }()
 
-// sigText is the text a signature covers: the title and the body (the summary when a node has
-// no body), so that a file and the node it became have the same signature.
-func sigText(title, body, content string) string {
+// signatureOf is the signature of the text a signature covers: the title and the body (the
+// summary when a node has no body), so that a file and the node it became have the same
+// signature. It is the shingle signature of title + "\n" + body, hashed without joining them.
+func signatureOf(title, body, content string) textindex.Signature {
 	if body == "" {
 		body = content
 	}
-	return title + "\n" + body
-}
-
-func signatureOf(text string) textindex.Signature {
-	return minHasher.ShingleSignature(text, shingleLen)
+	return minHasher.ShingleSignatureJoined(shingleLen, title, body)
 }
 
 // signatures computes the docs' signatures in parallel.
@@ -174,7 +171,7 @@ func signatures(ctx context.Context, docs []patterns.Doc, workers int, opts Opti
 		wg.Go(func() {
 			for i := range next {
 				if ctx.Err() == nil {
-					sigs[i] = signatureOf(sigText(docs[i].Title, docs[i].Body, docs[i].Description))
+					sigs[i] = signatureOf(docs[i].Title, docs[i].Body, docs[i].Description)
 				}
 				finished <- struct{}{}
 			}

@@ -273,10 +273,20 @@ func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
 // hash of every k-word window is computed over the words in place, then all of them are
 // folded into the signature at once (foldMinMix). Importing a library computes one per file.
 func (m *MinHasher) ShingleSignature(s string, k int) Signature {
+	return m.ShingleSignatureJoined(k, s)
+}
+
+// ShingleSignatureJoined is ShingleSignature(strings.Join(parts, "\n"), k) without joining
+// the parts: a part ends a word just as the newline between two parts does, so the words,
+// and with them the shingles, are the same. An import hashes every file's title and body so.
+func (m *MinHasher) ShingleSignatureJoined(k int, parts ...string) Signature {
 	k = max(k, 1)
 	sc := shingleScratch.Get().(*shingleBufs)
 	defer shingleScratch.Put(sc)
-	text, ends := appendWords(sc.text[:0], sc.ends[:0], s) // the words back to back; the end of each in text
+	text, ends := sc.text[:0], sc.ends[:0] // the words back to back; the end of each in text
+	for _, s := range parts {
+		text, ends = appendWords(text, ends, s)
+	}
 	sig := m.empty()
 	hashes := sc.hashes[:0]
 	window := func(from, to int) { // words [from, to), joined by single spaces

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,6 +226,45 @@ func TestShingleSignatureMatchesSignatureOf(t *testing.T) {
 			assert.Equal(t, m.SignatureOf(WordShingles(s, k)), m.ShingleSignature(s, k), "%q k=%d", s, k)
 		}
 	}
+}
+
+// A signature of parts is the signature of the parts joined by a newline, bit for bit, for
+// every way of cutting a text into parts (an import hashes title and body without joining
+// them; stored signatures must not change).
+func TestShingleSignatureJoinedMatchesJoined(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(128, 1)
+	require.NoError(t, err)
+	g := newGenerator(9)
+	texts := [][]string{
+		{}, {""}, {"", ""}, {"title"}, {"Title", "body words here"}, {"", "body only"}, {"title only", ""},
+		{"Café", "\u0301crème brûlée"}, {"ends mid\xe2\x80", "\x9cword"}, {"a\n", "\nb"}, {"x y", "z", "w v u"},
+		{"HTTPServer x1", "y2_z3 — the end."},
+	}
+	for range 30 {
+		texts = append(texts, []string{g.doc(1).Fields[0].Text, g.doc(1).Fields[2].Text})
+	}
+	for _, parts := range texts {
+		for _, k := range []int{0, 1, 3, 5} {
+			assert.Equal(t, m.ShingleSignature(strings.Join(parts, "\n"), k), m.ShingleSignatureJoined(k, parts...), "%q k=%d", parts, k)
+		}
+	}
+}
+
+func FuzzShingleSignatureJoined(f *testing.F) {
+	f.Add("Title", "a body of words", 3)
+	f.Add("ends mid\xe2\x80", "\x9c\u0301word", 2)
+	m, err := NewMinHasher(64, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, title, body string, k int) {
+		k = k % 8
+		want := m.ShingleSignature(title+"\n"+body, k)
+		if got := m.ShingleSignatureJoined(k, title, body); !slices.Equal(want, got) {
+			t.Fatalf("parts %q %q k=%d: %v != %v", title, body, k, got, want)
+		}
+	})
 }
 
 // The AVX-512 fold (when this machine has it) and the Go one agree exactly, on every length
