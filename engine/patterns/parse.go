@@ -128,11 +128,13 @@ func parseFile(relPath string, data []byte, opts ParseOptions, owned bool) (doc 
 	}
 	sum := sha256.Sum256(data)
 	p := parser{rel: rel, opts: opts}
-	text := string(data)
+	var text string
 	if owned {
 		// The caller hands data over and never touches it again (scanOne): the Doc's
 		// strings may point into it instead of into a copy.
 		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
 	}
 	doc, perr = p.parse(text)
 	if perr != nil {
@@ -185,6 +187,13 @@ func checkContent(data []byte, maxSize int64) *ParseError {
 	sample := data[:min(len(data), 8<<10)]
 	bad := 0
 	for i := 0; i < len(sample); {
+		if c := sample[i]; c < utf8.RuneSelf { // ASCII: what DecodeRune would say, without it
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' || c == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(sample[i:])
 		switch {
 		case r == utf8.RuneError && size == 1 && len(sample)-i >= utf8.UTFMax:

@@ -47,45 +47,6 @@ func eachWord(s string, fn func(w []byte)) {
 	}
 }
 
-// appendWords appends the words of s (as eachWord splits and folds them) to text, back to
-// back, and the end of each in text to ends. It is eachWord for ShingleSignature, with the
-// ASCII letters and digits folded in line: an import hashes every file's words this way.
-func appendWords(text []byte, ends []int, s string) ([]byte, []int) {
-	start := len(text)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch asciiClass[c] {
-			case clsLower, clsDigit:
-				text = append(text, c)
-				continue
-			case clsUpper:
-				text = append(text, c+('a'-'A'))
-				continue
-			}
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			switch runeClass(r) {
-			case clsLower, clsUpper, clsDigit:
-				text = appendFolded(text, r)
-				continue
-			case clsMark:
-				continue
-			}
-		}
-		if len(text) > start { // a separator ends the word
-			ends = append(ends, len(text))
-			start = len(text)
-		}
-	}
-	if len(text) > start {
-		ends = append(ends, len(text))
-	}
-	return text, ends
-}
-
 // WordTokens returns the set of words of s, lowercased and accent-folded; see [Jaccard].
 func WordTokens(s string) map[string]struct{} {
 	set := map[string]struct{}{}
@@ -283,45 +244,166 @@ func (m *MinHasher) ShingleSignatureJoined(k int, parts ...string) Signature {
 	k = max(k, 1)
 	sc := shingleScratch.Get().(*shingleBufs)
 	defer shingleScratch.Put(sc)
-	text, ends := sc.text[:0], sc.ends[:0] // the words back to back; the end of each in text
+	if cap(sc.states) < k {
+		sc.states = make([]uint64, k)
+	}
+	sh := shingler{k: k, st: sc.states[:k], hashes: sc.hashes[:0]}
 	for _, s := range parts {
-		text, ends = appendWords(text, ends, s)
+		sh.add(s)
 	}
+	sh.finish()
 	sig := m.empty()
-	hashes := sc.hashes[:0]
-	window := func(from, to int) { // words [from, to), joined by single spaces
-		h := uint64(14695981039346656037)
-		start := 0
-		if from > 0 {
-			start = ends[from-1]
-		}
-		for w := from; w < to; w++ {
-			if w > from {
-				h ^= ' '
-				h *= 1099511628211
-			}
-			for _, c := range text[start:ends[w]] {
-				h ^= uint64(c)
-				h *= 1099511628211
-			}
-			start = ends[w]
-		}
-		hashes = append(hashes, mix64(h))
-	}
-	switch {
-	case len(ends) == 0:
-	case len(ends) < k:
-		window(0, len(ends))
-	default:
-		for i := 0; i+k <= len(ends); i++ {
-			window(i, i+k)
-		}
-	}
-	m.foldMinMix(sig, hashes)
-	if cap(text) <= 1<<20 { // kept grown for the next call, unless a huge text grew them
-		sc.text, sc.ends, sc.hashes = text, ends, hashes
+	m.foldMinMix(sig, sh.hashes)
+	if cap(sh.hashes) <= 1<<17 { // kept grown for the next call, unless a huge text grew it
+		sc.hashes = sh.hashes
 	}
 	return sig
+}
+
+// FNV-1a's parameters (hashBytes).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// shingler hashes the k-word windows of a text in one pass, as its words are found: the
+// hash of a window is hashBytes of its words (as eachWord splits and folds them) joined by
+// single spaces; a text of fewer than k words (but at least one) is one window. Every byte
+// of a word goes into the FNV states of the (up to k) windows open at that word at once:
+// the states are independent, so the multiplications overlap instead of waiting on each
+// other, and no copy of the words is made.
+type shingler struct {
+	k      int
+	st     []uint64 // FNV states of the open windows, oldest first; len k
+	open   int      // windows open (started and not yet k words long)
+	words  int      // words finished
+	inWord bool
+	hashes []uint64 // finished windows' hashes
+}
+
+// add feeds s; its end ends a word.
+func (sh *shingler) add(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if wordASCII[c] {
+				// A run of ASCII letters and digits, folded in line.
+				j := i + 1
+				for j < len(s) && wordASCII[s[j]] {
+					j++
+				}
+				sh.asciiRun(s[i:j])
+				i = j
+				continue
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch runeClass(r) {
+			case clsLower, clsUpper, clsDigit:
+				var tmp [8]byte
+				for _, b := range appendFolded(tmp[:0], r) {
+					sh.byte(b)
+				}
+				continue
+			case clsMark:
+				continue
+			}
+		}
+		sh.endWord()
+	}
+	sh.endWord()
+}
+
+// asciiRun feeds ASCII letters and digits, lowercasing them.
+func (sh *shingler) asciiRun(run string) {
+	if run == "" {
+		return
+	}
+	if !sh.inWord {
+		sh.startWord()
+	}
+	st := sh.st[:sh.open]
+	if len(st) == 3 { // the import's k, once a text is three words in
+		a, b, c := st[0], st[1], st[2]
+		for i := 0; i < len(run); i++ {
+			x := uint64(lowerASCII(run[i]))
+			a = (a ^ x) * fnvPrime
+			b = (b ^ x) * fnvPrime
+			c = (c ^ x) * fnvPrime
+		}
+		st[0], st[1], st[2] = a, b, c
+		return
+	}
+	for i := 0; i < len(run); i++ {
+		x := uint64(lowerASCII(run[i]))
+		for j := range st {
+			st[j] = (st[j] ^ x) * fnvPrime
+		}
+	}
+}
+
+// wordASCII marks the ASCII letters and digits (the bytes of words that need no decoding).
+var wordASCII = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		switch asciiClass[c] {
+		case clsLower, clsUpper, clsDigit:
+			t[c] = true
+		}
+	}
+	return t
+}()
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
+}
+
+// byte feeds one byte of a word.
+func (sh *shingler) byte(c byte) {
+	if !sh.inWord {
+		sh.startWord()
+	}
+	st := sh.st[:sh.open]
+	for j := range st {
+		st[j] = (st[j] ^ uint64(c)) * fnvPrime
+	}
+}
+
+// startWord puts the space between words into the open windows and opens one at this word.
+func (sh *shingler) startWord() {
+	sh.inWord = true
+	st := sh.st[:sh.open]
+	for j := range st {
+		st[j] = (st[j] ^ ' ') * fnvPrime
+	}
+	sh.st[sh.open] = fnvOffset
+	sh.open++
+}
+
+// endWord ends the word being read, if any; the oldest window is complete when it has k words.
+func (sh *shingler) endWord() {
+	if !sh.inWord {
+		return
+	}
+	sh.inWord = false
+	sh.words++
+	if sh.open == sh.k {
+		sh.hashes = append(sh.hashes, mix64(sh.st[0]))
+		copy(sh.st, sh.st[1:])
+		sh.open--
+	}
+}
+
+// finish ends the text: one with fewer than k words is a single window of all of them.
+func (sh *shingler) finish() {
+	sh.endWord()
+	if sh.words > 0 && sh.words < sh.k {
+		sh.hashes = append(sh.hashes, mix64(sh.st[0]))
+	}
 }
 
 // foldMinMix is update for every hash of hashes.
@@ -348,8 +430,7 @@ func minMix512Generic(sig, seeds, hashes []uint64) {
 // shingleBufs is ShingleSignature's working memory, pooled: an import computes one
 // signature per file, and growing these slices afresh each time was most of its allocation.
 type shingleBufs struct {
-	text   []byte
-	ends   []int
+	states []uint64
 	hashes []uint64
 }
 

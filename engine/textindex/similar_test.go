@@ -246,7 +246,7 @@ func TestShingleSignatureJoinedMatchesJoined(t *testing.T) {
 	}
 	for _, parts := range texts {
 		for _, k := range []int{0, 1, 3, 5} {
-			assert.Equal(t, m.ShingleSignature(strings.Join(parts, "\n"), k), m.ShingleSignatureJoined(k, parts...), "%q k=%d", parts, k)
+			assert.Equal(t, m.SignatureOf(WordShingles(strings.Join(parts, "\n"), k)), m.ShingleSignatureJoined(k, parts...), "%q k=%d", parts, k)
 		}
 	}
 }
@@ -260,7 +260,7 @@ func FuzzShingleSignatureJoined(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, title, body string, k int) {
 		k = k % 8
-		want := m.ShingleSignature(title+"\n"+body, k)
+		want := m.SignatureOf(WordShingles(title+"\n"+body, k))
 		if got := m.ShingleSignatureJoined(k, title, body); !slices.Equal(want, got) {
 			t.Fatalf("parts %q %q k=%d: %v != %v", title, body, k, got, want)
 		}
@@ -326,45 +326,42 @@ func TestLSHReserveAndAddSharedMatchAdd(t *testing.T) {
 	assert.NotContains(t, shared.Candidates(sigs[3]), uint64(3))
 }
 
-// wordsByEachWord is appendWords' reference: eachWord's words, back to back.
-func wordsByEachWord(s string) ([]byte, []int) {
-	var text []byte
-	var ends []int
-	eachWord(s, func(w []byte) {
-		text = append(text, w...)
-		ends = append(ends, len(text))
-	})
-	return text, ends
+// checkShingles compares ShingleSignature (one pass, words hashed as they are found) with
+// its definition, SignatureOf(WordShingles(s, k)) (eachWord's words, joined and hashed).
+func checkShingles(t *testing.T, m *MinHasher, s string) {
+	t.Helper()
+	for _, k := range []int{1, 2, 3, 4} {
+		if want, got := m.SignatureOf(WordShingles(s, k)), m.ShingleSignature(s, k); !slices.Equal(want, got) {
+			t.Fatalf("%q k=%d: ShingleSignature differs from SignatureOf(WordShingles)", s, k)
+		}
+	}
 }
 
-func checkAppendWords(t *testing.T, s string) {
-	wantText, wantEnds := wordsByEachWord(s)
-	text, ends := appendWords(nil, nil, s)
-	assert.Equal(t, string(wantText), string(text), "%q", s)
-	assert.Equal(t, wantEnds, ends, "%q", s)
-	// Appending after earlier words keeps them and offsets the ends.
-	text, ends = appendWords([]byte("prev"), []int{4}, s)
-	assert.Equal(t, "prev"+string(wantText), string(text))
-	assert.Len(t, ends, 1+len(wantEnds))
-}
-
-func TestAppendWordsSplitsAsEachWord(t *testing.T) {
+func TestShingleSignatureSplitsAsEachWord(t *testing.T) {
 	t.Parallel()
+	m, err := NewMinHasher(64, 1)
+	require.NoError(t, err)
 	for _, s := range []string{
 		"", " ", "word", "Hello, World! snake_case CamelCase x2 42",
 		"Café crème brûlée ÆSIR straße", "e\u0301te\u0301 nai\u0308ve", "日本語 テキスト",
-		"bad \xff\xfe bytes\xc3", "tab\tnew\nline--dash", "ΑΒΓ Ωmega",
+		"bad \xff\xfe bytes\xc3", "tab\tnew\nline--dash", "ΑΒΓ Ωmega", "a b", "a b c", "a b c d",
+		"\u0301 lead mark", "Ǆ titlecase ǅ", "ĳssel Œuvre þorn",
 	} {
-		checkAppendWords(t, s)
+		checkShingles(t, m, s)
 	}
 	g := newGenerator(11)
 	var b strings.Builder
 	g.text(&b, 3000)
-	checkAppendWords(t, b.String())
+	checkShingles(t, m, b.String())
 }
 
-func FuzzAppendWords(f *testing.F) {
+func FuzzShingleSignature(f *testing.F) {
 	f.Add("Hello, World! snake_case Café e\u0301")
 	f.Add("bad \xff bytes")
-	f.Fuzz(func(t *testing.T, s string) { checkAppendWords(t, s) })
+	f.Add("one two")
+	m, err := NewMinHasher(64, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkShingles(t, m, s) })
 }
