@@ -1108,7 +1108,11 @@ func (x *exec) collect() {
 		}}})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].path < rows[j].path })
-	x.res.Nodes = x.res.Nodes[:0]
+	n := 0
+	for _, r := range rows {
+		n += len(r.reps)
+	}
+	x.res.Nodes = slices.Grow(x.res.Nodes[:0], n)
 	for _, r := range rows {
 		x.res.Nodes = append(x.res.Nodes, r.reps...)
 	}
@@ -1256,11 +1260,11 @@ func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
 	if b == nil {
 		return fmt.Errorf("import_files bucket missing: %w", storage.ErrCorrupt)
 	}
-	return fileCodec.Put(b, key, *rec)
+	return putFile(b, key, rec)
 }
 
 func (w *txWriter) putBatch(bt *Batch) error {
-	return batchCodec.Put(w.t.Bolt().Bucket(storage.BucketImports), storage.Key(bt.ID), *bt)
+	return putBatch(w.t.Bolt().Bucket(storage.BucketImports), bt)
 }
 
 func (w *txWriter) deleteBatch(id uint64) error {

@@ -73,6 +73,36 @@ func (e *env) recordsSeq(tb testing.TB, seq bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// index hashes the vault's secondary index (without its revision counter, which counts
+// transactions) and its counters.
+func (e *env) index(tb testing.TB) string {
+	return e.indexOf(tb, storage.BucketVaultIndex, storage.BucketVaultCounts)
+}
+
+// indexOf is index for the buckets named (a rolled back import leaves counters at 0).
+func (e *env) indexOf(tb testing.TB, buckets ...[]byte) string {
+	tb.Helper()
+	h := sha256.New()
+	err := e.db.View(func(tx *bolt.Tx) error {
+		for _, name := range buckets {
+			fmt.Fprintf(h, "%s\n", name)
+			_ = tx.Bucket(name).ForEach(func(k, v []byte) error {
+				if string(k) == "~rev" {
+					return nil
+				}
+				h.Write(k)
+				h.Write([]byte{0})
+				h.Write(v)
+				h.Write([]byte{1})
+				return nil
+			})
+		}
+		return nil
+	})
+	require.NoError(tb, err)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // searches runs queries and lists the hits (id and score) of each.
 func (e *env) searches(tb testing.TB, queries ...string) []string {
 	tb.Helper()
@@ -142,6 +172,7 @@ func TestChunkedImportMatchesOneTransaction(t *testing.T) {
 			require.Greater(t, r2.Loaded, 7*3, "the corpus takes several chunks")
 			sameResult(t, r1, r2)
 			assert.Equal(t, one.records(t), chunked.records(t), "same nodes, bodies, edges, batch and file records")
+			assert.Equal(t, one.index(t), chunked.index(t), "same index entries and counters")
 			assert.Equal(t, one.nodeDump(t), chunked.nodeDump(t))
 			assert.Equal(t, one.searches(t, corpusQueries...), chunked.searches(t, corpusQueries...))
 
@@ -181,6 +212,7 @@ func TestChunkedImportMatchesOneTransaction(t *testing.T) {
 			require.Positive(t, r2.New)
 			sameResult(t, r1, r2)
 			assert.Equal(t, one.records(t), chunked.records(t))
+			assert.Equal(t, one.index(t), chunked.index(t))
 			assert.Equal(t, one.nodeDump(t), chunked.nodeDump(t))
 			assert.Equal(t, one.searches(t, corpusQueries...), chunked.searches(t, corpusQueries...))
 
@@ -190,6 +222,7 @@ func TestChunkedImportMatchesOneTransaction(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, one.records(t), chunked.records(t))
+			assert.Equal(t, one.index(t), chunked.index(t))
 			assert.Equal(t, one.searches(t, corpusQueries...), chunked.searches(t, corpusQueries...))
 		})
 	}
@@ -235,6 +268,7 @@ func TestInterruptedChunkedImport(t *testing.T) {
 			_, err = e.v.Add(ctx, vault.Node{Type: vault.Strategy, Content: "Every pull request gets a reviewer who knows the code it changes, and pull requests wait for that reviewer"})
 			require.NoError(t, err)
 			before, beforeDump := e.records(t), e.nodeDump(t)
+			beforeIx := e.indexOf(t, storage.BucketVaultIndex)
 			beforeSearch := e.searches(t, queries...)
 			require.Contains(t, beforeSearch[3], fmt.Sprintf(" %d=", manual.ID))
 
@@ -252,6 +286,7 @@ func TestInterruptedChunkedImport(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 20*(tc.crash+1), undo.NodesRemoved)
 			assert.Equal(t, beforeDump, e.nodeDump(t))
+			assert.Equal(t, beforeIx, e.indexOf(t, storage.BucketVaultIndex), "no index entry of it is left")
 			assert.Equal(t, beforeSearch, e.searches(t, queries...))
 			_, err = e.v.Get(ctx, manual.ID)
 			require.NoError(t, err)
@@ -295,7 +330,7 @@ func TestInterruptedIndexPhaseIsUndoneAndTheIndexRebuilt(t *testing.T) {
 	e := newChunkEnv(t, vault.TierPremium, 20, nil)
 	manual, err := e.v.Add(ctx, vault.Node{Type: vault.Preference, Content: "Prefer small pull requests over big ones"})
 	require.NoError(t, err)
-	beforeDump := e.nodeDump(t)
+	beforeDump, beforeIx := e.nodeDump(t), e.indexOf(t, storage.BucketVaultIndex)
 
 	// A budget of one posting per range: the index phase takes many transactions; the
 	// process dies after the first range (chunks 0–2, range 3).
@@ -319,6 +354,7 @@ func TestInterruptedIndexPhaseIsUndoneAndTheIndexRebuilt(t *testing.T) {
 	_, err = e.im.Undo(ctx, list[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, beforeDump, e.nodeDump(t))
+	assert.Equal(t, beforeIx, e.indexOf(t, storage.BucketVaultIndex))
 	// The half-written index was built again from the nodes left.
 	hits, err := e.v.Search(ctx, "small pull requests", vault.SearchOptions{NoEmbeddings: true})
 	require.NoError(t, err)
@@ -341,6 +377,7 @@ func TestFailedOrCancelledChunkRollsTheImportBack(t *testing.T) {
 			t.Parallel()
 			e := newChunkEnv(t, vault.TierPremium, 20, nil)
 			before, beforeDump := e.recordsSeq(t, false), e.nodeDump(t)
+			beforeIx := e.indexOf(t, storage.BucketVaultIndex)
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			e.im.cfg.chunkHook = func(c int) error {
@@ -358,6 +395,7 @@ func TestFailedOrCancelledChunkRollsTheImportBack(t *testing.T) {
 			}
 			assert.Equal(t, before, e.recordsSeq(t, false), "the committed chunks were rolled back, the batch record too")
 			assert.Equal(t, beforeDump, e.nodeDump(t))
+			assert.Equal(t, beforeIx, e.indexOf(t, storage.BucketVaultIndex))
 			list, err := e.im.Batches(ctx)
 			require.NoError(t, err)
 			assert.Empty(t, list)

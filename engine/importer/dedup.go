@@ -41,7 +41,7 @@ func (d *dedup) loadVault(r *vault.ReadTx, recs map[uint64][]byte) {
 			if n.HasBody {
 				body = r.Body(n.ID)
 			}
-			sig = signatureOf(sigText(n.Title, body, n.Content))
+			sig = signatureOf(n.Title, body, n.Content)
 		}
 		_ = d.lsh.AddShared(n.ID, sig) // a fresh signature, never changed
 		return true

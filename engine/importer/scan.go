@@ -20,7 +20,8 @@ type Plan struct {
 	Source Source
 	// Label names the source (absolute directory or FS name).
 	Label string
-	// Scan is the parser's result; every Doc carries its split sections.
+	// Scan is the parser's result; every Doc carries its split sections, but not its Fields
+	// and FrontMatter (what Parse read them for is in the Doc's other fields).
 	Scan patterns.ScanResult
 	// ScannedAt is when Scan finished.
 	ScannedAt time.Time
@@ -83,6 +84,11 @@ func (im *Importer) scan(ctx context.Context, src Source, opts Options, sections
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNoSource, err)
+	}
+	// Nothing after the parser reads the header fields and the front matter: a plan lives
+	// until its files are written, and these small maps were a tenth of its memory.
+	for i := range res.Docs {
+		res.Docs[i].Fields, res.Docs[i].FrontMatter = nil, nil
 	}
 	p := &Plan{Source: src, Label: src.Label(), Scan: res, noSections: !sections}
 	if p.sigs, err = signatures(ctx, res.Docs, im.cfg.Workers, opts); err != nil {
@@ -147,17 +153,14 @@ var minHasher = func() *textindex.MinHasher {
 	return m
 }()
 
-// sigText is the text a signature covers: the title and the body (the summary when a node has
-// no body), so that a file and the node it became have the same signature.
-func sigText(title, body, content string) string {
+// signatureOf is the signature of the text a signature covers: the title and the body (the
+// summary when a node has no body), so that a file and the node it became have the same
+// signature. It is the shingle signature of title + "\n" + body, hashed without joining them.
+func signatureOf(title, body, content string) textindex.Signature {
 	if body == "" {
 		body = content
 	}
-	return title + "\n" + body
-}
-
-func signatureOf(text string) textindex.Signature {
-	return minHasher.ShingleSignature(text, shingleLen)
+	return minHasher.ShingleSignatureJoined(shingleLen, title, body)
 }
 
 // signatures computes the docs' signatures in parallel.
@@ -174,7 +177,7 @@ func signatures(ctx context.Context, docs []patterns.Doc, workers int, opts Opti
 		wg.Go(func() {
 			for i := range next {
 				if ctx.Err() == nil {
-					sigs[i] = signatureOf(sigText(docs[i].Title, docs[i].Body, docs[i].Description))
+					sigs[i] = signatureOf(docs[i].Title, docs[i].Body, docs[i].Description)
 				}
 				finished <- struct{}{}
 			}

@@ -56,7 +56,7 @@ func (im *Importer) Undo(ctx context.Context, id uint64) (UndoResult, error) {
 		now := im.now()
 		bt.UndoneAt = &now
 		bt.Pending = false
-		return batchCodec.Put(tx.Bucket(storage.BucketImports), storage.Key(id), bt)
+		return putBatch(tx.Bucket(storage.BucketImports), &bt)
 	})
 	if err != nil {
 		return UndoResult{}, err
@@ -130,7 +130,7 @@ func undoTx(ctx context.Context, t *vault.ImportTx, bt *Batch, out *UndoResult) 
 			}
 			continue
 		}
-		if err := fileCodec.Put(files, []byte(fc.Key), *fc.Before); err != nil {
+		if err := putFile(files, []byte(fc.Key), fc.Before); err != nil {
 			return err
 		}
 	}

@@ -9,19 +9,21 @@ import (
 	"unicode/utf8"
 )
 
+// fuzzSeeds start FuzzParse; TestParseOutputUnchanged checks Parse's output on them too.
+var fuzzSeeds = []string{
+	"", "# T\n", twoPatterns, aliasBomb, "---\n---\n# T\n", "---\ntitle: x\n", "```\n", "````\n```\n",
+	"# T\n\n```\n## H\n", "Title\n===\n", "- a\n  ```go\n  x\n  ```\n", "| a |\n|---|\n",
+	"<!-- c\n# T\n", "> q\n# T\n", "# T\n\n**Priority:** P9\n**Reusability:** 99/10\n",
+	"# `a` **b** _c_ [d](e) ![f](g)\n\nx y z.\n", "\uFEFF# T\r\n\r\nw x y\r\n", "# T\n\n## Pattern\n\n## Pattern 2\n",
+	"**x:** y\n", "#\n##\n###### x\n####### y\n", "\\`\\*a\\*\\`", "``` ``` ```\n",
+}
+
 // FuzzParse checks that Parse never panics (a recovered panic surfaces as errParserBug) and that
 // every Doc it returns keeps the documented invariants.
 //
 //	go test -fuzz FuzzParse ./engine/patterns/
 func FuzzParse(f *testing.F) {
-	seeds := []string{
-		"", "# T\n", twoPatterns, aliasBomb, "---\n---\n# T\n", "---\ntitle: x\n", "```\n", "````\n```\n",
-		"# T\n\n```\n## H\n", "Title\n===\n", "- a\n  ```go\n  x\n  ```\n", "| a |\n|---|\n",
-		"<!-- c\n# T\n", "> q\n# T\n", "# T\n\n**Priority:** P9\n**Reusability:** 99/10\n",
-		"# `a` **b** _c_ [d](e) ![f](g)\n\nx y z.\n", "\uFEFF# T\r\n\r\nw x y\r\n", "# T\n\n## Pattern\n\n## Pattern 2\n",
-		"**x:** y\n", "#\n##\n###### x\n####### y\n", "\\`\\*a\\*\\`", "``` ``` ```\n",
-	}
-	for _, s := range seeds {
+	for _, s := range fuzzSeeds {
 		f.Add(s, true)
 	}
 	if dir, ok := findCorpus(); ok {

@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // This file holds a small block-level markdown scanner.
@@ -50,21 +51,49 @@ type block struct {
 	num   int      // file line number of the first line
 }
 
-// splitLines splits body into lines. firstNum is the file line number of body's first line.
-func splitLines(body string, firstNum int) []line {
-	n := strings.Count(body, "\n") + 1
-	out := make([]line, 0, n)
-	start := 0
-	for i := 0; i < len(body); i++ {
-		if body[i] == '\n' {
-			out = append(out, line{text: body[start:i], start: start, num: firstNum + len(out)})
-			start = i + 1
+// splitLines splits body into lines, appending them to out[:0] and their texts to texts[:0]
+// (texts[i] == lines[i].text: the raw blocks' lines are ranges of texts, so a block costs no
+// slice of its own). firstNum is the file line number of body's first line.
+func splitLines(out []line, texts []string, body string, firstNum int) ([]line, []string) {
+	out, texts = out[:0], texts[:0]
+	for start := 0; start < len(body); {
+		end := strings.IndexByte(body[start:], '\n')
+		next := start + end + 1
+		if end < 0 {
+			end, next = len(body)-start, len(body)
 		}
+		t := body[start : start+end]
+		out = append(out, line{text: t, start: start, num: firstNum + len(out)})
+		texts = append(texts, t)
+		start = next
 	}
-	if start < len(body) {
-		out = append(out, line{text: body[start:], start: start, num: firstNum + len(out)})
+	return out, texts
+}
+
+// scratch is a parser's working memory (lines, their texts, blocks), pooled: Parse runs once
+// per file of an import and growing these slices afresh each time was half of its allocation.
+// Nothing of it outlives parse: a Doc holds strings of the text, never these slices.
+type scratch struct {
+	lines  []line
+	texts  []string
+	blocks []block
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooledLines bounds what goes back to the pool (a 1 MiB file of short lines would
+// otherwise keep its slices alive for the next small one).
+const maxPooledLines = 1 << 14
+
+func putScratch(sc *scratch) {
+	if cap(sc.lines) > maxPooledLines || cap(sc.blocks) > maxPooledLines {
+		return
 	}
-	return out
+	// Drop the references to the file's text so the pool does not keep it alive.
+	clear(sc.lines[:cap(sc.lines)])
+	clear(sc.texts[:cap(sc.texts)])
+	clear(sc.blocks[:cap(sc.blocks)])
+	scratchPool.Put(sc)
 }
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
@@ -282,12 +311,12 @@ func interruptsWithList(s string) bool {
 	return strings.HasPrefix(rest, "1.") || strings.HasPrefix(rest, "1)")
 }
 
-// scanBlocks turns lines into blocks. It never fails; oddities are returned as warnings.
-func scanBlocks(lines []line) ([]block, []string) {
-	var (
-		blocks   []block
-		warnings []string
-	)
+// scanBlocks turns lines into blocks, appended to blocks[:0]. texts are the lines' texts
+// (splitLines) and body the text they are lines of. It never fails; oddities are returned as
+// warnings.
+func scanBlocks(blocks []block, lines []line, texts []string, body string) ([]block, []string) {
+	var warnings []string
+	blocks = blocks[:0]
 	n := len(lines)
 	i := 0
 	for i < n {
@@ -312,13 +341,8 @@ func scanBlocks(lines []line) ([]block, []string) {
 				}
 				warnings = append(warnings, fmt.Sprintf("line %d: code fence never closed; it runs to the end of the file", lines[i].num))
 			}
-			var code strings.Builder
-			for k := i + 1; k < j && k < n; k++ {
-				code.WriteString(stripIndent(lines[k].text, f.indent))
-				code.WriteByte('\n')
-			}
 			last := min(j, n-1)
-			blocks = append(blocks, block{kind: kindFence, info: f.info, code: code.String(), first: i, last: last, num: lines[i].num})
+			blocks = append(blocks, block{kind: kindFence, info: f.info, code: fenceCode(lines, body, i+1, min(j, n), f.indent), first: i, last: last, num: lines[i].num})
 			i = last + 1
 			continue
 		}
@@ -344,7 +368,7 @@ func scanBlocks(lines []line) ([]block, []string) {
 					j++
 				}
 			}
-			blocks = append(blocks, rawBlock(kindHTML, lines, i, j))
+			blocks = append(blocks, rawBlock(kindHTML, lines, texts, i, j))
 			i = j + 1
 			continue
 		}
@@ -354,13 +378,13 @@ func scanBlocks(lines []line) ([]block, []string) {
 			for j+1 < n && (isQuote(lines[j+1].text) || !isBlank(lines[j+1].text) && !interruptsParagraph(lines[j+1].text)) {
 				j++
 			}
-			blocks = append(blocks, rawBlock(kindQuote, lines, i, j))
+			blocks = append(blocks, rawBlock(kindQuote, lines, texts, i, j))
 			i = j + 1
 			continue
 		}
 		if _, ok := listMarker(s); ok {
 			j := scanList(lines, i)
-			blocks = append(blocks, rawBlock(kindList, lines, i, j))
+			blocks = append(blocks, rawBlock(kindList, lines, texts, i, j))
 			i = j + 1
 			continue
 		}
@@ -369,7 +393,7 @@ func scanBlocks(lines []line) ([]block, []string) {
 			for j+1 < n && !isBlank(lines[j+1].text) && strings.Contains(lines[j+1].text, "|") {
 				j++
 			}
-			blocks = append(blocks, rawBlock(kindTable, lines, i, j))
+			blocks = append(blocks, rawBlock(kindTable, lines, texts, i, j))
 			i = j + 1
 			continue
 		}
@@ -394,7 +418,7 @@ func scanBlocks(lines []line) ([]block, []string) {
 			j++
 		}
 		if setext > 0 {
-			b := rawBlock(kindHeading, lines, i, j+1)
+			b := rawBlock(kindHeading, lines, texts, i, j+1)
 			b.level = setext
 			b.text = strings.TrimSpace(strings.Join(b.lines[:len(b.lines)-1], " "))
 			b.plain = cleanInline(b.text)
@@ -403,18 +427,44 @@ func scanBlocks(lines []line) ([]block, []string) {
 			i = j + 2
 			continue
 		}
-		blocks = append(blocks, rawBlock(kindParagraph, lines, i, j))
+		blocks = append(blocks, rawBlock(kindParagraph, lines, texts, i, j))
 		i = j + 1
 	}
 	return blocks, warnings
 }
 
-func rawBlock(k blockKind, lines []line, i, j int) block {
-	raw := make([]string, 0, j-i+1)
-	for k := i; k <= j; k++ {
-		raw = append(raw, lines[k].text)
+// rawBlock is the block of lines [i, j]; its lines are texts[i : j+1] (capacity clipped, so
+// nobody appends into the next block's lines).
+func rawBlock(k blockKind, lines []line, texts []string, i, j int) block {
+	return block{kind: k, lines: texts[i : j+1 : j+1], first: i, last: j, num: lines[i].num}
+}
+
+// fenceCode is the content of a fence: lines [from, to), each without up to indent leading
+// blanks and ending in "\n". When nothing is stripped and the last line ends in a newline it
+// is that range of body itself, not a copy.
+func fenceCode(lines []line, body string, from, to, indent int) string {
+	if from >= to {
+		return ""
 	}
-	return block{kind: k, lines: raw, first: i, last: j, num: lines[i].num}
+	verbatim := true
+	if indent > 0 {
+		for k := from; k < to; k++ {
+			if t := lines[k].text; t != "" && (t[0] == ' ' || t[0] == '\t') {
+				verbatim = false
+				break
+			}
+		}
+	}
+	last := lines[to-1]
+	if end := last.start + len(last.text); verbatim && end < len(body) { // body[end] is the '\n'
+		return body[lines[from].start : end+1]
+	}
+	var code strings.Builder
+	for k := from; k < to; k++ {
+		code.WriteString(stripIndent(lines[k].text, indent))
+		code.WriteByte('\n')
+	}
+	return code.String()
 }
 
 // scanList returns the index of the last line of the list starting at i.

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Defaults applied when a file does not say otherwise.
@@ -104,6 +106,13 @@ type Doc struct {
 // returned as *ParseError wrapping ErrEmpty, ErrBinary, ErrTooLarge, ErrNotUTF8, ErrHeadless,
 // ErrFrontMatter or ErrUnsafePath. Parse never panics.
 func Parse(relPath string, data []byte, opts ParseOptions) (doc Doc, err error) {
+	return parseFile(relPath, data, opts, false)
+}
+
+// parseFile is Parse; owned says that data is the caller's to give away: it is never
+// changed again, so the Doc may keep pointing into it (a scan reads every file into a buffer
+// of its own, and copying it into a string was a fifth of the parser's allocation).
+func parseFile(relPath string, data []byte, opts ParseOptions, owned bool) (doc Doc, err error) {
 	rel, perr := cleanRelPath(relPath)
 	if perr != nil {
 		return Doc{}, perr
@@ -119,7 +128,15 @@ func Parse(relPath string, data []byte, opts ParseOptions) (doc Doc, err error) 
 	}
 	sum := sha256.Sum256(data)
 	p := parser{rel: rel, opts: opts}
-	doc, perr = p.parse(string(data))
+	var text string
+	if owned {
+		// The caller hands data over and never touches it again (scanOne): the Doc's
+		// strings may point into it instead of into a copy.
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
+	doc, perr = p.parse(text)
 	if perr != nil {
 		perr.Path = rel
 		return Doc{}, perr
@@ -170,6 +187,13 @@ func checkContent(data []byte, maxSize int64) *ParseError {
 	sample := data[:min(len(data), 8<<10)]
 	bad := 0
 	for i := 0; i < len(sample); {
+		if c := sample[i]; c < utf8.RuneSelf { // ASCII: what DecodeRune would say, without it
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' || c == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(sample[i:])
 		switch {
 		case r == utf8.RuneError && size == 1 && len(sample)-i >= utf8.UTFMax:
@@ -210,7 +234,6 @@ type parser struct {
 	lines  []line
 	blocks []block
 	body   string
-	anchor map[int]string // block index → GitHub anchor of that heading
 }
 
 func (p *parser) parse(text string) (Doc, *ParseError) {
@@ -231,10 +254,15 @@ func (p *parser) parse(text string) (Doc, *ParseError) {
 		}
 	}
 	p.body = body
-	p.lines = splitLines(body, bodyLine)
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		sc.lines, sc.blocks = p.lines, p.blocks // keep what grew for the next file
+		p.lines, p.blocks = nil, nil
+		putScratch(sc)
+	}()
+	p.lines, sc.texts = splitLines(sc.lines, sc.texts, body, bodyLine)
 	var warnings []string
-	p.blocks, warnings = scanBlocks(p.lines)
-	p.computeAnchors()
+	p.blocks, warnings = scanBlocks(sc.blocks, p.lines, sc.texts, body)
 
 	if fm.title == "" && fm.description == "" && !p.hasHeading() && !p.hasAnyProse() {
 		return Doc{}, &ParseError{Err: ErrHeadless, Detail: "no heading, no prose paragraph and no front matter title or description"}
@@ -350,9 +378,10 @@ func (p *parser) firstH1() string {
 	return ""
 }
 
-// computeAnchors gives every heading its GitHub anchor; repeats get "-1", "-2", ….
-func (p *parser) computeAnchors() {
-	p.anchor = map[int]string{}
+// anchors gives every heading its GitHub anchor (block index → anchor); repeats get "-1",
+// "-2", …. Only split sections use them.
+func (p *parser) anchors() map[int]string {
+	anchor := map[int]string{}
 	seen := map[string]int{}
 	for i, b := range p.blocks {
 		if b.kind != kindHeading {
@@ -366,8 +395,9 @@ func (p *parser) computeAnchors() {
 		} else {
 			seen[s] = 1
 		}
-		p.anchor[i] = a
+		anchor[i] = a
 	}
+	return anchor
 }
 
 // headerFields collects `**Field:** value` lines before the first non-provenance H2 (the block
@@ -639,7 +669,8 @@ var provenancePrefixes = []string{
 // proseText returns the plain text of a paragraph without its field lines, or "" when what is
 // left is provenance boilerplate or an italic footnote.
 func proseText(b block) string {
-	var keep []string
+	var buf [8]string
+	keep := buf[:0]
 	allEmph := true
 	for _, l := range b.lines {
 		if _, _, ok := fieldLine(l); ok {
@@ -655,13 +686,33 @@ func proseText(b block) string {
 		return ""
 	}
 	t := cleanInline(strings.Join(keep, " "))
-	low := strings.ToLower(t)
 	for _, pre := range provenancePrefixes {
-		if strings.HasPrefix(low, pre) {
+		if hasLowerPrefix(t, pre) {
 			return ""
 		}
 	}
 	return t
+}
+
+// hasLowerPrefix is strings.HasPrefix(strings.ToLower(s), prefix) for an ASCII prefix,
+// without lowering (and copying) s.
+func hasLowerPrefix(s, prefix string) bool {
+	j := 0
+	for i := 0; j < len(prefix); {
+		if i >= len(s) {
+			return false
+		}
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if r = unicode.ToLower(r); r != rune(prefix[j]) {
+			return false
+		}
+		j++
+	}
+	return true
 }
 
 // isEmphasisOnly reports a line wrapped entirely in single emphasis: "*Extracted: 2026-02-18*".
@@ -689,6 +740,7 @@ func (p *parser) sections(doc *Doc) []Section {
 	if len(heads) < 2 {
 		return nil
 	}
+	anchor := p.anchors()
 	out := make([]Section, 0, len(heads))
 	for n, hi := range heads {
 		end := len(p.blocks)
@@ -702,7 +754,7 @@ func (p *parser) sections(doc *Doc) []Section {
 		sec := Section{
 			Heading:          h.plain,
 			Title:            stripPatternPrefix(h.plain),
-			Anchor:           p.anchor[hi],
+			Anchor:           anchor[hi],
 			ParentSourceFile: doc.SourceFile,
 			Line:             h.num,
 			Priority:         doc.Priority,

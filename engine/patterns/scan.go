@@ -94,7 +94,75 @@ func Scan(ctx context.Context, root string, opts ScanOptions) (ScanResult, error
 	}
 	// The root is only read; a failed Close loses nothing.
 	defer func() { _ = r.Close() }()
-	return ScanFS(ctx, r.FS(), opts)
+	fsys := r.FS()
+	if rf, ok := fsys.(rootFSys); ok {
+		fsys = rootFS{rootFSys: rf, root: r}
+	}
+	return ScanFS(ctx, fsys, opts)
+}
+
+// rootFSys is what an os.Root's FS implements.
+type rootFSys interface {
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.StatFS
+	fs.ReadLinkFS
+}
+
+// rootFS is the file system of an os.Root, with the Root at hand: a scan worker opens each
+// folder once as a Root of its own and its files by name in it (opening "a/b/c.md" in the
+// library's Root walks "a" and "b" with one openat each, for every file).
+type rootFS struct {
+	rootFSys // r.FS()
+	root     *os.Root
+}
+
+// opener opens the files of one scan worker. With a rootFS it keeps the folder of the last
+// file open as an os.Root: files come in path order, so a worker opens each folder about
+// once. Opening in a folder's Root keeps the guarantee of the library's Root (nothing outside
+// it is reached: the folder is itself opened through the library's Root, and a Root never
+// leaves itself), and is stricter (a file swapped for a symlink leading out of its folder is
+// refused too).
+type opener struct {
+	fsys fs.FS
+	dir  string   // the folder dirR is
+	dirR *os.Root // nil: no folder open
+}
+
+func (o *opener) open(name string) (fs.File, error) {
+	rf, ok := o.fsys.(rootFS)
+	if !ok {
+		return o.fsys.Open(name)
+	}
+	dir, base := path.Split(name)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		return o.fsys.Open(name)
+	}
+	if o.dirR == nil || o.dir != dir {
+		o.close()
+		r, err := rf.root.OpenRoot(dir)
+		if err != nil {
+			return o.fsys.Open(name) // the same error as before, with the whole path
+		}
+		o.dir, o.dirR = dir, r
+	}
+	f, err := o.dirR.Open(base)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = name
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+func (o *opener) close() {
+	if o.dirR != nil {
+		_ = o.dirR.Close() // only read from; a failed Close loses nothing
+		o.dirR = nil
+	}
 }
 
 type candidate struct {
@@ -181,11 +249,13 @@ func ScanFS(ctx context.Context, fsys fs.FS, opts ScanOptions) (ScanResult, erro
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			o := opener{fsys: fsys}
+			defer o.close()
 			for i := range jobs {
 				if ctx.Err() != nil {
 					continue // drain without work; the feeder stops soon
 				}
-				results[i] = scanOne(fsys, cands[i], opts.Parse)
+				results[i] = scanOne(&o, cands[i], opts.Parse)
 				finished <- i
 			}
 		})
@@ -211,7 +281,13 @@ func ScanFS(ctx context.Context, fsys fs.FS, opts ScanOptions) (ScanResult, erro
 		}
 	}
 
-	res := ScanResult{Errors: walkErr}
+	parsed := 0
+	for _, o := range results {
+		if o.done && o.err == nil && o.skipped == "" {
+			parsed++
+		}
+	}
+	res := ScanResult{Errors: walkErr, Docs: make([]Doc, 0, parsed)}
 	for _, o := range results {
 		switch {
 		case !o.done:
@@ -240,7 +316,7 @@ func errText(err error) string {
 }
 
 // scanOne classifies, reads and parses one candidate.
-func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
+func scanOne(o *opener, c candidate, popts ParseOptions) outcome {
 	if IsMetaFile(c.path) {
 		return outcome{done: true, doc: Doc{SourceFile: c.path}, skipped: "meta file (README/INDEX/KIRO-*/EXTRACTION-*), not a pattern"}
 	}
@@ -255,11 +331,11 @@ func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
 		}
 		return outcome{done: true, err: fe}
 	}
-	data, err := readCandidate(fsys, c, popts.maxSize())
+	data, err := readCandidate(o, c, popts.maxSize())
 	if err != nil {
 		return fail(0, err)
 	}
-	doc, err := Parse(c.path, data, popts)
+	doc, err := parseFile(c.path, data, popts, true) // data is this call's own buffer
 	if err != nil {
 		return fail(0, err)
 	}
@@ -267,7 +343,8 @@ func scanOne(fsys fs.FS, c candidate, popts ParseOptions) outcome {
 }
 
 // readCandidate reads a regular file (or a symlink to one inside fsys) of at most maxSize bytes.
-func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
+func readCandidate(o *opener, c candidate, maxSize int64) ([]byte, error) {
+	fsys := o.fsys
 	name := c.path
 	if !utf8.ValidString(name) {
 		return nil, &ParseError{Err: ErrBadName, Detail: fmt.Sprintf("%q; rename the file to import it", name)}
@@ -285,7 +362,7 @@ func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
 	case c.mode&fs.ModeType != 0:
 		return nil, &ParseError{Err: ErrNotRegular, Detail: modeName(c.mode)}
 	}
-	f, err := fsys.Open(name)
+	f, err := o.open(name)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}
@@ -301,15 +378,44 @@ func readCandidate(fsys fs.FS, c candidate, maxSize int64) ([]byte, error) {
 	if st.Size() > maxSize {
 		return nil, &ParseError{Err: ErrTooLarge, Detail: fmt.Sprintf("%d bytes, limit %d", st.Size(), maxSize)}
 	}
-	// The limit also holds when the file grows between Stat and Read. The buffer is sized
-	// from Stat, so a file is read in one call plus the one that finds its end (io.ReadAll
-	// starts at 512 bytes and reads a 2 KB file in five).
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxSize+1)); err != nil {
+	data, err := readFile(f, st.Size(), maxSize)
+	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
-	return buf.Bytes(), nil
+	return data, nil
+}
+
+// readFile reads f to its end but at most maxSize+1 bytes (so that Parse sees a file that
+// grew past the limit after Stat as too large). size is f's size from Stat: the buffer is
+// that size exactly, the Doc keeps pointing into it (io.ReadAll starts at 512 bytes and reads
+// a 2 KB file in five calls, and a buffer with slack would keep its slack alive).
+func readFile(f io.Reader, size, maxSize int64) ([]byte, error) {
+	buf := make([]byte, min(size, maxSize+1))
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF: // the file shrank
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	case int64(n) > maxSize:
+		return buf, nil
+	}
+	// The end of the file: one more read finds it, unless the file grew after Stat.
+	var one [1]byte
+	m, err := io.ReadFull(f, one[:])
+	switch {
+	case m == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF):
+		return buf, nil
+	case err != nil:
+		return nil, err
+	}
+	var more bytes.Buffer
+	more.Write(buf)
+	more.WriteByte(one[0])
+	if _, err := more.ReadFrom(io.LimitReader(f, maxSize+1-int64(more.Len()))); err != nil {
+		return nil, err
+	}
+	return more.Bytes(), nil
 }
 
 func modeName(m fs.FileMode) string {

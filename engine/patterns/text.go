@@ -52,6 +52,25 @@ func cleanInline(s string) string {
 	// Code spans keep their content verbatim (`__proto__` must not lose its underscores), and
 	// emphasis around a code span (**`useMemo`**) must still pair up: spans are swapped for
 	// private-use placeholders while emphasis is removed, then put back.
+	masked, spans := maskCodeSpans(s)
+	out := cleanEmphasis(masked)
+	if len(spans) > 0 {
+		pairs := make([]string, 0, 2*len(spans))
+		for i, sp := range spans {
+			pairs = append(pairs, placeholder(i), sp)
+		}
+		out = strings.NewReplacer(pairs...).Replace(out)
+	}
+	out = strings.TrimSuffix(strings.TrimSpace(out), "\\") // hard line break marker
+	return strings.TrimSpace(collapseSpaces(out))
+}
+
+// maskCodeSpans swaps every code span of s for placeholder(i) and returns the spans' trimmed
+// contents; s itself when it has no backtick.
+func maskCodeSpans(s string) (string, []string) {
+	if strings.IndexByte(s, '`') < 0 {
+		return s, nil
+	}
 	var (
 		b     strings.Builder
 		spans []string
@@ -77,16 +96,7 @@ func cleanInline(s string) string {
 		spans = append(spans, strings.TrimSpace(s[open+n:open+n+end]))
 		s = s[open+n+end+n:]
 	}
-	out := cleanEmphasis(b.String())
-	if len(spans) > 0 {
-		pairs := make([]string, 0, 2*len(spans))
-		for i, sp := range spans {
-			pairs = append(pairs, placeholder(i), sp)
-		}
-		out = strings.NewReplacer(pairs...).Replace(out)
-	}
-	out = strings.TrimSuffix(strings.TrimSpace(out), "\\") // hard line break marker
-	return strings.TrimSpace(collapseSpaces(out))
+	return b.String(), spans
 }
 
 // collapseSpaces replaces every run of the whitespace of regexp's \s ([\t\n\f\r ]) with one
@@ -313,6 +323,15 @@ func stripNumericPrefix(s string) string {
 
 // fieldLine parses a `**Field:** value` (or `**Field**: value`) line. The key is lowercased.
 func fieldLine(s string) (key, value string, ok bool) {
+	// The regex needs "**" or "__" after the leading blanks (its ^\s*): most lines of a
+	// paragraph fail here without running it.
+	i := 0
+	for i < len(s) && isRESpace(s[i]) {
+		i++
+	}
+	if i+1 >= len(s) || s[i] != s[i+1] || s[i] != '*' && s[i] != '_' {
+		return "", "", false
+	}
 	m := reFieldLine.FindStringSubmatch(s)
 	if m == nil {
 		return "", "", false
@@ -325,11 +344,21 @@ func fieldLine(s string) (key, value string, ok bool) {
 }
 
 // wordCount counts space-separated words that contain a letter or digit.
+// It is the count over strings.Fields(s) without building the fields.
 func wordCount(s string) int {
 	n := 0
-	for _, w := range strings.Fields(s) {
-		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+	inField, counted := false, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inField = false
+			continue
+		}
+		if !inField {
+			inField, counted = true, false
+		}
+		if !counted && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			n++
+			counted = true
 		}
 	}
 	return n

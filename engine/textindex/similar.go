@@ -47,45 +47,6 @@ func eachWord(s string, fn func(w []byte)) {
 	}
 }
 
-// appendWords appends the words of s (as eachWord splits and folds them) to text, back to
-// back, and the end of each in text to ends. It is eachWord for ShingleSignature, with the
-// ASCII letters and digits folded in line: an import hashes every file's words this way.
-func appendWords(text []byte, ends []int, s string) ([]byte, []int) {
-	start := len(text)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch asciiClass[c] {
-			case clsLower, clsDigit:
-				text = append(text, c)
-				continue
-			case clsUpper:
-				text = append(text, c+('a'-'A'))
-				continue
-			}
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			switch runeClass(r) {
-			case clsLower, clsUpper, clsDigit:
-				text = appendFolded(text, r)
-				continue
-			case clsMark:
-				continue
-			}
-		}
-		if len(text) > start { // a separator ends the word
-			ends = append(ends, len(text))
-			start = len(text)
-		}
-	}
-	if len(text) > start {
-		ends = append(ends, len(text))
-	}
-	return text, ends
-}
-
 // WordTokens returns the set of words of s, lowercased and accent-folded; see [Jaccard].
 func WordTokens(s string) map[string]struct{} {
 	set := map[string]struct{}{}
@@ -273,45 +234,176 @@ func (m *MinHasher) SignatureOf(set map[string]struct{}) Signature {
 // hash of every k-word window is computed over the words in place, then all of them are
 // folded into the signature at once (foldMinMix). Importing a library computes one per file.
 func (m *MinHasher) ShingleSignature(s string, k int) Signature {
+	return m.ShingleSignatureJoined(k, s)
+}
+
+// ShingleSignatureJoined is ShingleSignature(strings.Join(parts, "\n"), k) without joining
+// the parts: a part ends a word just as the newline between two parts does, so the words,
+// and with them the shingles, are the same. An import hashes every file's title and body so.
+func (m *MinHasher) ShingleSignatureJoined(k int, parts ...string) Signature {
 	k = max(k, 1)
 	sc := shingleScratch.Get().(*shingleBufs)
 	defer shingleScratch.Put(sc)
-	text, ends := appendWords(sc.text[:0], sc.ends[:0], s) // the words back to back; the end of each in text
+	if cap(sc.states) < k {
+		sc.states = make([]uint64, k)
+	}
+	sh := shingler{k: k, st: sc.states[:k], hashes: sc.hashes[:0]}
+	for _, s := range parts {
+		sh.add(s)
+	}
+	sh.finish()
 	sig := m.empty()
-	hashes := sc.hashes[:0]
-	window := func(from, to int) { // words [from, to), joined by single spaces
-		h := uint64(14695981039346656037)
-		start := 0
-		if from > 0 {
-			start = ends[from-1]
-		}
-		for w := from; w < to; w++ {
-			if w > from {
-				h ^= ' '
-				h *= 1099511628211
-			}
-			for _, c := range text[start:ends[w]] {
-				h ^= uint64(c)
-				h *= 1099511628211
-			}
-			start = ends[w]
-		}
-		hashes = append(hashes, mix64(h))
-	}
-	switch {
-	case len(ends) == 0:
-	case len(ends) < k:
-		window(0, len(ends))
-	default:
-		for i := 0; i+k <= len(ends); i++ {
-			window(i, i+k)
-		}
-	}
-	m.foldMinMix(sig, hashes)
-	if cap(text) <= 1<<20 { // kept grown for the next call, unless a huge text grew them
-		sc.text, sc.ends, sc.hashes = text, ends, hashes
+	m.foldMinMix(sig, sh.hashes)
+	if cap(sh.hashes) <= 1<<17 { // kept grown for the next call, unless a huge text grew it
+		sc.hashes = sh.hashes
 	}
 	return sig
+}
+
+// FNV-1a's parameters (hashBytes).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// shingler hashes the k-word windows of a text in one pass, as its words are found: the
+// hash of a window is hashBytes of its words (as eachWord splits and folds them) joined by
+// single spaces; a text of fewer than k words (but at least one) is one window. Every byte
+// of a word goes into the FNV states of the (up to k) windows open at that word at once:
+// the states are independent, so the multiplications overlap instead of waiting on each
+// other, and no copy of the words is made.
+type shingler struct {
+	k      int
+	st     []uint64 // FNV states of the open windows, oldest first; len k
+	open   int      // windows open (started and not yet k words long)
+	words  int      // words finished
+	inWord bool
+	hashes []uint64 // finished windows' hashes
+}
+
+// add feeds s; its end ends a word.
+func (sh *shingler) add(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if wordASCII[c] {
+				// A run of ASCII letters and digits, folded in line.
+				j := i + 1
+				for j < len(s) && wordASCII[s[j]] {
+					j++
+				}
+				sh.asciiRun(s[i:j])
+				i = j
+				continue
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch runeClass(r) {
+			case clsLower, clsUpper, clsDigit:
+				var tmp [8]byte
+				for _, b := range appendFolded(tmp[:0], r) {
+					sh.byte(b)
+				}
+				continue
+			case clsMark:
+				continue
+			}
+		}
+		sh.endWord()
+	}
+	sh.endWord()
+}
+
+// asciiRun feeds ASCII letters and digits, lowercasing them.
+func (sh *shingler) asciiRun(run string) {
+	if run == "" {
+		return
+	}
+	if !sh.inWord {
+		sh.startWord()
+	}
+	st := sh.st[:sh.open]
+	if len(st) == 3 { // the import's k, once a text is three words in
+		a, b, c := st[0], st[1], st[2]
+		for i := 0; i < len(run); i++ {
+			x := uint64(lowerASCII(run[i]))
+			a = (a ^ x) * fnvPrime
+			b = (b ^ x) * fnvPrime
+			c = (c ^ x) * fnvPrime
+		}
+		st[0], st[1], st[2] = a, b, c
+		return
+	}
+	for i := 0; i < len(run); i++ {
+		x := uint64(lowerASCII(run[i]))
+		for j := range st {
+			st[j] = (st[j] ^ x) * fnvPrime
+		}
+	}
+}
+
+// wordASCII marks the ASCII letters and digits (the bytes of words that need no decoding).
+var wordASCII = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		switch asciiClass[c] {
+		case clsLower, clsUpper, clsDigit:
+			t[c] = true
+		}
+	}
+	return t
+}()
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
+}
+
+// byte feeds one byte of a word.
+func (sh *shingler) byte(c byte) {
+	if !sh.inWord {
+		sh.startWord()
+	}
+	st := sh.st[:sh.open]
+	for j := range st {
+		st[j] = (st[j] ^ uint64(c)) * fnvPrime
+	}
+}
+
+// startWord puts the space between words into the open windows and opens one at this word.
+func (sh *shingler) startWord() {
+	sh.inWord = true
+	st := sh.st[:sh.open]
+	for j := range st {
+		st[j] = (st[j] ^ ' ') * fnvPrime
+	}
+	sh.st[sh.open] = fnvOffset
+	sh.open++
+}
+
+// endWord ends the word being read, if any; the oldest window is complete when it has k words.
+func (sh *shingler) endWord() {
+	if !sh.inWord {
+		return
+	}
+	sh.inWord = false
+	sh.words++
+	if sh.open == sh.k {
+		sh.hashes = append(sh.hashes, mix64(sh.st[0]))
+		copy(sh.st, sh.st[1:])
+		sh.open--
+	}
+}
+
+// finish ends the text: one with fewer than k words is a single window of all of them.
+func (sh *shingler) finish() {
+	sh.endWord()
+	if sh.words > 0 && sh.words < sh.k {
+		sh.hashes = append(sh.hashes, mix64(sh.st[0]))
+	}
 }
 
 // foldMinMix is update for every hash of hashes.
@@ -338,8 +430,7 @@ func minMix512Generic(sig, seeds, hashes []uint64) {
 // shingleBufs is ShingleSignature's working memory, pooled: an import computes one
 // signature per file, and growing these slices afresh each time was most of its allocation.
 type shingleBufs struct {
-	text   []byte
-	ends   []int
+	states []uint64
 	hashes []uint64
 }
 
@@ -390,10 +481,14 @@ type Match struct {
 // LSH is a banded locality-sensitive hash over MinHash signatures: two signatures that agree
 // on every row of at least one band are candidates. It is safe for concurrent use.
 type LSH struct {
-	mu      sync.RWMutex
-	bands   int
-	rows    int
-	buckets []map[uint64][]uint64
+	mu    sync.RWMutex
+	bands int
+	rows  int
+	// buckets[b] maps a band key to the first id stored under it, more[b] to the others
+	// (nil until a key has two). Nearly every key has one id: a map of ids instead of a
+	// map of id slices spares an allocation per band per signature and half the memory.
+	buckets []map[uint64]uint64
+	more    []map[uint64][]uint64
 	sigs    map[uint64]Signature
 }
 
@@ -402,11 +497,12 @@ func NewLSH(m *MinHasher) *LSH {
 	l := &LSH{
 		bands:   m.bands,
 		rows:    len(m.seeds) / m.bands,
-		buckets: make([]map[uint64][]uint64, m.bands),
+		buckets: make([]map[uint64]uint64, m.bands),
+		more:    make([]map[uint64][]uint64, m.bands),
 		sigs:    map[uint64]Signature{},
 	}
 	for i := range l.buckets {
-		l.buckets[i] = map[uint64][]uint64{}
+		l.buckets[i] = map[uint64]uint64{}
 	}
 	return l
 }
@@ -429,7 +525,7 @@ func (l *LSH) Reserve(n int) {
 	}
 	l.sigs = make(map[uint64]Signature, n)
 	for i := range l.buckets {
-		l.buckets[i] = make(map[uint64][]uint64, n)
+		l.buckets[i] = make(map[uint64]uint64, n)
 	}
 }
 
@@ -455,7 +551,14 @@ func (l *LSH) add(id uint64, sig Signature) error {
 	l.sigs[id] = sig
 	for b := range l.bands {
 		k := l.bandKey(sig, b)
-		l.buckets[b][k] = append(l.buckets[b][k], id)
+		if _, taken := l.buckets[b][k]; !taken {
+			l.buckets[b][k] = id
+			continue
+		}
+		if l.more[b] == nil {
+			l.more[b] = map[uint64][]uint64{}
+		}
+		l.more[b][k] = append(l.more[b][k], id)
 	}
 	return nil
 }
@@ -475,11 +578,20 @@ func (l *LSH) removeLocked(id uint64) bool {
 	delete(l.sigs, id)
 	for b := range l.bands {
 		k := l.bandKey(sig, b)
-		ids := slices.DeleteFunc(l.buckets[b][k], func(x uint64) bool { return x == id })
-		if len(ids) == 0 {
-			delete(l.buckets[b], k)
+		others := l.more[b][k] // nil when the key has one id or l.more[b] is nil
+		if first := l.buckets[b][k]; first == id {
+			if len(others) == 0 {
+				delete(l.buckets[b], k)
+				continue
+			}
+			l.buckets[b][k], others = others[0], others[1:]
 		} else {
-			l.buckets[b][k] = ids
+			others = slices.DeleteFunc(others, func(x uint64) bool { return x == id })
+		}
+		if len(others) == 0 {
+			delete(l.more[b], k)
+		} else {
+			l.more[b][k] = others
 		}
 	}
 	return true
@@ -506,7 +618,11 @@ func (l *LSH) Candidates(sig Signature) []uint64 {
 func (l *LSH) candidatesLocked(sig Signature) []uint64 {
 	var out []uint64
 	for b := range l.bands {
-		out = append(out, l.buckets[b][l.bandKey(sig, b)]...)
+		k := l.bandKey(sig, b)
+		if first, ok := l.buckets[b][k]; ok {
+			out = append(out, first)
+			out = append(out, l.more[b][k]...)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,6 +228,45 @@ func TestShingleSignatureMatchesSignatureOf(t *testing.T) {
 	}
 }
 
+// A signature of parts is the signature of the parts joined by a newline, bit for bit, for
+// every way of cutting a text into parts (an import hashes title and body without joining
+// them; stored signatures must not change).
+func TestShingleSignatureJoinedMatchesJoined(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(128, 1)
+	require.NoError(t, err)
+	g := newGenerator(9)
+	texts := [][]string{
+		{}, {""}, {"", ""}, {"title"}, {"Title", "body words here"}, {"", "body only"}, {"title only", ""},
+		{"Café", "\u0301crème brûlée"}, {"ends mid\xe2\x80", "\x9cword"}, {"a\n", "\nb"}, {"x y", "z", "w v u"},
+		{"HTTPServer x1", "y2_z3 — the end."},
+	}
+	for range 30 {
+		texts = append(texts, []string{g.doc(1).Fields[0].Text, g.doc(1).Fields[2].Text})
+	}
+	for _, parts := range texts {
+		for _, k := range []int{0, 1, 3, 5} {
+			assert.Equal(t, m.SignatureOf(WordShingles(strings.Join(parts, "\n"), k)), m.ShingleSignatureJoined(k, parts...), "%q k=%d", parts, k)
+		}
+	}
+}
+
+func FuzzShingleSignatureJoined(f *testing.F) {
+	f.Add("Title", "a body of words", 3)
+	f.Add("ends mid\xe2\x80", "\x9c\u0301word", 2)
+	m, err := NewMinHasher(64, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, title, body string, k int) {
+		k = k % 8
+		want := m.SignatureOf(WordShingles(title+"\n"+body, k))
+		if got := m.ShingleSignatureJoined(k, title, body); !slices.Equal(want, got) {
+			t.Fatalf("parts %q %q k=%d: %v != %v", title, body, k, got, want)
+		}
+	})
+}
+
 // The AVX-512 fold (when this machine has it) and the Go one agree exactly, on every length
 // of hash list and on values at the edges of the unsigned range.
 func TestMinMix512MatchesGeneric(t *testing.T) {
@@ -253,6 +293,60 @@ func TestMinMix512MatchesGeneric(t *testing.T) {
 			minMix512(direct, m.seeds, hashes)
 			require.Equal(t, want, direct, "%d hashes", n)
 		}
+	}
+}
+
+// The buckets (first id in one map, the others in a second) answer as a plain list per band
+// key would: random adds, re-adds and removes over signatures that collide on many bands,
+// checked against a brute-force scan after every step.
+func TestLSHBucketsMatchBruteForce(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(16, 8) // 8 bands of 2 rows
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	sigOf := func() Signature { // values from a tiny alphabet: band keys collide often
+		s := make(Signature, 16)
+		for i := range s {
+			s[i] = uint64(rng.IntN(3))
+		}
+		return s
+	}
+	lsh := NewLSH(m)
+	stored := map[uint64]Signature{}
+	brute := func(sig Signature) []uint64 {
+		var out []uint64
+		for id, s := range stored {
+			for b := range 8 {
+				if slices.Equal(s[2*b:2*b+2], sig[2*b:2*b+2]) {
+					out = append(out, id)
+					break
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for step := range 3000 {
+		id := uint64(rng.IntN(40))
+		if rng.IntN(3) == 0 {
+			_, had := stored[id]
+			assert.Equal(t, had, lsh.Remove(id), "step %d remove %d", step, id)
+			delete(stored, id)
+		} else {
+			sig := sigOf()
+			require.NoError(t, lsh.Add(id, sig))
+			stored[id] = sig
+		}
+		q := sigOf()
+		assert.Equal(t, brute(q), lsh.Candidates(q), "step %d", step)
+		assert.Equal(t, len(stored), lsh.Len())
+	}
+	for id := range stored {
+		assert.True(t, lsh.Remove(id))
+	}
+	for b := range 8 {
+		assert.Empty(t, lsh.buckets[b], "band %d keeps keys of removed ids", b)
+		assert.Empty(t, lsh.more[b], "band %d keeps keys of removed ids", b)
 	}
 }
 
@@ -286,45 +380,42 @@ func TestLSHReserveAndAddSharedMatchAdd(t *testing.T) {
 	assert.NotContains(t, shared.Candidates(sigs[3]), uint64(3))
 }
 
-// wordsByEachWord is appendWords' reference: eachWord's words, back to back.
-func wordsByEachWord(s string) ([]byte, []int) {
-	var text []byte
-	var ends []int
-	eachWord(s, func(w []byte) {
-		text = append(text, w...)
-		ends = append(ends, len(text))
-	})
-	return text, ends
+// checkShingles compares ShingleSignature (one pass, words hashed as they are found) with
+// its definition, SignatureOf(WordShingles(s, k)) (eachWord's words, joined and hashed).
+func checkShingles(t *testing.T, m *MinHasher, s string) {
+	t.Helper()
+	for _, k := range []int{1, 2, 3, 4} {
+		if want, got := m.SignatureOf(WordShingles(s, k)), m.ShingleSignature(s, k); !slices.Equal(want, got) {
+			t.Fatalf("%q k=%d: ShingleSignature differs from SignatureOf(WordShingles)", s, k)
+		}
+	}
 }
 
-func checkAppendWords(t *testing.T, s string) {
-	wantText, wantEnds := wordsByEachWord(s)
-	text, ends := appendWords(nil, nil, s)
-	assert.Equal(t, string(wantText), string(text), "%q", s)
-	assert.Equal(t, wantEnds, ends, "%q", s)
-	// Appending after earlier words keeps them and offsets the ends.
-	text, ends = appendWords([]byte("prev"), []int{4}, s)
-	assert.Equal(t, "prev"+string(wantText), string(text))
-	assert.Len(t, ends, 1+len(wantEnds))
-}
-
-func TestAppendWordsSplitsAsEachWord(t *testing.T) {
+func TestShingleSignatureSplitsAsEachWord(t *testing.T) {
 	t.Parallel()
+	m, err := NewMinHasher(64, 1)
+	require.NoError(t, err)
 	for _, s := range []string{
 		"", " ", "word", "Hello, World! snake_case CamelCase x2 42",
 		"Café crème brûlée ÆSIR straße", "e\u0301te\u0301 nai\u0308ve", "日本語 テキスト",
-		"bad \xff\xfe bytes\xc3", "tab\tnew\nline--dash", "ΑΒΓ Ωmega",
+		"bad \xff\xfe bytes\xc3", "tab\tnew\nline--dash", "ΑΒΓ Ωmega", "a b", "a b c", "a b c d",
+		"\u0301 lead mark", "Ǆ titlecase ǅ", "ĳssel Œuvre þorn",
 	} {
-		checkAppendWords(t, s)
+		checkShingles(t, m, s)
 	}
 	g := newGenerator(11)
 	var b strings.Builder
 	g.text(&b, 3000)
-	checkAppendWords(t, b.String())
+	checkShingles(t, m, b.String())
 }
 
-func FuzzAppendWords(f *testing.F) {
+func FuzzShingleSignature(f *testing.F) {
 	f.Add("Hello, World! snake_case Café e\u0301")
 	f.Add("bad \xff bytes")
-	f.Fuzz(func(t *testing.T, s string) { checkAppendWords(t, s) })
+	f.Add("one two")
+	m, err := NewMinHasher(64, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkShingles(t, m, s) })
 }

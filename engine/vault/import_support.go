@@ -124,6 +124,11 @@ type ImportTx struct {
 	pending map[edgeKey]uint64  // edges added in this transaction
 	byNode  map[uint64][]uint64 // node → edges added in this transaction
 	pendIDs map[uint64]bool     // ids of those edges
+
+	// late holds the tag and core entries of the chunked import's earlier steps (nil: not
+	// a step of one); deferLate sends this transaction's to it too (a Step).
+	late      *lateIndex
+	deferLate bool
 }
 
 type edgeKey struct {
@@ -191,6 +196,8 @@ type ImportSteps struct {
 	plan      *textindex.Plan
 	planErr   error
 	committed bool
+	// late holds the tag and core index entries of the Steps, for the first IndexStep.
+	late lateIndex
 }
 
 // WithImportSteps runs fn with the vault's write lock held throughout, so no other write
@@ -224,7 +231,12 @@ func (v *Vault) WithImportSteps(ctx context.Context, fn func(s *ImportSteps) err
 // it.
 func (s *ImportSteps) Step(fn func(t *ImportTx) error) error {
 	sink := &textindex.Batch{}
-	if err := s.run(fn, sink); err != nil {
+	step := func(t *ImportTx) error {
+		t.deferLate = true
+		t.batch.late = &s.late
+		return fn(t)
+	}
+	if err := s.run(step, sink); err != nil {
 		return err
 	}
 	if s.planErr == nil {
@@ -252,6 +264,10 @@ func (s *ImportSteps) IndexStep(budget int, fn func(t *ImportTx, done bool) erro
 		if err != nil {
 			return err
 		}
+		// The steps' tag and core entries, once (see lateIndex).
+		if err := s.late.flush(t.tx); err != nil {
+			return err
+		}
 		appendMostly(st.terms, st.postings)
 		if done, err = s.plan.Step(st, budget); err != nil {
 			return fmt.Errorf("full-text index: %w", err)
@@ -263,6 +279,7 @@ func (s *ImportSteps) IndexStep(budget int, fn func(t *ImportTx, done bool) erro
 		s.planErr = fmt.Errorf("full-text index: an earlier range failed: %w", err)
 		return false, err
 	}
+	s.late.reset()
 	return done, nil
 }
 
@@ -277,7 +294,10 @@ func (s *ImportSteps) Unindexed(fn func(t *ImportTx) error) error {
 
 func (s *ImportSteps) run(fn func(t *ImportTx) error, sink *textindex.Batch) error {
 	ws, err := s.v.updateLocked("import", func(tx *bolt.Tx, ws *writeSet) error {
-		return s.v.importTx(tx, ws, sink, fn)
+		return s.v.importTx(tx, ws, sink, func(t *ImportTx) error {
+			t.late = &s.late
+			return fn(t)
+		})
 	})
 	if err != nil {
 		return err
@@ -343,6 +363,9 @@ func (t *ImportTx) Reserve(n int) error {
 
 func (t *ImportTx) reset() {
 	t.batch = &ixBatch{ftsSink: t.sink}
+	if t.deferLate {
+		t.batch.late = t.late
+	}
 	t.fresh = map[uint64]bool{}
 	t.pending = map[edgeKey]uint64{}
 	t.byNode = map[uint64][]uint64{}
@@ -358,8 +381,17 @@ func (t *ImportTx) flush() error {
 	return nil
 }
 
-// settle flushes when id (a node) or edge has deferred index entries.
+// settle flushes when id (a node) or edge has deferred index entries (the late ones of a
+// chunked import's earlier steps included: they are written in this transaction).
 func (t *ImportTx) settle(node, edge uint64) error {
+	if node != 0 && t.late != nil && t.late.holds(node) {
+		if err := t.late.flush(t.tx); err != nil {
+			return err
+		}
+		// Forgotten now: when this transaction fails, the import it belongs to is rolled
+		// back (its nodes go, whatever their entries).
+		t.late.reset()
+	}
 	if (node != 0 && (t.fresh[node] || len(t.byNode[node]) > 0 || t.batch.fts.Has(node))) || (edge != 0 && t.pendIDs[edge]) {
 		return t.flush()
 	}

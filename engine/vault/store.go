@@ -295,6 +295,9 @@ type ixBatch struct {
 	// importJournaled: their keys are hashes, so a chunk's entries are spread over the
 	// whole core range and every chunk would rewrite all its pages).
 	coreSink *coreBatch
+	// late, when set, receives the tag and core entries instead of this batch (see
+	// lateIndex: a chunked import writes them once, at its first IndexStep).
+	late *lateIndex
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -312,6 +315,9 @@ func ixKey(ix storage.Index, value string, id uint64) []byte {
 // not every entry.
 func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
 	if b.coreSink != nil && ix.Name == ixCore.Name && b.coreSink.add(value, id) {
+		return
+	}
+	if b.late != nil && b.late.add(ix, value, id) {
 		return
 	}
 	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
