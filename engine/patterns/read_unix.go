@@ -3,6 +3,7 @@
 package patterns
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -41,7 +42,7 @@ func (o *opener) readFast(name string, maxSize int64) (data []byte, ok bool, err
 	var fd int
 	for {
 		fd, err = unix.Openat(o.dirFd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
+		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 	}
@@ -54,7 +55,7 @@ func (o *opener) readFast(name string, maxSize int64) (data []byte, ok bool, err
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, false, nil
 	}
-	if mode := fileMode(uint32(st.Mode)); !mode.IsRegular() {
+	if mode := fileMode(uint32(st.Mode)); !mode.IsRegular() { //nolint:unconvert // uint16 on macOS
 		return nil, true, &ParseError{Err: ErrNotRegular, Detail: modeName(mode)}
 	}
 	if st.Size > maxSize {
@@ -97,7 +98,7 @@ func (r fdReader) Read(p []byte) (int, error) {
 	for {
 		n, err := unix.Read(int(r), p)
 		switch {
-		case err == unix.EINTR:
+		case errors.Is(err, unix.EINTR):
 			continue
 		case err != nil:
 			return 0, err
