@@ -39,6 +39,10 @@ type fileRecord struct {
 	// Sig is the MinHash signature of the file, 8 bytes per hash, big-endian.
 	Sig   []byte `json:"sig,omitempty"`
 	Batch uint64 `json:"batch"`
+	// sig, for a record being written whose Sig is empty, is the signature stored as Sig
+	// (marshalFileRecord encodes it straight into the record: no 1 KB copy per file). It is
+	// shared with the plan that computed it, which never changes it.
+	sig textindex.Signature
 }
 
 func (r *fileRecord) clone() *fileRecord {
@@ -249,9 +253,14 @@ func appendFileRecord(b []byte, r *fileRecord) []byte {
 		b = append(b, `,"nextEdge":`...)
 		b = strconv.AppendUint(b, r.NextEdge, 10)
 	}
-	if len(r.Sig) > 0 {
+	switch {
+	case len(r.Sig) > 0:
 		b = append(b, `,"sig":"`...)
 		b = base64.StdEncoding.AppendEncode(b, r.Sig)
+		b = append(b, '"')
+	case len(r.sig) > 0:
+		b = append(b, `,"sig":"`...)
+		b = appendSigBase64(b, r.sig)
 		b = append(b, '"')
 	}
 	b = append(b, `,"batch":`...)
@@ -263,7 +272,7 @@ func appendFileRecord(b []byte, r *fileRecord) []byte {
 // the numbers' digits).
 func fileRecordSize(r *fileRecord) int {
 	size := 2 + 120 + 5*20 + len(r.User) + len(r.Source) + len(r.Root) + len(r.Hash) + len(r.Category) +
-		base64.StdEncoding.EncodedLen(len(r.Sig))
+		base64.StdEncoding.EncodedLen(len(r.Sig)+8*len(r.sig))
 	for a := range r.Sections {
 		size += len(a) + 4 + 20
 	}
@@ -486,6 +495,28 @@ func userFileHeads(tx *bolt.Tx, user string) []*fileRecord {
 		out = append(out, &fileRecord{User: h.User, Source: h.Source, NodeID: h.NodeID, Category: h.Category, NextEdge: h.NextEdge})
 	}
 	return out
+}
+
+// appendSigBase64 writes the base64 (standard, padded) of encodeSig(sig): three hashes (24
+// bytes, 32 characters) at a time, so only the last piece is padded.
+func appendSigBase64(b []byte, sig textindex.Signature) []byte {
+	var buf [24]byte
+	i := 0
+	for ; i+3 <= len(sig); i += 3 {
+		binary.BigEndian.PutUint64(buf[0:], sig[i])
+		binary.BigEndian.PutUint64(buf[8:], sig[i+1])
+		binary.BigEndian.PutUint64(buf[16:], sig[i+2])
+		b = base64.StdEncoding.AppendEncode(b, buf[:])
+	}
+	n := 0
+	for ; i < len(sig); i++ {
+		binary.BigEndian.PutUint64(buf[n:], sig[i])
+		n += 8
+	}
+	if n > 0 {
+		b = base64.StdEncoding.AppendEncode(b, buf[:n])
+	}
+	return b
 }
 
 func encodeSig(sig textindex.Signature) []byte {
