@@ -481,10 +481,14 @@ type Match struct {
 // LSH is a banded locality-sensitive hash over MinHash signatures: two signatures that agree
 // on every row of at least one band are candidates. It is safe for concurrent use.
 type LSH struct {
-	mu      sync.RWMutex
-	bands   int
-	rows    int
-	buckets []map[uint64][]uint64
+	mu    sync.RWMutex
+	bands int
+	rows  int
+	// buckets[b] maps a band key to the first id stored under it, more[b] to the others
+	// (nil until a key has two). Nearly every key has one id: a map of ids instead of a
+	// map of id slices spares an allocation per band per signature and half the memory.
+	buckets []map[uint64]uint64
+	more    []map[uint64][]uint64
 	sigs    map[uint64]Signature
 }
 
@@ -493,11 +497,12 @@ func NewLSH(m *MinHasher) *LSH {
 	l := &LSH{
 		bands:   m.bands,
 		rows:    len(m.seeds) / m.bands,
-		buckets: make([]map[uint64][]uint64, m.bands),
+		buckets: make([]map[uint64]uint64, m.bands),
+		more:    make([]map[uint64][]uint64, m.bands),
 		sigs:    map[uint64]Signature{},
 	}
 	for i := range l.buckets {
-		l.buckets[i] = map[uint64][]uint64{}
+		l.buckets[i] = map[uint64]uint64{}
 	}
 	return l
 }
@@ -520,7 +525,7 @@ func (l *LSH) Reserve(n int) {
 	}
 	l.sigs = make(map[uint64]Signature, n)
 	for i := range l.buckets {
-		l.buckets[i] = make(map[uint64][]uint64, n)
+		l.buckets[i] = make(map[uint64]uint64, n)
 	}
 }
 
@@ -546,7 +551,14 @@ func (l *LSH) add(id uint64, sig Signature) error {
 	l.sigs[id] = sig
 	for b := range l.bands {
 		k := l.bandKey(sig, b)
-		l.buckets[b][k] = append(l.buckets[b][k], id)
+		if _, taken := l.buckets[b][k]; !taken {
+			l.buckets[b][k] = id
+			continue
+		}
+		if l.more[b] == nil {
+			l.more[b] = map[uint64][]uint64{}
+		}
+		l.more[b][k] = append(l.more[b][k], id)
 	}
 	return nil
 }
@@ -566,11 +578,20 @@ func (l *LSH) removeLocked(id uint64) bool {
 	delete(l.sigs, id)
 	for b := range l.bands {
 		k := l.bandKey(sig, b)
-		ids := slices.DeleteFunc(l.buckets[b][k], func(x uint64) bool { return x == id })
-		if len(ids) == 0 {
-			delete(l.buckets[b], k)
+		others := l.more[b][k] // nil when the key has one id or l.more[b] is nil
+		if first := l.buckets[b][k]; first == id {
+			if len(others) == 0 {
+				delete(l.buckets[b], k)
+				continue
+			}
+			l.buckets[b][k], others = others[0], others[1:]
 		} else {
-			l.buckets[b][k] = ids
+			others = slices.DeleteFunc(others, func(x uint64) bool { return x == id })
+		}
+		if len(others) == 0 {
+			delete(l.more[b], k)
+		} else {
+			l.more[b][k] = others
 		}
 	}
 	return true
@@ -597,7 +618,11 @@ func (l *LSH) Candidates(sig Signature) []uint64 {
 func (l *LSH) candidatesLocked(sig Signature) []uint64 {
 	var out []uint64
 	for b := range l.bands {
-		out = append(out, l.buckets[b][l.bandKey(sig, b)]...)
+		k := l.bandKey(sig, b)
+		if first, ok := l.buckets[b][k]; ok {
+			out = append(out, first)
+			out = append(out, l.more[b][k]...)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

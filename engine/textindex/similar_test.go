@@ -296,6 +296,60 @@ func TestMinMix512MatchesGeneric(t *testing.T) {
 	}
 }
 
+// The buckets (first id in one map, the others in a second) answer as a plain list per band
+// key would: random adds, re-adds and removes over signatures that collide on many bands,
+// checked against a brute-force scan after every step.
+func TestLSHBucketsMatchBruteForce(t *testing.T) {
+	t.Parallel()
+	m, err := NewMinHasher(16, 8) // 8 bands of 2 rows
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	sigOf := func() Signature { // values from a tiny alphabet: band keys collide often
+		s := make(Signature, 16)
+		for i := range s {
+			s[i] = uint64(rng.IntN(3))
+		}
+		return s
+	}
+	lsh := NewLSH(m)
+	stored := map[uint64]Signature{}
+	brute := func(sig Signature) []uint64 {
+		var out []uint64
+		for id, s := range stored {
+			for b := range 8 {
+				if slices.Equal(s[2*b:2*b+2], sig[2*b:2*b+2]) {
+					out = append(out, id)
+					break
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for step := range 3000 {
+		id := uint64(rng.IntN(40))
+		if rng.IntN(3) == 0 {
+			_, had := stored[id]
+			assert.Equal(t, had, lsh.Remove(id), "step %d remove %d", step, id)
+			delete(stored, id)
+		} else {
+			sig := sigOf()
+			require.NoError(t, lsh.Add(id, sig))
+			stored[id] = sig
+		}
+		q := sigOf()
+		assert.Equal(t, brute(q), lsh.Candidates(q), "step %d", step)
+		assert.Equal(t, len(stored), lsh.Len())
+	}
+	for id := range stored {
+		assert.True(t, lsh.Remove(id))
+	}
+	for b := range 8 {
+		assert.Empty(t, lsh.buckets[b], "band %d keeps keys of removed ids", b)
+		assert.Empty(t, lsh.more[b], "band %d keeps keys of removed ids", b)
+	}
+}
+
 // An LSH filled with AddShared after Reserve answers exactly as one filled with Add.
 func TestLSHReserveAndAddSharedMatchAdd(t *testing.T) {
 	t.Parallel()
