@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/patterns"
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/storage"
 )
@@ -509,7 +510,7 @@ type writer interface {
 	edge(id uint64) (vault.Edge, bool)
 	edgesOf(id uint64) []vault.Edge
 	nextBatchID() (uint64, error)
-	putFile(key []byte, rec *fileRecord) error
+	putFile(key []byte, rec *fileRecord, sig textindex.Signature) error
 	putBatch(b *Batch) error
 	deleteBatch(id uint64) error
 	dry() bool
@@ -526,6 +527,9 @@ type exec struct {
 	// orig holds the records before the batch (nil: none), pending the records after it.
 	orig      map[string]*fileRecord
 	pending   map[string]*fileRecord
+	// sigs holds the signature of each pending record of a file this batch writes, stored as
+	// its Sig (see marshalFileRecord).
+	sigs      map[string]textindex.Signature
 	cats      map[string]bool
 	addedEdge map[uint64]bool
 	reports   map[int][]NodeReport // doc index → file report then section reports
@@ -552,7 +556,7 @@ type exec struct {
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
 	return &exec{
 		im: im, p: p, o: o, w: w, res: res,
-		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{},
+		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{}, sigs: map[string]textindex.Signature{},
 		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
 		filed: map[string]bool{},
 	}
@@ -639,7 +643,7 @@ func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
 	for _, k := range keys {
 		rec := x.pending[k]
 		rec.Batch = x.batch.ID
-		if err := x.w.putFile([]byte(k), rec); err != nil {
+		if err := x.w.putFile([]byte(k), rec, x.sigs[k]); err != nil {
 			return err
 		}
 		if !x.filed[k] {
@@ -647,6 +651,7 @@ func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
 			x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
 		}
 		delete(x.pending, k)
+		delete(x.sigs, k)
 	}
 	return nil
 }
@@ -866,7 +871,7 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 	}
 	rec := &fileRecord{
 		User: x.o.User, Source: doc.SourceFile, Root: x.p.Label, Hash: doc.ContentHash,
-		NodeID: n.ID, Category: doc.Category, sig: x.p.sigs[i],
+		NodeID: n.ID, Category: doc.Category,
 	}
 	key := string(fileKey(x.o.User, doc.SourceFile))
 	x.orig[key] = d.rec
@@ -875,6 +880,7 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 		x.cats[d.rec.Category] = true
 	}
 	x.pending[key] = rec
+	x.sigs[key] = x.p.sigs[i]
 	x.cats[doc.Category] = true
 	if effectiveSplit(x.o, doc) {
 		rec.Split = true
@@ -979,7 +985,8 @@ func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
 	x.cats[d.rec.Category] = true
 	x.cats[doc.Category] = true
 	rec.Root, rec.Hash, rec.Category = x.p.Label, doc.ContentHash, doc.Category
-	rec.Sig, rec.sig = nil, x.p.sigs[i]
+	rec.Sig = nil
+	x.sigs[key] = x.p.sigs[i]
 	rec.Split = effectiveSplit(x.o, doc)
 
 	old := rec.Sections
@@ -1299,7 +1306,7 @@ func (w *dryWriter) edgesOf(id uint64) []vault.Edge {
 }
 
 func (w *dryWriter) nextBatchID() (uint64, error)      { return 0, nil }
-func (w *dryWriter) putFile([]byte, *fileRecord) error { return nil }
+func (w *dryWriter) putFile([]byte, *fileRecord, textindex.Signature) error { return nil }
 func (w *dryWriter) putBatch(*Batch) error             { return nil }
 func (w *dryWriter) deleteBatch(uint64) error          { return nil }
 
@@ -1334,12 +1341,12 @@ func (w *txWriter) nextBatchID() (uint64, error) {
 	return storage.NextID(b)
 }
 
-func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
+func (w *txWriter) putFile(key []byte, rec *fileRecord, sig textindex.Signature) error {
 	b := w.t.Bolt().Bucket(storage.BucketImportFiles)
 	if b == nil {
 		return fmt.Errorf("import_files bucket missing: %w", storage.ErrCorrupt)
 	}
-	return putFile(b, key, rec)
+	return putFile(b, key, rec, sig)
 }
 
 func (w *txWriter) putBatch(bt *Batch) error {
