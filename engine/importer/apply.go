@@ -525,8 +525,8 @@ type exec struct {
 	res   *Result
 	batch Batch
 	// orig holds the records before the batch (nil: none), pending the records after it.
-	orig      map[string]*fileRecord
-	pending   map[string]*fileRecord
+	orig    map[string]*fileRecord
+	pending map[string]*fileRecord
 	// sigs holds the signature of each pending record of a file this batch writes, stored as
 	// its Sig (see marshalFileRecord).
 	sigs      map[string]textindex.Signature
@@ -1305,10 +1305,10 @@ func (w *dryWriter) edgesOf(id uint64) []vault.Edge {
 	return out
 }
 
-func (w *dryWriter) nextBatchID() (uint64, error)      { return 0, nil }
+func (w *dryWriter) nextBatchID() (uint64, error)                           { return 0, nil }
 func (w *dryWriter) putFile([]byte, *fileRecord, textindex.Signature) error { return nil }
-func (w *dryWriter) putBatch(*Batch) error             { return nil }
-func (w *dryWriter) deleteBatch(uint64) error          { return nil }
+func (w *dryWriter) putBatch(*Batch) error                                  { return nil }
+func (w *dryWriter) deleteBatch(uint64) error                               { return nil }
 
 // txWriter writes through the vault's import transaction.
 type txWriter struct{ t *vault.ImportTx }
