@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/patterns"
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/storage"
 )
@@ -157,6 +158,9 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 			})
 		}
 		bounds = append([]int{0}, bounds...)
+		if !im.cfg.threadAtEnd {
+			x.planEarly(ds)
+		}
 		for c := range bounds {
 			first, last := c == 0, c == len(bounds)-1
 			from, to := bounds[c], len(ds)
@@ -177,6 +181,9 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 					return err
 				}
 				if !last {
+					if err := x.threadReady(to); err != nil {
+						return err
+					}
 					return x.checkpoint()
 				}
 				return x.threadStep()
@@ -503,7 +510,7 @@ type writer interface {
 	edge(id uint64) (vault.Edge, bool)
 	edgesOf(id uint64) []vault.Edge
 	nextBatchID() (uint64, error)
-	putFile(key []byte, rec *fileRecord) error
+	putFile(key []byte, rec *fileRecord, sig textindex.Signature) error
 	putBatch(b *Batch) error
 	deleteBatch(id uint64) error
 	dry() bool
@@ -518,8 +525,11 @@ type exec struct {
 	res   *Result
 	batch Batch
 	// orig holds the records before the batch (nil: none), pending the records after it.
-	orig      map[string]*fileRecord
-	pending   map[string]*fileRecord
+	orig    map[string]*fileRecord
+	pending map[string]*fileRecord
+	// sigs holds the signature of each pending record of a file this batch writes, stored as
+	// its Sig (see marshalFileRecord).
+	sigs      map[string]textindex.Signature
 	cats      map[string]bool
 	addedEdge map[uint64]bool
 	reports   map[int][]NodeReport // doc index → file report then section reports
@@ -534,12 +544,19 @@ type exec struct {
 	// chunked import (threadStep).
 	heads  map[string]*fileRecord
 	groups [][]string
+	// early, when set, threads the category chains chunk by chunk (planEarly): order lists
+	// every category the import may touch, sorted, next is the first of them not threaded
+	// yet, and last[c] is the index of the last decision that may touch c.
+	early bool
+	order []string
+	next  int
+	last  map[string]int
 }
 
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
 	return &exec{
 		im: im, p: p, o: o, w: w, res: res,
-		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{},
+		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{}, sigs: map[string]textindex.Signature{},
 		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
 		filed: map[string]bool{},
 	}
@@ -626,7 +643,7 @@ func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
 	for _, k := range keys {
 		rec := x.pending[k]
 		rec.Batch = x.batch.ID
-		if err := x.w.putFile([]byte(k), rec); err != nil {
+		if err := x.w.putFile([]byte(k), rec, x.sigs[k]); err != nil {
 			return err
 		}
 		if !x.filed[k] {
@@ -634,6 +651,7 @@ func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
 			x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
 		}
 		delete(x.pending, k)
+		delete(x.sigs, k)
 	}
 	return nil
 }
@@ -646,6 +664,79 @@ func (x *exec) checkpoint() error {
 	x.batch.Pending = true
 	x.stored = true
 	return x.w.putBatch(&x.batch)
+}
+
+// planEarly lets a chunked import thread each category chain, and write the file records of
+// the category, in the transaction that writes the category's last file (threadReady),
+// rather than holding every record (and its 1 KB signature) for transactions of their own
+// after the last chunk. Categories are threaded in their sorted order, each once, as in one
+// transaction, so the chain edges get the same ids; a category waits for every category
+// before it. Not when the writes themselves add or remove edges (section nodes: split mode,
+// or an updated file that had sections): their edge ids and the batch record's edge lists
+// would then interleave with the chains' differently than in one transaction.
+func (x *exec) planEarly(ds []decision) {
+	if x.o.Split {
+		return
+	}
+	docs := x.p.Scan.Docs
+	last := map[string]int{}
+	for i, d := range ds {
+		if d.action != ActionNew && d.action != ActionUpdated {
+			continue
+		}
+		if d.rec != nil {
+			if len(d.rec.Sections) > 0 {
+				return
+			}
+			last[d.rec.Category] = i
+		}
+		last[docs[i].Category] = i
+	}
+	x.early, x.last = true, last
+	x.order = make([]string, 0, len(last))
+	for c := range last {
+		x.order = append(x.order, c)
+	}
+	sort.Strings(x.order)
+}
+
+// threadReady ends a chunk of an import that threads early (planEarly), whose decisions
+// before to are written: it threads the next categories in order that no later decision
+// touches, and writes their file records, noted in the pending batch record of the same
+// transaction (checkpoint).
+func (x *exec) threadReady(to int) error {
+	if !x.early {
+		return nil
+	}
+	var cats []string
+	for ; x.next < len(x.order) && x.last[x.order[x.next]] < to; x.next++ {
+		if c := x.order[x.next]; x.cats[c] {
+			cats = append(cats, c)
+		}
+	}
+	if len(cats) == 0 {
+		return nil
+	}
+	return x.threadCats(cats)
+}
+
+// threadCats threads the chains of cats (in order) and writes their pending file records;
+// the categories are done: later calls neither thread nor read them again.
+func (x *exec) threadCats(cats []string) error {
+	if err := x.rethreadCats(cats); err != nil {
+		return err
+	}
+	in := make(map[string]bool, len(cats))
+	for _, c := range cats {
+		in[c] = true
+		delete(x.cats, c)
+	}
+	for k, r := range x.heads {
+		if in[r.Category] {
+			delete(x.heads, k) // written: its signature need not stay in memory
+		}
+	}
+	return x.putPendingIf(func(r *fileRecord) bool { return in[r.Category] })
 }
 
 // threadBudget bounds the file records one transaction of a chunked import's threading
@@ -673,15 +764,7 @@ func (x *exec) threadStep() error {
 	}
 	g := x.groups[0]
 	x.groups = x.groups[1:]
-	if err := x.rethreadCats(g); err != nil {
-		return err
-	}
-	in := make(map[string]bool, len(g))
-	for _, c := range g {
-		in[c] = true
-		delete(x.cats, c)
-	}
-	if err := x.putPendingIf(func(r *fileRecord) bool { return in[r.Category] }); err != nil {
+	if err := x.threadCats(g); err != nil {
 		return err
 	}
 	return x.checkpoint()
@@ -788,7 +871,7 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 	}
 	rec := &fileRecord{
 		User: x.o.User, Source: doc.SourceFile, Root: x.p.Label, Hash: doc.ContentHash,
-		NodeID: n.ID, Category: doc.Category, Sig: encodeSig(x.p.sigs[i]),
+		NodeID: n.ID, Category: doc.Category,
 	}
 	key := string(fileKey(x.o.User, doc.SourceFile))
 	x.orig[key] = d.rec
@@ -797,6 +880,7 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 		x.cats[d.rec.Category] = true
 	}
 	x.pending[key] = rec
+	x.sigs[key] = x.p.sigs[i]
 	x.cats[doc.Category] = true
 	if effectiveSplit(x.o, doc) {
 		rec.Split = true
@@ -901,7 +985,8 @@ func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
 	x.cats[d.rec.Category] = true
 	x.cats[doc.Category] = true
 	rec.Root, rec.Hash, rec.Category = x.p.Label, doc.ContentHash, doc.Category
-	rec.Sig = encodeSig(x.p.sigs[i])
+	rec.Sig = nil
+	x.sigs[key] = x.p.sigs[i]
 	rec.Split = effectiveSplit(x.o, doc)
 
 	old := rec.Sections
@@ -1013,9 +1098,10 @@ func (x *exec) rethread() error {
 	return x.rethreadCats(x.sortedCats())
 }
 
-// rethreadCats is rethread for the categories cats, in that order. The records are read
-// once per import: a later call (the next group of a chunked import) threads other
-// categories, whose records the earlier calls did not change.
+// rethreadCats is rethread for the categories cats, in that order. The stored records are
+// read once per import: a later call (the next group of a chunked import, or the next chunk
+// when it threads early) threads other categories, whose records the earlier calls did not
+// change; the records pending since the last call are added.
 func (x *exec) rethreadCats(cats []string) error {
 	var err error
 	if x.heads == nil {
@@ -1023,9 +1109,9 @@ func (x *exec) rethreadCats(cats []string) error {
 		for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
 			x.heads[string(fileKey(r.User, r.Source))] = r
 		}
-		for k, r := range x.pending {
-			x.heads[k] = r
-		}
+	}
+	for k, r := range x.pending {
+		x.heads[k] = r
 	}
 	byKey := x.heads
 	for _, cat := range cats {
@@ -1219,10 +1305,10 @@ func (w *dryWriter) edgesOf(id uint64) []vault.Edge {
 	return out
 }
 
-func (w *dryWriter) nextBatchID() (uint64, error)      { return 0, nil }
-func (w *dryWriter) putFile([]byte, *fileRecord) error { return nil }
-func (w *dryWriter) putBatch(*Batch) error             { return nil }
-func (w *dryWriter) deleteBatch(uint64) error          { return nil }
+func (w *dryWriter) nextBatchID() (uint64, error)                           { return 0, nil }
+func (w *dryWriter) putFile([]byte, *fileRecord, textindex.Signature) error { return nil }
+func (w *dryWriter) putBatch(*Batch) error                                  { return nil }
+func (w *dryWriter) deleteBatch(uint64) error                               { return nil }
 
 // txWriter writes through the vault's import transaction.
 type txWriter struct{ t *vault.ImportTx }
@@ -1255,12 +1341,12 @@ func (w *txWriter) nextBatchID() (uint64, error) {
 	return storage.NextID(b)
 }
 
-func (w *txWriter) putFile(key []byte, rec *fileRecord) error {
+func (w *txWriter) putFile(key []byte, rec *fileRecord, sig textindex.Signature) error {
 	b := w.t.Bolt().Bucket(storage.BucketImportFiles)
 	if b == nil {
 		return fmt.Errorf("import_files bucket missing: %w", storage.ErrCorrupt)
 	}
-	return putFile(b, key, rec)
+	return putFile(b, key, rec, sig)
 }
 
 func (w *txWriter) putBatch(bt *Batch) error {

@@ -432,6 +432,7 @@ func TestChunkedImportThreadsTheChainsInSeveralTransactions(t *testing.T) {
 	var txs int
 	counted := newChunkEnv(t, vault.TierPremium, 20, func(int) error { txs++; return nil })
 	counted.im.cfg.threadBudget = 10
+	counted.im.cfg.threadAtEnd = true // the chains wait for the last chunk
 	got, err := counted.im.Import(ctx, DirSource(lib), Options{})
 	require.NoError(t, err)
 	sameResult(t, want, got)
@@ -448,6 +449,7 @@ func TestChunkedImportThreadsTheChainsInSeveralTransactions(t *testing.T) {
 				return nil
 			})
 			e.im.cfg.threadBudget = 10
+			e.im.cfg.threadAtEnd = true
 			beforeDump := e.nodeDump(t)
 			_, err := e.im.Import(ctx, DirSource(lib), Options{})
 			require.ErrorIs(t, err, errSimulatedCrash)
@@ -493,10 +495,82 @@ func TestChunkedImportThreadsTheChainsInSeveralTransactions(t *testing.T) {
 			return nil
 		})
 		e.im.cfg.threadBudget = 10
+		e.im.cfg.threadAtEnd = true
 		before, beforeDump := e.recordsSeq(t, false), e.nodeDump(t)
 		_, err := e.im.Import(ctx, DirSource(lib), Options{})
 		require.ErrorIs(t, err, boom)
 		assert.Equal(t, before, e.recordsSeq(t, false), "the committed transactions were rolled back, the batch record too")
 		assert.Equal(t, beforeDump, e.nodeDump(t))
 	})
+}
+
+// TestChunkedImportThreadsEachChainWithItsLastChunk: without sections, a chunked import
+// threads a category's chain and writes its file records in the transaction that writes the
+// category's last file: no transactions of their own, the same records as one transaction,
+// and an import interrupted after a chunk is undone exactly (its records included).
+func TestChunkedImportThreadsEachChainWithItsLastChunk(t *testing.T) {
+	t.Parallel()
+	// Six categories of ten files, one folder each (genLib spreads its categories over
+	// the whole library: none is complete before the last chunk).
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("%02d-cat%d/p%02d.md", i/10, i/10, i)] = pattern(fmt.Sprintf("Pattern %d of %d", i, i/10),
+			fmt.Sprintf("Pattern number %d explains thumio case %d with words %s.", i, i*7, strings.Repeat("crithefound ", i%5+1)))
+	}
+	lib := writeLib(t, files)
+	one := newChunkEnv(t, vault.TierPremium, 0, nil)
+	want, err := one.im.Import(ctx, DirSource(lib), Options{})
+	require.NoError(t, err)
+
+	var txs int
+	counted := newChunkEnv(t, vault.TierPremium, 20, func(int) error { txs++; return nil })
+	got, err := counted.im.Import(ctx, DirSource(lib), Options{})
+	require.NoError(t, err)
+	sameResult(t, want, got)
+	assert.Equal(t, one.records(t), counted.records(t), "same nodes, edges, batch and file records")
+	assert.Equal(t, one.index(t), counted.index(t))
+	require.Equal(t, 60, got.Loaded)
+	assert.Equal(t, 3+1, txs, "three chunks and the index: the chains took no transaction of their own")
+
+	for _, crash := range []int{0, 1} {
+		t.Run(fmt.Sprintf("crash after chunk %d", crash), func(t *testing.T) {
+			t.Parallel()
+			e := newChunkEnv(t, vault.TierPremium, 20, func(c int) error {
+				if c == crash {
+					return errSimulatedCrash
+				}
+				return nil
+			})
+			beforeDump, beforeIx := e.nodeDump(t), e.indexOf(t, storage.BucketVaultIndex)
+			_, err := e.im.Import(ctx, DirSource(lib), Options{})
+			require.ErrorIs(t, err, errSimulatedCrash)
+			records := func() int {
+				n := 0
+				require.NoError(t, e.db.View(func(tx *bolt.Tx) error {
+					n = tx.Bucket(storage.BucketImportFiles).Stats().KeyN
+					return nil
+				}))
+				return n
+			}
+			committed := records()
+			assert.Positive(t, committed, "the chunk wrote the records of the categories it completed")
+			assert.Less(t, committed, 20*(crash+1)+1)
+			list, err := e.im.Batches(ctx)
+			require.NoError(t, err)
+			require.Len(t, list, 1)
+			assert.Equal(t, BatchInterrupted, list[0].State)
+			assert.Len(t, list[0].Files, committed, "the pending record lists exactly the records committed")
+			_, err = e.im.Undo(ctx, list[0].ID)
+			require.NoError(t, err)
+			assert.Equal(t, beforeDump, e.nodeDump(t), "undo removes exactly what was committed")
+			assert.Equal(t, beforeIx, e.indexOf(t, storage.BucketVaultIndex))
+			assert.Zero(t, records(), "undo removed the file records it wrote")
+
+			e.im.cfg.chunkHook = nil
+			again, err := e.im.Import(ctx, DirSource(lib), Options{})
+			require.NoError(t, err)
+			assert.Equal(t, want.NodesAdded, again.NodesAdded)
+			assert.Equal(t, want.EdgesAdded, again.EdgesAdded)
+		})
+	}
 }

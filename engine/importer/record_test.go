@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -36,8 +38,8 @@ func TestMarshalFileRecordMatchesTheCodec(t *testing.T) {
 	for _, r := range fileRecordSeeds() {
 		want, err := fileCodec.Marshal(r)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(marshalFileRecord(&r)))
-		back, err := fileCodec.Unmarshal(marshalFileRecord(&r))
+		assert.Equal(t, string(want), string(marshalFileRecord(&r, nil)))
+		back, err := fileCodec.Unmarshal(marshalFileRecord(&r, nil))
 		require.NoError(t, err)
 		assert.Equal(t, r.Source, back.Source)
 		assert.True(t, bytes.Equal(r.Sig, back.Sig))
@@ -63,8 +65,42 @@ func FuzzFileRecord(f *testing.F) {
 		}
 		want, err := fileCodec.Marshal(r)
 		require.NoError(t, err)
-		assert.Equal(t, string(want), string(marshalFileRecord(&r)))
+		assert.Equal(t, string(want), string(marshalFileRecord(&r, nil)))
+
+		// A record being written carries its signature as hashes (sig), stored as Sig.
+		hashes := make(textindex.Signature, len(sig)/8+len(sig)%3)
+		for i := range hashes {
+			hashes[i] = uint64(i)*0x9e3779b97f4a7c15 ^ node
+		}
+		r.Sig = encodeSig(hashes)
+		want, err = fileCodec.Marshal(r)
+		require.NoError(t, err)
+		r.Sig = nil
+		assert.Equal(t, string(want), string(marshalFileRecord(&r, hashes)))
 	})
+}
+
+func TestAppendSigBase64MatchesEncodeSig(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 127, 128, 129} {
+		sig := make(textindex.Signature, n)
+		for i := range sig {
+			sig[i] = ^uint64(i) * 0x100000001b3
+		}
+		assert.Equal(t, base64.StdEncoding.EncodeToString(encodeSig(sig)), string(appendSigBase64(nil, sig)), "%d hashes", n)
+		r := fileRecord{Source: "a.md"}
+		want, err := fileCodec.Marshal(fileRecord{Source: "a.md", Sig: encodeSig(sig)})
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(marshalFileRecord(&r, sig)))
+		assert.Equal(t, sig[:n:n], decodeSigOrEmpty(encodeSig(sig)))
+	}
+}
+
+func decodeSigOrEmpty(b []byte) textindex.Signature {
+	if s := decodeSig(b); s != nil {
+		return s
+	}
+	return textindex.Signature{}
 }
 
 // Every batch record the package's tests write is compared with batchCodec (encoding/json);

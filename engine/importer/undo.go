@@ -130,7 +130,7 @@ func undoTx(ctx context.Context, t *vault.ImportTx, bt *Batch, out *UndoResult) 
 			}
 			continue
 		}
-		if err := putFile(files, []byte(fc.Key), fc.Before); err != nil {
+		if err := putFile(files, []byte(fc.Key), fc.Before, nil); err != nil {
 			return err
 		}
 	}
