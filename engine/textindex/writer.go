@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -199,11 +198,7 @@ var ErrOverlap = errors.New("textindex: batches of a plan overlap")
 // index orders the terms and finds, for each, the parts holding it.
 func (p *Plan) index() {
 	nt := p.dict.len()
-	p.order = make([]int32, nt)
-	for i := range p.order {
-		p.order[i] = int32(i)
-	}
-	slices.SortFunc(p.order, func(x, y int32) int { return bytes.Compare(p.dict.get(x), p.dict.get(y)) })
+	p.order = p.dict.sorted()
 	// where is laid out in key order (by rank, not by global id), so that Step reads it
 	// front to back.
 	rank := make([]int32, nt)
@@ -286,7 +281,8 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 		for _, wh := range p.where[p.whereAt[p.next]:p.whereAt[p.next+1]] {
 			part := &p.parts[wh[0]]
 			a := part.a
-			for b := a.post[a.start[wh[1]]:a.start[wh[1]+1]]; len(b) > 0; {
+			_, b := pendingPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]])
+			for len(b) > 0 {
 				var pos uint64
 				var tf uint32
 				pos, tf, b = nextPosting(b, e.nf)
@@ -403,7 +399,8 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	for end < len(p.order) && (budget <= 0 || work < budget) {
 		for _, wh := range p.where[p.whereAt[end]:p.whereAt[end+1]] {
 			a := p.parts[wh[0]].a
-			work += countPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]], p.e.nf)
+			n, _ := pendingPostings(a.post[a.start[wh[1]]:])
+			work += n
 		}
 		work++
 		end++
