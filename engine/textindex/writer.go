@@ -360,6 +360,8 @@ type writer struct {
 	all     []posting // reused by readAll
 	vals    []valued  // reused by selectChampions
 	key     []byte
+	pkey    []byte     // a chunk key being put or deleted (the stores copy keys)
+	ckey    []byte     // the current term's champion key
 	tkey    []byte     // the current term's key
 	known   knownTerms // the stored records of the step's terms, when prefetched
 }
@@ -509,7 +511,8 @@ func (w *writer) putPieces(term string, ps []posting, rec *termRec) error {
 		piece := ps[:min(len(ps), maxChunk)]
 		ps = ps[len(piece):]
 		first := piece[0].doc
-		if err := w.st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+		w.pkey = chunkKey(w.pkey[:0], term, first)
+		if err := w.st.PutPostings(w.pkey, encodeChunk(nil, first, piece, &w.ref)); err != nil {
 			return err
 		}
 		rec.last = max(rec.last, first)
@@ -579,7 +582,8 @@ func (w *writer) rewrite(term string, rec *termRec) error {
 		pieces := w.merged
 		keep := len(pieces) > 0 && pieces[0].doc == sp.first
 		if !keep {
-			if err := st.DeletePostings(chunkKey(nil, term, sp.first)); err != nil {
+			w.pkey = chunkKey(w.pkey[:0], term, sp.first)
+			if err := st.DeletePostings(w.pkey); err != nil {
 				return err
 			}
 		}
@@ -590,7 +594,8 @@ func (w *writer) rewrite(term string, rec *termRec) error {
 		for p := 0; p < len(pieces); p += step {
 			piece := pieces[p:min(p+step, len(pieces))]
 			first := piece[0].doc
-			if err := st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+			w.pkey = chunkKey(w.pkey[:0], term, first)
+			if err := st.PutPostings(w.pkey, encodeChunk(nil, first, piece, &w.ref)); err != nil {
 				return err
 			}
 			last = max(last, first)
