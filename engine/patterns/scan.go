@@ -125,8 +125,12 @@ type rootFS struct {
 // refused too).
 type opener struct {
 	fsys fs.FS
-	dir  string   // the folder dirR is
-	dirR *os.Root // nil: no folder open
+	dirR *os.Root // nil: no folder open as a Root
+	rdir string   // the folder dirR is
+	// The folder readFast keeps open (Linux and macOS), its descriptor and name.
+	dirF  dirFile
+	dirFd int
+	dir   string
 }
 
 func (o *opener) open(name string) (fs.File, error) {
@@ -139,13 +143,13 @@ func (o *opener) open(name string) (fs.File, error) {
 	if dir == "" {
 		return o.fsys.Open(name)
 	}
-	if o.dirR == nil || o.dir != dir {
-		o.close()
+	if o.dirR == nil || o.rdir != dir {
+		o.closeRoot()
 		r, err := rf.root.OpenRoot(dir)
 		if err != nil {
 			return o.fsys.Open(name) // the same error as before, with the whole path
 		}
-		o.dir, o.dirR = dir, r
+		o.rdir, o.dirR = dir, r
 	}
 	f, err := o.dirR.Open(base)
 	if err != nil {
@@ -158,7 +162,16 @@ func (o *opener) open(name string) (fs.File, error) {
 	return f, nil
 }
 
+// close closes the folders the opener keeps open.
 func (o *opener) close() {
+	o.closeRoot()
+	if o.dirF != nil {
+		_ = o.dirF.Close() // only read from; a failed Close loses nothing
+		o.dirF = nil
+	}
+}
+
+func (o *opener) closeRoot() {
 	if o.dirR != nil {
 		_ = o.dirR.Close() // only read from; a failed Close loses nothing
 		o.dirR = nil
@@ -361,6 +374,10 @@ func readCandidate(o *opener, c candidate, maxSize int64) ([]byte, error) {
 		name = target
 	case c.mode&fs.ModeType != 0:
 		return nil, &ParseError{Err: ErrNotRegular, Detail: modeName(c.mode)}
+	default:
+		if data, ok, err := o.readFast(name, maxSize); ok {
+			return data, err
+		}
 	}
 	f, err := o.open(name)
 	if err != nil {

@@ -1,0 +1,73 @@
+//go:build linux || darwin
+
+package patterns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readFast reads files of a Root by name in their kept-open folder; whatever it cannot vouch
+// for goes the general way, so the outcome is always the general one.
+func TestReadFastMatchesGeneralRead(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root := filepath.Join(base, "lib")
+	outside := filepath.Join(base, "outside")
+	writeFiles(t, root, map[string]string{
+		"top.md": goodPattern, "a/one.md": goodPattern, "a/two.md": "# Two\n\nsecond file words\n",
+		"b/c/deep.md": goodPattern, "a/big.md": strings.Repeat("x", 300),
+	})
+	writeFiles(t, outside, map[string]string{"x.md": "# Secret\n\nOutside the library.\n"})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Skipf("symlinks not supported: %v", err)
+	}
+	require.NoError(t, os.Symlink("one.md", filepath.Join(root, "a", "link.md")))
+	require.NoError(t, os.Symlink("../../outside/x.md", filepath.Join(root, "a", "escape.md")))
+	if err := syscall.Mkfifo(filepath.Join(root, "a", "pipe.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenRoot(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	rf, ok := r.FS().(rootFSys)
+	require.True(t, ok)
+	o := &opener{fsys: rootFS{rootFSys: rf, root: r}}
+	defer o.close()
+
+	read := func(name string) ([]byte, error) {
+		// The walk saw a regular file; what is there now decides.
+		return readCandidate(o, candidate{path: name}, 200)
+	}
+	for _, name := range []string{"a/one.md", "a/two.md", "b/c/deep.md", "a/one.md", "top.md", "a/link.md"} {
+		data, err := read(name)
+		require.NoError(t, err, name)
+		want, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(data), name)
+	}
+	data, ok, err := o.readFast("a/one.md", 200)
+	assert.True(t, ok, "a regular file in a folder is read the fast way")
+	assert.NoError(t, err)
+	assert.Equal(t, goodPattern, string(data))
+	for _, name := range []string{"top.md", "a/link.md", "out/x.md", "a/escape.md", "a/missing.md"} {
+		_, ok, _ := o.readFast(name, 200)
+		assert.False(t, ok, "%s goes the general way", name)
+	}
+
+	_, err = read("a/big.md")
+	assert.ErrorIs(t, err, ErrTooLarge)
+	_, err = read("out/x.md")
+	assert.Error(t, err, "a folder symlinked out of the library is refused")
+	_, err = read("a/escape.md")
+	assert.Error(t, err, "a symlink leading out of the library is refused")
+	// A FIFO where the walk saw a file: refused at once, the open does not wait for a writer.
+	_, err = read("a/pipe.md")
+	assert.ErrorIs(t, err, ErrNotRegular)
+}
