@@ -102,7 +102,7 @@ func (w *batchWorker) grow(n int) {
 }
 
 func (w *batchWorker) termID(term []byte) int32 {
-	if id, ok := w.p.dict[string(term)]; ok {
+	if id, ok := w.p.dict.find(term); ok {
 		return id
 	}
 	if id, ok := w.newDict[string(term)]; ok {
@@ -124,7 +124,7 @@ func (w *batchWorker) newTerm(s string) int32 {
 		cs := make([]int32, len(gs))
 		for i, g := range gs {
 			name := w.e.cnames[g]
-			c, ok := w.p.dict[name]
+			c, ok := w.p.dict.findString(name)
 			if !ok {
 				if c, ok = w.newDict[name]; !ok {
 					c = w.newTerm(name)
@@ -325,7 +325,7 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 		p.workers = append(p.workers, newBatchWorker(p))
 	}
 	workers := p.workers[:nw]
-	g0 := int32(len(p.terms))
+	g0 := int32(p.dict.len())
 	var wg sync.WaitGroup
 	for k, w := range workers {
 		lo, hi := k*len(docs)/nw, (k+1)*len(docs)/nw
@@ -344,13 +344,7 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	for _, w := range workers {
 		w.gmap = w.gmap[:0]
 		for _, s := range w.newTerms {
-			g, ok := p.dict[s]
-			if !ok {
-				g = int32(len(p.terms))
-				p.dict[s] = g
-				p.terms = append(p.terms, s)
-			}
-			w.gmap = append(w.gmap, g)
+			w.gmap = append(w.gmap, p.dict.add(s))
 		}
 	}
 	for _, w := range workers {
@@ -374,7 +368,7 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// The batch's terms, and the bytes of each one's postings. Term i's postings occupy
 	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
 	// workers' postings of it, so postings stay in batch order.
-	pidx := make([]int32, len(p.terms)) // plan id → 1 + its index in a.gids
+	pidx := make([]int32, p.dict.len()) // plan id → 1 + its index in a.gids
 	var size []int32
 	for _, w := range workers {
 		for _, t := range w.touched {

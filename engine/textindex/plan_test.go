@@ -259,3 +259,52 @@ func FuzzPendingPostings(f *testing.F) {
 		assert.Empty(t, rest)
 	})
 }
+
+// TestTermDict: the dictionary numbers terms in the order they come, finds every one of
+// them by bytes and by string (through its table's growth), finds no other, and gives each
+// one back by id.
+func TestTermDict(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	d := newTermDict()
+	ids := map[string]int32{}
+	var order []string
+	for range 20_000 {
+		var term string
+		switch rng.IntN(4) {
+		case 0:
+			term = conceptTerm(rng.IntN(50))
+		case 1:
+			term = planWords[rng.IntN(len(planWords))]
+		default:
+			b := make([]byte, 1+rng.IntN(12))
+			for i := range b {
+				b[i] = "abcdéfgh"[rng.IntN(9)]
+			}
+			term = string(b)
+		}
+		id, seen := ids[term]
+		if !seen {
+			id = int32(len(order))
+			ids[term] = id
+			order = append(order, term)
+		}
+		require.Equal(t, id, d.add(term), term)
+	}
+	require.Equal(t, len(order), d.len())
+	for id, term := range order {
+		got, ok := d.find([]byte(term))
+		assert.True(t, ok, term)
+		assert.Equal(t, int32(id), got)
+		got, ok = d.findString(term)
+		assert.True(t, ok, term)
+		assert.Equal(t, int32(id), got)
+		assert.Equal(t, term, d.str(int32(id)))
+	}
+	for _, absent := range []string{"", "zzz", "abcdefghabcdefgh", "\x00x"} {
+		_, ok := d.findString(absent)
+		assert.False(t, ok, absent)
+	}
+	d.seal()
+	assert.Equal(t, order[len(order)-1], d.str(int32(len(order)-1)))
+}

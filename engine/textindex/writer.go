@@ -1,6 +1,7 @@
 package textindex
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -93,8 +94,7 @@ type Plan struct {
 	e       *Engine
 	parts   []planPart
 	seen    map[uint64]struct{} // ids of the parts added so far
-	dict    map[string]int32    // term → global id
-	terms   []string            // by global id
+	dict    *termDict           // term ↔ global id
 	conc    map[int32][]int32   // global id → its concepts' ids
 	cbits   []uint64            // by global id: whether conc has it
 	workers []*batchWorker      // the analysis state kept from Add to Add
@@ -135,7 +135,7 @@ func (e *Engine) Plan(b *Batch) *Plan {
 
 // NewPlan returns an empty plan; Add batches to it, then Step.
 func (e *Engine) NewPlan() *Plan {
-	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}, conc: map[int32][]int32{}, keep: cacheKeep}
+	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: newTermDict(), conc: map[int32][]int32{}, keep: cacheKeep}
 }
 
 // Add analyses a batch into the plan. The batches of a plan must change disjoint sets of
@@ -198,27 +198,28 @@ var ErrOverlap = errors.New("textindex: batches of a plan overlap")
 
 // index orders the terms and finds, for each, the parts holding it.
 func (p *Plan) index() {
-	p.order = make([]int32, len(p.terms))
+	nt := p.dict.len()
+	p.order = make([]int32, nt)
 	for i := range p.order {
 		p.order[i] = int32(i)
 	}
-	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.terms[x], p.terms[y]) })
+	slices.SortFunc(p.order, func(x, y int32) int { return bytes.Compare(p.dict.get(x), p.dict.get(y)) })
 	// where is laid out in key order (by rank, not by global id), so that Step reads it
 	// front to back.
-	rank := make([]int32, len(p.terms))
+	rank := make([]int32, nt)
 	for r, g := range p.order {
 		rank[g] = int32(r)
 	}
-	p.whereAt = make([]int32, len(p.terms)+1)
+	p.whereAt = make([]int32, nt+1)
 	for _, part := range p.parts {
 		for _, g := range part.a.gids {
 			p.whereAt[rank[g]+1]++
 		}
 	}
-	for r := range p.terms {
+	for r := range nt {
 		p.whereAt[r+1] += p.whereAt[r]
 	}
-	p.where = make([][2]int32, p.whereAt[len(p.terms)])
+	p.where = make([][2]int32, p.whereAt[nt])
 	next := slices.Clone(p.whereAt)
 	for k, part := range p.parts {
 		for lt, g := range part.a.gids {
@@ -227,7 +228,8 @@ func (p *Plan) index() {
 			next[r]++
 		}
 	}
-	p.dict, p.seen, p.conc, p.cbits, p.workers = nil, nil, nil, nil, nil
+	p.dict.seal()
+	p.seen, p.conc, p.cbits, p.workers = nil, nil, nil, nil
 	for k := range p.parts {
 		p.parts[k].a.gids = nil
 	}
@@ -304,7 +306,7 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 				slices.Sort(w.removes)
 			}
 		}
-		if err := w.term(p.terms[g]); err != nil {
+		if err := w.term(p.dict.str(g)); err != nil {
 			return false, err
 		}
 		work += len(w.adds) + len(w.removes) + 1
@@ -410,7 +412,7 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	if n < prefetchMin {
 		return
 	}
-	first, last := p.terms[p.order[p.next]], p.terms[p.order[end-1]]
+	first, last := p.dict.str(p.order[p.next]), p.dict.str(p.order[end-1])
 	limit := 2*n + 64
 	complete := true
 	w.st.SeekTerms([]byte(first), func(k, v []byte) bool {
