@@ -1,34 +1,57 @@
 package textindex
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"sync"
 	"unicode/utf8"
 )
 
 // batchParallelMin is the batch size from which analysis runs on all processors.
 const batchParallelMin = 512
 
-// batchWorker analyses a contiguous chunk of a batch with its own term dictionary. Its
-// postings go to a flat stream, document by document (sequential writes); scattering them
-// into per-term lists is deferred to one tight pass once every list's size is known (see
-// analyzeDocs).
+// cacheKeep is the number of surface tokens from which a worker's cache, at the end of an
+// Add, keeps only the tokens of that Add: a bulk load of generated or code-heavy text meets
+// a long tail of words seen once, which would otherwise grow the caches for the whole load.
+const cacheKeep = 24 << 10
+
+// batchWorker analyses a contiguous range of a batch's documents. A Plan keeps its workers
+// across Adds: their surface caches (which map a surface token straight to the plan's term
+// id), stream buffers and per-term arrays are reused, so a term the plan has seen costs no
+// allocation and, once cached, no normalisation. The plan's dictionary is read, never
+// written, while the workers run; the terms a worker meets for the first time get ids of
+// its own (from the plan's term count up), which the merge after the workers turns into
+// plan ids (see Plan.analyze).
+//
+// Its postings go to a flat stream, document by document (sequential writes); scattering
+// them into per-term lists is deferred to one tight pass once every list's size is known.
 type batchWorker struct {
-	e      *Engine
-	base   int32 // batch position of the chunk's first document
-	tz     tokenizer
-	buf    []byte
-	cache  surfaceTable
-	dict   map[string]int32
-	terms  []string
-	concpt [][]int32 // per term: its concept terms
-	df     []int32
-	last   []int32 // per term: ordinal+1 of the last document it occurred in
-	slot   []int32 // per term: stream position of that posting
+	e     *Engine
+	p     *Plan
+	base  int32 // batch position of the range's first document
+	tz    tokenizer
+	buf   []byte
+	cache surfaceTable // surface token → plan term id (worker id while the Add runs)
+
+	// Ids below g0 (the plan's term count when the Add started) are plan ids; the others are
+	// the Add's new terms, newTerms[id-g0].
+	g0       int32
+	newDict  map[string]int32
+	newTerms []string
+	newConc  [][]int32 // concept ids of newTerms, nil if none
+	gmap     []int32   // after the merge: new term → plan id
+	nNew     int       // len(newTerms) of the last Add
+
+	ids     []idState // by id
+	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
+	touched []int32   // ids met in the Add
+	stamp   int32     // of the current document: its index in the range + 1
+
 	stTerm []int32
 	stTF   []uint32
-	docEnd []int32 // per document of the chunk: end of its postings in the stream
+	docEnd []int32 // per document of the range: end of its postings in the stream
 
 	// Current document and field.
-	ord   int32
 	fi    int
 	shift uint
 	ph    phraseState
@@ -42,32 +65,75 @@ type batchWorker struct {
 	capBuf [maxTokenLen + 16]byte
 }
 
+// idState is what a worker knows of a term, by id (one array of them, so that counting an
+// occurrence touches one cache line): last is the stamp of the last document the term
+// occurred in (0: not met in the Add); slot is, while the documents
+// are analysed, its posting of that document in the stream, then the bytes of its
+// postings, then the scatter's cursor.
+type idState struct{ last, slot int32 }
+
+func newBatchWorker(p *Plan) *batchWorker {
+	w := &batchWorker{e: p.e, p: p, newDict: map[string]int32{}}
+	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
+	return w
+}
+
+// begin prepares the worker for an Add whose plan knows g0 terms.
+func (w *batchWorker) begin(g0 int32) {
+	w.g0 = g0
+	w.ids = make([]idState, g0, int(g0)+max(int(g0)/8, 1024))
+	w.cbits = append(w.cbits[:0], w.p.cbits...) // ids that were new terms of the last Add are plan ids now
+	for int(g0) > 64*len(w.cbits) {
+		w.cbits = append(w.cbits, 0)
+	}
+	w.stamp = 0
+	w.newDict = make(map[string]int32, w.nNew)
+}
+
+// grow makes the per-id arrays n long at least.
+func (w *batchWorker) grow(n int) {
+	if n <= len(w.ids) {
+		return
+	}
+	if n > cap(w.ids) {
+		w.ids = append(make([]idState, 0, max(n+n/2, 1024)), w.ids...)
+	}
+	w.ids = w.ids[:n] // zero beyond len: ids are made fresh for every Add
+}
+
 func (w *batchWorker) termID(term []byte) int32 {
-	if id, ok := w.dict[string(term)]; ok {
+	if id, ok := w.p.dict.find(term); ok {
+		return id
+	}
+	if id, ok := w.newDict[string(term)]; ok {
 		return id
 	}
 	return w.newTerm(string(term))
 }
 
 func (w *batchWorker) newTerm(s string) int32 {
-	id := int32(len(w.terms))
-	w.dict[s] = id
-	w.terms = append(w.terms, s)
-	w.concpt = append(w.concpt, nil)
-	w.df = append(w.df, 0)
-	w.last = append(w.last, 0)
-	w.slot = append(w.slot, 0)
+	id := w.g0 + int32(len(w.newTerms))
+	w.newDict[s] = id
+	w.newTerms = append(w.newTerms, s)
+	w.newConc = append(w.newConc, nil)
+	w.grow(int(id) + 1)
+	if int(id)>>6 == len(w.cbits) {
+		w.cbits = append(w.cbits, 0) // ids come one by one
+	}
 	if gs := w.e.concepts[s]; len(gs) > 0 {
 		cs := make([]int32, len(gs))
 		for i, g := range gs {
 			name := w.e.cnames[g]
-			c, ok := w.dict[name]
+			c, ok := w.p.dict.findString(name)
 			if !ok {
-				c = w.newTerm(name)
+				if c, ok = w.newDict[name]; !ok {
+					c = w.newTerm(name)
+				}
 			}
 			cs[i] = c
 		}
-		w.concpt[id] = cs
+		w.newConc[id-w.g0] = cs
+		w.cbits[id>>6] |= 1 << (id & 63)
 	}
 	return id
 }
@@ -89,26 +155,37 @@ func (w *batchWorker) lookup(tok []byte) centry {
 
 // addTerm counts one occurrence of term t, and of its concepts, in the current field.
 func (w *batchWorker) addTerm(t int32) {
-	w.add(t, w.ord, w.shift)
-	for _, c := range w.concpt[t] {
-		w.add(c, w.ord, w.shift)
+	w.add(t)
+	if w.cbits[t>>6]&(1<<(t&63)) == 0 {
+		return
+	}
+	var cs []int32
+	if t < w.g0 {
+		cs = w.p.conc[t] // read only while the workers run
+	} else {
+		cs = w.newConc[t-w.g0]
+	}
+	for _, c := range cs {
+		w.add(c)
 	}
 }
 
-// add counts one occurrence of term t in field slot shift of document ord.
-func (w *batchWorker) add(t, ord int32, shift uint) {
-	if w.last[t] == ord+1 {
-		s := w.slot[t]
-		if w.stTF[s]>>shift&0xff < 0xff {
-			w.stTF[s] += 1 << shift
+// add counts one occurrence of term t in the current field of the current document.
+func (w *batchWorker) add(t int32) {
+	st := &w.ids[t]
+	if st.last == w.stamp {
+		if w.stTF[st.slot]>>w.shift&0xff < 0xff {
+			w.stTF[st.slot] += 1 << w.shift
 		}
 		return
 	}
-	w.last[t] = ord + 1
-	w.slot[t] = int32(len(w.stTerm))
+	if st.last == 0 {
+		w.touched = append(w.touched, t)
+	}
+	st.last = w.stamp
+	st.slot = int32(len(w.stTerm))
 	w.stTerm = append(w.stTerm, t)
-	w.stTF = append(w.stTF, 1<<shift)
-	w.df[t]++
+	w.stTF = append(w.stTF, 1<<w.shift)
 }
 
 // take records one analysed token of the current field.
@@ -125,6 +202,248 @@ func (w *batchWorker) take(e centry) {
 		w.lens[w.fi]++
 		w.field = append(w.field, t)
 	}
+}
+
+// analyze runs the first pass over docs, writing only its own documents' slots of a, then
+// sizes each term's encoded postings (in slot).
+func (w *batchWorker) analyze(docs []adoc, a *analysis) {
+	e := w.e
+	size := 0
+	for _, d := range docs {
+		for _, f := range d.fields {
+			size += len(f.Text)
+		}
+	}
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTF = make([]uint32, 0, size/12+16)
+	w.docEnd = make([]int32, len(docs))
+	for i, d := range docs {
+		w.stamp++
+		w.lens = [MaxFields]uint32{}
+		for j, f := range d.fields {
+			w.fi = e.fieldIndex(f.Name)
+			w.shift = uint(8 * w.fi)
+			if j > 0 && f.Text == d.fields[j-1].Text {
+				for _, t := range w.field { // same text as the previous field: same terms
+					w.addTerm(t)
+				}
+				w.lens[w.fi] += uint32(len(w.field))
+				continue
+			}
+			w.ph = phraseState{}
+			w.field = w.field[:0]
+			w.scan(f.Text)
+		}
+		var code uint32
+		for f := range e.nf {
+			code |= lenCode(w.lens[f]) << (8 * f)
+		}
+		a.lens[int(w.base)+i] = w.lens
+		a.codes[int(w.base)+i] = code
+		w.docEnd[i] = int32(len(w.stTerm))
+	}
+	// Size every term's postings (see postingLen).
+	for _, t := range w.touched {
+		w.ids[t].slot = 0
+	}
+	s := 0
+	for i, end := range w.docEnd {
+		pos := uint64(w.base) + uint64(i)
+		for ; s < int(end); s++ {
+			w.ids[w.stTerm[s]].slot += int32(postingLen(pos, w.stTF[s], e.nf))
+		}
+	}
+}
+
+// A plan holds its postings until the index phase, per added batch and term, as bytes: per
+// posting uvarint(batch position << nf | field mask), then for every field in the mask,
+// lowest first, its term frequency (1–255). A posting of a batch of a thousand documents
+// with the term in one field is three bytes.
+
+func postingLen(pos uint64, tf uint32, nf int) int {
+	mask := fieldMask(tf)
+	n := bits.OnesCount64(mask) + 1
+	for v := pos<<nf | mask; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
+func appendPosting(dst []byte, pos uint64, tf uint32, nf int) []byte {
+	mask := fieldMask(tf)
+	dst = binary.AppendUvarint(dst, pos<<nf|mask)
+	for f := mask; f != 0; f &= f - 1 {
+		dst = append(dst, byte(tf>>(8*bits.TrailingZeros64(f))))
+	}
+	return dst
+}
+
+// nextPosting decodes the posting at the start of b (written by appendPosting) and returns
+// the rest of b.
+func nextPosting(b []byte, nf int) (pos uint64, tf uint32, rest []byte) {
+	v, n := binary.Uvarint(b)
+	b = b[n:]
+	mask := v & (1<<nf - 1)
+	for f := mask; f != 0; f &= f - 1 {
+		tf |= uint32(b[0]) << (8 * bits.TrailingZeros64(f))
+		b = b[1:]
+	}
+	return v >> nf, tf, b
+}
+
+// countPostings returns the number of postings in b.
+func countPostings(b []byte, nf int) int {
+	n := 0
+	for len(b) > 0 {
+		_, _, b = nextPosting(b, nf)
+		n++
+	}
+	return n
+}
+
+// analysis is the result of analysing a batch: per document its length codes and field
+// lengths, per term (in gids, plan ids) its postings in batch order.
+type analysis struct {
+	codes []uint32
+	lens  [][MaxFields]uint32
+	gids  []int32
+	start []int32 // per term: its postings are post[start[t]:start[t+1]]
+	post  []byte
+}
+
+// analyze analyses docs (large batches on all processors, with the fused scanner and the
+// plan's workers) and groups the postings by term, adding the batch's new terms to the
+// plan's dictionary.
+func (p *Plan) analyze(docs []adoc) *analysis {
+	e := p.e
+	a := &analysis{codes: make([]uint32, len(docs)), lens: make([][MaxFields]uint32, len(docs))}
+	nw := 1
+	if len(docs) >= batchParallelMin {
+		nw = max(1, min(maxProcs(), len(docs)/256))
+	}
+	for len(p.workers) < nw {
+		p.workers = append(p.workers, newBatchWorker(p))
+	}
+	workers := p.workers[:nw]
+	g0 := int32(p.dict.len())
+	var wg sync.WaitGroup
+	for k, w := range workers {
+		lo, hi := k*len(docs)/nw, (k+1)*len(docs)/nw
+		w.base = int32(lo)
+		w.begin(g0)
+		if nw == 1 {
+			w.analyze(docs[lo:hi], a)
+			break
+		}
+		wg.Go(func() { w.analyze(docs[lo:hi], a) })
+	}
+	wg.Wait()
+
+	// The workers' new terms join the plan's dictionary (in worker order, so the same input
+	// gives the same ids).
+	for _, w := range workers {
+		w.gmap = w.gmap[:0]
+		for _, s := range w.newTerms {
+			w.gmap = append(w.gmap, p.dict.add(s))
+		}
+	}
+	for _, w := range workers {
+		for i, cs := range w.newConc {
+			g := w.gmap[i]
+			if cs == nil || p.conc[g] != nil {
+				continue
+			}
+			gs := make([]int32, len(cs))
+			for j, c := range cs {
+				gs[j] = w.plan(c)
+			}
+			p.conc[g] = gs
+			for int(g)>>6 >= len(p.cbits) {
+				p.cbits = append(p.cbits, 0)
+			}
+			p.cbits[g>>6] |= 1 << (g & 63)
+		}
+	}
+
+	// The batch's terms, and the bytes of each one's postings. Term i's postings occupy
+	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
+	// workers' postings of it, so postings stay in batch order.
+	pidx := make([]int32, p.dict.len()) // plan id → 1 + its index in a.gids
+	var size []int32
+	for _, w := range workers {
+		for _, t := range w.touched {
+			g := w.plan(t)
+			if pidx[g] == 0 {
+				a.gids = append(a.gids, g)
+				size = append(size, 0)
+				pidx[g] = int32(len(a.gids))
+			}
+			size[pidx[g]-1] += w.ids[t].slot
+		}
+	}
+	a.start = make([]int32, len(a.gids)+1)
+	for i, n := range size {
+		a.start[i+1] = a.start[i] + n
+		size[i] = a.start[i] // from here on, the next free byte of term i
+	}
+	for _, w := range workers {
+		for _, t := range w.touched {
+			i := pidx[w.plan(t)] - 1
+			n := w.ids[t].slot
+			w.ids[t].slot = size[i] // the worker's cursor
+			size[i] += n
+		}
+	}
+	a.post = make([]byte, a.start[len(a.gids)])
+	scatter := func(w *batchWorker) {
+		s := 0
+		for i, end := range w.docEnd {
+			pos := uint64(w.base) + uint64(i)
+			for ; s < int(end); s++ {
+				st := &w.ids[w.stTerm[s]]
+				st.slot += int32(len(appendPosting(a.post[st.slot:st.slot], pos, w.stTF[s], e.nf)))
+			}
+		}
+	}
+	if nw == 1 {
+		scatter(workers[0])
+	} else {
+		for _, w := range workers {
+			wg.Go(func() { scatter(w) })
+		}
+		wg.Wait()
+	}
+	for _, w := range workers {
+		w.end()
+	}
+	return a
+}
+
+// plan returns the plan id of worker id t, once the Add's terms are merged.
+func (w *batchWorker) plan(t int32) int32 {
+	if t >= w.g0 {
+		return w.gmap[t-w.g0]
+	}
+	return t
+}
+
+// end closes an Add: the cache's entries get plan ids (and, when it is large, it keeps only
+// the tokens of this Add), and the per-term counts go back to zero.
+func (w *batchWorker) end() {
+	prune := w.cache.used > w.p.keep
+	w.cache.update(func(v *centry) bool {
+		if v.term < 0 {
+			return true
+		}
+		keep := !prune || w.ids[v.term].last != 0
+		v.term = w.plan(v.term)
+		return keep
+	})
+	// What is by id or by document goes: only the cache is kept from Add to Add (a bulk
+	// load's other phases should not pay for the workers in memory).
+	w.nNew = len(w.newTerms)
+	w.ids, w.touched, w.stTerm, w.stTF, w.docEnd, w.field = nil, nil, nil, nil, nil, nil
+	w.newDict, w.newTerms, w.newConc, w.gmap = nil, nil, nil, nil
 }
 
 // scan is tokenizer.each fused with the surface cache for the common case, a run of ASCII

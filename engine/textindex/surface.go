@@ -168,3 +168,55 @@ func (t *surfaceTable) grow() {
 		t.insert(makeTokenKey(tok).hash, *s)
 	}
 }
+
+// update calls fn with every cached value, which fn may change; the tokens for which it
+// returns false leave the table, which is rearranged in place.
+func (t *surfaceTable) update(fn func(v *centry) bool) {
+	if t.used == 0 {
+		return
+	}
+	// A slot empty before the removals: no probe sequence runs through it.
+	e := 0
+	for t.slots[e].n != 0 {
+		e++
+	}
+	dropped := 0
+	for i := range t.slots {
+		s := &t.slots[i]
+		if s.n != 0 && !fn(&s.val) {
+			s.n = 0
+			dropped++
+		}
+	}
+	if dropped == 0 {
+		return
+	}
+	t.used -= dropped
+	// Linear probing cannot just empty slots: every entry is taken out and put back, in
+	// table order from e. An entry put back lands at or before its old slot, and the entries
+	// between its home slot and it are already in place, so every probe sequence is unbroken
+	// when the pass ends.
+	long := t.long
+	t.long = nil
+	var buf [maxTokenLen]byte
+	mask := len(t.slots) - 1
+	for k := 1; k < len(t.slots); k++ {
+		i := (e + k) & mask
+		s := t.slots[i]
+		if s.n == 0 {
+			continue
+		}
+		t.slots[i].n = 0
+		var tok []byte
+		if s.long != 0 {
+			tok = append(buf[:0], long[s.long-1]...)
+			t.long = append(t.long, long[s.long-1])
+			s.long = int32(len(t.long))
+		} else {
+			binary.LittleEndian.PutUint64(buf[:], s.k0)
+			binary.LittleEndian.PutUint64(buf[8:], s.k1)
+			tok = buf[:s.n]
+		}
+		t.insert(makeTokenKey(tok).hash, s)
+	}
+}

@@ -1,11 +1,11 @@
 package textindex
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 )
 
 // Batch collects document changes for [Engine.Apply]. For every document it needs the text
@@ -77,146 +77,6 @@ type adoc struct {
 	remove bool
 }
 
-// analysis is the result of analysing a batch: per document its length codes and field
-// lengths, per term its postings (batch positions and term frequencies) in batch order.
-type analysis struct {
-	codes []uint32
-	lens  [][MaxFields]uint32
-	terms []string
-	start []int32 // per term: its postings are arena[start[t]:start[t+1]]
-	pDoc  []int32
-	pTF   []uint32
-}
-
-// analyzeDocs analyses docs (large batches on all processors, with the fused scanner and
-// one dictionary per worker) and groups the postings by term.
-func (e *Engine) analyzeDocs(docs []adoc) *analysis {
-	a := &analysis{codes: make([]uint32, len(docs)), lens: make([][MaxFields]uint32, len(docs))}
-	nw := 1
-	if len(docs) >= batchParallelMin {
-		nw = max(1, min(maxProcs(), len(docs)/256))
-	}
-	workers := make([]*batchWorker, nw)
-	var wg sync.WaitGroup
-	for k := range nw {
-		lo, hi := k*len(docs)/nw, (k+1)*len(docs)/nw
-		w := &batchWorker{e: e, base: int32(lo), dict: make(map[string]int32, min(4096, 64*(hi-lo)))}
-		workers[k] = w
-		if nw == 1 {
-			w.analyze(docs[lo:hi], a)
-			break
-		}
-		wg.Go(func() { w.analyze(docs[lo:hi], a) })
-	}
-	wg.Wait()
-
-	// Merge the dictionaries and count each term's postings.
-	dict := make(map[string]int32, len(workers[0].terms))
-	gids := make([][]int32, nw)
-	for k, w := range workers {
-		gids[k] = make([]int32, len(w.terms))
-		for lt, term := range w.terms {
-			g, ok := dict[term]
-			if !ok {
-				g = int32(len(a.terms))
-				dict[term] = g
-				a.terms = append(a.terms, term)
-			}
-			gids[k][lt] = g
-		}
-	}
-	count := make([]int32, len(a.terms)+1)
-	for k, w := range workers {
-		for lt, g := range gids[k] {
-			count[g] += w.df[lt]
-		}
-	}
-	// Term g's postings occupy [start[g], start[g+1]); each worker's cursor for a term starts
-	// after the earlier workers' postings of that term, so postings stay in batch order.
-	a.start = make([]int32, len(a.terms)+1)
-	for g := range a.terms {
-		a.start[g+1] = a.start[g] + count[g]
-	}
-	next := slices.Clone(a.start[:len(a.terms)])
-	cursors := make([][]int32, nw)
-	for k, w := range workers {
-		cur := make([]int32, len(w.terms))
-		for lt, g := range gids[k] {
-			cur[lt] = next[g]
-			next[g] += w.df[lt]
-		}
-		cursors[k] = cur
-	}
-	total := a.start[len(a.terms)]
-	a.pDoc = make([]int32, total)
-	a.pTF = make([]uint32, total)
-	scatter := func(k int) {
-		w := workers[k]
-		cur := cursors[k]
-		s := int32(0)
-		for i, end := range w.docEnd {
-			pos := w.base + int32(i)
-			for ; s < end; s++ {
-				lt := w.stTerm[s]
-				p := cur[lt]
-				cur[lt]++
-				a.pDoc[p] = pos
-				a.pTF[p] = w.stTF[s]
-			}
-		}
-	}
-	if nw == 1 {
-		scatter(0)
-	} else {
-		for k := range workers {
-			wg.Go(func() { scatter(k) })
-		}
-		wg.Wait()
-	}
-	clear(workers) // the streams and dictionaries go before the postings are written
-	return a
-}
-
-// analyze runs the first pass over docs, writing only its own documents' slots of a.
-func (w *batchWorker) analyze(docs []adoc, a *analysis) {
-	e := w.e
-	size := 0
-	for _, d := range docs {
-		for _, f := range d.fields {
-			size += len(f.Text)
-		}
-	}
-	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
-	w.stTF = make([]uint32, 0, size/12+16)
-	w.docEnd = make([]int32, len(docs))
-	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
-	for i, d := range docs {
-		w.ord = int32(i)
-		w.lens = [MaxFields]uint32{}
-		for j, f := range d.fields {
-			w.fi = e.fieldIndex(f.Name)
-			w.shift = uint(8 * w.fi)
-			if j > 0 && f.Text == d.fields[j-1].Text {
-				for _, t := range w.field { // same text as the previous field: same terms
-					w.addTerm(t)
-				}
-				w.lens[w.fi] += uint32(len(w.field))
-				continue
-			}
-			w.ph = phraseState{}
-			w.field = w.field[:0]
-			w.scan(f.Text)
-		}
-		var code uint32
-		for f := range e.nf {
-			code |= lenCode(w.lens[f]) << (8 * f)
-		}
-		a.lens[int(w.base)+i] = w.lens
-		a.codes[int(w.base)+i] = code
-		w.docEnd[i] = int32(len(w.stTerm))
-	}
-}
-
 // Apply writes the batch into st: postings, document frequencies, champion lists and the
 // index record, in one pass over the terms the batch touches (in key order, which suits
 // bbolt). A store without an index gets one. st must be written by this engine's options
@@ -234,8 +94,11 @@ type Plan struct {
 	e       *Engine
 	parts   []planPart
 	seen    map[uint64]struct{} // ids of the parts added so far
-	dict    map[string]int32    // term → global id
-	terms   []string            // by global id
+	dict    *termDict           // term ↔ global id
+	conc    map[int32][]int32   // global id → its concepts' ids
+	cbits   []uint64            // by global id: whether conc has it
+	workers []*batchWorker      // the analysis state kept from Add to Add
+	keep    int                 // cacheKeep (a test makes it small)
 	dn      int64               // documents added minus removed
 	dtot    [MaxFields]int64    // field lengths added minus removed
 	order   []int32             // global terms in key order (at the first Step)
@@ -253,8 +116,7 @@ type Plan struct {
 // analysis.
 type planPart struct {
 	docs []planDoc
-	a    *analysis
-	gids []int32 // local term → global id
+	a    *analysis // its gids: local term → global id
 }
 
 // planDoc is a document of a plan: its id, length codes and whether it is removed.
@@ -273,7 +135,7 @@ func (e *Engine) Plan(b *Batch) *Plan {
 
 // NewPlan returns an empty plan; Add batches to it, then Step.
 func (e *Engine) NewPlan() *Plan {
-	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: map[string]int32{}}
+	return &Plan{e: e, seen: map[uint64]struct{}{}, dict: newTermDict(), conc: map[int32][]int32{}, keep: cacheKeep}
 }
 
 // Add analyses a batch into the plan. The batches of a plan must change disjoint sets of
@@ -309,7 +171,7 @@ func (p *Plan) Add(b *Batch) error {
 	slices.SortStableFunc(docs, func(x, y adoc) int {
 		return cmp.Or(cmp.Compare(x.id, y.id), cmpBool(!x.remove, !y.remove))
 	})
-	a := p.e.analyzeDocs(docs)
+	a := p.analyze(docs)
 	for i := range docs {
 		sign := int64(1)
 		if docs[i].remove {
@@ -322,21 +184,11 @@ func (p *Plan) Add(b *Batch) error {
 		docs[i].fields = nil // the analysis holds what Step needs
 	}
 	a.lens = nil
-	part := planPart{docs: make([]planDoc, len(docs)), a: a, gids: make([]int32, len(a.terms))}
+	part := planPart{docs: make([]planDoc, len(docs)), a: a}
 	for i := range docs {
 		part.docs[i] = planDoc{id: docs[i].id, code: a.codes[i], rm: docs[i].remove}
 	}
 	a.codes = nil
-	for lt, term := range a.terms {
-		g, ok := p.dict[term]
-		if !ok {
-			g = int32(len(p.terms))
-			p.dict[term] = g
-			p.terms = append(p.terms, term)
-		}
-		part.gids[lt] = g
-	}
-	a.terms = nil
 	p.parts = append(p.parts, part)
 	return nil
 }
@@ -346,37 +198,41 @@ var ErrOverlap = errors.New("textindex: batches of a plan overlap")
 
 // index orders the terms and finds, for each, the parts holding it.
 func (p *Plan) index() {
-	p.order = make([]int32, len(p.terms))
+	nt := p.dict.len()
+	p.order = make([]int32, nt)
 	for i := range p.order {
 		p.order[i] = int32(i)
 	}
-	slices.SortFunc(p.order, func(x, y int32) int { return cmp.Compare(p.terms[x], p.terms[y]) })
+	slices.SortFunc(p.order, func(x, y int32) int { return bytes.Compare(p.dict.get(x), p.dict.get(y)) })
 	// where is laid out in key order (by rank, not by global id), so that Step reads it
 	// front to back.
-	rank := make([]int32, len(p.terms))
+	rank := make([]int32, nt)
 	for r, g := range p.order {
 		rank[g] = int32(r)
 	}
-	p.whereAt = make([]int32, len(p.terms)+1)
+	p.whereAt = make([]int32, nt+1)
 	for _, part := range p.parts {
-		for _, g := range part.gids {
+		for _, g := range part.a.gids {
 			p.whereAt[rank[g]+1]++
 		}
 	}
-	for r := range p.terms {
+	for r := range nt {
 		p.whereAt[r+1] += p.whereAt[r]
 	}
-	p.where = make([][2]int32, p.whereAt[len(p.terms)])
+	p.where = make([][2]int32, p.whereAt[nt])
 	next := slices.Clone(p.whereAt)
 	for k, part := range p.parts {
-		for lt, g := range part.gids {
+		for lt, g := range part.a.gids {
 			r := rank[g]
 			p.where[next[r]] = [2]int32{int32(k), int32(lt)}
 			next[r]++
 		}
 	}
-	p.dict = nil
-	p.seen = nil
+	p.dict.seal()
+	p.seen, p.conc, p.cbits, p.workers = nil, nil, nil, nil
+	for k := range p.parts {
+		p.parts[k].a.gids = nil
+	}
 }
 
 // Step applies the plan's next terms to st, until about budget postings are written
@@ -430,13 +286,15 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 		for _, wh := range p.where[p.whereAt[p.next]:p.whereAt[p.next+1]] {
 			part := &p.parts[wh[0]]
 			a := part.a
-			for q := a.start[wh[1]]; q < a.start[wh[1]+1]; q++ {
-				d := &part.docs[a.pDoc[q]]
+			for b := a.post[a.start[wh[1]]:a.start[wh[1]+1]]; len(b) > 0; {
+				var pos uint64
+				var tf uint32
+				pos, tf, b = nextPosting(b, e.nf)
+				d := &part.docs[pos]
 				if d.rm {
 					w.removes = append(w.removes, d.id)
 					continue
 				}
-				tf := a.pTF[q]
 				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: d.code & byteMask(tf)})
 			}
 		}
@@ -448,7 +306,7 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 				slices.Sort(w.removes)
 			}
 		}
-		if err := w.term(p.terms[g]); err != nil {
+		if err := w.term(p.dict.str(g)); err != nil {
 			return false, err
 		}
 		work += len(w.adds) + len(w.removes) + 1
@@ -545,7 +403,7 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	for end < len(p.order) && (budget <= 0 || work < budget) {
 		for _, wh := range p.where[p.whereAt[end]:p.whereAt[end+1]] {
 			a := p.parts[wh[0]].a
-			work += int(a.start[wh[1]+1] - a.start[wh[1]])
+			work += countPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]], p.e.nf)
 		}
 		work++
 		end++
@@ -554,7 +412,7 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	if n < prefetchMin {
 		return
 	}
-	first, last := p.terms[p.order[p.next]], p.terms[p.order[end-1]]
+	first, last := p.dict.str(p.order[p.next]), p.dict.str(p.order[end-1])
 	limit := 2*n + 64
 	complete := true
 	w.st.SeekTerms([]byte(first), func(k, v []byte) bool {

@@ -1,0 +1,114 @@
+package textindex
+
+import (
+	"bytes"
+	"hash/maphash"
+)
+
+// termDict numbers the terms of a Plan (0, 1, 2, … in the order they are added). A bulk load
+// meets a hundred thousand terms and more, held until its index phase: a Go map of strings
+// and a slice of them cost about 60 bytes a term beyond the term's bytes (string headers,
+// one allocation per string, map slots), this about 13: the terms' bytes back to back, and
+// an open-addressing table of ids with a fragment of each term's hash. It is safe for
+// concurrent readers while nobody adds.
+type termDict struct {
+	seed  maphash.Seed
+	text  []byte   // every term's bytes, in id order
+	ends  []uint32 // per id: the end of its bytes in text (it starts where the previous ends)
+	slots []uint64 // h<<32 | id+1 (0: empty) at h's slot or after, h the top half of the term's
+	// hash; power-of-two length, at most half full
+}
+
+func newTermDict() *termDict { return &termDict{seed: maphash.MakeSeed()} }
+
+// len returns the number of terms.
+func (d *termDict) len() int { return len(d.ends) }
+
+// get returns the bytes of term id (valid until the next add).
+func (d *termDict) get(id int32) []byte {
+	start := uint32(0)
+	if id > 0 {
+		start = d.ends[id-1]
+	}
+	return d.text[start:d.ends[id]]
+}
+
+// str returns term id as a string.
+func (d *termDict) str(id int32) string { return string(d.get(id)) }
+
+// find returns the id of term.
+func (d *termDict) find(term []byte) (int32, bool) {
+	if len(d.slots) == 0 {
+		return 0, false
+	}
+	h := maphash.Bytes(d.seed, term) >> 32
+	mask := uint64(len(d.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := d.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if s>>32 == h {
+			if id := int32(uint32(s)) - 1; bytes.Equal(d.get(id), term) {
+				return id, true
+			}
+		}
+	}
+}
+
+// findString is find for a string term.
+func (d *termDict) findString(term string) (int32, bool) {
+	if len(d.slots) == 0 {
+		return 0, false
+	}
+	h := maphash.String(d.seed, term) >> 32
+	mask := uint64(len(d.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := d.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if s>>32 == h {
+			if id := int32(uint32(s)) - 1; string(d.get(id)) == term {
+				return id, true
+			}
+		}
+	}
+}
+
+// add returns the id of term, numbering it if it is new.
+func (d *termDict) add(term string) int32 {
+	if id, ok := d.findString(term); ok {
+		return id
+	}
+	if 2*(len(d.ends)+1) > len(d.slots) {
+		d.grow()
+	}
+	id := int32(len(d.ends))
+	d.text = append(d.text, term...)
+	d.ends = append(d.ends, uint32(len(d.text)))
+	d.insert(maphash.String(d.seed, term)>>32<<32 | uint64(id+1))
+	return id
+}
+
+func (d *termDict) insert(s uint64) {
+	mask := uint64(len(d.slots) - 1)
+	i := s >> 32 & mask
+	for d.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	d.slots[i] = s
+}
+
+func (d *termDict) grow() {
+	old := d.slots
+	d.slots = make([]uint64, max(1024, 2*len(old)))
+	for _, s := range old {
+		if s != 0 {
+			d.insert(s)
+		}
+	}
+}
+
+// seal drops the table: the dictionary then only gives terms by id.
+func (d *termDict) seal() { d.slots = nil }
