@@ -502,7 +502,7 @@ func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 type writer interface {
 	read() *vault.ReadTx
 	has(id uint64) bool
-	add(n vault.Node) (vault.Node, error)
+	add(n vault.Node) (id uint64, err error)
 	replace(n vault.Node) (vault.Node, error)
 	remove(id uint64) error
 	link(from, to uint64, rel vault.Relation) (id uint64, created bool, err error)
@@ -856,7 +856,7 @@ func fatal(err error) bool { return err != nil && !errors.Is(err, vault.ErrInval
 
 func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 	doc := &x.p.Scan.Docs[i]
-	n, err := x.w.add(nodeFor(doc.Draft(x.o.draftOptions())))
+	id, err := x.w.add(nodeFor(doc.Draft(x.o.draftOptions())))
 	if err != nil {
 		if fatal(err) {
 			return err
@@ -865,13 +865,13 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 		return nil
 	}
 	x.res.NodesAdded++
-	x.batch.Added = append(x.batch.Added, n.ID)
+	x.batch.Added = append(x.batch.Added, id)
 	if !x.w.dry() {
-		rep.ID = n.ID
+		rep.ID = id
 	}
 	rec := &fileRecord{
 		User: x.o.User, Source: doc.SourceFile, Root: x.p.Label, Hash: doc.ContentHash,
-		NodeID: n.ID, Category: doc.Category,
+		NodeID: id, Category: doc.Category,
 	}
 	key := string(fileKey(x.o.User, doc.SourceFile))
 	x.orig[key] = d.rec
@@ -886,7 +886,7 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 		rec.Split = true
 		rec.Sections = map[string]uint64{}
 		for _, sd := range doc.SectionDrafts(x.o.draftOptions()) {
-			srep, err := x.addSection(n.ID, sd, rec)
+			srep, err := x.addSection(id, sd, rec)
 			if err != nil {
 				return err
 			}
@@ -913,7 +913,7 @@ func (x *exec) addSection(parent uint64, sd patterns.NodeDraft, rec *fileRecord)
 		return srep, nil
 	}
 	srep := x.sectionReport(sd, ActionNew)
-	sn, err := x.w.add(nodeFor(sd))
+	sid, err := x.w.add(nodeFor(sd))
 	if err != nil {
 		if fatal(err) {
 			return srep, err
@@ -922,12 +922,12 @@ func (x *exec) addSection(parent uint64, sd patterns.NodeDraft, rec *fileRecord)
 		return srep, nil
 	}
 	x.res.NodesAdded++
-	x.batch.Added = append(x.batch.Added, sn.ID)
+	x.batch.Added = append(x.batch.Added, sid)
 	if !x.w.dry() {
-		srep.ID = sn.ID
+		srep.ID = sid
 	}
-	rec.Sections[sd.Anchor] = sn.ID
-	return srep, x.ensureLink(sn.ID, parent, vault.Refines)
+	rec.Sections[sd.Anchor] = sid
+	return srep, x.ensureLink(sid, parent, vault.Refines)
 }
 
 func (x *exec) ensureLink(from, to uint64, rel vault.Relation) error {
@@ -1236,15 +1236,14 @@ func (w *dryWriter) has(id uint64) bool {
 	return w.added[id] || (!w.removed[id] && w.r.Has(id))
 }
 
-func (w *dryWriter) add(n vault.Node) (vault.Node, error) {
+func (w *dryWriter) add(n vault.Node) (uint64, error) {
 	w.init()
 	if err := w.v.CheckNode(n); err != nil {
-		return vault.Node{}, err
+		return 0, err
 	}
 	w.nextID++
-	n.ID = w.nextID
-	w.added[n.ID] = true
-	return n, nil
+	w.added[w.nextID] = true
+	return w.nextID, nil
 }
 
 func (w *dryWriter) replace(n vault.Node) (vault.Node, error) {
@@ -1316,7 +1315,7 @@ type txWriter struct{ t *vault.ImportTx }
 func (w *txWriter) read() *vault.ReadTx                      { return &w.t.ReadTx }
 func (w *txWriter) dry() bool                                { return false }
 func (w *txWriter) has(id uint64) bool                       { return w.t.Has(id) }
-func (w *txWriter) add(n vault.Node) (vault.Node, error)     { return w.t.Add(n) }
+func (w *txWriter) add(n vault.Node) (uint64, error)         { return w.t.AddID(n) }
 func (w *txWriter) replace(n vault.Node) (vault.Node, error) { return w.t.Replace(n) }
 func (w *txWriter) remove(id uint64) error                   { return w.t.Remove(id) }
 func (w *txWriter) unlink(id uint64) error                   { return w.t.Unlink(id) }

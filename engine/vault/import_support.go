@@ -425,6 +425,21 @@ func (t *ImportTx) Edges(id uint64) []Edge {
 
 // Add stores a new node (validated as by Vault.Add) and returns it with its id.
 func (t *ImportTx) Add(n Node) (Node, error) {
+	p, err := t.add(n)
+	if err != nil {
+		return Node{}, err
+	}
+	return p.clone(), nil
+}
+
+// AddID is Add for a caller that needs the new node's id only (a bulk import): no copy of
+// the node is made for it.
+func (t *ImportTx) AddID(n Node) (uint64, error) {
+	p, err := t.add(n)
+	return p.ID, err
+}
+
+func (t *ImportTx) add(n Node) (Node, error) {
 	p, err := t.v.prepare(n)
 	if err != nil {
 		return Node{}, err
@@ -436,7 +451,7 @@ func (t *ImportTx) Add(n Node) (Node, error) {
 	t.ws.putNode(&p, true)
 	t.touched()
 	t.net++
-	return p.clone(), nil
+	return p, nil
 }
 
 // Replace overwrites every field of node n.ID with n (validated), keeping

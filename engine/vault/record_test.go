@@ -117,3 +117,32 @@ func TestCleanTextFastPath(t *testing.T) {
 		assert.Equal(t, general(s, true), cleanKey(s), "%q", s)
 	}
 }
+
+// FuzzEdgeRecord checks marshalEdgeRecord against edgeCodec (json.Marshal): the same bytes
+// for every edge, or the same refusal.
+func FuzzEdgeRecord(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint64(3), "supports", 0.5, int64(1700000000), int64(123))
+	f.Add(uint64(1<<53), uint64(0), uint64(9), "<&\u2028\xff>", 1e-7, int64(-1<<40), int64(0))
+	f.Add(uint64(0), uint64(0), uint64(0), "", math.Inf(1), int64(253402300800), int64(999999999))
+	f.Fuzz(func(t *testing.T, id, from, to uint64, rel string, strength float64, sec, nsec int64) {
+		e := Edge{ID: id, From: from, To: to, Relation: Relation(rel), Strength: strength,
+			CreatedAt: time.Unix(sec, nsec).In(time.FixedZone("", int(nsec%50000)))}
+		want, wantErr := edgeCodec.Marshal(e)
+		got, gotErr := marshalEdgeRecord(&e)
+		if wantErr != nil {
+			assert.Error(t, gotErr)
+			return
+		}
+		require.NoError(t, gotErr)
+		assert.Equal(t, string(want), string(got))
+	})
+}
+
+func TestBodyNormalizedAsBefore(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"", "  plain body \n", "a\x00b", "bad \xff\xfe utf8\x00 ", "naïve é \u2028", "\xed\xa0\x80 surrogate"} {
+		n := Node{Content: "c", Body: body}
+		require.NoError(t, n.normalize("u", true))
+		assert.Equal(t, strings.TrimSpace(strings.ToValidUTF8(strings.ReplaceAll(body, "\x00", ""), "\uFFFD")), n.Body, "%q", body)
+	}
+}

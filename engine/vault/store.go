@@ -609,7 +609,11 @@ func putEdgeTx(tx *bolt.Tx, e *Edge, batch ...*ixBatch) error {
 			return fmt.Errorf("index edge %d: %w", e.ID, err)
 		}
 	}
-	if err := edgeCodec.Put(edges, storage.Key(e.ID), *e); err != nil {
+	raw, err := marshalEdgeRecord(e)
+	if err == nil {
+		err = edges.Put(storage.Key(e.ID), raw)
+	}
+	if err != nil {
 		return fmt.Errorf("store edge %d: %w", e.ID, err)
 	}
 	if !deferred {
