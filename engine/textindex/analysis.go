@@ -365,7 +365,7 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
 	// workers' postings of it, so postings stay in batch order.
 	pidx := make([]int32, p.dict.len()) // plan id → 1 + its index in a.gids
-	most := 0 // the batch's terms are at most the workers' terms
+	most := 0                           // the batch's terms are at most the workers' terms
 	for _, w := range workers {
 		most += len(w.touched)
 	}
