@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-dev/nova/engine/patterns"
@@ -170,29 +171,23 @@ func signatures(ctx context.Context, docs []patterns.Doc, workers int, opts Opti
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(docs)))
-	next := make(chan int)
+	// Workers take the next doc from a counter (no feeder goroutine: two goroutine switches
+	// per doc less).
+	var next atomic.Int64
 	finished := make(chan struct{}, len(docs))
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for i := range next {
-				if ctx.Err() == nil {
-					sigs[i] = signatureOf(docs[i].Title, docs[i].Body, docs[i].Description)
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(docs) {
+					return
 				}
+				sigs[i] = signatureOf(docs[i].Title, docs[i].Body, docs[i].Description)
 				finished <- struct{}{}
 			}
 		})
 	}
-	go func() {
-		defer close(next)
-		for i := range docs {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	go func() { wg.Wait(); close(finished) }()
 	opts.progress(PhaseDedup, 0, len(docs))
 	done := 0

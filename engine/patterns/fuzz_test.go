@@ -2,8 +2,10 @@ package patterns
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -66,5 +68,76 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = d.Draft(DraftOptions{})
 		_ = d.SectionDrafts(DraftOptions{})
+	})
+}
+
+// reFieldLine is the regular expression fieldLine is written from (its reference).
+var reFieldLine = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$`)
+
+// fieldLineByRegexp is fieldLine as it was: the regexp's groups, trimmed.
+func fieldLineByRegexp(s string) (key, value string, ok bool) {
+	m := reFieldLine.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", false
+	}
+	key = strings.ToLower(strings.TrimSpace(m[1]))
+	if key == "" {
+		return "", "", false
+	}
+	return key, strings.TrimSpace(m[2]), true
+}
+
+var fieldLineSeeds = []string{
+	"**Priority:** P1", "**Priority**: P1", "__Type:__ guide", "__Type__ : guide", "  **Tags:**   a, b  ",
+	"**a:b:** x", "**a:** **b:** c", "** :** x", "**:** x", "***x:** y", "**_x:** y", "**x_y:** z",
+	"**" + strings.Repeat("k", 61) + ":** v", "**" + strings.Repeat("k", 62) + ":** v", "**é" + strings.Repeat("ü", 60) + ":** v",
+	"**k\xff\xfe:** v", "**k:**\n v", "**k:** v\n", "**k:** a\nb", "**k\n:** v", "\t**k** \t: v\v", "**k:** \u00a0v\u00a0",
+	"**k:**", "**k:", "**", "*k:* v", "**k:** __", "** k :** v", "**Field** x: y", "**a**:**b**: c",
+}
+
+func TestFieldLineMatchesRegexp(t *testing.T) {
+	t.Parallel()
+	for _, s := range fieldLineSeeds {
+		k, v, ok := fieldLine(s)
+		wk, wv, wok := fieldLineByRegexp(s)
+		if k != wk || v != wv || ok != wok {
+			t.Errorf("%q: fieldLine = (%q, %q, %v), regexp = (%q, %q, %v)", s, k, v, ok, wk, wv, wok)
+		}
+	}
+}
+
+// Random lines over the characters the expression cares about (markers, colons, blanks,
+// newlines, multi-byte and invalid runes), many more than the fuzzer's seeds reach.
+func TestFieldLineMatchesRegexpRandom(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"*", "**", "_", "__", ":", " ", "\t", "\n", "\v", "a", "K", "é", "\xff", "\u00a0", "x y"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		var b strings.Builder
+		if rng.IntN(2) == 0 {
+			b.WriteString("**")
+		}
+		for range rng.IntN(30) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		k, v, ok := fieldLine(s)
+		wk, wv, wok := fieldLineByRegexp(s)
+		if k != wk || v != wv || ok != wok {
+			t.Fatalf("%q: fieldLine = (%q, %q, %v), regexp = (%q, %q, %v)", s, k, v, ok, wk, wv, wok)
+		}
+	}
+}
+
+func FuzzFieldLine(f *testing.F) {
+	for _, s := range fieldLineSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, v, ok := fieldLine(s)
+		wk, wv, wok := fieldLineByRegexp(s)
+		if k != wk || v != wv || ok != wok {
+			t.Fatalf("%q: fieldLine = (%q, %q, %v), regexp = (%q, %q, %v)", s, k, v, ok, wk, wv, wok)
+		}
 	})
 }

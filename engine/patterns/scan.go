@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -257,32 +258,25 @@ func ScanFS(ctx context.Context, fsys fs.FS, opts ScanOptions) (ScanResult, erro
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(cands)))
-	jobs := make(chan int)
+	// Workers take the next file from a counter (a feeder goroutine handing out indices
+	// over a channel cost two goroutine switches per file).
+	var next atomic.Int64
 	finished := make(chan int, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			o := opener{fsys: fsys}
 			defer o.close()
-			for i := range jobs {
-				if ctx.Err() != nil {
-					continue // drain without work; the feeder stops soon
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) {
+					return
 				}
 				results[i] = scanOne(&o, cands[i], opts.Parse)
 				finished <- i
 			}
 		})
 	}
-	go func() {
-		defer close(jobs)
-		for i := range cands {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	go func() {
 		wg.Wait()
 		close(finished)

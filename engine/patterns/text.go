@@ -16,18 +16,17 @@ const MaxDescriptionRunes = 500
 const maxTagRunes = 48
 
 var (
-	reImage     = lazyre.New(`!\[([^\]]*)\]\([^)]*\)`)
-	reLink      = lazyre.New(`\[([^\]]+)\]\([^)]*\)`)
-	reRefLink   = lazyre.New(`\[([^\]]+)\]\[[^\]]*\]`)
-	reAutolink  = lazyre.New(`<((?:https?|mailto):[^>\s]+)>`)
-	reBreakTag  = lazyre.New(`(?i)<br\s*/?>`)
-	reStrong    = lazyre.New(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
-	reEmStar    = lazyre.New(`(^|[^\w*])\*(\S(?:[^*]*?\S)?)\*`)
-	reEmUnder   = lazyre.New(`(^|[^\w_])_(\S(?:[^_]*?\S)?)_($|[^\w_])`)
-	reStrike    = lazyre.New(`~~(\S(?:.*?\S)?)~~`)
-	reEscape    = lazyre.New("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
-	reSpaces    = lazyre.New(`\s+`)
-	reFieldLine = lazyre.New(`^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$`)
+	reImage    = lazyre.New(`!\[([^\]]*)\]\([^)]*\)`)
+	reLink     = lazyre.New(`\[([^\]]+)\]\([^)]*\)`)
+	reRefLink  = lazyre.New(`\[([^\]]+)\]\[[^\]]*\]`)
+	reAutolink = lazyre.New(`<((?:https?|mailto):[^>\s]+)>`)
+	reBreakTag = lazyre.New(`(?i)<br\s*/?>`)
+	reStrong   = lazyre.New(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
+	reEmStar   = lazyre.New(`(^|[^\w*])\*(\S(?:[^*]*?\S)?)\*`)
+	reEmUnder  = lazyre.New(`(^|[^\w_])_(\S(?:[^_]*?\S)?)_($|[^\w_])`)
+	reStrike   = lazyre.New(`~~(\S(?:.*?\S)?)~~`)
+	reEscape   = lazyre.New("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
+	reSpaces   = lazyre.New(`\s+`)
 )
 
 // cleanInline turns one piece of inline markdown into plain text: links and images keep their
@@ -322,25 +321,94 @@ func stripNumericPrefix(s string) string {
 }
 
 // fieldLine parses a `**Field:** value` (or `**Field**: value`) line. The key is lowercased.
+//
+// It is the regular expression
+//
+//	^\s*(?:\*\*|__)([^*_:][^*]{0,60}?)(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:)\s*(.*?)\s*$
+//
+// (key = TrimSpace(group 1), value = TrimSpace(group 2)) written out: the shortest key after
+// which a separator follows, key runes counted as the regexp counts them (an invalid byte is
+// one). Hand-written because every paragraph line of an import goes through it and the
+// regexp's backtracking was a tenth of parsing; FuzzFieldLine compares the two.
 func fieldLine(s string) (key, value string, ok bool) {
-	// The regex needs "**" or "__" after the leading blanks (its ^\s*): most lines of a
-	// paragraph fail here without running it.
 	i := 0
 	for i < len(s) && isRESpace(s[i]) {
 		i++
 	}
-	if i+1 >= len(s) || s[i] != s[i+1] || s[i] != '*' && s[i] != '_' {
+	if !doubleMarker(s, i) {
 		return "", "", false
 	}
-	m := reFieldLine.FindStringSubmatch(s)
-	if m == nil {
+	i += 2
+	ks := i
+	if i >= len(s) {
 		return "", "", false
 	}
-	key = strings.ToLower(strings.TrimSpace(m[1]))
-	if key == "" {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == '*' || r == '_' || r == ':' {
 		return "", "", false
 	}
-	return key, strings.TrimSpace(m[2]), true
+	i += size
+	for n := 1; ; n++ { // n key runes so far
+		if j, found := fieldSep(s, i); found && fieldTail(s[j:]) {
+			key = strings.ToLower(strings.TrimSpace(s[ks:i]))
+			if key == "" {
+				return "", "", false
+			}
+			return key, strings.TrimSpace(s[j:]), true
+		}
+		if n == 61 || i >= len(s) {
+			return "", "", false
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '*' {
+			return "", "", false
+		}
+		i += size
+	}
+}
+
+// doubleMarker reports "**" or "__" at s[i:].
+func doubleMarker(s string, i int) bool {
+	return i+1 < len(s) && s[i] == s[i+1] && (s[i] == '*' || s[i] == '_')
+}
+
+// fieldSep matches the separator after a key at s[i:] (":**", ": __", "**:", "** :", …) and
+// returns where the value starts.
+func fieldSep(s string, i int) (int, bool) {
+	if i < len(s) && s[i] == ':' {
+		j := i + 1
+		for j < len(s) && isRESpace(s[j]) {
+			j++
+		}
+		if doubleMarker(s, j) {
+			return j + 2, true
+		}
+		return 0, false
+	}
+	if doubleMarker(s, i) {
+		j := i + 2
+		for j < len(s) && isRESpace(s[j]) {
+			j++
+		}
+		if j < len(s) && s[j] == ':' {
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// fieldTail reports whether \s*(.*?)\s*$ matches rest: no newline outside its leading and
+// trailing whitespace (the regexp's . does not match one).
+func fieldTail(rest string) bool {
+	lead := 0
+	for lead < len(rest) && isRESpace(rest[lead]) {
+		lead++
+	}
+	trail := len(rest)
+	for trail > lead && isRESpace(rest[trail-1]) {
+		trail--
+	}
+	return strings.IndexByte(rest[lead:trail], '\n') < 0
 }
 
 // wordCount counts space-separated words that contain a letter or digit.
