@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -138,6 +139,53 @@ func FuzzFieldLine(f *testing.F) {
 		wk, wv, wok := fieldLineByRegexp(s)
 		if k != wk || v != wv || ok != wok {
 			t.Fatalf("%q: fieldLine = (%q, %q, %v), regexp = (%q, %q, %v)", s, k, v, ok, wk, wv, wok)
+		}
+	})
+}
+
+// kebabByRunes is kebab as it was, rune by rune (its ASCII bytes are now classified without
+// decoding).
+func kebabByRunes(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '’' || r == '`':
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+func TestKebabMatchesRuneByRune(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "Z", "9", " ", "-", "'", "’", "`", "_", "É", "ß", "İ", "\xff", "日", "٣", "\u0301", ":", "K"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if s := b.String(); kebab(s) != kebabByRunes(s) {
+			t.Fatalf("%q: kebab %q, rune by rune %q", s, kebab(s), kebabByRunes(s))
+		}
+	}
+}
+
+func FuzzKebab(f *testing.F) {
+	f.Add("Don't Repeat-Yourself: Café ß")
+	f.Add("\xff`x’y")
+	f.Fuzz(func(t *testing.T, s string) {
+		if kebab(s) != kebabByRunes(s) {
+			t.Fatalf("%q: kebab %q, rune by rune %q", s, kebab(s), kebabByRunes(s))
 		}
 	})
 }

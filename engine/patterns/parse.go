@@ -560,7 +560,7 @@ func (p *parser) description(title string) string {
 	}
 	for _, s := range sc {
 		h := p.headingText(s)
-		if isBoilerplateHeading(h) || isTrailingHeading(h) {
+		if k := kebab(h); isBoilerplateKebab(k) || isTrailingKebab(k) {
 			continue
 		}
 		if d := p.bestProse(s.from, s.to); d != "" {
@@ -598,8 +598,10 @@ func (p *parser) description(title string) string {
 	return ""
 }
 
-func isTrailingHeading(text string) bool {
-	k := kebab(text)
+func isTrailingHeading(text string) bool { return isTrailingKebab(kebab(text)) }
+
+// isTrailingKebab is isTrailingHeading of a heading already in kebab form.
+func isTrailingKebab(k string) bool {
 	for _, pre := range []string{"anti-pattern", "antipattern", "related", "files-to-modify", "see-also", "references", "when-to-use", "when-not-to-use", "benefits"} {
 		if strings.HasPrefix(k, pre) {
 			return true
