@@ -532,6 +532,39 @@ func TestChunkedImportThreadsEachChainWithItsLastChunk(t *testing.T) {
 	require.Equal(t, 60, got.Loaded)
 	assert.Equal(t, 3+1, txs, "three chunks and the index: the chains took no transaction of their own")
 
+	// A second import that changes files and adds some in every folder: stale chain edges
+	// are removed and new ones drawn chunk by chunk, as in one transaction; undo likewise.
+	changed := map[string]string{}
+	for i := range 60 {
+		switch i % 3 {
+		case 0:
+			changed[fmt.Sprintf("%02d-cat%d/p%02d.md", i/10, i/10, i)] = pattern(fmt.Sprintf("Pattern %d of %d, revised", i, i/10),
+				fmt.Sprintf("Revised pattern %d about poushom case %d.", i, i*11))
+		case 1:
+			changed[fmt.Sprintf("%02d-cat%d/p%02d-extra.md", i/10, i/10, i)] = pattern(fmt.Sprintf("Extra %d", i),
+				fmt.Sprintf("An extra pattern %d with words of its own: %s.", i, strings.Repeat("thumio ", i%4+1)))
+		}
+	}
+	lib2 := t.TempDir() // the subtests below import lib as it is
+	copyTree(t, lib, lib2)
+	writeFiles(t, lib2, changed)
+	r1, err := one.im.Import(ctx, DirSource(lib2), Options{})
+	require.NoError(t, err)
+	r2, err := counted.im.Import(ctx, DirSource(lib2), Options{})
+	require.NoError(t, err)
+	require.Positive(t, r2.Updated)
+	require.Positive(t, r2.EdgesRemoved, "stale chain edges were replaced")
+	sameResult(t, r1, r2)
+	assert.Equal(t, one.records(t), counted.records(t))
+	assert.Equal(t, one.index(t), counted.index(t))
+	assert.Equal(t, one.nodeDump(t), counted.nodeDump(t))
+	for _, e := range []*env{one, counted} {
+		_, err := e.im.Undo(ctx, r2.Batch)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, one.records(t), counted.records(t))
+	assert.Equal(t, one.nodeDump(t), counted.nodeDump(t))
+
 	for _, crash := range []int{0, 1} {
 		t.Run(fmt.Sprintf("crash after chunk %d", crash), func(t *testing.T) {
 			t.Parallel()

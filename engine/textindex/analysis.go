@@ -67,10 +67,10 @@ type batchWorker struct {
 
 // idState is what a worker knows of a term, by id (one array of them, so that counting an
 // occurrence touches one cache line): last is the stamp of the last document the term
-// occurred in (0: not met in the Add); slot is, while the documents
+// occurred in (0: not met in the Add); n is its number of postings; slot is, while the documents
 // are analysed, its posting of that document in the stream, then the bytes of its
 // postings, then the scatter's cursor.
-type idState struct{ last, slot int32 }
+type idState struct{ last, slot, n int32 }
 
 func newBatchWorker(p *Plan) *batchWorker {
 	w := &batchWorker{e: p.e, p: p, newDict: map[string]int32{}}
@@ -244,21 +244,23 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 	}
 	// Size every term's postings (see postingLen).
 	for _, t := range w.touched {
-		w.ids[t].slot = 0
+		w.ids[t].slot, w.ids[t].n = 0, 0
 	}
 	s := 0
 	for i, end := range w.docEnd {
 		pos := uint64(w.base) + uint64(i)
 		for ; s < int(end); s++ {
-			w.ids[w.stTerm[s]].slot += int32(postingLen(pos, w.stTF[s], e.nf))
+			st := &w.ids[w.stTerm[s]]
+			st.slot += int32(postingLen(pos, w.stTF[s], e.nf))
+			st.n++
 		}
 	}
 }
 
-// A plan holds its postings until the index phase, per added batch and term, as bytes: per
-// posting uvarint(batch position << nf | field mask), then for every field in the mask,
-// lowest first, its term frequency (1–255). A posting of a batch of a thousand documents
-// with the term in one field is three bytes.
+// A plan holds its postings until the index phase, per added batch and term, as bytes:
+// uvarint(number of postings), then per posting uvarint(batch position << nf | field mask),
+// then for every field in the mask, lowest first, its term frequency (1–255). A posting of a
+// batch of a thousand documents with the term in one field is three bytes.
 
 func postingLen(pos uint64, tf uint32, nf int) int {
 	mask := fieldMask(tf)
@@ -291,14 +293,10 @@ func nextPosting(b []byte, nf int) (pos uint64, tf uint32, rest []byte) {
 	return v >> nf, tf, b
 }
 
-// countPostings returns the number of postings in b.
-func countPostings(b []byte, nf int) int {
-	n := 0
-	for len(b) > 0 {
-		_, _, b = nextPosting(b, nf)
-		n++
-	}
-	return n
+// pendingPostings returns the postings b holds (see above), and their count.
+func pendingPostings(b []byte) (int, []byte) {
+	n, k := binary.Uvarint(b)
+	return int(n), b[k:]
 }
 
 // analysis is the result of analysing a batch: per document its length codes and field
@@ -369,22 +367,26 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
 	// workers' postings of it, so postings stay in batch order.
 	pidx := make([]int32, p.dict.len()) // plan id → 1 + its index in a.gids
-	var size []int32
+	var size, count []int32
 	for _, w := range workers {
 		for _, t := range w.touched {
 			g := w.plan(t)
 			if pidx[g] == 0 {
 				a.gids = append(a.gids, g)
 				size = append(size, 0)
+				count = append(count, 0)
 				pidx[g] = int32(len(a.gids))
 			}
 			size[pidx[g]-1] += w.ids[t].slot
+			count[pidx[g]-1] += w.ids[t].n
 		}
 	}
 	a.start = make([]int32, len(a.gids)+1)
+	var head [binary.MaxVarintLen32]byte
 	for i, n := range size {
-		a.start[i+1] = a.start[i] + n
-		size[i] = a.start[i] // from here on, the next free byte of term i
+		h := int32(len(binary.AppendUvarint(head[:0], uint64(count[i]))))
+		a.start[i+1] = a.start[i] + h + n
+		size[i] = a.start[i] + h // from here on, the next free byte of term i
 	}
 	for _, w := range workers {
 		for _, t := range w.touched {
@@ -395,6 +397,9 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 		}
 	}
 	a.post = make([]byte, a.start[len(a.gids)])
+	for i, n := range count {
+		binary.AppendUvarint(a.post[a.start[i]:a.start[i]], uint64(n))
+	}
 	scatter := func(w *batchWorker) {
 		s := 0
 		for i, end := range w.docEnd {

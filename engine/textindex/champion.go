@@ -35,7 +35,8 @@ const (
 // and w.gone: the docs whose posting left or changed).
 func (w *writer) champions(term string, rec *termRec) error {
 	st := w.st
-	key := championKey(nil, term)
+	w.ckey = championKey(w.ckey[:0], term) // the stores copy keys
+	key := w.ckey
 	if rec.df <= champThreshold {
 		if rec.flags&termChampion != 0 {
 			rec.flags &^= termChampion

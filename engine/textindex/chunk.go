@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Posting lists are stored in chunks of at most maxChunk postings: each chunk is one value
@@ -77,6 +78,8 @@ func fieldMask(tf uint32) uint64 {
 // with block bounds computed under ref.
 func encodeChunk(dst []byte, base uint64, ps []posting, ref *normTable) []byte {
 	nb := (len(ps) + blockSize - 1) >> blockShift
+	// Most postings take four bytes or less (one field): room for them up front.
+	dst = slices.Grow(dst, 1+binary.MaxVarintLen64+nb*blockEntry+4*len(ps))
 	dst = append(dst, chunkVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(ps)))
 	table := len(dst)

@@ -2,7 +2,10 @@ package textindex
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"hash/maphash"
+	"slices"
 )
 
 // termDict numbers the terms of a Plan (0, 1, 2, … in the order they are added). A bulk load
@@ -112,3 +115,30 @@ func (d *termDict) grow() {
 
 // seal drops the table: the dictionary then only gives terms by id.
 func (d *termDict) seal() { d.slots = nil }
+
+// sorted returns the ids in the order of their terms' bytes. The terms are compared by their
+// first eight bytes (big-endian, zero-padded: the same order) before their whole bytes, so
+// that most comparisons read no term.
+func (d *termDict) sorted() []int32 {
+	type key struct {
+		pre uint64
+		id  int32
+	}
+	keys := make([]key, d.len())
+	for i := range keys {
+		var b [8]byte
+		copy(b[:], d.get(int32(i)))
+		keys[i] = key{binary.BigEndian.Uint64(b[:]), int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.pre, y.pre); c != 0 {
+			return c
+		}
+		return bytes.Compare(d.get(x.id), d.get(y.id))
+	})
+	out := make([]int32, len(keys))
+	for i, k := range keys {
+		out[i] = k.id
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -199,11 +198,7 @@ var ErrOverlap = errors.New("textindex: batches of a plan overlap")
 // index orders the terms and finds, for each, the parts holding it.
 func (p *Plan) index() {
 	nt := p.dict.len()
-	p.order = make([]int32, nt)
-	for i := range p.order {
-		p.order[i] = int32(i)
-	}
-	slices.SortFunc(p.order, func(x, y int32) int { return bytes.Compare(p.dict.get(x), p.dict.get(y)) })
+	p.order = p.dict.sorted()
 	// where is laid out in key order (by rank, not by global id), so that Step reads it
 	// front to back.
 	rank := make([]int32, nt)
@@ -286,7 +281,8 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 		for _, wh := range p.where[p.whereAt[p.next]:p.whereAt[p.next+1]] {
 			part := &p.parts[wh[0]]
 			a := part.a
-			for b := a.post[a.start[wh[1]]:a.start[wh[1]+1]]; len(b) > 0; {
+			_, b := pendingPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]])
+			for len(b) > 0 {
 				var pos uint64
 				var tf uint32
 				pos, tf, b = nextPosting(b, e.nf)
@@ -364,6 +360,8 @@ type writer struct {
 	all     []posting // reused by readAll
 	vals    []valued  // reused by selectChampions
 	key     []byte
+	pkey    []byte     // a chunk key being put or deleted (the stores copy keys)
+	ckey    []byte     // the current term's champion key
 	tkey    []byte     // the current term's key
 	known   knownTerms // the stored records of the step's terms, when prefetched
 }
@@ -403,7 +401,8 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	for end < len(p.order) && (budget <= 0 || work < budget) {
 		for _, wh := range p.where[p.whereAt[end]:p.whereAt[end+1]] {
 			a := p.parts[wh[0]].a
-			work += countPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]], p.e.nf)
+			n, _ := pendingPostings(a.post[a.start[wh[1]]:])
+			work += n
 		}
 		work++
 		end++
@@ -512,7 +511,8 @@ func (w *writer) putPieces(term string, ps []posting, rec *termRec) error {
 		piece := ps[:min(len(ps), maxChunk)]
 		ps = ps[len(piece):]
 		first := piece[0].doc
-		if err := w.st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+		w.pkey = chunkKey(w.pkey[:0], term, first)
+		if err := w.st.PutPostings(w.pkey, encodeChunk(nil, first, piece, &w.ref)); err != nil {
 			return err
 		}
 		rec.last = max(rec.last, first)
@@ -582,7 +582,8 @@ func (w *writer) rewrite(term string, rec *termRec) error {
 		pieces := w.merged
 		keep := len(pieces) > 0 && pieces[0].doc == sp.first
 		if !keep {
-			if err := st.DeletePostings(chunkKey(nil, term, sp.first)); err != nil {
+			w.pkey = chunkKey(w.pkey[:0], term, sp.first)
+			if err := st.DeletePostings(w.pkey); err != nil {
 				return err
 			}
 		}
@@ -593,7 +594,8 @@ func (w *writer) rewrite(term string, rec *termRec) error {
 		for p := 0; p < len(pieces); p += step {
 			piece := pieces[p:min(p+step, len(pieces))]
 			first := piece[0].doc
-			if err := st.PutPostings(chunkKey(nil, term, first), encodeChunk(nil, first, piece, &w.ref)); err != nil {
+			w.pkey = chunkKey(w.pkey[:0], term, first)
+			if err := st.PutPostings(w.pkey, encodeChunk(nil, first, piece, &w.ref)); err != nil {
 				return err
 			}
 			last = max(last, first)
