@@ -230,7 +230,7 @@ func sameParseError(a, b *ParseError) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Err == b.Err && a.Line == b.Line && a.Detail == b.Detail
+	return errors.Is(a.Err, b.Err) && a.Line == b.Line && a.Detail == b.Detail
 }
 
 func TestCheckContentMatchesRuneByRune(t *testing.T) {
