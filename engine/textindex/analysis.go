@@ -34,13 +34,11 @@ type batchWorker struct {
 	cache surfaceTable // surface token → plan term id (worker id while the Add runs)
 
 	// Ids below g0 (the plan's term count when the Add started) are plan ids; the others are
-	// the Add's new terms, newTerms[id-g0].
-	g0       int32
-	newDict  map[string]int32
-	newTerms []string
-	newConc  [][]int32 // concept ids of newTerms, nil if none
-	gmap     []int32   // after the merge: new term → plan id
-	nNew     int       // len(newTerms) of the last Add
+	// the Add's new terms, newDict's id-g0.
+	g0      int32
+	newDict *termDict
+	newConc [][]int32 // concept ids of the new terms, nil if none
+	gmap    []int32   // after the merge: new term → plan id
 
 	ids     []idState // by id
 	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
@@ -73,7 +71,7 @@ type batchWorker struct {
 type idState struct{ last, slot, n int32 }
 
 func newBatchWorker(p *Plan) *batchWorker {
-	w := &batchWorker{e: p.e, p: p, newDict: map[string]int32{}}
+	w := &batchWorker{e: p.e, p: p}
 	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
 	return w
 }
@@ -87,7 +85,7 @@ func (w *batchWorker) begin(g0 int32) {
 		w.cbits = append(w.cbits, 0)
 	}
 	w.stamp = 0
-	w.newDict = make(map[string]int32, w.nNew)
+	w.newDict = newTermDict()
 }
 
 // grow makes the per-id arrays n long at least.
@@ -105,29 +103,29 @@ func (w *batchWorker) termID(term []byte) int32 {
 	if id, ok := w.p.dict.find(term); ok {
 		return id
 	}
-	if id, ok := w.newDict[string(term)]; ok {
-		return id
+	if id, ok := w.newDict.find(term); ok {
+		return w.g0 + id
 	}
-	return w.newTerm(string(term))
+	return w.newTerm(term)
 }
 
-func (w *batchWorker) newTerm(s string) int32 {
-	id := w.g0 + int32(len(w.newTerms))
-	w.newDict[s] = id
-	w.newTerms = append(w.newTerms, s)
+func (w *batchWorker) newTerm(term []byte) int32 {
+	id := w.g0 + w.newDict.addBytes(term)
 	w.newConc = append(w.newConc, nil)
 	w.grow(int(id) + 1)
 	if int(id)>>6 == len(w.cbits) {
 		w.cbits = append(w.cbits, 0) // ids come one by one
 	}
-	if gs := w.e.concepts[s]; len(gs) > 0 {
+	if gs := w.e.concepts[string(term)]; len(gs) > 0 {
 		cs := make([]int32, len(gs))
 		for i, g := range gs {
 			name := w.e.cnames[g]
 			c, ok := w.p.dict.findString(name)
 			if !ok {
-				if c, ok = w.newDict[name]; !ok {
-					c = w.newTerm(name)
+				if c, ok = w.newDict.findString(name); ok {
+					c += w.g0
+				} else {
+					c = w.newTerm([]byte(name))
 				}
 			}
 			cs[i] = c
@@ -341,8 +339,8 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// gives the same ids).
 	for _, w := range workers {
 		w.gmap = w.gmap[:0]
-		for _, s := range w.newTerms {
-			w.gmap = append(w.gmap, p.dict.add(s))
+		for i := range w.newDict.len() {
+			w.gmap = append(w.gmap, p.dict.addBytes(w.newDict.get(int32(i))))
 		}
 	}
 	for _, w := range workers {
@@ -367,7 +365,12 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 	// [start[i], start[i+1]); each worker's cursor for a term starts after the earlier
 	// workers' postings of it, so postings stay in batch order.
 	pidx := make([]int32, p.dict.len()) // plan id → 1 + its index in a.gids
-	var size, count []int32
+	most := 0                           // the batch's terms are at most the workers' terms
+	for _, w := range workers {
+		most += len(w.touched)
+	}
+	a.gids = make([]int32, 0, most)
+	size, count := make([]int32, 0, most), make([]int32, 0, most)
 	for _, w := range workers {
 		for _, t := range w.touched {
 			g := w.plan(t)
@@ -446,9 +449,8 @@ func (w *batchWorker) end() {
 	})
 	// What is by id or by document goes: only the cache is kept from Add to Add (a bulk
 	// load's other phases should not pay for the workers in memory).
-	w.nNew = len(w.newTerms)
 	w.ids, w.touched, w.stTerm, w.stTF, w.docEnd, w.field = nil, nil, nil, nil, nil, nil
-	w.newDict, w.newTerms, w.newConc, w.gmap = nil, nil, nil, nil
+	w.newDict, w.newConc, w.gmap = nil, nil, nil
 }
 
 // scan is tokenizer.each fused with the surface cache for the common case, a run of ASCII

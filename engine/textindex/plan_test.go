@@ -290,7 +290,11 @@ func TestTermDict(t *testing.T) {
 			ids[term] = id
 			order = append(order, term)
 		}
-		require.Equal(t, id, d.add(term), term)
+		if rng.IntN(2) == 0 {
+			require.Equal(t, id, d.add(term), term)
+		} else {
+			require.Equal(t, id, d.addBytes([]byte(term)), term)
+		}
 	}
 	require.Equal(t, len(order), d.len())
 	for id, term := range order {

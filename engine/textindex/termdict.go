@@ -84,13 +84,26 @@ func (d *termDict) add(term string) int32 {
 	if id, ok := d.findString(term); ok {
 		return id
 	}
+	return push(d, maphash.String(d.seed, term), term)
+}
+
+// addBytes is add for a term in bytes, which the dictionary copies.
+func (d *termDict) addBytes(term []byte) int32 {
+	if id, ok := d.find(term); ok {
+		return id
+	}
+	return push(d, maphash.Bytes(d.seed, term), term)
+}
+
+// push numbers a new term of hash h.
+func push[T string | []byte](d *termDict, h uint64, term T) int32 {
 	if 2*(len(d.ends)+1) > len(d.slots) {
 		d.grow()
 	}
 	id := int32(len(d.ends))
 	d.text = append(d.text, term...)
 	d.ends = append(d.ends, uint32(len(d.text)))
-	d.insert(maphash.String(d.seed, term)>>32<<32 | uint64(id+1))
+	d.insert(h>>32<<32 | uint64(id+1))
 	return id
 }
 
