@@ -196,8 +196,10 @@ var genericTags = map[string]bool{
 
 // isBoilerplateHeading reports provenance headings ("Source", "Adapted from …"): their content
 // is never prose for the description and never a tag.
-func isBoilerplateHeading(text string) bool {
-	k := kebab(text)
+func isBoilerplateHeading(text string) bool { return isBoilerplateKebab(kebab(text)) }
+
+// isBoilerplateKebab is isBoilerplateHeading of a heading already in kebab form.
+func isBoilerplateKebab(k string) bool {
 	switch k {
 	case "source", "sources", "provenance", "metadata", "credits", "references":
 		return true
@@ -248,7 +250,7 @@ func stripPatternPrefix(text string) string {
 // prefix removed, kebab-cased, cut to 48 runes; "" for generic, provenance, trailing ("Anti-
 // Patterns (What NOT to Do)", "When to Use …", "Related …") or numeric-only headings.
 func headingTag(text string) string {
-	if isBoilerplateHeading(text) || isTrailingHeading(text) {
+	if k := kebab(text); isBoilerplateKebab(k) || isTrailingKebab(k) {
 		return ""
 	}
 	t := stripPatternPrefix(text)

@@ -1,13 +1,16 @@
 package patterns
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -138,6 +141,123 @@ func FuzzFieldLine(f *testing.F) {
 		wk, wv, wok := fieldLineByRegexp(s)
 		if k != wk || v != wv || ok != wok {
 			t.Fatalf("%q: fieldLine = (%q, %q, %v), regexp = (%q, %q, %v)", s, k, v, ok, wk, wv, wok)
+		}
+	})
+}
+
+// kebabByRunes is kebab as it was, rune by rune (its ASCII bytes are now classified without
+// decoding).
+func kebabByRunes(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		switch {
+		case r == '\'' || r == '’' || r == '`':
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+func TestKebabMatchesRuneByRune(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "Z", "9", " ", "-", "'", "’", "`", "_", "É", "ß", "İ", "\xff", "日", "٣", "\u0301", ":", "K"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if s := b.String(); kebab(s) != kebabByRunes(s) {
+			t.Fatalf("%q: kebab %q, rune by rune %q", s, kebab(s), kebabByRunes(s))
+		}
+	}
+}
+
+func FuzzKebab(f *testing.F) {
+	f.Add("Don't Repeat-Yourself: Café ß")
+	f.Add("\xff`x’y")
+	f.Fuzz(func(t *testing.T, s string) {
+		if kebab(s) != kebabByRunes(s) {
+			t.Fatalf("%q: kebab %q, rune by rune %q", s, kebab(s), kebabByRunes(s))
+		}
+	})
+}
+
+// controlCountByRunes is checkContent's control count as it was, rune by rune (the
+// reference of the eight-bytes-at-a-time count).
+func controlCountByRunes(sample []byte) int {
+	bad := 0
+	for i := 0; i < len(sample); {
+		r, size := utf8.DecodeRune(sample[i:])
+		switch {
+		case r == utf8.RuneError && size == 1 && len(sample)-i >= utf8.UTFMax:
+			bad++
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v', r == 0x7f:
+			bad++
+		}
+		i += size
+	}
+	return bad
+}
+
+// checkContentByRunes is checkContent with the rune-by-rune count.
+func checkContentByRunes(data []byte, maxSize int64) *ParseError {
+	if int64(len(data)) > maxSize || len(bytes.TrimSpace(data)) == 0 || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) ||
+		bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.IndexByte(data, 0) >= 0 {
+		return checkContent(data, maxSize) // the checks before the count are unchanged
+	}
+	sample := data[:min(len(data), 8<<10)]
+	if bad := controlCountByRunes(sample); bad*10 > len(sample)*3 {
+		return &ParseError{Err: ErrBinary, Detail: "mostly control characters or invalid UTF-8"}
+	}
+	if !utf8.Valid(data) {
+		off := invalidUTF8At(data)
+		return &ParseError{Line: lineAt(data, off), Err: ErrNotUTF8, Detail: fmt.Sprintf("invalid byte 0x%02x at offset %d", data[off], off)}
+	}
+	return nil
+}
+
+func sameParseError(a, b *ParseError) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return errors.Is(a.Err, b.Err) && a.Line == b.Line && a.Detail == b.Detail
+}
+
+func TestCheckContentMatchesRuneByRune(t *testing.T) {
+	t.Parallel()
+	pieces := [][]byte{[]byte("text "), []byte("\n"), []byte("\t"), {0x01}, {0x1b}, {0x7f}, {0x0b}, {0xff}, {0xc3}, []byte("é"), []byte("日本"), []byte("\r\n"), {0xe2, 0x82}}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := range 20000 {
+		var b []byte
+		limit := rng.IntN(40)
+		if n%100 == 0 {
+			limit = 3000 // past the 8 KiB sample
+		}
+		for range limit {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		if got, want := checkContent(b, 1<<20), checkContentByRunes(b, 1<<20); !sameParseError(got, want) {
+			t.Fatalf("%q: checkContent %+v, rune by rune %+v", b, got, want)
+		}
+	}
+}
+
+func FuzzCheckContent(f *testing.F) {
+	f.Add([]byte("# T\n\ntext\x01\x02\x7f more text"))
+	f.Add([]byte("\xff\xfe\x01abcdefgh"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := checkContent(b, 1<<20), checkContentByRunes(b, 1<<20); !sameParseError(got, want) {
+			t.Fatalf("%q: checkContent %+v, rune by rune %+v", b, got, want)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package patterns
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -187,10 +188,18 @@ func checkContent(data []byte, maxSize int64) *ParseError {
 	sample := data[:min(len(data), 8<<10)]
 	bad := 0
 	for i := 0; i < len(sample); {
-		if c := sample[i]; c < utf8.RuneSelf { // ASCII: what DecodeRune would say, without it
-			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' || c == 0x7f {
-				bad++
+		// Eight ASCII bytes at a time: what DecodeRune would say of each, without it.
+		if i+8 <= len(sample) {
+			if w := binary.LittleEndian.Uint64(sample[i:]); w&0x8080808080808080 == 0 {
+				b := sample[i : i+8 : i+8]
+				bad += int(asciiControl[b[0]] + asciiControl[b[1]] + asciiControl[b[2]] + asciiControl[b[3]] +
+					asciiControl[b[4]] + asciiControl[b[5]] + asciiControl[b[6]] + asciiControl[b[7]])
+				i += 8
+				continue
 			}
+		}
+		if c := sample[i]; c < utf8.RuneSelf {
+			bad += int(asciiControl[c])
 			i++
 			continue
 		}
@@ -212,6 +221,17 @@ func checkContent(data []byte, maxSize int64) *ParseError {
 	}
 	return nil
 }
+
+// asciiControl is 1 for the ASCII bytes checkContent counts as control characters (all
+// below 0x20 except tab, newline, carriage return, form feed and vertical tab, and DEL).
+var asciiControl = func() (t [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' || c == 0x7f {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 func invalidUTF8At(data []byte) int {
 	for i := 0; i < len(data); {
@@ -560,7 +580,7 @@ func (p *parser) description(title string) string {
 	}
 	for _, s := range sc {
 		h := p.headingText(s)
-		if isBoilerplateHeading(h) || isTrailingHeading(h) {
+		if k := kebab(h); isBoilerplateKebab(k) || isTrailingKebab(k) {
 			continue
 		}
 		if d := p.bestProse(s.from, s.to); d != "" {
@@ -598,8 +618,10 @@ func (p *parser) description(title string) string {
 	return ""
 }
 
-func isTrailingHeading(text string) bool {
-	k := kebab(text)
+func isTrailingHeading(text string) bool { return isTrailingKebab(kebab(text)) }
+
+// isTrailingKebab is isTrailingHeading of a heading already in kebab form.
+func isTrailingKebab(k string) bool {
 	for _, pre := range []string{"anti-pattern", "antipattern", "related", "files-to-modify", "see-also", "references", "when-to-use", "when-not-to-use", "benefits"} {
 		if strings.HasPrefix(k, pre) {
 			return true

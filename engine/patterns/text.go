@@ -235,9 +235,29 @@ func kebab(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	dash := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII without decoding, as the rune cases below
+			i++
+			switch {
+			case c == '\'' || c == '`':
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z':
+				if dash && b.Len() > 0 {
+					b.WriteByte('-')
+				}
+				dash = false
+				if c <= 'Z' && c >= 'A' {
+					c += 'a' - 'A'
+				}
+				b.WriteByte(c)
+			default:
+				dash = true
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
-		case r == '\'' || r == '’' || r == '`':
+		case r == '’':
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if dash && b.Len() > 0 {
