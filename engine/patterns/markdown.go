@@ -89,10 +89,11 @@ func putScratch(sc *scratch) {
 	if cap(sc.lines) > maxPooledLines || cap(sc.blocks) > maxPooledLines {
 		return
 	}
-	// Drop the references to the file's text so the pool does not keep it alive.
-	clear(sc.lines[:cap(sc.lines)])
-	clear(sc.texts[:cap(sc.texts)])
-	clear(sc.blocks[:cap(sc.blocks)])
+	// Drop the references to the file's text so the pool does not keep it alive. Only the
+	// used part holds any: what lies beyond was cleared when it was last used.
+	clear(sc.lines)
+	clear(sc.texts)
+	clear(sc.blocks)
 	scratchPool.Put(sc)
 }
 

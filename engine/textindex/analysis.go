@@ -35,10 +35,12 @@ type batchWorker struct {
 
 	// Ids below g0 (the plan's term count when the Add started) are plan ids; the others are
 	// the Add's new terms, newDict's id-g0.
-	g0      int32
-	newDict *termDict
-	newConc [][]int32 // concept ids of the new terms, nil if none
-	gmap    []int32   // after the merge: new term → plan id
+	g0       int32
+	newDict  *termDict
+	newConc  [][]int32 // concept ids of the new terms, nil if none
+	lastNew  int       // the number of new terms of the last Add, and their bytes
+	lastSize int
+	gmap     []int32 // after the merge: new term → plan id
 
 	ids     []idState // by id
 	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
@@ -79,13 +81,13 @@ func newBatchWorker(p *Plan) *batchWorker {
 // begin prepares the worker for an Add whose plan knows g0 terms.
 func (w *batchWorker) begin(g0 int32) {
 	w.g0 = g0
-	w.ids = make([]idState, g0, int(g0)+max(int(g0)/8, 1024))
+	w.ids = make([]idState, g0, int(g0)+w.lastNew+w.lastNew/4+1024)
 	w.cbits = append(w.cbits[:0], w.p.cbits...) // ids that were new terms of the last Add are plan ids now
 	for int(g0) > 64*len(w.cbits) {
 		w.cbits = append(w.cbits, 0)
 	}
 	w.stamp = 0
-	w.newDict = newTermDict()
+	w.newDict = newTermDictFor(w.lastNew+w.lastNew/4, w.lastSize+w.lastSize/4) // about the last Add's
 }
 
 // grow makes the per-id arrays n long at least.
@@ -450,6 +452,7 @@ func (w *batchWorker) end() {
 	// What is by id or by document goes: only the cache is kept from Add to Add (a bulk
 	// load's other phases should not pay for the workers in memory).
 	w.ids, w.touched, w.stTerm, w.stTF, w.docEnd, w.field = nil, nil, nil, nil, nil, nil
+	w.lastNew, w.lastSize = w.newDict.len(), len(w.newDict.text)
 	w.newDict, w.newConc, w.gmap = nil, nil, nil
 }
 

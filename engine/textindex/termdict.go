@@ -24,6 +24,19 @@ type termDict struct {
 
 func newTermDict() *termDict { return &termDict{seed: maphash.MakeSeed()} }
 
+// newTermDictFor returns a dictionary with room for n terms of size bytes in all.
+func newTermDictFor(n, size int) *termDict {
+	d := newTermDict()
+	d.text = make([]byte, 0, size)
+	d.ends = make([]uint32, 0, n)
+	slots := 1024
+	for slots < 2*n {
+		slots *= 2
+	}
+	d.slots = make([]uint64, slots)
+	return d
+}
+
 // len returns the number of terms.
 func (d *termDict) len() int { return len(d.ends) }
 
