@@ -100,12 +100,15 @@ func encodeChampions(floor float64, list []posting, ref *normTable) []byte {
 	return encodeChunk(b, 0, list, ref)
 }
 
-// selectChampions selects term's champKeep best postings from its full list and stores
-// them.
+// selectChampions selects term's champKeep best postings from its full list (w.adds for a
+// new term, else read back from the store) and stores them.
 func (w *writer) selectChampions(term string, key []byte) error {
-	all, err := w.readAll(term)
-	if err != nil {
-		return err
+	all := w.adds
+	if !w.whole {
+		var err error
+		if all, err = w.readAll(term); err != nil {
+			return err
+		}
 	}
 	if len(all) <= champThreshold {
 		return w.st.DeletePostings(key)

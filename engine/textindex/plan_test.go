@@ -320,3 +320,49 @@ func TestTermDict(t *testing.T) {
 	d.seal()
 	assert.Equal(t, order[len(order)-1], d.str(int32(len(order)-1)))
 }
+
+// TestNewTermChampionsFromAdds: the champion lists of terms new to the index, chosen from
+// the postings in hand, are byte for byte those chosen from the postings read back from the
+// store (terms in more documents than champThreshold, in one batch or over several, and
+// alongside an existing index).
+func TestNewTermChampionsFromAdds(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	e := NewEngine(Options{})
+	var existing Batch
+	for id := uint64(1); id <= 50; id++ {
+		existing.Put(id, nil, planFields(rng))
+	}
+	docs := make([][]Field, champThreshold+700)
+	for i := range docs {
+		// Common words (champion lists) with varied frequencies and field lengths.
+		body := strings.Repeat("frequentword ", 1+rng.IntN(4)) + strings.Repeat("otherword ", rng.IntN(3)) + planText(rng, rng.IntN(30))
+		docs[i] = []Field{Title(planText(rng, 1+rng.IntN(3))), Body(body)}
+	}
+	for _, batches := range []int{1, 3} {
+		var stores [2]MemStore
+		for k, fromStore := range []bool{true, false} {
+			require.NoError(t, e.Apply(&stores[k], &existing))
+			plan := e.NewPlan()
+			plan.champsFromStore = fromStore
+			for b := range batches {
+				var bt Batch
+				for i := b * len(docs) / batches; i < (b+1)*len(docs)/batches; i++ {
+					bt.Put(uint64(1000+i), nil, docs[i])
+				}
+				require.NoError(t, plan.Add(&bt))
+			}
+			for done := false; !done; {
+				var err error
+				done, err = plan.Step(&stores[k], 20_000)
+				require.NoError(t, err)
+			}
+		}
+		_, champ := storeBytes(&stores[0])
+		require.Contains(t, champ, string(championKey(nil, "frequentword")))
+		terms0, postings0 := storeBytes(&stores[0])
+		terms1, postings1 := storeBytes(&stores[1])
+		assert.Equal(t, terms0, terms1, "batches %d", batches)
+		assert.Equal(t, postings0, postings1, "batches %d", batches)
+	}
+}

@@ -98,16 +98,19 @@ type Plan struct {
 	cbits   []uint64            // by global id: whether conc has it
 	workers []*batchWorker      // the analysis state kept from Add to Add
 	keep    int                 // cacheKeep (a test makes it small)
-	dn      int64               // documents added minus removed
-	dtot    [MaxFields]int64    // field lengths added minus removed
-	order   []int32             // global terms in key order (at the first Step)
-	where   [][2]int32          // per term, in key order: (part, local term) pairs, from whereAt
-	whereAt []int32
-	next    int // next term of order to apply
-	started bool
-	meta    indexMeta
-	reset   bool
-	w       *writer
+	// champsFromStore makes the writer read a new term's postings back to choose its
+	// champions (a test's reference).
+	champsFromStore bool
+	dn              int64            // documents added minus removed
+	dtot            [MaxFields]int64 // field lengths added minus removed
+	order           []int32          // global terms in key order (at the first Step)
+	where           [][2]int32       // per term, in key order: (part, local term) pairs, from whereAt
+	whereAt         []int32
+	next            int // next term of order to apply
+	started         bool
+	meta            indexMeta
+	reset           bool
+	w               *writer
 }
 
 // planPart is one added batch: what Step needs of its documents, by batch position (one
@@ -259,7 +262,7 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 			p.reset = !empty
 		}
 		p.meta, p.started = m, true
-		p.w = &writer{e: e, ref: e.buildNorm(m.refAvg)}
+		p.w = &writer{e: e, ref: e.buildNorm(m.refAvg), fromStore: p.champsFromStore}
 		p.index()
 		if p.reset {
 			// The postings already stored get bounds under the new reference first; the
@@ -360,10 +363,14 @@ type writer struct {
 	all     []posting // reused by readAll
 	vals    []valued  // reused by selectChampions
 	key     []byte
-	pkey    []byte     // a chunk key being put or deleted (the stores copy keys)
-	ckey    []byte     // the current term's champion key
-	tkey    []byte     // the current term's key
-	known   knownTerms // the stored records of the step's terms, when prefetched
+	pkey    []byte // a chunk key being put or deleted (the stores copy keys)
+	ckey    []byte // the current term's champion key
+	tkey    []byte // the current term's key
+	// whole says that adds are every posting of the current term (a new term), so that its
+	// champions are chosen from them rather than from the postings just stored; fromStore
+	// (for a test) turns that off.
+	whole, fromStore bool
+	known            knownTerms // the stored records of the step's terms, when prefetched
 }
 
 // knownTerms holds the term records stored in the key range of a step, read in one cursor
@@ -451,6 +458,7 @@ func (w *writer) term(term string) error {
 		}
 	}
 	w.gone = w.gone[:0]
+	w.whole = false
 	var err error
 	switch appended, ok := w.appendLast(term, &rec); {
 	case ok:
@@ -458,13 +466,16 @@ func (w *writer) term(term string) error {
 	case rec.df == 0 && len(w.adds) > 0:
 		err = w.putPieces(term, w.adds, &rec) // a new term has no chunks to look for
 		rec.df = uint64(len(w.adds))
+		w.whole = !w.fromStore
 	default:
 		err = w.rewrite(term, &rec)
 	}
 	if err != nil {
 		return err
 	}
-	if err := w.champions(term, &rec); err != nil {
+	err = w.champions(term, &rec)
+	w.whole = false // the other callers of selectChampions read the store
+	if err != nil {
 		return err
 	}
 	if rec.df == 0 {
