@@ -66,6 +66,7 @@ func newImportDirCmd(env *Env, runF func(context.Context, *importOptions) error)
 }
 
 func runImport(ctx context.Context, opts *importOptions) error {
+	defer followGC()()
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
 		res, err := ws.ImportPatterns(ctx, opts.abs(opts.Dir), opts.Import)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -111,3 +113,38 @@ func (r fdReader) Read(p []byte) (int, error) {
 
 // dirFile is the folder readFast keeps open.
 type dirFile = *os.File
+
+// ReadDir lists a folder of the library as the Root's own FS does (opened through the Root,
+// entries sorted by name) but takes the entries' types from the directory itself: a File
+// opened in a Root stats every entry (one lstatat per file of the library), which a walk
+// that only needs names and types does not use. The descriptor is a duplicate of the one the
+// Root opened, so the folder read is the one inside the library; an entry's Info goes
+// through the Root too.
+func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	dir, err := f.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.FcntlInt(dir.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = dir.Close() // only read from; a failed Close loses nothing
+	if err != nil {
+		return f.rootFSys.ReadDir(name)
+	}
+	plain := os.NewFile(uintptr(fd), name)
+	defer func() { _ = plain.Close() }()
+	entries, err := plain.ReadDir(-1)
+	for i, e := range entries {
+		entries[i] = rootDirent{DirEntry: e, root: f.root, path: path.Join(name, e.Name())}
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// rootDirent is a directory entry whose Info is read through the library's Root.
+type rootDirent struct {
+	fs.DirEntry
+	root *os.Root
+	path string
+}
+
+func (d rootDirent) Info() (fs.FileInfo, error) { return d.root.Lstat(d.path) }

@@ -3,6 +3,7 @@
 package patterns
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,4 +71,50 @@ func TestReadFastMatchesGeneralRead(t *testing.T) {
 	// A FIFO where the walk saw a file: refused at once, the open does not wait for a writer.
 	_, err = read("a/pipe.md")
 	assert.ErrorIs(t, err, ErrNotRegular)
+}
+
+// rootFS lists a folder as the Root's own FS does (names, order, types, Info), without a
+// stat per entry, and refuses a folder that leads out of the library.
+func TestRootFSReadDirMatchesRoot(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root := filepath.Join(base, "lib")
+	outside := filepath.Join(base, "outside")
+	writeFiles(t, root, map[string]string{"top.md": goodPattern, "a/one.md": goodPattern, "a/B.md": goodPattern, "a/sub/deep.md": goodPattern, "a/.hidden/x.md": goodPattern})
+	writeFiles(t, outside, map[string]string{"x.md": goodPattern})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Skipf("symlinks not supported: %v", err)
+	}
+	require.NoError(t, os.Symlink("one.md", filepath.Join(root, "a", "link.md")))
+	if err := syscall.Mkfifo(filepath.Join(root, "a", "pipe.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenRoot(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	rf, ok := r.FS().(rootFSys)
+	require.True(t, ok)
+	fsys := rootFS{rootFSys: rf, root: r}
+	for _, dir := range []string{".", "a", "a/sub", "a/.hidden"} {
+		want, err := rf.ReadDir(dir)
+		require.NoError(t, err)
+		got, err := fsys.ReadDir(dir)
+		require.NoError(t, err)
+		require.Len(t, got, len(want), dir)
+		for i := range want {
+			assert.Equal(t, want[i].Name(), got[i].Name(), dir)
+			assert.Equal(t, want[i].Type(), got[i].Type(), "%s/%s", dir, want[i].Name())
+			assert.Equal(t, want[i].IsDir(), got[i].IsDir())
+			wi, err := want[i].Info()
+			require.NoError(t, err)
+			gi, err := got[i].Info()
+			require.NoError(t, err)
+			assert.Equal(t, wi.Mode(), gi.Mode())
+			assert.Equal(t, wi.Size(), gi.Size())
+		}
+	}
+	_, err = fsys.ReadDir("out")
+	assert.Error(t, err, "a folder symlinked out of the library is not listed")
+	_, err = fsys.ReadDir("missing")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
