@@ -305,6 +305,7 @@ func TestTermDict(t *testing.T) {
 		assert.True(t, ok, term)
 		assert.Equal(t, int32(id), got)
 		assert.Equal(t, term, d.str(int32(id)))
+		assert.Equal(t, term, d.view(int32(id)))
 	}
 	for _, absent := range []string{"", "zzz", "abcdefghabcdefgh", "\x00x"} {
 		_, ok := d.findString(absent)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"unsafe"
 )
 
 // termDict numbers the terms of a Plan (0, 1, 2, … in the order they are added). A bulk load
@@ -51,6 +52,18 @@ func (d *termDict) get(id int32) []byte {
 
 // str returns term id as a string.
 func (d *termDict) str(id int32) string { return string(d.get(id)) }
+
+// view returns term id as a string that shares the dictionary's bytes, without a copy: the
+// bytes of a term are never written again (a growing text moves to a new array and leaves
+// the old one as it was). The index phase views every term of a bulk load (130k string
+// allocations in a 10,000-file import otherwise).
+func (d *termDict) view(id int32) string {
+	b := d.get(id)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
 
 // find returns the id of term.
 func (d *termDict) find(term []byte) (int32, bool) {

@@ -305,7 +305,7 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 				slices.Sort(w.removes)
 			}
 		}
-		if err := w.term(p.dict.str(g)); err != nil {
+		if err := w.term(p.dict.view(g)); err != nil {
 			return false, err
 		}
 		work += len(w.adds) + len(w.removes) + 1
@@ -418,7 +418,7 @@ func (w *writer) prefetch(p *Plan, budget int) {
 	if n < prefetchMin {
 		return
 	}
-	first, last := p.dict.str(p.order[p.next]), p.dict.str(p.order[end-1])
+	first, last := p.dict.view(p.order[p.next]), p.dict.view(p.order[end-1])
 	limit := 2*n + 64
 	complete := true
 	w.st.SeekTerms([]byte(first), func(k, v []byte) bool {
