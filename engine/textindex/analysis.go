@@ -66,11 +66,11 @@ type batchWorker struct {
 }
 
 // idState is what a worker knows of a term, by id (one array of them, so that counting an
-// occurrence touches one cache line): last is the stamp of the last document the term
-// occurred in (0: not met in the Add); n is its number of postings; slot is, while the documents
-// are analysed, its posting of that document in the stream, then the bytes of its
-// postings, then the scatter's cursor.
-type idState struct{ last, slot, n int32 }
+// occurrence touches one cache line). While the documents are analysed, last is the stamp of
+// the last document the term occurred in (0: not met in the Add) and slot its posting of that
+// document in the stream; then last is the term's number of postings (so still not 0 for a
+// term of the Add) and slot the bytes of its postings, then the scatter's cursor.
+type idState struct{ last, slot int32 }
 
 func newBatchWorker(p *Plan) *batchWorker {
 	w := &batchWorker{e: p.e, p: p}
@@ -244,7 +244,7 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 	}
 	// Size every term's postings (see postingLen).
 	for _, t := range w.touched {
-		w.ids[t].slot, w.ids[t].n = 0, 0
+		w.ids[t].slot, w.ids[t].last = 0, 0 // last counts the postings from here on
 	}
 	s := 0
 	for i, end := range w.docEnd {
@@ -252,7 +252,7 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 		for ; s < int(end); s++ {
 			st := &w.ids[w.stTerm[s]]
 			st.slot += int32(postingLen(pos, w.stTF[s], e.nf))
-			st.n++
+			st.last++
 		}
 	}
 }
@@ -383,7 +383,7 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 				pidx[g] = int32(len(a.gids))
 			}
 			size[pidx[g]-1] += w.ids[t].slot
-			count[pidx[g]-1] += w.ids[t].n
+			count[pidx[g]-1] += w.ids[t].last
 		}
 	}
 	a.start = make([]int32, len(a.gids)+1)
