@@ -261,3 +261,29 @@ func FuzzCheckContent(f *testing.F) {
 		}
 	})
 }
+
+// truncateWordsCounting is truncateWords as it was: count all runes first.
+func truncateWordsCounting(s string, maxRunes int) string {
+	if utf8.RuneCountInString(s) <= maxRunes {
+		return s
+	}
+	return truncateWords(s, maxRunes) // the cut itself is unchanged
+}
+
+func TestTruncateWordsMatchesCounting(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "word ", " ", "é", "日", ",", "-", "—", "\xff", "\t", "x"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 30000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		for _, limit := range []int{1, 2, 3, 5, 10, 20, 37} {
+			if got, want := truncateWords(s, limit), truncateWordsCounting(s, limit); got != want {
+				t.Fatalf("%q limit %d: %q, counting first %q", s, limit, got, want)
+			}
+		}
+	}
+}

@@ -200,21 +200,32 @@ func indexRun(s, run string) int {
 
 // truncateWords cuts s to at most maxRunes runes, on a word boundary, ending in "…" when cut.
 func truncateWords(s string, maxRunes int) string {
-	if utf8.RuneCountInString(s) <= maxRunes {
+	if len(s) <= maxRunes { // no more runes than bytes
 		return s
 	}
 	if maxRunes <= 1 {
+		if utf8.RuneCountInString(s) <= maxRunes {
+			return s
+		}
 		return "…"
 	}
-	// Byte offset of the first rune that no longer fits once "…" is appended.
+	// Byte offset of the first rune that no longer fits once "…" is appended, found in the
+	// same pass that finds out whether s is too long (it stops there, not at the end of a
+	// long paragraph).
 	cut := len(s)
-	count := 0
+	count, over := 0, false
 	for i := range s {
 		if count == maxRunes-1 {
 			cut = i
+		}
+		if count == maxRunes { // a rune past the limit: s is cut
+			over = true
 			break
 		}
 		count++
+	}
+	if !over {
+		return s
 	}
 	head := s[:cut]
 	// Back up to the last space when the cut falls inside a word.
