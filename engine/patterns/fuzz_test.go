@@ -287,3 +287,33 @@ func TestTruncateWordsMatchesCounting(t *testing.T) {
 		}
 	}
 }
+
+// wordCountByFields is the word count hasWords stops early on: fields with a letter or digit.
+func wordCountByFields(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestHasWordsMatchesFields(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "Z", "7", " ", "\t", "\n", "\v", "\u00a0", "\u0085", "\u2003", "-", "é", "日", "\xff", "٣", "_", "\u0301"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 30000 {
+		var b strings.Builder
+		for range rng.IntN(16) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		count := wordCountByFields(s)
+		for n := range 5 {
+			if got := hasWords(s, n); got != (count >= n) {
+				t.Fatalf("%q: hasWords(%d) = %v, %d words", s, n, got, count)
+			}
+		}
+	}
+}

@@ -382,7 +382,7 @@ func (p *parser) hasHeading() bool {
 
 func (p *parser) hasAnyProse() bool {
 	for _, b := range p.blocks {
-		if b.kind == kindParagraph && wordCount(cleanInline(strings.Join(b.lines, " "))) > 0 {
+		if b.kind == kindParagraph && hasWords(cleanInline(strings.Join(b.lines, " ")), 1) {
 			return true
 		}
 	}
@@ -659,7 +659,7 @@ func (p *parser) bestProse(from, to int) string {
 			continue
 		}
 		t := proseText(p.blocks[i])
-		if wordCount(t) < 3 {
+		if !hasWords(t, 3) {
 			continue
 		}
 		if !strings.HasSuffix(t, ":") {
@@ -674,7 +674,7 @@ func (p *parser) bestProse(from, to int) string {
 		}
 		d := t + " " + joinItems(items)
 		if i+2 < to && p.blocks[i+2].kind == kindParagraph {
-			if next := proseText(p.blocks[i+2]); wordCount(next) >= 3 && !strings.HasSuffix(next, ":") {
+			if next := proseText(p.blocks[i+2]); hasWords(next, 3) && !strings.HasSuffix(next, ":") {
 				d += " " + next
 			}
 		}
@@ -842,7 +842,7 @@ func (p *parser) sectionDescription(from, to int, title string) string {
 			if !ok || isMetaField(k) {
 				continue
 			}
-			if v = cleanInline(v); wordCount(v) >= 2 {
+			if v = cleanInline(v); hasWords(v, 2) {
 				return title + ": " + v
 			}
 		}

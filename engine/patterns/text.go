@@ -442,23 +442,41 @@ func fieldTail(rest string) bool {
 	return strings.IndexByte(rest[lead:trail], '\n') < 0
 }
 
-// wordCount counts space-separated words that contain a letter or digit.
-// It is the count over strings.Fields(s) without building the fields.
-func wordCount(s string) int {
-	n := 0
+// hasWords reports whether s has at least n space-separated words that contain a letter or
+// digit: the count over strings.Fields(s), stopping at n (a paragraph only has to reach three).
+func hasWords(s string, n int) bool {
+	if n <= 0 {
+		return true
+	}
+	count := 0
 	inField, counted := false, false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		var space, word bool
+		if r < utf8.RuneSelf { // ASCII: unicode.IsSpace / IsLetter / IsDigit without the tables
+			space = r == ' ' || '\t' <= r && r <= '\r'
+			word = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		} else {
+			space = unicode.IsSpace(r)
+			word = !space && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		}
+		if space {
 			inField = false
 			continue
 		}
 		if !inField {
 			inField, counted = true, false
 		}
-		if !counted && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			n++
+		if !counted && word {
+			if count++; count >= n {
+				return true
+			}
 			counted = true
 		}
 	}
-	return n
+	return false
 }
