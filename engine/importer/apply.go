@@ -212,7 +212,7 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 		o.progress(PhaseCommit, 0, 1)
 		for done := false; !done; {
 			var err error
-			done, err = s.IndexStep(indexBudgetFor(), func(t *vault.ImportTx, done bool) error {
+			done, err = s.IndexStep(im.indexBudget(), func(t *vault.ImportTx, done bool) error {
 				if !x.stored {
 					return nil // nothing changed: no record
 				}
@@ -252,9 +252,16 @@ func (im *Importer) Apply(ctx context.Context, p *Plan, opts Options) (Result, e
 	return res, nil
 }
 
-// indexBudgetFor bounds the postings one transaction of a chunked import's full-text phase
-// writes (about 1,500 files' worth); a test makes it small.
-var indexBudgetFor = func() int { return 300_000 }
+// DefaultIndexBudget bounds the postings one transaction of a chunked import's full-text
+// phase writes (about 1,500 files' worth).
+const DefaultIndexBudget = 300_000
+
+func (im *Importer) indexBudget() int {
+	if im.cfg.indexBudget > 0 {
+		return im.cfg.indexBudget
+	}
+	return DefaultIndexBudget
+}
 
 // afterChunk follows a transaction of a chunked import: err from it (or from the test hook)
 // abandons the import, rolled back unless the hook simulates a crash.

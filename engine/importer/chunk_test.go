@@ -334,9 +334,7 @@ func TestInterruptedIndexPhaseIsUndoneAndTheIndexRebuilt(t *testing.T) {
 
 	// A budget of one posting per range: the index phase takes many transactions; the
 	// process dies after the first range (chunks 0–2, range 3).
-	old := indexBudgetFor
-	t.Cleanup(func() { indexBudgetFor = old })
-	indexBudgetFor = func() int { return 1 }
+	e.im.cfg.indexBudget = 1
 	e.im.cfg.chunkHook = func(c int) error {
 		if c == 3 {
 			return errSimulatedCrash

@@ -73,6 +73,9 @@ type Config struct {
 	// threadBudget, in tests, replaces the number of file records a transaction of a
 	// chunked import's threading phase writes (Importer.threadBudget).
 	threadBudget int
+	// indexBudget, in tests, replaces the number of postings a transaction of a chunked
+	// import's full-text phase writes (Importer.indexBudget).
+	indexBudget int
 	// threadAtEnd, in tests, makes a chunked import thread every category chain after its
 	// last chunk, as it does when the chains cannot be threaded chunk by chunk (exec.early).
 	threadAtEnd bool
