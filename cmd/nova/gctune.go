@@ -36,19 +36,22 @@ func bulkGC(size int64) (restore func()) {
 
 // Tuning of the garbage collector for `nova import` of a markdown library (see followGC).
 const (
-	importGCPercent = 100
+	importGCPercent = -1        // no proportional trigger: the collector runs at the memory limit
 	importGCFloor   = 110 << 20 // memory limit while the live heap is small, bytes
 	importGCRatio   = 1.8       // memory limit over the live heap once it is larger
 )
 
 // followGC tunes the garbage collector of this process for a markdown import, whose size is
-// not known before its scan, and returns what restores the settings. The memory limit
-// follows the live heap: after every collection it is set to importGCRatio times the heap
-// that survived it, but never below importGCFloor. Under the default tuning a 10,000-file
-// import (≈ 55 MB live at its largest) kept up to 25 MB of freed pages beside its heap;
-// the limit has the runtime return them as it goes, and a larger library, with more live
-// data, gets a proportionally larger limit instead of collecting without end. A process
-// started with GOGC or GOMEMLIMIT set is left to them.
+// not known before its scan, and returns what restores the settings. The collector runs
+// when the process's memory reaches a limit that follows the live heap: after every
+// collection the limit is set to importGCRatio times the heap that survived it, never below
+// importGCFloor. Under the default tuning a 10,000-file import (≈ 55 MB live at its
+// largest) kept up to 25 MB of freed pages beside its heap and collected often while its
+// heap was small; with the limit it returns freed pages as it goes (peak RSS ≈ 163 → ≈ 137
+// MiB) and collects less early on (≈ 3 % less CPU). A larger library, with more live data,
+// gets a proportionally larger limit (a collection every 0.8 × live bytes allocated, as
+// GOGC=80 would), never a collection loop. A process started with GOGC or GOMEMLIMIT set is
+// left to them.
 func followGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
