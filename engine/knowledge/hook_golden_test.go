@@ -1,13 +1,11 @@
 package knowledge_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,8 +13,6 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/vault/vaulttest"
 )
-
-var updateHookGolden = flag.Bool("update-hook-golden", false, "rewrite testdata/hook_golden.txt")
 
 // The knowledge block a build prompt carries is pinned on a generated vault, queried as a
 // build task queries it (the vault nodes of its vault context excluded): speed work on the
@@ -35,13 +31,6 @@ func TestHookBlockUnchangedOnFixture(t *testing.T) {
 		require.NoError(t, err)
 		fmt.Fprintf(&sb, "== %d %q\n%s\nids %v\n", i, q, block, ids)
 	}
-	path := filepath.Join("testdata", "hook_golden.txt")
-	if *updateHookGolden {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(want), "[vault:", "the fixture injects vault patterns")
-	assert.Equal(t, string(want), sb.String())
+	assert.Contains(t, sb.String(), "[vault:", "the fixture injects vault patterns")
+	golden.RequireEqual(t, sb.String()) // testdata/<test>.golden; -update rewrites it
 }

@@ -1,21 +1,17 @@
 package vault_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/vault/vaulttest"
 )
-
-var updatePromptGolden = flag.Bool("update-prompt-golden", false, "rewrite testdata/prompt_golden.txt")
 
 // The vault context a build prompt carries, and the ranking the knowledge
 // layer's vault source reads (a wide, embedding-free search), are pinned on a
@@ -40,12 +36,6 @@ func TestPromptContextUnchangedOnFixture(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, sb.String())
-	path := filepath.Join("testdata", "prompt_golden.txt")
-	if *updatePromptGolden {
-		require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(want), "<taste_vault_context>", "the fixture injects vault context")
-	assert.Equal(t, string(want), sb.String())
+	assert.Contains(t, sb.String(), "<taste_vault_context>", "the fixture injects vault context")
+	golden.RequireEqual(t, sb.String()) // testdata/<test>.golden; -update rewrites it
 }
