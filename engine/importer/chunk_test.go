@@ -2,8 +2,6 @@ package importer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -46,31 +44,8 @@ func (e *env) records(tb testing.TB) string { return e.recordsSeq(tb, true) }
 // recordsSeq is records, with the buckets' id sequences when seq is set (a rolled back
 // chunked import leaves them advanced: ids are never handed out twice).
 func (e *env) recordsSeq(tb testing.TB, seq bool) string {
-	tb.Helper()
-	h := sha256.New()
-	err := e.db.View(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{storage.BucketVaultNodes, storage.BucketVaultEdges, storage.BucketVaultBodies,
-			storage.BucketImports, storage.BucketImportFiles} {
-			b := tx.Bucket(name)
-			if b == nil {
-				continue
-			}
-			fmt.Fprintf(h, "%s\n", name)
-			if seq {
-				fmt.Fprintf(h, "seq=%d\n", b.Sequence())
-			}
-			_ = b.ForEach(func(k, v []byte) error {
-				h.Write(k)
-				h.Write([]byte{0})
-				h.Write(v)
-				h.Write([]byte{1})
-				return nil
-			})
-		}
-		return nil
-	})
-	require.NoError(tb, err)
-	return hex.EncodeToString(h.Sum(nil))
+	return e.hashBuckets(tb, hashOpts{seq: seq}, storage.BucketVaultNodes, storage.BucketVaultEdges,
+		storage.BucketVaultBodies, storage.BucketImports, storage.BucketImportFiles)
 }
 
 // index hashes the vault's secondary index (without its revision counter, which counts
@@ -81,26 +56,7 @@ func (e *env) index(tb testing.TB) string {
 
 // indexOf is index for the buckets named (a rolled back import leaves counters at 0).
 func (e *env) indexOf(tb testing.TB, buckets ...[]byte) string {
-	tb.Helper()
-	h := sha256.New()
-	err := e.db.View(func(tx *bolt.Tx) error {
-		for _, name := range buckets {
-			fmt.Fprintf(h, "%s\n", name)
-			_ = tx.Bucket(name).ForEach(func(k, v []byte) error {
-				if string(k) == "~rev" {
-					return nil
-				}
-				h.Write(k)
-				h.Write([]byte{0})
-				h.Write(v)
-				h.Write([]byte{1})
-				return nil
-			})
-		}
-		return nil
-	})
-	require.NoError(tb, err)
-	return hex.EncodeToString(h.Sum(nil))
+	return e.hashBuckets(tb, hashOpts{}, buckets...)
 }
 
 // searches runs queries and lists the hits (id and score) of each.
