@@ -286,7 +286,7 @@ func followBuild(ctx context.Context, env *Env, ws engine.Workspace, id uint64, 
 		if asJSON {
 			printEventJSON(env, ev)
 		} else if ev.Type != engine.EventTaskWaiting { // the task's own line says why it waits
-			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), eventLine(ev))
+			printTimed(env, ev, eventLine(ev))
 			if ev.Type == engine.EventTaskAsking {
 				env.IO.Printf("         answer with: nova build answer %s %s \"…\"   (then `nova build resume %s`)\n", sid, ev.TaskID, sid)
 			}

@@ -224,6 +224,15 @@ func stateOf(going, stopped bool) runState {
 	return runEnded
 }
 
+// missedEnd is the reason an end event built from a run's state gives when the run has none
+// of its own.
+const missedEnd = "read from its state (its own last event was missed while following it)"
+
+// printTimed prints one event line, stamped with the event's local time.
+func printTimed(env *Env, ev engine.Event, line string) {
+	env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+}
+
 func buildFollower(ws engine.Workspace, id uint64) follower[build.Build] {
 	return follower[build.Build]{noun: "build", id: id,
 		resume: fmt.Sprintf("nova build resume %d", id), show: fmt.Sprintf("nova build show %d", id),
@@ -235,7 +244,7 @@ func buildFollower(ws engine.Workspace, id uint64) follower[build.Build] {
 		end: func(b build.Build) engine.Event {
 			ev := engine.Event{Topic: engine.TopicBuild, BuildID: strconv.FormatUint(id, 10), Status: string(b.Status),
 				Type: endType(b.Status == build.StatusDone, b.Status == build.StatusFailed)}
-			ev.Text = "build " + ev.Status + ": " + orText(b.Reason, "read from its state (its own last event was missed while following it)")
+			ev.Text = "build " + ev.Status + ": " + orText(b.Reason, missedEnd)
 			return ev
 		}}
 }
@@ -252,7 +261,7 @@ func goalFollower(ws engine.Workspace, id uint64) follower[goal.Run] {
 		end: func(r goal.Run) engine.Event {
 			ev := engine.Event{Topic: engine.TopicGoal, GoalRunID: strconv.FormatUint(id, 10), Status: string(r.Status),
 				Type: endType(r.Status == goal.StatusCompleted, r.Status == goal.StatusFailed)}
-			ev.Text = "run " + ev.Status + ": " + orText(r.Reason, "read from its state (its own last event was missed while following it)")
+			ev.Text = "run " + ev.Status + ": " + orText(r.Reason, missedEnd)
 			return ev
 		}}
 }
@@ -270,7 +279,7 @@ func workflowFollower(ws engine.Workspace, id uint64) follower[workflow.Run] {
 		end: func(r workflow.Run) engine.Event {
 			return engine.Event{Topic: engine.TopicWorkflow, RunID: strconv.FormatUint(id, 10), Status: string(r.Status),
 				Type: endType(r.Status == workflow.RunDone, r.Status == workflow.RunFailed),
-				Text: orText(r.Reason, "read from its state (its own last event was missed while following it)")}
+				Text: orText(r.Reason, missedEnd)}
 		}}
 }
 

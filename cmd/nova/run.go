@@ -157,7 +157,7 @@ func followGoal(ctx context.Context, env *Env, ws engine.Workspace, id uint64, o
 				printEventJSON(env, ev)
 			}
 		} else if line := goalEventLine(ev); line != "" {
-			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+			printTimed(env, ev, line)
 		}
 		return isGoalEnd(ev, sid)
 	}

@@ -377,7 +377,7 @@ func followWorkflow(ctx context.Context, env *Env, ws engine.Workspace, id uint6
 		if asJSON {
 			printEventJSON(env, ev)
 		} else if line := workflowEventLine(ev); line != "" {
-			env.IO.Printf("%s %s\n", ev.Time.Local().Format("15:04:05"), line)
+			printTimed(env, ev, line)
 		}
 		return isWorkflowEnd(ev, sid)
 	}
