@@ -87,12 +87,7 @@ func newBatchWorker(p *Plan) *batchWorker {
 // begin prepares the worker for an Add whose plan knows g0 terms.
 func (w *batchWorker) begin(g0 int32) {
 	w.g0 = g0
-	// ids is kept from Add to Add, all zero (see end).
-	if need := int(g0) + w.lastNew + w.lastNew/4 + 1024; cap(w.ids) < need {
-		w.ids = make([]idState, g0, need)
-	} else {
-		w.ids = w.ids[:g0]
-	}
+	w.ids = make([]idState, g0, int(g0)+w.lastNew+w.lastNew/4+1024)
 	w.cbits = append(w.cbits[:0], w.p.cbits...) // ids that were new terms of the last Add are plan ids now
 	for int(g0) > 64*len(w.cbits) {
 		w.cbits = append(w.cbits, 0)
@@ -109,7 +104,7 @@ func (w *batchWorker) grow(n int) {
 	if n > cap(w.ids) {
 		w.ids = append(make([]idState, 0, max(n+n/2, 1024)), w.ids...)
 	}
-	w.ids = w.ids[:n] // zero beyond len: end clears what an Add wrote
+	w.ids = w.ids[:n] // zero beyond len: ids are made fresh for every Add
 }
 
 // termID returns the id of term. Both dictionaries hash with the same seed, so its hash is
@@ -235,10 +230,8 @@ func (w *batchWorker) analyze(docs []adoc, a *analysis) {
 			size += len(f.Text)
 		}
 	}
-	if n := size/12 + 16; cap(w.stTerm) < n { // about one posting per 12 bytes of text
-		w.stTerm, w.stTF = make([]int32, 0, n), make([]uint32, 0, n)
-	}
-	w.stTerm, w.stTF = w.stTerm[:0], w.stTF[:0]
+	w.stTerm = make([]int32, 0, size/12+16) // about one posting per 12 bytes of text
+	w.stTF = make([]uint32, 0, size/12+16)
 	w.docEnd = make([]int32, len(docs))
 	for i, d := range docs {
 		w.stamp++
@@ -486,13 +479,9 @@ func (w *batchWorker) end() {
 		v.term = w.plan(v.term)
 		return keep
 	})
-	// The per-id array and the stream are kept for the next Add (a bulk load's Adds would
-	// otherwise allocate and clear a megabyte or so each, per worker), the array cleared
-	// where the Add wrote it; the plan drops its workers when it is indexed.
-	for _, t := range w.touched {
-		w.ids[t] = idState{}
-	}
-	w.touched, w.docEnd, w.field = w.touched[:0], nil, nil
+	// What is by id or by document goes: only the cache is kept from Add to Add (a bulk
+	// load's other phases should not pay for the workers in memory).
+	w.ids, w.touched, w.stTerm, w.stTF, w.docEnd, w.field = nil, nil, nil, nil, nil, nil
 	w.lastNew, w.lastSize = w.newDict.len(), len(w.newDict.text)
 	w.newDict, w.newConc, w.gmap = nil, nil, nil
 }

@@ -220,29 +220,88 @@ func (d *termDict) grow() {
 // seal drops the table: the dictionary then only gives terms by id.
 func (d *termDict) seal() { d.slots, d.filter = nil, nil }
 
-// sorted returns the ids in the order of their terms' bytes. The terms are compared by their
-// first eight bytes (big-endian, zero-padded: the same order) before their whole bytes, so
-// that most comparisons read no term.
+// sorted returns the ids in the order of their terms' bytes. The terms are ordered by their
+// first eight bytes (big-endian, zero-padded: the same order) with a radix sort, and only
+// the runs that share those bytes are compared as whole terms: a bulk load's index phase
+// sorts a hundred thousand terms and more, which a comparison sort did in about twenty
+// comparisons each.
 func (d *termDict) sorted() []int32 {
-	type key struct {
-		pre uint64
-		id  int32
-	}
-	keys := make([]key, d.len())
+	keys := make([]prefixKey, d.len())
 	for i := range keys {
-		var b [8]byte
-		copy(b[:], d.get(int32(i)))
-		keys[i] = key{binary.BigEndian.Uint64(b[:]), int32(i)}
+		keys[i] = prefixKey{prefixAt(d.get(int32(i)), 0), int32(i)}
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if c := cmp.Compare(x.pre, y.pre); c != 0 {
-			return c
+	keys = radixSortPrefixes(keys, make([]prefixKey, len(keys)))
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].pre == keys[i].pre {
+			j++
 		}
-		return bytes.Compare(d.get(x.id), d.get(y.id))
-	})
+		if j-i > 1 {
+			// Terms that share their first eight bytes (compounds of one word, often) by
+			// their next eight, then whole.
+			g := keys[i:j]
+			for k := range g {
+				g[k].pre = prefixAt(d.get(g[k].id), 8)
+			}
+			slices.SortFunc(g, func(x, y prefixKey) int {
+				if c := cmp.Compare(x.pre, y.pre); c != 0 {
+					return c
+				}
+				return bytes.Compare(d.get(x.id), d.get(y.id))
+			})
+		}
+		i = j
+	}
 	out := make([]int32, len(keys))
 	for i, k := range keys {
 		out[i] = k.id
 	}
 	return out
+}
+
+// prefixAt returns the eight bytes of b from at, big-endian and zero-padded: terms in the
+// order of these (when the bytes before at are the same) are in the order of their bytes.
+func prefixAt(b []byte, at int) uint64 {
+	var w [8]byte
+	if at < len(b) {
+		copy(w[:], b[at:])
+	}
+	return binary.BigEndian.Uint64(w[:])
+}
+
+// prefixKey is a term's first eight bytes, big-endian and zero-padded, and its id.
+type prefixKey struct {
+	pre uint64
+	id  int32
+}
+
+// radixDigit is the width in bits of a digit of radixSortPrefixes.
+const radixDigit = 11
+
+// radixSortPrefixes sorts keys by pre (a stable least-significant-digit radix sort, which
+// leaves keys of equal pre in their order), with tmp as much room; it returns the sorted
+// slice, keys or tmp. A digit that all keys share costs no pass.
+func radixSortPrefixes(keys, tmp []prefixKey) []prefixKey {
+	var count [1 << radixDigit]int
+	for shift := 0; shift < 64; shift += radixDigit {
+		clear(count[:])
+		for _, k := range keys {
+			count[k.pre>>shift&(1<<radixDigit-1)]++
+		}
+		if len(keys) > 0 && count[keys[0].pre>>shift&(1<<radixDigit-1)] == len(keys) {
+			continue
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			digit := k.pre >> shift & (1<<radixDigit - 1)
+			tmp[count[digit]] = k
+			count[digit]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys
 }
