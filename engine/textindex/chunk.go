@@ -325,8 +325,13 @@ func chunkKey(dst []byte, term string, first uint64) []byte {
 }
 
 // forChunks calls fn with the first doc and value of each of term's chunks, in order,
-// until fn returns false.
-func forChunks(st Store, term string, fn func(first uint64, v []byte) bool) {
+// until fn returns false: the chunk in its record rec when it has one (termInline), else
+// those of the postings space.
+func forChunks(st Store, term string, rec *termRec, fn func(first uint64, v []byte) bool) {
+	if rec.inline != nil {
+		fn(rec.last, rec.inline)
+		return
+	}
 	prefix := chunkPrefix(nil, term)
 	st.SeekPostings(prefix, func(k, v []byte) bool {
 		if len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {
