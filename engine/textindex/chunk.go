@@ -11,7 +11,8 @@ import (
 // Posting lists are stored in chunks of at most maxChunk postings: each chunk is one value
 // of the postings space, keyed term 0x00 first-doc (8 bytes, big-endian), so that keys
 // sort by term and then by document, and a rare term is one small value while a frequent
-// one is a run of them. New documents (the highest ids) are appended to a term's last
+// one is a run of them (a rare term's one small chunk is kept in its term record instead,
+// see termRec and inlineMax). New documents (the highest ids) are appended to a term's last
 // chunk, found through the term record; any other change rewrites only the chunks whose
 // range it falls in, splitting one that overflows. A search reads the chunks of its terms,
 // or a frequent term's champion list (see champion.go), never the whole index.
