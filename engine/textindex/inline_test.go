@@ -127,7 +127,7 @@ func assertSameIndex(t *testing.T, bi *boltIndex, mem *Index, queries []string) 
 			for i := range got {
 				assert.Equal(t, want[i].ID, got[i].ID, q)
 				assert.InDelta(t, want[i].Score, got[i].Score, 1e-9*want[i].Score, q)
-				assert.Equal(t, want[i].Coverage, got[i].Coverage, q)
+				assert.InDelta(t, want[i].Coverage, got[i].Coverage, 1e-12, q)
 			}
 			for _, h := range got {
 				c1, n1, err := bi.eng.Coverage(st, q, h.ID)
