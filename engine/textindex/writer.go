@@ -560,15 +560,20 @@ func (w *writer) putPieces(term string, ps []posting, rec *termRec) error {
 // putNew stores the postings of a term that has none: in its record when they make one
 // small chunk, else as chunks of the postings space.
 func (w *writer) putNew(term string, ps []posting, rec *termRec) error {
-	if len(ps) <= maxChunk {
-		if v := encodeChunk(nil, ps[0].doc, ps, &w.ref); len(v) <= inlineMax {
-			rec.setInline(ps[0].doc, v)
-			return nil
-		}
-	}
 	rec.setInline(0, nil)
 	rec.last = 0
-	return w.putPieces(term, ps, rec)
+	if len(ps) > maxChunk {
+		return w.putPieces(term, ps, rec)
+	}
+	first := ps[0].doc
+	v := encodeChunk(nil, first, ps, &w.ref)
+	if len(v) <= inlineMax {
+		rec.setInline(first, v)
+		return nil
+	}
+	rec.last = first
+	w.pkey = chunkKey(w.pkey[:0], term, first)
+	return w.st.PutPostings(w.pkey, v)
 }
 
 // outChunk is a chunk rewrite stores once it knows where the term's chunks go; stored
