@@ -506,13 +506,29 @@ const slabSize = 64 << 10
 // but a bulk load writes a record per term (136,000 in an import of 10,000 files), and
 // one allocation per record was a measurable share of the writes.
 func (w *writer) record(rec *termRec) []byte {
-	n := rec.size()
-	if cap(w.slab)-len(w.slab) < n {
-		w.slab = make([]byte, 0, max(slabSize, n))
-	}
+	w.room(rec.size())
 	start := len(w.slab)
 	w.slab = rec.appendTo(w.slab)
 	return w.slab[start:len(w.slab):len(w.slab)]
+}
+
+// keep returns a copy of v that the store may keep, carved from the slab as records are.
+func (w *writer) keep(v []byte) []byte {
+	if len(v) > slabSize/8 {
+		return slices.Clone(v)
+	}
+	w.room(len(v))
+	start := len(w.slab)
+	w.slab = append(w.slab, v...)
+	return w.slab[start:len(w.slab):len(w.slab)]
+}
+
+// room makes room for n more bytes in the slab (a new slab: the bytes handed out are the
+// stores' from then on).
+func (w *writer) room(n int) {
+	if cap(w.slab)-len(w.slab) < n {
+		w.slab = make([]byte, 0, max(slabSize, n))
+	}
 }
 
 // appendLast is the common write: documents newer than every posting of the term, nothing
@@ -602,7 +618,7 @@ func (w *writer) putNew(term string, ps []posting, rec *termRec) error {
 	}
 	rec.last = first
 	w.pkey = chunkKey(w.pkey[:0], term, first)
-	return w.st.PutPostings(w.pkey, slices.Clone(v))
+	return w.st.PutPostings(w.pkey, w.keep(v))
 }
 
 // inlinePostings is the most postings a chunk of inlineMax bytes can hold (a first one of
