@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -440,10 +441,17 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Room for the vault's imported nodes and the batch's files (the others grow the maps).
-	dd.lsh.Reserve(len(stored) + len(docs))
-	dd.loadVault(r, stored)
 	// Files of the batch that keep their node are compared with their new text.
+	keep := 0
+	for i := range docs {
+		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
+			keep++
+		}
+	}
+	// Room for the vault's imported nodes and the kept files (the others grow the maps); the
+	// new files are not added to the LSH (batchNear).
+	dd.lsh.Reserve(len(stored) + keep)
+	dd.loadVault(r, stored)
 	for i := range docs {
 		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
 			_ = dd.lsh.AddShared(ds[i].rec.NodeID, p.sigs[i]) // signatures are never changed
@@ -453,11 +461,13 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 		a := ds[i].action
 		return a == ActionNew || a == ActionUpdated || ds[i].skip == skipUnchanged
 	}
-	for _, i := range candidates {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	var cancelled error
+	dd.batchNear(p.sigs, candidates, func(k int, m textindex.Match, ok bool) bool {
+		i := candidates[k]
+		if cancelled = cmp.Or(cancelled, ctx.Err()); cancelled != nil {
+			return false
 		}
-		if m, ok := dd.best(p.sigs[i], nil); ok {
+		if ok {
 			ds[i].action, ds[i].sim = ActionDuplicate, round3(m.Similarity)
 			if m.ID&batchBit != 0 {
 				ds[i].dupOf = docs[m.ID&^batchBit].SourceFile
@@ -465,7 +475,7 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 				ds[i].dupID, ds[i].dupOf = m.ID, nodeLabel(r, m.ID)
 			}
 			ds[i].reason = fmt.Sprintf("near-duplicate of %s (similarity %.2f)", ds[i].dupOf, ds[i].sim)
-			continue
+			return false
 		}
 		if em, ok := embedOf(p, i); ok {
 			switch {
@@ -477,10 +487,13 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 			if ds[i].action == ActionDuplicate {
 				ds[i].sim = round3(em.Cosine)
 				ds[i].reason = fmt.Sprintf("same meaning as %s (embedding similarity %.2f)", ds[i].dupOf, ds[i].sim)
-				continue
+				return false
 			}
 		}
-		_ = dd.lsh.AddShared(batchBit|uint64(i), p.sigs[i])
+		return true
+	})
+	if cancelled != nil {
+		return nil, cancelled
 	}
 	return ds, nil
 }
