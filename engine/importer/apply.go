@@ -1089,8 +1089,7 @@ func (x *exec) dropAddedEdge(id uint64) {
 
 // mutable returns the pending copy of a record, making one on first change. r may be a
 // record's head (userFileHeads): the copy is made from the whole stored record.
-func (x *exec) mutable(r *fileRecord) (*fileRecord, error) {
-	key := string(fileKey(r.User, r.Source))
+func (x *exec) mutable(key string, r *fileRecord) (*fileRecord, error) {
 	if p, ok := x.pending[key]; ok {
 		return p, nil
 	}
@@ -1133,19 +1132,28 @@ func (x *exec) rethreadCats(cats []string) error {
 	for k, r := range x.pending {
 		x.heads[k] = r
 	}
-	byKey := x.heads
-	for _, cat := range cats {
-		var chain []*fileRecord
-		for _, r := range byKey {
-			if r.Category == cat && x.w.has(r.NodeID) {
-				chain = append(chain, r)
-			}
+	// The chains of cats, in one pass over the records.
+	type link struct {
+		key string
+		r   *fileRecord
+	}
+	chains := make(map[string][]link, len(cats))
+	for _, c := range cats {
+		chains[c] = nil
+	}
+	for k, r := range x.heads {
+		if chain, ok := chains[r.Category]; ok && x.w.has(r.NodeID) {
+			chains[r.Category] = append(chain, link{k, r})
 		}
-		sort.Slice(chain, func(i, j int) bool { return chain[i].Source < chain[j].Source })
-		for i, r := range chain {
+	}
+	for _, cat := range cats {
+		chain := chains[cat]
+		slices.SortFunc(chain, func(a, b link) int { return strings.Compare(a.r.Source, b.r.Source) })
+		for i, l := range chain {
+			r := l.r
 			var want uint64
 			if i+1 < len(chain) {
-				want = chain[i+1].NodeID
+				want = chain[i+1].r.NodeID
 			}
 			if r.NextEdge != 0 {
 				e, ok := x.w.edge(r.NextEdge)
@@ -1163,7 +1171,7 @@ func (x *exec) rethreadCats(cats []string) error {
 						return err
 					}
 				}
-				if r, err = x.mutable(r); err != nil {
+				if r, err = x.mutable(l.key, r); err != nil {
 					return err
 				}
 				r.NextEdge = 0
@@ -1179,7 +1187,7 @@ func (x *exec) rethreadCats(cats []string) error {
 				x.res.EdgesAdded++
 				x.batch.AddedEdges = append(x.batch.AddedEdges, id)
 				x.addedEdge[id] = true
-				if r, err = x.mutable(r); err != nil {
+				if r, err = x.mutable(l.key, r); err != nil {
 					return err
 				}
 				r.NextEdge = id
