@@ -161,8 +161,29 @@ func TestSearchCorruptStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
 
-	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", 0), []byte{chunkVersion, 3, 1, 2}))
+	// The term's postings as an index without inline lists keeps them: found the same.
+	rec, ok, err := lookupTerm(&st, "backoff")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotNil(t, rec.inline, "a rare term's list is in its record")
+	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", rec.last), slices.Clone(rec.inline)))
+	rec.setInline(0, nil)
+	require.NoError(t, st.PutTerm([]byte("backoff"), rec.encode()))
+	again, err := e.Search(&st, "backoff", 5, nil)
+	require.NoError(t, err)
+	assert.Equal(t, hits, again)
+
+	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", rec.last), []byte{chunkVersion, 3, 1, 2}))
 	_, err = e.Search(&st, "backoff", 5, nil)
+	assert.ErrorIs(t, err, ErrCorrupt)
+	// A damaged inline list.
+	tok, ok, err := lookupTerm(&st, Analyze("markdown")[0])
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotNil(t, tok.inline)
+	tok.inline = slices.Clone(tok.inline[:len(tok.inline)-1]) // cut short
+	require.NoError(t, st.PutTerm([]byte(Analyze("markdown")[0]), tok.encode()))
+	_, err = e.Search(&st, "markdown", 5, nil)
 	assert.ErrorIs(t, err, ErrCorrupt)
 	_, err = e.Search(&st, "session tokens", 5, nil)
 	assert.NoError(t, err, "other terms are unaffected")

@@ -754,6 +754,21 @@ func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 
 // ---- help ----
 
+// summaryKeys are the summary's keys that do something now: `u` only while the batch
+// can still be undone (not after undoing it, for a dry run or read-only), as in the footer.
+func (m *Model) summaryKeys(undoHelp, enterKey string) []key.Binding {
+	km := m.c.KeyMap
+	keys := []key.Binding{km.OpenVault}
+	if m.canUndo() {
+		u := km.UndoImport
+		u.SetHelp("u", undoHelp)
+		keys = append(keys, u)
+	}
+	enter := km.Enter
+	enter.SetHelp(enterKey, "new import")
+	return append(keys, enter)
+}
+
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
 	km := m.c.KeyMap
@@ -777,7 +792,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case stepOptions:
 		return []key.Binding{h(km.Enter, "enter", "import"), h(km.Select, "space", "toggle"), h(km.Down, "↑/↓", "field"), h(km.Back, "esc", "back")}
 	case stepSummary:
-		return []key.Binding{km.OpenVault, km.UndoImport, h(km.Enter, "enter", "new import")}
+		return m.summaryKeys("undo import", "enter")
 	}
 	return nil
 }
@@ -812,7 +827,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		}
 	case stepSummary:
 		return [][]key.Binding{
-			{km.OpenVault, h(km.UndoImport, "u", "undo this batch (asks first)"), h(km.Enter, "enter/esc", "new import")},
+			m.summaryKeys("undo this batch (asks first)", "enter/esc"),
 			{km.Up, km.Down, km.PageUp, km.PageDown},
 		}
 	}

@@ -238,6 +238,18 @@ func TestWizardImportsAndUndoes(t *testing.T) {
 	assert.Equal(t, "vault", nav.Page)
 	assert.NotNil(t, nav.Arg)
 
+	helpHas := func(desc string) bool {
+		for _, row := range m.FullHelp() {
+			for _, b := range row {
+				if b.Help().Desc == desc {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	assert.True(t, helpHas("undo this batch (asks first)"), "help lists undo while the batch can be undone")
+
 	// Undo asks first; "n" keeps the batch.
 	press(t, m, "u")
 	assert.Contains(t, plain(m), "Undo import batch 1?")
@@ -248,6 +260,10 @@ func TestWizardImportsAndUndoes(t *testing.T) {
 	assert.Contains(t, plain(m), "Batch 1 undone")
 	press(t, m, "u")
 	assert.False(t, m.confirm.Active(), "an undone batch cannot be undone again")
+	assert.False(t, helpHas("undo this batch (asks first)"), "help no longer offers undo once the batch is undone")
+	for _, b := range m.ShortHelp() {
+		assert.NotEqual(t, "u", b.Help().Key, "the short help drops undo too")
+	}
 
 	// Enter starts over at the source step, which now lists the recent source.
 	press(t, m, "enter")
