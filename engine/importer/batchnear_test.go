@@ -152,3 +152,31 @@ func FuzzBatchNear(f *testing.F) {
 		require.Equal(t, want, got)
 	})
 }
+
+// TestKeyCountsMatchesAMap: keyCounts counts as a map does, also for keys that share their
+// low bits (long probe runs, wrapping round the table) and the key 0.
+func TestKeyCountsMatchesAMap(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	tab := newKeyCounts(100)
+	for round := range 3 {
+		tab.reset()
+		want := map[uint64]int32{}
+		for range 100 {
+			var k uint64
+			switch r.IntN(3) {
+			case 0:
+				k = r.Uint64()
+			case 1:
+				k = uint64(r.IntN(8))<<40 | tab.mask // the last slot: probes wrap
+			default:
+				k = uint64(r.IntN(4)) // 0 included
+			}
+			want[k]++
+			*tab.at(k)++
+		}
+		for k, n := range want {
+			assert.Equal(t, n, *tab.at(k), "round %d key %#x", round, k)
+		}
+	}
+}

@@ -53,26 +53,26 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 	gid := make([]int32, n*d.bands)
 	var kept [][]int32 // per group, the kept candidates in it, in order
 	keys := make([]uint64, n)
-	size := make(map[uint64]int32, n)
+	size := newKeyCounts(n)
 	for b := range d.bands {
-		clear(size)
+		size.reset()
 		for k, i := range cands {
 			if len(sigs[i]) != width {
 				continue
 			}
 			keys[k] = bandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
-			size[keys[k]]++
+			*size.at(keys[k])++
 		}
 		for k, i := range cands {
 			g := int32(-1)
 			if len(sigs[i]) == width {
-				switch c := size[keys[k]]; {
-				case c < 0: // a group numbered already: -(number+1)
-					g = -c - 1
-				case c > 1:
+				switch c := size.at(keys[k]); {
+				case *c < 0: // a group numbered already: -(number+1)
+					g = -*c - 1
+				case *c > 1:
 					g = int32(len(kept))
 					kept = append(kept, nil)
-					size[keys[k]] = -g - 1
+					*c = -g - 1
 				}
 			}
 			gid[k*d.bands+b] = g
@@ -105,6 +105,39 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 			if g >= 0 {
 				kept[g] = append(kept[g], int32(k))
 			}
+		}
+	}
+}
+
+// keyCounts maps band keys to a count (or a group number, see batchNear): open addressing
+// with linear probing in a table at most half full, indexed by the key's low bits (band keys
+// are well mixed). Hand-written rather than a Go map, which hashes every key again and was
+// most of batchNear's time; batchNear's tests compare the whole with the LSH.
+type keyCounts struct {
+	keys []uint64
+	vals []int32 // 0: the slot is free
+	mask uint64
+}
+
+func newKeyCounts(n int) *keyCounts {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &keyCounts{keys: make([]uint64, size), vals: make([]int32, size), mask: uint64(size - 1)}
+}
+
+func (t *keyCounts) reset() { clear(t.vals) }
+
+// at returns the value of key, making a slot for it (value 0) when it has none.
+func (t *keyCounts) at(key uint64) *int32 {
+	for i := key & t.mask; ; i = (i + 1) & t.mask {
+		if t.vals[i] == 0 {
+			t.keys[i] = key
+			return &t.vals[i]
+		}
+		if t.keys[i] == key {
+			return &t.vals[i]
 		}
 	}
 }
