@@ -42,12 +42,17 @@
 //	vault_tombstones     (m2) nodes the user forgot, so an import does not bring them back;
 //	                     key = user id 0x00 source (the import_files key layout)
 //	vault_terms          (m6) the vault's full-text index (engine/textindex), one record per term:
-//	                     term → version, document frequency, flags; plus 0xff "meta" → the
-//	                     index record (analyzer fingerprint, documents, field-length totals,
-//	                     reference averages). Kept current by every vault write
-//	vault_postings       (m6) its posting lists: term 0x00 chunk (8 bytes big-endian; ids >> 12)
-//	                     → the postings of the documents in that id range; term 0x01 → the
-//	                     term's champion list (frequent terms only)
+//	                     term → version, document frequency, flags, first document of the
+//	                     term's last chunk and, when the flags say inline (index record version
+//	                     2), the term's only chunk itself (a posting list of one chunk of at
+//	                     most 64 bytes, which then has no key in vault_postings); plus 0xff
+//	                     "meta" → the index record (version, analyzer fingerprint, documents,
+//	                     field-length totals, reference averages). Version 1 records (no inline
+//	                     lists) are read as they are; a nova that knows only version 1 rebuilds
+//	                     the index. Kept current by every vault write
+//	vault_postings       (m6) its posting lists: term 0x00 first document (8 bytes big-endian)
+//	                     → a chunk of up to 512 postings from that document on; term 0x01 →
+//	                     the term's champion list (frequent terms only)
 //	vault_counts         (m6) vault counters kept by every vault write: "nodes", "edges",
 //	                     "conf" (sum, millionths), "tags" (distinct), "type"/"tag"/"erel"
 //	                     0x00 value → count, "~ok" once complete; 8-byte big-endian

@@ -47,6 +47,19 @@ func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none of them needs a second look (most text).
+		for i+8 <= len(s) {
+			t := s[i : i+8]
+			w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			if !plain8(w) {
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if htmlSafe[c] {
@@ -92,3 +105,26 @@ func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+const (
+	ones8  = 0x0101010101010101
+	highs8 = 0x8080808080808080
+)
+
+// plain8 reports whether the 8 bytes of w (little endian) are ASCII that AppendJSONString
+// writes as they are (htmlSafe): no control character, no '"', '\\', '<', '>' or '&', no byte
+// ≥ 0x80. The tests of a word for a zero byte and for a byte below 0x20 are exact for the word
+// as a whole (Hacker's Delight's haszero / hasless), which is all this needs; '"' and '&'
+// (0x22, 0x26), and '<' and '>' (0x3c, 0x3e), differ in one bit, tested together.
+func plain8(w uint64) bool {
+	special := w | // a byte ≥ 0x80
+		(w-0x20*ones8)&^w | // a byte < 0x20
+		hasZero((w^('"'*ones8))&^(0x04*ones8)) | // '"' or '&'
+		hasZero((w^('<'*ones8))&^(0x02*ones8)) | // '<' or '>'
+		hasZero(w^('\\'*ones8))
+	return special&highs8 == 0
+}
+
+// hasZero has the high bit of a byte set when (and, for the word as a whole, only when) some
+// byte of v is zero; its other bits are noise (masked by plain8).
+func hasZero(v uint64) uint64 { return (v - ones8) &^ v }

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -440,10 +441,17 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Room for the vault's imported nodes and the batch's files (the others grow the maps).
-	dd.lsh.Reserve(len(stored) + len(docs))
-	dd.loadVault(r, stored)
 	// Files of the batch that keep their node are compared with their new text.
+	keep := 0
+	for i := range docs {
+		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
+			keep++
+		}
+	}
+	// Room for the vault's imported nodes and the kept files (the others grow the maps); the
+	// new files are not added to the LSH (batchNear).
+	dd.lsh.Reserve(len(stored) + keep)
+	dd.loadVault(r, stored)
 	for i := range docs {
 		if ds[i].action == ActionUpdated || ds[i].skip == skipUnchanged {
 			_ = dd.lsh.AddShared(ds[i].rec.NodeID, p.sigs[i]) // signatures are never changed
@@ -453,11 +461,13 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 		a := ds[i].action
 		return a == ActionNew || a == ActionUpdated || ds[i].skip == skipUnchanged
 	}
-	for _, i := range candidates {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	var cancelled error
+	dd.batchNear(p.sigs, candidates, func(k int, m textindex.Match, ok bool) bool {
+		i := candidates[k]
+		if cancelled = cmp.Or(cancelled, ctx.Err()); cancelled != nil {
+			return false
 		}
-		if m, ok := dd.best(p.sigs[i], nil); ok {
+		if ok {
 			ds[i].action, ds[i].sim = ActionDuplicate, round3(m.Similarity)
 			if m.ID&batchBit != 0 {
 				ds[i].dupOf = docs[m.ID&^batchBit].SourceFile
@@ -465,7 +475,7 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 				ds[i].dupID, ds[i].dupOf = m.ID, nodeLabel(r, m.ID)
 			}
 			ds[i].reason = fmt.Sprintf("near-duplicate of %s (similarity %.2f)", ds[i].dupOf, ds[i].sim)
-			continue
+			return false
 		}
 		if em, ok := embedOf(p, i); ok {
 			switch {
@@ -477,10 +487,13 @@ func (im *Importer) decide(ctx context.Context, r *vault.ReadTx, p *Plan, o Opti
 			if ds[i].action == ActionDuplicate {
 				ds[i].sim = round3(em.Cosine)
 				ds[i].reason = fmt.Sprintf("same meaning as %s (embedding similarity %.2f)", ds[i].dupOf, ds[i].sim)
-				continue
+				return false
 			}
 		}
-		_ = dd.lsh.AddShared(batchBit|uint64(i), p.sigs[i])
+		return true
+	})
+	if cancelled != nil {
+		return nil, cancelled
 	}
 	return ds, nil
 }
@@ -1076,8 +1089,7 @@ func (x *exec) dropAddedEdge(id uint64) {
 
 // mutable returns the pending copy of a record, making one on first change. r may be a
 // record's head (userFileHeads): the copy is made from the whole stored record.
-func (x *exec) mutable(r *fileRecord) (*fileRecord, error) {
-	key := string(fileKey(r.User, r.Source))
+func (x *exec) mutable(key string, r *fileRecord) (*fileRecord, error) {
 	if p, ok := x.pending[key]; ok {
 		return p, nil
 	}
@@ -1120,19 +1132,28 @@ func (x *exec) rethreadCats(cats []string) error {
 	for k, r := range x.pending {
 		x.heads[k] = r
 	}
-	byKey := x.heads
-	for _, cat := range cats {
-		var chain []*fileRecord
-		for _, r := range byKey {
-			if r.Category == cat && x.w.has(r.NodeID) {
-				chain = append(chain, r)
-			}
+	// The chains of cats, in one pass over the records.
+	type link struct {
+		key string
+		r   *fileRecord
+	}
+	chains := make(map[string][]link, len(cats))
+	for _, c := range cats {
+		chains[c] = nil
+	}
+	for k, r := range x.heads {
+		if chain, ok := chains[r.Category]; ok && x.w.has(r.NodeID) {
+			chains[r.Category] = append(chain, link{k, r})
 		}
-		sort.Slice(chain, func(i, j int) bool { return chain[i].Source < chain[j].Source })
-		for i, r := range chain {
+	}
+	for _, cat := range cats {
+		chain := chains[cat]
+		slices.SortFunc(chain, func(a, b link) int { return strings.Compare(a.r.Source, b.r.Source) })
+		for i, l := range chain {
+			r := l.r
 			var want uint64
 			if i+1 < len(chain) {
-				want = chain[i+1].NodeID
+				want = chain[i+1].r.NodeID
 			}
 			if r.NextEdge != 0 {
 				e, ok := x.w.edge(r.NextEdge)
@@ -1150,7 +1171,7 @@ func (x *exec) rethreadCats(cats []string) error {
 						return err
 					}
 				}
-				if r, err = x.mutable(r); err != nil {
+				if r, err = x.mutable(l.key, r); err != nil {
 					return err
 				}
 				r.NextEdge = 0
@@ -1166,7 +1187,7 @@ func (x *exec) rethreadCats(cats []string) error {
 				x.res.EdgesAdded++
 				x.batch.AddedEdges = append(x.batch.AddedEdges, id)
 				x.addedEdge[id] = true
-				if r, err = x.mutable(r); err != nil {
+				if r, err = x.mutable(l.key, r); err != nil {
 					return err
 				}
 				r.NextEdge = id

@@ -19,8 +19,9 @@ const batchBit = uint64(1) << 63
 // dedup finds near-duplicates among new files: against the vault's nodes and against the
 // files of the batch accepted before them (path order).
 type dedup struct {
-	lsh       *textindex.LSH
-	threshold float64
+	lsh         *textindex.LSH
+	threshold   float64
+	bands, rows int
 }
 
 func newDedup(threshold float64) *dedup {
@@ -28,7 +29,132 @@ func newDedup(threshold float64) *dedup {
 	if err != nil {
 		m = minHasher
 	}
-	return &dedup{lsh: textindex.NewLSH(m), threshold: threshold}
+	return &dedup{lsh: textindex.NewLSH(m), threshold: threshold, bands: m.Bands(), rows: m.NumHashes() / m.Bands()}
+}
+
+// batchNear goes through the new files of a batch (cands, indexes into sigs, in path order)
+// and calls visit with each one's best match: the most similar, at or above the threshold,
+// of the signatures in the LSH (the vault's nodes and the batch's files that keep theirs) and
+// of the earlier candidates that visit kept (returned true for). It finds exactly what
+// adding every kept candidate to the LSH (as batchBit|index) and asking it would (same
+// bands, same order: most similar first, then the smallest id, so the LSH's own ids before
+// the batch's); but the batch's files are not put in the LSH's maps.
+//
+// Why: those maps are one per band (32), each as big as the batch, so that an insert or a
+// lookup missed the processor's caches nearly every time: the LSH was 2 % of a 10,000-file
+// import's CPU. Here the files that share a band are grouped one band at a time, in a map of
+// the batch's size that stays in cache, and a file's candidates are then read from its
+// groups; nearly every group holds one file, and has nothing to look at.
+func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k int, m textindex.Match, ok bool) (kept bool)) {
+	n, width := len(cands), d.bands*d.rows
+	// gid[k*bands+b] is the group of the candidates that agree with candidate k on every row
+	// of band b, or -1 when no other does (or k's signature has the wrong length: the LSH
+	// neither finds nor keeps it).
+	gid := make([]int32, n*d.bands)
+	var kept [][]int32 // per group, the kept candidates in it, in order
+	keys := make([]uint64, n)
+	size := newKeyCounts(n)
+	for b := range d.bands {
+		size.reset()
+		for k, i := range cands {
+			if len(sigs[i]) != width {
+				continue
+			}
+			keys[k] = bandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
+			*size.at(keys[k])++
+		}
+		for k, i := range cands {
+			g := int32(-1)
+			if len(sigs[i]) == width {
+				switch c := size.at(keys[k]); {
+				case *c < 0: // a group numbered already: -(number+1)
+					g = -*c - 1
+				case *c > 1:
+					g = int32(len(kept))
+					kept = append(kept, nil)
+					*c = -g - 1
+				}
+			}
+			gid[k*d.bands+b] = g
+		}
+	}
+	seen := make([]int32, n) // seen[j] = k+1: candidate j was compared with candidate k
+	for k, i := range cands {
+		m, ok := d.best(sigs[i], nil)
+		for _, g := range gid[k*d.bands : (k+1)*d.bands] {
+			if g < 0 {
+				continue
+			}
+			for _, j := range kept[g] {
+				if seen[j] == int32(k)+1 {
+					continue
+				}
+				seen[j] = int32(k) + 1
+				// Batch ids come after the LSH's: a tie keeps what the LSH found, or the
+				// earlier file (kept in order).
+				if s := sigs[i].Similarity(sigs[cands[j]]); s >= d.threshold && (!ok || s > m.Similarity ||
+					s == m.Similarity && batchBit|uint64(cands[j]) < m.ID) {
+					m, ok = textindex.Match{ID: batchBit | uint64(cands[j]), Similarity: s}, true
+				}
+			}
+		}
+		if !visit(k, m, ok) {
+			continue
+		}
+		for _, g := range gid[k*d.bands : (k+1)*d.bands] {
+			if g >= 0 {
+				kept[g] = append(kept[g], int32(k))
+			}
+		}
+	}
+}
+
+// keyCounts maps band keys to a count (or a group number, see batchNear): open addressing
+// with linear probing in a table at most half full, indexed by the key's low bits (band keys
+// are well mixed). Hand-written rather than a Go map, which hashes every key again and was
+// most of batchNear's time; batchNear's tests compare the whole with the LSH.
+type keyCounts struct {
+	keys []uint64
+	vals []int32 // 0: the slot is free
+	mask uint64
+}
+
+func newKeyCounts(n int) *keyCounts {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &keyCounts{keys: make([]uint64, size), vals: make([]int32, size), mask: uint64(size - 1)}
+}
+
+func (t *keyCounts) reset() { clear(t.vals) }
+
+// at returns the value of key, making a slot for it (value 0) when it has none.
+func (t *keyCounts) at(key uint64) *int32 {
+	for i := key & t.mask; ; i = (i + 1) & t.mask {
+		if t.vals[i] == 0 {
+			t.keys[i] = key
+			return &t.vals[i]
+		}
+		if t.keys[i] == key {
+			return &t.vals[i]
+		}
+	}
+}
+
+// bandKey hashes the rows of band b of a signature (splitmix64's finaliser over the rows, as
+// the LSH does: candidates are the files whose keys agree).
+func bandKey(rows []uint64, b int) uint64 {
+	h := uint64(b) + 1
+	for _, v := range rows {
+		h ^= v
+		h ^= h >> 30
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 27
+		h *= 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
 }
 
 // loadVault adds a signature for every node of the vault: the stored one for imported nodes,

@@ -3,9 +3,11 @@ package importer
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -94,6 +96,23 @@ func TestAppendSigBase64MatchesEncodeSig(t *testing.T) {
 		assert.Equal(t, string(want), string(marshalFileRecord(&r, sig)))
 		assert.Equal(t, sig[:n:n], decodeSigOrEmpty(encodeSig(sig)))
 	}
+}
+
+// FuzzSigBase64: appendSigBase64 (a table-driven encoder) writes what encoding/base64 writes
+// for the signature's bytes, after any prefix, for any number of hashes.
+func FuzzSigBase64(f *testing.F) {
+	f.Add([]byte{}, []byte("p"))
+	f.Add([]byte{0xff, 0, 0x80, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}, []byte{})
+	f.Fuzz(func(t *testing.T, raw, prefix []byte) {
+		sig := make(textindex.Signature, (len(raw)+7)/8)
+		for i := range sig {
+			var w [8]byte
+			copy(w[:], raw[8*i:])
+			sig[i] = binary.BigEndian.Uint64(w[:])
+		}
+		want := string(prefix) + base64.StdEncoding.EncodeToString(encodeSig(sig))
+		assert.Equal(t, want, string(appendSigBase64(slices.Clone(prefix), sig)))
+	})
 }
 
 func decodeSigOrEmpty(b []byte) textindex.Signature {

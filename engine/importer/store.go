@@ -498,27 +498,50 @@ func userFileHeads(tx *bolt.Tx, user string) []*fileRecord {
 	return out
 }
 
-// appendSigBase64 writes the base64 (standard, padded) of encodeSig(sig): three hashes (24
-// bytes, 32 characters) at a time, so only the last piece is padded.
+// appendSigBase64 writes the base64 (standard, padded) of encodeSig(sig). Hand-written
+// because it runs for every file record (10,000 signatures of 1 KB in a 10,000-file import):
+// three hashes (24 bytes) make 32 characters, written two at a time from a table of every
+// 12-bit value's pair (half the lookups of encoding/base64 and no call per piece); what is
+// left after the last three goes through encoding/base64, padded. FuzzSigBase64 compares it
+// with encoding/base64.
 func appendSigBase64(b []byte, sig textindex.Signature) []byte {
-	var buf [24]byte
-	i := 0
-	for ; i+3 <= len(sig); i += 3 {
-		binary.BigEndian.PutUint64(buf[0:], sig[i])
-		binary.BigEndian.PutUint64(buf[8:], sig[i+1])
-		binary.BigEndian.PutUint64(buf[16:], sig[i+2])
-		b = base64.StdEncoding.AppendEncode(b, buf[:])
+	full := len(sig) / 3
+	start := len(b)
+	b = slices.Grow(b, 32*full+(8*(len(sig)-3*full)+2)/3*4)[:start+32*full]
+	out := b[start:]
+	for i := 0; i < 3*full; i += 3 {
+		x, y, z := sig[i], sig[i+1], sig[i+2]
+		// The 192 bits as eight 24-bit groups, each two 12-bit halves.
+		groups := [8]uint64{
+			x >> 40, x >> 16, x<<8 | y>>56, y >> 32,
+			y >> 8, y<<16 | z>>48, z >> 24, z,
+		}
+		o := out[32*(i/3) : 32*(i/3)+32]
+		for k, g := range groups {
+			p, q := b64Pairs[g>>12&0xfff], b64Pairs[g&0xfff]
+			o[4*k], o[4*k+1], o[4*k+2], o[4*k+3] = p[0], p[1], q[0], q[1]
+		}
 	}
-	n := 0
-	for ; i < len(sig); i++ {
-		binary.BigEndian.PutUint64(buf[n:], sig[i])
-		n += 8
-	}
-	if n > 0 {
+	if i := 3 * full; i < len(sig) {
+		var buf [16]byte
+		n := 0
+		for ; i < len(sig); i++ {
+			binary.BigEndian.PutUint64(buf[n:], sig[i])
+			n += 8
+		}
 		b = base64.StdEncoding.AppendEncode(b, buf[:n])
 	}
 	return b
 }
+
+// b64Pairs holds the two standard base64 characters of every 12-bit value.
+var b64Pairs = func() (t [4096][2]byte) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for v := range t {
+		t[v] = [2]byte{alphabet[v>>6], alphabet[v&63]}
+	}
+	return t
+}()
 
 func encodeSig(sig textindex.Signature) []byte {
 	b := make([]byte, 8*len(sig))

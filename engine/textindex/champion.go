@@ -1,6 +1,7 @@
 package textindex
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"math"
@@ -46,11 +47,11 @@ func (w *writer) champions(term string, rec *termRec) error {
 	}
 	if rec.flags&termChampion == 0 {
 		rec.flags |= termChampion
-		return w.selectChampions(term, key)
+		return w.selectChampions(term, rec, key)
 	}
 	v := w.st.Postings(key)
 	if len(v) < 8 {
-		return w.selectChampions(term, key)
+		return w.selectChampions(term, rec, key)
 	}
 	floor := math.Float64frombits(binary.LittleEndian.Uint64(v))
 	var keep []posting
@@ -64,18 +65,18 @@ func (w *writer) champions(term string, rec *termRec) error {
 	}
 	ch, ok := parseChunk(v[8:], 0)
 	if !ok || !(floor >= 0) {
-		return w.selectChampions(term, key)
+		return w.selectChampions(term, rec, key)
 	}
 	if len(w.gone) == 0 && keep[0].doc > ch.last(ch.nb-1) {
 		if ch.n+len(keep) > champMax {
-			return w.selectChampions(term, key)
+			return w.selectChampions(term, rec, key)
 		}
 		out := binary.LittleEndian.AppendUint64(make([]byte, 0, 8), math.Float64bits(floor))
 		return st.PutPostings(key, append(out, appendChunk(&ch, keep, &w.ref)...))
 	}
 	list, ok := ch.decodePostings(w.e.nf, nil)
 	if !ok {
-		return w.selectChampions(term, key)
+		return w.selectChampions(term, rec, key)
 	}
 	if len(w.gone) > 0 {
 		gone := w.gone
@@ -90,7 +91,7 @@ func (w *writer) champions(term string, rec *termRec) error {
 		slices.SortFunc(list, func(a, b posting) int { return cmp.Compare(a.doc, b.doc) })
 	}
 	if len(list) < champMin || len(list) > champMax {
-		return w.selectChampions(term, key)
+		return w.selectChampions(term, rec, key)
 	}
 	return st.PutPostings(key, encodeChampions(floor, list, &w.ref))
 }
@@ -101,12 +102,13 @@ func encodeChampions(floor float64, list []posting, ref *normTable) []byte {
 }
 
 // selectChampions selects term's champKeep best postings from its full list (w.adds for a
-// new term, else read back from the store) and stores them.
-func (w *writer) selectChampions(term string, key []byte) error {
+// new term, else read back from the store; rec is the term's record as written) and stores
+// them.
+func (w *writer) selectChampions(term string, rec *termRec, key []byte) error {
 	all := w.adds
 	if !w.whole {
 		var err error
-		if all, err = w.readAll(term); err != nil {
+		if all, err = w.readAll(term, rec); err != nil {
 			return err
 		}
 	}
@@ -129,12 +131,12 @@ func (w *writer) selectChampions(term string, key []byte) error {
 	return w.st.PutPostings(key, encodeChampions(floor, list, &w.ref))
 }
 
-// readAll decodes every posting of term.
-func (w *writer) readAll(term string) ([]posting, error) {
+// readAll decodes every posting of term, whose record is rec.
+func (w *writer) readAll(term string, rec *termRec) ([]posting, error) {
 	all := w.all[:0]
 	defer func() { w.all = all[:0] }()
 	bad := false
-	forChunks(w.st, term, func(first uint64, v []byte) bool {
+	forChunks(w.st, term, rec, func(first uint64, v []byte) bool {
 		ch, ok := parseTermChunk(v, first)
 		if ok {
 			all, ok = ch.decodePostings(w.e.nf, all)
@@ -214,14 +216,15 @@ func selectTop(vals []valued, k int) []valued {
 	return vals[:k]
 }
 
-// rebound rewrites every chunk's block bounds and every champion list under the current
-// reference normalisation (w.ref), after it moved. It reads and writes in rounds, so that
-// no write happens during an iteration.
+// rebound rewrites every chunk's block bounds (inline chunks included) and every champion
+// list under the current reference normalisation (w.ref), after it moved. It reads and
+// writes in rounds, so that no write happens during an iteration.
 func (w *writer) rebound() error {
 	st, nf := w.st, w.e.nf
 	type entry struct {
 		key []byte
 		ps  []posting
+		rec termRec
 	}
 	var champs []string
 	from := []byte{}
@@ -264,8 +267,53 @@ func (w *writer) rebound() error {
 			break
 		}
 	}
+	// The inline chunks: the bounds have a fixed size, so each stays inline.
+	from = []byte{}
+	for {
+		var round []entry
+		var bad error
+		more := false
+		st.SeekTerms(from, func(k, v []byte) bool {
+			if bytes.Equal(k, metaKey) {
+				return true
+			}
+			if len(round) == 512 {
+				from, more = slices.Clone(k), true
+				return false
+			}
+			rec, ok := decodeTerm(v)
+			if !ok || rec.inline == nil {
+				return true // a damaged record is reported by the writes and searches that read it
+			}
+			ch, _ := parseTermChunk(rec.inline, rec.last)
+			ps, ok := ch.decodePostings(nf, nil)
+			if !ok {
+				bad = corruptf("postings of %q", k)
+				return false
+			}
+			rec.inline = nil // it aliases the store's value
+			round = append(round, entry{key: slices.Clone(k), ps: ps, rec: rec})
+			return true
+		})
+		if bad != nil {
+			return bad
+		}
+		for _, en := range round {
+			en.rec.setInline(en.rec.last, encodeChunk(nil, en.rec.last, en.ps, &w.ref))
+			if err := st.PutTerm(en.key, en.rec.encode()); err != nil {
+				return err
+			}
+		}
+		if !more {
+			break
+		}
+	}
 	for _, term := range champs {
-		if err := w.selectChampions(term, championKey(nil, term)); err != nil {
+		rec, _, err := lookupTerm(st, term)
+		if err != nil {
+			return err
+		}
+		if err := w.selectChampions(term, &rec, championKey(nil, term)); err != nil {
 			return err
 		}
 	}

@@ -247,7 +247,7 @@ func TestRandomWritesMatchFreshIndex(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, uint64(len(live)), rec.df)
 	chunks := 0
-	forChunks(&ix.st, "omnipresent", func(uint64, []byte) bool { chunks++; return true })
+	forChunks(&ix.st, "omnipresent", &rec, func(uint64, []byte) bool { chunks++; return true })
 	assert.Greater(t, chunks, len(live)/maxChunk, "long lists are split into chunks")
 }
 

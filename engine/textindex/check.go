@@ -61,11 +61,13 @@ func (e *Engine) Compare(got, want Store, limit int) []string {
 		}
 		rg, okg := decodeTerm(got.Term([]byte(t)))
 		rw, _ := decodeTerm(want.Term([]byte(t)))
-		pg, lastg, errg := e.postingsLast(got, t, &ref)
-		pw, _ := e.postingsOf(want, t, nil)
+		pg, lastg, errg := e.postingsLast(got, t, &rg, &ref)
+		pw, _ := e.postingsOf(want, t, &rw, nil)
 		switch {
 		case !okg:
 			report("term %q: record does not decode", t)
+		case rg.inline != nil && hasChunks(got, t):
+			report("term %q: its postings are both in its record and in the postings space", t)
 		case errg != nil:
 			report("term %q: %v", t, errg)
 		case rg.df != rw.df || rg.df != uint64(len(pg)):
@@ -86,18 +88,26 @@ func (e *Engine) Compare(got, want Store, limit int) []string {
 	return out
 }
 
-// postingsOf decodes every posting of term; with ref, it also checks the block bounds.
-func (e *Engine) postingsOf(st Store, term string, ref *normTable) ([]posting, error) {
-	all, _, err := e.postingsLast(st, term, ref)
+// hasChunks reports whether term has a chunk in the postings space.
+func hasChunks(st Store, term string) bool {
+	found := false
+	forChunks(st, term, &termRec{}, func(uint64, []byte) bool { found = true; return false })
+	return found
+}
+
+// postingsOf decodes every posting of term, whose record is rec; with ref, it also checks
+// the block bounds.
+func (e *Engine) postingsOf(st Store, term string, rec *termRec, ref *normTable) ([]posting, error) {
+	all, _, err := e.postingsLast(st, term, rec, ref)
 	return all, err
 }
 
 // postingsLast is postingsOf that also returns the first document of the last chunk.
-func (e *Engine) postingsLast(st Store, term string, ref *normTable) ([]posting, uint64, error) {
+func (e *Engine) postingsLast(st Store, term string, rec *termRec, ref *normTable) ([]posting, uint64, error) {
 	var all []posting
 	var bad error
 	last := uint64(0)
-	forChunks(st, term, func(first uint64, v []byte) bool {
+	forChunks(st, term, rec, func(first uint64, v []byte) bool {
 		last = first
 		ch, ok := parseTermChunk(v, first)
 		start := len(all)

@@ -11,7 +11,8 @@ import (
 // Posting lists are stored in chunks of at most maxChunk postings: each chunk is one value
 // of the postings space, keyed term 0x00 first-doc (8 bytes, big-endian), so that keys
 // sort by term and then by document, and a rare term is one small value while a frequent
-// one is a run of them. New documents (the highest ids) are appended to a term's last
+// one is a run of them (a rare term's one small chunk is kept in its term record instead,
+// see termRec and inlineMax). New documents (the highest ids) are appended to a term's last
 // chunk, found through the term record; any other change rewrites only the chunks whose
 // range it falls in, splitting one that overflows. A search reads the chunks of its terms,
 // or a frequent term's champion list (see champion.go), never the whole index.
@@ -63,15 +64,15 @@ type posting struct {
 	code uint32
 }
 
-// fieldMask returns the mask of the fields where tf is non-zero.
+// fieldMask returns the mask of the fields where tf is non-zero: each byte's bits are
+// folded into its lowest bit, and the multiplication gathers bits 0, 8, 16 and 24 into
+// bits 24–27 (no two partial products meet, so there are no carries). It runs for every
+// posting a write encodes; the loop over the fields it replaces was ~1 % of an import.
 func fieldMask(tf uint32) uint64 {
-	var m uint64
-	for f := range MaxFields {
-		if tf>>(8*f)&0xff != 0 {
-			m |= 1 << f
-		}
-	}
-	return m
+	x := tf | tf>>4
+	x |= x >> 2
+	x |= x >> 1
+	return uint64(x&0x01010101) * 0x01020408 >> 24 & 0xf
 }
 
 // encodeChunk appends the encoding of ps (ascending, distinct docs, all >= base) to dst,
@@ -325,8 +326,13 @@ func chunkKey(dst []byte, term string, first uint64) []byte {
 }
 
 // forChunks calls fn with the first doc and value of each of term's chunks, in order,
-// until fn returns false.
-func forChunks(st Store, term string, fn func(first uint64, v []byte) bool) {
+// until fn returns false: the chunk in its record rec when it has one (termInline), else
+// those of the postings space.
+func forChunks(st Store, term string, rec *termRec, fn func(first uint64, v []byte) bool) {
+	if rec.inline != nil {
+		fn(rec.last, rec.inline)
+		return
+	}
 	prefix := chunkPrefix(nil, term)
 	st.SeekPostings(prefix, func(k, v []byte) bool {
 		if len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {

@@ -161,8 +161,29 @@ func TestSearchCorruptStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
 
-	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", 0), []byte{chunkVersion, 3, 1, 2}))
+	// The term's postings as an index without inline lists keeps them: found the same.
+	rec, ok, err := lookupTerm(&st, "backoff")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotNil(t, rec.inline, "a rare term's list is in its record")
+	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", rec.last), slices.Clone(rec.inline)))
+	rec.setInline(0, nil)
+	require.NoError(t, st.PutTerm([]byte("backoff"), rec.encode()))
+	again, err := e.Search(&st, "backoff", 5, nil)
+	require.NoError(t, err)
+	assert.Equal(t, hits, again)
+
+	require.NoError(t, st.PutPostings(chunkKey(nil, "backoff", rec.last), []byte{chunkVersion, 3, 1, 2}))
 	_, err = e.Search(&st, "backoff", 5, nil)
+	assert.ErrorIs(t, err, ErrCorrupt)
+	// A damaged inline list.
+	tok, ok, err := lookupTerm(&st, Analyze("markdown")[0])
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotNil(t, tok.inline)
+	tok.inline = slices.Clone(tok.inline[:len(tok.inline)-1]) // cut short
+	require.NoError(t, st.PutTerm([]byte(Analyze("markdown")[0]), tok.encode()))
+	_, err = e.Search(&st, "markdown", 5, nil)
 	assert.ErrorIs(t, err, ErrCorrupt)
 	_, err = e.Search(&st, "session tokens", 5, nil)
 	assert.NoError(t, err, "other terms are unaffected")
@@ -205,4 +226,34 @@ func TestIDsUsingTheTopBitsAreIndexed(t *testing.T) {
 	require.Len(t, hits, 1)
 	assert.Equal(t, uint64(user|1), hits[0].ID)
 	assert.Len(t, ix.Search("retry", 10, nil), 4)
+}
+
+// fieldMask's bit trick gives the mask of the fields with a non-zero frequency.
+func TestFieldMask(t *testing.T) {
+	t.Parallel()
+	want := func(tf uint32) uint64 {
+		var m uint64
+		for f := range MaxFields {
+			if tf>>(8*f)&0xff != 0 {
+				m |= 1 << f
+			}
+		}
+		return m
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 1 << 16 {
+		tf := rng.Uint32()
+		// Each byte zero, one or any value, so that every mask occurs.
+		for f := range MaxFields {
+			switch (i >> (2 * f)) & 3 {
+			case 0:
+				tf &^= 0xff << (8 * f)
+			case 1:
+				tf = tf&^(0xff<<(8*f)) | 1<<(8*f)
+			case 2:
+				tf |= 0x80 << (8 * f)
+			}
+		}
+		require.Equal(t, want(tf), fieldMask(tf), "%08x", tf)
+	}
 }

@@ -35,6 +35,17 @@
 // upper bound of its values. Frequent terms also have a persisted champion list (see
 // champion.go).
 //
+// Most terms occur in one document or a few: a list that is one chunk of at most inlineMax
+// (64) bytes is stored in the term's record instead (termInline), so a rare term costs one
+// key, not two. Every write keeps the rule for the terms it touches: a term is inline
+// exactly when its list is one such chunk; a list that grows past it or into a second
+// chunk moves to the postings space, and one that removals leave as one small chunk moves
+// back. Readers take a term's chunks from its record or from the postings space
+// (forChunks), so an index written before inline lists (index record version 1: every list
+// in the postings space) is read as it is and converted term by term as writes touch it;
+// the first write marks the record version 2, which a nova that knows only version 1
+// refuses (ErrMismatch), rebuilding the index rather than misreading it.
+//
 // A write ([Engine.Apply], or [Engine.Plan] and [Plan.Step] for a bulk load spread over
 // transactions) analyses its documents, groups their postings by term and touches only
 // those terms: a new document (the highest id) is appended to the last chunk of each of its

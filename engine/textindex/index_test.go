@@ -330,7 +330,9 @@ func corpusDocs(n int, seed uint64) []Doc {
 
 // allPostings decodes every posting of term in st.
 func allPostings(t testing.TB, e *Engine, st Store, term string) []posting {
-	all, err := e.postingsOf(st, term, nil)
+	rec, _, err := lookupTerm(st, term)
+	require.NoError(t, err, "record of %q", term)
+	all, err := e.postingsOf(st, term, &rec, nil)
 	require.NoError(t, err, "postings of %q", term)
 	return all
 }

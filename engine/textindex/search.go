@@ -472,12 +472,29 @@ func (s *searchScratch) termLit(term string) int {
 	return -1
 }
 
+// termRec returns the record of a term of the expanded query.
+func (s *searchScratch) termRec(term string) (termRec, bool) {
+	for i := range s.terms {
+		if s.terms[i].term == term {
+			return s.terms[i].rec, true
+		}
+	}
+	return termRec{}, false
+}
+
 // lookupPosting finds doc d's posting in term's full list, reading the one block that may
 // hold it. The term's chunks are listed once per search and term (s.spanTerm).
 func (e *Engine) lookupPosting(s *searchScratch, st Store, term string, d uint64) (tf, code uint32, found bool, err error) {
 	if s.spanTerm != term {
+		rec, ok := s.termRec(term)
+		if !ok {
+			var err error
+			if rec, ok, err = lookupTerm(st, term); err != nil || !ok {
+				return 0, 0, false, err
+			}
+		}
 		s.spans = s.spans[:0]
-		forChunks(st, term, func(first uint64, v []byte) bool {
+		forChunks(st, term, &rec, func(first uint64, v []byte) bool {
 			s.spans = append(s.spans, chunkSpan{first: first, v: v})
 			return true
 		})
@@ -718,7 +735,7 @@ func (e *Engine) cursors(s *searchScratch, st Store, m *indexMeta, champ bool) (
 		}
 		if !loaded {
 			bad := false
-			forChunks(st, qt.term, func(first uint64, v []byte) bool {
+			forChunks(st, qt.term, &qt.rec, func(first uint64, v []byte) bool {
 				ch, ok := parseTermChunk(v, first)
 				bad = !ok || !c.load(&ch, e.nf)
 				return !bad

@@ -6,7 +6,9 @@ package vault
 // rest of the package does not depend on it.
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -21,6 +23,8 @@ import (
 type ReadTx struct {
 	v  *Vault
 	tx *bolt.Tx
+	// nodes is a cursor over vault_nodes kept for Has (see has).
+	nodes *bolt.Cursor
 }
 
 // Bolt returns the underlying transaction, so a caller can read (and, in an
@@ -28,7 +32,25 @@ type ReadTx struct {
 func (r *ReadTx) Bolt() *bolt.Tx { return r.tx }
 
 // Has reports whether node id exists.
-func (r *ReadTx) Has(id uint64) bool { return id != 0 && hasNode(r.tx, id) }
+func (r *ReadTx) Has(id uint64) bool { return id != 0 && r.has(id) }
+
+// has is hasNode through a cursor kept for the transaction: a bulk import asks it for every
+// node of every chain edge (three times per edge), and Bucket.Get makes a cursor, and grows
+// its stack, every time. Seek places the cursor from the root, so it sees what the
+// transaction wrote since the last call.
+func (r *ReadTx) has(id uint64) bool {
+	if r.nodes == nil {
+		b := r.tx.Bucket(storage.BucketVaultNodes)
+		if b == nil {
+			return false
+		}
+		r.nodes = b.Cursor()
+	}
+	var key [8]byte
+	binary.BigEndian.PutUint64(key[:], id)
+	k, v := r.nodes.Seek(key[:])
+	return v != nil && bytes.Equal(k, key[:])
+}
 
 // Get returns a node, with its body when withBody is set.
 func (r *ReadTx) Get(id uint64, withBody bool) (Node, error) {
@@ -539,7 +561,7 @@ func (t *ImportTx) Link(from, to uint64, rel Relation, strength float64) (e Edge
 		return Edge{}, false, invalidf("node %d cannot link to itself", from)
 	}
 	for _, id := range []uint64{from, to} {
-		if !hasNode(t.tx, id) {
+		if !t.has(id) {
 			return Edge{}, false, fmt.Errorf("link %d → %d: node %d: %w", from, to, id, ErrNotFound)
 		}
 	}
