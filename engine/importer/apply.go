@@ -550,7 +550,7 @@ type exec struct {
 	pending   map[string][]*fileState
 	cats      map[string]bool
 	addedEdge map[uint64]bool
-	reports   map[int][]NodeReport // doc index → file report then section reports
+	reports   [][]NodeReport // by doc index: the file's report, then its sections
 	// stored says a (pending) batch record was written by a checkpoint.
 	stored bool
 	// chunks counts the transactions of a chunked import, for Config.chunkHook.
@@ -573,7 +573,7 @@ func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
 	return &exec{
 		im: im, p: p, o: o, w: w, res: res,
 		files: map[string]*fileState{}, pending: map[string][]*fileState{},
-		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
+		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: make([][]NodeReport, len(p.Scan.Docs)),
 	}
 }
 
