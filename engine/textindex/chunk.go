@@ -64,15 +64,15 @@ type posting struct {
 	code uint32
 }
 
-// fieldMask returns the mask of the fields where tf is non-zero.
+// fieldMask returns the mask of the fields where tf is non-zero: each byte's bits are
+// folded into its lowest bit, and the multiplication gathers bits 0, 8, 16 and 24 into
+// bits 24–27 (no two partial products meet, so there are no carries). It runs for every
+// posting a write encodes; the loop over the fields it replaces was ~1 % of an import.
 func fieldMask(tf uint32) uint64 {
-	var m uint64
-	for f := range MaxFields {
-		if tf>>(8*f)&0xff != 0 {
-			m |= 1 << f
-		}
-	}
-	return m
+	x := tf | tf>>4
+	x |= x >> 2
+	x |= x >> 1
+	return uint64(x&0x01010101) * 0x01020408 >> 24 & 0xf
 }
 
 // encodeChunk appends the encoding of ps (ascending, distinct docs, all >= base) to dst,

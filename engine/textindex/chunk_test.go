@@ -227,3 +227,33 @@ func TestIDsUsingTheTopBitsAreIndexed(t *testing.T) {
 	assert.Equal(t, uint64(user|1), hits[0].ID)
 	assert.Len(t, ix.Search("retry", 10, nil), 4)
 }
+
+// fieldMask's bit trick gives the mask of the fields with a non-zero frequency.
+func TestFieldMask(t *testing.T) {
+	t.Parallel()
+	want := func(tf uint32) uint64 {
+		var m uint64
+		for f := range MaxFields {
+			if tf>>(8*f)&0xff != 0 {
+				m |= 1 << f
+			}
+		}
+		return m
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 1 << 16 {
+		tf := rng.Uint32()
+		// Each byte zero, one or any value, so that every mask occurs.
+		for f := range MaxFields {
+			switch (i >> (2 * f)) & 3 {
+			case 0:
+				tf &^= 0xff << (8 * f)
+			case 1:
+				tf = tf&^(0xff<<(8*f)) | 1<<(8*f)
+			case 2:
+				tf |= 0x80 << (8 * f)
+			}
+		}
+		require.Equal(t, want(tf), fieldMask(tf), "%08x", tf)
+	}
+}

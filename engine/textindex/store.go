@@ -173,8 +173,12 @@ type termRec struct {
 	inline []byte // the inline chunk (flags&termInline); aliases the record's bytes
 }
 
-func (r termRec) encode() []byte {
-	b := make([]byte, 0, 16+len(r.inline))
+func (r termRec) encode() []byte { return r.appendTo(make([]byte, 0, r.size())) }
+
+// size is an upper bound of the record's encoded length.
+func (r termRec) size() int { return 2 + 2*binary.MaxVarintLen64 + len(r.inline) }
+
+func (r termRec) appendTo(b []byte) []byte {
 	b = append(b, termVersion)
 	b = binary.AppendUvarint(b, r.df)
 	b = append(b, r.flags)
