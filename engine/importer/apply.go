@@ -544,25 +544,21 @@ type exec struct {
 	w     writer
 	res   *Result
 	batch Batch
-	// orig holds the records before the batch (nil: none), pending the records after it.
-	orig    map[string]*fileRecord
-	pending map[string]*fileRecord
-	// sigs holds the signature of each pending record of a file this batch writes, stored as
-	// its Sig (see marshalFileRecord).
-	sigs      map[string]textindex.Signature
+	// files holds what the batch does to each file record it changes (by key); pending
+	// lists, by category, those changed and not written yet (see setPending).
+	files     map[string]*fileState
+	pending   map[string][]*fileState
 	cats      map[string]bool
 	addedEdge map[uint64]bool
-	reports   map[int][]NodeReport // doc index → file report then section reports
-	// filed marks the keys already in batch.Files; stored says a (pending) batch record was
-	// written by a checkpoint.
-	filed  map[string]bool
+	reports   [][]NodeReport // by doc index: the file's report, then its sections
+	// stored says a (pending) batch record was written by a checkpoint.
 	stored bool
 	// chunks counts the transactions of a chunked import, for Config.chunkHook.
 	chunks int
-	// heads is rethread's view of the user's file records (read once, in the transaction
-	// that threads first); groups are the categories still to thread, by transaction, in a
-	// chunked import (threadStep).
-	heads  map[string]*fileRecord
+	// heads is rethread's view of the user's stored file records, by category (read once,
+	// in the transaction that threads first; a category's go once it is threaded); groups
+	// are the categories still to thread, by transaction, in a chunked import (threadStep).
+	heads  map[string][]fileHeadKey
 	groups [][]string
 	// early, when set, threads the category chains chunk by chunk (planEarly): order lists
 	// every category the import may touch, sorted, next is the first of them not threaded
@@ -576,10 +572,49 @@ type exec struct {
 func (im *Importer) newExec(p *Plan, o Options, res *Result, w writer) *exec {
 	return &exec{
 		im: im, p: p, o: o, w: w, res: res,
-		orig: map[string]*fileRecord{}, pending: map[string]*fileRecord{}, sigs: map[string]textindex.Signature{},
-		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: map[int][]NodeReport{},
-		filed: map[string]bool{},
+		files: map[string]*fileState{}, pending: map[string][]*fileState{},
+		cats: map[string]bool{}, addedEdge: map[uint64]bool{}, reports: make([][]NodeReport, len(p.Scan.Docs)),
 	}
+}
+
+// fileState is what a batch does to one file record (exec.files): one entry for the
+// record's previous value, its pending value and whether it is noted in the batch record,
+// looked up once per step (the record's key is a long string, hashed for every lookup).
+type fileState struct {
+	key string
+	// orig is the record before the batch (nil: none; hasOrig: set).
+	orig    *fileRecord
+	hasOrig bool
+	// rec is the record changed and not written yet (nil: none), sig its signature when the
+	// batch computed one (stored as its Sig, see marshalFileRecord).
+	rec *fileRecord
+	sig textindex.Signature
+	// filed says the key is in batch.Files.
+	filed bool
+}
+
+// fileHeadKey is a stored record's head and its key.
+type fileHeadKey struct {
+	key string
+	r   *fileRecord
+}
+
+// state returns the file state of key, made on first use.
+func (x *exec) state(key string) *fileState {
+	st := x.files[key]
+	if st == nil {
+		st = &fileState{key: key}
+		x.files[key] = st
+	}
+	return st
+}
+
+// setPending makes rec (whose category is final) the pending record of st.
+func (x *exec) setPending(st *fileState, rec *fileRecord, sig textindex.Signature) {
+	if st.rec == nil {
+		x.pending[rec.Category] = append(x.pending[rec.Category], st)
+	}
+	st.rec, st.sig = rec, sig
 }
 
 // run does the whole import through one writer: begin, write every doc, finish.
@@ -647,31 +682,33 @@ func (x *exec) write(ctx context.Context, ds []decision, from, to int) error {
 // putPending writes the file records changed since the last call and notes their previous
 // value in the batch record (once per key).
 func (x *exec) putPending() error {
-	return x.putPendingIf(func(*fileRecord) bool { return true })
+	cats := make([]string, 0, len(x.pending))
+	for c := range x.pending {
+		cats = append(cats, c)
+	}
+	return x.putPendingOf(cats)
 }
 
-// putPendingIf is putPending for the pending records that match keep (the others stay
-// pending).
-func (x *exec) putPendingIf(keep func(r *fileRecord) bool) error {
-	keys := make([]string, 0, len(x.pending))
-	for k, r := range x.pending {
-		if keep(r) {
-			keys = append(keys, k)
-		}
+// putPendingOf is putPending for the pending records of the categories cats (the others
+// stay pending), in key order.
+func (x *exec) putPendingOf(cats []string) error {
+	var sts []*fileState
+	for _, c := range cats {
+		sts = append(sts, x.pending[c]...)
+		delete(x.pending, c)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		rec := x.pending[k]
+	slices.SortFunc(sts, func(a, b *fileState) int { return strings.Compare(a.key, b.key) })
+	for _, st := range sts {
+		rec := st.rec
 		rec.Batch = x.batch.ID
-		if err := x.w.putFile([]byte(k), rec, x.sigs[k]); err != nil {
+		if err := x.w.putFile([]byte(st.key), rec, st.sig); err != nil {
 			return err
 		}
-		if !x.filed[k] {
-			x.filed[k] = true
-			x.batch.Files = append(x.batch.Files, FileChange{Key: k, Before: x.orig[k]})
+		if !st.filed {
+			st.filed = true
+			x.batch.Files = append(x.batch.Files, FileChange{Key: st.key, Before: st.orig})
 		}
-		delete(x.pending, k)
-		delete(x.sigs, k)
+		st.rec, st.sig = nil, nil
 	}
 	return nil
 }
@@ -746,17 +783,11 @@ func (x *exec) threadCats(cats []string) error {
 	if err := x.rethreadCats(cats); err != nil {
 		return err
 	}
-	in := make(map[string]bool, len(cats))
 	for _, c := range cats {
-		in[c] = true
 		delete(x.cats, c)
+		delete(x.heads, c) // threaded: not read again
 	}
-	for k, r := range x.heads {
-		if in[r.Category] {
-			delete(x.heads, k) // written: its signature need not stay in memory
-		}
-	}
-	return x.putPendingIf(func(r *fileRecord) bool { return in[r.Category] })
+	return x.putPendingOf(cats)
 }
 
 // threadBudget bounds the file records one transaction of a chunked import's threading
@@ -794,8 +825,8 @@ func (x *exec) threadStep() error {
 // pending file records each (at least one group).
 func (x *exec) threadGroups(budget int) [][]string {
 	per := map[string]int{}
-	for _, r := range x.pending {
-		per[r.Category]++
+	for c, sts := range x.pending {
+		per[c] = len(sts)
 	}
 	cats := x.sortedCats()
 	groups := [][]string{}
@@ -893,14 +924,13 @@ func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 		User: x.o.User, Source: doc.SourceFile, Root: x.p.Label, Hash: doc.ContentHash,
 		NodeID: id, Category: doc.Category,
 	}
-	key := string(fileKey(x.o.User, doc.SourceFile))
-	x.orig[key] = d.rec
+	st := x.state(string(fileKey(x.o.User, doc.SourceFile)))
+	st.orig, st.hasOrig = d.rec, true
 	if d.rec != nil {
 		// A stale record (its node was deleted): its category chain needs re-threading too.
 		x.cats[d.rec.Category] = true
 	}
-	x.pending[key] = rec
-	x.sigs[key] = x.p.sigs[i]
+	x.setPending(st, rec, x.p.sigs[i])
 	x.cats[doc.Category] = true
 	if effectiveSplit(x.o, doc) {
 		rec.Split = true
@@ -998,15 +1028,14 @@ func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
 		rep.Action, rep.Reason = ActionError, "invalid node"
 		return nil
 	}
-	key := string(fileKey(x.o.User, doc.SourceFile))
-	x.orig[key] = d.rec
+	st := x.state(string(fileKey(x.o.User, doc.SourceFile)))
+	st.orig, st.hasOrig = d.rec, true
 	rec := d.rec.clone()
-	x.pending[key] = rec
 	x.cats[d.rec.Category] = true
 	x.cats[doc.Category] = true
 	rec.Root, rec.Hash, rec.Category = x.p.Label, doc.ContentHash, doc.Category
 	rec.Sig = nil
-	x.sigs[key] = x.p.sigs[i]
+	x.setPending(st, rec, x.p.sigs[i])
 	rec.Split = effectiveSplit(x.o, doc)
 
 	old := rec.Sections
@@ -1090,8 +1119,9 @@ func (x *exec) dropAddedEdge(id uint64) {
 // mutable returns the pending copy of a record, making one on first change. r may be a
 // record's head (userFileHeads): the copy is made from the whole stored record.
 func (x *exec) mutable(key string, r *fileRecord) (*fileRecord, error) {
-	if p, ok := x.pending[key]; ok {
-		return p, nil
+	st := x.files[key]
+	if st != nil && st.rec != nil {
+		return st.rec, nil
 	}
 	full, err := getFile(x.w.read().Bolt(), []byte(key))
 	if err != nil {
@@ -1100,11 +1130,14 @@ func (x *exec) mutable(key string, r *fileRecord) (*fileRecord, error) {
 	if full == nil { // the head was read in this transaction: it cannot be gone
 		return nil, fmt.Errorf("import record %s: %w", r.Source, storage.ErrCorrupt)
 	}
-	c := full.clone()
-	x.pending[key] = c
-	if _, seen := x.orig[key]; !seen {
-		x.orig[key] = full
+	if st == nil {
+		st = x.state(key)
 	}
+	if !st.hasOrig {
+		st.orig, st.hasOrig = full, true
+	}
+	c := full.clone()
+	x.setPending(st, c, nil)
 	return c, nil
 }
 
@@ -1124,31 +1157,30 @@ func (x *exec) rethread() error {
 func (x *exec) rethreadCats(cats []string) error {
 	var err error
 	if x.heads == nil {
-		x.heads = map[string]*fileRecord{}
+		x.heads = map[string][]fileHeadKey{}
 		for _, r := range userFileHeads(x.w.read().Bolt(), x.o.User) {
-			x.heads[string(fileKey(r.User, r.Source))] = r
+			x.heads[r.Category] = append(x.heads[r.Category], fileHeadKey{string(fileKey(r.User, r.Source)), r})
 		}
 	}
-	for k, r := range x.pending {
-		x.heads[k] = r
-	}
-	// The chains of cats, in one pass over the records.
-	type link struct {
-		key string
-		r   *fileRecord
-	}
-	chains := make(map[string][]link, len(cats))
-	for _, c := range cats {
-		chains[c] = nil
-	}
-	for k, r := range x.heads {
-		if chain, ok := chains[r.Category]; ok && x.w.has(r.NodeID) {
-			chains[r.Category] = append(chain, link{k, r})
+	// The chains of cats: the pending records of each category, and the stored records the
+	// batch has not changed (a changed one is pending, or was written with a category
+	// threaded before: then it is in no chain threaded now).
+	chains := make([][]fileHeadKey, len(cats))
+	for c, cat := range cats {
+		for _, st := range x.pending[cat] {
+			if x.w.has(st.rec.NodeID) {
+				chains[c] = append(chains[c], fileHeadKey{st.key, st.rec})
+			}
+		}
+		for _, h := range x.heads[cat] {
+			if x.files[h.key] == nil && x.w.has(h.r.NodeID) {
+				chains[c] = append(chains[c], h)
+			}
 		}
 	}
-	for _, cat := range cats {
-		chain := chains[cat]
-		slices.SortFunc(chain, func(a, b link) int { return strings.Compare(a.r.Source, b.r.Source) })
+	for c := range cats {
+		chain := chains[c]
+		slices.SortFunc(chain, func(a, b fileHeadKey) int { return strings.Compare(a.r.Source, b.r.Source) })
 		for i, l := range chain {
 			r := l.r
 			var want uint64

@@ -52,21 +52,30 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 	// neither finds nor keeps it).
 	gid := make([]int32, n*d.bands)
 	var kept [][]int32 // per group, the kept candidates in it, in order
-	keys := make([]uint64, n)
+	// The band keys, band by band (keys[b*n+k]), computed signature by signature: each
+	// signature is read once, in order, not once per band.
+	keys := make([]uint64, n*d.bands)
+	valid := make([]bool, n)
+	for k, i := range cands {
+		if valid[k] = len(sigs[i]) == width; valid[k] {
+			for b := range d.bands {
+				keys[b*n+k] = bandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
+			}
+		}
+	}
 	size := newKeyCounts(n)
 	for b := range d.bands {
 		size.reset()
-		for k, i := range cands {
-			if len(sigs[i]) != width {
-				continue
+		bk := keys[b*n : (b+1)*n]
+		for k := range bk {
+			if valid[k] {
+				*size.at(bk[k])++
 			}
-			keys[k] = bandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
-			*size.at(keys[k])++
 		}
-		for k, i := range cands {
+		for k := range bk {
 			g := int32(-1)
-			if len(sigs[i]) == width {
-				switch c := size.at(keys[k]); {
+			if valid[k] {
+				switch c := size.at(bk[k]); {
 				case *c < 0: // a group numbered already: -(number+1)
 					g = -*c - 1
 				case *c > 1:

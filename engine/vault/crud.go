@@ -13,7 +13,11 @@ import (
 
 // prepare validates a new node and stamps it.
 func (v *Vault) prepare(n Node) (Node, error) {
-	n = n.clone()
+	return v.prepareOwned(n.clone())
+}
+
+// prepareOwned is prepare for a node whose tags and meta are the caller's to give (no copy).
+func (v *Vault) prepareOwned(n Node) (Node, error) {
 	n.ID = 0
 	if err := n.normalize(v.opts.UserID, true); err != nil {
 		return Node{}, err

@@ -454,26 +454,44 @@ func (t *ImportTx) Add(n Node) (Node, error) {
 	return p.clone(), nil
 }
 
-// AddID is Add for a caller that needs the new node's id only (a bulk import): no copy of
-// the node is made for it.
+// AddID is Add for a caller that needs the new node's id only and gives n away (a bulk
+// import): no copy of the node is made, neither for it nor of n's tags and meta, which AddID
+// may keep and change.
 func (t *ImportTx) AddID(n Node) (uint64, error) {
-	p, err := t.add(n)
-	return p.ID, err
+	if n.Tags == nil {
+		n.Tags = []string{} // as clone leaves it
+	}
+	p, err := t.v.prepareOwned(n)
+	if err == nil {
+		err = t.put(&p)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return p.ID, nil
 }
 
 func (t *ImportTx) add(n Node) (Node, error) {
 	p, err := t.v.prepare(n)
+	if err == nil {
+		err = t.put(&p)
+	}
 	if err != nil {
 		return Node{}, err
 	}
-	if err := putNodeTx(t.tx, &p, nil, t.batch); err != nil {
-		return Node{}, err
+	return p, nil
+}
+
+// put stores p, prepared as a new node.
+func (t *ImportTx) put(p *Node) error {
+	if err := putNodeTx(t.tx, p, nil, t.batch); err != nil {
+		return err
 	}
 	t.fresh[p.ID] = true
-	t.ws.putNode(&p, true)
+	t.ws.putNode(p, true)
 	t.touched()
 	t.net++
-	return p, nil
+	return nil
 }
 
 // Replace overwrites every field of node n.ID with n (validated), keeping

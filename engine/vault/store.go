@@ -96,8 +96,10 @@ func (e ixEntry) present(tx *bolt.Tx, id uint64) bool {
 	return b != nil && b.Get(ixKey(e.ix, e.value, id)) != nil
 }
 
-func nodeEntries(n *Node) []ixEntry {
-	es := make([]ixEntry, 0, 4+len(n.Tags))
+func nodeEntries(n *Node) []ixEntry { return appendNodeEntries(make([]ixEntry, 0, 4+len(n.Tags)), n) }
+
+// appendNodeEntries appends n's index entries to es.
+func appendNodeEntries(es []ixEntry, n *Node) []ixEntry {
 	es = append(es, ixEntry{ixType, string(n.Type)}, ixEntry{ixUser, n.UserID}, ixEntry{ixConf, confValue(n.Confidence)})
 	for _, t := range n.Tags {
 		es = append(es, ixEntry{ixTag, t})
@@ -298,6 +300,8 @@ type ixBatch struct {
 	// late, when set, receives the tag and core entries instead of this batch (see
 	// lateIndex: a chunked import writes them once, at its first IndexStep).
 	late *lateIndex
+	// es is putNodeTx's scratch for a node's entries.
+	es []ixEntry
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -478,7 +482,9 @@ func putNodeTx(tx *bolt.Tx, n *Node, old *Node, batch ...*ixBatch) error {
 	} else if err := storage.RaiseSequence(nodes, n.ID); err != nil {
 		return fmt.Errorf("node %d: %w", n.ID, err)
 	}
-	entries := nodeEntries(n)
+	// The entries of a batch's node go through the batch's scratch slice (add copies them).
+	entries := appendNodeEntries(b.es[:0], n)
+	defer func() { b.es = entries[:0] }()
 	if old != nil {
 		// Only the entries that change are written: deleting and putting back an unchanged
 		// key still dirties its page and the branch pages above it, and a reinforce (a
