@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -121,13 +122,23 @@ func (w *writer) selectChampions(term string, rec *termRec, key []byte) error {
 		vals[i] = valued{v: w.ref.v(p.tf, p.code), i: int32(i)}
 	}
 	top := selectTop(vals, champKeep)
+	// The selected positions in a bitset, read back in order: all is in document order, so
+	// this lists the champions by document without sorting them (a sort by document was
+	// most of the selection's cost in a bulk load).
 	floor := math.Inf(1)
-	list := make([]posting, len(top))
-	for j, x := range top {
+	sel := slices.Grow(w.sel[:0], (len(all)+63)/64)[:(len(all)+63)/64]
+	clear(sel)
+	w.sel = sel
+	for _, x := range top {
 		floor = min(floor, x.v)
-		list[j] = all[x.i]
+		sel[x.i>>6] |= 1 << (x.i & 63)
 	}
-	slices.SortFunc(list, func(a, b posting) int { return cmp.Compare(a.doc, b.doc) })
+	list := make([]posting, 0, len(top))
+	for wi, word := range sel {
+		for ; word != 0; word &= word - 1 {
+			list = append(list, all[wi<<6|bits.TrailingZeros64(word)])
+		}
+	}
 	return w.st.PutPostings(key, encodeChampions(floor, list, &w.ref))
 }
 

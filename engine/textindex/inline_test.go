@@ -568,3 +568,40 @@ func FuzzTermRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestOrderedPartsMatchOneBatch: a plan whose parts take ascending ids (a bulk load's
+// chunks) skips the per-term order check and writes the same bytes as one batch; parts
+// that interleave take the checked path.
+func TestOrderedPartsMatchOneBatch(t *testing.T) {
+	t.Parallel()
+	e := NewEngine(Options{})
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, interleave := range []bool{false, true} {
+		plan := e.NewPlan()
+		var all Batch
+		for k := range 6 {
+			var b Batch
+			for i := range 40 {
+				id := uint64(1 + 40*k + i)
+				if interleave {
+					id = uint64(1 + 6*i + k)
+				}
+				b.Put(id, nil, planFields(rng))
+			}
+			require.NoError(t, plan.Add(&b))
+			all.Merge(&b)
+		}
+		var many, one MemStore
+		for done := false; !done; {
+			var err error
+			done, err = plan.Step(&many, 500)
+			require.NoError(t, err)
+		}
+		assert.Equal(t, !interleave, plan.ordered)
+		require.NoError(t, e.Apply(&one, &all))
+		manyTerms, manyPostings := storeBytes(&many)
+		oneTerms, onePostings := storeBytes(&one)
+		assert.Equal(t, oneTerms, manyTerms, "interleave %v", interleave)
+		assert.Equal(t, onePostings, manyPostings, "interleave %v", interleave)
+	}
+}

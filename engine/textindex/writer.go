@@ -107,6 +107,7 @@ type Plan struct {
 	where           [][2]int32       // per term, in key order: (part, local term) pairs, from whereAt
 	whereAt         []int32
 	pending         []int32 // per term, in key order: its postings in all parts
+	ordered         bool    // each part's documents come before the next part's (see index)
 	next            int     // next term of order to apply
 	started         bool
 	meta            indexMeta
@@ -234,6 +235,16 @@ func (p *Plan) index() {
 			p.pending[r] += int32(n)
 		}
 	}
+	// A term's postings are gathered part by part: when the parts' ids do not interleave (a
+	// bulk load's chunks take ascending ids) they come out in document order and Step need
+	// not check every term's.
+	p.ordered = true
+	for k := 1; k < len(p.parts); k++ {
+		prev, cur := p.parts[k-1].docs, p.parts[k].docs
+		if prev[len(prev)-1].id >= cur[0].id {
+			p.ordered = false
+		}
+	}
 	p.dict.seal()
 	p.seen, p.conc, p.cbits, p.workers = nil, nil, nil, nil
 	for k := range p.parts {
@@ -313,7 +324,7 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 				w.adds = append(w.adds, posting{doc: d.id, tf: tf, code: d.code & byteMask(tf)})
 			}
 		}
-		if len(p.parts) > 1 { // parts may interleave
+		if !p.ordered { // parts may interleave
 			if !slices.IsSortedFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) }) {
 				slices.SortFunc(w.adds, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
 			}
@@ -381,6 +392,7 @@ type writer struct {
 	slab    []byte     // term records are carved from it (see record)
 	cbuf    []byte     // a new term's chunk, while it may go inline (see putNew)
 	vals    []valued   // reused by selectChampions
+	sel     []uint64   // reused by selectChampions
 	key     []byte
 	pkey    []byte // a chunk key being put or deleted (the stores copy keys)
 	ckey    []byte // the current term's champion key
