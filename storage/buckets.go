@@ -95,6 +95,13 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
 )
 
+// DerivedBuckets hold data computed from other buckets, which nova rebuilds
+// when they are empty: the vault's full-text index (its first write
+// transaction rebuilds it; a read-only process builds a copy in memory) and
+// its counters (recounted). Recover empties them when it lost records, so
+// that they never disagree with what it copied.
+var DerivedBuckets = [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts}
+
 // Keys inside BucketMeta.
 var (
 	metaSchemaKey  = []byte("schema")

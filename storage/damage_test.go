@@ -247,6 +247,23 @@ func TestBackupRefusesToOverwriteUnlessForced(t *testing.T) {
 
 // storage.Recover copies every readable record into a new file and says
 // what it lost.
+// dropBuckets removes two top-level buckets and a nested one, as a damaged
+// root or bucket page would lose them.
+func dropBuckets(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{BucketVaultBodies, BucketVaultTerms} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(BucketWisdom).DeleteBucket(WisdomNested[0])
+	}))
+	require.NoError(t, db.Close())
+}
+
 func TestRecover(t *testing.T) {
 	t.Parallel()
 	for name, damage := range map[string]func(*testing.T, string){
@@ -254,6 +271,19 @@ func TestRecover(t *testing.T) {
 		"truncated to half": truncateHalf,
 		"200 flipped bytes": flipBytes(1),
 		"flipped, seed 3":   flipBytes(3),
+		// A list of buckets that lost entries (a damaged root page loses
+		// whole buckets): the copy must still have every bucket, or no
+		// nova can use it as a workspace.
+		"buckets lost": dropBuckets,
+		// A damaged bucket header: its id counter past anything nova issues.
+		"id counter damaged": func(t *testing.T, path string) {
+			db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+			require.NoError(t, err)
+			require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+				return tx.Bucket(BucketVaultNodes).SetSequence(1 << 60)
+			}))
+			require.NoError(t, db.Close())
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -270,6 +300,15 @@ func TestRecover(t *testing.T) {
 			require.NoError(t, err, "the recovered file opens for writing")
 			defer func() { _ = db.Close() }()
 			assert.Empty(t, db.Check(), "the recovered file is consistent")
+			require.NoError(t, db.View(func(tx *bolt.Tx) error {
+				for _, name := range Registry {
+					assert.NotNil(t, tx.Bucket(name), "%s: the copy has every registered bucket", name)
+				}
+				for _, name := range WisdomNested {
+					assert.NotNil(t, tx.Bucket(BucketWisdom).Bucket(name), "wisdom/%s", name)
+				}
+				return nil
+			}))
 			byName := map[string]BucketRecovery{}
 			for _, b := range rep.Buckets {
 				byName[b.Name] = b

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,6 +31,11 @@ type RecoverReport struct {
 	// SchemaAssumed is set when the schema version was unreadable and the
 	// target was stamped with this binary's schema.
 	SchemaAssumed bool `json:"schemaAssumed,omitempty"`
+	// Rebuilt lists the buckets of derived data (DerivedBuckets) left empty
+	// in the copy because something was lost: what survived of them would
+	// disagree with the records copied, and nova rebuilds them from those
+	// records (the vault's counters and full-text index).
+	Rebuilt []string `json:"rebuilt,omitempty"`
 }
 
 // BucketRecovery is one bucket's part of a RecoverReport.
@@ -127,12 +133,31 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 	if err := errors.Join(copyErr, closeErr); err != nil {
 		return rep, fmt.Errorf("recover: %w", err)
 	}
-	// Stamp a schema when the meta bucket was lost, then let Open create
-	// missing buckets and check the result.
-	if rep.SchemaAssumed {
-		if err := stampSchema(tmpPath); err != nil {
-			return rep, fmt.Errorf("recover: %w", err)
+	// Every bucket this binary knows exists in the copy, empty when it was
+	// lost (the readers of a workspace refuse a file that lacks one, and a
+	// current schema runs no migration that would create it); a schema is
+	// stamped when the meta bucket was lost. Open then checks the result.
+	complete := true
+	for _, b := range rep.Buckets {
+		if b.Lost != 0 || len(b.Problems) > 0 {
+			complete = false
 		}
+	}
+	if !complete {
+		for _, name := range DerivedBuckets {
+			rep.Rebuilt = append(rep.Rebuilt, string(name))
+		}
+		for i := range rep.Buckets {
+			b := &rep.Buckets[i]
+			if slices.ContainsFunc(DerivedBuckets, func(n []byte) bool { return string(n) == b.Name }) {
+				// Not records lost: data nova computes again from the others.
+				b.Copied, b.Expected, b.Lost, b.LostAtMost = 0, 0, 0, 0
+				b.Problems = append(b.Problems, "left empty: nova rebuilds it from the records copied")
+			}
+		}
+	}
+	if err := completeSchema(tmpPath, rep.SchemaAssumed, !complete); err != nil {
+		return rep, fmt.Errorf("recover: %w", err)
 	}
 	db, err := Open(tmpPath, Options{NoSync: opts.NoSync, noFingerprint: true})
 	if err != nil {
@@ -148,33 +173,47 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 		return rep, fmt.Errorf("recover: %w", err)
 	}
 	ok = true
-	rep.Complete = true
+	rep.Complete = complete
 	for _, b := range rep.Buckets {
 		rep.Copied += b.Copied
 		if b.Lost > 0 {
 			rep.Lost += b.Lost
 		}
-		if b.Lost != 0 || len(b.Problems) > 0 {
-			rep.Complete = false
-		}
 	}
 	return rep, nil
 }
 
-func stampSchema(path string) error {
+// completeSchema creates every registered bucket (and wisdom's nested ones)
+// the file lacks and, with stamp, writes this binary's schema version (the
+// copied one was unreadable or absent). Creating
+// a later migration's buckets early is harmless: migrations create theirs
+// only if they do not exist. With resetDerived, the DerivedBuckets are
+// emptied.
+func completeSchema(path string, stamp, resetDerived bool) error {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout})
 	if err != nil {
 		return err
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		// Stamping this binary's schema asserts every bucket it knows.
+		if resetDerived {
+			for _, name := range DerivedBuckets {
+				if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+					return err
+				}
+			}
+		}
 		for _, name := range Registry {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
-		meta := tx.Bucket(BucketMeta)
-		if meta.Get(metaSchemaKey) == nil {
+		w := tx.Bucket(BucketWisdom)
+		for _, name := range WisdomNested {
+			if _, err := w.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		if meta := tx.Bucket(BucketMeta); stamp || meta.Get(metaSchemaKey) == nil {
 			return meta.Put(metaSchemaKey, []byte(strconv.Itoa(SchemaVersion)))
 		}
 		return nil
@@ -227,6 +266,7 @@ func (r *recoverer) run(rep *RecoverReport) error {
 		if len(listProblems) > 0 {
 			msg = "bucket not found: the list of buckets is damaged (" + listProblems[0] + ")"
 		}
+		msg += "; the copy has it empty"
 		br.Problems = append(br.Problems, msg)
 		rep.Buckets = append(rep.Buckets, br)
 	}
@@ -266,6 +306,7 @@ func (r *recoverer) bucket(path [][]byte, header []byte, depth int) (BucketRecov
 	batch := pending{path: path}
 	var nested []rawEntry
 	var writeErr error
+	sequenced, skipped := len(path) == 1 && isSequenceBucket(path[0]), 0
 	_ = r.w.bucket(header, depth, func(e rawEntry) error {
 		if err := r.ctx.Err(); err != nil {
 			writeErr = err
@@ -275,11 +316,18 @@ func (r *recoverer) bucket(path [][]byte, header []byte, depth int) (BucketRecov
 			nested = append(nested, rawEntry{key: bytes.Clone(e.key), value: bytes.Clone(e.value), bucket: true})
 			return nil
 		}
+		if len(e.key) == 8 {
+			k := binary.BigEndian.Uint64(e.key)
+			if sequenced && (k == 0 || k > MaxID) {
+				// Damage: nova never issues such an id, and the copy's counter
+				// must stay below what NextID accepts.
+				skipped++
+				return nil
+			}
+			maxKey = max(maxKey, k)
+		}
 		batch.k = append(batch.k, bytes.Clone(e.key))
 		batch.v = append(batch.v, bytes.Clone(e.value))
-		if len(e.key) == 8 {
-			maxKey = max(maxKey, binary.BigEndian.Uint64(e.key))
-		}
 		if len(batch.k) == 1000 {
 			if err := r.write(batch); err != nil {
 				writeErr = err
@@ -297,6 +345,13 @@ func (r *recoverer) bucket(path [][]byte, header []byte, depth int) (BucketRecov
 		return br, err
 	}
 	br.Copied += len(batch.k)
+	if skipped > 0 {
+		br.Problems = append(br.Problems, fmt.Sprintf("%d records with ids nova never issues (damaged keys) were left out", skipped))
+	}
+	if seq > MaxID {
+		br.Problems = append(br.Problems, fmt.Sprintf("its id counter was damaged (%d): the copy's starts after the largest id copied", seq))
+		seq = 0
+	}
 	br.Problems = append(br.Problems, r.w.problems[start:]...)
 	if len(br.Problems) == 0 {
 		br.Expected, br.Lost = br.Copied, 0

@@ -226,6 +226,9 @@ func runDBRecover(ctx context.Context, opts *dbRecoverOptions) error {
 	if rep.SchemaAssumed {
 		opts.IO.Printf("the schema version was unreadable: the copy was stamped with this nova's schema\n")
 	}
+	if len(rep.Rebuilt) > 0 {
+		opts.IO.Printf("the vault's counters and full-text index were left out (%s): nova rebuilds them from the records copied\n", strings.Join(rep.Rebuilt, ", "))
+	}
 	db := filepath.Join(".nova", "nova.db")
 	opts.IO.Printf("to use it: mv %s %s.damaged && mv %s %s\n", db, db, opts.File, db)
 	return nil
