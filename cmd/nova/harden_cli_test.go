@@ -132,6 +132,15 @@ func TestDamagedDatabaseCheckAndRecover(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	r = runNova(t, dir, nil, "vault", "stats")
 	assert.Equal(t, 0, r.code, r.stderr)
+	// The copy's full-text index is rebuilt from the nodes it holds, and new
+	// nodes get new ids.
+	r = runNova(t, dir, nil, "vault", "search", "retry backoff")
+	assert.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, nil, "vault", "add", "--type", "pattern", "--content", "Written after the recovery")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, nil, "vault", "search", "written after the recovery")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Written after the recovery")
 }
 
 // The first signal cancels; a second exits at once with 128+signal.
