@@ -250,18 +250,25 @@ func stripPatternPrefix(text string) string {
 // prefix removed, kebab-cased, cut to 48 runes; "" for generic, provenance, trailing ("Anti-
 // Patterns (What NOT to Do)", "When to Use …", "Related …") or numeric-only headings.
 func headingTag(text string) string {
-	if k := kebab(text); isBoilerplateKebab(k) || isTrailingKebab(k) {
+	k := kebab(text)
+	if isBoilerplateKebab(k) || isTrailingKebab(k) {
 		return ""
 	}
 	t := stripPatternPrefix(text)
 	t = strings.TrimLeft(stripNumericPrefix(t), " ")
+	if t == text { // no prefix (most headings): its kebab form is k
+		return normalizeKebab(k)
+	}
 	return normalizeTag(t)
 }
 
 // normalizeTag applies the tag rule to one tag: kebab-case, cut to 48 runes, and "" for
 // generic or numeric-only tags.
-func normalizeTag(t string) string {
-	k := clipTag(kebab(t))
+func normalizeTag(t string) string { return normalizeKebab(kebab(t)) }
+
+// normalizeKebab is normalizeTag of a tag already in kebab form.
+func normalizeKebab(k string) string {
+	k = clipTag(k)
 	if k == "" || genericTags[k] || strings.Trim(k, "0123456789-") == "" {
 		return ""
 	}

@@ -283,20 +283,18 @@ func reusabilityValue(v any) (int, bool) {
 	return 0, false
 }
 
-var reReuse = lazyre.New(`^\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+))?`)
-
 // parseReusability reads "9/10", "9", "4/5" (scaled to 8) or "8.5/10" (rounded to 9).
 func parseReusability(s string) (int, bool) {
-	m := reReuse.FindStringSubmatch(cleanInline(s))
-	if m == nil {
+	num, den, ok := reuseNumbers(cleanInline(s))
+	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(m[1], 64)
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil {
 		return 0, false
 	}
-	if m[2] != "" {
-		d, err := strconv.ParseFloat(m[2], 64)
+	if den != "" {
+		d, err := strconv.ParseFloat(den, 64)
 		if err != nil || d <= 0 {
 			return 0, false
 		}
@@ -304,6 +302,48 @@ func parseReusability(s string) (int, bool) {
 	}
 	return clampReuse(v)
 }
+
+// reuseNumbers is reReuse's match of s, its two groups (den "" when absent), without the
+// regex (every file has the field: the regex was most of reading it). FuzzReuseNumbers
+// holds it to reReuse.
+func reuseNumbers(s string) (num, den string, ok bool) {
+	i := 0
+	for i < len(s) && isRESpace(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j == i {
+		return "", "", false
+	}
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		j += 2
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+	}
+	num = s[i:j]
+	k := j
+	for k < len(s) && isRESpace(s[k]) {
+		k++
+	}
+	if k < len(s) && s[k] == '/' {
+		k++
+		for k < len(s) && isRESpace(s[k]) {
+			k++
+		}
+		l := k
+		for l < len(s) && isDigit(s[l]) {
+			l++
+		}
+		den = s[k:l]
+	}
+	return num, den, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func clampReuse(v float64) (int, bool) {
 	if math.IsNaN(v) || v < 0 || v > 10 {

@@ -3,6 +3,7 @@
 package patterns
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,4 +118,44 @@ func TestRootFSReadDirMatchesRoot(t *testing.T) {
 	assert.Error(t, err, "a folder symlinked out of the library is not listed")
 	_, err = fsys.ReadDir("missing")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// readWhole takes a file in one read only when the read stops at the size fstat gave; a file
+// that grew or shrank since is left, its offset unmoved, to readFile, which reads what is
+// there.
+func TestReadWholeOnlyAtTheStatSize(t *testing.T) {
+	t.Parallel()
+	name := filepath.Join(t.TempDir(), "f.md")
+	content := "# Title\n\nsome words\n"
+	require.NoError(t, os.WriteFile(name, []byte(content), 0o644))
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	fd := int(f.Fd())
+	size := int64(len(content))
+
+	data, ok := readWhole(fd, size)
+	assert.True(t, ok)
+	assert.Equal(t, content, string(data))
+	for _, stale := range []int64{size - 5, size + 5, 0} { // grew after stat, shrank, was empty
+		data, ok = readWhole(fd, stale)
+		assert.False(t, ok, "stat size %d", stale)
+		assert.Nil(t, data)
+		off, err := f.Seek(0, io.SeekCurrent)
+		require.NoError(t, err)
+		assert.Zero(t, off, "readWhole leaves the offset at the start")
+		got, err := readFile(fdReader(fd), stale, 1000)
+		require.NoError(t, err)
+		assert.Equal(t, content, string(got), "stat size %d", stale)
+		_, err = f.Seek(0, io.SeekStart)
+		require.NoError(t, err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.md")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	e, err := os.Open(empty)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	data, ok = readWhole(int(e.Fd()), 0)
+	assert.True(t, ok)
+	assert.Empty(t, data)
 }

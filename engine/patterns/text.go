@@ -32,7 +32,7 @@ var (
 // cleanInline turns one piece of inline markdown into plain text: links and images keep their
 // text, emphasis and code markers are removed, whitespace collapses to single spaces.
 func cleanInline(s string) string {
-	if !strings.ContainsAny(s, "`*_[]!<~\\\t\n\r\v\f") && !strings.Contains(s, "  ") {
+	if !hasInlineMarkup(s) {
 		return strings.TrimSpace(s) // nothing to clean: skip the regexes (hot for headings)
 	}
 	// Each regex runs only where its marker occurs: they cost a backtracking scan of the whole
@@ -62,6 +62,27 @@ func cleanInline(s string) string {
 	}
 	out = strings.TrimSuffix(strings.TrimSpace(out), "\\") // hard line break marker
 	return strings.TrimSpace(collapseSpaces(out))
+}
+
+// inlineMarkup marks the bytes after which cleanInline has work: "`*_[]!<~\\" and the
+// whitespace other than a space.
+var inlineMarkup = func() (t [256]bool) {
+	for _, c := range []byte("`*_[]!<~\\\t\n\r\v\f") {
+		t[c] = true
+	}
+	return t
+}()
+
+// hasInlineMarkup reports whether s has a byte of inlineMarkup or two spaces in a row (what
+// cleanInline's fast path tested with strings.ContainsAny, which builds its byte set at
+// every call, and strings.Contains).
+func hasInlineMarkup(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; inlineMarkup[c] || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
+			return true
+		}
+	}
+	return false
 }
 
 // maskCodeSpans swaps every code span of s for placeholder(i) and returns the spans' trimmed
@@ -101,10 +122,13 @@ func maskCodeSpans(s string) (string, []string) {
 // collapseSpaces replaces every run of the whitespace of regexp's \s ([\t\n\f\r ]) with one
 // space, as reSpaces.ReplaceAllString(s, " ") does, without a regex.
 func collapseSpaces(s string) string {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if isSpace(s[i]) && (s[i] != ' ' || (i+1 < len(s) && isSpace(s[i+1]))) {
+		c := s[i]
+		if c > ' ' { // most bytes: no whitespace is above the space
+			continue
+		}
+		if isRESpace(c) && (c != ' ' || (i+1 < len(s) && isRESpace(s[i+1]))) {
 			clean = false
 			break
 		}
@@ -114,12 +138,12 @@ func collapseSpaces(s string) string {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if !isSpace(s[i]) {
+		if !isRESpace(s[i]) {
 			b = append(b, s[i])
 			continue
 		}
 		b = append(b, ' ')
-		for i+1 < len(s) && isSpace(s[i+1]) {
+		for i+1 < len(s) && isRESpace(s[i+1]) {
 			i++
 		}
 	}

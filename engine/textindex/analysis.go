@@ -37,8 +37,8 @@ type batchWorker struct {
 	// the Add's new terms, newDict's id-g0.
 	g0       int32
 	newDict  *termDict
-	newConc  [][]int32 // concept ids of the new terms, nil if none
-	lastNew  int       // the number of new terms of the last Add, and their bytes
+	newConc  map[int32][]int32 // concept ids of the new terms that have concepts, by id-g0
+	lastNew  int               // the number of new terms of the last Add, and their bytes
 	lastSize int
 	gmap     []int32 // after the merge: new term → plan id
 
@@ -46,6 +46,9 @@ type batchWorker struct {
 	cbits   []uint64  // by id: whether the term has concepts (plan.conc, newConc)
 	touched []int32   // ids met in the Add
 	stamp   int32     // of the current document: its index in the range + 1
+	// conceptLen is the length of the longest term that has concepts: a longer new term
+	// (most of a bulk load's) is not looked up in the engine's concepts.
+	conceptLen int
 
 	stTerm []int32
 	stTF   []uint32
@@ -75,6 +78,9 @@ type idState struct{ last, slot int32 }
 func newBatchWorker(p *Plan) *batchWorker {
 	w := &batchWorker{e: p.e, p: p}
 	w.emit = func(tok []byte) { w.take(w.lookup(tok)) }
+	for t := range p.e.concepts {
+		w.conceptLen = max(w.conceptLen, len(t))
+	}
 	return w
 }
 
@@ -87,7 +93,7 @@ func (w *batchWorker) begin(g0 int32) {
 		w.cbits = append(w.cbits, 0)
 	}
 	w.stamp = 0
-	w.newDict = newTermDictFor(w.lastNew+w.lastNew/4, w.lastSize+w.lastSize/4) // about the last Add's
+	w.newDict = newTermDictFor(w.p.dict.seed, w.lastNew+w.lastNew/4, w.lastSize+w.lastSize/4) // about the last Add's
 }
 
 // grow makes the per-id arrays n long at least.
@@ -101,22 +107,28 @@ func (w *batchWorker) grow(n int) {
 	w.ids = w.ids[:n] // zero beyond len: ids are made fresh for every Add
 }
 
+// termID returns the id of term. Both dictionaries hash with the same seed, so its hash is
+// computed once.
 func (w *batchWorker) termID(term []byte) int32 {
-	if id, ok := w.p.dict.find(term); ok {
+	h := w.p.dict.hash(term)
+	if id, ok := w.p.dict.findHashed(h, term); ok {
 		return id
 	}
-	if id, ok := w.newDict.find(term); ok {
+	if id, ok := w.newDict.findHashed(h, term); ok {
 		return w.g0 + id
 	}
-	return w.newTerm(term)
+	return w.newTerm(h, term)
 }
 
-func (w *batchWorker) newTerm(term []byte) int32 {
-	id := w.g0 + w.newDict.addBytes(term)
-	w.newConc = append(w.newConc, nil)
+// newTerm numbers term, of hash h, which neither dictionary holds.
+func (w *batchWorker) newTerm(h uint64, term []byte) int32 {
+	id := w.g0 + w.newDict.pushHashed(h, term)
 	w.grow(int(id) + 1)
 	if int(id)>>6 == len(w.cbits) {
 		w.cbits = append(w.cbits, 0) // ids come one by one
+	}
+	if len(term) > w.conceptLen {
+		return id // longer than every term that has concepts
 	}
 	if gs := w.e.concepts[string(term)]; len(gs) > 0 {
 		cs := make([]int32, len(gs))
@@ -127,10 +139,14 @@ func (w *batchWorker) newTerm(term []byte) int32 {
 				if c, ok = w.newDict.findString(name); ok {
 					c += w.g0
 				} else {
-					c = w.newTerm([]byte(name))
+					b := []byte(name)
+					c = w.newTerm(w.newDict.hash(b), b)
 				}
 			}
 			cs[i] = c
+		}
+		if w.newConc == nil {
+			w.newConc = map[int32][]int32{}
 		}
 		w.newConc[id-w.g0] = cs
 		w.cbits[id>>6] |= 1 << (id & 63)
@@ -339,10 +355,24 @@ func (p *Plan) analyze(docs []adoc) *analysis {
 
 	// The workers' new terms join the plan's dictionary (in worker order, so the same input
 	// gives the same ids).
-	for _, w := range workers {
+	// No worker's new term is in the plan's dictionary (which nobody wrote while they ran):
+	// a term is only looked up in the earlier workers' new terms, which are few.
+	for k, w := range workers {
 		w.gmap = w.gmap[:0]
 		for i := range w.newDict.len() {
-			w.gmap = append(w.gmap, p.dict.addBytes(w.newDict.get(int32(i))))
+			term := w.newDict.get(int32(i))
+			h := p.dict.hash(term)
+			g := int32(-1)
+			for _, o := range workers[:k] {
+				if j, ok := o.newDict.findHashed(h, term); ok {
+					g = o.gmap[j]
+					break
+				}
+			}
+			if g < 0 {
+				g = p.dict.pushHashed(h, term)
+			}
+			w.gmap = append(w.gmap, g)
 		}
 	}
 	for _, w := range workers {
@@ -486,11 +516,13 @@ func (w *batchWorker) scan(s string) {
 		if cl != clsLower && cl != clsDigit {
 			// Let the general tokenizer take the whole run.
 			start := i
+			ascii := true
 			for i < n && (byteClass[s[i]] != clsSep || s[i] >= utf8.RuneSelf) {
 				if s[i] < utf8.RuneSelf {
 					i++
 					continue
 				}
+				ascii = false
 				r, size := utf8.DecodeRuneInString(s[i:])
 				if runeClass(r) == clsSep {
 					break
@@ -502,7 +534,7 @@ func (w *batchWorker) scan(s string) {
 				i += size
 				continue
 			}
-			w.tz.each(s[start:i], w.emit)
+			w.general(s[start:i], ascii)
 			continue
 		}
 		start := i
@@ -511,18 +543,20 @@ func (w *batchWorker) scan(s string) {
 		}
 		if i < n && byteClass[s[i]] != clsSep {
 			// The run goes on with capitals, underscores or non-ASCII: general path.
+			ascii := true
 			for i < n && (byteClass[s[i]] != clsSep || s[i] >= utf8.RuneSelf) {
 				if s[i] < utf8.RuneSelf {
 					i++
 					continue
 				}
+				ascii = false
 				r, size := utf8.DecodeRuneInString(s[i:])
 				if runeClass(r) == clsSep {
 					break
 				}
 				i += size
 			}
-			w.tz.each(s[start:i], w.emit)
+			w.general(s[start:i], ascii)
 			continue
 		}
 		if l := i - start; l >= 2 && l <= maxTokenLen {
@@ -533,4 +567,14 @@ func (w *batchWorker) scan(s string) {
 			}
 		}
 	}
+}
+
+// general analyses a run of letters, digits and underscores that is not all lowercase: one
+// identifier, which an ASCII run is (see tokenizer.each).
+func (w *batchWorker) general(run string, ascii bool) {
+	if ascii {
+		w.tz.splitASCII(run, w.emit)
+		return
+	}
+	w.tz.each(run, w.emit)
 }

@@ -132,6 +132,7 @@ func (tz *tokenizer) each(s string, emit func(tok []byte)) {
 		}
 		start := i
 		simple := true // only ASCII lowercase letters and digits
+		ascii := true
 		for i < n {
 			cl := byteClass[s[i]]
 			if cl == clsLower || cl == clsDigit {
@@ -146,21 +147,87 @@ func (tz *tokenizer) each(s string, emit func(tok []byte)) {
 				i++
 				continue
 			}
+			ascii = false
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if runeClass(r) == clsSep {
 				break
 			}
 			i += size
 		}
-		if simple {
+		switch {
+		case simple:
 			if l := i - start; l >= 2 && l <= maxTokenLen {
 				tz.part = append(tz.part[:0], s[start:i]...)
 				emit(tz.part)
 			}
-			continue
+		case ascii:
+			tz.splitASCII(s[start:i], emit)
+		default:
+			tz.split(s[start:i], emit)
 		}
-		tz.split(s[start:i], emit)
 	}
+}
+
+// splitASCII is split for a run of ASCII letters, digits and underscores: it finds the
+// parts' bounds by bytes and lowercases each part as a whole, where split decodes, classifies
+// and folds rune by rune (the identifiers of code and generated text are nearly all ASCII,
+// and their splitting was most of the analysis of a bulk load). FuzzSplitASCII holds it to
+// split.
+func (tz *tokenizer) splitASCII(run string, emit func(tok []byte)) {
+	if tz.part == nil {
+		tz.part, tz.comp = tz.arr[0][:0], tz.arr[1][:0]
+	}
+	tz.comp = tz.comp[:0]
+	parts := 0
+	ps := 0 // start of the current part
+	prev := clsSep
+	for j := 0; j < len(run); j++ {
+		cl := byteClass[run[j]]
+		switch cl {
+		case clsUnder:
+			if j > ps {
+				parts++
+				tz.emitPart(run[ps:j], emit)
+			}
+			ps, prev = j+1, clsSep
+			continue
+		case clsUpper:
+			// A part ends before a capital after a lowercase letter or digit, and before
+			// the last capital of a run of them that a lowercase letter follows (HTTPServer).
+			if prev == clsLower || prev == clsDigit ||
+				prev == clsUpper && j+1 < len(run) && byteClass[run[j+1]] == clsLower {
+				parts++
+				tz.emitPart(run[ps:j], emit)
+				ps = j
+			}
+		}
+		prev = cl
+	}
+	if ps < len(run) {
+		parts++
+		tz.emitPart(run[ps:], emit)
+	}
+	if parts >= 2 && len(tz.comp) >= 2 && len(tz.comp) <= maxTokenLen {
+		emit(tz.comp)
+	}
+}
+
+// emitPart emits part (ASCII letters and digits) lowercased, when it is a token, and adds it
+// to the joined form, which is kept to maxTokenLen+1 bytes (enough to tell it is too long).
+func (tz *tokenizer) emitPart(part string, emit func(tok []byte)) {
+	if k := min(len(part), maxTokenLen+1-len(tz.comp)); k > 0 {
+		for i := range k {
+			tz.comp = append(tz.comp, part[i]|0x20) // lowercase: letters' and digits' 0x20 bit
+		}
+	}
+	if len(part) < 2 || len(part) > maxTokenLen {
+		return
+	}
+	tz.part = tz.part[:0]
+	for i := range len(part) {
+		tz.part = append(tz.part, part[i]|0x20)
+	}
+	emit(tz.part)
 }
 
 // split handles an identifier run that has capitals, underscores or non-ASCII letters.
@@ -249,9 +316,29 @@ var stopWords = func() map[string]struct{} {
 }()
 
 func isStopWord(tok []byte) bool {
+	if len(tok) > stopWordLen {
+		return false // most tokens of a bulk load: no map look-up
+	}
 	_, ok := stopWords[string(tok)]
 	return ok
 }
+
+// keyLen returns the length of the longest key of m.
+func keyLen[V any](m map[string]V) int {
+	n := 0
+	for k := range m {
+		n = max(n, len(k))
+	}
+	return n
+}
+
+// The lengths of the longest stop word, phrase head or tail and irregular word: a longer
+// token or stem is none of them, without a map look-up.
+var (
+	stopWordLen  = keyLen(stopWords)
+	phraseLen    = max(keyLen(phraseHeads), keyLen(phraseTails))
+	irregularLen = keyLen(stemIrregular)
+)
 
 // Phrase compounds: two-word expressions that mean one thing ("log in", "logged out",
 // "sign up", "screen reader", "soft delete", "rate limit") are also indexed as one term
@@ -282,6 +369,9 @@ func normalize(dst, tok []byte) ([]byte, tokInfo) {
 		return dst[:0], tokInfo{stop: true, tail: phraseTails[string(tok)]}
 	}
 	dst = stem(append(dst[:0], tok...))
+	if len(dst) > phraseLen {
+		return dst, tokInfo{}
+	}
 	return dst, tokInfo{head: phraseHeads[string(dst)], tail: phraseTails[string(dst)]}
 }
 
@@ -364,8 +454,10 @@ func stem(b []byte) []byte {
 			return b // digits, non-ASCII: i18n, utf8, café
 		}
 	}
-	if s, ok := stemIrregular[string(b)]; ok {
-		return append(b[:0], s...)
+	if len(b) <= irregularLen {
+		if s, ok := stemIrregular[string(b)]; ok {
+			return append(b[:0], s...)
+		}
 	}
 	// 1. Plurals (Harman 1991).
 	switch {

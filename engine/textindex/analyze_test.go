@@ -162,3 +162,65 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// splitTokens returns what split (the reference, rune by rune) and splitASCII emit for run.
+func splitTokens(run string) (ref, fast []string) {
+	var tz tokenizer
+	tz.part, tz.comp = tz.arr[0][:0], tz.arr[1][:0]
+	tz.split(run, func(tok []byte) { ref = append(ref, string(tok)) })
+	var tz2 tokenizer
+	tz2.splitASCII(run, func(tok []byte) {
+		if cap(tok) < 16 {
+			panic("token without packToken's slack")
+		}
+		fast = append(fast, string(tok))
+	})
+	return ref, fast
+}
+
+// asciiIdent maps b onto the bytes of an ASCII identifier run (letters, digits, underscores),
+// capitals, digits and underscores frequent enough to meet every boundary rule.
+func asciiIdent(b []byte) string {
+	const alphabet = "aAbBzZ09_xXyY"
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c >= 0x80 { // the whole range of a class, now and then
+			out[i] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"[int(c)%63]
+			continue
+		}
+		out[i] = alphabet[int(c)%len(alphabet)]
+	}
+	return string(out)
+}
+
+// TestSplitASCIIMatchesSplit: the byte-wise split of ASCII identifiers emits exactly what
+// the rune-wise split does, on the boundary cases and on runs about maxTokenLen long.
+func TestSplitASCIIMatchesSplit(t *testing.T) {
+	t.Parallel()
+	runs := []string{
+		"companyId", "company_id", "HTTPServer", "parseJSONBody", "MAX_RETRY_COUNT",
+		"base64Encode", "__init__", "_", "__", "A", "AB", "ABc", "aB", "a_b", "x1Y2z3",
+		"IOError", "getHTTPResponseCode", "ID", "Id", "iD", "a__b", "_a_", "Z9", "9Z",
+		strings.Repeat("a", 64) + "B", strings.Repeat("a", 65) + "Bc", strings.Repeat("Ab", 40),
+		strings.Repeat("ab_", 30), strings.Repeat("x", 63) + "_y", strings.Repeat("Q", 70),
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbC",
+	}
+	for _, run := range runs {
+		ref, fast := splitTokens(run)
+		assert.Equal(t, ref, fast, "%q", run)
+	}
+}
+
+func FuzzSplitASCII(f *testing.F) {
+	for _, s := range []string{"companyId", "HTTPServer", "MAX_RETRY_COUNT", "a_b_C", "\x80\x81aZ"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		run := asciiIdent(b)
+		ref, fast := splitTokens(run)
+		if !slices.Equal(ref, fast) {
+			t.Fatalf("%q: split %q, splitASCII %q", run, ref, fast)
+		}
+	})
+}

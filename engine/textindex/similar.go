@@ -288,12 +288,7 @@ func (sh *shingler) add(s string) {
 		if c < utf8.RuneSelf {
 			if wordASCII[c] {
 				// A run of ASCII letters and digits, folded in line.
-				j := i + 1
-				for j < len(s) && wordASCII[s[j]] {
-					j++
-				}
-				sh.asciiRun(s[i:j])
-				i = j
+				i = sh.asciiRun(s, i)
 				continue
 			}
 			i++
@@ -316,32 +311,31 @@ func (sh *shingler) add(s string) {
 	sh.endWord()
 }
 
-// asciiRun feeds ASCII letters and digits, lowercasing them.
-func (sh *shingler) asciiRun(run string) {
-	if run == "" {
-		return
-	}
+// asciiRun feeds the run of ASCII letters and digits of s from i (lowercased), and returns
+// where it ends. The run is found as it is hashed, in one pass.
+func (sh *shingler) asciiRun(s string, i int) int {
 	if !sh.inWord {
 		sh.startWord()
 	}
 	st := sh.st[:sh.open]
 	if len(st) == 3 { // the import's k, once a text is three words in
 		a, b, c := st[0], st[1], st[2]
-		for i := 0; i < len(run); i++ {
-			x := uint64(lowerASCII(run[i]))
+		for ; i < len(s) && wordASCII[s[i]]; i++ {
+			x := uint64(s[i] | 0x20) // lowercase: letters' and digits' 0x20 bit
 			a = (a ^ x) * fnvPrime
 			b = (b ^ x) * fnvPrime
 			c = (c ^ x) * fnvPrime
 		}
 		st[0], st[1], st[2] = a, b, c
-		return
+		return i
 	}
-	for i := 0; i < len(run); i++ {
-		x := uint64(lowerASCII(run[i]))
+	for ; i < len(s) && wordASCII[s[i]]; i++ {
+		x := uint64(s[i] | 0x20)
 		for j := range st {
 			st[j] = (st[j] ^ x) * fnvPrime
 		}
 	}
+	return i
 }
 
 // wordASCII marks the ASCII letters and digits (the bytes of words that need no decoding).
@@ -354,13 +348,6 @@ var wordASCII = func() (t [256]bool) {
 	}
 	return t
 }()
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + ('a' - 'A')
-	}
-	return c
-}
 
 // byte feeds one byte of a word.
 func (sh *shingler) byte(c byte) {

@@ -182,7 +182,7 @@ func Ptr[T any](v T) *T { return &v }
 // cleanText trims s, drops NUL and other control characters except newline
 // and tab, and repairs invalid UTF-8.
 func cleanText(s string) string {
-	if printableASCII(s, true) { // the common case, in one pass
+	if printableASCII(s, true) || cleanUnicode(s) { // the common cases, in one pass
 		return strings.TrimSpace(s)
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -206,6 +206,27 @@ func printableASCII(s string, lines bool) bool {
 				return false
 			}
 		}
+	}
+	return true
+}
+
+// cleanUnicode reports whether s is valid UTF-8 without a rune that cleanText drops (text
+// with non-ASCII letters, which printableASCII turns down): then cleanText only trims it,
+// without ToValidUTF8's and IndexFunc's scans.
+func cleanUnicode(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t' && c != '\r' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || badRune(r) {
+			return false
+		}
+		i += size
 	}
 	return true
 }

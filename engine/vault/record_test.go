@@ -82,30 +82,45 @@ func TestCoreBatchTakesOnlyCoreValues(t *testing.T) {
 	assert.Equal(t, v, hex.EncodeToString(c.es[0].sum[:]))
 }
 
-// TestCleanTextFastPath: the printable-ASCII shortcut of cleanText and cleanKey gives what
-// the general path gives, on text with and without control characters, DEL, invalid UTF-8
-// and non-ASCII letters.
-func TestCleanTextFastPath(t *testing.T) {
-	t.Parallel()
-	general := func(s string, key bool) string {
-		if key {
-			s = strings.ToValidUTF8(s, "")
-			return strings.TrimSpace(strings.Map(func(r rune) rune {
-				if unicode.IsControl(r) {
-					return -1
-				}
-				return r
-			}, s))
-		}
-		s = strings.ToValidUTF8(s, "\uFFFD")
+// cleanGeneral is cleanText (key: cleanKey) without its shortcuts.
+func cleanGeneral(s string, key bool) string {
+	if key {
+		s = strings.ToValidUTF8(s, "")
 		return strings.TrimSpace(strings.Map(func(r rune) rune {
-			if badRune(r) {
+			if unicode.IsControl(r) {
 				return -1
 			}
 			return r
 		}, s))
 	}
-	pieces := []string{"plain", " ", "\n", "\t", "\r", "\x00", "\x7f", "\x1b[1m", "é", "\xff", "\u2028", "  lead", "trail  ", "~!@#"}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if badRune(r) {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// FuzzCleanText: cleanText and cleanKey, shortcuts included, give what the general path gives.
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"plain", "naïve — text\n", "\u0085c1", "bad\xff", " \x00\x7f "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		assert.Equal(t, cleanGeneral(s, false), cleanText(s))
+		assert.Equal(t, cleanGeneral(s, true), cleanKey(s))
+	})
+}
+
+// TestCleanTextFastPath: the printable-ASCII shortcut of cleanText and cleanKey gives what
+// the general path gives, on text with and without control characters, DEL, invalid UTF-8
+// and non-ASCII letters.
+func TestCleanTextFastPath(t *testing.T) {
+	t.Parallel()
+	general := cleanGeneral
+	pieces := []string{"plain", " ", "\n", "\t", "\r", "\x00", "\x7f", "\x1b[1m", "é", "\xff", "\u2028", "  lead", "trail  ", "~!@#",
+		"\u0085", "\u009f", "\ufffd", "\xc3", "— dash", "日本"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 3000 {
 		var b strings.Builder
