@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/llm"
@@ -47,10 +48,12 @@ func newDedup(threshold float64) *dedup {
 // groups; nearly every group holds one file, and has nothing to look at.
 func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k int, m textindex.Match, ok bool) (kept bool)) {
 	n, width := len(cands), d.bands*d.rows
-	// gid[k*bands+b] is the group of the candidates that agree with candidate k on every row
-	// of band b, or -1 when no other does (or k's signature has the wrong length: the LSH
-	// neither finds nor keeps it).
-	gid := make([]int32, n*d.bands)
+	// A group is the candidates that agree on every row of a band, when there are two or
+	// more (a candidate whose signature has the wrong length is in none: the LSH neither
+	// finds nor keeps it). pairs lists every candidate's groups (nearly none: most files
+	// share no band), in band order.
+	type pair struct{ k, g int32 }
+	var pairs []pair
 	var kept [][]int32 // per group, the kept candidates in it, in order
 	// The band keys, band by band (keys[b*n+k]), computed signature by signature: each
 	// signature is read once, in order, not once per band.
@@ -73,27 +76,39 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 			}
 		}
 		for k := range bk {
-			g := int32(-1)
-			if valid[k] {
-				switch c := size.at(bk[k]); {
-				case *c < 0: // a group numbered already: -(number+1)
-					g = -*c - 1
-				case *c > 1:
-					g = int32(len(kept))
-					kept = append(kept, nil)
-					*c = -g - 1
-				}
+			if !valid[k] {
+				continue
 			}
-			gid[k*d.bands+b] = g
+			switch c := size.at(bk[k]); {
+			case *c < 0: // a group numbered already: -(number+1)
+				pairs = append(pairs, pair{int32(k), -*c - 1})
+			case *c > 1:
+				g := int32(len(kept))
+				kept = append(kept, nil)
+				*c = -g - 1
+				pairs = append(pairs, pair{int32(k), g})
+			}
 		}
+	}
+	// groupsOf(k) = groups[start[k]:start[k+1]], in band order (a stable counting sort).
+	start := make([]int32, n+1)
+	for _, p := range pairs {
+		start[p.k+1]++
+	}
+	for k := range n {
+		start[k+1] += start[k]
+	}
+	groups := make([]int32, len(pairs))
+	next := slices.Clone(start[:n])
+	for _, p := range pairs {
+		groups[next[p.k]] = p.g
+		next[p.k]++
 	}
 	seen := make([]int32, n) // seen[j] = k+1: candidate j was compared with candidate k
 	for k, i := range cands {
 		m, ok := d.best(sigs[i], nil)
-		for _, g := range gid[k*d.bands : (k+1)*d.bands] {
-			if g < 0 {
-				continue
-			}
+		mine := groups[start[k]:start[k+1]]
+		for _, g := range mine {
 			for _, j := range kept[g] {
 				if seen[j] == int32(k)+1 {
 					continue
@@ -110,10 +125,8 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 		if !visit(k, m, ok) {
 			continue
 		}
-		for _, g := range gid[k*d.bands : (k+1)*d.bands] {
-			if g >= 0 {
-				kept[g] = append(kept[g], int32(k))
-			}
+		for _, g := range mine {
+			kept[g] = append(kept[g], int32(k))
 		}
 	}
 }

@@ -104,10 +104,11 @@ type Plan struct {
 	dn              int64            // documents added minus removed
 	dtot            [MaxFields]int64 // field lengths added minus removed
 	order           []int32          // global terms in key order (at the first Step)
-	where           [][2]int32       // per term, in key order: (part, local term) pairs, from whereAt
+	where           [][3]int32       // per term, in key order: (part, start, end of its postings in the part's post), from whereAt
 	whereAt         []int32
 	pending         []int32 // per term, in key order: its postings in all parts
 	ordered         bool    // each part's documents come before the next part's (see index)
+	sink            byte    // what touch read (kept, so that the reads are not optimised away)
 	next            int     // next term of order to apply
 	started         bool
 	meta            indexMeta
@@ -219,7 +220,7 @@ func (p *Plan) index() {
 	for r := range nt {
 		p.whereAt[r+1] += p.whereAt[r]
 	}
-	p.where = make([][2]int32, p.whereAt[nt])
+	p.where = make([][3]int32, p.whereAt[nt])
 	next := slices.Clone(p.whereAt)
 	// The postings of each term, counted here, where each part's are read in order, for the
 	// steps' budgets (prefetch): counting them in key order read every term's postings
@@ -229,7 +230,7 @@ func (p *Plan) index() {
 		a := part.a
 		for lt, g := range a.gids {
 			r := rank[g]
-			p.where[next[r]] = [2]int32{int32(k), int32(lt)}
+			p.where[next[r]] = [3]int32{int32(k), a.start[lt], a.start[lt+1]}
 			next[r]++
 			n, _ := pendingPostings(a.post[a.start[lt]:a.start[lt+1]])
 			p.pending[r] += int32(n)
@@ -305,13 +306,16 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 	w.st = st
 	w.prefetch(p, budget)
 	work := 0
+	touched := p.next
 	for p.next < len(p.order) && (budget <= 0 || work < budget) {
+		if p.next >= touched {
+			touched = p.touch(p.next, touchAhead)
+		}
 		g := p.order[p.next]
 		w.adds, w.removes = w.adds[:0], w.removes[:0]
 		for _, wh := range p.where[p.whereAt[p.next]:p.whereAt[p.next+1]] {
 			part := &p.parts[wh[0]]
-			a := part.a
-			_, b := pendingPostings(a.post[a.start[wh[1]]:a.start[wh[1]+1]])
+			_, b := pendingPostings(part.a.post[wh[1]:wh[2]])
 			for len(b) > 0 {
 				var pos uint64
 				var tf uint32
@@ -346,6 +350,28 @@ func (p *Plan) Step(st WriteStore, budget int) (done bool, err error) {
 	}
 	p.parts, p.pending = nil, nil
 	return true, nil
+}
+
+// touchAhead is how many terms' postings Step reads ahead (see touch).
+const touchAhead = 16
+
+// touch reads the first byte of the postings and of the key of the terms from..from+n,
+// and returns where it stopped. Step visits the terms in key order, and their postings
+// and keys lie all over memory (in each part's order of first occurrence): one term at a
+// time, each read waited for its cache miss; read back to back here, the misses overlap.
+func (p *Plan) touch(from, n int) int {
+	end := min(from+n, len(p.order))
+	var x byte
+	for t := from; t < end; t++ {
+		for _, wh := range p.where[p.whereAt[t]:p.whereAt[t+1]] {
+			x += p.parts[wh[0]].a.post[wh[1]]
+		}
+		if k := p.dict.view(p.order[t]); k != "" {
+			x += k[0]
+		}
+	}
+	p.sink += x
+	return end
 }
 
 // Merge adds the changes of o to b, as if they had been recorded in b after its own.

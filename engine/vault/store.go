@@ -302,16 +302,6 @@ type ixBatch struct {
 	late *lateIndex
 	// es is putNodeTx's scratch for a node's entries.
 	es []ixEntry
-	// ends holds the efrom and eto entries: their values are node ids, nearly all distinct
-	// (a group, a map entry and two allocations each in groups), so they are kept as
-	// numbers, and sorted as such at flush.
-	ends []edgeEnd
-}
-
-// edgeEnd is an efrom (to false) or eto entry: node's edge id.
-type edgeEnd struct {
-	to       bool
-	node, id uint64
 }
 
 // ixKey is storage.Index's key layout: name 0x00 value 0x00 id (8 bytes).
@@ -332,11 +322,6 @@ func (b *ixBatch) add(ix storage.Index, value string, id uint64) {
 		return
 	}
 	if b.late != nil && b.late.add(ix, value, id) {
-		return
-	}
-	if (ix.Name == ixFrom.Name || ix.Name == ixTo.Name) && len(value) == 8 && bytes.Equal(ix.Bucket, ixFrom.Bucket) {
-		b.ends = append(b.ends, edgeEnd{to: ix.Name == ixTo.Name, node: binary.BigEndian.Uint64([]byte(value)), id: id})
-		b.n++
 		return
 	}
 	b.kbuf = append(append(append(append(b.kbuf[:0], ix.Name...), 0), value...), 0)
@@ -387,29 +372,7 @@ func (b *ixBatch) flush(tx *bolt.Tx) error {
 				}
 			}
 		}
-		// The edge ends in key order: "efrom" before "eto", then node, then edge id.
-		slices.SortFunc(b.ends, func(x, y edgeEnd) int {
-			if x.to != y.to {
-				if y.to {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Or(cmp.Compare(x.node, y.node), cmp.Compare(x.id, y.id))
-		})
-		for _, e := range b.ends {
-			name := ixFrom.Name
-			if e.to {
-				name = ixTo.Name
-			}
-			b.kbuf = append(append(b.kbuf[:0], name...), 0)
-			b.kbuf = append(binary.BigEndian.AppendUint64(b.kbuf, e.node), 0)
-			b.kbuf = binary.BigEndian.AppendUint64(b.kbuf, e.id)
-			if err := bk.Put(b.kbuf, empty); err != nil { // Put copies the key
-				return fmt.Errorf("index: %w", err)
-			}
-		}
-		b.groups, b.ends, b.n = nil, nil, 0
+		b.groups, b.n = nil, 0
 	}
 	if b.fts.Len() > 0 && b.ftsSink != nil {
 		b.ftsSink.Merge(&b.fts)
