@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // RecoverReport says what Recover copied and what it lost.
@@ -197,7 +198,7 @@ func completeSchema(path string, stamp, resetDerived bool) error {
 	err = db.Update(func(tx *bolt.Tx) error {
 		if resetDerived {
 			for _, name := range DerivedBuckets {
-				if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+				if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 					return err
 				}
 			}
