@@ -398,7 +398,13 @@ func BenchmarkTUIFirstFrame100k(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		session := fmt.Sprintf("nova-bench-%d-%d", os.Getpid(), i)
 		cmd := fmt.Sprintf("cd %q && HOME=%q OLLAMA_HOST=127.0.0.1:1 NOVA_TIER=premium exec %q", dir, dir, novaBinary(b))
-		if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd).CombinedOutput(); err != nil {
+		out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd).CombinedOutput()
+		if err != nil && bytes.Contains(out, []byte("server exited unexpectedly")) {
+			// The tmux server of the previous session was still exiting: once more.
+			time.Sleep(100 * time.Millisecond)
+			out, err = exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd).CombinedOutput()
+		}
+		if err != nil {
 			b.Fatalf("tmux: %v %s", err, out)
 		}
 		deadline := time.Now().Add(30 * time.Second)
