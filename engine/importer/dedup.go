@@ -62,7 +62,7 @@ func (d *dedup) batchNear(sigs []textindex.Signature, cands []int, visit func(k 
 	for k, i := range cands {
 		if valid[k] = len(sigs[i]) == width; valid[k] {
 			for b := range d.bands {
-				keys[b*n+k] = bandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
+				keys[b*n+k] = textindex.BandKey(sigs[i][b*d.rows:(b+1)*d.rows], b)
 			}
 		}
 	}
@@ -162,21 +162,6 @@ func (t *keyCounts) at(key uint64) *int32 {
 			return &t.vals[i]
 		}
 	}
-}
-
-// bandKey hashes the rows of band b of a signature (splitmix64's finaliser over the rows, as
-// the LSH does: candidates are the files whose keys agree).
-func bandKey(rows []uint64, b int) uint64 {
-	h := uint64(b) + 1
-	for _, v := range rows {
-		h ^= v
-		h ^= h >> 30
-		h *= 0xbf58476d1ce4e5b9
-		h ^= h >> 27
-		h *= 0x94d049bb133111eb
-		h ^= h >> 31
-	}
-	return h
 }
 
 // loadVault adds a signature for every node of the vault: the stored one for imported nodes,

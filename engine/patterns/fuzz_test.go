@@ -172,11 +172,7 @@ func TestKebabMatchesRuneByRune(t *testing.T) {
 	alphabet := []string{"a", "Z", "9", " ", "-", "'", "’", "`", "_", "É", "ß", "İ", "\xff", "日", "٣", "\u0301", ":", "K"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 50000 {
-		var b strings.Builder
-		for range rng.IntN(12) {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		if s := b.String(); kebab(s) != kebabByRunes(s) {
+		if s := randomText(rng, alphabet, 12); kebab(s) != kebabByRunes(s) {
 			t.Fatalf("%q: kebab %q, rune by rune %q", s, kebab(s), kebabByRunes(s))
 		}
 	}
@@ -275,11 +271,7 @@ func TestTruncateWordsMatchesCounting(t *testing.T) {
 	alphabet := []string{"a", "word ", " ", "é", "日", ",", "-", "—", "\xff", "\t", "x"}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 30000 {
-		var b strings.Builder
-		for range rng.IntN(40) {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		s := b.String()
+		s := randomText(rng, alphabet, 40)
 		for _, limit := range []int{1, 2, 3, 5, 10, 20, 37} {
 			if got, want := truncateWords(s, limit), truncateWordsCounting(s, limit); got != want {
 				t.Fatalf("%q limit %d: %q, counting first %q", s, limit, got, want)
@@ -304,11 +296,7 @@ func TestHasWordsMatchesFields(t *testing.T) {
 	alphabet := []string{"a", "Z", "7", " ", "\t", "\n", "\v", "\u00a0", "\u0085", "\u2003", "-", "é", "日", "\xff", "٣", "_", "\u0301"}
 	rng := rand.New(rand.NewPCG(11, 12))
 	for range 30000 {
-		var b strings.Builder
-		for range rng.IntN(16) {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		s := b.String()
+		s := randomText(rng, alphabet, 16)
 		count := wordCountByFields(s)
 		for n := range 5 {
 			if got := hasWords(s, n); got != (count >= n) {
@@ -316,4 +304,14 @@ func TestHasWordsMatchesFields(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomText joins up to most-1 pieces picked by rng: random input for the tests that
+// compare a hand-written matcher with its reference, over the characters it cares about.
+func randomText(rng *rand.Rand, pieces []string, most int) string {
+	var b strings.Builder
+	for range rng.IntN(most) {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
 }

@@ -25,11 +25,7 @@ func TestCleanEmphasisSkipsOnlyWhatCannotMatch(t *testing.T) {
 		"*x*", "_y_", "**z**", "~~s~~", "x_", "_", "`", "[l](u)", "!", "<br>", "  ", "\r\n", "\f", "\v"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(14) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := randomText(rng, pieces, 14)
 		assert.Equal(t, cleanEmphasisReference(s), cleanEmphasis(s), "%q", s)
 		assert.Equal(t, reSpaces.ReplaceAllString(s, " "), collapseSpaces(s), "%q", s)
 	}
@@ -77,11 +73,7 @@ func TestHasInlineMarkupMatchesContainsAny(t *testing.T) {
 	pieces := []string{"a", " ", "  ", "`", "*", "_", "[", "]", "!", "<", "~", "\\", "\t", "\n", "\r", "\v", "\f", "é", "x y", "\x00", "\xff"}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(8) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := randomText(rng, pieces, 8)
 		want := strings.ContainsAny(s, "`*_[]!<~\\\t\n\r\v\f") || strings.Contains(s, "  ")
 		assert.Equal(t, want, hasInlineMarkup(s), "%q", s)
 	}

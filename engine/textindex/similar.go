@@ -495,8 +495,15 @@ func NewLSH(m *MinHasher) *LSH {
 }
 
 func (l *LSH) bandKey(sig Signature, band int) uint64 {
+	return BandKey(sig[band*l.rows:(band+1)*l.rows], band)
+}
+
+// BandKey is the LSH's key of band number band, whose rows are given: two signatures are
+// candidates when the keys of one of their bands agree. The importer's batch comparison
+// groups files by it.
+func BandKey(rows []uint64, band int) uint64 {
 	h := uint64(band) + 1
-	for _, v := range sig[band*l.rows : (band+1)*l.rows] {
+	for _, v := range rows {
 		h = mix64(h ^ v)
 	}
 	return h
