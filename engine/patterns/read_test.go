@@ -62,12 +62,7 @@ func TestOpenerFolderRoots(t *testing.T) {
 		t.Skipf("symlinks not supported: %v", err)
 	}
 	require.NoError(t, os.Symlink("inner", filepath.Join(root, "in")))
-	r, err := os.OpenRoot(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
-	rf, ok := r.FS().(rootFSys)
-	require.True(t, ok, "os.Root's FS implements rootFSys")
-	o := opener{fsys: rootFS{rootFSys: rf, root: r}}
+	o := opener{fsys: openRootFS(t, root)}
 	defer o.close()
 	for _, name := range []string{"top.md", "a/b/c/deep.md", "a/one.md", "a/b/c/deep.md", "top.md", "inner/x.md", "in/x.md"} {
 		f, err := o.open(name)
@@ -78,7 +73,7 @@ func TestOpenerFolderRoots(t *testing.T) {
 			assert.NoError(t, f.Close())
 		}
 	}
-	_, err = o.open("out/x.md")
+	_, err := o.open("out/x.md")
 	assert.Error(t, err, "a folder symlinked out of the library must not be opened")
 	_, err = o.open("a/missing.md")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
@@ -86,4 +81,15 @@ func TestOpenerFolderRoots(t *testing.T) {
 	if assert.ErrorAs(t, err, &pe) {
 		assert.Equal(t, "a/missing.md", pe.Path)
 	}
+}
+
+// openRootFS opens root as the scan does (an os.Root and its FS), closed when the test ends.
+func openRootFS(t *testing.T, root string) rootFS {
+	t.Helper()
+	r, err := os.OpenRoot(root)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	rf, ok := r.FS().(rootFSys)
+	require.True(t, ok, "os.Root's FS implements rootFSys")
+	return rootFS{rootFSys: rf, root: r}
 }

@@ -35,12 +35,7 @@ func TestReadFastMatchesGeneralRead(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "a", "pipe.md"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	r, err := os.OpenRoot(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
-	rf, ok := r.FS().(rootFSys)
-	require.True(t, ok)
-	o := &opener{fsys: rootFS{rootFSys: rf, root: r}}
+	o := &opener{fsys: openRootFS(t, root)}
 	defer o.close()
 
 	read := func(name string) ([]byte, error) {
@@ -90,12 +85,8 @@ func TestRootFSReadDirMatchesRoot(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "a", "pipe.md"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	r, err := os.OpenRoot(root)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
-	rf, ok := r.FS().(rootFSys)
-	require.True(t, ok)
-	fsys := rootFS{rootFSys: rf, root: r}
+	fsys := openRootFS(t, root)
+	rf := fsys.rootFSys
 	for _, dir := range []string{".", "a", "a/sub", "a/.hidden"} {
 		want, err := rf.ReadDir(dir)
 		require.NoError(t, err)
@@ -114,7 +105,7 @@ func TestRootFSReadDirMatchesRoot(t *testing.T) {
 			assert.Equal(t, wi.Size(), gi.Size())
 		}
 	}
-	_, err = fsys.ReadDir("out")
+	_, err := fsys.ReadDir("out")
 	assert.Error(t, err, "a folder symlinked out of the library is not listed")
 	_, err = fsys.ReadDir("missing")
 	assert.ErrorIs(t, err, fs.ErrNotExist)

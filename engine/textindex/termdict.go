@@ -136,38 +136,19 @@ func (d *termDict) findHashed(h uint64, term []byte) (int32, bool) {
 	}
 }
 
-// findString is find for a string term.
+// findString is find for a string term. Its bytes are viewed, not copied (findHashed
+// only reads them): this runs for every word of a bulk load.
 func (d *termDict) findString(term string) (int32, bool) {
-	if len(d.slots) == 0 {
-		return 0, false
-	}
-	h := maphash.String(d.seed, term)
-	if d.filter != nil {
-		if w, b := d.filterBits(h); d.filter[w]&b != b {
-			return 0, false
-		}
-	}
-	h >>= 32
-	mask := uint64(len(d.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := d.slots[i]
-		if s == 0 {
-			return 0, false
-		}
-		if s>>32 == h {
-			if id := int32(uint32(s)) - 1; string(d.get(id)) == term {
-				return id, true
-			}
-		}
-	}
+	return d.findHashed(maphash.String(d.seed, term), unsafe.Slice(unsafe.StringData(term), len(term)))
 }
 
 // add returns the id of term, numbering it if it is new.
 func (d *termDict) add(term string) int32 {
-	if id, ok := d.findString(term); ok {
+	h := maphash.String(d.seed, term)
+	if id, ok := d.findHashed(h, unsafe.Slice(unsafe.StringData(term), len(term))); ok {
 		return id
 	}
-	return push(d, maphash.String(d.seed, term), term)
+	return push(d, h, term)
 }
 
 // addBytes is add for a term in bytes, which the dictionary copies.

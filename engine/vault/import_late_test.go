@@ -16,27 +16,37 @@ import (
 // (core entries) in three steps, the last of which replaces a node it added (new
 // tags) and removes another (the full-text plan takes no change of an earlier step), then
 // the full-text index.
+// lateNode is node k of lateOps: a statement (a core entry) and two tags.
+func lateNode(k int) vault.Node {
+	return vault.Node{Type: vault.Pattern, Title: fmt.Sprint("note ", k),
+		Content: fmt.Sprintf("Always check the retry budget of service %d", k),
+		Tags:    []string{fmt.Sprint("t", k%7), fmt.Sprint("u", k%13)}}
+}
+
+// lateEdits is lateOps' last step's change to nodes it added: one replaced (new tags),
+// one removed.
+func lateEdits(tx *vault.ImportTx, ids []uint64) error {
+	if _, err := tx.Replace(vault.Node{ID: ids[83], Type: vault.Pattern, Title: "note 83 again",
+		Content: "Never retry a payment twice", Tags: []string{"payments"}}); err != nil {
+		return err
+	}
+	return tx.Remove(ids[85])
+}
+
 func lateOps(t *testing.T, s *vault.ImportSteps) {
 	t.Helper()
 	var ids []uint64
 	for step := range 3 {
 		require.NoError(t, s.Step(func(tx *vault.ImportTx) error {
 			for i := range 40 {
-				k := step*40 + i
-				n, err := tx.Add(vault.Node{Type: vault.Pattern, Title: fmt.Sprint("note ", k),
-					Content: fmt.Sprintf("Always check the retry budget of service %d", k),
-					Tags:    []string{fmt.Sprint("t", k%7), fmt.Sprint("u", k%13)}})
+				n, err := tx.Add(lateNode(step*40 + i))
 				if err != nil {
 					return err
 				}
 				ids = append(ids, n.ID)
 			}
 			if step == 2 {
-				if _, err := tx.Replace(vault.Node{ID: ids[83], Type: vault.Pattern, Title: "note 83 again",
-					Content: "Never retry a payment twice", Tags: []string{"payments"}}); err != nil {
-					return err
-				}
-				if err := tx.Remove(ids[85]); err != nil {
+				if err := lateEdits(tx, ids); err != nil {
 					return err
 				}
 			}
@@ -67,9 +77,7 @@ func TestImportStepsWriteTagAndCoreEntriesOnce(t *testing.T) {
 			// The same writes in one transaction (the steps' sequence of calls).
 			var ids []uint64
 			for k := range 120 {
-				n, err := tx.Add(vault.Node{Type: vault.Pattern, Title: fmt.Sprint("note ", k),
-					Content: fmt.Sprintf("Always check the retry budget of service %d", k),
-					Tags:    []string{fmt.Sprint("t", k%7), fmt.Sprint("u", k%13)}})
+				n, err := tx.Add(lateNode(k))
 				if err != nil {
 					return err
 				}
@@ -80,11 +88,7 @@ func TestImportStepsWriteTagAndCoreEntriesOnce(t *testing.T) {
 					}
 				}
 			}
-			if _, err := tx.Replace(vault.Node{ID: ids[83], Type: vault.Pattern, Title: "note 83 again",
-				Content: "Never retry a payment twice", Tags: []string{"payments"}}); err != nil {
-				return err
-			}
-			if err := tx.Remove(ids[85]); err != nil {
+			if err := lateEdits(tx, ids); err != nil {
 				return err
 			}
 			_, _, err := tx.Link(ids[0], ids[len(ids)-1], vault.Supports, 0)
