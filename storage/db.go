@@ -152,6 +152,10 @@ func Open(path string, opts Options) (db *DB, err error) {
 		}
 		return nil, err
 	}
+	if err := db.RepairCounters(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
