@@ -100,6 +100,9 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			rep.Author = author
 			add(c)
 		}
+		if c, ok := leftoversCheck(root); ok {
+			add(c)
+		}
 		if opts.Owner != "" && opts.Served != nil {
 			for _, c := range servedChecks(ctx, opts.Served, cfg, getenv) {
 				add(c)
@@ -146,6 +149,33 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		}
 	}
 	return rep
+}
+
+// leftoversCheck names the temporary files killed compactions and
+// recoveries left behind (ok false: there are none).
+func leftoversCheck(root string) (Check, bool) {
+	ls := storage.FindLeftovers((&workspace.Workspace{Root: root}).DBPath(), root)
+	if len(ls) == 0 {
+		return Check{}, false
+	}
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = fmt.Sprintf("%s (a killed %s, %s)", l.Path, l.Kind, humanBytes(l.Size))
+	}
+	return Check{Name: "leftovers", Status: "warn", OK: true, Detail: strings.Join(parts, "; "),
+		Hint: "`nova db compact` removes them (or delete them by hand while no nova runs)"}, true
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // identityCheck names the workspace identity's author id and where the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/nova-dev/nova/engine/workspace"
@@ -62,6 +64,9 @@ type CompactReport struct {
 	DBPath string `json:"dbPath"`
 	Before int64  `json:"before"`
 	After  int64  `json:"after"`
+	// Removed are the leftovers of killed compactions and recoveries that
+	// the compaction cleaned up (storage.FindLeftovers).
+	Removed []storage.Leftover `json:"removed,omitempty"`
 }
 
 // Compact rewrites the database of the workspace at root without free
@@ -73,11 +78,22 @@ func Compact(ctx context.Context, root string) (CompactReport, error) {
 		return CompactReport{}, err
 	}
 	path := (&workspace.Workspace{Root: root}).DBPath()
+	left := storage.FindLeftovers(path, root)
 	st, err := storage.Compact(path, storage.Options{})
 	if err != nil {
 		return CompactReport{}, err
 	}
-	return CompactReport{DBPath: path, Before: st.Before, After: st.After}, nil
+	rep := CompactReport{DBPath: path, Before: st.Before, After: st.After}
+	// The compaction has the workspace to itself: what killed compactions and
+	// recoveries left behind is no one's (the compaction replaces its own
+	// leftover; the others are removed here).
+	_, err = storage.RemoveLeftovers(path, root)
+	for _, l := range left {
+		if _, serr := os.Lstat(l.Path); errors.Is(serr, fs.ErrNotExist) {
+			rep.Removed = append(rep.Removed, l)
+		}
+	}
+	return rep, err
 }
 
 // RecoverReport is the result of RecoverDB: per bucket what was copied and

@@ -202,6 +202,24 @@ func (l *Local) SetWisdomOptIn(ctx context.Context, on bool) error {
 	return l.Wisdom().SetOptIn(ctx, on)
 }
 
+// WisdomKey implements Workspace.
+func (l *Local) WisdomKey(ctx context.Context) (string, error) { return l.Wisdom().PublicKey(ctx) }
+
+// TrustWisdomKey implements Workspace.
+func (l *Local) TrustWisdomKey(ctx context.Context, key, note string) (vault.TrustedKey, error) {
+	return l.Wisdom().Trust(ctx, key, note)
+}
+
+// UntrustWisdomKey implements Workspace.
+func (l *Local) UntrustWisdomKey(ctx context.Context, key string) error {
+	return l.Wisdom().Untrust(ctx, key)
+}
+
+// TrustedWisdomKeys implements Workspace.
+func (l *Local) TrustedWisdomKeys(ctx context.Context) ([]vault.TrustedKey, error) {
+	return l.Wisdom().TrustedKeys(ctx)
+}
+
 // ExportWisdom implements Workspace.
 func (l *Local) ExportWisdom(ctx context.Context, path string) (vault.Bundle, error) {
 	if !filepath.IsAbs(path) {

@@ -198,6 +198,17 @@ type Workspace interface {
 	// ListWisdomBundles lists the bundles imported so far, newest first.
 	//rpc:idempotent
 	ListWisdomBundles(ctx context.Context) ([]vault.BundleImport, error)
+	// WisdomKey is the workspace's public signing key (made on first use):
+	// what another user passes to `nova wisdom trust`.
+	WisdomKey(ctx context.Context) (string, error)
+	// TrustWisdomKey trusts a public key: backing in bundles it signed counts
+	// towards activation (those imported before included).
+	TrustWisdomKey(ctx context.Context, key, note string) (vault.TrustedKey, error)
+	// UntrustWisdomKey stops trusting a key (ErrNotFound when it was not).
+	UntrustWisdomKey(ctx context.Context, key string) error
+	// TrustedWisdomKeys lists the workspace's own key and the keys it trusts.
+	//rpc:idempotent
+	TrustedWisdomKeys(ctx context.Context) ([]vault.TrustedKey, error)
 
 	// ---- Pattern-library import ----
 

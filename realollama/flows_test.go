@@ -145,6 +145,28 @@ func TestAgentRunWithNativeToolCalls(t *testing.T) {
 	assert.Equal(t, "hello from a real server\n", w.readFile("hello.txt"))
 }
 
+// Issue 25: a tiny model with the tools capability that writes its tool
+// call as text (a fenced JSON block, its path argument named file_path)
+// instead of a <tool_call>: the real server passes it on as content, and
+// nova still runs it as a writeFile call.
+func TestAgentRunWithATextToolCall(t *testing.T) {
+	w := newWS(t, wsConfig{})
+	var run runJSON
+	stderr, code := w.novaJSON(&run, "agent", "run", "tester", "@@textcall@@ Create notes/text.txt with a line of text.")
+	require.Equal(t, 0, code, "agent run: %s\n%s", run.failure(), stderr)
+	assert.True(t, run.Outcome.OK, run.failure())
+	assert.Equal(t, 1, run.Outcome.Meta.ToolCalls, "the call in the text ran")
+	assert.Equal(t, []string{"notes/text.txt"}, run.Files)
+	require.NotZero(t, run.ChangesetID)
+	chats := w.proxy.Chats()
+	require.Len(t, chats, 2, "one call whose reply carries the call as text, one for the answer")
+	assert.NotEmpty(t, chats[0]["tools"], "tools were offered natively; the model wrote the call as text anyway")
+
+	out, errOut, code := w.nova("changes", "apply", fmt.Sprint(run.ChangesetID), "--yes")
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	assert.Equal(t, "written from a text tool call\n", w.readFile("notes/text.txt"))
+}
+
 type sessionJSON struct {
 	ID       uint64 `json:"id"`
 	Branches []struct {

@@ -56,10 +56,18 @@ var (
 	WisdomPromotions = []byte("promotions")
 	WisdomOptIn      = []byte("optin")
 	WisdomBundles    = []byte("bundles")
+
+	// Added by migration 8.
+	WisdomKeys    = []byte("keys")
+	WisdomTrusted = []byte("trusted")
 )
 
+// wisdomNested2 are the nested buckets of BucketWisdom that migration 2
+// creates.
+var wisdomNested2 = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
+
 // WisdomNested lists the nested buckets of BucketWisdom.
-var WisdomNested = [][]byte{WisdomPatterns, WisdomSources, WisdomPromotions, WisdomOptIn, WisdomBundles}
+var WisdomNested = append(append([][]byte{}, wisdomNested2...), WisdomKeys, WisdomTrusted)
 
 // Library buckets (skills, workflows, blueprints), created by migration 7.
 var (

@@ -116,6 +116,12 @@ func ParseKey(k []byte) uint64 {
 // survives a JSON round trip through a float64 (JavaScript, jq) exactly.
 const MaxID = 1 << 53
 
+// MaxImportID is the largest id an import may carry: half of MaxID, so an
+// imported record can never move a counter to where nova runs out of ids
+// (a node with id 2^53 once made every later add fail). Ids nova issues
+// itself count up from the counter and stay far below it.
+const MaxImportID = MaxID / 2
+
 // Sentinel errors of ids and counters.
 var (
 	// ErrIDRange: an id is 0 or larger than MaxID.
@@ -133,24 +139,38 @@ func ValidID(id uint64) error {
 	return nil
 }
 
+// ValidImportID checks an id an import carries: 1..MaxImportID.
+func ValidImportID(id uint64) error {
+	if id == 0 || id > MaxImportID {
+		return fmt.Errorf("%w: %d is not between 1 and %d, the largest id an import may carry (renumber the file's ids)", ErrIDRange, id, uint64(MaxImportID))
+	}
+	return nil
+}
+
 // NextID returns the bucket's next sequence number, never 0 and never a
-// reuse: the counter never wraps (an exhausted counter is an error), and
-// ids are at most MaxID.
+// reuse: the counter never wraps (an exhausted counter is an error), ids
+// are at most MaxID, and an id a record already holds is skipped (a
+// counter repaired below an old imported id must not reissue it).
 func NextID(b *bolt.Bucket) (uint64, error) {
-	if b.Sequence() >= MaxID {
-		return 0, fmt.Errorf("next id: %w: the counter is at %d, the largest id nova issues is %d", ErrCounter, b.Sequence(), uint64(MaxID))
+	for range 64 {
+		if b.Sequence() >= MaxID {
+			return 0, fmt.Errorf("next id: %w: the counter is at %d, the largest id nova issues is %d", ErrCounter, b.Sequence(), uint64(MaxID))
+		}
+		id, err := b.NextSequence()
+		if err != nil {
+			return 0, fmt.Errorf("next id: %w", err)
+		}
+		if b.Get(Key(id)) == nil {
+			return id, nil
+		}
 	}
-	id, err := b.NextSequence()
-	if err != nil {
-		return 0, fmt.Errorf("next id: %w", err)
-	}
-	return id, nil
+	return 0, fmt.Errorf("next id: %w: 64 ids in a row after %d are taken", ErrCounter, b.Sequence())
 }
 
 // RaiseSequence makes sure b's counter is at least id (after a record with
 // an explicit id was stored), so NextID never reissues it.
 func RaiseSequence(b *bolt.Bucket, id uint64) error {
-	if err := ValidID(id); err != nil {
+	if err := ValidImportID(id); err != nil {
 		return err
 	}
 	if id > b.Sequence() {

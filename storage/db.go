@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,11 @@ var (
 	ErrNeedsMigration = errors.New("database needs migrating")
 	// ErrNotFound is returned by lookups of a missing record.
 	ErrNotFound = errors.New("not found")
+	// ErrUnmapped means bbolt could not map the grown file into memory (mmap
+	// failed: out of memory or address space). The transaction that grew it
+	// was rolled back; what earlier transactions committed stays. The handle
+	// refuses every later read and write (bbolt has no mapping left).
+	ErrUnmapped = errors.New("the database could not be mapped into memory")
 )
 
 // initialMmapSize is the size bbolt maps the file with from the start (see Open).
@@ -69,6 +75,8 @@ type Options struct {
 	// noUpgrade: a read-only open of an older schema fails instead of
 	// migrating first (upgradeThenOpen's second open).
 	noUpgrade bool
+	// initialMmap replaces initialMmapSize (tests of a failing remap).
+	initialMmap int
 }
 
 // DB is an open nova database.
@@ -79,6 +87,8 @@ type DB struct {
 	// damaged is set once a read or write met a damaged page: from then on
 	// every write is refused, so nothing is written into a damaged file.
 	damaged atomic.Bool
+	// unmapped is set once bbolt failed to map the file (ErrUnmapped).
+	unmapped atomic.Bool
 
 	// verified says how much Open verified; sidecar is the fingerprint it
 	// found beside the file, if any (fingerprint.go).
@@ -128,7 +138,7 @@ func Open(path string, opts Options) (db *DB, err error) {
 			// Address space only (pages are read on demand): a transaction that grows the
 			// file past the mapping makes bbolt remap and copy every node it holds into the
 			// heap, which made a 100k-node import spend a third of its time and memory there.
-			InitialMmapSize: initialMmapSize,
+			InitialMmapSize: cmp.Or(opts.initialMmap, initialMmapSize),
 		})
 		return oerr
 	})
@@ -150,6 +160,10 @@ func Open(path string, opts Options) (db *DB, err error) {
 		if opts.ReadOnly && errors.Is(err, ErrNeedsMigration) && !opts.noUpgrade {
 			return upgradeThenOpen(path, opts, err)
 		}
+		return nil, err
+	}
+	if err := db.RepairCounters(); err != nil {
+		_ = bdb.Close()
 		return nil, err
 	}
 	return db, nil
@@ -300,6 +314,9 @@ func (db *DB) Close() error {
 // inside bbolt (damaged pages) is returned as ErrCorrupt, and the handle
 // refuses writes from then on.
 func (db *DB) View(fn func(tx *bolt.Tx) error) error {
+	if err := db.mapped(); err != nil {
+		return err
+	}
 	return db.guard(func() error { return db.bolt.View(fn) })
 }
 
@@ -338,8 +355,33 @@ func (db *DB) writable() error {
 	return nil
 }
 
+// mapped refuses any transaction once bbolt lost its mapping.
+func (db *DB) mapped() error {
+	if db.unmapped.Load() {
+		return fmt.Errorf("%s: %w earlier (out of memory?); nothing more is read or written through this handle: restart nova, with more memory if a limit is set", db.path, ErrUnmapped)
+	}
+	return nil
+}
+
+// mmapFailed says whether a bbolt error is a failed (re)map: after one,
+// bbolt holds no mapping of the file.
+func mmapFailed(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "mmap allocate error") || strings.Contains(msg, "isn't correctly mapped")
+}
+
 func (db *DB) guard(fn func() error) error {
+	if err := db.mapped(); err != nil {
+		return err
+	}
 	err := guarded(fn)
+	if mmapFailed(err) {
+		db.unmapped.Store(true)
+		return fmt.Errorf("%s: %w (%v): the transaction that grew the file was rolled back, what earlier ones committed stays; restart nova, with more memory if a limit is set", db.path, ErrUnmapped, err)
+	}
 	var ce *corruptError
 	if errors.As(err, &ce) && ce.damaged {
 		db.damaged.Store(true)

@@ -67,6 +67,10 @@
 //	                     (the weekly promotion limit)
 //	  optin              user id → "1" or "0"
 //	  bundles            bundle id (sha-256 hex of the bundle) → import record of a wisdom bundle
+//	  keys               (m8) "self" → the workspace's ed25519 signing key (32-byte seed);
+//	                     it never leaves the database
+//	  trusted            (m8) public key ("ed25519:" base64) → TrustedKey (who trusted it, when,
+//	                     a note): authors whose bundles this key signed count towards activation
 //	imports              (m1) pattern-import batches by id; "pending" (and "indexing") while a
 //	                     chunked import is still writing one: read after a crash, it is
 //	                     interrupted, and undo or the next import removes it
@@ -146,6 +150,7 @@
 //	   vault_idx. The vault fills the new buckets from the nodes in its first write
 //	   transaction.
 //	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
+//	8  signed wisdom: the nested buckets keys and trusted of wisdom
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -24,3 +24,9 @@ func flockShared(f *os.File, timeout time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// flockExclusiveNow tries an exclusive flock on f without waiting (released
+// when f is closed): an error means another process holds a lock on it.
+func flockExclusiveNow(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

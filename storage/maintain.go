@@ -150,6 +150,67 @@ func checkCounters(tx *bolt.Tx) []error {
 	return out
 }
 
+// counterPastRange says whether any sequence bucket's counter is above
+// MaxImportID: nova never issues such ids itself, only an import of an
+// older nova could move a counter there (and at MaxID it is exhausted).
+func counterPastRange(tx *bolt.Tx) bool {
+	for _, name := range SequenceBuckets {
+		if b := tx.Bucket(name); b != nil && b.Sequence() > MaxImportID {
+			return true
+		}
+	}
+	return false
+}
+
+// repairCounters brings every counter above MaxImportID back to the
+// largest id at or below it that a record holds, so new records get ids
+// again (an id 2^53 imported by an older nova blocked every later add,
+// even after that record was forgotten). Records with ids above the range
+// keep them; NextID skips any id a record holds.
+func repairCounters(tx *bolt.Tx) error {
+	for _, name := range SequenceBuckets {
+		b := tx.Bucket(name)
+		if b == nil || b.Sequence() <= MaxImportID {
+			continue
+		}
+		c := b.Cursor()
+		k, _ := c.Seek(Key(MaxImportID + 1))
+		if k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+		var last uint64
+		for ; k != nil; k, _ = c.Prev() {
+			if id := ParseKey(k); id != 0 && id <= MaxImportID {
+				last = id
+				break
+			}
+		}
+		if err := b.SetSequence(last); err != nil {
+			return fmt.Errorf("repair the counter of %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// RepairCounters repairs counters moved past the range nova issues ids in
+// (see repairCounters); a no-op write-free check when none is. Open calls
+// it on every writable open.
+func (db *DB) RepairCounters() error {
+	if db.readOnly {
+		return nil
+	}
+	past := false
+	if err := db.View(func(tx *bolt.Tx) error { past = counterPastRange(tx); return nil }); err != nil {
+		return err
+	}
+	if !past {
+		return nil
+	}
+	return db.Update(repairCounters)
+}
+
 // CompactStats reports a compaction.
 type CompactStats struct {
 	Before int64 `json:"before"`

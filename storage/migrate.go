@@ -25,6 +25,7 @@ var Migrations = []Migration{
 	{Version: 5, Name: "orchestrator: goal runs and turns, session boards, artifacts and handoffs", Up: migrateOrchestrator},
 	{Version: 6, Name: "vault full-text index, counters and import journal", Up: migrateVaultIndex},
 	{Version: 7, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
+	{Version: 8, Name: "signed wisdom: the workspace key and trusted keys", Up: migrateWisdomKeys},
 }
 
 // createBuckets is the migration that adds new top-level buckets.
@@ -67,7 +68,22 @@ func migrateTrust(tx *bolt.Tx) error {
 	if err != nil {
 		return fmt.Errorf("create bucket %s: %w", BucketWisdom, err)
 	}
-	for _, name := range WisdomNested {
+	for _, name := range wisdomNested2 {
+		if _, err := w.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
+		}
+	}
+	return nil
+}
+
+// migrateWisdomKeys creates the nested buckets of wisdom that hold the
+// workspace's signing key and the keys it trusts.
+func migrateWisdomKeys(tx *bolt.Tx) error {
+	w := tx.Bucket(BucketWisdom)
+	if w == nil {
+		return fmt.Errorf("bucket %s missing: %w", BucketWisdom, ErrCorrupt)
+	}
+	for _, name := range [][]byte{WisdomKeys, WisdomTrusted} {
 		if _, err := w.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s/%s: %w", BucketWisdom, name, err)
 		}

@@ -355,3 +355,28 @@ func TestReadOnlyOpenOfAnOlderSchemaInUseSaysWhatToDo(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 8 adds the signing-key buckets of wisdom to a schema-7
+// database and keeps its patterns.
+func TestMigration8CreatesWisdomKeyBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:7]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		w := tx.Bucket(BucketWisdom)
+		assert.Nil(t, w.Bucket(WisdomKeys), "keys belongs to migration 8")
+		return w.Bucket(WisdomPatterns).Put(Key(1), []byte("pattern"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:8]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		w := tx.Bucket(BucketWisdom)
+		assert.NotNil(t, w.Bucket(WisdomKeys))
+		assert.NotNil(t, w.Bucket(WisdomTrusted))
+		assert.Equal(t, "pattern", string(w.Bucket(WisdomPatterns).Get(Key(1))))
+		return nil
+	}))
+}

@@ -103,6 +103,9 @@ func runDBCompact(ctx context.Context, opts *dbCompactOptions) error {
 		return opts.IO.PrintJSON(rep)
 	}
 	opts.IO.Printf("compacted %s: %d → %d bytes\n", rep.DBPath, rep.Before, rep.After)
+	for _, l := range rep.Removed {
+		opts.IO.Printf("removed the leftover of a killed %s: %s (%d bytes)\n", leftoverOp(l.Kind), l.Path, l.Size)
+	}
 	return nil
 }
 
@@ -352,4 +355,12 @@ func uniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// leftoverOp names the command whose kill leaves a leftover of kind.
+func leftoverOp(kind string) string {
+	if kind == "recovery" {
+		return "db recover"
+	}
+	return "db compact"
 }

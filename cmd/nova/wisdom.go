@@ -21,11 +21,15 @@ func newWisdomCmd(env *Env) *cobra.Command {
 			"You act as the workspace identity (config userId, else git's user.email), recorded as a\n" +
 			"pseudonymous author id (`nova wisdom stats` shows yours); the e-mail never leaves the\n" +
 			"machine. Other people's backing arrives only in their bundles: `nova wisdom export FILE`\n" +
-			"writes yours, `nova wisdom import FILE` reads theirs.",
+			"writes yours, `nova wisdom import FILE` reads theirs.\n\n" +
+			"Bundles are signed with the workspace's ed25519 key (`nova wisdom key` prints it). Another\n" +
+			"author's backing counts towards the 3 only when you trust the key that signed it\n" +
+			"(`nova wisdom trust KEY`); unsigned or untrusted bundles are imported for reading only.",
 	}
 	cmd.AddCommand(newWisdomListCmd(env, nil), newWisdomPromoteCmd(env, nil), newWisdomReportCmd(env, nil),
 		newWisdomStatsCmd(env, nil), newWisdomCollectCmd(env, nil), newWisdomEndorseCmd(env, nil), newWisdomOptInCmd(env, nil),
-		newWisdomExportCmd(env, nil), newWisdomImportCmd(env, nil), newWisdomBundlesCmd(env, nil))
+		newWisdomExportCmd(env, nil), newWisdomImportCmd(env, nil), newWisdomBundlesCmd(env, nil),
+		newWisdomKeyCmd(env, nil), newWisdomTrustCmd(env, nil), newWisdomUntrustCmd(env, nil), newWisdomTrustedCmd(env, nil))
 	return cmd
 }
 
@@ -430,6 +434,14 @@ func runWisdomImport(ctx context.Context, opts *wisdomImportOptions) error {
 		default:
 			opts.IO.Printf("imported %s of author %s: %d new (pending), %d backed, %s, %d unchanged\n",
 				plural(r.Patterns, "pattern", "patterns"), r.Author, r.Created, r.Backed, plural(r.Reported, "harm report", "harm reports"), r.Unchanged)
+			switch {
+			case r.Key == "":
+				opts.IO.Printf("the bundle is unsigned: imported for reading; its backing never counts towards activation\n")
+			case !r.Trusted:
+				opts.IO.Printf("signed by %s, a key you do not trust: its backing counts once you run `nova wisdom trust %s`\n", r.Key, r.Key)
+			default:
+				opts.IO.Printf("signed by %s, a key you trust\n", r.Key)
+			}
 		}
 		return nil
 	})
@@ -475,6 +487,154 @@ func runWisdomBundles(ctx context.Context, opts *wisdomBundlesOptions) error {
 		for _, b := range bs {
 			opts.IO.Printf("%-16s %-18s %-8d %-7d %-7d %-8d %s\n", b.ImportedAt.Local().Format("2006-01-02 15:04"), b.Author,
 				b.Patterns, b.Created, b.Backed, b.Reported, clipLine(b.ID, 12))
+		}
+		return nil
+	})
+}
+
+// wisdomKeyOptions is `nova wisdom key`.
+type wisdomKeyOptions struct {
+	*Env
+	JSON bool
+}
+
+func newWisdomKeyCmd(env *Env, runF func(context.Context, *wisdomKeyOptions) error) *cobra.Command {
+	opts := &wisdomKeyOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Print this workspace's public signing key (what others pass to `nova wisdom trust`)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runWisdomKey)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {key}")
+	return cmd
+}
+
+func runWisdomKey(ctx context.Context, opts *wisdomKeyOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		k, err := ws.WisdomKey(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(map[string]string{"key": k})
+		}
+		opts.IO.Printf("%s\n", k)
+		return nil
+	})
+}
+
+// wisdomTrustOptions is `nova wisdom trust KEY`.
+type wisdomTrustOptions struct {
+	*Env
+	Key, Note string
+	JSON      bool
+}
+
+func newWisdomTrustCmd(env *Env, runF func(context.Context, *wisdomTrustOptions) error) *cobra.Command {
+	opts := &wisdomTrustOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "trust KEY",
+		Short: "Trust a teammate's signing key: backing in bundles it signed counts towards activation",
+		Long: "Trust a public key (ed25519:…, as the teammate's `nova wisdom key` prints it). Backing in\n" +
+			"bundles that key signed counts towards the 3 backers a pattern needs, bundles imported\n" +
+			"before included. One key counts once, whatever author ids it signs.",
+		Args: exactArgs(1, "a public key (ed25519:…)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			return pick(runF, runWisdomTrust)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Note, "note", "", "who the key belongs to")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the trusted key record")
+	return cmd
+}
+
+func runWisdomTrust(ctx context.Context, opts *wisdomTrustOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		tk, err := ws.TrustWisdomKey(ctx, opts.Key, opts.Note)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(tk)
+		}
+		opts.IO.Printf("trusted %s: its signed backing now counts towards activation\n", tk.Key)
+		return nil
+	})
+}
+
+// wisdomUntrustOptions is `nova wisdom untrust KEY`.
+type wisdomUntrustOptions struct {
+	*Env
+	Key string
+}
+
+func newWisdomUntrustCmd(env *Env, runF func(context.Context, *wisdomUntrustOptions) error) *cobra.Command {
+	opts := &wisdomUntrustOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "untrust KEY",
+		Short: "Stop trusting a signing key (patterns it helped activate go back to pending)",
+		Args:  exactArgs(1, "a trusted public key"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			return pick(runF, runWisdomUntrust)(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func runWisdomUntrust(ctx context.Context, opts *wisdomUntrustOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		if err := ws.UntrustWisdomKey(ctx, opts.Key); err != nil {
+			return err
+		}
+		opts.IO.Printf("no longer trusted: %s\n", strings.TrimSpace(opts.Key))
+		return nil
+	})
+}
+
+// wisdomTrustedOptions is `nova wisdom trusted`.
+type wisdomTrustedOptions struct {
+	*Env
+	JSON bool
+}
+
+func newWisdomTrustedCmd(env *Env, runF func(context.Context, *wisdomTrustedOptions) error) *cobra.Command {
+	opts := &wisdomTrustedOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "trusted",
+		Short: "List this workspace's key and the keys it trusts",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return pick(runF, runWisdomTrusted)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of keys")
+	return cmd
+}
+
+func runWisdomTrusted(ctx context.Context, opts *wisdomTrustedOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		ks, err := ws.TrustedWisdomKeys(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(ks)
+		}
+		if len(ks) == 0 {
+			opts.IO.Printf("no keys yet: `nova wisdom key` makes this workspace's, `nova wisdom trust KEY` trusts a teammate's\n")
+			return nil
+		}
+		for _, k := range ks {
+			note := k.Note
+			if k.Self {
+				note = "this workspace (always trusted)"
+			}
+			opts.IO.Printf("%s  %s\n", k.Key, note)
 		}
 		return nil
 	})

@@ -183,6 +183,7 @@ func init() {
 	rpc.RegisterSentinel("tools.ErrToolTimeout", tools.ErrToolTimeout)
 	rpc.RegisterSentinel("tools.ErrUnknownTool", tools.ErrUnknownTool)
 	rpc.RegisterType[*vault.CapError]("vault.CapError")
+	rpc.RegisterSentinel("vault.ErrBadSignature", vault.ErrBadSignature)
 	rpc.RegisterSentinel("vault.ErrIndexCorrupt", vault.ErrIndexCorrupt)
 	rpc.RegisterSentinel("vault.ErrInvalid", vault.ErrInvalid)
 	rpc.RegisterSentinel("vault.ErrNotEligible", vault.ErrNotEligible)

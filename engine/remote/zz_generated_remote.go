@@ -937,6 +937,20 @@ func (r *Workspace) TraverseNodes(ctx context.Context, id uint64, o vault.Traver
 	return res0, err
 }
 
+// TrustWisdomKey calls TrustWisdomKey in the owning nova process.
+func (r *Workspace) TrustWisdomKey(ctx context.Context, key string, note string) (vault.TrustedKey, error) {
+	var res0 vault.TrustedKey
+	err := r.c.Call(ctx, "TrustWisdomKey", []any{key, note}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TrustedWisdomKeys calls TrustedWisdomKeys in the owning nova process.
+func (r *Workspace) TrustedWisdomKeys(ctx context.Context) ([]vault.TrustedKey, error) {
+	var res0 []vault.TrustedKey
+	err := r.c.Call(ctx, "TrustedWisdomKeys", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // UndoImport calls UndoImport in the owning nova process.
 func (r *Workspace) UndoImport(ctx context.Context, id uint64) (importer.UndoResult, error) {
 	var res0 importer.UndoResult
@@ -947,6 +961,11 @@ func (r *Workspace) UndoImport(ctx context.Context, id uint64) (importer.UndoRes
 // UnlinkEdge calls UnlinkEdge in the owning nova process.
 func (r *Workspace) UnlinkEdge(ctx context.Context, edgeID uint64) error {
 	return r.c.Call(ctx, "UnlinkEdge", []any{edgeID}, nil, rpc.CallOptions{})
+}
+
+// UntrustWisdomKey calls UntrustWisdomKey in the owning nova process.
+func (r *Workspace) UntrustWisdomKey(ctx context.Context, key string) error {
+	return r.c.Call(ctx, "UntrustWisdomKey", []any{key}, nil, rpc.CallOptions{})
 }
 
 // UpdateNode calls UpdateNode in the owning nova process.
@@ -993,6 +1012,13 @@ func (r *Workspace) WarmVault(ctx context.Context) error {
 func (r *Workspace) WisdomCandidates(ctx context.Context) ([]vault.Node, error) {
 	var res0 []vault.Node
 	err := r.c.Call(ctx, "WisdomCandidates", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// WisdomKey calls WisdomKey in the owning nova process.
+func (r *Workspace) WisdomKey(ctx context.Context) (string, error) {
+	var res0 string
+	err := r.c.Call(ctx, "WisdomKey", nil, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

@@ -8,7 +8,9 @@ package vault
 //	              "language":"go","confidence":0.9,"helpfulCount":3,"harm":""}]}
 //
 // A bundle carries its author's pseudonymous id (AuthorID), never an e-mail,
-// and only sanitized text. Importing it adds that one author as a backer of
+// and only sanitized text. ExportBundle signs it with the workspace key
+// ("key" and "signature" fields, signing.go); only backing signed by a
+// trusted key counts towards activation. Importing it adds that one author as a backer of
 // each pattern it carries (or, for a pattern marked "harm", as a reporter),
 // creating pending patterns for new ones; a bundle of this workspace's own
 // author adds nothing; the same bundle imported twice counts once.
@@ -47,6 +49,11 @@ type Bundle struct {
 	Author    string          `json:"author"`
 	CreatedAt time.Time       `json:"createdAt"`
 	Patterns  []BundlePattern `json:"patterns"`
+	// Key is the signer's public key ("ed25519:" base64) and Signature the
+	// base64 ed25519 signature of the bundle with Signature empty (compact
+	// JSON). Both empty: an unsigned bundle (imported for reading only).
+	Key       string `json:"key,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // BundlePattern is one shared pattern: its sanitized text, and whether the
@@ -75,6 +82,11 @@ type BundleImport struct {
 	Reported   int       `json:"reported"` // harm reports added
 	Unchanged  int       `json:"unchanged"`
 	ImportedAt time.Time `json:"importedAt"`
+	// Key is the key that signed the bundle ("" unsigned); Trusted says
+	// whether this workspace trusts it (its backing counts towards
+	// activation) when it was imported.
+	Key     string `json:"key,omitempty"`
+	Trusted bool   `json:"trusted"`
 	// Already: the same bundle was imported before (nothing changed); Own:
 	// the bundle's author is this workspace's identity (nothing changed).
 	Already bool `json:"already,omitempty"`
@@ -120,6 +132,11 @@ func parseBundle(data []byte) (Bundle, error) {
 	if len(b.Patterns) > MaxBundlePatterns {
 		return Bundle{}, invalidf("wisdom bundle: %d patterns, at most %d", len(b.Patterns), MaxBundlePatterns)
 	}
+	// The signature covers the bundle as it was written, before its text is
+	// normalised below.
+	if _, err := verifyBundle(b); err != nil {
+		return Bundle{}, err
+	}
 	for i := range b.Patterns {
 		p := &b.Patterns[i]
 		n := Node{Type: p.Type, Title: p.Title, Content: p.Content, Body: p.Body, Tags: p.Tags,
@@ -156,8 +173,20 @@ func (w *Wisdom) ExportBundle(ctx context.Context, out io.Writer) (Bundle, error
 		}
 		b.Patterns = append(b.Patterns, bp)
 	}
+	var priv []byte
+	if err := w.write(ctx, "key", func(tx *bolt.Tx) error {
+		k, err := signingKeyTx(tx)
+		priv = k
+		return err
+	}); err != nil {
+		return Bundle{}, err
+	}
+	if err := SignBundle(&b, priv); err != nil {
+		return Bundle{}, fmt.Errorf("sign wisdom bundle: %w", err)
+	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(b); err != nil {
 		return Bundle{}, fmt.Errorf("write wisdom bundle: %w", err)
 	}
@@ -187,7 +216,7 @@ func (w *Wisdom) ImportBundle(ctx context.Context, r io.Reader) (BundleImport, e
 		return BundleImport{}, err
 	}
 	sum := sha256.Sum256(data)
-	rep := BundleImport{ID: hex.EncodeToString(sum[:]), Author: b.Author, Patterns: len(b.Patterns), ImportedAt: w.v.now()}
+	rep := BundleImport{ID: hex.EncodeToString(sum[:]), Author: b.Author, Patterns: len(b.Patterns), ImportedAt: w.v.now(), Key: b.Key}
 	if b.Author == w.Me() {
 		rep.Own = true
 		return rep, nil
@@ -208,6 +237,8 @@ func (w *Wisdom) ImportBundle(ctx context.Context, r io.Reader) (BundleImport, e
 		if err != nil {
 			return err
 		}
+		ts, me := trustTx(tx), w.Me()
+		rep.Trusted = ts.counts(b.Key)
 		now := w.v.now()
 		for _, bp := range b.Patterns {
 			clean := Sanitize(Node{Type: bp.Type, Title: bp.Title, Content: bp.Content, Body: bp.Body, Tags: bp.Tags,
@@ -238,19 +269,31 @@ func (w *Wisdom) ImportBundle(ctx context.Context, r io.Reader) (BundleImport, e
 					rep.Reported++
 					changed = true
 				}
-			} else if !slices.Contains(p.Backers, b.Author) {
-				p.Backers = append(p.Backers, b.Author)
-				p.UpdatedAt = now
-				if found {
-					rep.Backed++
+			} else {
+				if !slices.Contains(p.Backers, b.Author) {
+					p.Backers = append(p.Backers, b.Author)
+					p.UpdatedAt = now
+					if found {
+						rep.Backed++
+					}
+					changed = true
 				}
-				changed = true
+				// The author's backing is bound to the key that signed it;
+				// a trusted key replaces an untrusted one, never the reverse
+				// (a forged bundle cannot take over a trusted author).
+				if b.Key != "" && p.BackerKeys[b.Author] != b.Key && !ts.counts(p.BackerKeys[b.Author]) {
+					if p.BackerKeys == nil {
+						p.BackerKeys = map[string]string{}
+					}
+					p.BackerKeys[b.Author] = b.Key
+					changed = true
+				}
 			}
 			if !changed {
 				rep.Unchanged++
 				continue
 			}
-			p.Status = statusOf(&p)
+			p.Status = statusOf(&p, me, ts)
 			if err := patternCodec.Put(patterns, storage.Key(p.ID), p); err != nil {
 				return fmt.Errorf("store wisdom pattern %d: %w", p.ID, err)
 			}

@@ -404,10 +404,11 @@ func (l *dumpLine) node(derr error) (Node, error) {
 	if n.ID == 0 {
 		return Node{}, fmt.Errorf("node: missing id (ids are kept on import)")
 	}
-	if n.ID > storage.MaxID {
+	if n.ID > storage.MaxImportID {
 		// An id near 2^64 made the counter wrap: the next new node got #0,
-		// then #1 replaced starter node #1.
-		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", n.ID, uint64(storage.MaxID))
+		// then #1 replaced starter node #1; an id of 2^53 left the counter
+		// with no id to issue.
+		return Node{}, fmt.Errorf("node: id %d is larger than %d, the largest id an import may carry (nova would run out of ids to issue); renumber the file's ids", n.ID, uint64(storage.MaxImportID))
 	}
 	if l.Confidence == nil {
 		n.Confidence = DefaultConfidence
@@ -441,14 +442,14 @@ func (l *dumpLine) edge(derr error) (Edge, error) {
 	if e.ID == 0 {
 		return Edge{}, fmt.Errorf("edge: missing id (ids are kept on import)")
 	}
-	if e.ID > storage.MaxID {
-		return Edge{}, fmt.Errorf("edge: id %d is larger than %d, the largest id nova accepts (ids must stay exact in JSON); renumber the file's ids", e.ID, uint64(storage.MaxID))
+	if e.ID > storage.MaxImportID {
+		return Edge{}, fmt.Errorf("edge: id %d is larger than %d, the largest id an import may carry (nova would run out of ids to issue); renumber the file's ids", e.ID, uint64(storage.MaxImportID))
 	}
 	if e.From == 0 || e.To == 0 {
 		return Edge{}, fmt.Errorf("edge %d: missing from or to", e.ID)
 	}
-	if e.From > storage.MaxID || e.To > storage.MaxID {
-		return Edge{}, fmt.Errorf("edge %d: node id out of range (the largest id nova accepts is %d)", e.ID, uint64(storage.MaxID))
+	if e.From > storage.MaxImportID || e.To > storage.MaxImportID {
+		return Edge{}, fmt.Errorf("edge %d: node id out of range (the largest id an import may carry is %d)", e.ID, uint64(storage.MaxImportID))
 	}
 	if e.From == e.To {
 		return Edge{}, fmt.Errorf("edge %d: a node cannot link to itself", e.ID)

@@ -69,7 +69,11 @@ type WisdomPattern struct {
 	SourceNodeIDs []uint64     `json:"sourceNodeIds"`
 	Status        WisdomStatus `json:"status"`
 	Backers       []string     `json:"backers"`
-	HarmReports   []HarmReport `json:"harmReports"`
+	// BackerKeys maps a backer that arrived in a signed bundle to the key
+	// that signed it: only backers whose key is trusted (and the workspace
+	// identity) count towards activation (signing.go).
+	BackerKeys  map[string]string `json:"backerKeys,omitempty"`
+	HarmReports []HarmReport      `json:"harmReports"`
 	// Successes counts successful tasks it was injected into.
 	Successes int `json:"successes"`
 	// Score is computed when read (see WisdomScore).
@@ -308,7 +312,7 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 		}}
 	}
 	p := &res.Pattern
-	p.Status = statusOf(p)
+	p.Status = statusOf(p, me, trustTx(tx))
 	if err := patternCodec.Put(patterns, storage.Key(p.ID), *p); err != nil {
 		return PromoteResult{}, fmt.Errorf("store wisdom pattern %d: %w", p.ID, err)
 	}
@@ -321,7 +325,11 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 	return res, nil
 }
 
-func statusOf(p *WisdomPattern) WisdomStatus {
+// statusOf is a pattern's status: demoted by HarmReportsToDemote distinct
+// reporters, active once BackersToActivate backers that count back it (the
+// workspace identity, and authors whose backing came signed by a trusted
+// key: trustedBackers), else pending.
+func statusOf(p *WisdomPattern, me string, ts trustSet) WisdomStatus {
 	reporters := map[string]bool{}
 	for _, r := range p.HarmReports {
 		reporters[r.UserID] = true
@@ -329,7 +337,7 @@ func statusOf(p *WisdomPattern) WisdomStatus {
 	switch {
 	case p.Status == WisdomDemoted || len(reporters) >= HarmReportsToDemote:
 		return WisdomDemoted
-	case len(p.Backers) >= BackersToActivate:
+	case trustedBackers(p, me, ts) >= BackersToActivate:
 		return WisdomActive
 	}
 	return WisdomPending
@@ -393,7 +401,7 @@ func (w *Wisdom) putModified(tx *bolt.Tx, id uint64, p WisdomPattern, fn func(p 
 	if err := fn(&p); err != nil {
 		return WisdomPattern{}, err
 	}
-	p.Status = statusOf(&p)
+	p.Status = statusOf(&p, w.Me(), trustTx(tx))
 	b, err := wisdomBucket(tx, wbPatterns, true)
 	if err != nil {
 		return WisdomPattern{}, err

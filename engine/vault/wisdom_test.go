@@ -2,6 +2,8 @@ package vault_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,12 +17,30 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-// bundle is a wisdom bundle of author (an identity) carrying patterns.
+// authorKey is a fixed signing key per test author.
+func authorKey(author string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("test key of " + author))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// bundle is a wisdom bundle of author (an identity) carrying patterns,
+// signed with the author's key (authorKey).
 func bundle(t *testing.T, author string, ps ...vault.BundlePattern) *bytes.Reader {
 	t.Helper()
-	raw, err := json.Marshal(vault.Bundle{Format: vault.BundleFormat, Author: vault.AuthorID(author), CreatedAt: t0, Patterns: ps})
+	b := vault.Bundle{Format: vault.BundleFormat, Author: vault.AuthorID(author), CreatedAt: t0, Patterns: ps}
+	require.NoError(t, vault.SignBundle(&b, authorKey(author)))
+	raw, err := json.Marshal(b)
 	require.NoError(t, err)
 	return bytes.NewReader(raw)
+}
+
+// trust makes e trust the keys of authors.
+func trust(t *testing.T, e *testEnv, authors ...string) {
+	t.Helper()
+	for _, a := range authors {
+		_, err := e.v.Wisdom().Trust(t.Context(), vault.FormatKey(authorKey(a).Public().(ed25519.PublicKey)), a)
+		require.NoError(t, err)
+	}
 }
 
 func backs(content string) vault.BundlePattern {
@@ -35,6 +55,7 @@ func activePattern(t *testing.T, e *testEnv, content string) vault.WisdomPattern
 	w := e.v.Wisdom()
 	var id uint64
 	for _, who := range []string{"ana@example.org", "bo@example.org"} {
+		trust(t, e, who+content)
 		_, err := w.ImportBundle(t.Context(), bundle(t, who+content, backs(content)))
 		require.NoError(t, err)
 	}
@@ -151,6 +172,7 @@ func TestPatternStaysPendingUntilThreeAuthorsBackIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, own.Own, "importing one's own bundle adds nothing")
 
+	trust(t, e, "ana@example.org", "cy@example.org")
 	ana := bundle(t, "ana@example.org", backs("Run the linter before every single commit")) // similar enough (Jaccard ≥ 0.7)
 	raw, _ := io.ReadAll(ana)
 	rep, err := w.ImportBundle(t.Context(), bytes.NewReader(raw))

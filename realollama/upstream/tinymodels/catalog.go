@@ -65,6 +65,15 @@ var Scripts = []Script{
 		ToolCall("writeFile", map[string]string{"path": "hello.txt", "content": "hello from a real server\n"}),
 		"Files changed: hello.txt (a greeting written by the tiny model).",
 	}},
+	// A tool call written as text in the content, the way qwen2.5-coder
+	// often answers through Ollama: the server's tool parser sees no
+	// <tool_call> tag and passes it on as content; nova reads it.
+	{Name: "textcall", Steps: []string{
+		"I will create the file now.\n```json\n" +
+			`{"name": "writeFile", "arguments": {"file_path": "notes/text.txt", "content": "written from a text tool call\n"}}` +
+			"\n```",
+		"Files changed: notes/text.txt (written through a tool call in the reply text).",
+	}},
 	{Name: "t1", Steps: []string{
 		ToolCall("writeFile", map[string]string{"path": "notes/one.txt", "content": "first task output\n"}),
 		"Files changed: notes/one.txt (task one).",

@@ -1,0 +1,88 @@
+//go:build linux
+
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Issue 26, finding 8: a remap that fails (mmap ENOMEM under a memory
+// limit) must be an error that says what was committed, never a panic, and
+// the handle must not touch bbolt's missing mapping afterwards. The limit
+// is set in a child process (it applies to the whole process).
+func TestFailedRemapIsAnErrorNotAPanic(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("NOVA_REMAP_CHILD") != "" {
+		t.Skip("the parent runs this test")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFailedRemapChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "NOVA_REMAP_CHILD="+dir)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "remap failed as an error")
+	// What was committed before the failure is intact.
+	db, err := Open(filepath.Join(dir, "nova.db"), Options{NoSync: true})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	var n int
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket([]byte("bulk")).Stats().KeyN
+		return nil
+	}))
+	assert.Positive(t, n)
+	assert.Contains(t, string(out), fmt.Sprintf("committed %d", n))
+}
+
+func TestFailedRemapChild(t *testing.T) {
+	dir := os.Getenv("NOVA_REMAP_CHILD")
+	if dir == "" {
+		t.Skip("run by TestFailedRemapIsAnErrorNotAPanic")
+	}
+	db, err := Open(filepath.Join(dir, "nova.db"), Options{NoSync: true, initialMmap: 1 << 20, noFingerprint: true})
+	require.NoError(t, err)
+	statm, err := os.ReadFile("/proc/self/statm")
+	require.NoError(t, err)
+	var pages uint64
+	_, _ = fmt.Sscan(string(statm), &pages)
+	limit := pages*uint64(os.Getpagesize()) + 48<<20
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: ^uint64(0)}))
+	val := bytes.Repeat([]byte("x"), 64<<10)
+	committed := 0
+	var failure error
+	for i := range 20000 {
+		err := db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("bulk"))
+			if err != nil {
+				return err
+			}
+			return b.Put(Key(uint64(i+1)), val)
+		})
+		if err != nil {
+			failure = err
+			break
+		}
+		committed++
+	}
+	require.Error(t, failure, "the limit must stop the writes")
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: ^uint64(0), Max: ^uint64(0)}))
+	assert.ErrorIs(t, failure, ErrUnmapped)
+	assert.Contains(t, failure.Error(), "rolled back, what earlier ones committed stays")
+	err = db.View(func(tx *bolt.Tx) error { return nil })
+	assert.ErrorIs(t, err, ErrUnmapped, "reads are refused, not faulted")
+	err = db.Update(func(tx *bolt.Tx) error { return nil })
+	assert.True(t, errors.Is(err, ErrUnmapped), "writes are refused: %v", err)
+	_ = db.Close()
+	t.Logf("remap failed as an error after committed %d: %v", committed, failure)
+}
