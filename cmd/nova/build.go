@@ -338,7 +338,7 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 	for _, ph := range build.GroupByPhase(tasks) {
 		p("\nphase %d (%d/%d done)\n", ph.Phase, ph.Done, len(ph.Tasks))
 		for _, t := range ph.Tasks {
-			line := fmt.Sprintf("  %-10s %-8s %-11s att %d  score %.2f  %6s", t.ID, t.Agent, t.Status, t.Attempts, t.Score,
+			line := fmt.Sprintf("  %-10s %-8s %-11s att %d  score %.2f  %6s", t.ID, t.Agent, taskStatus(t), t.Attempts, t.Score,
 				t.Duration.Round(time.Millisecond))
 			if t.ChangesetID != 0 {
 				state := "pending"
@@ -357,6 +357,16 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 			}
 		}
 	}
+}
+
+// taskStatus is a build task's status for people: "done (unverified)" for
+// a done task that staged changes nothing executed.
+func taskStatus(t build.Task) string {
+	changed := 0
+	if t.ChangesetID != 0 {
+		changed = 1 // a task's changeset holds its staged files
+	}
+	return agents.DisplayStatus(string(t.Status), changed, t.Verified)
 }
 
 // printTaskTrust prints what `build show` says beyond the task line: the
