@@ -271,7 +271,7 @@ func TestDoneUnverifiedInTheListAndDetail(t *testing.T) {
 	t.Parallel()
 	src := sampleSource(t)
 	d := &src.builds[0]
-	d.Tasks[0].ChangesetID = 7                           // ua-01: staged, nothing ran it
+	d.Tasks[0].ChangesetID = 7                            // ua-01: staged, nothing ran it
 	d.Tasks[1].ChangesetID, d.Tasks[1].Verified = 8, true // ua-02: go build ran on it
 	l := newLoop(t, src, 160, 45)
 	l.press("g")
