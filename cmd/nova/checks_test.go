@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/workspace"
 )
@@ -180,4 +182,31 @@ func TestAgentRunWithoutChecksIsDoneUnverified(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "✓ MARS finished run 3: done (")
 	assert.NotContains(t, r.stdout, "unverified")
+}
+
+// `nova build show` names a done task whose staged changes nothing executed
+// "done (unverified)"; a verified one, and one that changed nothing, "done".
+func TestBuildShowMarksUnverifiedTasks(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	io := &IOStreams{Out: &out, ErrOut: &out}
+	tasks := []build.Task{
+		{ID: "t1", Agent: "MARS", Phase: 1, Status: build.TaskDone, ChangesetID: 4, Title: "staged, nothing ran it"},
+		{ID: "t2", Agent: "MARS", Phase: 1, Status: build.TaskDone, ChangesetID: 5, Verified: true, Title: "go test ran on it"},
+		{ID: "t3", Agent: "EARTH", Phase: 1, Status: build.TaskDone, Title: "a spec, no files"},
+		{ID: "t4", Agent: "MARS", Phase: 1, Status: build.TaskBlocked, ChangesetID: 6, Title: "blocked"},
+	}
+	printBuild(io, build.Build{ID: 2, Name: "b", Status: build.StatusDone, Total: 4}, tasks)
+	lines := map[string]string{}
+	for line := range strings.Lines(out.String()) {
+		if f := strings.Fields(line); len(f) > 0 {
+			lines[f[0]] = line
+		}
+	}
+	assert.Contains(t, lines["t1"], "done (unverified)")
+	for _, id := range []string{"t2", "t3", "t4"} {
+		assert.NotContains(t, lines[id], "unverified", id)
+	}
+	assert.Contains(t, lines["t2"], "MARS     done ")
+	assert.Contains(t, lines["t4"], "blocked")
 }
