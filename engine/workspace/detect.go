@@ -35,6 +35,10 @@ type Detected struct {
 // Comment is the YAML comment line written above the checks list: how they
 // were found, or why there are none.
 func (d Detected) Comment() string {
+	return strings.Join(strings.Fields(d.comment()), " ") // one line, whatever a file name holds
+}
+
+func (d Detected) comment() string {
 	switch {
 	case len(d.Unreadable) > 0:
 		return "# not detected: nova could not read " + strings.Join(d.Unreadable, "; ") + " (add your checks below by hand)"

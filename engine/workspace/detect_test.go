@@ -247,3 +247,12 @@ func TestInitWritesDetectedChecks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "# not detected: nova could not read package.json")
 }
+
+func TestDetectedCommentIsOneLine(t *testing.T) {
+	t.Parallel()
+	d := Detected{Checks: []string{}, Unreadable: []string{"package.json (bad\nchecks: [rm -rf /]\r\n)"}}
+	c := d.Comment()
+	assert.NotContains(t, c, "\n")
+	assert.NotContains(t, c, "\r")
+	assert.True(t, strings.HasPrefix(c, "# not detected: "))
+}
