@@ -210,3 +210,31 @@ func TestBuildShowMarksUnverifiedTasks(t *testing.T) {
 	assert.Contains(t, lines["t2"], "MARS     done ")
 	assert.Contains(t, lines["t4"], "blocked")
 }
+
+// A build whose task staged a file that nothing executed: `build show`
+// names the task done (unverified), `build list` counts it, and --json
+// carries verified false.
+func TestBuildWithoutChecksListsUnverifiedTasks(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := agentWorkspace(t)
+	writeFile(t, dir, "plan.json", `{"meta":{"name":"health"},"tasks":[
+ {"id":"h-1","title":"health handler","description":"add health.go","agent":"MARS","status":"pending","dependencies":[],"phase":0,"attempts":0}]}`)
+	srv.Enqueue(
+		call("writeFile", map[string]any{"path": "health.go", "content": healthGo}),
+		ollamatest.Text("Added health.go with the health handler."),
+	)
+	r := runNova(t, dir, env, "build", "run", "plan.json", "--headless")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	r = runNova(t, dir, env, "build", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "h-1        MARS     done (unverified)")
+
+	r = runNova(t, dir, env, "build", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "health  (1 done (unverified))")
+
+	r = runNova(t, dir, env, "build", "show", "1", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"verified": false`)
+}
