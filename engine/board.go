@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/llm"
@@ -97,7 +98,9 @@ func (h boardHook) AfterTask(ctx context.Context, r build.BoardResult) (board.Ha
 	if err != nil {
 		return board.Handoff{}, err
 	}
-	status := string(build.TaskDone)
+	// A done task whose staged files nothing executed shows as "done
+	// (unverified)" to the user and to the next agent alike.
+	status := agents.DisplayStatus(string(build.TaskDone), len(r.Files), r.Task.Verified)
 	if !r.Passed {
 		status = string(build.TaskBlocked)
 	}

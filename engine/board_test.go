@@ -97,6 +97,8 @@ func TestBuildTasksShareABoardAndHandOff(t *testing.T) {
 	assert.Equal(t, "MARS", view.Handoffs[0].Next)
 	assert.Equal(t, []string{"answer within 50 ms", "do not change main.go"}, view.Handoffs[0].Constraints)
 	assert.False(t, view.Handoffs[1].Written, "MARS wrote none: it is derived from the answer")
+	assert.Equal(t, "done", view.Handoffs[0].Status, "a spec changed no file")
+	assert.Equal(t, "done (unverified)", view.Handoffs[1].Status, "health.txt was staged and nothing executed it")
 	var types []string
 	for _, a := range view.Board.Artifacts {
 		types = append(types, string(a.Type)+" "+a.Name)

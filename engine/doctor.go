@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -99,6 +101,10 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			c, author := identityCheck(root, cfg.UserID)
 			rep.Author = author
 			add(c)
+			add(checksCheck(root, cfg.Checks))
+			if c, ok := gitignoreCheck(root); ok {
+				add(c)
+			}
 		}
 		if c, ok := leftoversCheck(root); ok {
 			add(c)
@@ -193,6 +199,49 @@ func identityCheck(root, userID string) (Check, string) {
 			Hint: "set userId in .nova/config.yaml (or git's user.email) so your wisdom is yours"}, author
 	}
 	return Check{Name: "identity", OK: true, Detail: fmt.Sprintf("author %s (from %s)", author, from)}, author
+}
+
+// checksCheck warns about a workspace without checks: nothing executes the
+// changed code, so changes can at best be "done (unverified)". The hint
+// names the checks nova would detect in root when there are any.
+func checksCheck(root string, checks []string) Check {
+	if len(checks) > 0 {
+		return Check{Name: "checks", OK: true, Detail: fmt.Sprintf("%d configured: %s", len(checks), strings.Join(checks, ", "))}
+	}
+	example := "checks: [go test ./...]"
+	if d, err := workspace.DetectChecks(root); err == nil && len(d.Checks) > 0 {
+		example = "checks: [" + strings.Join(d.Checks, ", ") + "]"
+	}
+	return Check{Name: "checks", OK: true, Status: "warn",
+		Detail: "no checks: nothing runs the changed code, so changes can only be 'done (unverified)'",
+		Hint:   "add `" + example + "` to .nova/config.yaml (the commands that build and test this project)"}
+}
+
+// gitignoreCheck warns (ok true) when root is in a git repository and its
+// .nova/ has no .gitignore: git would offer the database, sockets and
+// outputs for commit. Workspaces made before nova shipped one lack it.
+func gitignoreCheck(root string) (Check, bool) {
+	ws := &workspace.Workspace{Root: root}
+	if _, err := os.Lstat(ws.Path(".gitignore")); err == nil || !inGitRepo(root) {
+		return Check{}, false
+	}
+	return Check{Name: "gitignore", OK: true, Status: "warn",
+		Detail: ws.Path(".gitignore") + " is missing: git sees the database, sockets and outputs as files to commit",
+		Hint:   "run `nova init` to add it (it keeps every file you have)"}, true
+}
+
+// inGitRepo reports whether dir or a parent holds .git.
+func inGitRepo(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // checkDB checks the workspace database read-only and, when it could be

@@ -75,3 +75,45 @@ func TestDoctorChecksTheContextAgainstTheBudget(t *testing.T) {
 	assert.Contains(t, c.Detail, "no room for any prompt")
 	assert.Contains(t, c.Hint, "ollama.numCtx")
 }
+
+func TestDoctorWarnsWithoutChecks(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("coder"))
+	rep := doctorWith(t, srv, "checks: []\n")
+	c := checkByName(t, rep, "checks")
+	assert.Equal(t, "warn", c.Status)
+	assert.True(t, c.OK, "a warning, not a failure")
+	assert.Contains(t, c.Detail, "done (unverified)")
+	assert.Contains(t, c.Hint, "`checks: [go test ./...]`")
+	assert.Contains(t, c.Hint, ".nova/config.yaml")
+
+	rep = doctorWith(t, srv, "checks: [go vet ./..., go test ./...]\n")
+	c = checkByName(t, rep, "checks")
+	assert.Equal(t, "pass", c.Status)
+	assert.Contains(t, c.Detail, "2 configured: go vet ./..., go test ./...")
+
+	// The hint names what nova detects in the project.
+	root := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "Cargo.toml"), []byte("[package]\nname = \"x\"\n"), 0o644))
+	rep = engine.Doctor(context.Background(), engine.DoctorOptions{Explicit: root, Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
+	c = checkByName(t, rep, "checks")
+	assert.Equal(t, "warn", c.Status)
+	assert.Contains(t, c.Hint, "`checks: [cargo build, cargo test]`")
+}
+
+func TestDoctorSuggestsTheGitignore(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("coder"))
+	root := newWorkspace(t)
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	doctor := func() engine.DoctorReport {
+		return engine.Doctor(context.Background(), engine.DoctorOptions{Explicit: root, Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
+	}
+	for _, c := range doctor().Checks {
+		assert.NotEqual(t, "gitignore", c.Name, "a workspace made by init has its .gitignore")
+	}
+	require.NoError(t, os.Remove(filepath.Join(root, ".nova", ".gitignore")))
+	c := checkByName(t, doctor(), "gitignore")
+	assert.Equal(t, "warn", c.Status)
+	assert.Contains(t, c.Hint, "nova init")
+}

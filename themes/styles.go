@@ -209,7 +209,7 @@ func (s *Styles) Band(word string) lipgloss.Style {
 	switch strings.ToLower(word) {
 	case "high", "ok", "pass", "passed", "done", "online", "approved", "applied":
 		return s.BadgeOK
-	case "medium", "warn", "pending", "waiting", "running", "inconclusive":
+	case "medium", "warn", "pending", "waiting", "running", "inconclusive", "unverified", "done (unverified)":
 		return s.BadgeWarn
 	case "low", "fail", "failed", "error", "blocked", "offline", "rejected":
 		return s.BadgeErr

@@ -375,7 +375,8 @@ func printRun(io *IOStreams, r engine.RunResult) {
 		stats += ", " + plural(m.Escalations, "escalation", "escalations")
 	}
 	if r.Outcome.OK {
-		io.Printf("✓ %s finished run %d (%s)\n\n%s\n\n", r.Agent, r.ID, stats, r.Outcome.Result)
+		io.Printf("✓ %s finished run %d: %s (%s)\n\n%s\n\n", r.Agent, r.ID,
+			agents.DisplayStatus(string(r.Status), len(r.Files), r.Verified), stats, r.Outcome.Result)
 	} else {
 		f := r.Outcome.Failure
 		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, failureLabel(f), stats, f.Message)
@@ -400,6 +401,10 @@ func printRun(io *IOStreams, r engine.RunResult) {
 	io.Printf("verdict: %s\n", r.Verdict.Status)
 	for _, c := range r.Verdict.Checks {
 		io.Printf("  %-12s %-13s %s: %s\n", c.Status, c.Tier, c.Subject, c.Detail)
+	}
+	if agents.DisplayStatus(string(r.Status), len(r.Files), r.Verified) != string(r.Status) {
+		io.Printf("status: done (unverified): nothing ran the changed code and passed; " +
+			"add the project's build and test commands to checks: in .nova/config.yaml (`nova doctor` suggests them)\n")
 	}
 }
 

@@ -169,8 +169,12 @@ func runBuildList(ctx context.Context, opts *buildListOptions) error {
 		}
 		opts.IO.Printf("%-5s %-11s %-7s %-8s %-17s %s\n", "ID", "STATUS", "DONE", "TOKENS", "CREATED", "NAME")
 		for _, b := range bs {
+			name := clipLine(b.Name, 50)
+			if n := unverifiedTasks(ctx, ws, b); n > 0 {
+				name += fmt.Sprintf("  (%d done (unverified))", n)
+			}
 			opts.IO.Printf("%-5d %-11s %-7s %-8d %-17s %s\n", b.ID, b.Status, fmt.Sprintf("%d/%d", b.Counts[build.TaskDone], b.Total),
-				b.Tokens, b.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(b.Name, 50))
+				b.Tokens, b.CreatedAt.Local().Format("2006-01-02 15:04"), name)
 		}
 		return nil
 	})
@@ -338,7 +342,7 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 	for _, ph := range build.GroupByPhase(tasks) {
 		p("\nphase %d (%d/%d done)\n", ph.Phase, ph.Done, len(ph.Tasks))
 		for _, t := range ph.Tasks {
-			line := fmt.Sprintf("  %-10s %-8s %-11s att %d  score %.2f  %6s", t.ID, t.Agent, t.Status, t.Attempts, t.Score,
+			line := fmt.Sprintf("  %-10s %-8s %-11s att %d  score %.2f  %6s", t.ID, t.Agent, taskStatus(t), t.Attempts, t.Score,
 				t.Duration.Round(time.Millisecond))
 			if t.ChangesetID != 0 {
 				state := "pending"
@@ -357,6 +361,36 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 			}
 		}
 	}
+}
+
+// unverifiedTasks counts a build's done tasks that are "done (unverified)"
+// (0 when the build has no done task or its tasks cannot be read: the list
+// still prints).
+func unverifiedTasks(ctx context.Context, ws engine.Workspace, b build.Build) int {
+	if b.Counts[build.TaskDone] == 0 {
+		return 0
+	}
+	tasks, err := ws.BuildTasks(ctx, b.ID)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, t := range tasks {
+		if taskStatus(t) != string(t.Status) {
+			n++
+		}
+	}
+	return n
+}
+
+// taskStatus is a build task's status for people: "done (unverified)" for
+// a done task that staged changes nothing executed.
+func taskStatus(t build.Task) string {
+	changed := 0
+	if t.ChangesetID != 0 {
+		changed = 1 // a task's changeset holds its staged files
+	}
+	return agents.DisplayStatus(string(t.Status), changed, t.Verified)
 }
 
 // printTaskTrust prints what `build show` says beyond the task line: the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +63,7 @@ func runInit(ctx context.Context, opts *initOptions) error {
 	if err != nil {
 		return err
 	}
+	warnUnreadable(opts.IO, rep)
 	starter, err := seedStarter(ctx, opts.Env, rep.Root)
 	if err != nil {
 		return err
@@ -71,6 +73,9 @@ func runInit(ctx context.Context, opts *initOptions) error {
 	}
 	opts.IO.Printf("nova workspace ready in %s\n", filepath.Join(rep.Root, workspace.DirName))
 	opts.IO.Printf("  %s created, %d kept as they were\n", plural(len(rep.Created), "file", "files"), len(rep.Kept))
+	if line := checksLine(rep); line != "" {
+		opts.IO.Printf("  %s\n", line)
+	}
 	if starter.Batch != 0 {
 		opts.IO.Printf("  %s imported into the vault (batch %d)\n", plural(starter.Loaded, "starter pattern", "starter patterns"), starter.Batch)
 	} else {
@@ -81,6 +86,34 @@ func runInit(ctx context.Context, opts *initOptions) error {
 	}
 	opts.IO.Printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
 	return nil
+}
+
+// checksLine says what init detected as the workspace's checks ("" when
+// config.yaml was kept: its checks are the user's).
+func checksLine(rep workspace.InitReport) string {
+	d := rep.Checks
+	switch {
+	case d == nil:
+		return ""
+	case len(d.Unreadable) > 0:
+		return "checks: none written (nova could not read every project file); add them to checks: in .nova/config.yaml"
+	case len(d.Checks) == 0:
+		return "checks: none detected; add the commands that build and test this project to checks: in .nova/config.yaml"
+	}
+	from := make([]string, len(d.Sources))
+	for i, src := range d.Sources {
+		from[i], _, _ = strings.Cut(src, " -> ")
+	}
+	return fmt.Sprintf("checks detected from %s: %s", strings.Join(from, ", "), strings.Join(d.Checks, ", "))
+}
+
+// warnUnreadable says on stderr which project files kept init from
+// detecting checks.
+func warnUnreadable(io *IOStreams, rep workspace.InitReport) {
+	if rep.Checks == nil || len(rep.Checks.Unreadable) == 0 {
+		return
+	}
+	io.Logf("warning: no checks detected: nova could not read %s\n", strings.Join(rep.Checks.Unreadable, "; "))
 }
 
 // seedStarter creates the database of the workspace at root and imports the

@@ -78,6 +78,10 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 			return err
 		}
 		opts.IO.Logf("created %s\n", filepath.Join(rep.Root, workspace.DirName))
+		warnUnreadable(opts.IO, rep)
+		if line := checksLine(rep); line != "" {
+			opts.IO.Logf("%s\n", line)
+		}
 		rootDir, err = rep.Root, nil
 		opts.WorkspaceDir = rootDir
 	}

@@ -193,6 +193,7 @@ type Run struct {
 	Model       string            `json:"model"`
 	Outcome     SpecialistOutcome `json:"outcome"`
 	Verdict     Verdict           `json:"verdict"`
+	Verified    bool              `json:"verified"`
 	ChangesetID uint64            `json:"changesetId,omitempty"`
 	// Files are the paths staged in the changeset.
 	Files      []string  `json:"files,omitempty"`

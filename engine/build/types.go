@@ -219,8 +219,9 @@ type Task struct {
 	// Verdict is the verifier's verdict on the last attempt, with its
 	// evidence lines (Checks); Warning is set when the task was marked done
 	// although the verdict was inconclusive (verify.inconclusive: warn).
-	Verdict *agents.Verdict `json:"verdict,omitempty"`
-	Warning string          `json:"warning,omitempty"`
+	Verdict  *agents.Verdict `json:"verdict,omitempty"`
+	Warning  string          `json:"warning,omitempty"`
+	Verified bool            `json:"verified"`
 	// Tier is the model tier the next attempt runs on ("" = the agent's);
 	// Escalations counts tier escalations; SwitchedFrom is the agent the PRD
 	// named when a switch_specialist hint moved the task to another one.

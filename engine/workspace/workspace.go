@@ -147,10 +147,15 @@ type InitReport struct {
 	Root    string   `json:"root"`
 	Created []string `json:"created"`
 	Kept    []string `json:"kept"`
+	// Checks is what DetectChecks found and Init wrote into the new
+	// config.yaml's checks:; nil when config.yaml was kept as it was.
+	Checks *Detected `json:"checks,omitempty"`
 }
 
 // Init writes .nova/ under root from the defaults FS (whose top directory is
 // ".nova"). It is idempotent: existing files are kept, never overwritten.
+// A config.yaml it creates gets the project's checks (DetectChecks) in place
+// of the shipped `checks: []`.
 func Init(root string, defaults fs.FS) (InitReport, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -177,6 +182,10 @@ func Init(root string, defaults fs.FS) (InitReport, error) {
 		if err != nil {
 			return err
 		}
+		var detected *Detected
+		if rel == ConfigName {
+			data, detected = withDetectedChecks(abs, data)
+		}
 		// O_EXCL: never clobber a file that appeared meanwhile.
 		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
@@ -194,12 +203,33 @@ func Init(root string, defaults fs.FS) (InitReport, error) {
 			return err
 		}
 		rep.Created = append(rep.Created, rel)
+		if detected != nil {
+			rep.Checks = detected
+		}
 		return nil
 	})
 	if err != nil {
 		return rep, fmt.Errorf("init %s: %w", abs, err)
 	}
 	return rep, nil
+}
+
+// withDetectedChecks is the shipped config data with root's detected checks
+// written in. Data it cannot rewrite into a valid config (a changed default
+// without `checks: []`) is returned as it was, with no detection reported.
+func withDetectedChecks(root string, data []byte) ([]byte, *Detected) {
+	d, err := DetectChecks(root)
+	if err != nil {
+		d = Detected{Checks: []string{}, Unreadable: []string{root + " (" + reasonOf(err) + ")"}}
+	}
+	out, ok := WithChecks(data, d)
+	if !ok {
+		return data, nil
+	}
+	if cfg, err := ParseConfig(ConfigName, out); err != nil || len(cfg.Checks) != len(d.Checks) {
+		return data, nil
+	}
+	return out, &d
 }
 
 // SetConfigValue sets one top-level scalar key (e.g. "theme") in

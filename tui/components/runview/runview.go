@@ -658,11 +658,21 @@ func (m *Model) header() string {
 		elapsed = m.result.Outcome.Meta.Duration
 	}
 	parts = append(parts, formatDuration(elapsed))
-	line := s.Title.Render(name) + " " + s.Band(m.state.String()).Render(m.state.String()) + " " +
+	state := m.statusLabel()
+	line := s.Title.Render(name) + " " + s.Band(state).Render(state) + " " +
 		s.Muted.Render(strings.Join(parts, " · "))
 	task := s.Text.Render(common.Truncate("Task: "+strings.Join(strings.Fields(m.task), " "), m.width))
 	rule := s.Subtle.Render(strings.Repeat("─", m.width))
 	return lipgloss.NewStyle().MaxWidth(m.width).Render(line) + "\n" + task + "\n" + rule
+}
+
+// statusLabel is the run's state for people: "done (unverified)" for a
+// done run that staged files nothing executed (agents.DisplayStatus).
+func (m *Model) statusLabel() string {
+	if m.state == Done && m.result != nil {
+		return agents.DisplayStatus(m.state.String(), len(m.result.Files), m.result.Verified)
+	}
+	return m.state.String()
 }
 
 // footer is the approval prompt, or the outcome of a finished run.
@@ -707,6 +717,10 @@ func (m *Model) outcome(w int) string {
 	o := r.Outcome
 	var lines []string
 	head := s.Success.Bold(true).Render("✓ Done")
+	unverified := m.statusLabel() != m.state.String()
+	if unverified {
+		head = s.Warning.Bold(true).Render("✓ Done (unverified)")
+	}
 	if !o.OK {
 		head = s.Error.Bold(true).Render("✗ Failed")
 		if r.Status == agents.RunCanceled {
@@ -763,6 +777,9 @@ func (m *Model) outcome(w int) string {
 		lines = append(lines, s.Link.Render(link)+"  "+s.Key.Render(km.Enter.Help().Key)+" "+s.KeyDesc.Render("review in Changes"))
 	} else if o.OK {
 		lines = append(lines, s.Subtle.Render("No files were staged."))
+	}
+	if unverified {
+		lines = append(lines, s.Warning.Render(common.Truncate("nothing ran the changed code: add checks to .nova/config.yaml", w)))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -135,8 +135,9 @@ func approvalEvent(req tools.ApprovalRequest) common.EventMsg {
 	return common.EventMsg{Event: engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, RunID: "42", Status: req.ID, Approval: &req}}
 }
 
+// finished ran go test after its last write: verified.
 var finished = agents.Run{
-	ID: 42, Agent: "MARS", Status: agents.RunDone, ChangesetID: 3, Files: []string{"health.go", "main.go"},
+	ID: 42, Agent: "MARS", Status: agents.RunDone, ChangesetID: 3, Files: []string{"health.go", "main.go"}, Verified: true,
 	Outcome: agents.SpecialistOutcome{OK: true, Result: "Added health.go and registered /health in main.go.",
 		Meta: agents.RunMeta{Duration: 23 * time.Second, PromptTokens: 5120, EvalTokens: 610, Steps: 4, ToolCalls: 4}},
 	Verdict: agents.Verdict{Status: agents.VerdictPassed, Checks: []agents.Check{
@@ -175,6 +176,23 @@ func TestGolden(t *testing.T) {
 			agents.Event{Type: agents.EventDone, Run: &finished})
 		m.Update(finishedMsg{st: st, run: finished})
 		golden.RequireEqual(t, pinned(t, m.View()))
+	})
+	t.Run("done_unverified_100x30", func(t *testing.T) {
+		t.Parallel()
+		m := newModel(&fakeWS{}, 100, 30)
+		st := script(m)
+		feed(m, st, progress[:9]...) // staged health.go, ran nothing
+		unverified := finished
+		unverified.Verified = false
+		unverified.Verdict = agents.Verdict{Status: "unverified", Checks: []agents.Check{
+			{Tier: agents.TierEvidence, Subject: "health.go", Status: agents.VerdictPassed}}}
+		m.Update(finishedMsg{st: st, run: unverified})
+		view := pinned(t, m.View())
+		plain := ansi.Strip(view)
+		assert.Contains(t, plain, "MARS  done (unverified)  run 42")
+		assert.Contains(t, plain, "✓ Done (unverified)")
+		assert.Contains(t, plain, "nothing ran the changed code: add checks to .nova/config.yaml")
+		golden.RequireEqual(t, view)
 	})
 	t.Run("failed_80x20", func(t *testing.T) {
 		t.Parallel()

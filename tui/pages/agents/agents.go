@@ -582,7 +582,7 @@ func (m *Model) runsView(w, h int) string {
 		if i >= h-3 {
 			break
 		}
-		st := string(r.Status)
+		st := eng.DisplayStatus(string(r.Status), len(r.Files), r.Verified)
 		badge := s.Band(st).Render(st)
 		verdict := ""
 		if v := string(r.Verdict.Status); v != "" {

@@ -229,7 +229,7 @@ func TestRunFromTheRoster(t *testing.T) {
 
 	l.until(func() bool { return l.m.rv.Result() != nil })
 	out = l.plain()
-	assert.Contains(t, out, "✓ Done")
+	assert.Contains(t, out, "✓ Done (unverified)")
 	assert.Contains(t, out, "command denied")
 	assert.Contains(t, out, "Added health.go")
 	res := l.m.rv.Result()
@@ -245,7 +245,10 @@ func TestRunFromTheRoster(t *testing.T) {
 	assert.Equal(t, modeRoster, l.m.mode)
 	l.until(func() bool { return len(l.m.runs) > 0 })
 	assert.Equal(t, "add a health check", l.m.runs[0].Task)
-	assert.Contains(t, l.plain(), "add a he")
+	// The command was denied: nothing ran health.go, so the run is done
+	// unverified (its task no longer fits the row at this width).
+	assert.False(t, l.m.runs[0].Verified)
+	assert.Contains(t, l.plain(), "#1   MARS      done (unverified)")
 	l.press("enter")
 	assert.Equal(t, modeRun, l.m.mode)
 }

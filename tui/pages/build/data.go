@@ -82,7 +82,7 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 		task := Task{ID: t.ID, Title: t.Title, Agent: t.Agent, Description: t.Description, Phase: t.Phase,
 			Status: st, Deps: t.Dependencies, Attempts: t.Attempts, Started: t.StartedAt, Finished: t.FinishedAt,
 			Elapsed: t.Duration, Tokens: t.Tokens, GateScore: t.Score, Reason: t.Reason, Output: t.Output,
-			ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed, WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning}
+			ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed, WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning, Verified: t.Verified}
 		if v := t.Verdict; v != nil && v.Status != "" {
 			task.Verdict = &Verdict{Status: string(v.Status), Checks: len(v.Checks), Problems: v.ProblemLines()}
 		}

@@ -84,7 +84,7 @@ func engineTask(t Task) enginebuild.Task {
 		Status: enginebuild.TaskStatus(t.Status), Dependencies: t.Deps, Attempts: t.Attempts,
 		StartedAt: t.Started, FinishedAt: t.Finished, Duration: t.Elapsed, Tokens: t.Tokens, Score: t.GateScore,
 		Reason: t.Reason, Output: t.Output, ChangesetID: t.ChangesetID, Rehearsed: t.Rehearsed,
-		WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning}
+		WaitFor: t.WaitFor, Question: t.Question, Warning: t.Warning, Verified: t.Verified}
 	if v := t.Verdict; v != nil {
 		out.Verdict = &agents.Verdict{Status: agents.VerdictStatus(v.Status)}
 		for _, p := range v.Problems {

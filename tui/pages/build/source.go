@@ -6,6 +6,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
 	eb "github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/knowledge"
 	engvault "github.com/nova-dev/nova/engine/vault"
@@ -115,11 +116,27 @@ type Task struct {
 	// yet); Warning is set when the task was marked done unverified.
 	Verdict *Verdict
 	Warning string
+	// Verified says something executed the task's changed code and it
+	// passed (a configured check, or a command run after the last write).
+	Verified bool
 	// Provenance: what went into the task's prompt.
 	VaultNodes []VaultRef
 	Rules      []RuleRef
 	Knowledge  []KnowledgeRef
 }
+
+// Shown is the task's status for people: "done (unverified)" for a done
+// task that staged changes nothing executed.
+func (t Task) Shown() string {
+	changed := 0
+	if t.ChangesetID != 0 {
+		changed = 1 // the task's changeset holds its staged files
+	}
+	return agents.DisplayStatus(t.Status, changed, t.Verified)
+}
+
+// Unverified says Shown is "done (unverified)".
+func (t Task) Unverified() bool { return t.Shown() != t.Status }
 
 // Verdict is the verifier's verdict on a task's work: passed, failed or
 // inconclusive, with the evidence lines of the checks that did not pass.

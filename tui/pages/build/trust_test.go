@@ -263,3 +263,36 @@ func TestAQuestionDuringAnAnswerComesNext(t *testing.T) {
 	l.until(func() bool { return l.m.ask.open && l.m.ask.task == "ua-06" })
 	assert.Contains(t, l.plain(), "Which timeout?")
 }
+
+// Issue 25: a done task that staged changes nothing executed shows as
+// "done (unverified)" in the detail and is marked in the task list; one a
+// check verified shows as done.
+func TestDoneUnverifiedInTheListAndDetail(t *testing.T) {
+	t.Parallel()
+	src := sampleSource(t)
+	d := &src.builds[0]
+	d.Tasks[0].ChangesetID = 7                            // ua-01: staged, nothing ran it
+	d.Tasks[1].ChangesetID, d.Tasks[1].Verified = 8, true // ua-02: go build ran on it
+	l := newLoop(t, src, 160, 45)
+	l.press("g")
+	out := l.plain()
+	assert.Contains(t, out, "done (unverified)", "the detail names the status")
+	var row string
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, "ua-01 Define the event schema") {
+			row = line
+		}
+	}
+	require.NotEmpty(t, row)
+	assert.Contains(t, row, "unverified", "the task list marks it")
+	golden.RequireEqual(t, l.pinned())
+
+	l.press("j")
+	out = l.plain()
+	assert.NotContains(t, out, "done (unverified)", "a verified task is plainly done")
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, "ua-02 Ingest API") {
+			assert.NotContains(t, line, "unverified")
+		}
+	}
+}

@@ -140,6 +140,9 @@ func (m *Model) taskIcon(t Task) string {
 			return m.c.Styles.Accent.Render("?")
 		}
 	}
+	if st == StatusDone && t.Unverified() {
+		return m.c.Styles.Warning.Render("✓") // done, but nothing ran the changed code
+	}
 	return m.icon(st)
 }
 
@@ -211,6 +214,9 @@ func (m *Model) tasksView(w, h int) string {
 		if t.Warning != "" {
 			right = "⚠ " + right // done unverified: visible in the list too
 		}
+		if t.Unverified() {
+			right = "unverified " + right
+		}
 		id := truncLeft(t.ID, idW) // ids differ at the end (ua-001, ua-002)
 		id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
 		room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
@@ -264,7 +270,11 @@ func (m *Model) taskDetailView(w, h int) string {
 	if cmd, ok := m.waiting[streamKey(m.detail.ID, t.ID)]; ok {
 		b = append(b, s.Accent.Render(common.Truncate("◆ waits for your approval to run `"+cmd+"`", inner)))
 	}
-	facts := []string{kvs(m, "agent", orDash(t.Agent)), s.Band(t.Status).Render(t.Status)}
+	shown := t.Shown()
+	if st := m.statusOf(t); st != t.Status {
+		shown = st
+	}
+	facts := []string{kvs(m, "agent", orDash(t.Agent)), s.Band(shown).Render(shown)}
 	if t.Attempts > 0 {
 		facts = append(facts, kvs(m, "attempt", fmt.Sprintf("%d", t.Attempts)))
 	}
