@@ -48,6 +48,7 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	st.msgs = append(st.msgs, llm.Message{Role: llm.RoleAssistant, Content: content})
 	results := make([]string, 0, len(todo))
 	failed := 0
+	streak := st.invalidStreak // a failed tool call resets it; a reply that applies nothing must not
 	var changed []string
 	for _, b := range todo {
 		line, ok, o, halt := st.applyBlock(ctx, b)
@@ -73,6 +74,9 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 		failed, len(todo), obs)
 	st.msgs = append(st.msgs, llm.Message{Role: llm.RoleUser, Content: feedback})
 	st.emit(Event{Type: EventFeedback, Step: st.meta.Steps, Status: "edit_failed", Text: clip(feedback, 2000)})
+	if len(changed) == 0 {
+		st.invalidStreak = max(st.invalidStreak, streak)
+	}
 	o, done := st.countInvalid(ctx, "edit_failed")
 	return true, feedback, o, done
 }
