@@ -159,6 +159,19 @@ func candidates(content, search string) ([]Match, error) {
 	}
 	t := splitText(content)
 	if ms := exactAll(content, search, t); len(ms) > 0 {
+		if len(ms) > 1 && strings.HasSuffix(search, "\n") && !strings.HasPrefix(search, "\n") {
+			// Whole lines were asked for: a single place where the search
+			// starts a line is the match ("\tx()\n" inside "\t\tx()\n" is not).
+			var whole []Match
+			for _, m := range ms {
+				if m.Start == 0 || content[m.Start-1] == '\n' {
+					whole = append(whole, m)
+				}
+			}
+			if len(whole) == 1 {
+				return whole, nil
+			}
+		}
 		return ms, nil
 	}
 	sl := searchLines(search)

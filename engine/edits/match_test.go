@@ -72,8 +72,13 @@ func TestFindAmbiguousNamesBothPlaces(t *testing.T) {
 	require.ErrorIs(t, err, edits.ErrAmbiguous)
 	assert.Contains(t, err.Error(), "line 2 and line 5")
 	var me *edits.MatchError
-	require.True(t, errors.As(err, &me))
+	require.ErrorAs(t, err, &me)
 	assert.Equal(t, [][2]int{{2, 2}, {5, 5}}, me.Places)
+
+	// Whole lines: a place that starts a line beats one inside a line.
+	m, err := edits.Find("func f() {\n\t\tx()\n\tx()\n}\n", "\tx()\n")
+	require.NoError(t, err)
+	assert.Equal(t, 3, m.Line)
 
 	// Ambiguous at a tolerant rule too: the rule is named.
 	_, err = edits.Find(content, "  x := 1  \n")
@@ -146,7 +151,7 @@ func TestApplyDiffErrorsNameTheHunk(t *testing.T) {
 	require.ErrorIs(t, err, edits.ErrNoMatch)
 	require.ErrorIs(t, err, edits.ErrHunk)
 	var he *edits.HunkError
-	require.True(t, errors.As(err, &he))
+	require.ErrorAs(t, err, &he)
 	assert.Equal(t, 2, he.Hunk)
 	assert.Contains(t, err.Error(), "hunk 2 (@@ -7,2 +7,2 @@)")
 

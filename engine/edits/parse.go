@@ -728,7 +728,7 @@ func looksLikePath(s string) bool {
 		return false
 	}
 	for _, r := range ext {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
 			return false
 		}
 	}
