@@ -35,7 +35,9 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	if r, _ := ParseReAct(content); r.Action != "" {
 		return false, "", SpecialistOutcome{}, false
 	}
-	blocks := edits.Parse(content)
+	// Blocks inside a <think> section are drafts, not edits.
+	answer := strings.TrimSpace(thinkBlock.ReplaceAllString(content, ""))
+	blocks := edits.Parse(answer)
 	var todo []edits.Block
 	for _, b := range blocks {
 		if b.IsEdit() {
@@ -67,7 +69,7 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	obs = strings.Join(results, "\n")
 	if failed == 0 {
 		st.msgs = append(st.msgs, llm.Message{Role: llm.RoleUser, Content: "Your edits are staged:\n" + obs})
-		return true, obs, st.succeed(editsAnswer(content, blocks, changed)), true
+		return true, obs, st.succeed(editsAnswer(answer, blocks, changed)), true
 	}
 	feedback := fmt.Sprintf("%d of %d edit blocks in your reply did not apply (the others are staged):\n%s\n"+
 		"Send corrected blocks for the failed ones only, copying the SEARCH lines from the file as it is now.",
@@ -239,6 +241,15 @@ func (st *loopState) currentContent(ctx context.Context, path string) (content s
 	return string(data), true, nil
 }
 
+func firstNonBlank(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
 // elided reports a whole-file block that is an excerpt of an existing file
 // ("// ... existing code ..."): writing it would drop the elided lines.
 func elided(block, current string) string {
@@ -259,6 +270,13 @@ func elided(block, current string) string {
 		if marker {
 			return fmt.Sprintf("the block is an excerpt (%q stands for lines it leaves out), not the whole file: writing it would delete those lines; send SEARCH/REPLACE blocks or the complete file", strings.TrimSpace(l))
 		}
+	}
+	// A snippet shown for a file ("in main.go:" and three lines) is not a
+	// new version of it: far shorter, and without the file's first line.
+	curLines, blockLines := strings.Count(current, "\n")+1, strings.Count(block, "\n")+1
+	if first := firstNonBlank(current); first != "" && blockLines*2 < curLines && !strings.Contains(block, first) {
+		return fmt.Sprintf("the block looks like an excerpt, not the whole file (%d lines where the file has %d, without its first line %q); send SEARCH/REPLACE blocks or the complete file",
+			blockLines-1, curLines-1, clip(first, 80))
 	}
 	return ""
 }

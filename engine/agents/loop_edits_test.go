@@ -205,4 +205,28 @@ func TestTextEditsEdgeCases(t *testing.T) {
 		assert.Zero(t, run.ChangesetID)
 		assert.Contains(t, lastMessage(h.srv.ChatRequests()[1]).Content, "is an excerpt")
 	})
+	t.Run("drafts in a think section", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, withFiles(map[string]string{"server.go": serverGo}))
+		h.srv.Enqueue(ollamatest.Text("<think>maybe\n\nhealth.go\n"+fence+"go\npackage draft\n"+fence+"\n</think>\nAdded it.\n\nhealth.go\n"+fence+"go\npackage main\n"+fence))
+		run := h.run("add health.go", spec())
+		require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
+		got, ok := h.staged(run, "health.go")
+		require.True(t, ok)
+		assert.Equal(t, "package main\n", got)
+		assert.Equal(t, "Added it.", run.Outcome.Result)
+		assert.Len(t, h.traces(run.ID), 1)
+	})
+	t.Run("snippet shown for an existing file", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, withFiles(map[string]string{"server.go": serverGo}))
+		h.srv.Enqueue(
+			ollamatest.Text("In `server.go`:\n"+fence+"go\nfunc ready() bool {\n\treturn false\n}\n"+fence),
+			ollamatest.Text("Understood."),
+		)
+		run := h.run("change ready", spec())
+		require.Equal(t, agents.RunDone, run.Status)
+		assert.Zero(t, run.ChangesetID)
+		assert.Contains(t, lastMessage(h.srv.ChatRequests()[1]).Content, "looks like an excerpt")
+	})
 }
