@@ -208,7 +208,7 @@ func TestTextEditsEdgeCases(t *testing.T) {
 	t.Run("drafts in a think section", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, withFiles(map[string]string{"server.go": serverGo}))
-		h.srv.Enqueue(ollamatest.Text("<think>maybe\n\nhealth.go\n"+fence+"go\npackage draft\n"+fence+"\n</think>\nAdded it.\n\nhealth.go\n"+fence+"go\npackage main\n"+fence))
+		h.srv.Enqueue(ollamatest.Text("<think>maybe\n\nhealth.go\n" + fence + "go\npackage draft\n" + fence + "\n</think>\nAdded it.\n\nhealth.go\n" + fence + "go\npackage main\n" + fence))
 		run := h.run("add health.go", spec())
 		require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 		got, ok := h.staged(run, "health.go")
