@@ -244,14 +244,20 @@ func (p *parser) run() {
 // fenced reads the code block opened at line i and returns the line after it.
 func (p *parser) fenced(i int, f fence) int {
 	n := len(p.lines)
-	end := -1
-	for j := i + 1; j < n; j++ {
-		if p.lines[j] == "" {
-			continue
-		}
-		if f.closes(p.lines[j]) {
+	// A fence with an info string inside the block opens a nested block
+	// (a README's examples); a bare fence closes the innermost one.
+	end, depth := -1, 0
+	for j := i + 1; j < n && end < 0; j++ {
+		switch l := p.lines[j]; {
+		case l == "":
+		case f.closes(l) && depth == 0:
 			end = j
-			break
+		case f.closes(l):
+			depth--
+		default:
+			if g, ok := openFence(l); ok && g.char == f.char && g.n == f.n && g.info != "" {
+				depth++
+			}
 		}
 	}
 	bodyLo, bodyHi, next, last := i+1, end, end+1, end
@@ -428,7 +434,7 @@ func joinLines(ls []string) string {
 
 func looksLikeDiff(body []string) bool {
 	for i, l := range body {
-		if strings.HasPrefix(l, "@@") && strings.Count(l, "@@") >= 1 && (strings.HasPrefix(l, "@@ -") || strings.TrimSpace(l) == "@@ ... @@" || strings.HasPrefix(l, "@@ ")) {
+		if strings.HasPrefix(l, "@@ ") || strings.TrimSpace(l) == "@@" {
 			return true
 		}
 		if strings.HasPrefix(l, "--- ") && i+1 < len(body) && strings.HasPrefix(body[i+1], "+++ ") {

@@ -194,6 +194,16 @@ func TestParseCapsHugeBlocks(t *testing.T) {
 	assert.Empty(t, bs[0].Content, "the content of a refused block is not kept")
 }
 
+func TestParseWholeMarkdownWithNestedFences(t *testing.T) {
+	t.Parallel()
+	readme := "# App\n\nRun it:\n\n" + fence + "sh\ngo run .\n" + fence + "\n\nDone.\n"
+	bs := edits.Parse("README.md\n" + fence + "markdown\n" + readme + fence + "\nUpdated the README.")
+	require.Len(t, bs, 1, "%+v", bs)
+	assert.Equal(t, "README.md", bs[0].Path)
+	assert.Equal(t, readme, bs[0].Content)
+	assert.Empty(t, bs[0].Err)
+}
+
 func TestParseCRLFReply(t *testing.T) {
 	t.Parallel()
 	bs := edits.Parse("main.go\r\n```go\r\npackage main\r\n```\r\n")
