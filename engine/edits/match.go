@@ -471,13 +471,13 @@ func closest(t text, sl []string) error {
 			index[s] = append(index[s], k)
 		}
 	}
-	votes := map[int]int{}
-	best, bestVotes := -1, 0
+	votes := make([]int32, len(t.lines)+n) // votes[start+n]
+	best, bestVotes := -1, int32(0)
 	for i, l := range t.lines {
 		for _, k := range index[strings.TrimSpace(l)] {
 			start := i - k
-			votes[start]++
-			if v := votes[start]; v > bestVotes || v == bestVotes && start < best {
+			votes[start+n]++
+			if v := votes[start+n]; v > bestVotes || v == bestVotes && start < best {
 				best, bestVotes = start, v
 			}
 		}

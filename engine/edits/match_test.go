@@ -210,3 +210,14 @@ func FuzzApplyDiff(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFindNoMatch: the slowest path (every rule tried, then the
+// closest lines) on a 1 MiB file.
+func BenchmarkFindNoMatch(b *testing.B) {
+	content := strings.Repeat(goFile, (1<<20)/len(goFile))
+	search := "func main() {\n\tif notOK {\n\t\tfmt.Println(\"bye\")\n\t}\n\tstop()\n}\n"
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		_, _ = edits.Find(content, search)
+	}
+}
