@@ -39,9 +39,12 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	answer := strings.TrimSpace(thinkBlock.ReplaceAllString(content, ""))
 	blocks := edits.Parse(answer)
 	var todo []edits.Block
+	var noPath []string
 	for _, b := range blocks {
 		if b.IsEdit() {
 			todo = append(todo, b)
+		} else {
+			noPath = append(noPath, b.Describe()+": not an edit (no file path); if it was meant for a file, put the path on the line before the fence")
 		}
 	}
 	if len(todo) == 0 {
@@ -70,6 +73,9 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	if failed == 0 {
 		st.msgs = append(st.msgs, llm.Message{Role: llm.RoleUser, Content: "Your edits are staged:\n" + obs})
 		return true, obs, st.succeed(editsAnswer(answer, blocks, changed)), true
+	}
+	if len(noPath) > 0 {
+		obs += "\n" + strings.Join(noPath, "\n")
 	}
 	feedback := fmt.Sprintf("%d of %d edit blocks in your reply did not apply (the others are staged):\n%s\n"+
 		"Send corrected blocks for the failed ones only, copying the SEARCH lines from the file as it is now.",

@@ -99,7 +99,7 @@ func TestFailedTextEditIsFedBack(t *testing.T) {
 	h.srv.Enqueue(
 		ollamatest.Text("Two changes.\n\nserver.go\n<<<<<<< SEARCH\nfunc ready() bool {\n\treturn true\n}\n=======\nfunc ready() bool {\n\treturn false\n}\n>>>>>>> REPLACE\n\n"+
 			"server.go\n<<<<<<< SEARCH\nfunc serve() {\n\tif isReady(ctx) && other {\n\t\thttp.Serve(\":8080\")\n\t}\n}\n=======\nfunc serve() {}\n>>>>>>> REPLACE\n\n"+
-			"--- a/missing.go\n+++ b/missing.go\n@@ -1 +1 @@\n-a\n+b\n"),
+			"--- a/missing.go\n+++ b/missing.go\n@@ -1 +1 @@\n-a\n+b\n\nFor example:\n"+fence+"go\nserve()\n"+fence),
 		ollamatest.Text("Fixed.\n\nserver.go\n<<<<<<< SEARCH\n\tif ready() {\n\t\thttp.ListenAndServe(\":8080\", nil)\n\t}\n=======\n\thttp.ListenAndServe(\":8080\", nil)\n>>>>>>> REPLACE\n"),
 	)
 	run := h.run("change the server", spec())
@@ -114,6 +114,7 @@ func TestFailedTextEditIsFedBack(t *testing.T) {
 	assert.Contains(t, fb.Content, "the search text matches nowhere")
 	assert.Contains(t, fb.Content, "the closest lines are 5–9")
 	assert.Contains(t, fb.Content, "block 3 (diff on missing.go): not applied: the diff changes missing.go, which does not exist")
+	assert.Contains(t, fb.Content, "block 4 (code block without a path): not an edit")
 	require.Len(t, h.eventsOf(agents.EventFeedback), 1)
 
 	got, ok := h.staged(run, "server.go")
