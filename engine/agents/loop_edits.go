@@ -77,9 +77,11 @@ func (st *loopState) applyTextEdits(ctx context.Context, content string) (found 
 	if len(noPath) > 0 {
 		obs += "\n" + strings.Join(noPath, "\n")
 	}
-	feedback := fmt.Sprintf("%d of %d edit blocks in your reply did not apply (the others are staged):\n%s\n"+
-		"Send corrected blocks for the failed ones only, copying the SEARCH lines from the file as it is now.",
-		failed, len(todo), obs)
+	head := fmt.Sprintf("%d of %d edit blocks in your reply did not apply (the others are staged):", failed, len(todo))
+	if failed == len(todo) {
+		head = fmt.Sprintf("The edit %s in your reply did not apply:", map[bool]string{true: "block", false: "blocks"}[failed == 1])
+	}
+	feedback := head + "\n" + obs + "\nSend corrected blocks for the failed ones only, copying the SEARCH lines from the file as it is now."
 	st.msgs = append(st.msgs, llm.Message{Role: llm.RoleUser, Content: feedback})
 	st.emit(Event{Type: EventFeedback, Step: st.meta.Steps, Status: "edit_failed", Text: clip(feedback, 2000)})
 	if len(changed) == 0 {
@@ -144,6 +146,14 @@ func (st *loopState) applyBlock(ctx context.Context, b edits.Block) (line string
 				return notApplied("creating a file needs the writeFile tool, which this agent does not have")
 			}
 			return st.editCall(ctx, name, ToolWriteFile, map[string]any{"path": b.Path, "content": b.Replace})
+		}
+		if cur, exists, err := st.currentContent(ctx, b.Path); err == nil && exists && strings.TrimSpace(b.Replace) != "" {
+			if _, ferr := edits.Find(cur, b.Search); ferr != nil {
+				if m, rerr := edits.Find(cur, b.Replace); rerr == nil && m.Rule != edits.RuleBlockAnchor && len(strings.TrimSpace(b.Replace)) >= 20 {
+					// A block sent again after it applied: nothing to do.
+					return name + ": already applied (the REPLACE text is in " + b.Path + " and the SEARCH text is not)", true, SpecialistOutcome{}, false
+				}
+			}
 		}
 		if canEdit {
 			return st.editCall(ctx, name, ToolEditFile, map[string]any{"path": b.Path, "search": b.Search, "replace": b.Replace})

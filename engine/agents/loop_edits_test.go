@@ -100,7 +100,7 @@ func TestFailedTextEditIsFedBack(t *testing.T) {
 		ollamatest.Text("Two changes.\n\nserver.go\n<<<<<<< SEARCH\nfunc ready() bool {\n\treturn true\n}\n=======\nfunc ready() bool {\n\treturn false\n}\n>>>>>>> REPLACE\n\n"+
 			"server.go\n<<<<<<< SEARCH\nfunc serve() {\n\tif isReady(ctx) && other {\n\t\thttp.Serve(\":8080\")\n\t}\n}\n=======\nfunc serve() {}\n>>>>>>> REPLACE\n\n"+
 			"--- a/missing.go\n+++ b/missing.go\n@@ -1 +1 @@\n-a\n+b\n\nFor example:\n"+fence+"go\nserve()\n"+fence),
-		ollamatest.Text("Fixed.\n\nserver.go\n<<<<<<< SEARCH\n\tif ready() {\n\t\thttp.ListenAndServe(\":8080\", nil)\n\t}\n=======\n\thttp.ListenAndServe(\":8080\", nil)\n>>>>>>> REPLACE\n"),
+		ollamatest.Text("Fixed.\n\nserver.go\n<<<<<<< SEARCH\nfunc ready() bool {\n\treturn true\n}\n=======\nfunc ready() bool {\n\treturn false\n}\n>>>>>>> REPLACE\n\nserver.go\n<<<<<<< SEARCH\n\tif ready() {\n\t\thttp.ListenAndServe(\":8080\", nil)\n\t}\n=======\n\thttp.ListenAndServe(\":8080\", nil)\n>>>>>>> REPLACE\n"),
 	)
 	run := h.run("change the server", spec())
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
@@ -123,7 +123,7 @@ func TestFailedTextEditIsFedBack(t *testing.T) {
 	assert.Contains(t, got, "func serve() {\n\thttp.ListenAndServe")
 	assert.Equal(t, "Fixed.", run.Outcome.Result)
 	tr := h.traces(run.ID)
-	require.Len(t, tr, 3, "two editFile calls in the first reply (one failed), one in the second; the missing file needs no call")
+	require.Len(t, tr, 3, "two editFile calls in the first reply (one failed), one in the second (its first block was already applied); the missing file needs no call")
 	assert.Equal(t, tools.StatusError, tr[1].Status)
 }
 
@@ -143,6 +143,7 @@ func TestBrokenTextEditsCannotLoopForever(t *testing.T) {
 	assert.Contains(t, []string{"edit_failed", "tool_errors"}, run.Outcome.Failure.Cause)
 	assert.LessOrEqual(t, len(h.srv.ChatRequests()), 5)
 	assert.NotEmpty(t, h.eventsOf(agents.EventEscalate))
+	assert.Contains(t, lastMessage(h.srv.ChatRequests()[1]).Content, "The edit block in your reply did not apply:\nblock 1 (SEARCH/REPLACE on server.go): not applied")
 }
 
 // TestTextEditsNeedTheWriteTools: an agent offered neither writeFile nor

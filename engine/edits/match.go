@@ -29,6 +29,9 @@ var (
 // candidate must be to the search's (0..1).
 const blockAnchorSimilarity = 0.7
 
+// maxExactHits bounds how many exact places Find collects.
+const maxExactHits = 100
+
 // maxAnchorPairs bounds the block-anchor rule's work on files full of
 // identical anchor lines ("}").
 const maxAnchorPairs = 20000
@@ -136,7 +139,10 @@ func ambiguous(ms []Match) error {
 		e.Places = append(e.Places, [2]int{m.Line, m.EndLine})
 	}
 	more := ""
-	if len(ms) > 2 {
+	switch {
+	case len(ms) > maxExactHits:
+		more = " (and many more)"
+	case len(ms) > 2:
 		more = fmt.Sprintf(" (and %d more)", len(ms)-2)
 	}
 	e.Detail = fmt.Sprintf(" (rule %s): %s and %s%s; include more surrounding lines to make it unique",
@@ -215,7 +221,7 @@ func exactAll(content, search string, t text) []Match {
 		m.Line = lineOf(t, start)
 		m.EndLine = lineOf(t, max(start, start+len(needle)-1))
 		ms = append(ms, m)
-		if len(ms) > 100 {
+		if len(ms) > maxExactHits {
 			break
 		}
 		from = start + 1
@@ -312,7 +318,12 @@ func indentRule(t text, sl []string, lead, trail int) []Match {
 			}
 			m := t.match(i, n, RuleIndentation)
 			m.skipLead, m.skipTrail = lead, trail
-			m.delta, m.tabWidth, m.fileTabs = delta, tw, usesTabs(t.lines[i:i+n])
+			m.delta, m.tabWidth = delta, tw
+			if indented(t.lines[i : i+n]) {
+				m.fileTabs = usesTabs(t.lines[i : i+n])
+			} else {
+				m.fileTabs = usesTabs(t.lines) // flush-left lines: the file's own style
+			}
 			ms = append(ms, m)
 			break
 		}
@@ -334,6 +345,15 @@ func uniformDelta(file, search []string, tw int) (int, bool) {
 		}
 	}
 	return delta, set
+}
+
+func indented(ls []string) bool {
+	for _, l := range ls {
+		if strings.HasPrefix(l, "\t") || strings.HasPrefix(l, " ") {
+			return true
+		}
+	}
+	return false
 }
 
 func usesTabs(ls []string) bool {
@@ -562,6 +582,9 @@ func Replace(content string, m Match, search, replace string) string {
 		return content
 	}
 	crlf := isCRLF(content)
+	if !crlf {
+		replace = strings.ReplaceAll(replace, "\r\n", "\n")
+	}
 	if !m.lineBased {
 		if crlf {
 			replace = toCRLF(replace)

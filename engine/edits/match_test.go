@@ -65,6 +65,22 @@ func TestFindCRLFKeepsLineEnds(t *testing.T) {
 	assert.NotContains(t, strings.ReplaceAll(got, "\r\n", ""), "\n", "no bare LF line end")
 }
 
+func TestReplaceFollowsTheFile(t *testing.T) {
+	t.Parallel()
+	// An LF file keeps LF when the model wrote CRLF.
+	m, err := edits.Find("a\nb\n", "a\n")
+	require.NoError(t, err)
+	assert.Equal(t, "x\ny\nb\n", edits.Replace("a\nb\n", m, "a\n", "x\r\ny\r\n"))
+	// Flush-left lines matched by indentation: new indented lines take the
+	// file's tabs.
+	content := "package p\n\nfunc f() {\n\tg()\n}\n\nvar x = 1\n"
+	m, err = edits.Find(content, "  var x = 1\n")
+	require.NoError(t, err)
+	assert.Equal(t, edits.RuleIndentation, m.Rule)
+	assert.Equal(t, "package p\n\nfunc f() {\n\tg()\n}\n\nvar (\n\tx = 1\n)\n",
+		edits.Replace(content, m, "  var x = 1\n", "  var (\n      x = 1\n  )\n"))
+}
+
 func TestFindAmbiguousNamesBothPlaces(t *testing.T) {
 	t.Parallel()
 	content := "a\nx := 1\nb\nc\nx := 1\nd\n"
