@@ -368,9 +368,14 @@ func markerLine(line string, c byte, word string) bool {
 	return strings.EqualFold(strings.TrimSpace(s[n:]), word)
 }
 
-func isSearchMarker(line string) bool  { return markerLine(line, '<', "SEARCH") }
-func isDivider(line string) bool       { return markerLine(line, '=', "") }
-func isReplaceMarker(line string) bool { return markerLine(line, '>', "REPLACE") }
+// ORIGINAL/UPDATED are older spellings some models still write.
+func isSearchMarker(line string) bool {
+	return markerLine(line, '<', "SEARCH") || markerLine(line, '<', "ORIGINAL")
+}
+func isDivider(line string) bool { return markerLine(line, '=', "") }
+func isReplaceMarker(line string) bool {
+	return markerLine(line, '>', "REPLACE") || markerLine(line, '>', "UPDATED")
+}
 
 // searchReplace reads the block whose SEARCH marker is line i (hi bounds
 // it) and returns the line after it. first is the block's first line.
