@@ -435,6 +435,11 @@ func (st *loopState) handleReply(ctx context.Context, res llm.ChatResult) (Speci
 		}
 		return SpecialistOutcome{}, false
 	}
+	// Edits written as text (whole files, SEARCH/REPLACE, diffs) run as
+	// writeFile/editFile calls; text tool calls come before them.
+	if found, _, out, stop := st.applyTextEdits(ctx, content); found {
+		return out, stop
+	}
 
 	if content == "" {
 		return st.invalid(ctx, "", "empty_reply",

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/internal/safefile"
 
 	"bytes"
@@ -110,10 +111,10 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameEditFile,
-			Description: "Replace an exact piece of text in a file (search/replace). search must match exactly once unless all is true. Staged in the run's changeset.",
+			Description: "Replace a piece of text in a file (search/replace). search must match one place: exactly, or once trailing spaces, surrounding blank lines or a uniform indentation are set aside. all: true replaces every exact occurrence. Staged in the run's changeset.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","minLength":1,"description":"file path relative to the workspace root"},
-				"search":{"type":"string","minLength":1,"description":"exact text to find, whitespace included"},
+				"search":{"type":"string","minLength":1,"description":"the text to find, copied from the file (whole lines are best)"},
 				"replace":{"type":"string","description":"text to put in its place"},
 				"all":{"type":"boolean","description":"replace every occurrence (default false)"}},
 				"required":["path","search","replace"],"additionalProperties":false}`),
@@ -643,24 +644,38 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 		return Output{}, fmt.Errorf("%s is a binary file and cannot be edited", v.rel)
 	}
 	text := string(v.content)
-	n := strings.Count(text, a.Search)
-	switch {
-	case n == 0:
-		return Output{}, fmt.Errorf("the search text was not found in %s; read the file again and copy the text exactly, whitespace included", v.rel)
-	case n > 1 && !a.All:
-		return Output{}, fmt.Errorf("the search text occurs %d times in %s; include more surrounding lines to make it unique, or set all to true", n, v.rel)
-	case a.Search == a.Replace:
+	if a.Search == a.Replace {
 		return Output{}, fmt.Errorf("search and replace are identical; nothing to change in %s", v.rel)
 	}
-	updated := []byte(strings.ReplaceAll(text, a.Search, a.Replace))
+	var updated []byte
+	n, rule := 1, edits.RuleExact
+	if a.All {
+		// all: true stays exact: every occurrence, no tolerance.
+		n = strings.Count(text, a.Search)
+		if n == 0 {
+			return Output{}, fmt.Errorf("the search text was not found in %s (all: true matches exactly, whitespace included); read the file again and copy the text", v.rel)
+		}
+		updated = []byte(strings.ReplaceAll(text, a.Search, a.Replace))
+	} else {
+		m, err := edits.Find(text, a.Search)
+		if err != nil {
+			hint := "read the file again and copy the lines exactly"
+			if errors.Is(err, edits.ErrAmbiguous) {
+				hint = "all: true replaces every exact occurrence"
+			}
+			return Output{}, fmt.Errorf("editFile %s: %w; %s", v.rel, err, hint)
+		}
+		rule = m.Rule
+		updated = []byte(edits.Replace(text, m, a.Search, a.Replace))
+	}
 	id, err := env.Stage.Put(ctx, v.rel, updated)
 	if err != nil {
 		return Output{}, fmt.Errorf("stage %s: %w", v.rel, err)
 	}
 	sum := SHA256(updated)
 	return Output{
-		Text: fmt.Sprintf("staged an edit of %s (%d replacement(s), now %d bytes) in changeset %d; sha256 %s.",
-			v.rel, n, len(updated), id, sum[:12]),
+		Text: fmt.Sprintf("staged an edit of %s (%d replacement(s), now %d bytes; matched by rule: %s) in changeset %d; sha256 %s.",
+			v.rel, n, len(updated), rule, id, sum[:12]),
 		Evidence: []Evidence{{Kind: "file", Path: v.rel, SHA256: sum, ChangesetID: id}},
 	}, nil
 }

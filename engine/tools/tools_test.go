@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -287,9 +288,10 @@ func TestFileToolsStageAndOverlay(t *testing.T) {
 
 	res = run("editFile", map[string]any{"path": "internal/x.go", "search": "TODO", "replace": "DONE"})
 	assert.Equal(t, tools.StatusError, res.Status)
-	assert.Contains(t, res.Output, "occurs 2 times")
+	assert.Contains(t, res.Output, "matches more than one place")
+	assert.Contains(t, res.Output, "all: true replaces every")
 	res = run("editFile", map[string]any{"path": "internal/x.go", "search": "absent", "replace": "x"})
-	assert.Contains(t, res.Output, "not found")
+	assert.Contains(t, res.Output, "matches nowhere")
 	res = run("editFile", map[string]any{"path": "internal/x.go", "search": "TODO", "replace": "DONE", "all": true})
 	require.Equal(t, tools.StatusOK, res.Status)
 
@@ -458,4 +460,60 @@ func TestAllAgentsToolsAreOfferedWhateverTheSpecLists(t *testing.T) {
 	assert.Equal(t, []string{"listed", "everyone"}, names(r.For("PLUTO", offered)), "BlockedAgents still applies")
 	res := r.Execute(context.Background(), &tools.Env{Agent: "PLUTO", Tools: offered}, tools.Call{Name: "notPluto"})
 	assert.Equal(t, tools.StatusDenied, res.Status)
+}
+
+// TestEditFileTolerantMatching: editFile finds search text written with
+// spaces for tabs, trailing spaces or a leading blank line, says which
+// rule matched, and fails with the precise error when nothing or several
+// places match.
+func TestEditFileTolerantMatching(t *testing.T) {
+	t.Parallel()
+	const src = "package main\n\nfunc main() {\n\tif ok {\n\t\tserve()\n\t}\n}\n\nfunc a() {\n\tx := 1\n}\n\nfunc b() {\n\tx := 1\n}\n"
+	root := workspace(t, map[string]string{"main.go": src, "win.go": strings.ReplaceAll(src, "\n", "\r\n")})
+	_, d := draft(t, root)
+	reg := tools.Core()
+	env := &tools.Env{Root: root, Agent: "MARS", Stage: d}
+	ctx := context.Background()
+	edit := func(path, search, replace string) tools.Result {
+		t.Helper()
+		return reg.Execute(ctx, env, call("editFile", map[string]any{"path": path, "search": search, "replace": replace}))
+	}
+	read := func(path string) string {
+		t.Helper()
+		return reg.Execute(ctx, env, call("readFile", map[string]any{"path": path})).Output
+	}
+
+	res := edit("main.go", "    if ok {\n        serve()\n    }\n", "    if ok {\n        serve()\n        log()\n    }\n")
+	require.Equal(t, tools.StatusOK, res.Status, res.Output)
+	assert.Contains(t, res.Output, "matched by rule: indentation")
+	assert.Contains(t, read("main.go"), "\t\tserve()\n\t\tlog()\n\t}\n", "re-indented with the file's tabs")
+
+	res = edit("main.go", "func main() {   \n", "func main() { // entry\n")
+	require.Equal(t, tools.StatusOK, res.Status, res.Output)
+	assert.Contains(t, res.Output, "matched by rule: trailing-whitespace")
+
+	res = edit("main.go", "\n\tlog()\n", "\n\tlogf()\n")
+	require.Equal(t, tools.StatusOK, res.Status, res.Output)
+	assert.Contains(t, res.Output, "matched by rule: indentation")
+
+	res = edit("main.go", "\nfunc a() {\n", "\nfunc a2() {\n")
+	require.Equal(t, tools.StatusOK, res.Status, res.Output)
+	assert.Contains(t, res.Output, "matched by rule: exact")
+
+	res = edit("main.go", "\n\n\tx := 1\n", "\tx := 2\n")
+	require.Equal(t, tools.StatusError, res.Status)
+	assert.Contains(t, res.Output, "matches more than one place")
+	assert.Contains(t, res.Output, "line 11 and line 15") // names both places
+
+	res = edit("main.go", "func c() {\n\ty := 1\n}\n", "")
+	require.Equal(t, tools.StatusError, res.Status)
+	assert.Contains(t, res.Output, "editFile main.go: the search text matches nowhere")
+	assert.Contains(t, res.Output, "the closest lines are")
+
+	// CRLF: matched on normalised lines, line ends kept.
+	res = edit("win.go", "\tif ok {  \n\t\tserve()\n", "\tif ok {\n\t\tserve(ctx)\n")
+	require.Equal(t, tools.StatusOK, res.Status, res.Output)
+	got := read("win.go")
+	assert.Contains(t, got, "\t\tserve(ctx)\r\n")
+	assert.NotContains(t, strings.ReplaceAll(got, "\r\n", ""), "\n")
 }
