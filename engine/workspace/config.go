@@ -480,7 +480,7 @@ func (c *Config) validate() []*ConfigError {
 	default:
 		bad("verify.inconclusive", "must be retry, warn or fail, got %q", c.Verify.Inconclusive)
 	}
-	if !slices.Contains(EditFormats(), c.Agents.EditFormat) {
+	if c.Agents.EditFormat != "" && !slices.Contains(EditFormats(), c.Agents.EditFormat) { // "" is auto
 		bad("agents.editFormat", "must be auto, tools, whole or diff, got %q", c.Agents.EditFormat)
 	}
 	if strings.TrimSpace(c.Orchestrator.Lead) == "" {

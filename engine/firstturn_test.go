@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ollama/ollama/api"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
@@ -170,4 +172,42 @@ func BenchmarkFirstTurnPrompt(b *testing.B) {
 		b.ReportMetric(float64(f.tools), "tools/small")
 		b.ReportMetric(float64(f.total()), "tokens/small")
 	})
+}
+
+// smallTierTarget is issue 25's ceiling for the small tier's first turn
+// (system prompt + tool schemas as sent), in tokens.
+const smallTierTarget = 2500
+
+// Every shipped agent's first turn on the small tier, in a plain run and as
+// a build task (with the board), stays within the target; the small tier
+// is offered read, list, search and run only, and whole-file edits.
+func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
+	t.Parallel()
+	w := newFirstTurnWorkspace(t)
+	roster, errs := w.ws.Agents()
+	require.Empty(t, errs)
+	require.NotEmpty(t, roster.IDs())
+	for _, id := range roster.IDs() {
+		f, req := w.measure(t, id, "small")
+		assert.LessOrEqual(t, f.total(), smallTierTarget, "%s: system %d + tools %d", id, f.system, f.tools)
+		for _, tl := range req.Tools {
+			assert.Contains(t, []string{"readFile", "listFiles", "searchFiles", "runCommand"}, tl.Function.Name, id)
+		}
+		spec, err := roster.Get(id)
+		require.NoError(t, err)
+		if spec.CanWrite() {
+			assert.Contains(t, req.Messages[0].Content, "the whole new file in a fenced block", id)
+		}
+	}
+	f := w.measureBuild(t, "CALLISTO")
+	assert.LessOrEqual(t, f.total(), smallTierTarget, "a build task: system %d + tools %d", f.system, f.tools)
+
+	medium, req := w.measure(t, "implementer", "medium")
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	assert.Contains(t, names, "writeFile", "medium keeps the write tools")
+	assert.Contains(t, names, "queryKnowledge", "and the knowledge tools")
+	assert.Greater(t, medium.tools, 3*f.tools)
 }
