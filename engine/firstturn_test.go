@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -180,7 +181,8 @@ const smallTierTarget = 2500
 
 // Every shipped agent's first turn on the small tier, in a plain run and as
 // a build task (with the board), stays within the target; the small tier
-// is offered read, list, search and run only, and whole-file edits.
+// is offered read, list, search and run (and the shared tools its spec
+// lists) only, and whole-file edits.
 func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
 	t.Parallel()
 	w := newFirstTurnWorkspace(t)
@@ -188,13 +190,15 @@ func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
 	require.Empty(t, errs)
 	require.NotEmpty(t, roster.IDs())
 	for _, id := range roster.IDs() {
+		spec, err := roster.Get(id)
+		require.NoError(t, err)
 		f, req := w.measure(t, id, "small")
 		assert.LessOrEqual(t, f.total(), smallTierTarget, "%s: system %d + tools %d", id, f.system, f.tools)
 		for _, tl := range req.Tools {
-			assert.Contains(t, []string{"readFile", "listFiles", "searchFiles", "runCommand"}, tl.Function.Name, id)
+			minimal := slices.Contains([]string{"readFile", "listFiles", "searchFiles", "runCommand"}, tl.Function.Name)
+			assert.True(t, minimal || spec.HasTool(tl.Function.Name) && slices.Contains(agents.SharedTools(), tl.Function.Name),
+				"%s is offered %s", id, tl.Function.Name)
 		}
-		spec, err := roster.Get(id)
-		require.NoError(t, err)
 		if spec.CanWrite() {
 			assert.Contains(t, req.Messages[0].Content, "the whole new file in a fenced block", id)
 		}
@@ -210,4 +214,31 @@ func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
 	assert.Contains(t, names, "writeFile", "medium keeps the write tools")
 	assert.Contains(t, names, "queryKnowledge", "and the knowledge tools")
 	assert.Greater(t, medium.tools, 3*f.tools)
+}
+
+// agents.SharedTools names exactly the tools the engine offers every agent
+// (tools.Tool.AllAgents), which a spec may list to keep on the small tier.
+func TestSharedToolNamesMatchTheRegistry(t *testing.T) {
+	t.Parallel()
+	w := newFirstTurnWorkspace(t)
+	var shared []string
+	for _, name := range w.ws.Tools().Names() {
+		if tl, _ := w.ws.Tools().Get(name); tl.AllAgents {
+			shared = append(shared, name)
+		}
+	}
+	assert.ElementsMatch(t, agents.SharedTools(), shared)
+}
+
+// The shipped researcher lists fetchDocs and queryKnowledge: it keeps them
+// on the small tier, where the other shared tools are left out.
+func TestSmallTierOffersTheSharedToolsItsSpecLists(t *testing.T) {
+	t.Parallel()
+	w := newFirstTurnWorkspace(t)
+	_, req := w.measure(t, "researcher", "small")
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "fetchDocs", "queryKnowledge"}, names)
 }

@@ -65,20 +65,23 @@ func ResolveEditFormat(f EditFormat, tier llm.Tier) EditFormat {
 // docs and board tools come back when the run escalates.
 var smallTierTools = []string{ToolReadFile, ToolListFiles, ToolSearchFiles, ToolRunCommand}
 
-// SelectTools picks, from every tool the agent may use (all), the ones a
-// run on tier with format is offered. whole and diff leave out writeFile
+// SelectTools picks, from every tool spec's agent may use (all), the ones
+// a run on tier with format is offered. whole and diff leave out writeFile
 // and editFile (changes come as blocks in the reply); the small tier gets
-// the minimal set of smallTierTools, in their compact form (CompactTool).
-// A tool left out is only not offered: the registry still permits what the
-// agent's spec lists.
-func SelectTools(all []tools.Tool, tier llm.Tier, format EditFormat) []tools.Tool {
+// the minimal set of smallTierTools plus the shared tools (knowledge,
+// skills, docs, board) its spec lists, in their compact form
+// (CompactTool). A tool left out is only not offered: the registry still
+// permits what the agent may use.
+func SelectTools(all []tools.Tool, spec Spec, tier llm.Tier, format EditFormat) []tools.Tool {
 	out := make([]tools.Tool, 0, len(all))
 	for _, t := range all {
-		if (t.Name == ToolWriteFile || t.Name == ToolEditFile) && format != EditTools {
+		write := t.Name == ToolWriteFile || t.Name == ToolEditFile
+		if write && format != EditTools {
 			continue
 		}
 		if tier == llm.TierSmall {
-			if !slices.Contains(smallTierTools, t.Name) && t.Name != ToolWriteFile && t.Name != ToolEditFile {
+			core := slices.Contains(CoreTools(), t.Name)
+			if !write && !slices.Contains(smallTierTools, t.Name) && (core || !spec.HasTool(t.Name)) {
 				continue
 			}
 			t = CompactTool(t)

@@ -31,7 +31,7 @@ func TestSystemPromptCarriesOnlyTheRunsFormat(t *testing.T) {
 		for _, format := range []agents.EditFormat{agents.EditTools, agents.EditWhole, agents.EditDiff} {
 			for _, tier := range []llm.Tier{llm.TierSmall, llm.TierMedium} {
 				in := agents.PromptInput{Spec: spec(), Task: "Write hello.txt.", TextMode: textMode, Tier: tier, Format: format,
-					Tools: agents.SelectTools(all, tier, format)}
+					Tools: agents.SelectTools(all, spec(), tier, format)}
 				p := agents.SystemPrompt(in)
 				for f, markers := range formatMarkers {
 					for _, m := range markers {
@@ -69,7 +69,7 @@ func TestReadOnlyAgentsGetNoFormatInstructions(t *testing.T) {
 	ro := spec(func(s *agents.Spec) { s.Tools = []string{"readFile", "listFiles", "searchFiles"} })
 	for _, format := range []agents.EditFormat{agents.EditTools, agents.EditWhole, agents.EditDiff} {
 		p := agents.SystemPrompt(agents.PromptInput{Spec: ro, Format: format, Tier: llm.TierMedium,
-			Tools: agents.SelectTools(tools.CoreTools()[:3], llm.TierMedium, format)})
+			Tools: agents.SelectTools(tools.CoreTools()[:3], ro, llm.TierMedium, format)})
 		for _, markers := range formatMarkers {
 			for _, m := range markers {
 				assert.NotContains(t, p, m, format)
@@ -141,13 +141,14 @@ func TestSmallTierIsOfferedAMinimalCompactToolSet(t *testing.T) {
 	t.Parallel()
 	all := fullRegistry(t).For("MARS", allTools)
 	require.Greater(t, len(all), 10, "core, knowledge and board tools")
+	mars := spec()
 
-	small := agents.SelectTools(all, llm.TierSmall, agents.EditWhole)
+	small := agents.SelectTools(all, mars, llm.TierSmall, agents.EditWhole)
 	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "runCommand"}, names(small))
-	smallTools := agents.SelectTools(all, llm.TierSmall, agents.EditTools)
+	smallTools := agents.SelectTools(all, mars, llm.TierSmall, agents.EditTools)
 	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "writeFile", "editFile", "runCommand"}, names(smallTools),
 		"the tools format keeps its write path on the small tier")
-	full, _ := json.Marshal(tools.LLMTools(agents.SelectTools(all, llm.TierMedium, agents.EditTools)[:4]))
+	full, _ := json.Marshal(tools.LLMTools(agents.SelectTools(all, mars, llm.TierMedium, agents.EditTools)[:4]))
 	compact, _ := json.Marshal(tools.LLMTools(small))
 	assert.Less(t, len(compact)*2, len(full), "compact schemas are under half the size")
 	for _, tl := range small {
@@ -164,14 +165,21 @@ func TestSmallTierIsOfferedAMinimalCompactToolSet(t *testing.T) {
 	}
 	assert.Contains(t, string(small[0].Schema), `"required":["path"]`)
 
-	medium := agents.SelectTools(all, llm.TierMedium, agents.EditTools)
+	medium := agents.SelectTools(all, mars, llm.TierMedium, agents.EditTools)
 	assert.Equal(t, names(all), names(medium), "medium and large keep every tool")
 	assert.Equal(t, all[0].Description, medium[0].Description, "in full")
-	mediumWhole := names(agents.SelectTools(all, llm.TierMedium, agents.EditWhole))
+	mediumWhole := names(agents.SelectTools(all, mars, llm.TierMedium, agents.EditWhole))
 	assert.NotContains(t, mediumWhole, "writeFile")
 	assert.NotContains(t, mediumWhole, "editFile")
 	assert.Contains(t, mediumWhole, "deleteFile")
 	assert.Contains(t, mediumWhole, "lookUp")
+
+	// A shared tool the spec lists stays on the small tier (compact); a
+	// core tool beyond the minimal set does not.
+	listing := spec(func(s *agents.Spec) { s.Tools = append(s.Tools, agents.ToolSetGoal) })
+	smallListed := agents.SelectTools(all, listing, llm.TierSmall, agents.EditWhole)
+	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "runCommand", "setGoal"}, names(smallListed))
+	assert.NotContains(t, string(smallListed[4].Schema), "description")
 }
 
 func TestCompactToolKeepsWhatItCannotRead(t *testing.T) {

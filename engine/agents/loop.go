@@ -286,7 +286,7 @@ type loopState struct {
 // current tier.
 func (st *loopState) applyTier() {
 	st.format = ResolveEditFormat(st.set.EditFormat, st.tier)
-	st.allTools = SelectTools(st.agentTools, st.tier, st.format)
+	st.allTools = SelectTools(st.agentTools, st.spec, st.tier, st.format)
 	st.toolList = st.allTools
 }
 
