@@ -245,3 +245,27 @@ func systemOf(req api.ChatRequest) string {
 	}
 	return ""
 }
+
+// FuzzCompactTool: any schema, readable or not, gives valid JSON back and
+// never a panic; an object schema keeps its required list.
+func FuzzCompactTool(f *testing.F) {
+	for _, tl := range tools.CoreTools() {
+		f.Add(string(tl.Schema))
+	}
+	f.Add(`{"type":"object","properties":{"a":{"type":["string","null"],"enum":["x"]}},"required":["a"]}`)
+	f.Add(`{"type":"object","properties":null}`)
+	f.Add(`[1,2`)
+	f.Fuzz(func(t *testing.T, schema string) {
+		c := agents.CompactTool(tools.Tool{Name: "t", Description: "One. Two.", Schema: json.RawMessage(schema)})
+		if !json.Valid([]byte(schema)) {
+			return
+		}
+		require.True(t, json.Valid(c.Schema), "compact schema of %q is %q", schema, c.Schema)
+		var in, out struct {
+			Required []string `json:"required"`
+		}
+		if json.Unmarshal([]byte(schema), &in) == nil && json.Unmarshal(c.Schema, &out) == nil && len(in.Required) > 0 {
+			assert.Equal(t, in.Required, out.Required)
+		}
+	})
+}
