@@ -190,14 +190,14 @@ func writeFormat(b *strings.Builder, spec Spec, format EditFormat, canWrite bool
 		b.WriteString("To change a file, write its path on a line, then the whole new file in a fenced block:\n\n")
 		b.WriteString("src/greet.go\n```go\npackage src\n\nfunc Greet() string { return \"hi\" }\n```\n\n")
 		b.WriteString("Always write the complete file, every line of it: never a part, never \"...\" for lines you keep. " +
-			"The same form creates a new file. Nova stages each block and tells you how it went.\n")
+			"The same form creates a new file. Nova stages each block and tells you how it went; a reply with blocks needs no tool call.\n")
 	case EditDiff:
 		b.WriteString("\n## Changing files\n")
 		b.WriteString("To change a file, write its path on a line, then one or more SEARCH/REPLACE blocks:\n\n")
 		b.WriteString("src/greet.go\n<<<<<<< SEARCH\n\treturn \"hi\"\n=======\n\treturn \"hello\"\n>>>>>>> REPLACE\n\n")
 		b.WriteString("SEARCH holds lines copied exactly from the file, enough of them to match one place only; " +
 			"REPLACE holds what takes their place (empty to delete them). " +
-			"To create a file, leave SEARCH empty and put the whole file in REPLACE. Nova stages each block and tells you how it went.\n")
+			"To create a file, leave SEARCH empty and put the whole file in REPLACE. Nova stages each block and tells you how it went; a reply with blocks needs no tool call.\n")
 	default:
 		b.WriteString("Change an existing file with editFile (its exact current text, then the new text); create a file or rewrite a whole one with writeFile.\n")
 	}
