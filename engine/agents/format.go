@@ -66,19 +66,20 @@ func ResolveEditFormat(f EditFormat, tier llm.Tier) EditFormat {
 var smallTierTools = []string{ToolReadFile, ToolListFiles, ToolSearchFiles, ToolRunCommand}
 
 // SelectTools picks, from every tool spec's agent may use (all), the ones
-// a run on tier with format is offered. whole and diff leave out writeFile
-// and editFile (changes come as blocks in the reply); the small tier gets
-// the minimal set of smallTierTools plus the shared tools (knowledge,
-// skills, docs, board) its spec lists, in their compact form
+// a run on tier with format is offered. Every format keeps writeFile and
+// editFile (whole and diff explain blocks in the reply, but a native call
+// still works); the small tier gets the minimal set of smallTierTools, the
+// write tools, and the shared tools (knowledge, skills, docs, board) its
+// spec lists, in their compact form
 // (CompactTool). A tool left out is only not offered: the registry still
 // permits what the agent may use.
 func SelectTools(all []tools.Tool, spec Spec, tier llm.Tier, format EditFormat) []tools.Tool {
 	out := make([]tools.Tool, 0, len(all))
 	for _, t := range all {
+		// The write tools are offered in every format: a model that calls
+		// writeFile natively while told to write blocks must not be lost
+		// (Ollama drops a call to a tool the request did not offer).
 		write := t.Name == ToolWriteFile || t.Name == ToolEditFile
-		if write && format != EditTools {
-			continue
-		}
 		if tier == llm.TierSmall {
 			core := slices.Contains(CoreTools(), t.Name)
 			if !write && !slices.Contains(smallTierTools, t.Name) && (core || !spec.HasTool(t.Name)) {

@@ -42,10 +42,6 @@ func TestSystemPromptCarriesOnlyTheRunsFormat(t *testing.T) {
 						}
 					}
 				}
-				if format != agents.EditTools {
-					assert.NotContains(t, p, "writeFile", "%s: the write tools are neither offered nor named", format)
-					assert.NotContains(t, p, "editFile", "%s: the write tools are neither offered nor named", format)
-				}
 			}
 		}
 	}
@@ -144,11 +140,11 @@ func TestSmallTierIsOfferedAMinimalCompactToolSet(t *testing.T) {
 	mars := spec()
 
 	small := agents.SelectTools(all, mars, llm.TierSmall, agents.EditWhole)
-	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "runCommand"}, names(small))
+	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "writeFile", "editFile", "runCommand"}, names(small),
+		"the write tools stay offered in the whole format: a native call must not be lost")
 	smallTools := agents.SelectTools(all, mars, llm.TierSmall, agents.EditTools)
-	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "writeFile", "editFile", "runCommand"}, names(smallTools),
-		"the tools format keeps its write path on the small tier")
-	full, _ := json.Marshal(tools.LLMTools(agents.SelectTools(all, mars, llm.TierMedium, agents.EditTools)[:4]))
+	assert.Equal(t, names(small), names(smallTools), "the tools format has the same write path on the small tier")
+	full, _ := json.Marshal(tools.LLMTools(agents.SelectTools(all, mars, llm.TierMedium, agents.EditTools)[:len(small)]))
 	compact, _ := json.Marshal(tools.LLMTools(small))
 	assert.Less(t, len(compact)*2, len(full), "compact schemas are under half the size")
 	for _, tl := range small {
@@ -169,8 +165,8 @@ func TestSmallTierIsOfferedAMinimalCompactToolSet(t *testing.T) {
 	assert.Equal(t, names(all), names(medium), "medium and large keep every tool")
 	assert.Equal(t, all[0].Description, medium[0].Description, "in full")
 	mediumWhole := names(agents.SelectTools(all, mars, llm.TierMedium, agents.EditWhole))
-	assert.NotContains(t, mediumWhole, "writeFile")
-	assert.NotContains(t, mediumWhole, "editFile")
+	assert.Contains(t, mediumWhole, "writeFile", "a native write call still works in the whole format")
+	assert.Contains(t, mediumWhole, "editFile")
 	assert.Contains(t, mediumWhole, "deleteFile")
 	assert.Contains(t, mediumWhole, "lookUp")
 
@@ -178,8 +174,8 @@ func TestSmallTierIsOfferedAMinimalCompactToolSet(t *testing.T) {
 	// core tool beyond the minimal set does not.
 	listing := spec(func(s *agents.Spec) { s.Tools = append(s.Tools, agents.ToolSetGoal) })
 	smallListed := agents.SelectTools(all, listing, llm.TierSmall, agents.EditWhole)
-	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "runCommand", "setGoal"}, names(smallListed))
-	assert.NotContains(t, string(smallListed[4].Schema), "description")
+	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "writeFile", "editFile", "runCommand", "setGoal"}, names(smallListed))
+	assert.NotContains(t, string(smallListed[6].Schema), "description")
 }
 
 func TestCompactToolKeepsWhatItCannotRead(t *testing.T) {
@@ -214,7 +210,7 @@ func TestEscalationToMediumSwitchesToTheToolsFormat(t *testing.T) {
 	require.Len(t, reqs, 4)
 	first, after := reqs[0], reqs[2]
 	assert.Equal(t, smallModel, first.Model)
-	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "runCommand"}, offered(first))
+	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "writeFile", "editFile", "runCommand"}, offered(first))
 	assert.Contains(t, systemOf(first), formatMarkers[agents.EditWhole][0])
 	assert.Equal(t, mediumModel, after.Model)
 	assert.Contains(t, offered(after), "writeFile")
@@ -231,8 +227,7 @@ func TestConfiguredFormatHoldsOnEveryTier(t *testing.T) {
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 	assert.Equal(t, "diff", run.Outcome.Meta.EditFormat)
 	req := h.srv.ChatRequests()[0]
-	assert.NotContains(t, offered(req), "writeFile")
-	assert.NotContains(t, offered(req), "editFile")
+	assert.Contains(t, offered(req), "writeFile", "offered in every format")
 	assert.Contains(t, offered(req), "deleteFile", "medium keeps its other tools")
 	assert.Contains(t, systemOf(req), "<<<<<<< SEARCH")
 }
