@@ -92,6 +92,7 @@ func (l *Local) runtime() *runtimeState {
 				PromptTokens:     cfg.Budgets.PromptTokens,
 				Autonomy:         cfg.Autonomy,
 				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
+				EditFormat:       agents.EditFormat(cfg.Agents.EditFormat),
 			},
 		}
 		rt.approvals = map[string]pendingApproval{}

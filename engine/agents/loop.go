@@ -64,6 +64,10 @@ type Settings struct {
 	// PromptTokens caps the prompt (config budgets.promptTokens) below what
 	// the model's context leaves after the reply reserve; 0: no cap.
 	PromptTokens int
+	// EditFormat is how models write file changes (config
+	// agents.editFormat; "" is auto), resolved per run from its tier
+	// (ResolveEditFormat) and again when the run escalates.
+	EditFormat EditFormat
 }
 
 func (s Settings) withDefaults() Settings {
@@ -215,7 +219,8 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		// The session-board tools work only where there is a board.
 		st.allTools = slices.DeleteFunc(st.allTools, func(t tools.Tool) bool { return t.Board })
 	}
-	st.toolList = st.allTools
+	st.agentTools = st.allTools
+	st.applyTier()
 	st.emit(Event{Type: EventStart, Tier: string(tier), Model: model, Text: task})
 
 	limit := spec.Limits.TimeoutDuration()
@@ -249,12 +254,15 @@ type loopState struct {
 	maxTier llm.Tier
 	model   string
 
-	meterKeys []string
-	toolList  []tools.Tool // the tools the model is offered (fitPrompt may leave optional ones out)
-	allTools  []tools.Tool // every tool the agent may use
-	textMode  bool
-	msgs      []llm.Message
-	meta      RunMeta
+	meterKeys  []string
+	toolList   []tools.Tool // the tools the model is offered (fitPrompt may leave optional ones out)
+	allTools   []tools.Tool // the tools of the run's tier and edit format (SelectTools)
+	agentTools []tools.Tool // every tool the agent may use
+	// format is the run's edit format for its current tier (never auto).
+	format   EditFormat
+	textMode bool
+	msgs     []llm.Message
+	meta     RunMeta
 
 	toolCalls     int
 	nextReflect   int
@@ -272,6 +280,14 @@ type loopState struct {
 	budget    int // tokens; 0: unknown, nothing is fitted
 	fitStatus string
 	fitting   bool
+}
+
+// applyTier resolves the edit format and the tools offered for the run's
+// current tier.
+func (st *loopState) applyTier() {
+	st.format = ResolveEditFormat(st.set.EditFormat, st.tier)
+	st.allTools = SelectTools(st.agentTools, st.spec, st.tier, st.format)
+	st.toolList = st.allTools
 }
 
 func (st *loopState) emit(ev Event) {
@@ -520,12 +536,16 @@ func (st *loopState) escalate(ctx context.Context, cause string) bool {
 	}
 	from, fromModel := st.tier, st.model
 	st.tier, st.model = next, model
+	// The new tier has its own edit format and tools (auto: the small
+	// tier's whole files become tool calls).
+	st.applyTier()
 	if textMode != st.textMode {
 		st.setTextMode(textMode)
 	}
 	// The new model has its own context: fit the prompt again.
 	if err := st.refit(ctx); err != nil {
 		st.tier, st.model = from, fromModel
+		st.applyTier()
 		return false
 	}
 	st.meta.Escalations++
@@ -701,6 +721,7 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	st.meta.PromptTokens, st.meta.EvalTokens = u.PromptTokens, u.EvalTokens
 	st.meta.ToolCalls = st.toolCalls
 	st.meta.Tier, st.meta.Model = string(st.tier), st.model
+	st.meta.EditFormat = string(st.format)
 	out.Meta = st.meta
 
 	run := *st.run

@@ -257,7 +257,8 @@ func (st *loopState) setFirst(first []llm.Message) {
 }
 
 func (st *loopState) promptInput() PromptInput {
-	return PromptInput{Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: st.textMode, ExtraContext: st.opts.ExtraContext}
+	return PromptInput{Spec: st.spec, Task: st.run.Task, Tools: st.toolList, TextMode: st.textMode, ExtraContext: st.opts.ExtraContext,
+		Tier: st.tier, Format: st.format}
 }
 
 func (st *loopState) estimator() promptfit.Estimator {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,6 +24,11 @@ type PromptInput struct {
 	// ExtraContext blocks are appended after the static context (vault and
 	// playbook blocks, knowledge hits); each should carry its own heading.
 	ExtraContext []string
+	// Tier is the run's tier: the small tier gets the short rules.
+	Tier llm.Tier
+	// Format is the run's edit format ("" or auto: resolved from Tier);
+	// the prompt explains that format only.
+	Format EditFormat
 }
 
 // BuildMessages returns the system and user messages that start a run.
@@ -34,18 +40,16 @@ func BuildMessages(in PromptInput) []llm.Message {
 }
 
 // SystemPrompt assembles the system prompt: the agent's role, nova's
-// workspace rules, the static context, extra context blocks, the worked
-// examples and, in text mode, the tool catalogue and reply format.
+// workspace rules (four lines on the small tier), the static context, extra
+// context blocks, the worked examples, the tools (in text mode the tool
+// catalogue and reply format) and how to change files in the run's edit
+// format, and only that format.
 func SystemPrompt(in PromptInput) string {
 	var b strings.Builder
 	b.Grow(len(in.Spec.Role) + len(in.Spec.StaticContext) + 2048)
 	b.WriteString(strings.TrimSpace(in.Spec.Role))
-	b.WriteString("\n\n## Working in this workspace\n")
-	b.WriteString("- Paths are relative to the workspace root and must stay inside it; paths outside are refused.\n")
-	b.WriteString("- Writes are staged in a changeset for review: nothing reaches the working tree until it is approved. Your own reads show what you staged.\n")
-	b.WriteString("- Read the code before changing it. Use editFile for small changes to existing files and writeFile for new files.\n")
-	b.WriteString("- Tool results longer than the output budget are cut; ask for less (a line range, a narrower search) when that happens.\n")
-	b.WriteString("- When the task is done, stop calling tools and answer: the files you changed, why, and the checks you ran.\n")
+	b.WriteByte('\n')
+	writeRules(&b, in.Tier == llm.TierSmall)
 	if sc := strings.TrimSpace(in.Spec.StaticContext); sc != "" {
 		b.WriteString("\n## Context\n")
 		b.WriteString(sc)
@@ -62,6 +66,10 @@ func SystemPrompt(in PromptInput) string {
 		b.WriteString("\n")
 		b.WriteString(ex)
 	}
+	format := in.Format
+	if format == "" || format == EditAuto {
+		format = ResolveEditFormat(EditAuto, in.Tier)
+	}
 	if in.TextMode {
 		writeTextModeTools(&b, in.Tools)
 	} else if len(in.Tools) > 0 {
@@ -69,9 +77,22 @@ func SystemPrompt(in PromptInput) string {
 		for i, t := range in.Tools {
 			names[i] = t.Name
 		}
-		fmt.Fprintf(&b, "\n## Tools\nCall the provided tools (%s) to inspect and change the workspace.\n", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "\n## Tools\nYour tools: %s.\n", strings.Join(names, ", "))
 	}
+	writeFormat(&b, in.Spec, format, canWrite(in, format))
 	return b.String()
+}
+
+// canWrite reports whether the run may change files in format: the spec
+// lists a write tool and, for the tools format, the run is offered one.
+func canWrite(in PromptInput, format EditFormat) bool {
+	if !in.Spec.HasTool(ToolWriteFile) && !in.Spec.HasTool(ToolEditFile) {
+		return false
+	}
+	if format != EditTools {
+		return true
+	}
+	return slices.ContainsFunc(in.Tools, func(t tools.Tool) bool { return t.Name == ToolWriteFile || t.Name == ToolEditFile })
 }
 
 // examplesBlock renders the spec's worked examples ("" when it has none).
@@ -100,7 +121,7 @@ func writeTextModeTools(b *strings.Builder, ts []tools.Tool) {
 			compact.Reset()
 			compact.Write(t.Schema)
 		}
-		fmt.Fprintf(b, "- %s: %s\n  arguments (JSON Schema): %s\n", t.Name, t.Description, compact.String())
+		fmt.Fprintf(b, "- %s: %s\n  arguments: %s\n", t.Name, t.Description, compact.String())
 	}
 }
 

@@ -124,6 +124,9 @@ type RunMeta struct {
 	// TextMode is true when the model had no native tool calling and the
 	// loop used the Thought/Action/Action Input format.
 	TextMode bool `json:"textMode,omitempty"`
+	// EditFormat is the edit format of the run's last tier (tools, whole
+	// or diff; agents.editFormat).
+	EditFormat string `json:"editFormat,omitempty"`
 }
 
 // SpecialistOutcome is the result of one agent run: ok with a result, or a

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,8 +52,27 @@ const (
 	ToolRunCommand  = "runCommand"
 )
 
-// KnownTools returns every tool name a spec may use, in a stable order.
-func KnownTools() []string {
+// Shared tools: every agent is offered them on the medium and large tiers
+// whatever its `tools` list says (tools.Tool.AllAgents; registered by
+// engine/knowledge, engine/library/skills and engine/board, which name them
+// too). The small tier is offered only those its spec lists.
+const (
+	ToolFetchDocs           = "fetchDocs"
+	ToolQueryKnowledge      = "queryKnowledge"
+	ToolRecall              = "recall"
+	ToolRemember            = "remember"
+	ToolCorrect             = "correct"
+	ToolRunSkill            = "runSkill"
+	ToolGenerateUIComponent = "generateUIComponent"
+	ToolAddDecision         = "addDecision"
+	ToolAddBlocker          = "addBlocker"
+	ToolResolveBlocker      = "resolveBlocker"
+	ToolSetGoal             = "setGoal"
+	ToolReadArtifact        = "readArtifact"
+)
+
+// CoreTools returns the workspace tools a spec grants, in a stable order.
+func CoreTools() []string {
 	return []string{
 		ToolReadFile, ToolListFiles, ToolSearchFiles,
 		ToolWriteFile, ToolEditFile, ToolDeleteFile,
@@ -60,14 +80,24 @@ func KnownTools() []string {
 	}
 }
 
+// SharedTools returns the shared tools' names, in a stable order.
+func SharedTools() []string {
+	return []string{
+		ToolFetchDocs, ToolQueryKnowledge, ToolRecall, ToolRemember, ToolCorrect,
+		ToolRunSkill, ToolGenerateUIComponent,
+		ToolAddDecision, ToolAddBlocker, ToolResolveBlocker, ToolSetGoal, ToolReadArtifact,
+	}
+}
+
+// KnownTools returns every tool name a spec may use, in a stable order: the
+// core tools, then the shared ones.
+func KnownTools() []string {
+	return append(CoreTools(), SharedTools()...)
+}
+
 // IsKnownTool reports whether name is a tool a spec may list.
 func IsKnownTool(name string) bool {
-	switch name {
-	case ToolReadFile, ToolListFiles, ToolSearchFiles,
-		ToolWriteFile, ToolEditFile, ToolDeleteFile, ToolRunCommand:
-		return true
-	}
-	return false
+	return slices.Contains(KnownTools(), name)
 }
 
 // IsWriteTool reports whether the tool changes files (through a changeset).

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +49,32 @@ type Config struct {
 	Git       GitConfig       `yaml:"git" json:"git"`
 	// Orchestrator governs goal runs (`nova run "GOAL"`).
 	Orchestrator OrchestratorConfig `yaml:"orchestrator" json:"orchestrator"`
+	// Agents governs how agent runs talk to their models.
+	Agents AgentsConfig `yaml:"agents" json:"agents"`
+}
+
+// Edit formats (agents.editFormat). engine/agents has the same values as
+// agents.EditFormat; they are repeated here so that reading a config does
+// not pull the agent runtime in.
+const (
+	EditFormatAuto  = "auto"
+	EditFormatTools = "tools"
+	EditFormatWhole = "whole"
+	EditFormatDiff  = "diff"
+)
+
+// EditFormats lists the values agents.editFormat accepts.
+func EditFormats() []string {
+	return []string{EditFormatAuto, EditFormatTools, EditFormatWhole, EditFormatDiff}
+}
+
+// AgentsConfig governs agent runs.
+type AgentsConfig struct {
+	// EditFormat is how models write file changes: tools (writeFile,
+	// editFile), whole (the whole new file in a fenced block), diff
+	// (SEARCH/REPLACE blocks) or auto (whole on the small tier, tools on
+	// medium and large).
+	EditFormat string `yaml:"editFormat" json:"editFormat"`
 }
 
 // GitConfig is the optional git integration.
@@ -257,6 +284,7 @@ func Defaults() Config {
 		},
 		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
 			MaxDuration: Duration(30 * time.Minute)},
+		Agents: AgentsConfig{EditFormat: EditFormatAuto},
 	}
 }
 
@@ -451,6 +479,9 @@ func (c *Config) validate() []*ConfigError {
 	case "retry", "warn", "fail":
 	default:
 		bad("verify.inconclusive", "must be retry, warn or fail, got %q", c.Verify.Inconclusive)
+	}
+	if c.Agents.EditFormat != "" && !slices.Contains(EditFormats(), c.Agents.EditFormat) { // "" is auto
+		bad("agents.editFormat", "must be auto, tools, whole or diff, got %q", c.Agents.EditFormat)
 	}
 	if strings.TrimSpace(c.Orchestrator.Lead) == "" {
 		bad("orchestrator.lead", "must name an agent (e.g. SUN)")

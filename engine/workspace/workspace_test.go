@@ -131,6 +131,7 @@ func TestConfigErrorsNameFileLineField(t *testing.T) {
 		{"escalations", "build:\n  maxEscalations: 9\n", "build.maxEscalations", 2},
 		{"docs url", "docs:\n  context7:\n    url: ftp://x\n", "docs.context7.url", 3},
 		{"docs ttl", "docs:\n  ttl: forever\n", "docs.ttl", 2},
+		{"edit format", "tier: free\nagents:\n  editFormat: patch\n", "agents.editFormat", 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,4 +393,18 @@ func TestConfigSumIsLoads(t *testing.T) {
 	again, err := ConfigSum(root)
 	require.NoError(t, err)
 	assert.NotEqual(t, sum, again)
+}
+
+func TestEditFormatConfig(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, EditFormatAuto, Defaults().Agents.EditFormat)
+	for _, f := range EditFormats() {
+		cfg, err := ParseConfig("c.yaml", []byte("agents:\n  editFormat: "+f+"\n"))
+		require.NoError(t, err, f)
+		assert.Equal(t, f, cfg.Agents.EditFormat)
+	}
+	_, err := ParseConfig("c.yaml", []byte("agents:\n  editFormat: udiff\n"))
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Equal(t, `c.yaml:2: agents.editFormat: must be auto, tools, whole or diff, got "udiff"`, err.Error(),
+		"the message names the field, its line and every allowed value")
 }
