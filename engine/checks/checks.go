@@ -163,6 +163,23 @@ func Hash(files []File) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// MaxLine bounds one check command line.
+const MaxLine = 4096
+
+// LineProblem says what is wrong with a check command line written in a
+// file (config, a PRD task, a workflow step, a skill): "" when nothing.
+func LineProblem(line string) string {
+	switch {
+	case strings.TrimSpace(line) == "":
+		return "a check must not be empty"
+	case strings.ContainsRune(line, 0):
+		return "a check must not contain a NUL byte"
+	case len(line) > MaxLine:
+		return fmt.Sprintf("a check is at most %d bytes long, this one has %d", MaxLine, len(line))
+	}
+	return ""
+}
+
 // Passed reports whether every result passed (and there was at least one).
 func Passed(rs []Result) bool {
 	return len(rs) > 0 && !slices.ContainsFunc(rs, func(r Result) bool { return !r.Passed })
