@@ -27,64 +27,68 @@ type StepChecks struct {
 var errStepChecks = errors.New("checks must be a list of check commands (or true/false)")
 
 // UnmarshalYAML implements go-yaml's InterfaceUnmarshaler: the decoder
-// that is already reading the (guarded) document decodes the value, first
-// as a boolean, then as a list.
+// that is already reading the (guarded) document decodes the value.
 func (c *StepChecks) UnmarshalYAML(decode func(any) error) error {
-	var on bool
-	if err := decode(&on); err == nil {
-		*c = StepChecks{Run: &on}
-		return nil
-	}
-	var list []string
-	if err := decode(&list); err != nil {
+	var v any
+	if err := decode(&v); err != nil {
 		return errStepChecks
 	}
-	if list == nil {
-		list = []string{}
+	return c.set(v)
+}
+
+// set reads a decoded value: null (not given), a boolean, or a list of
+// strings.
+func (c *StepChecks) set(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*c = StepChecks{}
+	case bool:
+		*c = StepChecks{Run: &x}
+	case []any:
+		list := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return errStepChecks
+			}
+			list = append(list, s)
+		}
+		*c = StepChecks{List: list}
+	default:
+		return errStepChecks
 	}
-	*c = StepChecks{List: list}
 	return nil
 }
 
 // MarshalYAML writes the spelling that was read.
 func (c StepChecks) MarshalYAML() (any, error) {
-	if c.List != nil || c.Run == nil {
-		return c.commands(), nil
+	switch {
+	case c.List != nil:
+		return c.List, nil
+	case c.Run != nil:
+		return *c.Run, nil
 	}
-	return *c.Run, nil
+	return nil, nil
 }
 
 // MarshalJSON writes the list, or the switch.
 func (c StepChecks) MarshalJSON() ([]byte, error) {
-	if c.List != nil || c.Run == nil {
-		return json.Marshal(c.commands())
+	switch {
+	case c.List != nil:
+		return json.Marshal(c.List)
+	case c.Run != nil:
+		return json.Marshal(*c.Run)
 	}
-	return json.Marshal(*c.Run)
+	return []byte("null"), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *StepChecks) UnmarshalJSON(b []byte) error {
-	var on bool
-	if err := json.Unmarshal(b, &on); err == nil {
-		*c = StepChecks{Run: &on}
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("%w: %w", errStepChecks, err)
 	}
-	if list == nil {
-		list = []string{}
-	}
-	*c = StepChecks{List: list}
-	return nil
-}
-
-func (c StepChecks) commands() []string {
-	if c.List == nil {
-		return []string{}
-	}
-	return c.List
+	return c.set(v)
 }
 
 // Switch is the older on/off switch (nil: not given, or a list was).

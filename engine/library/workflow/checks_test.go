@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,4 +94,28 @@ func TestStepChecksReachTheExecutor(t *testing.T) {
 	assert.False(t, *h.exec.calls[2].Checks)
 	assert.Nil(t, h.exec.calls[3].CheckList)
 	assert.Nil(t, h.exec.calls[3].Checks)
+}
+
+func FuzzStepChecksJSON(f *testing.F) {
+	for _, s := range []string{`["go test ./..."]`, `[]`, `true`, `false`, `null`, `{"x":1}`, `[1,2]`, `"go test"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c StepChecks
+		if err := json.Unmarshal(data, &c); err != nil {
+			return
+		}
+		raw, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("marshal %q: %v", data, err)
+		}
+		var back StepChecks
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatalf("read back %s: %v", raw, err)
+		}
+		if !slices.Equal(c.Commands(), back.Commands()) || (c.Commands() == nil) != (back.Commands() == nil) ||
+			(c.Switch() == nil) != (back.Switch() == nil) {
+			t.Fatalf("%s: commands %q became %q", data, c.Commands(), back.Commands())
+		}
+	})
 }
