@@ -155,9 +155,10 @@ func Hash(files []File) string {
 		if f.Delete {
 			op = "d"
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", op, f.Path, len(f.Content))
+		// A hash.Hash never returns a write error.
+		_, _ = fmt.Fprintf(h, "%s\x00%s\x00%d\x00", op, f.Path, len(f.Content))
 		if !f.Delete {
-			h.Write([]byte(f.Content))
+			_, _ = h.Write([]byte(f.Content))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -1,7 +1,6 @@
 package prd
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -52,7 +51,7 @@ func TestTaskChecksMalformed(t *testing.T) {
 	require.NoError(t, err)
 	err = Validate(p, nil)
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrInvalid))
+	assert.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), "checks[1]: a check must not be empty")
 	assert.Contains(t, err.Error(), "checks[2]: a check must not contain a NUL byte")
 }

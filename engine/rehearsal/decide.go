@@ -123,7 +123,7 @@ func (s *Service) autoSelect(ctx context.Context, ss Session, apply bool) (Sessi
 	// Autonomy applies only what something executed: a branch whose checks
 	// did not run (none configured) is staged for the user, never written.
 	note := ""
-	if apply && !(ranked[0].CheckRan && ranked[0].CheckPassed) {
+	if apply && (!ranked[0].CheckRan || !ranked[0].CheckPassed) {
 		apply, note = false, "selected automatically but not applied: no check ran on it (unverified); review and apply it yourself"
 	}
 	csID, written, err := s.stage(ctx, ss, b, apply, false)
