@@ -245,7 +245,8 @@ func TestRunFromTheRoster(t *testing.T) {
 	assert.Equal(t, modeRoster, l.m.mode)
 	l.until(func() bool { return len(l.m.runs) > 0 })
 	assert.Equal(t, "add a health check", l.m.runs[0].Task)
-	assert.Contains(t, l.plain(), "add a he")
+	assert.Contains(t, l.plain(), "unverified  ", "no check ran on the run's change (issue 25)")
+	assert.Contains(t, l.plain(), "  add", "the task, cut to the room the longer verdict leaves")
 	l.press("enter")
 	assert.Equal(t, modeRun, l.m.mode)
 }
