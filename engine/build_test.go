@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 )
@@ -22,7 +24,9 @@ const facadePRD = `{"meta":{"name":"facade"},"tasks":[
 
 func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	t.Parallel()
-	ws, srv, root := openWithFake(t, "autonomy: 3\n")
+	// The check executes f-1's change (through the agent run, wired from
+	// the config): verified work is what autonomy 3 applies.
+	ws, srv, root := openWithFake(t, "autonomy: 3\nchecks:\n  - test -f f1.txt\n")
 	re := regexp.MustCompile(`PRD task (\S+?): `)
 	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
 		for _, m := range req.Messages {
@@ -88,6 +92,18 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(root, "f1.txt"))
 	require.NoError(t, err, "autonomy 3 applies the changeset")
 	assert.Equal(t, "one\n", string(data))
+	tasks, err := ws.BuildTasks(ctx, b.ID)
+	require.NoError(t, err)
+	f1 := tasks[0]
+	require.Equal(t, "f-1", f1.ID)
+	assert.True(t, f1.Verified)
+	require.NotNil(t, f1.Verdict)
+	assert.Equal(t, agents.VerdictPassed, f1.Verdict.Status, "the run ran the configured check itself (Runner.Checks from the config)")
+	for _, g := range f1.Gates {
+		if strings.HasPrefix(g.Name, build.GateCheck) {
+			assert.Contains(t, g.Detail, "run by the agent", "the gate reused the run's result")
+		}
+	}
 	_, err = os.Stat(filepath.Join(root, ".nova", "output", "1", "f-2.md"))
 	assert.NoError(t, err)
 

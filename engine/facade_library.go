@@ -19,6 +19,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/library/blueprint"
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/skills"
@@ -601,9 +602,12 @@ func (x workflowExec) RunTask(ctx context.Context, req workflow.TaskRequest) (wo
 		if req.Checks != nil {
 			checks = *req.Checks
 		}
+		if req.CheckList != nil {
+			checks = true // the step's own list (an empty one runs none)
+		}
 		p := &prd.PRD{Meta: prd.Meta{Name: fmt.Sprintf("workflow %s #%d · %s", req.Workflow, req.RunID, req.StepID), Version: "1"},
 			Tasks: []prd.Task{{ID: req.StepID, Title: req.Title, Description: req.Task, Agent: spec.ID,
-				Status: prd.StatusPending, Dependencies: []string{}}}}
+				Status: prd.StatusPending, Dependencies: []string{}, Checks: slices.Clone(req.CheckList)}}}
 		b, err := eng.Create(ctx, p, fmt.Sprintf("workflow:%s#%d/%s", req.Workflow, req.RunID, req.StepID),
 			build.Options{Autonomy: req.Autonomy, SkipChecks: !checks})
 		if err != nil {
@@ -688,8 +692,54 @@ func (x workflowExec) RunSkill(ctx context.Context, req workflow.SkillRequest) (
 		}
 		out.Status = workflow.OutcomeFailed
 		out.Reason = fmt.Sprintf("skill %s failed at %s: %s", req.Skill, cmp.Or(res.FailedStep, "the start"), res.Error)
+		return out, nil
+	}
+	if why, err := x.checkSkillStep(ctx, req, res.ChangesetID); err != nil {
+		return out, err
+	} else if why != "" {
+		out.Status, out.Reason = workflow.OutcomeFailed, why
 	}
 	return out, nil
+}
+
+// checkSkillStep runs a skill step's checks (the step's own list, else the
+// skill's) on a copy with the changes it staged: "" when they pass or there
+// is nothing to check, else why the step fails. A skill step without a
+// list of its own runs no check (as before checks lists existed).
+func (x workflowExec) checkSkillStep(ctx context.Context, req workflow.SkillRequest, changesetID uint64) (string, error) {
+	cmds := req.Checks
+	if cmds == nil {
+		if reg, _ := x.l.skillRegistry(); reg != nil {
+			if sk, ok := reg.Get(req.Skill); ok {
+				cmds = sk.Checks
+			}
+		}
+	}
+	if len(cmds) == 0 || changesetID == 0 {
+		return "", nil
+	}
+	cs, err := x.l.Changes().Get(ctx, changesetID)
+	if err != nil {
+		return "", fmt.Errorf("skill step %s: %w", req.StepID, err)
+	}
+	cfg := x.l.Config()
+	rs, err := checks.Runner{Root: x.l.ws.Root, Commands: cmds, Timeout: cfg.Commands.Timeout.D()}.Run(ctx, build.ChangesetFiles(cs))
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "the checks could not run: " + err.Error(), nil
+	}
+	for _, r := range rs {
+		if !r.Passed {
+			out := r.Output
+			if len(out) > 1500 {
+				out = "…" + out[len(out)-1500:]
+			}
+			return fmt.Sprintf("check: %s failed (%s)\n%s", r.Command, r.Detail, out), nil
+		}
+	}
+	return "", nil
 }
 
 // --- blueprints ------------------------------------------------------------------

@@ -703,3 +703,75 @@ func TestListAgentsNamesImplicitTools(t *testing.T) {
 		}
 	}
 }
+
+// A workflow step's and a skill's own checks replace the workspace's: the
+// skill step fails on its skill's check, the agent step on its list (the
+// workspace has no checks at all).
+func TestWorkflowStepAndSkillChecks(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	ws, srv, root := openWithFake(t, "")
+	writeFiles(t, root, map[string]string{
+		".nova/skills/mark.yaml": `schema: nova.skill/1
+name: mark
+version: 1.0.0
+description: Write a marker file.
+agents: [MARS]
+checks: ["test ! -f marked"]
+steps:
+  - name: write
+    tool: writeFile
+    args:
+      path: marked
+      content: "x\n"
+`,
+		".nova/workflows/checked.yaml": `schema: nova.workflow/1
+id: checked
+name: Checked steps
+steps:
+  - id: mark
+    agent: MARS
+    skill: mark
+    continueOnFailure: true
+  - id: build
+    agent: MARS
+    task: Write the broken file.
+    checks: ["test ! -f broken && echo clean"]
+    continueOnFailure: true
+`,
+	})
+	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		var user string
+		tool := false
+		for _, m := range req.Messages {
+			if m.Role == "user" && user == "" {
+				user = m.Content
+			}
+			tool = tool || m.Role == "tool"
+		}
+		if id := taskIDRE.FindStringSubmatch(user); id != nil {
+			if !tool {
+				return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "broken", "content": "x\n"}))
+			}
+			return ollamatest.Text("Wrote broken.")
+		}
+		return ollamatest.Text("ok")
+	})
+	ctx := context.Background()
+	r, err := ws.CreateWorkflowRun(ctx, "checked", engine.WorkflowOptions{})
+	require.NoError(t, err)
+	r, err = ws.RunWorkflow(ctx, r.ID, engine.RunWorkflowOptions{Op: "op-9"})
+	require.NoError(t, err)
+	require.Len(t, r.Steps, 2)
+	assert.Equal(t, workflow.StepFailed, r.Steps[0].Status)
+	assert.Contains(t, r.Steps[0].Reason, "check: test ! -f marked failed")
+	assert.Equal(t, workflow.StepFailed, r.Steps[1].Status)
+	assert.Contains(t, r.Steps[1].Reason, "check: test ! -f broken && echo clean")
+	b, err := ws.GetBuild(ctx, r.Steps[1].BuildID)
+	require.NoError(t, err)
+	tasks, err := ws.BuildTasks(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"test ! -f broken && echo clean"}, tasks[0].Checks)
+}

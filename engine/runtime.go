@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type runRequest struct {
 	autonomy *int
 	// board is the session board of the run's build (board tools).
 	board tools.Board
+	// checks, when set, replace the configured checks for this run (a build
+	// task's own list, the one its check gates use).
+	checks *[]string
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -94,6 +98,10 @@ func (l *Local) runtime() *runtimeState {
 				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
 				EditFormat:       agents.EditFormat(cfg.Agents.EditFormat),
 			},
+			// A run that staged files runs the configured checks on them
+			// before it finishes (verified means executed).
+			Checks:       slices.Clone(cfg.Checks),
+			CheckTimeout: cfg.Commands.Timeout.D(),
 		}
 		rt.approvals = map[string]pendingApproval{}
 		rt.logs = map[uint64][]agents.Event{}
@@ -169,7 +177,7 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
-		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board,
+		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)

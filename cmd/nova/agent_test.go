@@ -100,7 +100,9 @@ func TestAgentRunChangesShowApply(t *testing.T) {
 	assert.Contains(t, r.stdout, "✓ MARS finished run 1")
 	assert.Contains(t, r.stdout, "Added health.go")
 	assert.Contains(t, r.stdout, "changeset 1: 2 files staged: health.go, main.go")
-	assert.Contains(t, r.stdout, "verdict: passed")
+	// No check is configured and no command ran: consistent, but nothing
+	// executed the change (issue 25).
+	assert.Contains(t, r.stdout, "verdict: unverified")
 	assert.Equal(t, mainGo, readFile(t, dir, "main.go"), "nothing touches the working tree before apply")
 	assert.NoFileExists(t, filepath.Join(dir, "health.go"))
 

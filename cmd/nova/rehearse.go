@@ -184,7 +184,7 @@ func runRehearsalShow(ctx context.Context, opts *rehearsalShowOptions) error {
 				n string
 				d rehearsal.Dimension
 			}{{"typeCheck", r.TypeCheck}, {"lineDelta", r.LineDelta}, {"selfAssessment", r.SelfAssessment}, {"tasteAlignment", r.TasteAlignment}} {
-				p("  %-15s %.2f  %s\n", d.n, d.d.Score, d.d.Evidence)
+				p("  %-15s %s  %s\n", d.n, d.d.ScoreText(), d.d.Evidence)
 			}
 			for _, f := range b.Files {
 				mark := "~"

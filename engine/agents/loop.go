@@ -13,6 +13,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
@@ -116,6 +117,14 @@ type Runner struct {
 	Runs     *RunStore
 	Root     string
 	Settings Settings
+	// Checks are the check commands (config checks) run on a temporary copy
+	// with the changeset applied when a run that staged files gives its
+	// final answer (see checkAnswer); RunOptions.Checks replaces them for
+	// one run. CheckTimeout bounds each command (0: checks.DefaultTimeout);
+	// CheckLimit bounds the copy (zero: the checks' defaults).
+	Checks       []string
+	CheckTimeout time.Duration
+	CheckLimit   checks.Limit
 
 	capMu sync.Mutex
 	caps  map[string]bool // model -> native tool calling
@@ -146,6 +155,9 @@ type RunOptions struct {
 	// tools (addDecision, addBlocker, resolveBlocker, setGoal, readArtifact)
 	// are offered only when it is set.
 	Board tools.Board
+	// Checks, when set, replaces Runner.Checks for this run (a task's own
+	// checks; an empty list runs none).
+	Checks *[]string
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -280,6 +292,8 @@ type loopState struct {
 	budget    int // tokens; 0: unknown, nothing is fitted
 	fitStatus string
 	fitting   bool
+
+	checkState // configured checks of the final answer (loop_checks.go)
 }
 
 // applyTier resolves the edit format and the tools offered for the run's
@@ -383,7 +397,10 @@ func (st *loopState) loop(runCtx, parent context.Context, limit time.Duration) S
 			return st.llmFailure(runCtx, parent, limit, err)
 		}
 		if out, done := st.handleReply(runCtx, res); done {
-			return out
+			if out, again := st.checkAnswer(runCtx, parent, out); !again {
+				return out
+			}
+			continue
 		}
 		if st.spec.ForcedReasoningInterval > 0 && st.toolCalls >= st.nextReflect {
 			for st.nextReflect <= st.toolCalls {
@@ -735,7 +752,9 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	// and questions name files without claiming to change them.
 	checked := out
 	checked.Result = board.Body(out.Result)
-	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash})
+	execs, checkRun := st.executionChecks(context.WithoutCancel(ctx))
+	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash, Executions: execs})
+	run.Verified, run.Checked = run.Verdict.Status == VerdictPassed, checkRun
 	run.FinishedAt = time.Now().UTC()
 	switch {
 	case st.canceled:

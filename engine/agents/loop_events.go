@@ -21,8 +21,13 @@ const (
 	EventEscalate   EventType = "escalate"   // the run moved up a tier
 	EventTextMode   EventType = "textMode"   // the model has no native tools: text ReAct
 	EventApproval   EventType = "approval"   // an approval was answered (Status approved|denied)
-	EventDone       EventType = "done"       // terminal: the run succeeded (Run set)
-	EventFailed     EventType = "failed"     // terminal: the run failed or was canceled (Run set)
+	// EventCheck: a configured check on the staged changes starts (Status
+	// running, Text "running check: go test ./...") or ended (Status
+	// passed|failed, or error when the checks could not run); Args is the
+	// command.
+	EventCheck  EventType = "check"
+	EventDone   EventType = "done"   // terminal: the run succeeded (Run set)
+	EventFailed EventType = "failed" // terminal: the run failed or was canceled (Run set)
 )
 
 // Event is one progress report of a run, delivered through

@@ -41,7 +41,11 @@ func TestRunStagesChangesetAndVerifies(t *testing.T) {
 	assert.Contains(t, run.Outcome.Result, "Added health.go")
 	require.NotZero(t, run.ChangesetID)
 	assert.Equal(t, []string{"health.go", "main.go"}, run.Files)
-	assert.Equal(t, agents.VerdictPassed, run.Verdict.Status, "%+v", run.Verdict.Checks)
+	// Staged and consistent, but nothing executed it (no checks, no
+	// command): unverified, never passed (issue 25).
+	assert.Equal(t, agents.VerdictUnverified, run.Verdict.Status, "%+v", run.Verdict.Checks)
+	assert.False(t, run.Verified)
+	assert.Equal(t, "done (unverified)", agents.DisplayStatus(string(run.Status), len(run.Files), run.Verified))
 	assert.Equal(t, 4, run.Outcome.Meta.ToolCalls)
 	assert.Equal(t, 5, run.Outcome.Meta.Steps)
 	assert.Positive(t, run.Outcome.Meta.PromptTokens)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/tools"
 )
@@ -157,6 +158,11 @@ const (
 	VerdictPassed       VerdictStatus = "passed"
 	VerdictFailed       VerdictStatus = "failed"
 	VerdictInconclusive VerdictStatus = "inconclusive"
+	// VerdictUnverified: the evidence is consistent (every staged file
+	// holds what the tools reported) but nothing executed the changed code:
+	// no configured check ran on the changeset and the agent ran no command
+	// after its last write. Passed needs an execution.
+	VerdictUnverified VerdictStatus = "unverified"
 )
 
 // Verification tiers, strongest first: evidence (a staged content hash),
@@ -174,6 +180,9 @@ type Check struct {
 	Status  VerdictStatus `json:"status"`
 	Detail  string        `json:"detail"`
 	TraceID uint64        `json:"traceId,omitempty"`
+	// Output is a configured check's output (its tail), on checks whose
+	// subject is "check: <command>".
+	Output string `json:"output,omitempty"`
 }
 
 // Verdict is the verifier's report on a run.
@@ -196,10 +205,19 @@ type Run struct {
 	Model       string            `json:"model"`
 	Outcome     SpecialistOutcome `json:"outcome"`
 	Verdict     Verdict           `json:"verdict"`
-	Verified    bool              `json:"verified"`
 	ChangesetID uint64            `json:"changesetId,omitempty"`
 	// Files are the paths staged in the changeset.
-	Files      []string  `json:"files,omitempty"`
+	Files []string `json:"files,omitempty"`
+	// Verified is true when the verdict passed: something executed the
+	// changed code after the last write (a configured check on the final
+	// changeset, or a command the agent ran) and nothing failed. A run
+	// that is done, changed files and is not Verified is shown as
+	// "done (unverified)" (DisplayStatus).
+	Verified bool `json:"verified"`
+	// Checked is the last run of the configured checks (Runner.Checks) on
+	// the run's changeset: what ran, on which content, with what result.
+	// A build reuses it for its check gates when the changeset is the same.
+	Checked    *CheckRun `json:"checked,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
 }
@@ -220,4 +238,29 @@ type Trace struct {
 	Output   string           `json:"output"`
 	Evidence []tools.Evidence `json:"evidence,omitempty"`
 	Time     time.Time        `json:"time"`
+}
+
+// CheckRun is one run of the configured checks on a run's changeset.
+type CheckRun struct {
+	// Hash is checks.Hash of the files the checks ran on; Commands are the
+	// check command lines in order.
+	Hash     string          `json:"hash"`
+	Commands []string        `json:"commands"`
+	Results  []checks.Result `json:"results"`
+	// Rounds counts the times a failing check was fed back to the model.
+	Rounds int `json:"rounds,omitempty"`
+}
+
+// StatusUnverified is how a done run or task whose change nothing executed
+// is shown.
+const StatusUnverified = "done (unverified)"
+
+// DisplayStatus is the status to show for a run or build task: "done
+// (unverified)" for one that is done, changed files and whose change
+// nothing executed; the status unchanged otherwise.
+func DisplayStatus(status string, changedFiles int, verified bool) string {
+	if status == string(RunDone) && changedFiles > 0 && !verified {
+		return StatusUnverified
+	}
+	return status
 }

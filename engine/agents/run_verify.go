@@ -18,6 +18,10 @@ type VerifyInput struct {
 	// StagedHash returns the sha256 of path as the run leaves it (the
 	// changeset's proposed content, else the disk's), or tools.Absent.
 	StagedHash func(path string) (string, error)
+	// Executions are the configured checks the runner ran on the final
+	// changeset (tier execution, subject "check: <command>"): they ran
+	// after the last write by construction.
+	Executions []Check
 }
 
 // Verify checks what a run claims against what it did, in three tiers:
@@ -25,14 +29,19 @@ type VerifyInput struct {
 //   - evidence: every file a tool reported staging must still hash, in the
 //     changeset, to what the tool reported;
 //   - execution: the last run of each command must have exited 0 (a command
-//     that ran before a later change proves nothing about it: inconclusive);
+//     that ran before a later change proves nothing about it: inconclusive,
+//     unless the configured checks then ran on the final changeset and
+//     passed); the configured checks (in.Executions) must have passed;
 //   - claim: files the final answer says it changed without any staged
 //     change, and "tests pass" without a command, are only the model's word:
 //     inconclusive.
 //
 // The verdict is failed when the run failed or any check failed,
-// inconclusive when any check is inconclusive or nothing was checked, and
-// passed otherwise.
+// inconclusive when any check is inconclusive or nothing was checked,
+// unverified when the run staged files but nothing executed them (no
+// passing execution check: "verified means executed"), and passed
+// otherwise. A run that staged no file and claims none is a text answer:
+// inconclusive for its claim tier, as before.
 func Verify(in VerifyInput) Verdict {
 	v := Verdict{Checks: []Check{}}
 	type fileClaim struct {
@@ -108,6 +117,10 @@ func Verify(in VerifyInput) Verdict {
 		v.Checks = append(v.Checks, c)
 	}
 
+	// Configured checks that all passed on the final changeset supersede a
+	// command the agent ran before its last write.
+	superseded := len(in.Executions) > 0 &&
+		!slices.ContainsFunc(in.Executions, func(c Check) bool { return c.Status != VerdictPassed })
 	for _, cmd := range cmdOrder {
 		r := lastCmd[cmd]
 		c := Check{Tier: TierExecution, Subject: cmd, TraceID: r.trace}
@@ -116,12 +129,20 @@ func Verify(in VerifyInput) Verdict {
 			c.Status, c.Detail = VerdictFailed, "did not finish within its timeout"
 		case r.code != 0:
 			c.Status, c.Detail = VerdictFailed, fmt.Sprintf("exit code %d", r.code)
+		case r.index < lastWrite && superseded:
+			c.Status, c.Detail = VerdictPassed, "exit code 0 before later changes; the configured checks passed on the final changeset"
 		case r.index < lastWrite:
 			c.Status, c.Detail = VerdictInconclusive, "exit code 0, but files were changed after it ran"
 		default:
 			c.Status, c.Detail = VerdictPassed, "exit code 0"
 		}
 		v.Checks = append(v.Checks, c)
+	}
+	v.Checks = append(v.Checks, in.Executions...)
+	executed := slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Tier == TierExecution && c.Status == VerdictPassed })
+	if len(fileOrder) > 0 && !executed && len(in.Executions) == 0 {
+		v.Checks = append(v.Checks, Check{Tier: TierExecution, Subject: "execution", Status: VerdictUnverified,
+			Detail: "nothing executed the changed code: no check ran on the changeset and no command ran after the last change"})
 	}
 
 	if in.Outcome.OK {
@@ -149,6 +170,9 @@ func Verify(in VerifyInput) Verdict {
 		v.Status = VerdictFailed
 	case slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Status == VerdictInconclusive }):
 		v.Status = VerdictInconclusive
+	case slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Status == VerdictUnverified }),
+		len(fileOrder) > 0 && !executed:
+		v.Status = VerdictUnverified
 	default:
 		v.Status = VerdictPassed
 	}

@@ -252,7 +252,9 @@ func TestAutonomyAppliesChangesets(t *testing.T) {
 	for _, level := range []int{2, 3} {
 		t.Run(string(rune('0'+level)), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, harnessOpts{})
+			// A check executes the change: autonomy 3 applies only verified
+			// work (TestAutonomyNeverAppliesUnverifiedWork).
+			h := newHarness(t, harnessOpts{cfg: build.Config{Checks: []string{"test -f pkg/hello.go"}}})
 			h.Script.Files["w"] = map[string]string{"pkg/hello.go": "package pkg\n"}
 			ctx := context.Background()
 			b, err := h.Eng.Create(ctx, plan("w:MARS:0"), "p.json", build.Options{Autonomy: intp(level)})

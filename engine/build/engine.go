@@ -108,6 +108,11 @@ type ExecRequest struct {
 	Autonomy int
 	// Board is the session board the run's board tools change (nil = none).
 	Board tools.Board
+	// Checks are the check commands the run executes on its changeset
+	// before it finishes (agents.RunOptions.Checks): the same list the
+	// build's check gates use, so their results can be reused. Never nil
+	// from the engine; an empty list runs none.
+	Checks *[]string
 }
 
 // Executor runs the agent loop (engine.Local.RunAgent in production). A
@@ -326,7 +331,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 			st = TaskDone
 		}
 		tasks[i] = Task{Ordinal: i, ID: pt.ID, Title: pt.Title, Description: pt.Description, Agent: pt.Agent,
-			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st,
+			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st, Checks: slices.Clone(pt.Checks),
 			Output: pt.Output, Gates: []GateResult{}, History: []Attempt{},
 			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}, KnowledgeIDs: []string{}}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,12 +51,14 @@ func (e *Engine) gate(ctx context.Context, b Build, t Task, res attemptResult) [
 	if res.failure != "" || !gs[0].Passed || !conf.Passed {
 		return gs // checks and judge would only repeat the failure
 	}
-	if res.verdict != nil {
-		gs = append(gs, e.verdictGate(t, *res.verdict))
-	}
+	var checkGs []GateResult
 	if !b.SkipChecks {
-		gs = append(gs, e.checkGates(ctx, cs)...)
+		checkGs = e.checkGates(ctx, e.checksFor(b, t), cs, res.checked)
 	}
+	if res.verdict != nil {
+		gs = append(gs, e.verdictGate(t, *res.verdict, checkGs))
+	}
+	gs = append(gs, checkGs...)
 	if e.cfg.Judge {
 		gs = append(gs, e.judgeGate(ctx, t, res, cs))
 	}
@@ -178,28 +181,80 @@ func confinementGate(root string, cs changes.Changeset) GateResult {
 	return g
 }
 
-// checkGates runs each configured check command on a temporary copy of the
-// workspace with the changeset applied (engine/checks: the same runner,
-// syntax and copy policy as rehearsal scoring). One gate per command.
-func (e *Engine) checkGates(ctx context.Context, cs changes.Changeset) []GateResult {
-	if len(e.cfg.Checks) == 0 {
+// checksFor are the check commands of a task: none for a build that skips
+// them, the task's own when it has them (a PRD task's or a workflow step's
+// checks), else the workspace's (config checks). Never nil.
+func (e *Engine) checksFor(b Build, t Task) []string {
+	switch {
+	case b.SkipChecks:
+		return []string{}
+	case t.Checks != nil:
+		return slices.Clone(t.Checks)
+	}
+	return append([]string{}, e.cfg.Checks...)
+}
+
+// checkGates runs each check command on a temporary copy of the workspace
+// with the changeset applied (engine/checks: the same runner, syntax and
+// copy policy as rehearsal scoring). One gate per command. When the agent
+// run already ran the same commands on the same changeset (prior, its
+// agents.CheckRun, compared by checks.Hash), its results are the gates:
+// the commands do not run twice.
+func (e *Engine) checkGates(ctx context.Context, cmds []string, cs changes.Changeset, prior *agents.CheckRun) []GateResult {
+	if len(cmds) == 0 {
 		return nil
 	}
-	r := checks.Runner{Root: e.cfg.Root, Commands: e.cfg.Checks, Timeout: e.cfg.CheckTimeout,
-		Limit: e.cfg.CopyLimit, MaxOutput: maxGateOutput}
-	rs, err := r.Run(ctx, ChangesetFiles(cs))
-	if err != nil {
-		return []GateResult{{Name: GateCheck, Detail: err.Error()}}
+	files := ChangesetFiles(cs)
+	rs, reused := reusable(prior, cmds, files)
+	if !reused {
+		r := checks.Runner{Root: e.cfg.Root, Commands: cmds, Timeout: e.cfg.CheckTimeout,
+			Limit: e.cfg.CopyLimit, MaxOutput: maxGateOutput}
+		var err error
+		rs, err = r.Run(ctx, files)
+		if err != nil {
+			return []GateResult{{Name: GateCheck, Detail: err.Error()}}
+		}
 	}
 	out := make([]GateResult, 0, len(rs))
 	for _, x := range rs {
 		g := GateResult{Name: GateCheck + ": " + x.Command, Passed: x.Passed, Detail: x.Detail, Output: x.Output, Duration: x.Duration}
+		if reused {
+			g.Detail += " (run by the agent on this changeset)"
+		}
 		if x.Passed {
 			g.Score = 1
 		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// reusable returns the agent run's check results when they are for these
+// commands on these files.
+func reusable(prior *agents.CheckRun, cmds []string, files []checks.File) ([]checks.Result, bool) {
+	if prior == nil || !slices.Equal(prior.Commands, cmds) || len(prior.Results) != len(cmds) || prior.Hash != checks.Hash(files) {
+		return nil, false
+	}
+	return prior.Results, true
+}
+
+// executed reports whether something ran the attempt's change: the
+// verdict passed (it needs an execution), or check gates ran and all
+// passed.
+func executed(v *agents.Verdict, gs []GateResult) bool {
+	if v != nil && v.Status == agents.VerdictPassed {
+		return true
+	}
+	ran := false
+	for _, g := range gs {
+		if g.Name == GateCheck || strings.HasPrefix(g.Name, GateCheck+": ") {
+			if !g.Passed {
+				return false
+			}
+			ran = true
+		}
+	}
+	return ran
 }
 
 // ChangesetFiles turns a changeset's pending files into the checks' files.
@@ -233,7 +288,16 @@ const GateVerdict = "verdict"
 // the warning as detail). An answer that claims no change and no passing
 // check, for a task that names no file to change, is a text deliverable:
 // the output gate has checked it, so the gate passes.
-func (e *Engine) verdictGate(t Task, v agents.Verdict) GateResult {
+//
+// Unverified (the work is consistent but nothing executed it): when the
+// build's own check gates (checkGs) ran and passed, that execution
+// verifies it and the gate passes. Otherwise the task is done but not
+// verified (Task.Verified false, shown "done (unverified)", never applied
+// automatically): the gate passes with score 0.75 and the reason as
+// warning, because a retry cannot make a check appear. Only
+// verify.inconclusive: fail makes it strict: the gate fails and the task is
+// blocked at once.
+func (e *Engine) verdictGate(t Task, v agents.Verdict, checkGs []GateResult) GateResult {
 	g := GateResult{Name: GateVerdict}
 	evidence := strings.Join(v.ProblemLines(), "\n")
 	switch v.Status {
@@ -241,6 +305,16 @@ func (e *Engine) verdictGate(t Task, v agents.Verdict) GateResult {
 		g.Passed, g.Score, g.Detail = true, 1, fmt.Sprintf("verified (%d check(s))", len(v.Checks))
 	case agents.VerdictFailed:
 		g.Detail, g.Output = "the verifier found that the work does not hold", evidence
+	case agents.VerdictUnverified:
+		switch {
+		case len(checkGs) > 0 && executed(nil, checkGs):
+			g.Passed, g.Score, g.Detail = true, 1, "verified by the check gates (the run itself executed nothing)"
+		case e.cfg.Inconclusive == InconclusiveFail:
+			g.Detail, g.Output = "nothing executed the changed code (unverified; verify.inconclusive: fail)", evidence
+		default:
+			g.Passed, g.Score = true, 0.75
+			g.Detail, g.Output = "unverified: nothing executed the changed code (configure checks to verify it)", evidence
+		}
 	default:
 		if v.OnlyUnbackedAnswer() && len(agents.ChangeTargets(t.Title+"\n"+t.Description)) == 0 {
 			g.Passed, g.Score, g.Detail = true, 1, "a text answer (no file to change, no claim of one): checked by the output gate"

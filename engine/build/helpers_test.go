@@ -264,7 +264,7 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			}
 			autonomy := req.Autonomy
 			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID,
-				Tier: tier, Autonomy: &autonomy, Approve: req.Approve})
+				Tier: tier, Autonomy: &autonomy, Approve: req.Approve, Checks: req.Checks})
 		},
 		Ping:        o.ping,
 		Changes:     cs,

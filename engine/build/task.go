@@ -45,6 +45,9 @@ type attemptResult struct {
 	// the run ended on.
 	verdict *agents.Verdict
 	tier    string
+	// checked is the agent run's own run of the checks (reused by the
+	// check gates when the changeset is the same).
+	checked *agents.CheckRun
 }
 
 // runTask runs one task to done, blocked, waiting, or back to pending when
@@ -161,7 +164,8 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		t.Warning = ""
 		if g, ok := gateNamed(gates, GateVerdict); ok && res.verdict != nil {
 			switch {
-			case !g.Passed && res.verdict.Status == agents.VerdictInconclusive && e.cfg.Inconclusive == InconclusiveFail:
+			case !g.Passed && (res.verdict.Status == agents.VerdictInconclusive || res.verdict.Status == agents.VerdictUnverified) &&
+				e.cfg.Inconclusive == InconclusiveFail:
 				noRetry = true
 			case g.Passed && g.Score < 1:
 				t.Warning = g.Detail
@@ -178,6 +182,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		t.Output = res.output
 		t.ChangesetID = res.changesetID
 		t.Verdict = res.verdict
+		t.Verified = passed && executed(res.verdict, gates)
 
 		// Learn (vault, playbook) before the outcome is committed, so the
 		// build's wisdom counts are committed with it. Only successes and
@@ -197,7 +202,13 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		switch step {
 		case stepDone:
 			t.Status, t.Reason, t.FinishedAt = TaskDone, "", time.Now()
-			if res.changesetID != 0 && b.Autonomy >= 3 {
+			t.ApplyError = ""
+			switch {
+			case res.changesetID != 0 && b.Autonomy >= 3 && !t.Verified:
+				// Autonomy applies only what something executed: an
+				// unverified change waits for the user.
+				t.ApplyError = "not applied automatically: nothing executed this change (done, unverified); review and apply it yourself"
+			case res.changesetID != 0 && b.Autonomy >= 3:
 				_, err := e.d.Changes.Apply(ctx, res.changesetID, changes.ApplyOptions{})
 				if errors.Is(err, changes.ErrNotPending) {
 					// e.g. a rehearsal branch its service already applied
@@ -567,8 +578,10 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 	if hooks.Board != nil {
 		bt = hooks.Board.Tools(b.BoardKey(), t.Agent, t.ID)
 	}
+	cmds := e.checksFor(b, t)
 	run, err := e.d.Exec(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
-		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt})
+		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt,
+		Checks: &cmds})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
 		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier}
 	if r.tier == "" {
@@ -587,11 +600,16 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 			r.output = f.PartialResult
 			r.kind, r.hints, r.suggested, r.message = f.FailureKind(), f.RecoveryHints, f.SuggestedAgent, f.Message
 		}
+		if run.Checked != nil {
+			// The project's checks ran and failed: the verdict is the evidence.
+			v := run.Verdict
+			r.verdict, r.checked = &v, run.Checked
+		}
 		r.interrupted = r.kind == failure.Cancelled
 	default:
 		r.output = run.Outcome.Result
 		v := run.Verdict
-		r.verdict = &v
+		r.verdict, r.checked = &v, run.Checked
 	}
 	return r
 }

@@ -93,7 +93,8 @@ func TestInconclusivePolicyWarnAndFail(t *testing.T) {
 }
 
 // A text deliverable (no file to change, no claim) is checked by the output
-// gate; evidence for a named file makes the verdict pass.
+// gate; evidence for a named file that nothing executed passes the verdict
+// gate as unverified.
 func TestTextAnswersAndStagedWorkPassTheVerdict(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOpts{})
@@ -109,7 +110,12 @@ func TestTextAnswersAndStagedWorkPassTheVerdict(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, build.StatusDone, b.Status, b.Reason)
 	ts, _ := h.Eng.Tasks(ctx, b.ID)
-	assert.Equal(t, agents.VerdictPassed, taskByID(t, ts, "health").Verdict.Status)
+	// The staged work is consistent but nothing executed it (no checks):
+	// done, unverified, with the reason as warning (issue 25).
+	health := taskByID(t, ts, "health")
+	assert.Equal(t, agents.VerdictUnverified, health.Verdict.Status)
+	assert.False(t, health.Verified)
+	assert.Contains(t, health.Warning, "unverified")
 	assert.Equal(t, agents.VerdictInconclusive, taskByID(t, ts, "spec").Verdict.Status, "stored as the verifier said")
 	assert.Empty(t, taskByID(t, ts, "spec").Warning)
 }

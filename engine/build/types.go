@@ -18,6 +18,7 @@ package build
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/nova-dev/nova/engine/agents"
@@ -219,9 +220,18 @@ type Task struct {
 	// Verdict is the verifier's verdict on the last attempt, with its
 	// evidence lines (Checks); Warning is set when the task was marked done
 	// although the verdict was inconclusive (verify.inconclusive: warn).
-	Verdict  *agents.Verdict `json:"verdict,omitempty"`
-	Warning  string          `json:"warning,omitempty"`
-	Verified bool            `json:"verified"`
+	Verdict *agents.Verdict `json:"verdict,omitempty"`
+	Warning string          `json:"warning,omitempty"`
+	// Verified is true when something executed the change of the task's
+	// passing attempt: the run's verdict passed (a configured check on the
+	// final changeset, or a command the agent ran after its last write) or
+	// the build's check gates ran and passed. A done task that changed
+	// files and is not Verified is shown as "done (unverified)"
+	// (agents.DisplayStatus) and is never applied automatically.
+	Verified bool `json:"verified"`
+	// Checks, when not nil, replace the workspace's check commands for this
+	// task (a PRD task's or a workflow step's own checks; empty: none).
+	Checks []string `json:"checks,omitzero"`
 	// Tier is the model tier the next attempt runs on ("" = the agent's);
 	// Escalations counts tier escalations; SwitchedFrom is the agent the PRD
 	// named when a switch_specialist hint moved the task to another one.
@@ -268,7 +278,7 @@ type Task struct {
 func (t Task) PRDTask() prd.Task {
 	return prd.Task{ID: t.ID, Title: t.Title, Description: t.Description, Agent: t.Agent,
 		Status: prd.Status(t.Status), Dependencies: append([]string(nil), t.Dependencies...),
-		Phase: t.Phase, Attempts: t.Attempts, Output: t.Output, Error: t.Reason}
+		Phase: t.Phase, Attempts: t.Attempts, Output: t.Output, Error: t.Reason, Checks: slices.Clone(t.Checks)}
 }
 
 // Phase groups a build's tasks (for the Build page).

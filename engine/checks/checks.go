@@ -31,6 +31,8 @@ package checks
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +42,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -100,6 +103,9 @@ type Runner struct {
 	Limit   Limit
 	// MaxOutput bounds the output kept per command (0 = DefaultMaxOutput).
 	MaxOutput int
+	// OnCommand, when set, is called before each command starts (progress:
+	// "running check: go test ./...").
+	OnCommand func(command string)
 }
 
 // Run copies the workspace, writes files into the copy and runs every
@@ -125,6 +131,9 @@ func (r Runner) Run(ctx context.Context, files []File) ([]Result, error) {
 	}
 	out := make([]Result, 0, len(r.Commands))
 	for _, c := range r.Commands {
+		if r.OnCommand != nil {
+			r.OnCommand(c)
+		}
 		res := r.runOne(ctx, tmp, c)
 		if ctx.Err() != nil {
 			return out, ctx.Err()
@@ -132,6 +141,44 @@ func (r Runner) Run(ctx context.Context, files []File) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// Hash identifies a set of proposed files (order-independent): two callers
+// that hash the same changeset get the same value, so results of checks run
+// on it can be reused instead of running the commands twice.
+func Hash(files []File) string {
+	fs := slices.Clone(files)
+	slices.SortFunc(fs, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	h := sha256.New()
+	for _, f := range fs {
+		op := "w"
+		if f.Delete {
+			op = "d"
+		}
+		// A hash.Hash never returns a write error.
+		_, _ = fmt.Fprintf(h, "%s\x00%s\x00%d\x00", op, f.Path, len(f.Content))
+		if !f.Delete {
+			_, _ = h.Write([]byte(f.Content))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// MaxLine bounds one check command line.
+const MaxLine = 4096
+
+// LineProblem says what is wrong with a check command line written in a
+// file (config, a PRD task, a workflow step, a skill): "" when nothing.
+func LineProblem(line string) string {
+	switch {
+	case strings.TrimSpace(line) == "":
+		return "a check must not be empty"
+	case strings.ContainsRune(line, 0):
+		return "a check must not contain a NUL byte"
+	case len(line) > MaxLine:
+		return fmt.Sprintf("a check is at most %d bytes long, this one has %d", MaxLine, len(line))
+	}
+	return ""
 }
 
 // Passed reports whether every result passed (and there was at least one).

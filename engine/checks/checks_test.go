@@ -94,3 +94,29 @@ func TestTimeoutAndNoCommands(t *testing.T) {
 	assert.Empty(t, rs)
 	assert.False(t, checks.Passed(rs), "no check is not a pass")
 }
+
+func TestHashIdentifiesAChangeset(t *testing.T) {
+	t.Parallel()
+	a := []checks.File{{Path: "a.go", Content: "x"}, {Path: "b.go", Delete: true}}
+	b := []checks.File{{Path: "b.go", Delete: true}, {Path: "a.go", Content: "x"}}
+	assert.Equal(t, checks.Hash(a), checks.Hash(b), "order does not matter")
+	assert.NotEqual(t, checks.Hash(a), checks.Hash([]checks.File{{Path: "a.go", Content: "y"}, {Path: "b.go", Delete: true}}))
+	assert.NotEqual(t, checks.Hash([]checks.File{{Path: "a.go", Content: ""}}), checks.Hash([]checks.File{{Path: "a.go", Delete: true}}))
+}
+
+func TestLineProblem(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, checks.LineProblem("go test ./..."))
+	assert.NotEmpty(t, checks.LineProblem(" \t"))
+	assert.NotEmpty(t, checks.LineProblem("a\x00b"))
+	assert.NotEmpty(t, checks.LineProblem(string(make([]byte, checks.MaxLine+1))))
+}
+
+func TestOnCommandReportsEachCommand(t *testing.T) {
+	t.Parallel()
+	needShell(t)
+	var seen []string
+	_, err := checks.Runner{Root: t.TempDir(), Commands: []string{"true", "false"}, OnCommand: func(c string) { seen = append(seen, c) }}.Run(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"true", "false"}, seen)
+}

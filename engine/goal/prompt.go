@@ -141,6 +141,9 @@ func (o Outcome) Line() string {
 	var parts []string
 	s := o.Status
 	switch {
+	case o.Passed() && o.Verdict == "unverified":
+		// Consistent work that nothing executed: no check ran on it.
+		s += ", unverified (nothing executed the change: no check ran on it)"
 	case o.Passed() && o.Verdict != "" && o.Verdict != "passed":
 		// The gates took the answer as text (a spec, an analysis): the
 		// verifier had no tool evidence either way.

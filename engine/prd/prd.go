@@ -121,6 +121,11 @@ type Task struct {
 	CreatedAt string `json:"createdAt" yaml:"createdAt"`
 	Output    string `json:"output,omitempty" yaml:"output,omitempty"`
 	Error     string `json:"error,omitempty" yaml:"error,omitempty"`
+	// Checks, when present, replace the workspace's check commands (config
+	// checks) for this task: shell lines run on a copy with the task's
+	// changes applied. An empty list runs none; absent (nil) uses the
+	// workspace's.
+	Checks []string `json:"checks,omitzero" yaml:"checks,omitempty"`
 
 	// Extra holds task fields nova does not know, as raw JSON.
 	Extra map[string]json.RawMessage `json:"-" yaml:"-"`
@@ -169,7 +174,7 @@ var (
 	prdFields  = []string{"meta", "tasks"}
 	metaFields = []string{"name", "version", "createdAt"}
 	taskFields = []string{"id", "title", "description", "agent", "status", "dependencies",
-		"phase", "attempts", "createdAt", "output", "error"}
+		"phase", "attempts", "createdAt", "output", "error", "checks"}
 )
 
 // MarshalJSON writes the known fields in Nova26's order, then the extras

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/nova-dev/nova/engine/checks"
 )
 
 // Problem is one reason a PRD cannot run.
@@ -63,7 +65,7 @@ func (e *ValidationError) Unwrap() error { return ErrInvalid }
 // every problem: empty or duplicate ids, empty titles, missing or unknown
 // agents (knownAgents may be nil to skip that check), unknown statuses,
 // negative phases or attempts, a task placed in an earlier phase than one of
-// its dependencies, dangling dependencies and dependency cycles (printed as
+// its dependencies, blank check commands, dangling dependencies and dependency cycles (printed as
 // "cycle: a → b → c → a", read "a depends on b, …").
 func Validate(p *PRD, knownAgents func(string) bool) error {
 	if p == nil {
@@ -126,6 +128,11 @@ func Validate(p *PRD, knownAgents func(string) bool) error {
 				add(label, "dependencies", "unknown task %q", d)
 			case j != i && p.Tasks[j].Phase > t.Phase:
 				add(label, "phase", "phase %d comes before phase %d of its dependency %q", t.Phase, p.Tasks[j].Phase, d)
+			}
+		}
+		for j, c := range t.Checks {
+			if msg := checks.LineProblem(c); msg != "" {
+				add(label, fmt.Sprintf("checks[%d]", j), "%s", msg)
 			}
 		}
 	}

@@ -120,6 +120,12 @@ func (s *Service) autoSelect(ctx context.Context, ss Session, apply bool) (Sessi
 		return ss, ErrNoValid
 	}
 	b, _ := ss.Branch(ranked[0].BranchID)
+	// Autonomy applies only what something executed: a branch whose checks
+	// did not run (none configured) is staged for the user, never written.
+	note := ""
+	if apply && (!ranked[0].CheckRan || !ranked[0].CheckPassed) {
+		apply, note = false, "selected automatically but not applied: no check ran on it (unverified); review and apply it yourself"
+	}
 	csID, written, err := s.stage(ctx, ss, b, apply, false)
 	if err != nil {
 		return ss, err
@@ -127,6 +133,9 @@ func (s *Service) autoSelect(ctx context.Context, ss Session, apply bool) (Sessi
 	ss, err = s.update(ctx, ss.ID, func(x *Session) error {
 		x.Status, x.Winner, x.Auto, x.UserApproved = StatusApproved, b.ID, true, nil
 		x.ChangesetID, x.Written, x.DecidedAt = csID, written, s.now()
+		if note != "" {
+			x.Reason = note
+		}
 		return nil
 	})
 	if err != nil {

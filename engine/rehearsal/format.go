@@ -21,8 +21,8 @@ func FormatSummary(ss Session) string {
 		if br.ID == ss.Winner {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%s %d. %-9s %.2f %-6s typeCheck %.2f  lineDelta %.2f  self %.2f  taste %.2f  (+%d −%d, %d file(s))\n",
-			mark, i+1, br.Approach, r.Score, r.Band, r.TypeCheck.Score, r.LineDelta.Score,
+		fmt.Fprintf(&b, "%s %d. %-9s %.2f %-6s typeCheck %s  lineDelta %.2f  self %.2f  taste %.2f  (+%d −%d, %d file(s))\n",
+			mark, i+1, br.Approach, r.Score, r.Band, r.TypeCheck.ScoreText(), r.LineDelta.Score,
 			r.SelfAssessment.Score, r.TasteAlignment.Score, r.Adds, r.Dels, len(br.Files))
 		if br.Description != "" {
 			fmt.Fprintf(&b, "     %s\n", oneLine(br.Description, 110))
@@ -85,8 +85,8 @@ func KeyDifferences(ss Session) string {
 		{"tasteAlignment", first.TasteAlignment, second.TasteAlignment},
 	}
 	for _, d := range dims {
-		if fmt.Sprintf("%.2f", d.x.Score) != fmt.Sprintf("%.2f", d.y.Score) {
-			fmt.Fprintf(&b, "  %-14s %.2f vs %.2f (%s | %s)\n", d.name, d.x.Score, d.y.Score, d.x.Evidence, d.y.Evidence)
+		if d.x.ScoreText() != d.y.ScoreText() {
+			fmt.Fprintf(&b, "  %-14s %s vs %s (%s | %s)\n", d.name, d.x.ScoreText(), d.y.ScoreText(), d.x.Evidence, d.y.Evidence)
 		}
 	}
 	pa, pc := paths(a), paths(c)

@@ -23,6 +23,7 @@ package rehearsal
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nova-dev/nova/engine/failure"
@@ -117,6 +118,21 @@ type Dimension struct {
 	Score    float64 `json:"score"`
 	Weight   float64 `json:"weight"`
 	Evidence string  `json:"evidence"`
+	// NotChecked: nothing measured this dimension (typeCheckPass when no
+	// check command ran): it has no score, is left out of the composite
+	// mean and is shown as "not checked", never as a score.
+	NotChecked bool `json:"notChecked,omitempty"`
+}
+
+// NotCheckedText is how a dimension nothing measured is shown.
+const NotCheckedText = "not checked"
+
+// ScoreText is the dimension's score as shown ("0.85"), or "not checked".
+func (d Dimension) ScoreText() string {
+	if d.NotChecked {
+		return NotCheckedText
+	}
+	return fmt.Sprintf("%.2f", d.Score)
 }
 
 // Band is a quality band.

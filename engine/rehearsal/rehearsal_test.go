@@ -82,8 +82,17 @@ func TestRehearseThreeBranchesPending(t *testing.T) {
 	assert.True(t, ss.Branches[1].Files[1].New)
 	for i, r := range ss.Results {
 		assert.Equal(t, ss.Branches[i].ID, r.BranchID)
-		want := Composite(r.TypeCheck.Score, r.LineDelta.Score, r.SelfAssessment.Score, r.TasteAlignment.Score)
-		assert.InDelta(t, want, r.Score, 1e-9)
+		// No check is configured: the type check is "not checked", left
+		// out of the mean (issue 25: it used to score 1.00 for code
+		// nothing compiled).
+		assert.True(t, r.TypeCheck.NotChecked)
+		assert.Zero(t, r.TypeCheck.Score)
+		assert.Equal(t, "not checked", r.TypeCheck.ScoreText())
+		assert.False(t, r.CheckRan)
+		want := (WeightLineDelta*r.LineDelta.Score + WeightSelfAssessment*r.SelfAssessment.Score + WeightTasteAlignment*r.TasteAlignment.Score) /
+			(WeightLineDelta + WeightSelfAssessment + WeightTasteAlignment)
+		assert.InDelta(t, want, r.Score, 1e-3)
+		assert.InDelta(t, CompositeOf(r.TypeCheck, r.LineDelta, r.SelfAssessment, r.TasteAlignment), r.Score, 1e-9)
 		assert.Equal(t, BandOf(r.Score), r.Band)
 		assert.LessOrEqual(t, len([]rune(r.Preview)), PreviewChars)
 		assert.NotEmpty(t, r.TypeCheck.Evidence)
@@ -388,7 +397,45 @@ func TestAutoSelectAtAutonomy3(t *testing.T) {
 	assert.True(t, ss.Auto)
 	assert.Nil(t, ss.UserApproved, "unset when selected automatically")
 	assert.Equal(t, ss.Ranked()[0].BranchID, ss.Winner)
+	// No check ran on the branch: staged for the user, never written.
+	assert.Empty(t, ss.Written)
+	assert.Contains(t, ss.Reason, "not applied")
+	require.NotZero(t, ss.ChangesetID)
+	cs, err := e.store.Get(context.Background(), ss.ChangesetID)
+	require.NoError(t, err)
+	assert.Equal(t, changes.StatusPending, cs.Status)
+	c, _ := e.read("calc/calc.go")
+	assert.Equal(t, "package calc\n", c, "unverified work is not applied")
+}
+
+func TestAutoSelectAppliesACheckedBranch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, rehearsaltest.Three(), 0)
+	e.cfg.Autonomy = 3
+	e.cfg.Checks = []string{"test -f calc/calc.go"}
+	ss, err := e.svc.Rehearse(context.Background(), Request{Task: task("T1", "schema change"), Branches: 3, ApplyAuto: true})
+	require.NoError(t, err)
+	assert.Equal(t, StatusApproved, ss.Status)
+	r, _ := ss.Result(ss.Winner)
+	assert.True(t, r.CheckRan && r.CheckPassed)
+	assert.False(t, r.TypeCheck.NotChecked)
+	assert.Equal(t, "1.00", r.TypeCheck.ScoreText())
 	assert.NotEmpty(t, ss.Written)
+}
+
+func TestCompositeOfLeavesNotCheckedOut(t *testing.T) {
+	t.Parallel()
+	tc := Dimension{Weight: WeightTypeCheck, Score: 1}
+	ld := Dimension{Weight: WeightLineDelta, Score: 0.5}
+	sa := Dimension{Weight: WeightSelfAssessment, Score: 0.6}
+	ta := Dimension{Weight: WeightTasteAlignment, Score: 0.5}
+	assert.InDelta(t, Composite(1, 0.5, 0.6, 0.5), CompositeOf(tc, ld, sa, ta), 1e-9, "all measured: the same as Composite")
+	tc = Dimension{Weight: WeightTypeCheck, NotChecked: true}
+	assert.InDelta(t, (0.15*0.5+0.25*0.6+0.25*0.5)/0.65, CompositeOf(tc, ld, sa, ta), 1e-3)
+	assert.Zero(t, CompositeOf(tc))
+	raw, err := json.Marshal(Result{TypeCheck: tc})
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"typeCheckPass":{"score":0,"weight":0.35,"evidence":"","notChecked":true}`)
 }
 
 func TestLearningReinforcesAndDemotes(t *testing.T) {

@@ -60,6 +60,25 @@ func Composite(typeCheck, lineDelta, self, taste float64) float64 {
 		WeightSelfAssessment*self + WeightTasteAlignment*taste)
 }
 
+// CompositeOf combines the dimensions that were measured with their
+// weights, renormalised over those weights: a NotChecked dimension (the
+// type check when no check command ran) is left out of the mean instead of
+// counting as a score. With every dimension measured it equals Composite.
+func CompositeOf(dims ...Dimension) float64 {
+	sum, weight := 0.0, 0.0
+	for _, d := range dims {
+		if d.NotChecked {
+			continue
+		}
+		sum += d.Weight * d.Score
+		weight += d.Weight
+	}
+	if weight == 0 {
+		return 0
+	}
+	return round3(sum / weight)
+}
+
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // LineDeltaScore is max(0.5, 1 − max(0, Δ)/400) where Δ is the growth in
@@ -102,9 +121,11 @@ var (
 	heuristicExt = []string{".go", ".ts", ".tsx", ".mts", ".cts"}
 )
 
-// HeuristicTypeCheck is used when no check command is configured: 1.0 minus
-// 0.15 for each `any` (Go and TypeScript spellings) and each untyped
-// TypeScript parameter on the lines the branch adds.
+// HeuristicTypeCheck counts, when no check command is configured, each
+// `any` (Go and TypeScript spellings) and each untyped TypeScript parameter
+// on the lines the branch adds: 1.0 minus 0.15 for each. It is evidence
+// only: the type-check dimension of such a branch is "not checked" and
+// leaves the composite (CompositeOf), since nothing compiled the code.
 func HeuristicTypeCheck(files []File) (float64, string) {
 	anys, untyped := 0, 0
 	for _, f := range files {
@@ -325,8 +346,12 @@ func scoreBranch(ctx context.Context, b Branch, checks *CheckRunner, patterns []
 			res.TypeCheck.Evidence = "checks failed: " + strings.Join(checks.Checks, "; ")
 		}
 	} else {
-		s, ev := HeuristicTypeCheck(b.Files)
-		res.TypeCheck = Dimension{Score: s, Weight: WeightTypeCheck, Evidence: ev}
+		// Nothing ran the code: the type check is not scored (a heuristic
+		// 1.00 for code nobody compiled was issue 25). The heuristic's
+		// findings stay in the evidence.
+		_, ev := HeuristicTypeCheck(b.Files)
+		res.TypeCheck = Dimension{Weight: WeightTypeCheck, NotChecked: true,
+			Evidence: "no check command is configured; " + ev}
 	}
 	delta, adds, dels := lineCounts(b.Files)
 	res.Adds, res.Dels = adds, dels
@@ -336,7 +361,7 @@ func scoreBranch(ctx context.Context, b Branch, checks *CheckRunner, patterns []
 	res.SelfAssessment = Dimension{Score: s, Weight: WeightSelfAssessment, Evidence: ev}
 	ts, hit, tev := TasteAlignment(b, patterns)
 	res.TasteAlignment = Dimension{Score: ts, Weight: WeightTasteAlignment, Evidence: tev}
-	res.Score = Composite(res.TypeCheck.Score, res.LineDelta.Score, res.SelfAssessment.Score, res.TasteAlignment.Score)
+	res.Score = CompositeOf(res.TypeCheck, res.LineDelta, res.SelfAssessment, res.TasteAlignment)
 	res.Band = BandOf(res.Score)
 	return res, hit, nil
 }

@@ -102,7 +102,9 @@ type OrchestratorConfig struct {
 type VerifyConfig struct {
 	// Inconclusive is what an inconclusive verdict does to a task: "retry"
 	// (once, with the verifier's evidence; then the task is blocked with it),
-	// "warn" (done, with a visible warning) or "fail" (blocked at once).
+	// "warn" (done, with a visible warning) or "fail" (blocked at once). An
+	// unverified verdict (consistent work nothing executed) leaves the task
+	// done but not Verified under retry and warn, and blocks it under fail.
 	Inconclusive string `yaml:"inconclusive" json:"inconclusive"`
 }
 

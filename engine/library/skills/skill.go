@@ -45,6 +45,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/library/internal/yamldoc"
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/tmpl"
@@ -88,6 +89,12 @@ type Skill struct {
 	// name; the runner checks both before the first step.
 	RequiredTools []string `yaml:"requiredTools,omitempty" json:"requiredTools"`
 	Steps         []Step   `yaml:"steps" json:"steps"`
+	// Checks are check commands (shell lines, as config checks) run on a
+	// copy with the skill's staged changes when it runs as a workflow
+	// step, replacing the workspace's; a step's own checks replace them in
+	// turn. Inside an agent run the skill's writes join the run's
+	// changeset, which the run's checks cover.
+	Checks []string `yaml:"checks,omitempty" json:"checks,omitzero"`
 
 	// Source is "builtin" or the file the skill was read from.
 	Source string `yaml:"-" json:"source"`
@@ -228,6 +235,11 @@ func Validate(s Skill, toolInfo ToolInfo, known KnownAgent) []FieldError {
 			if _, ok := toolInfo(t); !ok {
 				bad(fmt.Sprintf("requiredTools[%d]", i), "unknown tool %q", t)
 			}
+		}
+	}
+	for i, c := range s.Checks {
+		if msg := checks.LineProblem(c); msg != "" {
+			bad(fmt.Sprintf("checks[%d]", i), "%s", msg)
 		}
 	}
 	if len(s.Steps) == 0 {

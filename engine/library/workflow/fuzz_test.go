@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(base + "  - {id: a, agent: MARS, task: \"{{ b.output }}\"}\n  - {id: b, agent: MARS, task: \"{{ a.output }}\"}\n"))
 	f.Add([]byte("a: &a [x]\nsteps: [*a]\n"))
+	f.Add([]byte(base + "  - {id: a, agent: MARS, task: t, checks: [\"go test ./...\", \"\"]}\n  - {id: b, agent: MARS, task: t, checks: {x: 1}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, errs := Parse("fuzz.yaml", data, Env{})
 		if len(errs) > 0 {

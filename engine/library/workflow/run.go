@@ -42,9 +42,12 @@ type TaskRequest struct {
 	Created func(buildID uint64) error
 	// Checks runs the check-command gates; nil: when the agent can change
 	// files (the executor knows the agent).
-	Checks   *bool
-	Autonomy *int
-	Approve  tools.ApproveFunc
+	Checks *bool
+	// CheckList, when not nil, replaces the workspace's check commands for
+	// the step (the step's `checks: [..]`; empty: none).
+	CheckList []string
+	Autonomy  *int
+	Approve   tools.ApproveFunc
 }
 
 // SkillRequest asks the executor to run a skill step.
@@ -56,6 +59,9 @@ type SkillRequest struct {
 	Skill    string
 	Inputs   map[string]any
 	Approve  tools.ApproveFunc
+	// Checks are the step's own check commands (nil: none given; the
+	// executor falls back to the skill's own checks).
+	Checks []string
 }
 
 // Outcome is what a step execution produced.
@@ -444,11 +450,11 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, opts RunOptions
 		var xerr error
 		if def.Kind() == "skill" {
 			out, xerr = e.d.Exec.RunSkill(ctx, SkillRequest{RunID: id, Workflow: r.Workflow, StepID: st.ID, Agent: def.Agent,
-				Skill: def.Skill, Inputs: inputs, Approve: opts.Approve})
+				Skill: def.Skill, Inputs: inputs, Approve: opts.Approve, Checks: def.Checks.Commands()})
 		} else {
 			out, xerr = e.d.Exec.RunTask(ctx, TaskRequest{RunID: id, Workflow: r.Workflow, StepID: st.ID, Agent: def.Agent,
 				Title: r.Name + ": " + def.Label(), Task: r.Steps[i].Task, BuildID: r.Steps[i].BuildID,
-				Checks: def.Checks, Autonomy: r.Autonomy, Approve: opts.Approve,
+				Checks: def.Checks.Switch(), CheckList: def.Checks.Commands(), Autonomy: r.Autonomy, Approve: opts.Approve,
 				Created: func(buildID uint64) error {
 					r, err := e.d.Store.update(id, func(r *Run) error { r.Steps[i].BuildID = buildID; return nil })
 					if err != nil {

@@ -44,6 +44,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/library/internal/yamldoc"
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/skills"
@@ -100,9 +101,11 @@ type Step struct {
 	Condition string `yaml:"condition,omitempty" json:"condition,omitempty"`
 	// ContinueOnFailure lets the run go on after this step fails.
 	ContinueOnFailure bool `yaml:"continueOnFailure,omitempty" json:"continueOnFailure,omitempty"`
-	// Checks runs the configured check commands as a gate; by default they
-	// run when the agent can change files.
-	Checks *bool `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// Checks are the step's check commands (see StepChecks): a list
+	// replacing the workspace's, or true/false for the workspace's or none;
+	// by default an agent step runs the workspace's when its agent can
+	// change files.
+	Checks *StepChecks `yaml:"checks,omitempty" json:"checks,omitempty"`
 }
 
 // Kind is "skill" or "agent".
@@ -245,6 +248,11 @@ func Validate(w Workflow, env Env) []FieldError {
 			bad(f+".with", "with gives a skill its inputs; this step runs no skill (use input for the task's context)")
 		case s.Skill != "" && len(s.Input) > 0:
 			bad(f+".input", "input adds context to an agent's task; a skill step takes its inputs in with")
+		}
+		for j, c := range s.Checks.Commands() {
+			if msg := checks.LineProblem(c); msg != "" {
+				bad(fmt.Sprintf("%s.checks[%d]", f, j), "%s", msg)
+			}
 		}
 		if s.Skill != "" && env.Skill != nil {
 			sk, ok := env.Skill(s.Skill)

@@ -298,8 +298,9 @@ func (m *Model) column(i, w int) string {
 		name string
 		d    rh.Dimension
 	}{{"typecheck", r.TypeCheck}, {"lines", r.LineDelta}, {"self", r.SelfAssessment}, {"taste", r.TasteAlignment}} {
-		l := s.Muted.Render(fmt.Sprintf("%-*s", labelW, d.name)) + s.Bar(d.d.Score, barW) + " " + s.Text.Render(fmt.Sprintf("%.2f", d.d.Score))
-		if rest := inner - labelW - barW - 6; rest > 8 {
+		score := d.d.ScoreText() // "0.85", or "not checked"
+		l := s.Muted.Render(fmt.Sprintf("%-*s", labelW, d.name)) + s.Bar(d.d.Score, barW) + " " + s.Text.Render(score)
+		if rest := inner - labelW - barW - 2 - len(score); rest > 8 {
 			l += " " + s.Subtle.Render(common.Truncate(d.d.Evidence, rest))
 		}
 		lines = append(lines, l)
@@ -310,7 +311,7 @@ func (m *Model) column(i, w int) string {
 	case r.CheckRan:
 		lines = append(lines, s.Error.Render(common.Truncate("✗ checks failed: "+lastLine(r.CheckOutput), inner)))
 	default:
-		lines = append(lines, s.Muted.Render(common.Truncate("~ no checks configured (heuristic)", inner)))
+		lines = append(lines, s.Muted.Render(common.Truncate("~ not checked: no checks configured", inner)))
 	}
 	var tabs []string
 	for j, f := range b.Files {
@@ -384,7 +385,7 @@ func (m *Model) whyText(b rh.Branch, r rh.Result, w int) string {
 		n string
 		d rh.Dimension
 	}{{"typecheck", r.TypeCheck}, {"lines", r.LineDelta}, {"self", r.SelfAssessment}, {"taste", r.TasteAlignment}} {
-		add(s.Muted, fmt.Sprintf("%s %.2f×%.2f: %s", d.n, d.d.Score, d.d.Weight, d.d.Evidence))
+		add(s.Muted, fmt.Sprintf("%s %s×%.2f: %s", d.n, d.d.ScoreText(), d.d.Weight, d.d.Evidence))
 	}
 	if r.CheckOutput != "" {
 		add(s.Subtitle, "Check output")
