@@ -62,6 +62,10 @@ type Service struct {
 
 	mu  sync.RWMutex
 	mem memState
+	// wmu orders this process's writes: a write's commit and its apply to
+	// the snapshot happen under it, so the snapshot's revision never falls
+	// behind the file's while nothing else wrote (see write).
+	wmu sync.Mutex
 }
 
 // memState is the in-memory snapshot of both files that searches use.
@@ -73,6 +77,9 @@ type memState struct {
 	userTried time.Time // when a failing user file was last tried
 	facts     map[uint64]Fact
 	ix        *textindex.Index
+	// rebuilds counts whole re-reads of the workspace file (tests: writes
+	// of this process must not cause them).
+	rebuilds int
 }
 
 // userBit marks user-file facts in the in-memory ids.
@@ -184,6 +191,14 @@ func (s *Service) write(ctx context.Context, user bool, fn func(tx *bolt.Tx) ([]
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Without this lock two racing writes could commit in one order and
+	// reach the snapshot in the other: the later commit's apply was skipped
+	// (its before did not match yet) and the earlier one moved the
+	// snapshot's revision to a value the file had already left, so every
+	// later write of the process skipped its apply too, until a search
+	// re-read the whole file and rebuilt the index (issue 26, finding 6).
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if !user {
 		var before, after uint64
 		var changed []Fact
