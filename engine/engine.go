@@ -158,6 +158,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 		NumCtx:       cfg.Ollama.NumCtx,
 		KeepAlive:    cfg.Ollama.KeepAlive.D(),
 		ReplyReserve: cfg.Budgets.ReplyReserve,
+		MaxReply:     cfg.Ollama.MaxReply,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)

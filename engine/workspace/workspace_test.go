@@ -393,3 +393,16 @@ func TestConfigSumIsLoads(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, sum, again)
 }
+
+func TestConfigMaxReply(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", []byte("ollama:\n  maxReply: 1048576\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 1<<20, cfg.Ollama.MaxReply)
+	def, err := ParseConfig("c.yaml", []byte("version: 1\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 4<<20, def.Ollama.MaxReply, "default 4 MiB")
+	_, err = ParseConfig("c.yaml", []byte("ollama:\n  maxReply: 100\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ollama.maxReply")
+}
