@@ -119,7 +119,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l := &Local{
 		ws:       ws,
 		db:       db,
-		bus:      events.New(Event.Droppable),
+		bus:      events.New(Event.Droppable, events.WithMaxBacklog(MaxEventBacklog, droppedEvent)),
 		llm:      client,
 		cfg:      ws.Config,
 		now:      opts.Now,
@@ -158,6 +158,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 		NumCtx:       cfg.Ollama.NumCtx,
 		KeepAlive:    cfg.Ollama.KeepAlive.D(),
 		ReplyReserve: cfg.Budgets.ReplyReserve,
+		MaxReply:     cfg.Ollama.MaxReply,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)
@@ -193,6 +194,10 @@ func (l *Local) Dir() string { return l.ws.Dir() }
 
 // Subscribe implements Workspace.
 func (l *Local) Subscribe(ctx context.Context) <-chan Event { return l.bus.Subscribe(ctx) }
+
+// Subscribers is the number of live event subscriptions (in-process wiring
+// and tests; not part of the Workspace facade).
+func (l *Local) Subscribers() int { return l.bus.Subscribers() }
 
 // Publish sends an event to subscribers. Call it only after the state it
 // describes is committed.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/nova-dev/nova/engine/agents"
@@ -31,6 +32,12 @@ const (
 	EventNeedsApproval EventType = "needsApproval"
 	// EventLog is a human-readable line for activity views.
 	EventLog EventType = "log"
+	// EventDropped is the last event of a subscription that fell
+	// MaxEventBacklog events behind (a reader that stopped reading): its
+	// queue was freed and its channel closes after this event. Done is how
+	// many events it was behind; Text says so. Subscribe again and reload
+	// what is shown: the events in between are lost.
+	EventDropped EventType = "dropped"
 
 	// EventNodesArchived: the tier cap moved vault nodes to the archive to
 	// make room for learned ones, reported once per write: Done is the count,
@@ -166,6 +173,16 @@ type Event struct {
 	// Nodes are the vault node ids an event is about (EventNodesArchived:
 	// the nodes moved to the archive).
 	Nodes []uint64 `json:"nodes,omitempty"`
+}
+
+// MaxEventBacklog is how many events may wait for one subscriber before it
+// is dropped with EventDropped (a few hundred KB of queued events).
+const MaxEventBacklog = 1024
+
+// droppedEvent is a dropped subscriber's last event.
+func droppedEvent(behind int) Event {
+	return Event{Type: EventDropped, Time: time.Now(), Done: behind,
+		Text: fmt.Sprintf("dropped: you fell %d events behind; reconnect", behind)}
 }
 
 // Droppable reports whether the event may be dropped for a slow subscriber.

@@ -99,10 +99,17 @@ func (l *Local) CorrectFact(ctx context.Context, id, reason, replacement string)
 	return c, err
 }
 
-// FactHistory is a fact's correction chain, oldest first.
-// `nova facts history ID`.
+// FactHistory is the newest facts.DefaultHistoryLimit entries of a fact's
+// correction chain, oldest first (FactHistoryPage pages and says whether
+// older entries exist).
 func (l *Local) FactHistory(ctx context.Context, id string) ([]facts.Fact, error) {
 	return l.Knowledge().Facts().History(ctx, id)
+}
+
+// FactHistoryPage is one page of a fact's correction chain, oldest first,
+// with whether older entries exist. `nova facts history ID --limit --before`.
+func (l *Local) FactHistoryPage(ctx context.Context, id string, o facts.HistoryOptions) (facts.HistoryPage, error) {
+	return l.Knowledge().Facts().HistoryPage(ctx, id, o)
 }
 
 // PromoteFact moves a fact to a broader scope (a build's lesson to the

@@ -554,9 +554,15 @@ type Workspace interface {
 	// records the linked replacement; nothing is overwritten or deleted
 	// (facts.ErrNotFound, facts.ErrAlreadyInvalidated).
 	CorrectFact(ctx context.Context, id, reason, replacement string) (facts.Correction, error)
-	// FactHistory is a fact's correction chain, oldest first.
+	// FactHistory is the newest facts.DefaultHistoryLimit entries of a
+	// fact's correction chain, oldest first.
 	//rpc:idempotent
 	FactHistory(ctx context.Context, id string) ([]facts.Fact, error)
+	// FactHistoryPage pages a fact's correction chain from its newest end
+	// (o.Limit entries, older than o.Before) and says whether older entries
+	// exist. `nova facts history ID --limit N --before ID`.
+	//rpc:idempotent
+	FactHistoryPage(ctx context.Context, id string, o facts.HistoryOptions) (facts.HistoryPage, error)
 	// PromoteFact moves a fact to a broader scope, closing the original with
 	// a link to the copy.
 	PromoteFact(ctx context.Context, id string, to facts.Scope) (facts.Correction, error)

@@ -468,6 +468,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.recovered(msg.rec)
 
 	case common.EventMsg:
+		if msg.Event.Type == engine.EventDropped {
+			// The owner dropped this window's stream (it fell far behind,
+			// e.g. suspended with ctrl+z): subscribe again and reload
+			// every page, since the events in between are lost.
+			m.events = m.ws.Subscribe(m.c.Ctx)
+			return m, tea.Batch(waitEvents(m.events), m.setToast(msg.Event.Text+" (reconnected, pages reloaded)", false),
+				func() tea.Msg { return refreshAllMsg{} })
+		}
 		// Re-arm first so no event waits behind a slow page.
 		cmds := []tea.Cmd{waitEvents(m.events)}
 		if msg.Event.Type == engine.EventThemeChanged && msg.Event.Text != m.c.Styles.Name {

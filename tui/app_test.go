@@ -35,6 +35,7 @@ type fakeWS struct {
 	ollama  engine.OllamaStatus
 	themes  []string
 	events  chan engine.Event
+	subs    int      // Subscribe calls
 	running []uint64 // RunningWork's builds
 	goals   []uint64 // its goal runs
 	flows   []uint64 // its workflow runs
@@ -68,6 +69,7 @@ func (f *fakeWS) Config() workspace.Config { f.mu.Lock(); defer f.mu.Unlock(); r
 func (f *fakeWS) Subscribe(context.Context) <-chan engine.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.subs++
 	return f.events
 }
 func (f *fakeWS) Summary(context.Context) (engine.Summary, error) {
@@ -175,6 +177,27 @@ func TestHomeRefreshesOnEvents(t *testing.T) {
 	// The debounce fires after 150ms; the drain waits for it.
 	m.Send(common.EventMsg{Event: engine.Event{Type: engine.EventChanged, Topic: engine.TopicVault}})
 	assert.Contains(t, m.Plain(), "4242")
+}
+
+// The owner drops a window that fell far behind (suspended with ctrl+z)
+// with a last event: the window says so, subscribes again and reloads
+// (issue 26, finding 10).
+func TestDroppedStreamResubscribesAndReloads(t *testing.T) {
+	t.Parallel()
+	ws := newFake(t)
+	m := newModel(t, ws, 120, 40)
+	ws.mu.Lock()
+	before := ws.subs
+	ws.sum.VaultNodes = 4343
+	ws.mu.Unlock()
+	m.Send(common.EventMsg{Event: engine.Event{Type: engine.EventDropped, Done: 1025,
+		Text: "dropped: you fell 1025 events behind; reconnect"}})
+	out := m.Plain()
+	assert.Contains(t, out, "dropped: you fell 1025 events behind")
+	assert.Contains(t, out, "4343", "pages reload")
+	ws.mu.Lock()
+	assert.Equal(t, before+1, ws.subs, "the window subscribes again")
+	ws.mu.Unlock()
 }
 
 func TestPaletteSwitchesAndPersistsTheme(t *testing.T) {

@@ -294,12 +294,18 @@ func runAgentRun(ctx context.Context, opts *agentRunOptions) error {
 		// Follow this run's events: progress on stderr, approvals put to the user.
 		subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopSub()
-		events := ws.Subscribe(subCtx)
+		// followEvents subscribes again when the owner drops this stream
+		// (the process was suspended and fell behind).
+		events := followEvents(subCtx, ws)
 		p := &progress{io: opts.IO}
 		followed := make(chan struct{})
 		go func() {
 			defer close(followed)
 			for ev := range events {
+				if ev.Type == engine.EventDropped {
+					opts.IO.Logf("%s (reconnected; progress lines in between are lost)\n", ev.Text)
+					continue
+				}
 				if ev.Op != op || ev.Topic != engine.TopicAgent {
 					continue
 				}

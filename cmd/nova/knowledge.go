@@ -745,8 +745,9 @@ func runFactsCorrect(ctx context.Context, opts *factsCorrectOptions) error {
 // factsHistoryOptions is `nova facts history ID`.
 type factsHistoryOptions struct {
 	*Env
-	ID   string
-	JSON bool
+	ID      string
+	History facts.HistoryOptions
+	JSON    bool
 }
 
 func newFactsHistoryCmd(env *Env, runF func(context.Context, *factsHistoryOptions) error) *cobra.Command {
@@ -754,27 +755,47 @@ func newFactsHistoryCmd(env *Env, runF func(context.Context, *factsHistoryOption
 	cmd := &cobra.Command{
 		Use:   "history ID",
 		Short: "Show a fact's correction chain, oldest first",
-		Args:  exactArgs(1, "a fact id (f3, u1)"),
+		Long: "Show a fact's correction chain, oldest first: the newest --limit entries (default " +
+			fmt.Sprint(facts.DefaultHistoryLimit) + "). When older entries exist it says so and names the " +
+			"--before value that shows them.",
+		Args: exactArgs(1, "a fact id (f3, u1)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = strings.TrimSpace(args[0])
+			if opts.History.Limit < 0 {
+				return usagef("--limit must not be negative")
+			}
 			return pick(runF, runFactsHistory)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of facts, oldest first")
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON array of facts, oldest first (the older-entries note goes to stderr)")
+	f.IntVar(&opts.History.Limit, "limit", 0, fmt.Sprintf("show at most N entries, the newest (default %d)", facts.DefaultHistoryLimit))
+	f.StringVar(&opts.History.Before, "before", "", "show the entries older than this fact id of the chain")
 	return cmd
 }
 
 func runFactsHistory(ctx context.Context, opts *factsHistoryOptions) error {
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-		hist, err := ws.FactHistory(ctx, opts.ID)
+		page, err := ws.FactHistoryPage(ctx, opts.ID, opts.History)
 		if err != nil {
 			return knowledgeUsage(err)
 		}
+		hist := page.Facts
 		if hist == nil {
 			hist = []facts.Fact{}
 		}
+		older := ""
+		if page.Older {
+			older = fmt.Sprintf("older entries exist: --before %s", page.Before)
+		}
 		if opts.JSON {
+			if older != "" {
+				opts.IO.Logf("%s\n", older)
+			}
 			return opts.IO.PrintJSON(hist)
+		}
+		if older != "" {
+			opts.IO.Printf("… %s\n", older)
 		}
 		for i, f := range hist {
 			mark := "●"

@@ -216,10 +216,14 @@ func runSkillsRun(ctx context.Context, opts *skillsRunOptions) error {
 		}
 		subCtx, stopSub := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopSub()
-		events := ws.Subscribe(subCtx)
+		events := followEvents(subCtx, ws) // subscribes again if the owner drops this stream
 		ask := approvalFollower{env: opts.Env, ws: ws}
 		go func() {
 			for ev := range events {
+				if ev.Type == engine.EventDropped {
+					opts.IO.Logf("%s (reconnected)\n", ev.Text)
+					continue
+				}
 				if ev.Op == op && ev.Type == engine.EventNeedsApproval && ev.Approval != nil && ro.Approvals == engine.ApproveAsk {
 					ask.answer(ctx, *ev.Approval)
 				}

@@ -132,3 +132,73 @@ func BenchmarkPublishDelta(b *testing.B) {
 		br.Publish(ev{delta: true, n: i})
 	}
 }
+
+type endEv struct {
+	n      int
+	behind int
+}
+
+// A subscriber that stops reading is dropped once it is max events behind:
+// its queue never holds more, it gets one last event saying how far behind
+// it was, then its channel closes; a reader that keeps up gets every event
+// (issue 26, finding 10).
+func TestStuckSubscriberIsDroppedWithAnEndEvent(t *testing.T) {
+	t.Parallel()
+	const max, published = 100, 10_000
+	b := New[endEv](nil, WithMaxBacklog(max, func(behind int) endEv { return endEv{n: -1, behind: behind} }))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stuck := make([]<-chan endEv, 5)
+	for i := range stuck {
+		stuck[i] = b.Subscribe(ctx)
+	}
+	live := b.Subscribe(ctx)
+	seen := make(chan int, published)
+	go func() {
+		n := 0
+		for e := range live {
+			if e.n != n {
+				break
+			}
+			n++
+			seen <- n
+			if n == published {
+				break
+			}
+		}
+		close(seen)
+	}()
+	read := 0
+	for i := range published {
+		b.Publish(endEv{n: i})
+		if i%50 == 49 {
+			// The live reader keeps up: it is never max events behind.
+			for read < i+1 {
+				n, ok := <-seen
+				require.True(t, ok, "the live reader lost an event after %d", read)
+				read = n
+			}
+			b.mu.Lock()
+			for s := range b.subs {
+				s.mu.Lock()
+				assert.LessOrEqual(t, len(s.queue), max, "a queue never holds more than max events")
+				s.mu.Unlock()
+			}
+			b.mu.Unlock()
+		}
+	}
+	assert.Equal(t, published, read, "the reader that keeps up gets every event, in order")
+	assert.Equal(t, 1, b.Subscribers(), "the stuck subscribers are gone")
+
+	for _, ch := range stuck {
+		var last endEv
+		n := 0
+		for e := range ch { // the channel closes after the end event
+			last = e
+			n++
+		}
+		assert.Equal(t, -1, last.n, "the last event says it was dropped")
+		assert.Equal(t, max+1, last.behind)
+		assert.LessOrEqual(t, n, 2, "at most the event the pump held, then the end")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -194,6 +195,10 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 				"num_predict %s) even after one retry with a larger limit; it is not used as an answer",
 				ErrLength, op, res.EvalTokens, describeNumPredict(np))
 		}
+		if err != nil && errors.Is(err, ErrLength) {
+			res.Attempts, res.Duration = st.attempts, time.Since(start)
+			return res, err
+		}
 		if err != nil && errors.Is(err, errRepetition) && callCtx.Err() == nil {
 			if !repeatRetried {
 				repeatRetried = true
@@ -230,6 +235,44 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta))
 
 const doneLength = "length"
 
+// errReplyCap marks a reply cut at Config.MaxReply (wrapped with ErrLength).
+var errReplyCap = errors.New("reply larger than ollama.maxReply")
+
+// deltaSize is what a delta adds to a reply, in bytes.
+func deltaSize(d Delta) int {
+	n := len(d.Content) + len(d.Thinking)
+	for _, tc := range d.ToolCalls {
+		n += len(tc.Name) + len(tc.Arguments)
+	}
+	return n
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// byteSize renders a byte count for messages ("4 MiB", "512 KiB").
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // chatState carries a call's stream state across its attempts.
 type chatState struct {
 	onDelta   func(Delta)
@@ -262,11 +305,24 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 		var content, thinking strings.Builder
 		done := false
 		var rep repeatWatch
+		size, capped := 0, false
 		err := send(callCtx, areq, func(r api.ChatResponse) error {
 			if err := callCtx.Err(); err != nil {
 				return err
 			}
 			d := Delta{Content: r.Message.Content, Thinking: r.Message.Thinking, ToolCalls: fromAPIToolCalls(r.Message.ToolCalls)}
+			if c.cfg.MaxReply > 0 {
+				size += deltaSize(d)
+				if size > c.cfg.MaxReply {
+					// Keep what fits, then stop reading: returning an error
+					// ends the stream and closes the body.
+					capped = true
+					room := c.cfg.MaxReply - (size - deltaSize(d))
+					d.Thinking = cutUTF8(d.Thinking, room)
+					d.Content = cutUTF8(d.Content, room-len(d.Thinking))
+					d.ToolCalls = nil // a cut call cannot be run
+				}
+			}
 			content.WriteString(d.Content)
 			thinking.WriteString(d.Thinking)
 			acc.ToolCalls = append(acc.ToolCalls, d.ToolCalls...)
@@ -274,6 +330,9 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 			if st.onDelta != nil && (d.Content != "" || d.Thinking != "" || len(d.ToolCalls) > 0) {
 				st.delivered = true
 				st.onDelta(d)
+			}
+			if capped {
+				return errReplyCap
 			}
 			if r.Done {
 				done = true
@@ -285,6 +344,12 @@ func (c *Client) chatAttempts(callCtx context.Context, areq *api.ChatRequest, op
 			return nil
 		})
 		acc.Content, acc.Thinking = content.String(), thinking.String()
+		if errors.Is(err, errReplyCap) {
+			acc.DoneReason = doneLength
+			res = acc
+			return kindOther, fmt.Errorf("%w: %s: the reply passed %s (ollama.maxReply); it was cut there, the rest was "+
+				"not read, and it is not used as an answer", ErrLength, op, byteSize(c.cfg.MaxReply))
+		}
 		if err == nil && !done {
 			if unit, ok := rep.degenerate(acc.Content); ok {
 				return kindRepetition, fmt.Errorf("%w: %s: the server ended the reply without done after the model "+

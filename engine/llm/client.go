@@ -51,6 +51,9 @@ const (
 	// DefaultReplyReserve is the room (tokens) kept free for the reply when
 	// a prompt is fitted into the model's context.
 	DefaultReplyReserve = 1024
+	// DefaultMaxReply bounds one streamed reply (content, thinking and tool
+	// call arguments together), in bytes.
+	DefaultMaxReply = 4 << 20
 )
 
 // Config configures a Client. The zero value is usable.
@@ -95,6 +98,12 @@ type Config struct {
 	OnRetry func(attempt int, err error, wait time.Duration)
 	// HTTPClient replaces the HTTP client built from the timeouts above.
 	HTTPClient *http.Client
+	// MaxReply bounds one chat reply in bytes (content, thinking and tool
+	// call arguments together; default DefaultMaxReply, negative: none). A
+	// longer reply is cut at the cap while it streams (the rest is never
+	// read) and the call fails with ErrLength, like a reply that hit the
+	// token limit.
+	MaxReply int
 }
 
 // Client talks to one Ollama server. It is safe for concurrent use.
@@ -143,6 +152,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.ReplyReserve <= 0 {
 		cfg.ReplyReserve = DefaultReplyReserve
+	}
+	switch {
+	case cfg.MaxReply == 0:
+		cfg.MaxReply = DefaultMaxReply
+	case cfg.MaxReply < 0:
+		cfg.MaxReply = 0
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {

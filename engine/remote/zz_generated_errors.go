@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/checks"
+	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
@@ -80,6 +81,12 @@ func init() {
 	rpc.RegisterSentinel("changes.ErrNothingToRevert", changes.ErrNothingToRevert)
 	rpc.RegisterSentinel("changes.ErrReverted", changes.ErrReverted)
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
+	rpc.RegisterSentinel("edits.ErrAmbiguous", edits.ErrAmbiguous)
+	rpc.RegisterSentinel("edits.ErrEmptySearch", edits.ErrEmptySearch)
+	rpc.RegisterSentinel("edits.ErrHunk", edits.ErrHunk)
+	rpc.RegisterSentinel("edits.ErrNoMatch", edits.ErrNoMatch)
+	rpc.RegisterType[*edits.HunkError]("edits.HunkError")
+	rpc.RegisterType[*edits.MatchError]("edits.MatchError")
 	rpc.RegisterType[*failure.Error]("failure.Error")
 	rpc.RegisterType[*failure.Sentinel]("failure.Sentinel")
 	rpc.RegisterSentinel("goal.ErrActive", goal.ErrActive)
@@ -195,6 +202,7 @@ func init() {
 	rpc.RegisterType[*workspace.ConfigError]("workspace.ConfigError")
 	rpc.RegisterSentinel("workspace.ErrConfig", workspace.ErrConfig)
 	rpc.RegisterSentinel("workspace.ErrNotFound", workspace.ErrNotFound)
+	rpc.RegisterSentinel("workspace.ErrPackageJSON", workspace.ErrPackageJSON)
 	rpc.RegisterSentinel("storage.ErrBadRecord", storage.ErrBadRecord)
 	rpc.RegisterSentinel("storage.ErrCorrupt", storage.ErrCorrupt)
 	rpc.RegisterSentinel("storage.ErrCounter", storage.ErrCounter)
@@ -206,4 +214,5 @@ func init() {
 	rpc.RegisterSentinel("storage.ErrNotFound", storage.ErrNotFound)
 	rpc.RegisterSentinel("storage.ErrReadOnly", storage.ErrReadOnly)
 	rpc.RegisterSentinel("storage.ErrSchemaTooNew", storage.ErrSchemaTooNew)
+	rpc.RegisterSentinel("storage.ErrUnmapped", storage.ErrUnmapped)
 }

@@ -285,6 +285,13 @@ func (r *Workspace) FactHistory(ctx context.Context, id string) ([]facts.Fact, e
 	return res0, err
 }
 
+// FactHistoryPage calls FactHistoryPage in the owning nova process.
+func (r *Workspace) FactHistoryPage(ctx context.Context, id string, o facts.HistoryOptions) (facts.HistoryPage, error) {
+	var res0 facts.HistoryPage
+	err := r.c.Call(ctx, "FactHistoryPage", []any{id, o}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // FetchDocs calls FetchDocs in the owning nova process.
 func (r *Workspace) FetchDocs(ctx context.Context, library string, topic string, o docs.FetchOptions) (docs.Result, error) {
 	var res0 docs.Result

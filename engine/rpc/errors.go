@@ -345,12 +345,37 @@ func statusOf(we *WireError) int {
 	case has("context.DeadlineExceeded"):
 		return http.StatusGatewayTimeout
 	}
+	// The outermost code that says which decides: bad input before "not
+	// found" when the error names both.
 	for _, c := range we.Codes {
-		if strings.Contains(c, "NotFound") {
+		switch {
+		case BadInputCode(c):
+			return http.StatusBadRequest
+		case strings.Contains(c, "NotFound"):
 			return http.StatusNotFound
 		}
 	}
 	return http.StatusInternalServerError
+}
+
+// badInputNames are the names of the engine's sentinels that mean "the
+// caller's input is wrong" (validation), whatever their package: answered
+// 400 like rpc.ErrBadRequest. llm.ErrBadRequest is not among them: it is
+// the model server refusing nova's request.
+var badInputNames = []string{
+	"ErrInvalid", "ErrInvalidArgs", "ErrInvalidSpec", "ErrUsage", "ErrBadOption", "ErrBadName",
+	"ErrBadActionInput", "ErrBadComponent", "ErrMalformed", "ErrEmptyTask", "ErrEmptyGoal",
+	"ErrRelativePath", "ErrReasonNeeded",
+}
+
+// BadInputCode reports whether a registered sentinel code means bad input
+// (answered 400).
+func BadInputCode(code string) bool {
+	pkg, name, ok := strings.Cut(code, ".")
+	if !ok || pkg == "llm" {
+		return false
+	}
+	return slices.Contains(badInputNames, name)
 }
 
 // Codes returns the registered sentinel codes, in registration order.

@@ -416,6 +416,7 @@ type writer struct {
 	all     []posting  // reused by readAll
 	outs    []outChunk // reused by rewrite
 	slab    []byte     // term records are carved from it (see record)
+	slabs   int        // slabs made so far (each twice the last, up to slabSize)
 	cbuf    []byte     // a new term's chunk, while it may go inline (see putNew)
 	vals    []valued   // reused by selectChampions
 	sel     []uint64   // reused by selectChampions
@@ -536,8 +537,12 @@ func (w *writer) term(term string) error {
 	return st.PutTerm(w.tkey, w.record(&rec))
 }
 
-// slabSize is the size of the buffers term records are carved from.
-const slabSize = 64 << 10
+// slabSize is the largest buffer term records are carved from; a writer's first slab is
+// firstSlab bytes and each next one twice the last.
+const (
+	slabSize  = 64 << 10
+	firstSlab = 512
+)
 
 // record returns rec's encoding, carved from a slab: a store keeps a value it was given
 // until the commit (bbolt) or for good (MemStore), so each record gets bytes of its own,
@@ -563,9 +568,18 @@ func (w *writer) keep(v []byte) []byte {
 
 // room makes room for n more bytes in the slab (a new slab: the bytes handed out are the
 // stores' from then on).
+//
+// Slabs start small and double: a MemStore keeps every record for good, so a slab stays
+// alive as long as one record carved from it does. With a 64 KiB slab from the first
+// record, every small write (one fact: a few dozen bytes of records) pinned 64 KiB for as
+// long as the index lived: the owner grew by ~65 KB per fact write (issue 26, finding 6).
+// Doubling keeps a small write's slabs within twice its bytes and a bulk load's slabs at
+// 64 KiB after a few.
 func (w *writer) room(n int) {
 	if cap(w.slab)-len(w.slab) < n {
-		w.slab = make([]byte, 0, max(slabSize, n))
+		size := min(firstSlab<<min(w.slabs, 8), slabSize)
+		w.slabs++
+		w.slab = make([]byte, 0, max(size, n))
 	}
 }
 

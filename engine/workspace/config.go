@@ -108,6 +108,13 @@ type VerifyConfig struct {
 	Inconclusive string `yaml:"inconclusive" json:"inconclusive"`
 }
 
+// DefaultMaxReply is ollama.maxReply's default (4 MiB); MinMaxReply is the
+// smallest accepted (64 KiB: less would cut ordinary answers).
+const (
+	DefaultMaxReply = 4 << 20
+	MinMaxReply     = 64 << 10
+)
+
 // OllamaConfig is how nova reaches the model server.
 type OllamaConfig struct {
 	Host    string   `yaml:"host" json:"host"`
@@ -121,6 +128,10 @@ type OllamaConfig struct {
 	// WaitLimit is how long a headless build waits for an unreachable
 	// server before it gives up, leaving the build resumable.
 	WaitLimit Duration `yaml:"waitLimit" json:"waitLimit"`
+	// MaxReply bounds one model reply in bytes (content, thinking and tool
+	// call arguments; default 4 MiB). A longer reply is cut there and fails
+	// like a reply that hit the token limit.
+	MaxReply int `yaml:"maxReply" json:"maxReply"`
 }
 
 // ModelsConfig maps tiers to model names.
@@ -255,6 +266,7 @@ func Defaults() Config {
 			KeepAlive:   Duration(5 * time.Minute),
 			Retries:     2,
 			WaitLimit:   Duration(10 * time.Minute),
+			MaxReply:    DefaultMaxReply,
 		},
 		Models: ModelsConfig{
 			Small:  "qwen2.5-coder:1.5b",
@@ -456,6 +468,9 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Budgets.ReplyReserve < 64 {
 		bad("budgets.replyReserve", "must be at least 64 tokens, got %d", c.Budgets.ReplyReserve)
+	}
+	if c.Ollama.MaxReply < MinMaxReply {
+		bad("ollama.maxReply", "must be at least %d bytes (64 KiB), got %d", MinMaxReply, c.Ollama.MaxReply)
 	}
 	if c.Ollama.IdleTimeout != invalidDuration && c.Ollama.IdleTimeout > 0 && c.Ollama.IdleTimeout.D() < time.Second {
 		bad("ollama.idleTimeout", "must be at least 1s (or 0 for none), got %s", c.Ollama.IdleTimeout.D())

@@ -408,3 +408,16 @@ func TestEditFormatConfig(t *testing.T) {
 	assert.Equal(t, `c.yaml:2: agents.editFormat: must be auto, tools, whole or diff, got "udiff"`, err.Error(),
 		"the message names the field, its line and every allowed value")
 }
+
+func TestConfigMaxReply(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", []byte("ollama:\n  maxReply: 1048576\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 1<<20, cfg.Ollama.MaxReply)
+	def, err := ParseConfig("c.yaml", []byte("version: 1\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 4<<20, def.Ollama.MaxReply, "default 4 MiB")
+	_, err = ParseConfig("c.yaml", []byte("ollama:\n  maxReply: 100\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ollama.maxReply")
+}

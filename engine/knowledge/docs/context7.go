@@ -91,7 +91,51 @@ func NewClient(o ClientOptions) (*Client, error) {
 		o.UserAgent = "nova"
 	}
 	return &Client{base: base, apiKey: strings.TrimSpace(o.APIKey), agent: o.UserAgent,
-		http: &http.Client{Timeout: o.Timeout, Transport: o.Transport}}, nil
+		http: &http.Client{Timeout: o.Timeout, Transport: o.Transport, CheckRedirect: sameOriginRedirects}}, nil
+}
+
+// maxRedirects bounds the redirects followed within the service's origin.
+const maxRedirects = 5
+
+// crossOriginError stops a redirect to another origin.
+type crossOriginError struct{ from, to string }
+
+func (e *crossOriginError) Error() string {
+	return fmt.Sprintf("the docs service at %s redirected to another origin (%s); nova does not follow it "+
+		"(the API key stays with its origin and documentation is only taken from the configured service)", e.from, e.to)
+}
+
+// sameOriginRedirects follows a redirect only within the origin (scheme,
+// host and port) of the first request. net/http would follow any redirect,
+// and it keeps the Authorization header on a redirect to the same host on
+// another port: the API key could reach another service on the machine,
+// and another host's answer would be cached as Context7 documentation.
+func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) == 0 {
+		return nil
+	}
+	first := via[0].URL
+	if origin(req.URL) != origin(first) {
+		return &crossOriginError{from: origin(first), to: origin(req.URL)}
+	}
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	return nil
+}
+
+// origin is scheme://host:port, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // BaseURL returns the normalised base URL.
@@ -195,6 +239,9 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, limit int, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if co := (*crossOriginError)(nil); errors.As(err, &co) {
+			return nil, "", fmt.Errorf("%w: %w", ErrBadResponse, co)
+		}
 		return nil, "", describeTransport(err)
 	}
 	defer func() { _ = resp.Body.Close() }()

@@ -224,6 +224,7 @@ func (s *Service) ensure(ctx context.Context) ([]string, error) {
 			s.mem.facts[memKey(id)] = f
 		}
 		s.mem.wsRev = rev
+		s.mem.rebuilds++
 		rebuild = true
 	}
 	if !s.mem.ready || s.mem.userStamp != st || recent || s.mem.userErr != nil && now.Sub(s.mem.userTried) >= userRetry {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +63,10 @@ type Service struct {
 
 	mu  sync.RWMutex
 	mem memState
+	// wmu orders this process's writes: a write's commit and its apply to
+	// the snapshot happen under it, so the snapshot's revision never falls
+	// behind the file's while nothing else wrote (see write).
+	wmu sync.Mutex
 }
 
 // memState is the in-memory snapshot of both files that searches use.
@@ -73,6 +78,9 @@ type memState struct {
 	userTried time.Time // when a failing user file was last tried
 	facts     map[uint64]Fact
 	ix        *textindex.Index
+	// rebuilds counts whole re-reads of the workspace file (tests: writes
+	// of this process must not cause them).
+	rebuilds int
 }
 
 // userBit marks user-file facts in the in-memory ids.
@@ -184,6 +192,14 @@ func (s *Service) write(ctx context.Context, user bool, fn func(tx *bolt.Tx) ([]
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Without this lock two racing writes could commit in one order and
+	// reach the snapshot in the other: the later commit's apply was skipped
+	// (its before did not match yet) and the earlier one moved the
+	// snapshot's revision to a value the file had already left, so every
+	// later write of the process skipped its apply too, until a search
+	// re-read the whole file and rebuilt the index (issue 26, finding 6).
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if !user {
 		var before, after uint64
 		var changed []Fact
@@ -447,48 +463,110 @@ func (s *Service) promoteSameFile(ctx context.Context, fid factID, nf Fact) (Cor
 	return out, nil
 }
 
-// History returns the chain of corrections a fact belongs to, oldest first
-// (what it replaced, then what replaced it).
+// DefaultHistoryLimit is how many entries of a chain History and
+// HistoryPage return when no limit is given: the newest ones.
+const DefaultHistoryLimit = 200
+
+// maxChainWalk bounds a walk along a chain (a cycle or a damaged link stops
+// it earlier).
+const maxChainWalk = 100_000
+
+// HistoryOptions pages a correction chain from its newest end.
+type HistoryOptions struct {
+	// Limit is the most entries (0: DefaultHistoryLimit).
+	Limit int `json:"limit,omitempty"`
+	// Before, a fact id of the chain, returns the entries older than it.
+	Before string `json:"before,omitempty"`
+}
+
+// HistoryPage is one page of a correction chain.
+type HistoryPage struct {
+	// Facts are the page's entries, oldest first.
+	Facts []Fact `json:"facts"`
+	// Older says the chain has entries older than Facts[0]; Before is the
+	// value of HistoryOptions.Before (`--before`) that shows them.
+	Older  bool   `json:"older"`
+	Before string `json:"before,omitempty"`
+}
+
+// History returns the newest DefaultHistoryLimit entries of the chain of
+// corrections a fact belongs to, oldest first (what it replaced, then what
+// replaced it). HistoryPage says whether older entries exist and pages.
 func (s *Service) History(ctx context.Context, id string) ([]Fact, error) {
+	p, err := s.HistoryPage(ctx, id, HistoryOptions{})
+	return p.Facts, err
+}
+
+// HistoryPage returns up to o.Limit entries of the chain id belongs to,
+// the newest ones (or the newest older than o.Before), oldest first, and
+// whether older entries exist.
+func (s *Service) HistoryPage(ctx context.Context, id string, o HistoryOptions) (HistoryPage, error) {
+	if o.Limit < 0 {
+		return HistoryPage{}, fmt.Errorf("%w: history limit %d is negative", ErrInvalid, o.Limit)
+	}
+	limit := o.Limit
+	if limit == 0 {
+		limit = DefaultHistoryLimit
+	}
+	before := ""
+	if strings.TrimSpace(o.Before) != "" {
+		bid, err := parseID(o.Before)
+		if err != nil {
+			return HistoryPage{}, err
+		}
+		before = bid.String()
+	}
 	start, err := s.Get(ctx, id)
 	if err != nil {
-		return nil, err
+		return HistoryPage{}, err
 	}
-	const maxChain = 200
+	// The newest end of the chain.
+	newest := start
 	seen := map[string]bool{start.ID: true}
-	back := []Fact{}
-	cur := start
-	for cur.Supersedes != "" && len(back) < maxChain {
-		if seen[cur.Supersedes] {
-			break
-		}
-		prev, err := s.Get(ctx, cur.Supersedes)
+	for steps := 0; newest.SupersededBy != "" && !seen[newest.SupersededBy] && steps < maxChainWalk; steps++ {
+		next, err := s.Get(ctx, newest.SupersededBy)
 		if err != nil {
 			break // the chain leads into an unreadable file: show what we have
 		}
-		seen[prev.ID] = true
-		back = append(back, prev)
-		cur = prev
+		seen[next.ID] = true
+		newest = next
 	}
-	out := make([]Fact, 0, len(back)+1)
-	for i := len(back) - 1; i >= 0; i-- {
-		out = append(out, back[i])
-	}
-	out = append(out, start)
-	cur = start
-	for cur.SupersededBy != "" && len(out) < 2*maxChain {
-		if seen[cur.SupersededBy] {
+	// Back from it: skip to before, then take limit entries.
+	var page HistoryPage
+	collecting := before == ""
+	back := map[string]bool{}
+	cur := newest
+	for steps := 0; ; steps++ {
+		back[cur.ID] = true
+		if collecting {
+			if len(page.Facts) == limit {
+				page.Older, page.Before = true, page.Facts[len(page.Facts)-1].ID
+				break
+			}
+			page.Facts = append(page.Facts, cur)
+		} else if cur.ID == before {
+			collecting = true
+		}
+		if cur.Supersedes == "" || back[cur.Supersedes] || steps >= maxChainWalk {
 			break
 		}
-		next, err := s.Get(ctx, cur.SupersededBy)
+		if err := ctx.Err(); err != nil {
+			return HistoryPage{}, err
+		}
+		prev, err := s.Get(ctx, cur.Supersedes)
 		if err != nil {
 			break
 		}
-		seen[next.ID] = true
-		out = append(out, next)
-		cur = next
+		cur = prev
 	}
-	return out, nil
+	if !collecting {
+		return HistoryPage{}, fmt.Errorf("%w: %s is not in the correction chain of %s", ErrInvalid, before, start.ID)
+	}
+	slices.Reverse(page.Facts)
+	if page.Facts == nil {
+		page.Facts = []Fact{}
+	}
+	return page, nil
 }
 
 // Reaffirm says a fact still holds: it is restored from the archive, its

@@ -73,6 +73,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -188,6 +189,7 @@ type Server struct {
 	chatN        int
 	toolCallN    int
 	truncations  int
+	streamed     atomic.Int64 // bytes of chat stream lines written
 }
 
 const (
@@ -295,6 +297,10 @@ func (s *Server) SetModels(names ...string) {
 		s.models = append(s.models, deriveModel(n, i))
 	}
 }
+
+// StreamedBytes is how many bytes of chat stream lines the fake wrote
+// (what reached the connection, not what the client read).
+func (s *Server) StreamedBytes() int64 { return s.streamed.Load() }
 
 // Truncations is how many chat prompts the fake truncated silently, as the
 // real server does (and logs "truncating input prompt") when a prompt is
@@ -696,7 +702,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			return false
 		}
 		line, _ := json.Marshal(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg})
-		if _, err := w.Write(append(line, '\n')); err != nil {
+		n, err := w.Write(append(line, '\n'))
+		s.streamed.Add(int64(n))
+		if err != nil {
 			return false
 		}
 		flush()
@@ -710,6 +718,13 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	for _, c := range content {
 		if !send(api.Message{Role: "assistant", Content: c}) {
 			return
+		}
+	}
+	if rep.ContentStream != nil {
+		for c := range rep.ContentStream {
+			if !send(api.Message{Role: "assistant", Content: c}) {
+				return
+			}
 		}
 	}
 	if rep.ErrorMessage != "" {

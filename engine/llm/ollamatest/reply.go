@@ -2,7 +2,9 @@ package ollamatest
 
 import (
 	"fmt"
+	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -68,6 +70,26 @@ type Reply struct {
 	// RepeatUnit, when set, follows the content with this chunk 31 times and
 	// ends the 200 stream without done: the real server's repetition stop.
 	RepeatUnit string
+	// ContentStream, when set, streams more content chunks after Content,
+	// generated one at a time (a huge reply without holding it: see
+	// [Huge]). The stream stops when the client stops reading.
+	ContentStream iter.Seq[string] `json:"-"`
+}
+
+// Huge streams size bytes of content in chunks of chunk bytes, generated
+// as they are sent (nothing of that size is ever held by the fake).
+func Huge(size, chunk int) Reply {
+	if chunk <= 0 {
+		chunk = 4096
+	}
+	return Reply{ContentStream: func(yield func(string) bool) {
+		piece := strings.Repeat("the quick brown fox jumps over the lazy dog. ", chunk/45+1)[:chunk]
+		for sent := 0; sent < size; sent += chunk {
+			if !yield(piece[:min(chunk, size-sent)]) {
+				return
+			}
+		}
+	}}
 }
 
 // Text streams content in chunks, then the done message.
