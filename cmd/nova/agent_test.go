@@ -418,8 +418,8 @@ func TestAgentRunToolCallWrittenAsText(t *testing.T) {
 	t.Parallel()
 	dir, srv, env := agentWorkspace(t)
 	srv.Enqueue(
-		ollamatest.Text("I will create the file now.\n```json\n" +
-			`{"name": "writeFile", "arguments": {"file_path": "notes/text.txt", "content": "written from a text tool call\n"}}` + "\n```"),
+		ollamatest.Text("I will create the file now.\n```json\n"+
+			`{"name": "writeFile", "arguments": {"file_path": "notes/text.txt", "content": "written from a text tool call\n"}}`+"\n```"),
 		ollamatest.Text("Files changed: notes/text.txt."),
 	)
 	r := runNova(t, dir, env, "agent", "run", "MARS", "Create notes/text.txt with a line of text.")
