@@ -131,6 +131,8 @@ func TestParseTextToolCallsIsBounded(t *testing.T) {
 		"10 MB of fences":        strings.Repeat("```json\n{\"name\":\n", 600000),
 		"call after 10 MB prose": strings.Repeat("word ", 2<<20) + call,
 		"many calls":             strings.Repeat(call+"\n", 100),
+		"nested and invalid":     strings.Repeat(`{"a" `, 1<<18) + strings.Repeat("}", 1<<18),
+		"raw newlines in keys":   strings.Repeat("{\"a\n\" ", 1<<18) + strings.Repeat("}", 1<<18),
 	}
 	for name, in := range inputs {
 		start := time.Now()
@@ -182,4 +184,24 @@ func FuzzParseTextToolCalls(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseTextToolCalls: every reply without a native call goes
+// through the parser, so a typical reply must cost next to nothing, and the
+// worst 1 MiB input stays bounded.
+func BenchmarkParseTextToolCalls(b *testing.B) {
+	inputs := map[string]string{
+		"prose 2KB": strings.Repeat("The handler {in main.go} answers [200] with a JSON body. ", 36),
+		"fenced call 2KB": strings.Repeat("Some reasoning about the change. ", 50) + "\n```json\n" +
+			`{"name": "writeFile", "arguments": {"path": "a.go", "content": "package a\n"}}` + "\n```\n",
+		"worst 1MiB": strings.Repeat(`{"`, 1<<19),
+	}
+	for name, in := range inputs {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				agents.ParseTextToolCalls(in, offeredTools)
+			}
+		})
+	}
 }
