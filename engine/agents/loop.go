@@ -511,12 +511,12 @@ func (st *loopState) shouldHaveActed() bool {
 }
 
 // changeVerb is an imperative asking for a change at the start of a task.
-var changeVerb = lazyre.New(`(?i)^[\s#>*_\-"'` + "`" + `]*(?:task:\s*)?(?:please\s+)?(?:fix|add|implement|change|update|refactor|write|create|modify|edit|rename)\b`)
+var changeVerb = lazyre.New(`(?i)^[\s#>*_\-"'` + "`" + `]*(?:(?:prd\s+)?task(?:\s+[^:\n]{1,80})?:\s*)?(?:please\s+)?(?:fix|add|implement|change|update|refactor|write|create|modify|edit|rename)\b`)
 
 // TaskAsksForChange reports whether a task asks for files to change: it
-// names files with a change verb (ChangeTargets), or starts with an
-// imperative such as fix, add, implement, change, update, refactor, write or
-// create.
+// names files with a change verb (ChangeTargets), or starts (after a
+// "Task:" or a build's "PRD task ID:" prefix) with an imperative such as
+// fix, add, implement, change, update, refactor, write or create.
 func TaskAsksForChange(task string) bool {
 	return changeVerb.MatchString(task) || len(ChangeTargets(task)) > 0
 }

@@ -211,10 +211,10 @@ func TestTaskAsksForChange(t *testing.T) {
 	t.Parallel()
 	yes := []string{
 		"Fix the nil check in parser.go", "add a health endpoint", "Implement retries", "## Update the README",
-		"Please refactor the loop", "Write hello.txt.", "create notes/a.txt", "Task: change the port",
+		"Please refactor the loop", "Write hello.txt.", "create notes/a.txt", "Task: change the port", "PRD task health: Implement the /healthz handler\nBuild: health (phase 0)",
 		"The handler in internal/health/health.go must be added", "- rename Foo to Bar",
 	}
-	no := []string{"explain main.go", "Why does the build fail?", "summarise the files", "look", "Describe hello.txt.", "fixture overview", "address the question"}
+	no := []string{"explain main.go", "Why does the build fail?", "summarise the files", "look", "Describe hello.txt.", "fixture overview", "address the question", "PRD task docs: Explain the API"}
 	for _, s := range yes {
 		assert.True(t, agents.TaskAsksForChange(s), s)
 	}
