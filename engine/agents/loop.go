@@ -679,7 +679,10 @@ func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via strin
 	if note := tools.NoteLine(res.Notes); note != "" && budget > 0 {
 		// The note about renamed or dropped arguments ends the output;
 		// keep it in sight when the output is cut.
-		obs = TruncateOutput(strings.TrimSuffix(strings.TrimSuffix(res.Output, note), "\n"), budget, st.run.ID, tr.ID) + "\n" + note
+		obs = note
+		if out := strings.TrimSuffix(strings.TrimSuffix(res.Output, note), "\n"); out != "" {
+			obs = TruncateOutput(out, budget, st.run.ID, tr.ID) + "\n" + note
+		}
 	} else {
 		obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
 	}
