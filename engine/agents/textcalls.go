@@ -342,7 +342,6 @@ func functionArgs(body string) (json.RawMessage, bool) {
 			break
 		}
 		ks := j + k + len(open)
-		j = ks
 		gt := strings.IndexByte(body[ks:], '>')
 		if gt < 0 {
 			break
