@@ -232,6 +232,9 @@ func engineEvent(ev agents.Event) Event {
 		switch ev.Type {
 		case agents.EventToolCall:
 			e.Text = ev.Tool + " " + ev.Args
+			if ev.Text != "" { // "tool call read from text (form …)"
+				e.Text += " [" + ev.Text + "]"
+			}
 		case agents.EventToolResult:
 			e.Text = ev.Tool + " → " + ev.Status + ": " + ev.Text
 		}

@@ -413,3 +413,25 @@ func TestAgentsListShowValidate(t *testing.T) {
 	r = runNova(t, dir, nil, "agents", "validate", filepath.Join(dir, "missing"))
 	assert.Equal(t, 1, r.code)
 }
+
+// Issue 25: a tool call written in the reply's text (fenced JSON, its path
+// named file_path) is run, and the progress line says where it came from.
+func TestAgentRunToolCallWrittenAsText(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := agentWorkspace(t)
+	srv.Enqueue(
+		ollamatest.Text("I will create the file now.\n```json\n"+
+			`{"name": "writeFile", "arguments": {"file_path": "notes/text.txt", "content": "written from a text tool call\n"}}`+"\n```"),
+		ollamatest.Text("Files changed: notes/text.txt."),
+	)
+	r := runNova(t, dir, env, "agent", "run", "MARS", "Create notes/text.txt with a line of text.")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stderr, "→ writeFile")
+	assert.Contains(t, r.stderr, "[tool call read from text (form fenced-json)]")
+	assert.Contains(t, r.stdout, "changeset 1: 1 file staged: notes/text.txt")
+	require.Len(t, srv.ChatRequests(), 2)
+
+	r = runNova(t, dir, nil, "changes", "apply", "1", "--yes")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "written from a text tool call\n", readFile(t, dir, "notes/text.txt"))
+}

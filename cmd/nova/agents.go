@@ -448,6 +448,9 @@ func (p *progress) event(ev agents.Event) {
 		line = fmt.Sprintf("▶ %s (run %d, %s tier, %s): %s", ev.Agent, ev.RunID, ev.Tier, ev.Model, clipLine(ev.Text, 100))
 	case agents.EventToolCall:
 		line = fmt.Sprintf("  → %s %s", ev.Tool, clipLine(ev.Args, 110))
+		if ev.Text != "" { // "tool call read from text (form …)"
+			line += " [" + ev.Text + "]"
+		}
 	case agents.EventToolResult:
 		mark := "✓"
 		if ev.Status != string(tools.StatusOK) {

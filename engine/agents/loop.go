@@ -17,6 +17,7 @@ import (
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/internal/lazyre"
 	"github.com/nova-dev/nova/internal/safefile"
 )
 
@@ -286,6 +287,7 @@ type loopState struct {
 	lastText      string
 	traces        []Trace
 	canceled      bool
+	nudged        bool // the "no change was made" answer was sent
 
 	// Prompt fitting: the model's window and the room for the prompt.
 	window    llm.Window
@@ -468,16 +470,23 @@ func (st *loopState) handleReply(ctx context.Context, res llm.ChatResult) (Speci
 		}
 		return SpecialistOutcome{}, false
 	}
-	// Edits written as text (whole files, SEARCH/REPLACE, diffs) run as
-	// writeFile/editFile calls; text tool calls come before them.
-	if found, _, out, stop := st.applyTextEdits(ctx, content); found {
-		return out, stop
-	}
-
 	if content == "" {
 		return st.invalid(ctx, "", "empty_reply",
 			"Your reply was empty. Call a tool, or give your final answer.")
 	}
+
+	// Tool calls the model wrote in its text (a JSON object, <tool_call>,
+	// <function=…>, [TOOL_CALLS]) run like native ones.
+	if calls := ParseTextToolCalls(content, toolNames(st.toolList)); len(calls) > 0 {
+		return st.runTextCalls(ctx, content, calls)
+	}
+
+	// Edits written as text (whole files, SEARCH/REPLACE, diffs) run as
+	// writeFile/editFile calls (loop_edits.go).
+	if found, _, out, stop := st.applyTextEdits(ctx, content); found {
+		return out, stop
+	}
+
 	parsed, perr := ParseReAct(content)
 	switch {
 	case perr == nil && parsed.Action != "":
@@ -489,7 +498,7 @@ func (st *loopState) handleReply(ctx context.Context, res llm.ChatResult) (Speci
 		if strings.TrimSpace(parsed.Final) == "" {
 			return st.invalid(ctx, content, "empty_answer", "Your Final Answer was empty. Say what you changed and why.")
 		}
-		return st.succeed(parsed.Final), true
+		return st.answer(content, parsed.Final)
 	case errors.Is(perr, ErrBadActionInput):
 		return st.invalid(ctx, content, "bad_action_input", fmt.Sprintf(
 			"Observation: the Action Input of %s is not a JSON object. Write it as one JSON object on the Action Input line, e.g. {\"path\": \"main.go\"}.", parsed.Action))
@@ -498,7 +507,85 @@ func (st *loopState) handleReply(ctx context.Context, res llm.ChatResult) (Speci
 			"Continue with an Action and its Action Input, or finish with Final Answer:.")
 	}
 	// Plain prose with no ReAct labels: the model has answered.
-	return st.succeed(content), true
+	return st.answer(content, content)
+}
+
+// noChangeNudge answers, once per run, a final answer that changed nothing
+// when the task asked for a change.
+const noChangeNudge = "No change was made: call writeFile or editFile, or show the whole file in a fenced block with its path on the line before."
+
+// answer takes a final answer, unless it is the first one of a run that
+// should have changed something and did not (shouldHaveActed): that one is
+// sent back once with noChangeNudge.
+func (st *loopState) answer(content, result string) (SpecialistOutcome, bool) {
+	if st.shouldHaveActed() {
+		st.nudged = true
+		st.msgs = append(st.msgs,
+			llm.Message{Role: llm.RoleAssistant, Content: content},
+			llm.Message{Role: llm.RoleUser, Content: noChangeNudge})
+		st.emit(Event{Type: EventFeedback, Step: st.meta.Steps, Status: "no_change", Text: noChangeNudge})
+		return SpecialistOutcome{}, false
+	}
+	return st.succeed(result), true
+}
+
+// shouldHaveActed: the agent can write (writeFile or editFile is offered),
+// its task asks for a change (TaskAsksForChange), nothing is staged yet and
+// the run has not been told so before.
+func (st *loopState) shouldHaveActed() bool {
+	if st.nudged || st.draft.Len() > 0 {
+		return false
+	}
+	names := toolNames(st.toolList)
+	if !slices.Contains(names, tools.NameWriteFile) && !slices.Contains(names, tools.NameEditFile) {
+		return false
+	}
+	return TaskAsksForChange(st.run.Task)
+}
+
+// changeVerb is an imperative asking for a change at the start of a task.
+var changeVerb = lazyre.New(`(?i)^[\s#>*_\-"'` + "`" + `]*(?:(?:prd\s+)?task(?:\s+[^:\n]{1,80})?:\s*)?(?:please\s+)?(?:fix|add|implement|change|update|refactor|write|create|modify|edit|rename)\b`)
+
+// TaskAsksForChange reports whether a task asks for files to change: it
+// names files with a change verb (ChangeTargets), or starts (after a
+// "Task:" or a build's "PRD task ID:" prefix) with an imperative such as
+// fix, add, implement, change, update, refactor, write or create.
+func TaskAsksForChange(task string) bool {
+	return changeVerb.MatchString(task) || len(ChangeTargets(task)) > 0
+}
+
+// runTextCalls executes the tool calls read from a reply's text through
+// callTool, like native ones. The reply stays in the history as the
+// assistant's text and the observations go back in one user message,
+// "Observation (tool): …", in native mode too: the reply carries no native
+// tool_calls for a tool message to answer, and chat templates render (or
+// drop) a tool message without its call differently, while a user message
+// reads the same in every template.
+func (st *loopState) runTextCalls(ctx context.Context, content string, calls []TextToolCall) (SpecialistOutcome, bool) {
+	st.msgs = append(st.msgs, llm.Message{Role: llm.RoleAssistant, Content: content})
+	var obs []string
+	defer func() {
+		if len(obs) > 0 {
+			st.msgs = append(st.msgs, llm.Message{Role: llm.RoleUser, Content: strings.Join(obs, "\n\n")})
+		}
+	}()
+	for _, c := range calls {
+		st.meta.TextToolCalls++
+		o, out, stop := st.callToolVia(ctx, tools.Call{Name: c.Name, Args: c.Args}, c.Form)
+		obs = append(obs, fmt.Sprintf("Observation (%s): %s", c.Name, o))
+		if stop {
+			return out, true
+		}
+	}
+	return SpecialistOutcome{}, false
+}
+
+func toolNames(ts []tools.Tool) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names
 }
 
 func looksLikeReAct(s string) bool {
@@ -574,6 +661,13 @@ func (st *loopState) escalate(ctx context.Context, cause string) bool {
 // callTool runs one call and returns the observation for the model. stop
 // means the run ends with out.
 func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string, out SpecialistOutcome, stop bool) {
+	return st.callToolVia(ctx, call, "")
+}
+
+// callToolVia is callTool for a call the model wrote in another way than a
+// native tool call: via names the form (Trace.Via), and the tool-call event
+// says so.
+func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via string) (obs string, out SpecialistOutcome, stop bool) {
 	if st.toolCalls >= st.spec.Limits.MaxToolCalls {
 		return "not run: the tool call limit is reached", st.fail(FailTimeout, "max_tool_calls",
 			fmt.Sprintf("reached the tool call limit (%d) without a final answer", st.spec.Limits.MaxToolCalls),
@@ -596,13 +690,17 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 		}
 		return "not run: repeated call", st.fail(FailStuck, "repeated_call", report, hints...), true
 	}
-	st.emit(Event{Type: EventToolCall, Step: st.meta.Steps, Tool: call.Name, Args: canon})
+	ev := Event{Type: EventToolCall, Step: st.meta.Steps, Tool: call.Name, Args: canon}
+	if via != "" {
+		ev.Text = "tool call read from text (form " + via + ")"
+	}
+	st.emit(ev)
 
 	res := st.r.Tools.Execute(ctx, st.env, call)
 	tr, err := st.r.Runs.AddTrace(Trace{
 		RunID: st.run.ID, Step: st.meta.Steps, Tool: res.Tool, Args: json.RawMessage(res.Args), ArgsHash: res.ArgsHash,
 		Status: res.Status, Kind: res.Kind, Duration: res.Duration, Output: res.Output, Evidence: res.Evidence,
-		Time: time.Now().UTC(),
+		Via: via, Time: time.Now().UTC(),
 	})
 	if err != nil {
 		return "", st.fail(FailUnknown, "trace_write", "could not record the tool trace: "+err.Error(), HintRetry), true
@@ -615,7 +713,16 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
 		budget = t.OutputCap // a tool's own larger cap (runSkill, fetchDocs, queryKnowledge); 0 stays uncapped
 	}
-	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
+	if note := tools.NoteLine(res.Notes); note != "" && budget > 0 {
+		// The note about renamed or dropped arguments ends the output;
+		// keep it in sight when the output is cut.
+		obs = note
+		if out := strings.TrimSuffix(strings.TrimSuffix(res.Output, note), "\n"); out != "" {
+			obs = TruncateOutput(out, budget, st.run.ID, tr.ID) + "\n" + note
+		}
+	} else {
+		obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
+	}
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}

@@ -42,7 +42,7 @@ func TestOversizedTaskIsCutWithAMarkerAndNeverTruncated(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, tiers(4096), withLLM(func(c *llm.Config) { c.NumCtx = 3072 }))
 	h.srv.Enqueue(ollamatest.Text("done"))
-	task := "Write hello.txt.\n" + strings.Repeat("Background line about the greeting file.\n", 5000) // ~50k tokens... as text
+	task := "Describe hello.txt.\n" + strings.Repeat("Background line about the greeting file.\n", 5000) // ~50k tokens... as text
 	run := h.run(task, spec())
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 	reqs := h.srv.ChatRequests()
@@ -51,7 +51,7 @@ func TestOversizedTaskIsCutWithAMarkerAndNeverTruncated(t *testing.T) {
 	assert.EqualValues(t, 3072, reqs[0].Options["num_ctx"])
 	assert.LessOrEqual(t, promptOf(reqs[0]), 3072-llm.DefaultReplyReserve)
 	user := reqs[0].Messages[1].Content
-	assert.True(t, strings.HasPrefix(user, "Task: Write hello.txt."), "the task keeps its start")
+	assert.True(t, strings.HasPrefix(user, "Task: Describe hello.txt."), "the task keeps its start")
 	assert.Contains(t, user, "task cut to fit the model's context")
 	assert.NotEmpty(t, h.eventsOf(agents.EventFit))
 }
@@ -96,7 +96,7 @@ func TestServerRefusalRefitsOnceWithACautiousEstimate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, tiers(8192))
 	h.srv.Enqueue(ollamatest.HTTPError(400, "the input length exceeds the context length"), ollamatest.Text("done"))
-	run := h.run("Write hello.txt.", spec())
+	run := h.run("Describe hello.txt.", spec())
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 	assert.Len(t, h.srv.ChatRequests(), 2)
 	assert.Greater(t, h.runner.LLM.TokenFactor(mediumModel), 1.0, "estimates for this model are more cautious now")
@@ -107,7 +107,7 @@ func TestLengthStopEscalatesAndIsNeverTheAnswer(t *testing.T) {
 	h := newHarness(t, tiers(8192))
 	cut := ollamatest.Text("Files changed: hel").WithDoneReason("length")
 	h.srv.Enqueue(cut, cut, ollamatest.Text("Files changed: hello.txt."))
-	run := h.run("Write hello.txt.", spec())
+	run := h.run("Describe hello.txt.", spec())
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 	assert.Equal(t, "Files changed: hello.txt.", run.Outcome.Result)
 	assert.Equal(t, 1, run.Outcome.Meta.Escalations)

@@ -156,7 +156,7 @@ func TestUnknownToolAndBadArgsAreFedBackThenEscalate(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(
 		tc("frobnicate", map[string]any{"x": 1}),
-		tc("readFile", map[string]any{"file": "main.go"}),
+		tc("readFile", map[string]any{"name": "main.go"}), // dropped (not an alias of path): path is missing
 		tc("readFile", map[string]any{"path": "main.go"}),
 		ollamatest.Text("main.go calls serve()."),
 	)

@@ -128,6 +128,9 @@ type RunMeta struct {
 	// EditFormat is the edit format of the run's last tier (tools, whole
 	// or diff; agents.editFormat).
 	EditFormat string `json:"editFormat,omitempty"`
+	// TextToolCalls counts the tool calls read from the reply text
+	// (ParseTextToolCalls) rather than returned as native tool calls.
+	TextToolCalls int `json:"textToolCalls,omitempty"`
 }
 
 // SpecialistOutcome is the result of one agent run: ok with a result, or a
@@ -237,7 +240,12 @@ type Trace struct {
 	// Output is the full output (what the model saw may be truncated).
 	Output   string           `json:"output"`
 	Evidence []tools.Evidence `json:"evidence,omitempty"`
-	Time     time.Time        `json:"time"`
+	// Via says how the model wrote a call that was not a native tool
+	// call: the text form it was read from (FormJSON, FormFencedJSON,
+	// FormToolCallTag, FormFunctionTag, FormMistral); "" for a native call
+	// or a ReAct Action.
+	Via  string    `json:"via,omitempty"`
+	Time time.Time `json:"time"`
 }
 
 // CheckRun is one run of the configured checks on a run's changeset.

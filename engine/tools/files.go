@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,9 +63,17 @@ func Core() *Registry {
 
 // CoreTools returns the definitions of the core tools.
 func CoreTools() []Tool {
+	// Argument names local models write for the core tools' own (Tool.Aliases).
+	pathAliases := map[string]string{"file_path": "path", "filepath": "path", "filename": "path", "file": "path"}
+	editAliases := map[string]string{
+		"old_str": "search", "old_string": "search", "old_text": "search", "find": "search",
+		"new_str": "replace", "new_string": "replace", "new_text": "replace",
+	}
+	contentAliases := map[string]string{"contents": "content", "text": "content", "code": "content"}
 	return []Tool{
 		{
 			Name:        NameReadFile,
+			Aliases:     pathAliases,
 			Description: "Read a text file of the workspace. Shows the content staged by this run when the file was changed. Optional offset (first line, 1-based) and limit (number of lines).",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","minLength":1,"description":"file path relative to the workspace root"},
@@ -76,6 +85,7 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameListFiles,
+			Aliases:     pathAliases,
 			Description: "List files under a directory of the workspace (default: the root), skipping what .gitignore excludes. recursive=false lists one level with directories ending in /.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","description":"directory relative to the workspace root (default .)"},
@@ -87,6 +97,7 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameSearchFiles,
+			Aliases:     pathAliases,
 			Description: "Search file contents with a regular expression (RE2 syntax), skipping what .gitignore excludes and binary files. Returns path:line: text for each match.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"pattern":{"type":"string","minLength":1,"description":"regular expression (RE2)"},
@@ -100,6 +111,7 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameWriteFile,
+			Aliases:     mergeAliases(pathAliases, contentAliases),
 			Description: "Create or replace a file with the given content. The write is staged in the run's changeset for review; nothing reaches the disk until it is approved.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","minLength":1,"description":"file path relative to the workspace root"},
@@ -111,6 +123,7 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameEditFile,
+			Aliases:     mergeAliases(pathAliases, editAliases),
 			Description: "Replace a piece of text in a file (search/replace). search must match one place: exactly, or once trailing spaces, surrounding blank lines or a uniform indentation are set aside. all: true replaces every exact occurrence. Staged in the run's changeset.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","minLength":1,"description":"file path relative to the workspace root"},
@@ -124,6 +137,7 @@ func CoreTools() []Tool {
 		},
 		{
 			Name:        NameDeleteFile,
+			Aliases:     pathAliases,
 			Description: "Delete a file. The deletion is staged in the run's changeset for review.",
 			Schema: json.RawMessage(`{"type":"object","properties":{
 				"path":{"type":"string","minLength":1,"description":"file path relative to the workspace root"}},
@@ -144,6 +158,15 @@ func CoreTools() []Tool {
 			Run:      runCommand,
 		},
 	}
+}
+
+// mergeAliases joins alias tables into a new one.
+func mergeAliases(tables ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, t := range tables {
+		maps.Copy(out, t)
+	}
+	return out
 }
 
 // --- file view ---------------------------------------------------------------

@@ -25,7 +25,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +72,11 @@ type Tool struct {
 	// when that is more than budgets.toolOutput (fetchDocs: 2,000 tokens; runSkill: 1,000 characters);
 	// 0 keeps the configured cap.
 	OutputCap int
+	// Aliases maps argument names models often write to the tool's own
+	// (alias -> canonical, e.g. "file_path" -> "path"). Execute renames them
+	// before validating; a canonical name already present wins and the
+	// alias is ignored. Either way the output gets a note line.
+	Aliases map[string]string
 	// Board marks a session-board tool (engine/board): it works only in a
 	// run that has a board (Env.Board: a build task, a goal run's
 	// delegation); the agent loop leaves it out of other runs.
@@ -136,6 +143,10 @@ type Result struct {
 	Evidence []Evidence    `json:"evidence,omitempty"`
 	Duration time.Duration `json:"duration"`
 	Mutating bool          `json:"mutating,omitempty"`
+	// Notes say what Execute changed in the arguments before running the
+	// tool (an alias renamed, an unknown argument dropped); their NoteLine
+	// ends Output.
+	Notes []string `json:"notes,omitempty"`
 	// Err is the error behind a non-OK status.
 	Err error `json:"-"`
 }
@@ -153,6 +164,10 @@ type Registry struct {
 type entry struct {
 	tool   Tool
 	schema *jsonschema.Schema
+	// props are the declared argument names with their JSON type ("" when
+	// the schema gives none or several); closed: additionalProperties false.
+	props  map[string]string
+	closed bool
 }
 
 // NewRegistry returns an empty registry.
@@ -190,7 +205,8 @@ func (r *Registry) Register(t Tool) error {
 	if _, dup := r.tools[t.Name]; dup {
 		return fmt.Errorf("register tool %s: already registered", t.Name)
 	}
-	r.tools[t.Name] = &entry{tool: t, schema: sch}
+	props, closed := schemaShape(schema)
+	r.tools[t.Name] = &entry{tool: t, schema: sch, props: props, closed: closed}
 	r.order = append(r.order, t.Name)
 	return nil
 }
@@ -325,6 +341,12 @@ func (r *Registry) Execute(ctx context.Context, env *Env, call Call) (res Result
 			res.Err = fmt.Errorf("tool %s crashed: %v", call.Name, p)
 			res.Output = res.Err.Error()
 		}
+		if line := NoteLine(res.Notes); line != "" {
+			if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+				res.Output += "\n"
+			}
+			res.Output += line
+		}
 	}()
 	fail := func(err error) Result {
 		res.Err = err
@@ -357,10 +379,14 @@ func (r *Registry) Execute(ctx context.Context, env *Env, call Call) (res Result
 	}
 	t, _ := r.Get(call.Name)
 	res.Mutating = t.Mutating
-	if err := r.Validate(call.Name, call.Args); err != nil {
+	args, notes := r.NormalizeArgs(call.Name, call.Args)
+	if len(notes) > 0 || !bytes.Equal(args, call.Args) {
+		res.Notes = notes
+		res.Args, res.ArgsHash = CanonicalArgs(args)
+	}
+	if err := r.Validate(call.Name, args); err != nil {
 		return fail(err)
 	}
-	args := call.Args
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -388,6 +414,133 @@ func (r *Registry) Execute(ctx context.Context, env *Env, call Call) (res Result
 		res.Kind = KindToolError
 	}
 	return res
+}
+
+// NormalizeArgs returns the arguments of a call to name the way Execute
+// runs them, and a note for each change: an alias of the tool
+// (Tool.Aliases) is renamed to its canonical argument, or dropped when the
+// canonical one is given too; an argument the schema does not declare is
+// dropped when the schema has additionalProperties false; a string given
+// for an argument declared integer, number or boolean is read as one when
+// it spells one ("12", "true"). Arguments that are not a JSON object, and
+// calls that need no change, are returned as they are with no notes.
+func (r *Registry) NormalizeArgs(name string, args json.RawMessage) (json.RawMessage, []string) {
+	r.mu.RLock()
+	e, ok := r.tools[name]
+	r.mu.RUnlock()
+	trimmed := bytes.TrimSpace(args)
+	if !ok || len(trimmed) == 0 || trimmed[0] != '{' {
+		return args, nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &obj) != nil || obj == nil {
+		return args, nil
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var notes []string
+	changed := false
+	for _, k := range keys {
+		if _, declared := e.props[k]; declared {
+			continue
+		}
+		if canon, ok := e.tool.Aliases[k]; ok && canon != k {
+			if _, has := obj[canon]; has {
+				notes = append(notes, fmt.Sprintf("argument %q ignored (%q was given)", k, canon))
+			} else {
+				obj[canon] = obj[k]
+				notes = append(notes, fmt.Sprintf("argument %q read as %q", k, canon))
+			}
+			delete(obj, k)
+			changed = true
+			continue
+		}
+		if e.closed {
+			delete(obj, k)
+			notes = append(notes, fmt.Sprintf("unknown argument %q ignored", k))
+			changed = true
+		}
+	}
+	for k, v := range obj {
+		if c, ok := coerce(e.props[k], v); ok {
+			obj[k] = c
+			changed = true
+		}
+	}
+	if !changed {
+		return args, nil
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return args, nil
+	}
+	return out, notes
+}
+
+// NoteLine is the line Execute appends to a tool's output for its notes
+// ("note: argument "file_path" read as "path"; unknown argument "x"
+// ignored"), or "" when there are none.
+func NoteLine(notes []string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	return "note: " + strings.Join(notes, "; ")
+}
+
+// coerce reads a JSON string as the scalar type an argument is declared
+// with, when it spells one.
+func coerce(typ string, v json.RawMessage) (json.RawMessage, bool) {
+	if typ != "integer" && typ != "number" && typ != "boolean" {
+		return nil, false
+	}
+	var s string
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		return nil, false
+	}
+	s = strings.TrimSpace(s)
+	switch typ {
+	case "integer":
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.RawMessage(strconv.FormatInt(n, 10)), true
+		}
+	case "number":
+		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), true
+		}
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "true":
+			return json.RawMessage("true"), true
+		case "false":
+			return json.RawMessage("false"), true
+		}
+	}
+	return nil, false
+}
+
+// schemaShape reads the declared properties of an object schema (name ->
+// type when the schema gives a single one) and whether additionalProperties
+// is false.
+func schemaShape(schema json.RawMessage) (map[string]string, bool) {
+	var doc struct {
+		Properties map[string]struct {
+			Type json.RawMessage `json:"type"`
+		} `json:"properties"`
+		AdditionalProperties json.RawMessage `json:"additionalProperties"`
+	}
+	if json.Unmarshal(schema, &doc) != nil {
+		return nil, false
+	}
+	props := make(map[string]string, len(doc.Properties))
+	for name, p := range doc.Properties {
+		var typ string
+		_ = json.Unmarshal(p.Type, &typ) // an array of types leaves ""
+		props[name] = typ
+	}
+	return props, string(bytes.TrimSpace(doc.AdditionalProperties)) == "false"
 }
 
 // CanonicalArgs returns the arguments as canonical JSON (keys sorted, no

@@ -191,10 +191,10 @@ func TestRegistryValidationAndPermissions(t *testing.T) {
 	assert.Equal(t, "package a\n", res.Output)
 
 	for _, bad := range []tools.Call{
-		call("readFile", map[string]any{}),                           // missing required
-		call("readFile", map[string]any{"path": 7}),                  // wrong type
-		call("readFile", map[string]any{"path": "a.go", "x": true}),  // unknown argument
-		{Name: "readFile", Args: json.RawMessage(`{"path": "a.go"`)}, // not JSON
+		call("readFile", map[string]any{}),                            // missing required
+		call("readFile", map[string]any{"path": 7}),                   // wrong type
+		call("readFile", map[string]any{"path": "a.go", "offset": 0}), // below the minimum (an unknown argument is dropped: aliases_test.go)
+		{Name: "readFile", Args: json.RawMessage(`{"path": "a.go"`)},  // not JSON
 	} {
 		res := reg.Execute(ctx, env, bad)
 		assert.Equal(t, tools.StatusInvalid, res.Status, string(bad.Args))

@@ -433,7 +433,11 @@ func (m *Model) event(ev agents.Event) {
 		m.clamp()
 	case agents.EventToolCall:
 		m.text = nil
-		m.add(&item{kind: itemCall, text: ev.Tool + " " + ev.Args})
+		text := ev.Tool + " " + ev.Args
+		if ev.Text != "" { // "tool call read from text (form …)"
+			text += " [" + ev.Text + "]"
+		}
+		m.add(&item{kind: itemCall, text: text})
 	case agents.EventToolResult:
 		m.text = nil
 		line := ev.Tool + " → " + ev.Status
