@@ -1,5 +1,7 @@
-// Package secrets finds and redacts credentials in text that leaves the
-// machine (global wisdom, later team sync).
+// Package secrets finds and redacts credentials in text that is stored or
+// leaves the process: vault nodes, facts (on write and on promotion),
+// wisdom bundles, progress events (--json, the event stream) and stored
+// tool traces all go through [Redact]; there is no second sanitizer.
 //
 // The rule set is gitleaks' default configuration (v8.30.1), kept as a
 // generated table of its regular expressions, keywords and entropy
@@ -9,8 +11,12 @@
 // one file, builds offline, and a rules update is a regenerated file whose
 // diff can be read. nova adds a few rules of its own for passwords written
 // in prose and on command lines ("the password is: …", "pwd hunter2",
-// `mysql -u root -pX`, `curl -u admin:X`, "passphrase is …"), which a
-// scanner of config files does not look for.
+// `mysql -u root -pX`, `curl -u admin:X`, "set PGPASSWORD to X", "the
+// secret being X", "credentials are admin / X", connection strings), which
+// a scanner of config files does not look for, with a check that keeps
+// ordinary prose ("the password is required") unchanged (prose.go).
+// testdata/secrets.txt is the corpus every shape must be redacted from,
+// testdata/innocent.txt the lines that must stay as they are.
 //
 // Every rule is applied case-insensitively, so a key that was lowercased
 // somewhere (vault tags are) is still found; over-redaction is the safe
@@ -38,6 +44,9 @@ type rule struct {
 	Keywords    []string
 	Entropy     float64
 	SecretGroup int
+	// Prose: the value is dropped when it reads as a word, a type name or a
+	// placeholder (proseValueIsWord); Bare: also when it is letters only.
+	Prose, Bare bool
 }
 
 type compiled struct {
@@ -45,18 +54,80 @@ type compiled struct {
 	re *regexp.Regexp
 }
 
-// proseRules catch passwords written the way people write them in notes,
-// chat and shell history rather than in config files. nova's own.
+// proseRules catch secrets written the way people write them in notes,
+// chat, shell history and model replies rather than in config files.
+// nova's own. Value is what follows a connector: an optional quote, then
+// the secret up to the next blank or quote.
+//
+// Rules marked Prose look at words ("the password is required" is not a
+// secret): a value that reads as an English word, a type name or a
+// placeholder is kept (see proseValue). Rules marked Bare have no
+// connector at all ("password hunter2") and keep a value made of letters
+// only ("password field").
 var proseRules = []rule{
-	{ID: "nova-password-prose", Regex: `\b(?:password|passphrase|passwd|passcode|pwd)s?\b(?:\s+(?:is|was|are|=)\s*:?|\s*[:=])\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
-		Keywords: []string{"pass", "pwd"}},
-	{ID: "nova-password-bare", Regex: `\b(?:pwd|passwd|pw)\s+([^\s"'` + "`" + `]{4,})`, Keywords: []string{"pwd", "passwd", "pw"}, Entropy: 2},
+	// "the password is X", "password: X", "passphrase was X", "the pass
+	// phrase is X", "the secret being X", "api key = X", "the password for
+	// the staging db is X", "token => X".
+	{ID: "nova-secret-prose", Regex: `\b(?:` + secretNouns + `)s?\b` + proseFor + proseConnector + proseValue,
+		Keywords: proseKeywords, Prose: true},
+	// "I changed the root password to X", "rotate the API token to X".
+	{ID: "nova-secret-changed-to", Regex: `\b(?:set|changed?|reset|rotated?|updated?)\s+(?:[\w\-]+\s+){0,3}?(?:` + secretNouns + `)s?\s+to\s+` + proseValue,
+		Keywords: proseKeywords, Prose: true},
+	// "password hunter2", "pwd hunter2", "passphrase c0rrect-horse".
+	{ID: "nova-password-bare", Regex: `\b(?:password|passphrase|passwd|pwd|pw)\s+["'` + "`" + `]?([^\s"'` + "`" + `]{4,})`,
+		Keywords: []string{"pass", "pwd", "pw"}, Prose: true, Bare: true},
+	// "Credentials are admin / X", "login: admin:X", "user/pass admin/X".
+	{ID: "nova-credentials-pair", Regex: `\b(?:credentials?|creds|logins?|user(?:name)?\s*/\s*pass(?:word)?|(?:user(?:name)?|login)\s+and\s+pass(?:word)?)\b` +
+		`(?:\s+(?:are|is|were|was|being|will\s+be)\b)?\s*[:=]?\s*["'` + "`" + `]?[^\s/:"'` + "`" + `]+["'` + "`" + `]?\s*(?:/|:|\s+and\s+)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
+		Keywords: []string{"cred", "login", "user"}, Prose: true},
+	// "set PGPASSWORD to X", "export GITHUB_TOKEN X", "setx API_KEY X",
+	// "$env:AWS_SECRET_ACCESS_KEY = X", "set -x NPM_TOKEN X".
+	{ID: "nova-env-set", Regex: `\b(?:set|export|setenv|setx|\$env:)\s*(?:-[a-z]+\s+)*\$?(` + envSecretName + `)\s*(?:\bto\b|\bas\b|:=|=|\s)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
+		Keywords: proseKeywords, Prose: true, SecretGroup: 2},
+	// "GITHUB_TOKEN=X", "DB_PASSWORD: X", "STRIPE_SECRET_KEY='X'".
+	{ID: "nova-env-assign", Regex: `(?:^|[^\w$])(` + envSecretName + `)\s*(?::=|=|:)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
+		Keywords: proseKeywords, Prose: true, SecretGroup: 2},
 	{ID: "nova-mysql-p", Regex: `\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?\s-p([^\s"']+)`, Keywords: []string{"mysql", "mariadb"}},
-	{ID: "nova-cli-password-flag", Regex: `--pass(?:word)?(?:=|\s+)["']?([^\s"']+)`, Keywords: []string{"--pass"}},
+	{ID: "nova-cli-password-flag", Regex: `--(?:pass(?:word)?|token|secret|api-?key|auth-token)(?:=|\s+)["']?([^\s"']+)`, Keywords: []string{"--pass", "--token", "--secret", "--api", "--auth"}, Prose: true},
 	{ID: "nova-curl-user", Regex: `\b(?:curl|wget|http|https)\b[^\n]*?\s(?:-u|--user|--http-user)\s*["']?[^:\s"']+:([^\s"']+)`, Keywords: []string{"-u", "--user"}},
-	{ID: "nova-url-credentials", Regex: `\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]+)@`, Keywords: []string{"://"}},
-	{ID: "nova-pgpassword-env", Regex: `\b(?:PGPASSWORD|MYSQL_PWD|REDIS_PASSWORD|[A-Z_]*PASSWORD)=["']?([^\s"']+)`, Keywords: []string{"password", "pwd"}},
+	// Connection strings and basic-auth URLs: scheme://user:X@host (user
+	// may be empty: redis://:X@host).
+	{ID: "nova-url-credentials", Regex: `\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:([^/\s@]+)@`, Keywords: []string{"://"}},
+	// user:X@host without a scheme ("connect as app:X@db.internal:5432").
+	{ID: "nova-userinfo-host", Regex: `(?:^|[\s"'(=])[\w.\-]+:([^\s:@/"']{3,})@[\w\-]+(?:\.[\w\-]+)*(?::\d+)?(?:[/\s"')]|$)`, Keywords: []string{"@"}, Prose: true},
+	// Query strings and DSNs: ?password=X&, ;Password=X;, sslpassword='X'.
+	{ID: "nova-dsn-password", Regex: `[?&;\s](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|auth)=([^&;\s"']{3,})`, Keywords: []string{"=", "pass", "pwd", "token", "secret", "key", "auth"}},
+	{ID: "nova-pgpassword-env", Regex: `\b(?:PGPASSWORD|MYSQL_PWD|REDIS_PASSWORD|[A-Z_]*PASSWORD)=["']?([^\s"']+)`, Keywords: []string{"password", "pwd"}, Prose: true},
+	// .npmrc, .yarnrc, .pypirc and docker config credentials.
+	{ID: "nova-npmrc-auth", Regex: `(?:^|[\s:/])_(?:authToken|auth|password)\s*[=:]\s*["']?([^\s"']{6,})`, Keywords: []string{"_auth", "_password"}},
+	{ID: "nova-docker-auth", Regex: `"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`, Keywords: []string{"auth", "token"}},
+	// Authorization headers outside curl, and bare bearer tokens.
+	{ID: "nova-auth-header", Regex: `\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)\s+([A-Za-z0-9+/=._~\-]{8,})`, Keywords: []string{"authorization"}},
+	{ID: "nova-bearer", Regex: `\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)`, Keywords: []string{"bearer"}, Entropy: 3},
 }
+
+// secretNouns are the words that name a secret in prose.
+const secretNouns = `password|passwd|passphrase|pass[\s\-]phrase|passcode|pass\s+code|pwd|pin\s+code|` +
+	`secret(?:[\s_\-]key)?|client[\s_\-]secret|(?:api|access|auth|bearer|bot|session|refresh|personal\s+access|deploy|npm|github|gitlab)[\s_\-]?tokens?|token|` +
+	`api[\s_\-]?key|access[\s_\-]key(?:[\s_\-]id)?|secret[\s_\-]access[\s_\-]key|private[\s_\-]key|signing[\s_\-]key|encryption[\s_\-]key|master[\s_\-]key|license[\s_\-]key`
+
+// proseKeywords gate the prose rules (one must appear, lower case).
+var proseKeywords = []string{"pass", "pwd", "secret", "token", "key", "pin", "cred", "auth"}
+
+// proseFor: "the password for the staging db is X" (up to four words).
+const proseFor = `(?:\s+(?:for|of|to|on|at|in)\b(?:\s+[^\s:=]+){1,4}?)?`
+
+// proseConnector joins the noun and the value: is, was, are, being, will
+// be, should be, set to, now, colon, equals, =>, :=.
+const proseConnector = `(?:\s+(?:(?:is\s+|was\s+|been\s+|has\s+been\s+)?(?:set|changed|reset|rotated|updated)\s+to|will\s+be|should\s+be|has\s+been|is|was|are|were|being|becomes|became|equals)(?:\s+now)?\s*[:=]?|["']?\s*(?:=>|:=|==|=|:))\s*`
+
+// proseValue is the secret: an optional quote, then no blanks or quotes.
+const proseValue = `["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`
+
+// envSecretName is an environment variable whose name says it holds a
+// secret (PGPASSWORD, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, API_KEY): upper
+// case only, so prose ("set the token to") is not a name.
+const envSecretName = `(?-i:[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|_PWD|SECRET|TOKEN|_KEY|APIKEY|CREDENTIALS?|_AUTH|_PASS)[A-Z0-9_]*|(?:PASSWORD|SECRET|TOKEN|APIKEY|API_KEY)[A-Z0-9_]*)`
 
 var rules = sync.OnceValue(func() []compiled {
 	all := make([]compiled, 0, len(gitleaksRules)+len(proseRules))
@@ -70,10 +141,19 @@ var rules = sync.OnceValue(func() []compiled {
 			kw[i] = strings.ToLower(k)
 		}
 		r.Keywords = kw
+		if proseChecked[r.ID] {
+			r.Prose = true
+		}
 		all = append(all, compiled{rule: r, re: re})
 	}
 	return all
 })
+
+// proseChecked are gitleaks rules whose value gets the prose check too:
+// the generic rule matches "apiKey: process.env.API_KEY" and "SECRET_KEY =
+// settings.SECRET_KEY", which gitleaks drops with its allowlists (left out
+// of the table).
+var proseChecked = map[string]bool{"generic-api-key": true}
 
 // RuleCount is the number of detectors (gitleaks' and nova's).
 func RuleCount() int { return len(rules()) }
@@ -138,6 +218,13 @@ func Find(s string) [][2]int {
 			}
 			if r.Entropy > 0 && entropy(s[a:b]) < r.Entropy {
 				continue
+			}
+			if r.Prose {
+				v, ok := proseSecret(s[a:b], r.Bare)
+				if !ok {
+					continue
+				}
+				b = a + len(v)
 			}
 			if overlapsAny(a, b, placeholders) {
 				continue

@@ -1,0 +1,79 @@
+package secrets
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type corpusCase struct{ shape, secret, text string }
+
+// readCorpus reads testdata/secrets.txt: shape<TAB>secret<TAB>text, with
+// "\n" in text standing for a newline.
+func readCorpus(t testing.TB) []corpusCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "secrets.txt"))
+	require.NoError(t, err)
+	defer f.Close()
+	var out []corpusCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.SplitN(line, "\t", 3)
+		require.Len(t, parts, 3, "malformed corpus line %q", line)
+		out = append(out, corpusCase{parts[0], parts[1], strings.ReplaceAll(parts[2], `\n`, "\n")})
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+func readInnocent(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "innocent.txt"))
+	require.NoError(t, err)
+	var out []string
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\n")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// Every secret shape of the corpus is gone from Redact's output, and the
+// text around it stays (the first word of the line survives).
+func TestCorpusSecretsAreRedacted(t *testing.T) {
+	t.Parallel()
+	cases := readCorpus(t)
+	require.GreaterOrEqual(t, len(cases), 50)
+	shapes := map[string]bool{}
+	for _, c := range cases {
+		assert.False(t, shapes[c.shape], "shape %s twice", c.shape)
+		shapes[c.shape] = true
+		require.True(t, strings.Contains(c.text, c.secret), "%s: the secret is not in its own text", c.shape)
+		out := Redact(c.text)
+		assert.NotContains(t, out, c.secret, "%s: %q → %q", c.shape, c.text, out)
+		assert.Contains(t, out, Redacted, c.shape)
+		assert.Equal(t, out, Redact(out), "%s: not idempotent", c.shape)
+	}
+}
+
+func TestInnocentLinesAreKept(t *testing.T) {
+	t.Parallel()
+	lines := readInnocent(t)
+	require.GreaterOrEqual(t, len(lines), 20)
+	for _, s := range lines {
+		assert.Equal(t, s, Redact(s))
+	}
+}
