@@ -47,6 +47,9 @@ type rule struct {
 	// Prose: the value is dropped when it reads as a word, a type name or a
 	// placeholder (proseValueIsWord); Bare: also when it is letters only.
 	Prose, Bare bool
+	// CaseKeywords, when set, must appear as written (upper-case
+	// environment variable names): a cheap gate before the regex.
+	CaseKeywords []string
 }
 
 type compiled struct {
@@ -79,14 +82,14 @@ var proseRules = []rule{
 	// "Credentials are admin / X", "login: admin:X", "user/pass admin/X".
 	{ID: "nova-credentials-pair", Regex: `\b(?:credentials?|creds|logins?|user(?:name)?\s*/\s*pass(?:word)?|(?:user(?:name)?|login)\s+and\s+pass(?:word)?)\b` +
 		`(?:\s+(?:are|is|were|was|being|will\s+be)\b)?\s*[:=]?\s*["'` + "`" + `]?[^\s/:"'` + "`" + `]+["'` + "`" + `]?\s*(?:/|:|\s+and\s+)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
-		Keywords: []string{"cred", "login", "user"}, Prose: true},
+		Keywords: []string{"cred", "login", "pass"}, Prose: true},
 	// "set PGPASSWORD to X", "export GITHUB_TOKEN X", "setx API_KEY X",
 	// "$env:AWS_SECRET_ACCESS_KEY = X", "set -x NPM_TOKEN X".
 	{ID: "nova-env-set", Regex: `\b(?:set|export|setenv|setx|\$env:)\s*(?:-[a-z]+\s+)*\$?(` + envSecretName + `)\s*(?:\bto\b|\bas\b|:=|=|\s)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
-		Keywords: proseKeywords, Prose: true, SecretGroup: 2},
+		Keywords: proseKeywords, CaseKeywords: envKeywords, Prose: true, SecretGroup: 2},
 	// "GITHUB_TOKEN=X", "DB_PASSWORD: X", "STRIPE_SECRET_KEY='X'".
 	{ID: "nova-env-assign", Regex: `(?:^|[^\w$])(` + envSecretName + `)\s*(?::=|=|:)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
-		Keywords: proseKeywords, Prose: true, SecretGroup: 2},
+		Keywords: proseKeywords, CaseKeywords: envKeywords, Prose: true, SecretGroup: 2},
 	{ID: "nova-mysql-p", Regex: `\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?\s-p([^\s"']+)`, Keywords: []string{"mysql", "mariadb"}},
 	{ID: "nova-cli-password-flag", Regex: `--(?:pass(?:word)?|token|secret|api-?key|auth-token)(?:=|\s+)["']?([^\s"']+)`, Keywords: []string{"--pass", "--token", "--secret", "--api", "--auth"}, Prose: true},
 	{ID: "nova-curl-user", Regex: `\b(?:curl|wget|http|https)\b[^\n]*?\s(?:-u|--user|--http-user)\s*["']?[^:\s"']+:([^\s"']+)`, Keywords: []string{"-u", "--user"}},
@@ -96,11 +99,11 @@ var proseRules = []rule{
 	// user:X@host without a scheme ("connect as app:X@db.internal:5432").
 	{ID: "nova-userinfo-host", Regex: `(?:^|[\s"'(=])[\w.\-]+:([^\s:@/"']{3,})@[\w\-]+(?:\.[\w\-]+)*(?::\d+)?(?:[/\s"')]|$)`, Keywords: []string{"@"}, Prose: true},
 	// Query strings and DSNs: ?password=X&, ;Password=X;, sslpassword='X'.
-	{ID: "nova-dsn-password", Regex: `[?&;\s](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|auth)=([^&;\s"']{3,})`, Keywords: []string{"=", "pass", "pwd", "token", "secret", "key", "auth"}},
+	{ID: "nova-dsn-password", Regex: `[?&;\s](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|auth)=([^&;\s"']{3,})`, Keywords: []string{"pass", "pwd=", "token=", "secret=", "key=", "auth="}},
 	{ID: "nova-pgpassword-env", Regex: `\b(?:PGPASSWORD|MYSQL_PWD|REDIS_PASSWORD|[A-Z_]*PASSWORD)=["']?([^\s"']+)`, Keywords: []string{"password", "pwd"}, Prose: true},
 	// .npmrc, .yarnrc, .pypirc and docker config credentials.
 	{ID: "nova-npmrc-auth", Regex: `(?:^|[\s:/])_(?:authToken|auth|password)\s*[=:]\s*["']?([^\s"']{6,})`, Keywords: []string{"_auth", "_password"}},
-	{ID: "nova-docker-auth", Regex: `"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`, Keywords: []string{"auth", "token"}},
+	{ID: "nova-docker-auth", Regex: `"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`, Keywords: []string{`"auth"`, `token"`}},
 	// Authorization headers outside curl, and bare bearer tokens.
 	{ID: "nova-auth-header", Regex: `\b(?:authorization|proxy-authorization)\s*[:=]\s*["']?(?:basic|bearer|token|digest|negotiate)\s+([A-Za-z0-9+/=._~\-]{8,})`, Keywords: []string{"authorization"}},
 	{ID: "nova-bearer", Regex: `\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)`, Keywords: []string{"bearer"}, Entropy: 3},
@@ -111,11 +114,15 @@ const secretNouns = `password|passwd|passphrase|pass[\s\-]phrase|passcode|pass\s
 	`secret(?:[\s_\-]key)?|client[\s_\-]secret|(?:api|access|auth|bearer|bot|session|refresh|personal\s+access|deploy|npm|github|gitlab)[\s_\-]?tokens?|token|` +
 	`api[\s_\-]?key|access[\s_\-]key(?:[\s_\-]id)?|secret[\s_\-]access[\s_\-]key|private[\s_\-]key|signing[\s_\-]key|encryption[\s_\-]key|master[\s_\-]key|license[\s_\-]key`
 
-// proseKeywords gate the prose rules (one must appear, lower case).
-var proseKeywords = []string{"pass", "pwd", "secret", "token", "key", "pin", "cred", "auth"}
+// envKeywords gate the rules on environment variable names.
+var envKeywords = []string{"PASS", "PWD", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "AUTH"}
 
-// proseFor: "the password for the staging db is X" (up to four words).
-const proseFor = `(?:\s+(?:for|of|to|on|at|in)\b(?:\s+[^\s:=]+){1,4}?)?`
+// proseKeywords gate the prose rules (one must appear, lower case).
+var proseKeywords = []string{"pass", "pwd", "secret", "token", "key", "pin c", "cred", "auth"}
+
+// proseFor: "the password for the staging db is X" (up to four words,
+// none ending a sentence).
+const proseFor = `(?:\s+(?:for|of|to|on|at|in)\b(?:\s+[^\s:=]*[^\s:=.!?;,]){1,4}?)?`
 
 // proseConnector joins the noun and the value: is, was, are, being, will
 // be, should be, set to, now, colon, equals, =>, :=.
@@ -132,7 +139,7 @@ const envSecretName = `(?-i:[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|_PWD|SE
 var rules = sync.OnceValue(func() []compiled {
 	all := make([]compiled, 0, len(gitleaksRules)+len(proseRules))
 	for _, r := range slices.Concat(gitleaksRules, proseRules) {
-		re, err := regexp.Compile("(?i)" + r.Regex)
+		re, err := regexp.Compile("(?i)" + trimLeadingContext(r.Regex))
 		if err != nil {
 			continue // every rule compiles (TestEveryRuleCompiles); never fail at run time
 		}
@@ -154,6 +161,29 @@ var rules = sync.OnceValue(func() []compiled {
 // settings.SECRET_KEY", which gitleaks drops with its allowlists (left out
 // of the table).
 var proseChecked = map[string]bool{"generic-api-key": true}
+
+// leadingContext is how gitleaks' generic rules start: up to 50
+// identifier characters before the keyword, so that its report shows the
+// whole name. Only the secret group matters here, and a lazy prefix of 50
+// optional characters makes every such regex several times slower (the
+// matcher carries 50 threads through the whole text), so it is dropped:
+// the secret a rule finds is the same without it.
+const leadingContext = `[\w.-]{0,50}?`
+
+func trimLeadingContext(re string) string {
+	for {
+		switch {
+		case strings.HasPrefix(re, "(?i)"):
+			re = re[len("(?i)"):] // every rule is compiled case-insensitive
+		case strings.HasPrefix(re, leadingContext):
+			re = re[len(leadingContext):]
+		case strings.HasPrefix(re, "(?i:"+leadingContext):
+			re = "(?i:" + re[len("(?i:")+len(leadingContext):]
+		default:
+			return re
+		}
+	}
+}
 
 // RuleCount is the number of detectors (gitleaks' and nova's).
 func RuleCount() int { return len(rules()) }
@@ -209,6 +239,9 @@ func Find(s string) [][2]int {
 	var spans [][2]int
 	for _, r := range rules() {
 		if len(r.Keywords) > 0 && !containsAny(lower, r.Keywords) {
+			continue
+		}
+		if len(r.CaseKeywords) > 0 && !containsAny(s, r.CaseKeywords) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
