@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,4 +88,35 @@ func BenchmarkRedactProse(b *testing.B) {
 	for b.Loop() {
 		Redact(s)
 	}
+}
+
+func TestRedactJSONKeepsJSONValid(t *testing.T) {
+	t.Parallel()
+	for _, c := range readCorpus(t) {
+		doc, err := json.Marshal(map[string]any{"path": "notes.md", "content": c.text, "n": 3})
+		require.NoError(t, err)
+		out := RedactJSON(doc)
+		require.True(t, json.Valid(out), "%s: %s", c.shape, out)
+		var back map[string]any
+		require.NoError(t, json.Unmarshal(out, &back))
+		assert.NotContains(t, back["content"], c.secret, c.shape)
+		assert.Equal(t, "notes.md", back["path"])
+	}
+	out := RedactJSON([]byte(`{"user":"svc","password":"swordfish9"}`))
+	assert.NotContains(t, string(out), "swordfish9", "the key gives the value its context")
+	assert.JSONEq(t, `{"command":"go test ./..."}`, string(RedactJSON([]byte(`{"command":"go test ./..."}`))))
+	assert.True(t, json.Valid(RedactJSON([]byte(`not json, password is Hx7vQk29`))), "malformed input comes back as a JSON string")
+	assert.NotContains(t, string(RedactJSON([]byte(`not json, password is Hx7vQk29`))), "Hx7vQk29")
+}
+
+func FuzzRedactJSON(f *testing.F) {
+	f.Add([]byte(`{"password":"hunter2x","a":[1,"token: abcdef123456"]}`))
+	f.Add([]byte(`{"content":"-----BEGIN RSA PRIVATE KEY-----\nMIIE"}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out := RedactJSON(b)
+		if len(bytes.TrimSpace(b)) > 0 && !json.Valid(out) {
+			t.Fatalf("invalid JSON out of %q: %q", b, out)
+		}
+	})
 }
