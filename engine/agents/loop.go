@@ -573,7 +573,7 @@ func (st *loopState) callTool(ctx context.Context, call tools.Call) (obs string,
 	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
 		budget = t.OutputCap // a tool's own larger cap (runSkill, fetchDocs, queryKnowledge); 0 stays uncapped
 	}
-	obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
+	obs = markUntrusted(res.Tool, json.RawMessage(res.Args), TruncateOutput(res.Output, budget, st.run.ID, tr.ID))
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/untrusted"
 )
 
 // PromptInput is what a run's first two messages are built from.
@@ -46,6 +47,7 @@ func SystemPrompt(in PromptInput) string {
 	b.WriteString("- Read the code before changing it. Use editFile for small changes to existing files and writeFile for new files.\n")
 	b.WriteString("- Tool results longer than the output budget are cut; ask for less (a line range, a narrower search) when that happens.\n")
 	b.WriteString("- When the task is done, stop calling tools and answer: the files you changed, why, and the checks you ran.\n")
+	b.WriteString("- " + untrusted.Instruction + "\n")
 	if sc := strings.TrimSpace(in.Spec.StaticContext); sc != "" {
 		b.WriteString("\n## Context\n")
 		b.WriteString(sc)
