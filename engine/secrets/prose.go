@@ -23,10 +23,10 @@ func proseSecret(v string, bare bool) (string, bool) {
 		return v, false
 	}
 	switch core[0] {
-	case '<', '$', '%', '/', '~', '#', '@', '&', '*':
-		return v, false // a placeholder, a variable, a path, a reference
+	case '<', '$', '%', '/', '~', '#', '@', '&', '*', '!':
+		return v, false // a placeholder, a variable, a path, a reference, a YAML tag
 	}
-	if strings.HasPrefix(core, "./") || strings.HasPrefix(core, "..") || strings.Contains(core, "(") ||
+	if strings.HasPrefix(core, "./") || strings.HasPrefix(core, "..") || strings.ContainsAny(core, "([") ||
 		strings.Contains(core, "{{") || strings.HasPrefix(core, "process.env") {
 		return v, false
 	}
@@ -146,7 +146,9 @@ var proseWords = sync.OnceValue(func() map[string]bool {
 		supplied provided passed given generated verified checked compared read write issued granted
 		open closed ready available unavailable present absent active inactive enabled disabled on off
 		http https json yaml xml base jwt rsa sha md bcrypt argon scrypt
-		vault keychain keyring store manager prompt`) {
+		vault keychain keyring store manager prompt
+		await async new return yield lambda func function fn self this typeof whatever whichever
+		config settings env os process getpass input secrets params args opts options ctx req request`) {
 		m[w] = true
 	}
 	return m

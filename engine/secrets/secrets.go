@@ -88,8 +88,20 @@ var proseRules = []rule{
 	{ID: "nova-env-set", Regex: `\b(?:set|export|setenv|setx|\$env:)\s*(?:-[a-z]+\s+)*\$?(` + envSecretName + `)\s*(?:\bto\b|\bas\b|:=|=|\s)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
 		Keywords: proseKeywords, CaseKeywords: envKeywords, Prose: true, SecretGroup: 2},
 	// "GITHUB_TOKEN=X", "DB_PASSWORD: X", "STRIPE_SECRET_KEY='X'".
-	{ID: "nova-env-assign", Regex: `(?:^|[^\w$])(` + envSecretName + `)\s*(?::=|=|:)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
+	{ID: "nova-env-assign", Regex: `(?:^|[^\w$])(` + envSecretName + `)(?:\s*(?::=|=|:)|\s+(?:is|was|being|(?:is\s+|was\s+)?set\s+to)\b)\s*["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`,
 		Keywords: proseKeywords, CaseKeywords: envKeywords, Prose: true, SecretGroup: 2},
+	// "use X as the password".
+	{ID: "nova-use-as", Regex: `\buse\s+["'` + "`" + `]?([^\s"'` + "`" + `]{3,})["'` + "`" + `]?\s+as\s+(?:the\s+|your\s+|my\s+|our\s+|its\s+)?(?:[\w\-]+\s+)?(?:` + secretNouns + `)\b`,
+		Keywords: proseKeywords, Prose: true},
+	// "pass Kx92mQpL", "token Kx92mQpLzz81vTq in the header": no connector,
+	// so the value must look random (entropy) and not be a word.
+	{ID: "nova-secret-bare", Regex: `\b(?:pass|token|secret|api[\s_\-]?key|access[\s_\-]?key)\s+["'` + "`" + `]?([^\s"'` + "`" + `]{8,})`,
+		Keywords: []string{"pass", "token", "secret", "key"}, Prose: true, Bare: true, Entropy: 2.8},
+	// Registry and cache logins: docker login -p X, redis-cli -a X,
+	// sshpass -p X, htpasswd -b file user X.
+	{ID: "nova-login-flag", Regex: `\b(?:(?:docker|podman|helm|oras|skopeo|buildah)\s+(?:registry\s+)?login\b[^\n]*?\s-p|redis-cli\b[^\n]*?\s-a|sshpass\s+-p)\s*["']?([^\s"']+)`,
+		Keywords: []string{"login", "redis-cli", "sshpass"}},
+	{ID: "nova-htpasswd", Regex: `\bhtpasswd\b[^\n]*?\s-[a-zA-Z]*b[a-zA-Z]*\s+\S+\s+\S+\s+["']?([^\s"']+)`, Keywords: []string{"htpasswd"}},
 	{ID: "nova-mysql-p", Regex: `\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlsh)\b[^\n]*?\s-p([^\s"']+)`, Keywords: []string{"mysql", "mariadb"}},
 	{ID: "nova-cli-password-flag", Regex: `--(?:pass(?:word)?|token|secret|api-?key|auth-token)(?:=|\s+)["']?([^\s"']+)`, Keywords: []string{"--pass", "--token", "--secret", "--api", "--auth"}, Prose: true},
 	{ID: "nova-curl-user", Regex: `\b(?:curl|wget|http|https)\b[^\n]*?\s(?:-u|--user|--http-user)\s*["']?[^:\s"']+:([^\s"']+)`, Keywords: []string{"-u", "--user"}},
@@ -126,7 +138,7 @@ const proseFor = `(?:\s+(?:for|of|to|on|at|in)\b(?:\s+[^\s:=]*[^\s:=.!?;,]){1,4}
 
 // proseConnector joins the noun and the value: is, was, are, being, will
 // be, should be, set to, now, colon, equals, =>, :=.
-const proseConnector = `(?:\s+(?:(?:is\s+|was\s+|been\s+|has\s+been\s+)?(?:set|changed|reset|rotated|updated)\s+to|will\s+be|should\s+be|has\s+been|is|was|are|were|being|becomes|became|equals)(?:\s+now)?\s*[:=]?|["']?\s*(?:=>|:=|==|=|:))\s*`
+const proseConnector = `(?:\??\s+(?:it[’']s|it\s+is|(?:is\s+|was\s+|been\s+|has\s+been\s+)?(?:set|changed|reset|rotated|updated)\s+to|will\s+be|should\s+be|has\s+been|is|was|are|were|being|becomes|became|equals)(?:\s+now)?\s*[:=]?|["']?\s*(?:=>|->|:=|==|=|:))\s*`
 
 // proseValue is the secret: an optional quote, then no blanks or quotes.
 const proseValue = `["'` + "`" + `]?([^\s"'` + "`" + `]{3,})`
