@@ -39,3 +39,25 @@ func TestPromoteRedactsAFactStoredVerbatim(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, u.Content, "AKIAQ2RZ7PLMXW4TNB5Y")
 }
+
+// A search never serves a secret, even from a fact stored verbatim.
+func TestSearchRedactsAFactStoredVerbatim(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	db, err := storage.Open(filepath.Join(root, ".nova", "nova.db"), storage.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	s := New(Options{DB: db, UserPath: filepath.Join(t.TempDir(), "user.db"), Root: root, Author: "dev", UserLockTimeout: 100 * time.Millisecond})
+	ctx := context.Background()
+	raw := Fact{Content: "the ci deploy reads AWS_ACCESS_KEY_ID=AKIAQ2RZ7PLMXW4TNB5Y", Scope: Workspace(), Source: Source{Type: SourceAgent},
+		Confidence: 0.7, Tags: []string{}, Author: "dev", ValidFrom: time.Now().UTC()}
+	require.NoError(t, s.write(ctx, false, func(tx *bolt.Tx) ([]Fact, error) {
+		return []Fact{raw}, putFact(tx, false, &raw, nil)
+	}))
+	res, err := s.Search(ctx, "ci deploy aws access key", SearchOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Facts)
+	for _, f := range res.Facts {
+		assert.NotContains(t, f.Content, "AKIAQ2RZ7PLMXW4TNB5Y")
+	}
+}
