@@ -64,7 +64,7 @@ type compiled struct {
 //
 // Rules marked Prose look at words ("the password is required" is not a
 // secret): a value that reads as an English word, a type name or a
-// placeholder is kept (see proseValue). Rules marked Bare have no
+// placeholder is kept (see proseSecret). Rules marked Bare have no
 // connector at all ("password hunter2") and keep a value made of letters
 // only ("password field").
 var proseRules = []rule{
