@@ -120,3 +120,47 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 	})
 }
+
+// The anchored fast path (scan.go) finds the same secrets as running each
+// rule's regexp over the whole text, on the corpus, the innocent lines and
+// one generated example per gitleaks rule.
+func TestAnchoredRulesFindWhatTheRegexpFinds(t *testing.T) {
+	t.Parallel()
+	var texts []string
+	for _, c := range readCorpus(t) {
+		texts = append(texts, c.text, strings.ToLower(c.text))
+	}
+	texts = append(texts, readInnocent(t)...)
+	for _, r := range gitleaksRules {
+		if ex, ok := exampleFor(t, r); ok {
+			texts = append(texts, "we used "+ex+" in the deploy script", r.ID+" = "+ex)
+		}
+	}
+	set := rules()
+	n := 0
+	for i := range set.list {
+		r := &set.list[i]
+		if r.anchored == nil {
+			continue
+		}
+		n++
+		for _, s := range texts {
+			want := secretsOf(r, s, r.re.FindAllStringSubmatchIndex(s, -1))
+			got := secretsOf(r, s, anchoredMatches(r, s, asciiLower(s)))
+			for _, w := range want {
+				assert.Contains(t, got, w, "%s on %q", r.ID, s)
+			}
+		}
+	}
+	assert.Greater(t, n, 50, "the generic rules and nova's prose rules are anchored")
+}
+
+func secretsOf(r *compiled, s string, ms [][]int) []string {
+	var out []string
+	for _, m := range ms {
+		if a, b := secretSpan(m, r.SecretGroup); a >= 0 && b > a {
+			out = append(out, s[a:b])
+		}
+	}
+	return out
+}
