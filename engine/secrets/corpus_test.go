@@ -63,7 +63,7 @@ func TestCorpusSecretsAreRedacted(t *testing.T) {
 	for _, c := range cases {
 		assert.False(t, shapes[c.shape], "shape %s twice", c.shape)
 		shapes[c.shape] = true
-		require.True(t, strings.Contains(c.text, c.secret), "%s: the secret is not in its own text", c.shape)
+		require.Contains(t, c.text, c.secret, "%s: the secret is not in its own text", c.shape)
 		out := Redact(c.text)
 		assert.NotContains(t, out, c.secret, "%s: %q → %q", c.shape, c.text, out)
 		assert.Contains(t, out, Redacted, c.shape)

@@ -245,7 +245,7 @@ func assignmentAnchors(src string) ([]string, bool) {
 		return nil, false
 	}
 	for _, c := range inner {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '|') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' && c != '|' {
 			return nil, false
 		}
 	}
