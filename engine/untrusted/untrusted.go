@@ -53,12 +53,15 @@ var Nonce = sync.OnceValue(func() string {
 })
 
 // reMarker finds what would open or close a prompt block: the untrusted
-// block's own tags, the tags nova's prompt builders use, tool-call tags
-// models are parsed for, and chat-template tokens.
+// block's own tags (any form), nova's block tags (distinctive names, with
+// or without attributes), the generic role tags models react to only in
+// their bare form ("<system>", "</task>": so that JSX such as
+// "<Context.Provider>" or "<User name=…/>" stays as written, and an edit
+// copied from a file still matches it), and chat-template tokens ("<|").
 var reMarker = lazyre.New(`(?i)<(?:\s*/?\s*` + Tag + `|\s*/?\s*(?:knowledge(?:_context|_tools)?|taste_vault_context|global_wisdom|` +
-	`playbook(?:_context)?|dependency_artifacts|included_artifacts|session_board|task|constraints_from_earlier_tasks|` +
-	`rehearsal_context|previous_rehearsal_round|system|think|tool_call|tool_result|tool_response|function(?:_call)?|` +
-	`instructions?|context|user|assistant)\b|\|)`)
+	`playbook_context|dependency_artifacts|included_artifacts|session_board|constraints_from_earlier_tasks|` +
+	`rehearsal_context|previous_rehearsal_round|tool_call|tool_result|tool_response|function_call|function=)\b|` +
+	`\s*/?\s*(?:system|user|assistant|task|context|instructions?|playbook|think|function|tool)\s*>|\|)`)
 
 // Neutralize returns s with every block marker made inert: its "<" becomes
 // "‹", so "</knowledge>" reads "‹/knowledge>" and closes nothing. The

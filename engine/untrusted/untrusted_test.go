@@ -50,6 +50,8 @@ func TestOrdinaryTextIsUnchanged(t *testing.T) {
 		"func (t *Task) Run() error",
 		"<div class=\"x\">hello</div>",
 		"use <T extends Tasks> in generics",
+		"<Context.Provider value={theme}><User name=\"ana\" /></Context.Provider>",
+		"<system-out>ok</system-out>",
 		"",
 	} {
 		assert.Equal(t, s, untrusted.Neutralize(s))
