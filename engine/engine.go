@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
@@ -209,7 +210,30 @@ func (l *Local) Publish(ev Event) {
 		// The events of a goal run's build and of its agents carry the run.
 		ev.GoalRunID = l.goalRunOf(ev.BuildID)
 	}
-	l.bus.Publish(ev)
+	l.bus.Publish(RedactEvent(ev))
+}
+
+// RedactEvent returns ev with the secrets in its free text redacted
+// (secrets.Redact): every event leaves the process (`--json`, the TUI, the
+// event stream of a remote workspace) and carries what models wrote (the
+// lead's reasoning, an agent's reply, a tool's first output line). ev is
+// not modified (its agent event is copied). A secret split between two
+// streamed deltas is not found; the stored run and traces are redacted
+// whole.
+func RedactEvent(ev Event) Event {
+	ev.Text = secrets.Redact(ev.Text)
+	if ev.Agent != nil {
+		a := *ev.Agent
+		a.Text = secrets.Redact(a.Text)
+		a.Args = secrets.Redact(a.Args)
+		if a.Run != nil {
+			r := *a.Run
+			r.Task = secrets.Redact(r.Task)
+			a.Run = &r
+		}
+		ev.Agent = &a
+	}
+	return ev
 }
 
 // Close implements Workspace. Workflow runs, goal runs and builds still

@@ -49,7 +49,9 @@ type follower[T any] struct {
 // printEventJSON prints one event as a line of JSON (a follower's --json
 // output).
 func printEventJSON(env *Env, ev engine.Event) {
-	line, _ := json.Marshal(ev)
+	// Published events are redacted already; an end event this command
+	// makes up from the run record is not (RedactEvent is idempotent).
+	line, _ := json.Marshal(engine.RedactEvent(ev))
 	_, _ = fmt.Fprintf(env.IO.Out, "%s\n", line)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/nova-dev/nova/engine/untrusted"
 	"slices"
 	"strings"
 
@@ -164,6 +165,7 @@ func writeRules(b *strings.Builder, small bool) {
 		b.WriteString("- Paths are relative to the workspace root. Changes are staged for review; your reads show them.\n")
 		b.WriteString("- Read a file before you change it.\n")
 		b.WriteString("- When the task is done, answer: the files you changed, why, and the checks you ran.\n")
+		b.WriteString("- " + untrusted.ShortInstruction + "\n")
 		return
 	}
 	b.WriteString("\n## Working in this workspace\n")
@@ -172,6 +174,7 @@ func writeRules(b *strings.Builder, small bool) {
 	b.WriteString("- Read the code before changing it.\n")
 	b.WriteString("- Tool results over the output budget are cut: ask for less (a line range, a narrower search).\n")
 	b.WriteString("- When the task is done, stop calling tools and answer: the files you changed, why, and the checks you ran.\n")
+	b.WriteString("- " + untrusted.Instruction + "\n")
 }
 
 // writeFormat writes how the model changes files in format: nothing for an

@@ -713,15 +713,17 @@ func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via strin
 	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
 		budget = t.OutputCap // a tool's own larger cap (runSkill, fetchDocs, queryKnowledge); 0 stays uncapped
 	}
+	args := json.RawMessage(res.Args)
 	if note := tools.NoteLine(res.Notes); note != "" && budget > 0 {
-		// The note about renamed or dropped arguments ends the output;
-		// keep it in sight when the output is cut.
+		// The note about renamed or dropped arguments ends the output (nova's
+		// own words, outside the untrusted block); keep it in sight when the
+		// output is cut.
 		obs = note
 		if out := strings.TrimSuffix(strings.TrimSuffix(res.Output, note), "\n"); out != "" {
-			obs = TruncateOutput(out, budget, st.run.ID, tr.ID) + "\n" + note
+			obs = markUntrusted(res.Tool, args, TruncateOutput(out, budget, st.run.ID, tr.ID)) + "\n" + note
 		}
 	} else {
-		obs = TruncateOutput(res.Output, budget, st.run.ID, tr.ID)
+		obs = markUntrusted(res.Tool, args, TruncateOutput(res.Output, budget, st.run.ID, tr.ID))
 	}
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)

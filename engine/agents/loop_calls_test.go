@@ -124,8 +124,10 @@ func TestTextToolCallsInTextModeAndSeveralInOneReply(t *testing.T) {
 	assert.Equal(t, agents.FormToolCallTag, tr[1].Via)
 	last := lastMessage(h.srv.ChatRequests()[1])
 	assert.Equal(t, "user", last.Role)
-	assert.True(t, strings.HasPrefix(last.Content, "Observation (readFile): package main"), last.Content)
-	assert.Contains(t, last.Content, "\n\nObservation (readFile): module example.com/app")
+	assert.True(t, strings.HasPrefix(last.Content, "Observation (readFile): <untrusted-data id="), last.Content)
+	assert.Contains(t, last.Content, "source=\"readFile main.go\">\npackage main")
+	assert.Contains(t, last.Content, "\n\nObservation (readFile): <untrusted-data id=")
+	assert.Contains(t, last.Content, "source=\"readFile go.mod\">\nmodule example.com/app")
 }
 
 func TestUnknownToolInTextStaysText(t *testing.T) {
@@ -233,7 +235,8 @@ func TestArgumentNoteSurvivesTruncation(t *testing.T) {
 	run := h.run("read big.txt", spec())
 	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
 	obs := toolMessages(h.srv.ChatRequests()[1])[0]
-	assert.True(t, strings.HasPrefix(obs, big[:100]))
+	assert.True(t, strings.HasPrefix(obs, "<untrusted-data id="), "the output is marked as data: %s", obs[:min(len(obs), 80)])
+	assert.Contains(t, obs, big[:100])
 	assert.Contains(t, obs, "[truncated: showing 100 of 2000 characters")
 	assert.True(t, strings.HasSuffix(obs, "\nnote: argument \"filepath\" read as \"path\""), obs)
 	tr := h.traces(run.ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/tools"
+	"github.com/nova-dev/nova/engine/untrusted"
 )
 
 const healthGo = "package main\n\nimport \"net/http\"\n\nfunc health(w http.ResponseWriter, _ *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n}\n"
@@ -357,6 +358,11 @@ func TestToolOutputTruncation(t *testing.T) {
 	require.Len(t, tr, 1)
 	assert.Equal(t, big, tr[0].Output, "the trace keeps the full output")
 	obs := toolMessages(h.srv.ChatRequests()[1])[0]
+	// The file's content reaches the model inside an untrusted block.
+	open := untrusted.Open("readFile big.txt") + "\n"
+	require.True(t, strings.HasPrefix(obs, open), obs)
+	assert.True(t, strings.HasSuffix(obs, untrusted.Close()))
+	obs = strings.TrimPrefix(obs, open)
 	assert.True(t, strings.HasPrefix(obs, big[:120]))
 	assert.NotContains(t, obs, big[:121])
 	assert.Contains(t, obs, fmt.Sprintf("showing 120 of 5000 characters; the full output is in trace %d of run %d", tr[0].ID, run.ID))
@@ -436,7 +442,7 @@ func TestTextModeFallback(t *testing.T) {
 	assert.Contains(t, reqs[0].Messages[0].Content, "readFile")
 	obs := lastMessage(reqs[1])
 	assert.Equal(t, "user", obs.Role)
-	assert.True(t, strings.HasPrefix(obs.Content, "Observation: package main"))
+	assert.True(t, strings.HasPrefix(obs.Content, "Observation: "+untrusted.Open("readFile main.go")+"\npackage main"), obs.Content)
 	require.NotEmpty(t, h.eventsOf(agents.EventTextMode))
 }
 

@@ -3,11 +3,14 @@ package agents
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/secrets"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -127,8 +130,13 @@ func (s *RunStore) List(ctx context.Context, f RunFilter) ([]Run, error) {
 	return out, nil
 }
 
-// AddTrace records one tool invocation and assigns its id.
+// AddTrace records one tool invocation and assigns its id. What is stored
+// is redacted (secrets.Redact): the output, the arguments (a file written,
+// a command run) and the commands of the evidence; a key a tool read is
+// never kept in the database. The trace returned is the caller's, with its
+// id: the run goes on with what the tool really did.
 func (s *RunStore) AddTrace(t Trace) (Trace, error) {
+	stored := redactTrace(t)
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(storage.BucketTraces)
 		if b == nil {
@@ -138,8 +146,8 @@ func (s *RunStore) AddTrace(t Trace) (Trace, error) {
 		if err != nil {
 			return err
 		}
-		t.ID = id
-		return traceCodec.Put(b, traceKey(t.RunID, id), t)
+		t.ID, stored.ID = id, id
+		return traceCodec.Put(b, traceKey(t.RunID, id), stored)
 	})
 	if err != nil {
 		return Trace{}, fmt.Errorf("record trace: %w", err)
@@ -180,3 +188,20 @@ func traceKey(runID, id uint64) []byte {
 }
 
 func equalFold(a, b string) bool { return len(a) == len(b) && bytes.EqualFold([]byte(a), []byte(b)) }
+
+// redactTrace is the copy of t that is stored.
+func redactTrace(t Trace) Trace {
+	t.Output = secrets.Redact(t.Output)
+	if len(t.Args) > 0 {
+		t.Args = json.RawMessage(secrets.RedactJSON(t.Args))
+	}
+	if len(t.Evidence) > 0 {
+		ev := make([]tools.Evidence, len(t.Evidence))
+		copy(ev, t.Evidence)
+		for i := range ev {
+			ev[i].Command = secrets.Redact(ev[i].Command)
+		}
+		t.Evidence = ev
+	}
+	return t
+}

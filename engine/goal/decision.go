@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nova-dev/nova/engine/board"
+	"github.com/nova-dev/nova/engine/secrets"
 )
 
 // MaxTaskChars bounds a delegated task: a task says what to do; material
@@ -82,7 +83,9 @@ type Validated struct {
 func Validate(d Decision, c Check) (Validated, error) {
 	v := Validated{Decision: d}
 	v.Action = Action(strings.ToLower(strings.TrimSpace(string(d.Action))))
-	v.Reasoning = clipText(d.Reasoning, maxField)
+	// The reasoning is shown (timeline, --json events, the board's note)
+	// and stored; what the lead repeats from a tool output is redacted.
+	v.Reasoning = secrets.Redact(clipText(d.Reasoning, maxField))
 	v.KeyDecision = clipText(d.KeyDecision, board.MaxTextChars)
 	v.Goal = clipText(d.Goal, board.MaxTextChars)
 	open := map[string]board.Blocker{}

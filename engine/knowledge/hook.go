@@ -9,6 +9,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/untrusted"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -49,7 +50,11 @@ func (s *Service) Hits(ctx context.Context, q build.KnowledgeQuery, budgetTokens
 	}
 	var b strings.Builder
 	b.WriteString(hookHeader)
-	used := docs.EstimateTokens(hookHeader) + docs.EstimateTokens("</knowledge>")
+	// The hits (facts, module docs, Context7 pages, patterns) are data: they
+	// sit in an untrusted block that their text cannot close.
+	open, closing := untrusted.Open("knowledge hits")+"\n", untrusted.Close()+"\n"
+	b.WriteString(open)
+	used := docs.EstimateTokens(hookHeader) + docs.EstimateTokens(open+closing) + docs.EstimateTokens("</knowledge>")
 	var ids, factIDs []string
 	for _, h := range res.Hits {
 		if h.Score < MinHookScore {
@@ -70,6 +75,7 @@ func (s *Service) Hits(ctx context.Context, q build.KnowledgeQuery, budgetTokens
 	if len(ids) == 0 {
 		return "", nil, nil
 	}
+	b.WriteString(closing)
 	b.WriteString("</knowledge>")
 	if s.facts != nil && len(factIDs) > 0 {
 		if err := s.facts.MarkRetrieved(ctx, factIDs); err != nil && !errors.Is(err, context.Canceled) {
@@ -80,7 +86,7 @@ func (s *Service) Hits(ctx context.Context, q build.KnowledgeQuery, budgetTokens
 }
 
 func hookLine(h Hit) string {
-	return fmt.Sprintf("- [%s] %s: %s\n", h.Ref, h.Title, h.Snippet)
+	return untrusted.Neutralize(fmt.Sprintf("- [%s] %s: %s\n", h.Ref, h.Title, h.Snippet))
 }
 
 // KnowledgeAfterTask implements build.KnowledgeLearner: the facts an

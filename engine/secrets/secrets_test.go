@@ -206,6 +206,10 @@ func FuzzRedact(f *testing.F) {
 	}
 	f.Add("pwd")
 	f.Add("password is: ")
+	f.Add("Set PGPASSWORD to ")
+	f.Add("credentials are a / ")
+	f.Add("the password for the db is (")
+	f.Add("password: ${X} and token: ***")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Redact(s)
 		if Redact(out) != out {

@@ -166,7 +166,7 @@ func (w *Wisdom) ExportBundle(ctx context.Context, out io.Writer) (Bundle, error
 		switch {
 		case slices.ContainsFunc(p.HarmReports, func(r HarmReport) bool { return r.UserID == me }):
 			i := slices.IndexFunc(p.HarmReports, func(r HarmReport) bool { return r.UserID == me })
-			bp.Harm = cmpStr(p.HarmReports[i].Reason, "reported as harmful")
+			bp.Harm = cmpStr(scrub(p.HarmReports[i].Reason, w.v.opts.ProjectTerms), "reported as harmful")
 		case slices.Contains(p.Backers, me):
 		default:
 			continue

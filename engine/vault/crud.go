@@ -8,12 +8,35 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/storage"
 )
 
-// prepare validates a new node and stamps it.
+// prepare validates a new node and stamps it. Secrets in its text are
+// redacted first (secrets.Redact): what an agent read or a user pasted is
+// never stored verbatim by Add, AddBatch, Learn or Update.
 func (v *Vault) prepare(n Node) (Node, error) {
-	return v.prepareOwned(n.clone())
+	c := n.clone()
+	redactNode(&c)
+	return v.prepareOwned(c)
+}
+
+// redactNode redacts the text fields of n; a tag that carries a secret is
+// dropped (a tag with a placeholder in it finds nothing).
+func redactNode(n *Node) {
+	n.Title = secrets.Redact(n.Title)
+	n.Content = secrets.Redact(n.Content)
+	n.Body = secrets.Redact(n.Body)
+	if len(n.Tags) == 0 {
+		return
+	}
+	tags := n.Tags[:0:0]
+	for _, t := range n.Tags {
+		if secrets.Redact(t) == t {
+			tags = append(tags, t)
+		}
+	}
+	n.Tags = tags
 }
 
 // prepareOwned is prepare for a node whose tags and meta are the caller's to give (no copy).
@@ -178,6 +201,9 @@ func (v *Vault) modifyTx(tx *bolt.Tx, ws *writeSet, id uint64, fn func(n *Node) 
 	n := old.clone()
 	if err := fn(&n); err != nil {
 		return Node{}, err
+	}
+	if textChanged {
+		redactNode(&n)
 	}
 	if err := n.normalize(v.opts.UserID, false); err != nil {
 		return Node{}, err

@@ -14,6 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
@@ -442,7 +443,7 @@ func addHarm(p *WisdomPattern, author, reason string, now time.Time) bool {
 			return false
 		}
 	}
-	p.HarmReports = append(p.HarmReports, HarmReport{UserID: author, Reason: oneLine(cleanText(reason), 500), At: now})
+	p.HarmReports = append(p.HarmReports, HarmReport{UserID: author, Reason: oneLine(secrets.Redact(cleanText(reason)), 500), At: now})
 	return true
 }
 

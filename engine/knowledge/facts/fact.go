@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nova-dev/nova/engine/secrets"
 )
 
 // Sentinel errors callers branch on (besides ErrInvalid).
@@ -195,6 +197,7 @@ func checkConfidence(c float64) error {
 
 // cleanContent normalises fact text: valid UTF-8, no control characters
 // but newlines and tabs, trimmed; empty or too long is ErrInvalid.
+// Secrets in it are redacted (secrets.Redact).
 func cleanContent(s, what string, limit int) (string, error) {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.Map(func(r rune) rune {
@@ -213,7 +216,9 @@ func cleanContent(s, what string, limit int) (string, error) {
 	if n := utf8.RuneCountInString(s); n > limit {
 		return "", fmt.Errorf("%w: %s is %d characters long (at most %d)", ErrInvalid, what, n, limit)
 	}
-	return s, nil
+	// A key an agent read is never stored verbatim (nor served by
+	// `knowledge search` in other workspaces once promoted).
+	return secrets.Redact(s), nil
 }
 
 // cleanTags lower-cases, trims and de-duplicates tags (a leading # is
@@ -224,8 +229,8 @@ func cleanTags(tags []string) ([]string, error) {
 	for _, t := range tags {
 		t = strings.ToLower(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), "#")))
 		t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == ',' }), "-")
-		if t == "" || seen[t] {
-			continue
+		if t == "" || seen[t] || secrets.Redact(t) != t {
+			continue // a tag that carries a secret is dropped
 		}
 		if utf8.RuneCountInString(t) > MaxTagChars {
 			return nil, fmt.Errorf("%w: tag %q is longer than %d characters", ErrInvalid, clip(t, 50), MaxTagChars)

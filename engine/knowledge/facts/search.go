@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
@@ -152,6 +153,9 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 		cov := textindex.CoverageShare(covered, terms, textindex.DistinctTerms(c.Content+" "+strings.Join(c.Tags, " ")), CoverageTerms)
 		w := (0.55 + 0.45*c.Confidence) * recencyFactor(c.Fact, o.Recency, now)
 		c.Coverage, c.Calibrated = round6(cov), round6(cov*(0.5+0.5*c.rel)*w)
+		// Facts written before facts were redacted on write may hold a
+		// secret; what a search serves never does.
+		c.Content = secrets.Redact(c.Content)
 		out = append(out, c.Scored)
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil

@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/storage"
 )
@@ -398,7 +399,9 @@ func (s *Service) Promote(ctx context.Context, id string, to Scope) (Correction,
 		return Correction{}, fmt.Errorf("%w: %s is at %s; promote it to a broader scope (%s is not)", ErrInvalid, old.ID, old.Scope, to)
 	}
 	toUser := to.Level == LevelUser
-	nf := Fact{Content: old.Content, Scope: to, Source: Source{Type: SourcePromoted, FromFactID: old.ID},
+	// Redacted again: a fact stored before facts were redacted on write
+	// must not reach the user level (every workspace) with its secret.
+	nf := Fact{Content: secrets.Redact(old.Content), Scope: to, Source: Source{Type: SourcePromoted, FromFactID: old.ID},
 		Confidence: old.Confidence, Tags: old.Tags, Author: s.auth, ValidFrom: s.now().UTC(), Supersedes: old.ID}
 	if !toUser {
 		nf.Files = old.Files
