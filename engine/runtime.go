@@ -185,16 +185,20 @@ func (l *Local) approver(policy ApprovalPolicy, op, buildID, taskID string) tool
 	switch policy {
 	case ApproveAll:
 		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			if req.Unvetted != "" {
+				// A blanket approval covers allowlisted commands whose
+				// arguments nova vouches for, not -toolexec and the like.
+				l.Publish(Event{Type: EventLog, Topic: approvalTopic(buildID), BuildID: buildID, TaskID: taskID, Op: op,
+					RunID: strconv.FormatUint(req.RunID, 10),
+					Text:  fmt.Sprintf("denied (not covered by approve-all): %s wants to run `%s`: %s", req.Agent, req.Command, req.Unvetted)})
+				return false, nil
+			}
 			l.Publish(approvalEvent(req, op, buildID, taskID))
 			return true, nil
 		}
 	case ApproveNone:
 		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
-			topic := TopicAgent
-			if buildID != "" {
-				topic = TopicBuild
-			}
-			l.Publish(Event{Type: EventLog, Topic: topic, BuildID: buildID, TaskID: taskID, Op: op,
+			l.Publish(Event{Type: EventLog, Topic: approvalTopic(buildID), BuildID: buildID, TaskID: taskID, Op: op,
 				RunID: strconv.FormatUint(req.RunID, 10),
 				Text:  fmt.Sprintf("denied (headless): %s wants to run `%s`", req.Agent, req.Command)})
 			return false, nil
@@ -234,9 +238,25 @@ func approvalEvent(req tools.ApprovalRequest, op, buildID, taskID string) Event 
 	return Event{
 		Type: EventNeedsApproval, Topic: TopicAgent, RunID: strconv.FormatUint(req.RunID, 10), Status: req.ID,
 		Op: op, BuildID: buildID, TaskID: taskID,
-		Text:     fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir),
+		Text:     approvalText(req),
 		Approval: &req,
 	}
+}
+
+// approvalTopic is where approval log lines go: the build's topic for a
+// build task, so a headless build shows them.
+func approvalTopic(buildID string) Topic {
+	if buildID != "" {
+		return TopicBuild
+	}
+	return TopicAgent
+}
+
+func approvalText(req tools.ApprovalRequest) string {
+	if req.Unvetted != "" {
+		return fmt.Sprintf("%s wants to run `%s` in %s (careful: %s)", req.Agent, req.Command, req.Dir, req.Unvetted)
+	}
+	return fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir)
 }
 
 // askSubscribers publishes an approval request and waits for AnswerApproval.

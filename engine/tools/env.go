@@ -68,8 +68,9 @@ type StagedFile struct {
 
 // CommandPolicy governs runCommand.
 type CommandPolicy struct {
-	// Allow lists command prefixes, e.g. "go test": an argv is allowed when
-	// its first words equal one entry's words.
+	// Allow lists allowlist entries, e.g. "go test": a command is listed
+	// when its first words equal one entry's words; its other arguments are
+	// checked by the program's argv rules (CheckArgv).
 	Allow []string
 	// Timeout bounds one command (default DefaultCommandTimeout).
 	Timeout time.Duration
@@ -99,4 +100,8 @@ type ApprovalRequest struct {
 	Dir     string `json:"dir"`
 	// Reason says why approval is needed.
 	Reason string `json:"reason"`
+	// Unvetted is set when the command's arguments are not all allowed
+	// (e.g. "option -toolexec runs another program"): autonomy never
+	// skips such a request, and blanket approvals (--yes) do not cover it.
+	Unvetted string `json:"unvetted,omitempty"`
 }
