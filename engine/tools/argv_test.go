@@ -2,9 +2,12 @@ package tools_test
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -359,4 +362,41 @@ func FuzzCheckArgv(f *testing.F) {
 			require.NotEmpty(t, v.Reason)
 		}
 	})
+}
+
+// Commands run sandboxed where the platform can: an approved `sh -c` still
+// cannot write outside the workspace, and the go toolchain works inside the
+// sandbox (its caches stay writable).
+func TestRunCommandIsSandboxed(t *testing.T) {
+	t.Parallel()
+	st := tools.SandboxProbe(tools.SandboxPolicy{})
+	if !st.Active {
+		t.Skip(st.Detail)
+	}
+	root := workspace(t, map[string]string{"go.mod": "module x\n\ngo 1.21\n", "x.go": "package x\n\nfunc F() int { return 1 }\n"})
+	outside := t.TempDir()
+	reg := tools.Core()
+	env := &tools.Env{
+		Root: root, Agent: "MARS", Autonomy: 5,
+		Commands: tools.CommandPolicy{Allow: []string{"sh -c", "go vet"}, Timeout: time.Minute,
+			Sandbox: tools.SandboxPolicy{Writable: []string{}}},
+		Approve: func(context.Context, tools.ApprovalRequest) (bool, error) { return true, nil },
+	}
+	res := reg.Execute(context.Background(), env, call("runCommand", map[string]any{
+		"command": fmt.Sprintf(`sh -c 'echo x > in.txt; echo y > %s/out.txt; echo done'`, outside)}))
+	require.Contains(t, res.Output, "done", res.Output)
+	assert.Contains(t, res.Output, "ermission denied")
+	assert.FileExists(t, filepath.Join(root, "in.txt"))
+	assert.NoFileExists(t, filepath.Join(outside, "out.txt"))
+
+	if testing.Short() {
+		return
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	env.Commands.Sandbox.Writable = nil // the defaults: temp dir and caches
+	res = reg.Execute(context.Background(), env, call("runCommand", map[string]any{"command": "go vet ./..."}))
+	assert.Equal(t, tools.StatusOK, res.Status, res.Output)
+	assert.Contains(t, res.Output, "exit code 0")
 }

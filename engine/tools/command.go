@@ -176,7 +176,14 @@ func runCommand(ctx context.Context, env *Env, raw json.RawMessage) (Output, err
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 2 * time.Second
 	setProcessGroup(cmd)
-	runErr := cmd.Run()
+	rootReal, err := RealRoot(env.Root)
+	if err != nil {
+		return Output{}, err
+	}
+	runErr := startSandboxed(cmd, pol.Sandbox, sandboxWritable(pol, rootReal, argv))
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 
 	text := out.String()
 	if out.dropped > 0 {

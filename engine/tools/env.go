@@ -81,6 +81,9 @@ type CommandPolicy struct {
 	Env []string
 	// Getenv reads them; nil means os.Getenv.
 	Getenv func(string) string
+	// Sandbox confines the commands (writes, network) where the platform
+	// can.
+	Sandbox SandboxPolicy
 }
 
 // ApproveFunc asks someone (the CLI's y/N prompt, the TUI's dialog) whether

@@ -1,0 +1,224 @@
+//go:build linux
+
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// Landlock, by raw system calls (the standard library's syscall package;
+// go-landlock restricts every thread of the calling process, and nova must
+// restrict only the command it starts).
+//
+// How the command alone gets restricted, without re-executing nova as a
+// launcher: a goroutine locks itself to its OS thread, restricts that
+// thread (no_new_privs, then landlock_restrict_self, both per thread),
+// starts the command (fork and exec happen on the calling thread, so the
+// child inherits the restriction) and exits without unlocking, which makes
+// the Go runtime end the thread. The runtime never clones new threads from a
+// locked thread (it hands that to its template thread), so the restriction
+// cannot leak into nova's other threads.
+
+const (
+	sysLandlockCreateRuleset = 444
+	sysLandlockAddRule       = 445
+	sysLandlockRestrictSelf  = 446
+
+	landlockCreateRulesetVersion = 1 << 0
+	landlockRulePathBeneath      = 1
+
+	prSetNoNewPrivs = 38
+)
+
+// Filesystem rights: the ones that change something. Reading and executing
+// are not handled, so they stay allowed everywhere.
+const (
+	llWriteFile  = 1 << 1
+	llRemoveDir  = 1 << 4
+	llRemoveFile = 1 << 5
+	llMakeChar   = 1 << 6
+	llMakeDir    = 1 << 7
+	llMakeReg    = 1 << 8
+	llMakeSock   = 1 << 9
+	llMakeFifo   = 1 << 10
+	llMakeBlock  = 1 << 11
+	llMakeSym    = 1 << 12
+	llRefer      = 1 << 13 // ABI 2
+	llTruncate   = 1 << 14 // ABI 3
+
+	llNetBindTCP    = 1 << 0 // ABI 4
+	llNetConnectTCP = 1 << 1 // ABI 4
+
+	llScopeAbstractUnix = 1 << 0 // ABI 6
+	llScopeSignal       = 1 << 1 // ABI 6
+)
+
+// landlockRulesetAttr is struct landlock_ruleset_attr (ABI 6 layout; older
+// kernels get a shorter size).
+type landlockRulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
+}
+
+// landlockPathBeneath is struct landlock_path_beneath_attr, which is packed
+// (12 bytes); Go pads it to 16, the kernel reads the first 12.
+type landlockPathBeneath struct {
+	allowed  uint64
+	parentFd int32
+}
+
+var landlockABI = sync.OnceValues(func() (int, error) {
+	v, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockCreateRulesetVersion)
+	if errno != 0 {
+		switch errno {
+		case syscall.ENOSYS:
+			return 0, errors.New("the kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)")
+		case syscall.EOPNOTSUPP:
+			return 0, errors.New("Landlock is turned off (add landlock to the lsm= boot parameter)")
+		}
+		return 0, fmt.Errorf("landlock: %w", errno)
+	}
+	return int(v), nil
+})
+
+func sandboxProbe(p SandboxPolicy) SandboxStatus {
+	if p.Off {
+		return SandboxStatus{Detail: "off (commands.sandbox: off)"}
+	}
+	abi, err := landlockABI()
+	if err != nil {
+		return SandboxStatus{Detail: "not available: " + err.Error()}
+	}
+	st := SandboxStatus{Active: true, ABI: abi, WritesConfined: true}
+	switch {
+	case p.Network:
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network on (commands.network), writes confined", abi)
+	case netnsUsable():
+		st.NetworkOff = true
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace), writes confined", abi)
+	case abi >= 4:
+		st.NetworkOff = true
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (TCP connect; UDP and MPTCP are not covered without a network namespace), writes confined", abi)
+	default:
+		st.Detail = fmt.Sprintf("landlock ABI v%d, writes confined; network on (TCP rules need ABI v4, Linux 6.7)", abi)
+	}
+	return st
+}
+
+// netnsUsable reports whether nova may give a command its own network
+// namespace (CLONE_NEWNET: root or CAP_SYS_ADMIN): no interface but a
+// loopback that is down, so no network at all, UDP included. Probed once
+// on a locked thread that is thrown away.
+var netnsUsable = sync.OnceValue(func() bool {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends in the new namespace
+		done <- syscall.Unshare(syscall.CLONE_NEWNET)
+	}()
+	return <-done == nil
+})
+
+// startSandboxed starts cmd restricted by p: writes only beneath writable,
+// no network unless p.Network (its own network namespace where nova may
+// create one, Landlock's TCP rules otherwise). When Landlock is unavailable
+// or p.Off, cmd starts unrestricted.
+func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
+	if p.Off {
+		return cmd.Start()
+	}
+	abi, err := landlockABI()
+	if err != nil {
+		return cmd.Start()
+	}
+	if !p.Network && netnsUsable() {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	done := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread carries the restriction and must end
+		// with this goroutine.
+		runtime.LockOSThread()
+		if err := restrictThread(abi, p, writable); err != nil {
+			done <- err
+			return
+		}
+		done <- cmd.Start()
+	}()
+	return <-done
+}
+
+func restrictThread(abi int, p SandboxPolicy, writable []string) error {
+	attr := landlockRulesetAttr{handledFS: llWriteFile | llRemoveDir | llRemoveFile | llMakeChar | llMakeDir |
+		llMakeReg | llMakeSock | llMakeFifo | llMakeBlock | llMakeSym}
+	size := unsafe.Sizeof(uint64(0))
+	if abi >= 2 {
+		attr.handledFS |= llRefer
+	}
+	if abi >= 3 {
+		attr.handledFS |= llTruncate
+	}
+	if abi >= 4 && !p.Network {
+		attr.handledNet = llNetBindTCP | llNetConnectTCP
+		size = 2 * unsafe.Sizeof(uint64(0))
+	}
+	if abi >= 6 {
+		attr.scoped = llScopeSignal
+		if !p.Network {
+			attr.scoped |= llScopeAbstractUnix
+		}
+		size = unsafe.Sizeof(attr)
+	}
+	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return fmt.Errorf("sandbox: create landlock ruleset: %w", errno)
+	}
+	defer syscall.Close(int(fd))
+	for _, dir := range writable {
+		if err := addWritable(int(fd), dir, attr.handledFS); err != nil {
+			return err
+		}
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
+		return fmt.Errorf("sandbox: no_new_privs: %w", errno)
+	}
+	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, fd, 0, 0); errno != 0 {
+		return fmt.Errorf("sandbox: landlock_restrict_self: %w", errno)
+	}
+	return nil
+}
+
+// addWritable allows the handled rights beneath dir (a missing path is
+// skipped). A file (e.g. /dev/null) gets the rights that apply to files.
+func addWritable(rulesetFd int, dir string, handled uint64) error {
+	// O_PATH (0x200000 on the architectures Go supports but alpha, parisc
+	// and sparc, which Go does not) opens without reading: never blocks.
+	const oPath = 0x200000
+	f, err := os.OpenFile(dir, oPath|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // missing or unreachable: nothing to allow
+	}
+	defer f.Close()
+	allowed := handled
+	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
+		allowed &= llWriteFile | llTruncate
+	}
+	rule := landlockPathBeneath{allowed: allowed, parentFd: int32(f.Fd())}
+	_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFd), landlockRulePathBeneath,
+		uintptr(unsafe.Pointer(&rule)), 0, 0, 0)
+	runtime.KeepAlive(f)
+	if errno != 0 {
+		return fmt.Errorf("sandbox: allow writes beneath %s: %w", dir, errno)
+	}
+	return nil
+}
