@@ -91,7 +91,7 @@ func (l *Local) runtime() *runtimeState {
 				CompressAt:       cfg.Budgets.PromptTokens * 3 / 4,
 				PromptTokens:     cfg.Budgets.PromptTokens,
 				Autonomy:         cfg.Autonomy,
-				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
+				Commands:         CommandPolicy(cfg.Commands),
 			},
 		}
 		rt.approvals = map[string]pendingApproval{}
@@ -176,6 +176,12 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 			l.Publish(e)
 		},
 	})
+}
+
+// CommandPolicy is runCommand's policy from the commands: configuration.
+func CommandPolicy(c workspace.CommandsConfig) tools.CommandPolicy {
+	return tools.CommandPolicy{Allow: c.Allow, Timeout: c.Timeout.D(),
+		Sandbox: tools.SandboxPolicy{Off: c.Sandbox == "off", Network: c.Network}}
 }
 
 // approver answers runCommand approvals by policy: ask the subscribers
