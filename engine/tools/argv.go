@@ -168,11 +168,12 @@ var alwaysAsk = map[string]string{
 type optKind uint8
 
 const (
-	optBool  optKind = iota + 1 // no value
-	optValue                    // a value (attached or the next word)
-	optPath                     // a path value, confined to the workspace
-	optDeny                     // never approval-free; why says what it does
-	optEnd                      // ends option parsing: the rest goes elsewhere
+	optBool    optKind = iota + 1 // no value
+	optValue                      // a value (attached or the next word)
+	optPath                       // a path value, confined to the workspace
+	optDeny                       // never approval-free; why says what it does
+	optEnd                        // ends option parsing: the rest goes elsewhere
+	optLdflags                    // go's -ldflags: only -s, -w and -X name=value
 )
 
 type opt struct {
@@ -315,9 +316,14 @@ func (c *argvCheck) useOpt(i int, spec *argSpec, name string, o opt, known bool,
 		next = i + 1
 		val = c.argv[next]
 	}
-	if o.kind == optPath {
+	switch o.kind {
+	case optPath:
 		if r := c.path(val); r != "" {
 			return i, "option " + name + ": " + r
+		}
+	case optLdflags:
+		if r := ldflagsSafe(val); r != "" {
+			return i, "option " + name + " " + r
 		}
 	}
 	return next, ""
@@ -408,4 +414,28 @@ func quote(s string) string {
 		s = s[:60] + "…"
 	}
 	return "\"" + s + "\""
+}
+
+// ldflagsSafe accepts the linker options that only strip or set strings
+// (-s, -w, -X importpath.name=value); anything else (-extld, -linkmode,
+// -extldflags, …) may run another program. The value is split on spaces,
+// as go does for unquoted flag lists; a quote makes it unknown.
+func ldflagsSafe(v string) string {
+	v = strings.TrimPrefix(v, "all=")
+	if strings.ContainsAny(v, "'\"") {
+		return "passes quoted options to the linker, which nova does not check"
+	}
+	words := strings.Fields(v)
+	for i := 0; i < len(words); i++ {
+		w := strings.TrimPrefix(words[i], "-")
+		switch {
+		case w == "s" || w == "w" || w == "s=true" || w == "w=true":
+		case w == "X" && i+1 < len(words) && strings.Contains(words[i+1], "="):
+			i++
+		case strings.HasPrefix(w, "X=") && strings.Count(w, "=") >= 2:
+		default:
+			return "passes " + quote(words[i]) + " to the linker (its -extld runs another program)"
+		}
+	}
+	return ""
 }

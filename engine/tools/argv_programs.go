@@ -59,7 +59,7 @@ func goBuildFlags() map[string]opt {
 		"toolexec":   deny("runs another program for every toolchain step"),
 		"exec":       deny("runs the built program through another program"),
 		"vettool":    deny("runs another program as the analyzer"),
-		"ldflags":    deny("passes options to the linker (its -extld runs another program)"),
+		"ldflags":    {kind: optLdflags},
 		"gcflags":    deny("passes options to the compiler, which nova does not check"),
 		"asmflags":   deny("passes options to the assembler, which nova does not check"),
 		"gccgoflags": deny("passes options to gccgo, which nova does not check"),
@@ -67,7 +67,7 @@ func goBuildFlags() map[string]opt {
 		"overlay":    deny("replaces source files with the files a JSON file names"),
 		"modfile":    deny("reads another go.mod, whose replace lines can bring in code from anywhere"),
 	}
-	bools(m, "a", "n", "race", "msan", "asan", "v", "x", "work", "trimpath", "linkshared", "modcacherw", "cover", "buildvcs")
+	bools(m, "a", "n", "race", "msan", "asan", "v", "x", "work", "trimpath", "linkshared", "modcacherw", "cover", "buildvcs", "json")
 	values(m, "p", "tags", "covermode", "coverpkg", "pgo", "mod", "buildmode", "installsuffix")
 	paths(m, "C", "o", "pkgdir")
 	return m
@@ -219,8 +219,8 @@ func pmOptions() map[string]opt {
 	}
 	bools(m, "--silent", "-s", "--quiet", "-q", "--if-present", "--json", "--no-color",
 		"--workspaces", "--include-workspace-root", "--ignore-scripts", "--offline", "--no-audit", "--no-fund",
-		"--recursive", "-r", "--parallel", "--stream", "--verbose")
-	values(m, "--loglevel", "--color", "--workspace", "-w", "--filter", "--reporter")
+		"--recursive", "-r", "--parallel", "--stream", "--verbose", "--color")
+	values(m, "--loglevel", "--workspace", "-w", "--filter", "--reporter")
 	paths(m, "--prefix", "--dir", "-C", "--cwd")
 	return m
 }
