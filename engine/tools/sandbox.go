@@ -23,6 +23,10 @@ type SandboxPolicy struct {
 	// Writable lists the directories besides the workspace where commands
 	// may write; nil means DefaultWritable.
 	Writable []string
+
+	// net forces how the network is turned off (tests; zero: the
+	// strongest way the machine offers).
+	net netMode
 }
 
 // SandboxStatus says what the sandbox does on this machine.

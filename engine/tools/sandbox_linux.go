@@ -104,6 +104,9 @@ func sandboxProbe(p SandboxPolicy) SandboxStatus {
 	case netnsUsable():
 		st.NetworkOff = true
 		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace), writes confined", abi)
+	case seccompUsable():
+		st.NetworkOff = true
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (IP sockets refused by seccomp), writes confined", abi)
 	case abi >= 4:
 		st.NetworkOff = true
 		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (TCP connect; UDP and MPTCP are not covered without a network namespace), writes confined", abi)
@@ -112,6 +115,45 @@ func sandboxProbe(p SandboxPolicy) SandboxStatus {
 	}
 	return st
 }
+
+// netMode says how a command's network is turned off.
+type netMode uint8
+
+const (
+	netAuto      netMode = iota // the strongest this machine offers
+	netLandlock                 // Landlock's TCP rules only (ABI 4)
+	netNamespace                // its own network namespace
+	netSeccomp                  // IP sockets refused by a seccomp filter
+)
+
+// chooseNetMode picks the strongest way this machine offers.
+func chooseNetMode() netMode {
+	switch {
+	case netnsUsable():
+		return netNamespace
+	case seccompUsable():
+		return netSeccomp
+	}
+	return netLandlock
+}
+
+// seccompUsable reports whether the seccomp filter installs here, probed
+// once on a locked thread that is thrown away.
+var seccompUsable = sync.OnceValue(func() bool {
+	if _, _, ok := seccompArch(); !ok {
+		return false
+	}
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends filtered
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0); errno != 0 {
+			done <- errno
+			return
+		}
+		done <- denyIPSockets()
+	}()
+	return <-done == nil
+})
 
 // netnsUsable reports whether nova may give a command its own network
 // namespace (CLONE_NEWNET: root or CAP_SYS_ADMIN): no interface but a
@@ -138,7 +180,15 @@ func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
 	if err != nil {
 		return cmd.Start()
 	}
-	if !p.Network && netnsUsable() {
+	mode := netLandlock
+	switch {
+	case p.Network:
+	case p.net != netAuto:
+		mode = p.net
+	default:
+		mode = chooseNetMode()
+	}
+	if mode == netNamespace {
 		if cmd.SysProcAttr == nil {
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
@@ -152,6 +202,12 @@ func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
 		if err := restrictThread(abi, p, writable); err != nil {
 			done <- err
 			return
+		}
+		if mode == netSeccomp {
+			if err := denyIPSockets(); err != nil {
+				done <- err
+				return
+			}
 		}
 		done <- cmd.Start()
 	}()

@@ -95,6 +95,16 @@ func TestSandboxConfinesWritesAndNetwork(t *testing.T) {
 	assert.FileExists(t, filepath.Join(outside, "keep"))
 	assert.NoFileExists(t, filepath.Join(outside, "f"))
 
+	// Where nova may not create a network namespace, a seccomp filter
+	// refuses IP sockets (UDP included).
+	if seccompUsable() {
+		out = run(SandboxPolicy{net: netSeccomp})
+		assert.Contains(t, out, "connect: denied true")
+		assert.Contains(t, out, "udp: denied true")
+		assert.Contains(t, out, "write-outside: denied true")
+		assert.Contains(t, out, "write-inside: ok")
+	}
+
 	out = run(SandboxPolicy{Network: true})
 	assert.Contains(t, out, "connect: ok")
 	assert.Contains(t, out, "write-outside: denied true")

@@ -12,3 +12,5 @@ func sandboxProbe(p SandboxPolicy) SandboxStatus {
 }
 
 func startSandboxed(cmd *exec.Cmd, _ SandboxPolicy, _ []string) error { return cmd.Start() }
+
+type netMode uint8
