@@ -315,6 +315,12 @@ func (c *argvCheck) useOpt(i int, spec *argSpec, name string, o opt, known bool,
 		}
 		next = i + 1
 		val = c.argv[next]
+		if spec.style == styleGNU && len(val) > 1 && val[0] == '-' {
+			// Programs differ on whether "-x" here is the value or the next
+			// option; a value nova skips must not be an option the
+			// program runs.
+			return i, "option " + name + " is followed by " + quote(val) + ", which may be read as an option"
+		}
 	}
 	switch o.kind {
 	case optPath:

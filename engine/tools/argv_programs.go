@@ -167,8 +167,9 @@ func checkGoMod(c *argvCheck, i int) string {
 	switch sub := c.argv[i]; sub {
 	case "download", "graph", "verify", "why":
 		spec := &argSpec{name: "go mod " + sub, style: styleGo, opts: map[string]opt{}, pos: posGo}
-		bools(spec.opts, "json", "x", "m", "vendor", "reuse")
+		bools(spec.opts, "json", "x", "m", "vendor")
 		values(spec.opts, "go")
+		paths(spec.opts, "reuse")
 		_, r := c.scan(i+1, spec)
 		return r
 	default:
@@ -351,7 +352,7 @@ func checkNode(c *argvCheck, i int) string {
 	}
 	bools(m, "--test", "-c", "--check", "--version", "-v", "--no-warnings", "--enable-source-maps", "--test-only",
 		"--trace-warnings", "--experimental-strip-types", "--no-deprecation")
-	values(m, "--test-name-pattern", "--test-reporter", "--test-concurrency", "--stack-trace-limit")
+	values(m, "--test-name-pattern", "--test-reporter", "--test-concurrency")
 	spec := &argSpec{name: "node", style: styleGNU, opts: m, pos: posStopFirst}
 	j, r := c.scan(i, spec)
 	if r != "" || j >= len(c.argv) {
@@ -477,10 +478,16 @@ func checkGit(c *argvCheck, i int) string {
 		"-p":           deny("runs the pager"), "--paginate": deny("runs the pager"),
 		"--upload-pack": deny("runs another program as the remote's upload-pack"),
 	}
-	bools(g, "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects", "--bare")
-	paths(g, "-C", "--git-dir", "--work-tree")
+	g["--git-dir"] = deny("points git at another repository, whose configuration can run programs")
+	g["--work-tree"] = deny("points git at another work tree")
+	g["--bare"] = deny("treats the directory as a repository, whose configuration can run programs")
+	bools(g, "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects")
+	paths(g, "-C")
 	j, r := c.scan(i, &argSpec{name: "git", style: styleGNU, opts: g, pos: posStopFirst})
 	if r != "" || j >= len(c.argv) {
+		return r
+	}
+	if r := c.gitRepository(i, j); r != "" {
 		return r
 	}
 	sub := c.argv[j]
@@ -598,6 +605,53 @@ func checkGit(c *argvCheck, i int) string {
 	}
 	_, r = c.scan(j+1, &argSpec{name: "git " + sub, style: styleGNU, opts: m, pos: posGitRefs, afterDash: posPath})
 	return r
+}
+
+// gitRepository checks the repository git will find: starting in the
+// command's directory (moved by each -C among argv[i:j]) and walking up, the
+// first directory with a .git, or that is itself a bare repository, must be
+// the workspace root's .git (agents cannot write .git/) or lie above the
+// workspace. A repository an agent wrote inside the workspace (sub/.git/config,
+// or HEAD, objects/ and a config with core.fsmonitor) would make a read-only
+// git command run the program its configuration names.
+func (c *argvCheck) gitRepository(i, j int) string {
+	rootReal, err := RealRoot(c.root)
+	if err != nil {
+		return "the workspace root does not resolve"
+	}
+	rel := filepath.FromSlash(c.dir)
+	for k := i; k < j; k++ {
+		switch a := c.argv[k]; {
+		case a == "-C" && k+1 < j:
+			rel = filepath.Join(rel, c.argv[k+1])
+			k++
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			rel = filepath.Join(rel, a[2:])
+		}
+	}
+	_, start, err := ConfineRel(c.root, rel)
+	if err != nil {
+		return "git's directory " + quote(rel) + " is outside the workspace"
+	}
+	for d := start; within(rootReal, d); d = filepath.Dir(d) {
+		gitAt := exists(filepath.Join(d, ".git"))
+		bare := exists(filepath.Join(d, "HEAD")) && exists(filepath.Join(d, "objects"))
+		if d == rootReal {
+			if !gitAt && bare {
+				return "the workspace root looks like a bare git repository, whose configuration can run programs"
+			}
+			return ""
+		}
+		if gitAt || bare {
+			return "git would use the repository in " + quote(relOr(rootReal, d)) + " inside the workspace, whose configuration can run programs"
+		}
+	}
+	return ""
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // --- cargo ------------------------------------------------------------------

@@ -25,6 +25,9 @@ func argvWorkspace(t testing.TB) string {
 	return workspace(t, map[string]string{
 		"go.mod": "module x\n", "pkg/a.go": "package pkg\n", "node_modules/.bin/tsc": "#!/bin/sh\n",
 		"package.json": "{}\n", "tests/test_a.py": "", "main.js": "",
+		// repositories an agent could have written inside the workspace
+		"nested/.git/config": "[core]\n\tfsmonitor = /tmp/evil\n",
+		"bare/HEAD":          "ref: refs/heads/main\n", "bare/objects/.keep": "", "bare/config": "[core]\n\tpager = /tmp/evil\n",
 	})
 }
 
@@ -124,6 +127,13 @@ var attacks = []argvCase{
 	{allow: []string{"git"}, cmd: `git grep -O x`, reason: "-O runs the pager"},
 	{allow: []string{"git diff"}, cmd: `git diff --output=/tmp/x`, reason: "outside the workspace"},
 	{allow: []string{"git"}, cmd: `git evil-alias`, reason: "not a read-only subcommand"},
+	{allow: []string{"git"}, cmd: `git --git-dir=nested/.git log`, reason: "--git-dir points git at another repository"},
+	{allow: []string{"git"}, cmd: `git -C nested status`, reason: "git would use the repository in \"nested\""},
+	{allow: []string{"git"}, cmd: `git -Cbare status`, reason: "git would use the repository in \"bare\""},
+	{allow: []string{"git"}, cmd: `git -C bare/objects status`, reason: "git would use the repository in \"bare\""},
+	{allow: []string{"git"}, cmd: `git log -n -c`, reason: "option -n is followed by \"-c\""},
+	{allow: []string{"node"}, cmd: `node --test-name-pattern -e x`, reason: "may be read as an option"},
+	{allow: []string{"pytest"}, cmd: `pytest -k -p evil`, reason: "may be read as an option"},
 	// make, shells and wrappers: allowlistable, never approval-free
 	{allow: []string{"make"}, cmd: `make`, reason: "`make` runs the Makefile's recipes"},
 	{allow: []string{"make test"}, cmd: `make test`, reason: "`make` runs the Makefile's recipes"},
