@@ -85,7 +85,7 @@ func TestDoctorSaysWhetherCommandsAreSandboxed(t *testing.T) {
 	st := tools.SandboxProbe(tools.SandboxPolicy{})
 	if st.Active {
 		assert.Equal(t, "pass", c.Status)
-		assert.Regexp(t, `^landlock ABI v\d+, network (off|on) .*writes confined$`, c.Detail)
+		assert.Regexp(t, `^landlock ABI v\d+, network (off|on) .*, writes confined \(workspace but \.git/ and \.nova/`, c.Detail)
 	} else {
 		assert.Equal(t, "warn", c.Status)
 		assert.Contains(t, c.Detail, "not available: ")

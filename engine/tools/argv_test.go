@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -388,7 +389,8 @@ func TestRunCommandIsSandboxed(t *testing.T) {
 	if !st.Active {
 		t.Skip(st.Detail)
 	}
-	root := workspace(t, map[string]string{"go.mod": "module x\n\ngo 1.21\n", "x.go": "package x\n\nfunc F() int { return 1 }\n"})
+	root := workspace(t, map[string]string{"go.mod": "module x\n\ngo 1.21\n", "x.go": "package x\n\nfunc F() int { return 1 }\n",
+		"sub/keep": "", ".nova/config.yaml": "version: 1\n", ".git/hooks/.keep": ""})
 	outside := t.TempDir()
 	reg := tools.Core()
 	env := &tools.Env{
@@ -398,11 +400,21 @@ func TestRunCommandIsSandboxed(t *testing.T) {
 		Approve: func(context.Context, tools.ApprovalRequest) (bool, error) { return true, nil },
 	}
 	res := reg.Execute(context.Background(), env, call("runCommand", map[string]any{
-		"command": fmt.Sprintf(`sh -c 'echo x > in.txt; echo y > %s/out.txt; echo done'`, outside)}))
+		"command": fmt.Sprintf(`sh -c 'echo x > sub/in.txt; echo y > %s/out.txt; echo done'`, outside)}))
 	require.Contains(t, res.Output, "done", res.Output)
 	assert.Contains(t, res.Output, "ermission denied")
-	assert.FileExists(t, filepath.Join(root, "in.txt"))
+	assert.FileExists(t, filepath.Join(root, "sub", "in.txt"))
 	assert.NoFileExists(t, filepath.Join(outside, "out.txt"))
+
+	// Code a command runs cannot turn the sandbox off in nova's config nor
+	// plant a git hook that would run outside it.
+	res = reg.Execute(context.Background(), env, call("runCommand", map[string]any{
+		"command": `sh -c 'echo "commands: {sandbox: off}" >> .nova/config.yaml; ln -s /tmp/x .git/hooks/pre-commit; rm .nova/config.yaml; echo done'`}))
+	require.Contains(t, res.Output, "done", res.Output)
+	cfg, err := os.ReadFile(filepath.Join(root, ".nova", "config.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, "version: 1\n", string(cfg))
+	assert.NoFileExists(t, filepath.Join(root, ".git", "hooks", "pre-commit"))
 
 	if testing.Short() {
 		return

@@ -12,8 +12,9 @@ import (
 
 // SandboxPolicy says how runCommand confines the commands it starts. Where
 // the platform offers it (Landlock on Linux) a command may write only
-// beneath the workspace, the temporary directory and the toolchains' caches,
-// and may not open TCP connections; it reads everywhere.
+// beneath the workspace's top-level entries (never .git/ or .nova/), the
+// temporary directory and the toolchains' caches, and has no network; it
+// reads everywhere.
 type SandboxPolicy struct {
 	// Off runs commands unconfined (commands.sandbox: off).
 	Off bool
@@ -105,8 +106,36 @@ var goEnvDirs = sync.OnceValue(func() []string {
 	return dirs
 })
 
-// sandboxWritable is where a command may write: the workspace and the
-// policy's directories (Go's caches as go reports them for go commands).
+// maxWorkspaceRules bounds the per-entry rules of workspaceWritable; a root
+// with more entries is granted whole.
+const maxWorkspaceRules = 1000
+
+// workspaceWritable lists what of the workspace a command may change: every
+// top-level entry but .git and .nova (hooks and git's configuration, nova's
+// configuration and database: code a command runs must not be able to turn
+// the sandbox off or plant a hook that runs outside it) and but symlinks
+// (they may point outside). Landlock grants whole hierarchies and cannot
+// subtract one, so the root itself gets no rule: a command cannot create or
+// delete top-level entries (new files go into existing directories or the
+// temp dir).
+func workspaceWritable(rootReal string) []string {
+	entries, err := os.ReadDir(rootReal)
+	if err != nil || len(entries) > maxWorkspaceRules {
+		return []string{rootReal}
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Name() == ".git" || e.Name() == ".nova" || e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		out = append(out, filepath.Join(rootReal, e.Name()))
+	}
+	return out
+}
+
+// sandboxWritable is where a command may write: the workspace (but .git and
+// .nova) and the policy's directories (Go's caches as go reports them for go
+// commands).
 func sandboxWritable(p CommandPolicy, rootReal string, argv []string) []string {
 	w := p.Sandbox.Writable
 	if w == nil {
@@ -119,5 +148,5 @@ func sandboxWritable(p CommandPolicy, rootReal string, argv []string) []string {
 			w = append(w, goEnvDirs()...)
 		}
 	}
-	return append([]string{rootReal}, w...)
+	return append(workspaceWritable(rootReal), w...)
 }

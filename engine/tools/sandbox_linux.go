@@ -89,6 +89,9 @@ var landlockABI = sync.OnceValues(func() (int, error) {
 	return int(v), nil
 })
 
+// writesConfined ends the sandbox's description.
+const writesConfined = "writes confined (workspace but .git/ and .nova/, temp dir, caches)"
+
 func sandboxProbe(p SandboxPolicy) SandboxStatus {
 	if p.Off {
 		return SandboxStatus{Detail: "off (commands.sandbox: off)"}
@@ -100,18 +103,18 @@ func sandboxProbe(p SandboxPolicy) SandboxStatus {
 	st := SandboxStatus{Active: true, ABI: abi, WritesConfined: true}
 	switch {
 	case p.Network:
-		st.Detail = fmt.Sprintf("landlock ABI v%d, network on (commands.network), writes confined", abi)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network on (commands.network), %s", abi, writesConfined)
 	case netnsUsable():
 		st.NetworkOff = true
-		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace), writes confined", abi)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace), %s", abi, writesConfined)
 	case seccompUsable():
 		st.NetworkOff = true
-		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (IP sockets refused by seccomp), writes confined", abi)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (IP sockets refused by seccomp), %s", abi, writesConfined)
 	case abi >= 4:
 		st.NetworkOff = true
-		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (TCP connect; UDP and MPTCP are not covered without a network namespace), writes confined", abi)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (TCP connect; UDP and MPTCP are not covered without a network namespace), %s", abi, writesConfined)
 	default:
-		st.Detail = fmt.Sprintf("landlock ABI v%d, writes confined; network on (TCP rules need ABI v4, Linux 6.7)", abi)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network on (TCP rules need ABI v4, Linux 6.7), %s", abi, writesConfined)
 	}
 	return st
 }
