@@ -82,7 +82,7 @@ var landlockABI = sync.OnceValues(func() (int, error) {
 		case syscall.ENOSYS:
 			return 0, errors.New("the kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK)")
 		case syscall.EOPNOTSUPP:
-			return 0, errors.New("Landlock is turned off (add landlock to the lsm= boot parameter)")
+			return 0, errors.New("the kernel has Landlock turned off (add landlock to the lsm= boot parameter)")
 		}
 		return 0, fmt.Errorf("landlock: %w", errno)
 	}
@@ -242,7 +242,7 @@ func restrictThread(abi int, p SandboxPolicy, writable []string) error {
 	if errno != 0 {
 		return fmt.Errorf("sandbox: create landlock ruleset: %w", errno)
 	}
-	defer syscall.Close(int(fd))
+	defer func() { _ = syscall.Close(int(fd)) }()
 	for _, dir := range writable {
 		if err := addWritable(int(fd), dir, attr.handledFS); err != nil {
 			return err
@@ -267,7 +267,7 @@ func addWritable(rulesetFd int, dir string, handled uint64) error {
 	if err != nil {
 		return nil // missing or unreachable: nothing to allow
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	allowed := handled
 	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
 		allowed &= llWriteFile | llTruncate

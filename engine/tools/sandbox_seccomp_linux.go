@@ -66,7 +66,7 @@ func denyIPSockets() error {
 	if !ok {
 		return fmt.Errorf("sandbox: no seccomp filter for %s", runtime.GOARCH)
 	}
-	deny := uint32(seccompRetErrno | uint32(syscall.EACCES))
+	deny := seccompRetErrno | uint32(syscall.EACCES)
 	prog := []sockFilter{
 		/* 0 */ {bpfLdWAbs, 0, 0, 4}, // arch
 		/* 1 */ {bpfJeqK, 1, 0, arch},
