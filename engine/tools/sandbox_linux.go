@@ -106,7 +106,7 @@ func sandboxProbe(p SandboxPolicy) SandboxStatus {
 		st.Detail = fmt.Sprintf("landlock ABI v%d, network on (commands.network), %s", abi, writesConfined)
 	case netnsUsable():
 		st.NetworkOff = true
-		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace), %s", abi, writesConfined)
+		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (own network namespace, loopback only), %s", abi, writesConfined)
 	case seccompUsable():
 		st.NetworkOff = true
 		st.Detail = fmt.Sprintf("landlock ABI v%d, network off (IP sockets refused by seccomp), %s", abi, writesConfined)
@@ -159,9 +159,9 @@ var seccompUsable = sync.OnceValue(func() bool {
 })
 
 // netnsUsable reports whether nova may give a command its own network
-// namespace (CLONE_NEWNET: root or CAP_SYS_ADMIN): no interface but a
-// loopback that is down, so no network at all, UDP included. Probed once
-// on a locked thread that is thrown away.
+// namespace (CLONE_NEWNET: root or CAP_SYS_ADMIN): no interface but the
+// loopback, so no network at all, UDP included. Probed once on a locked
+// thread that is thrown away.
 var netnsUsable = sync.OnceValue(func() bool {
 	done := make(chan error, 1)
 	go func() {
@@ -172,8 +172,9 @@ var netnsUsable = sync.OnceValue(func() bool {
 })
 
 // startSandboxed starts cmd restricted by p: writes only beneath writable,
-// no network unless p.Network (its own network namespace where nova may
-// create one, Landlock's TCP rules otherwise). When Landlock is unavailable
+// no network unless p.Network (its own network namespace with a loopback
+// where nova may create one; otherwise a seccomp filter refusing IP sockets,
+// or at least Landlock's TCP rules). When Landlock is unavailable
 // or p.Off, cmd starts unrestricted.
 func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
 	if p.Off {
@@ -191,18 +192,26 @@ func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
 	default:
 		mode = chooseNetMode()
 	}
-	if mode == netNamespace {
-		if cmd.SysProcAttr == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
-	}
 	done := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread carries the restriction and must end
 		// with this goroutine.
 		runtime.LockOSThread()
-		if err := restrictThread(abi, p, writable); err != nil {
+		if mode == netNamespace {
+			// The thread moves to a new network namespace, which the
+			// command inherits: only a loopback, brought up so that tests
+			// can talk to servers they start; nothing outside is reachable.
+			if err := syscall.Unshare(syscall.CLONE_NEWNET); err != nil {
+				done <- fmt.Errorf("sandbox: network namespace: %w", err)
+				return
+			}
+			if err := loopbackUp(); err != nil {
+				done <- err
+				return
+			}
+		}
+		tcpRules := !p.Network && mode != netNamespace
+		if err := restrictThread(abi, tcpRules, !p.Network, writable); err != nil {
 			done <- err
 			return
 		}
@@ -217,7 +226,34 @@ func startSandboxed(cmd *exec.Cmd, p SandboxPolicy, writable []string) error {
 	return <-done
 }
 
-func restrictThread(abi int, p SandboxPolicy, writable []string) error {
+// loopbackUp brings up lo in the calling thread's network namespace
+// (SIOCSIFFLAGS with IFF_UP).
+func loopbackUp() error {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox: loopback: %w", err)
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	var ifr struct {
+		name  [syscall.IFNAMSIZ]byte
+		flags uint16
+		_     [22]byte // the rest of struct ifreq's union
+	}
+	copy(ifr.name[:], "lo")
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCGIFFLAGS, uintptr(unsafe.Pointer(&ifr))); errno != 0 {
+		return fmt.Errorf("sandbox: loopback flags: %w", errno)
+	}
+	ifr.flags |= syscall.IFF_UP
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.SIOCSIFFLAGS, uintptr(unsafe.Pointer(&ifr))); errno != 0 {
+		return fmt.Errorf("sandbox: loopback up: %w", errno)
+	}
+	return nil
+}
+
+// restrictThread applies Landlock to the calling thread: writes only
+// beneath writable; with tcpRules no TCP bind or connect (ABI 4); with
+// scopeUnix no abstract unix sockets outside the sandbox (ABI 6).
+func restrictThread(abi int, tcpRules, scopeUnix bool, writable []string) error {
 	attr := landlockRulesetAttr{handledFS: llWriteFile | llRemoveDir | llRemoveFile | llMakeChar | llMakeDir |
 		llMakeReg | llMakeSock | llMakeFifo | llMakeBlock | llMakeSym}
 	size := unsafe.Sizeof(uint64(0))
@@ -227,13 +263,13 @@ func restrictThread(abi int, p SandboxPolicy, writable []string) error {
 	if abi >= 3 {
 		attr.handledFS |= llTruncate
 	}
-	if abi >= 4 && !p.Network {
+	if abi >= 4 && tcpRules {
 		attr.handledNet = llNetBindTCP | llNetConnectTCP
 		size = 2 * unsafe.Sizeof(uint64(0))
 	}
 	if abi >= 6 {
 		attr.scoped = llScopeSignal
-		if !p.Network {
+		if scopeUnix {
 			attr.scoped |= llScopeAbstractUnix
 		}
 		size = unsafe.Sizeof(attr)

@@ -46,6 +46,16 @@ func TestSandboxHelperProcess(t *testing.T) {
 		u.Close()
 	}
 	try("udp", err)
+	ll, err := net.Listen("tcp", "127.0.0.1:0")
+	if err == nil {
+		var c net.Conn
+		c, err = net.Dial("tcp", ll.Addr().String())
+		if err == nil {
+			c.Close()
+		}
+		ll.Close()
+	}
+	try("loopback", err)
 }
 
 func TestSandboxConfinesWritesAndNetwork(t *testing.T) {
@@ -86,9 +96,11 @@ func TestSandboxConfinesWritesAndNetwork(t *testing.T) {
 	assert.Contains(t, out, "read-outside: ok", "reads stay allowed")
 	switch {
 	case netnsUsable():
-		// Its own network namespace: nothing is reachable, UDP included.
+		// Its own network namespace: nothing is reachable, UDP included,
+		// but the command's own loopback works (tests start servers).
 		assert.Contains(t, out, "connect: denied")
 		assert.Contains(t, out, "udp: denied")
+		assert.Contains(t, out, "loopback: ok")
 	case st.ABI >= 4:
 		assert.Contains(t, out, "connect: denied true")
 	}
