@@ -19,7 +19,8 @@ type SandboxPolicy struct {
 	// Off runs commands unconfined (commands.sandbox: off).
 	Off bool
 	// Network leaves the network on (commands.network: true), e.g. for
-	// tests that start local servers.
+	// tests that start local servers where nova cannot give the command a
+	// namespace with its own loopback (not root).
 	Network bool
 	// Writable lists the directories besides the workspace where commands
 	// may write; nil means DefaultWritable.

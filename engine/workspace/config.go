@@ -126,8 +126,9 @@ type CommandsConfig struct {
 	// the temp dir and the toolchains' caches, with no network, where the
 	// platform can confine them) or "off".
 	Sandbox string `yaml:"sandbox" json:"sandbox"`
-	// Network leaves the network on inside the sandbox (tests that start
-	// local servers need it).
+	// Network leaves the network on inside the sandbox (without root, tests
+	// that start local servers need it: only a root nova gives commands a
+	// namespace with their own loopback).
 	Network bool `yaml:"network" json:"network"`
 }
 
