@@ -134,11 +134,16 @@ func checkArgv(root, dir string, argv []string, pinned int) string {
 	if why, ok := alwaysAsk[prog]; ok {
 		return "`" + prog + "` " + why
 	}
-	if why, ok := alwaysAsk[strings.TrimRightFunc(prog, func(r rune) bool { return r >= '0' && r <= '9' || r == '.' })]; ok {
-		return "`" + prog + "` " + why // python3.12, perl5.36
+	// Versioned names (python3.12, perl5.36) follow the unversioned rules.
+	unversioned := strings.TrimRightFunc(prog, func(r rune) bool { return r >= '0' && r <= '9' || r == '.' })
+	if why, ok := alwaysAsk[unversioned]; ok {
+		return "`" + prog + "` " + why
 	}
 	if check, ok := argvPrograms()[prog]; ok {
 		return check(c, 1)
+	}
+	if unversioned == "python" {
+		return checkPython(c, 1)
 	}
 	return c.generic(1)
 }
@@ -160,7 +165,7 @@ var alwaysAsk = map[string]string{
 	"sed": "runs programs with its e command", "perl": "runs code given on the command line",
 	"ruby": "runs code given on the command line", "php": "runs code given on the command line",
 	"eval": "runs any command it is given", "exec": "runs another program", "command": "runs another program",
-	"npx.cmd": "runs another program", "pnpx": "downloads and runs a package", "bunx": "downloads and runs a package",
+	"pnpx": "downloads and runs a package", "bunx": "downloads and runs a package",
 	"deno": "runs code given on the command line", "bun": "runs code given on the command line",
 }
 

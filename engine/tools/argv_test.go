@@ -145,6 +145,8 @@ var attacks = []argvCase{
 	{allow: []string{"find"}, cmd: `find . -exec id ;`, reason: "shell syntax"},
 	{allow: []string{"find"}, cmd: `find . -exec id +`, reason: "`find` runs programs with -exec"},
 	{allow: []string{"python3.12"}, cmd: `python3.12 x.py`, reason: ""},
+	{allow: []string{"python3.12"}, cmd: `python3.12 -c 'import os'`, reason: "-c runs code given on the command line"},
+	{allow: []string{"perl5.36"}, cmd: `perl5.36 x.pl`, reason: "`perl5.36` runs code given on the command line"},
 	// cargo
 	{allow: []string{"cargo"}, cmd: `cargo --config build.rustc-wrapper='/tmp/evil' build`, reason: "--config sets configuration such as build.rustc-wrapper"},
 	{allow: []string{"cargo build"}, cmd: `cargo build --config=x`, reason: "--config"},
