@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/tools"
 
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
@@ -98,6 +99,7 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 				detail += "; overridden by " + strings.Join(envs, ", ")
 			}
 			add(Check{Name: "config", OK: true, Detail: detail})
+			add(sandboxCheck(cfg))
 			c, author := identityCheck(root, cfg.UserID)
 			rep.Author = author
 			add(c)
@@ -470,4 +472,21 @@ func rootCause(err error, fallback string) string {
 		msg = msg[i+2:]
 	}
 	return msg
+}
+
+// sandboxCheck says how runCommand confines agent commands on this machine:
+// "sandbox: landlock ABI v7, network off (…), writes confined" or "not
+// available: …" (a warning: commands then run unconfined).
+func sandboxCheck(cfg workspace.Config) Check {
+	st := tools.SandboxProbe(CommandPolicy(cfg.Commands).Sandbox)
+	if st.Active {
+		return Check{Name: "sandbox", OK: true, Detail: st.Detail}
+	}
+	c := Check{Name: "sandbox", OK: true, Status: "warn", Detail: st.Detail}
+	if cfg.Commands.Sandbox == "off" {
+		c.Hint = "agent commands run unconfined; set commands.sandbox: on in .nova/config.yaml"
+	} else {
+		c.Hint = "agent commands run unconfined here; keep the command allowlist short"
+	}
+	return c
 }

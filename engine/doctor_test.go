@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/tools"
 )
 
 // doctorWith runs doctor on a workspace whose config says yaml, against srv.
@@ -116,4 +117,23 @@ func TestDoctorSuggestsTheGitignore(t *testing.T) {
 	c := checkByName(t, doctor(), "gitignore")
 	assert.Equal(t, "warn", c.Status)
 	assert.Contains(t, c.Hint, "nova init")
+}
+
+func TestDoctorSaysWhetherCommandsAreSandboxed(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t)
+	c := checkByName(t, doctorWith(t, srv, "version: 1\n"), "sandbox")
+	assert.True(t, c.OK, "an unavailable sandbox is a warning, never a failure")
+	st := tools.SandboxProbe(tools.SandboxPolicy{})
+	if st.Active {
+		assert.Equal(t, "pass", c.Status)
+		assert.Regexp(t, `^landlock ABI v\d+, network (off|on) .*, writes confined \(workspace but \.git/ and \.nova/`, c.Detail)
+	} else {
+		assert.Equal(t, "warn", c.Status)
+		assert.Contains(t, c.Detail, "not available: ")
+	}
+	c = checkByName(t, doctorWith(t, srv, "version: 1\ncommands:\n  sandbox: off\n"), "sandbox")
+	assert.Equal(t, "warn", c.Status)
+	assert.Equal(t, "off (commands.sandbox: off)", c.Detail)
+	assert.Contains(t, c.Hint, "commands.sandbox: on")
 }

@@ -255,3 +255,30 @@ func TestAnswerTaskAndRunningBuildsVerbs(t *testing.T) {
 	_, err = ws.AnswerTask(ctx, 99, "t", "x")
 	assert.Error(t, err)
 }
+
+// Regression (issue 26): approve-all (`--yes`) covers allowlisted commands
+// whose arguments nova vouches for; a command with an option that runs
+// another program is denied, with a log line saying why.
+func TestApproveAllDoesNotCoverUnvettedArguments(t *testing.T) {
+	t.Parallel()
+	ws, srv, _ := openWithFake(t, "autonomy: 5\ncommands:\n  allow: [go vet]\n")
+	srv.SetHandler(func(_ int, req api.ChatRequest) ollamatest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				return ollamatest.Text("observed: " + m.Content)
+			}
+		}
+		return ollamatest.ToolCalls(ollamatest.Call("runCommand", map[string]any{"command": "go vet -toolexec=/bin/false ./..."}))
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := ws.Subscribe(ctx)
+	res, err := ws.RunAgent(ctx, "MARS", "vet", engine.RunOptions{Approvals: engine.ApproveAll, Op: "op-all"})
+	require.NoError(t, err)
+	assert.Contains(t, res.Outcome.Result, "declined")
+	assert.Contains(t, res.Outcome.Result, "option -toolexec runs another program")
+	evs := collect(t, events, func(ev engine.Event) bool {
+		return ev.Type == engine.EventLog && strings.Contains(ev.Text, "not covered by approve-all")
+	})
+	assert.Contains(t, evs[len(evs)-1].Text, "-toolexec")
+}

@@ -95,7 +95,7 @@ func (l *Local) runtime() *runtimeState {
 				CompressAt:       cfg.Budgets.PromptTokens * 3 / 4,
 				PromptTokens:     cfg.Budgets.PromptTokens,
 				Autonomy:         cfg.Autonomy,
-				Commands:         tools.CommandPolicy{Allow: cfg.Commands.Allow, Timeout: cfg.Commands.Timeout.D()},
+				Commands:         CommandPolicy(cfg.Commands),
 				EditFormat:       agents.EditFormat(cfg.Agents.EditFormat),
 			},
 			// A run that staged files runs the configured checks on them
@@ -187,6 +187,12 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 	})
 }
 
+// CommandPolicy is runCommand's policy from the commands: configuration.
+func CommandPolicy(c workspace.CommandsConfig) tools.CommandPolicy {
+	return tools.CommandPolicy{Allow: c.Allow, Timeout: c.Timeout.D(),
+		Sandbox: tools.SandboxPolicy{Off: c.Sandbox == "off", Network: c.Network}}
+}
+
 // approver answers runCommand approvals by policy: ask the subscribers
 // (EventNeedsApproval, AnswerApproval), allow all, or deny all with a log
 // line (on the build's topic for a build task, so a headless build shows it).
@@ -194,16 +200,20 @@ func (l *Local) approver(policy ApprovalPolicy, op, buildID, taskID string) tool
 	switch policy {
 	case ApproveAll:
 		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
+			if req.Unvetted != "" {
+				// A blanket approval covers allowlisted commands whose
+				// arguments nova vouches for, not -toolexec and the like.
+				l.Publish(Event{Type: EventLog, Topic: approvalTopic(buildID), BuildID: buildID, TaskID: taskID, Op: op,
+					RunID: strconv.FormatUint(req.RunID, 10),
+					Text:  fmt.Sprintf("denied (not covered by approve-all): %s wants to run `%s`: %s", req.Agent, req.Command, req.Unvetted)})
+				return false, nil
+			}
 			l.Publish(approvalEvent(req, op, buildID, taskID))
 			return true, nil
 		}
 	case ApproveNone:
 		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
-			topic := TopicAgent
-			if buildID != "" {
-				topic = TopicBuild
-			}
-			l.Publish(Event{Type: EventLog, Topic: topic, BuildID: buildID, TaskID: taskID, Op: op,
+			l.Publish(Event{Type: EventLog, Topic: approvalTopic(buildID), BuildID: buildID, TaskID: taskID, Op: op,
 				RunID: strconv.FormatUint(req.RunID, 10),
 				Text:  fmt.Sprintf("denied (headless): %s wants to run `%s`", req.Agent, req.Command)})
 			return false, nil
@@ -246,9 +256,25 @@ func approvalEvent(req tools.ApprovalRequest, op, buildID, taskID string) Event 
 	return Event{
 		Type: EventNeedsApproval, Topic: TopicAgent, RunID: strconv.FormatUint(req.RunID, 10), Status: req.ID,
 		Op: op, BuildID: buildID, TaskID: taskID,
-		Text:     fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir),
+		Text:     approvalText(req),
 		Approval: &req,
 	}
+}
+
+// approvalTopic is where approval log lines go: the build's topic for a
+// build task, so a headless build shows them.
+func approvalTopic(buildID string) Topic {
+	if buildID != "" {
+		return TopicBuild
+	}
+	return TopicAgent
+}
+
+func approvalText(req tools.ApprovalRequest) string {
+	if req.Unvetted != "" {
+		return fmt.Sprintf("%s wants to run `%s` in %s (careful: %s)", req.Agent, req.Command, req.Dir, req.Unvetted)
+	}
+	return fmt.Sprintf("%s wants to run `%s` in %s", req.Agent, req.Command, req.Dir)
 }
 
 // askSubscribers publishes an approval request and waits for AnswerApproval.

@@ -369,6 +369,10 @@ func approvalQuestion(req tools.ApprovalRequest) string {
 	if dir == "." {
 		dir = "the workspace root"
 	}
+	if req.Unvetted != "" {
+		// Arguments nova cannot vouch for: say which, so the user can judge.
+		return fmt.Sprintf("%s wants to run `%s` in %s (careful: %s). Allow?", req.Agent, req.Command, dir, req.Unvetted)
+	}
 	return fmt.Sprintf("%s wants to run `%s` in %s. Allow?", req.Agent, req.Command, dir)
 }
 

@@ -93,28 +93,6 @@ func SplitCommand(s string) ([]string, error) {
 	return argv, nil
 }
 
-// Allowed returns the allowlist entry that argv matches: the entry's words
-// must equal argv's first words.
-func (p CommandPolicy) Allowed(argv []string) (string, bool) {
-	for _, entry := range p.Allow {
-		words, err := SplitCommand(entry)
-		if err != nil || len(words) == 0 || len(words) > len(argv) {
-			continue
-		}
-		match := true
-		for i, w := range words {
-			if argv[i] != w {
-				match = false
-				break
-			}
-		}
-		if match {
-			return entry, true
-		}
-	}
-	return "", false
-}
-
 var approvalSeq atomic.Uint64
 
 // NewApprovalID returns a process-unique approval request id.
@@ -150,14 +128,21 @@ func runCommand(ctx context.Context, env *Env, raw json.RawMessage) (Output, err
 	if fi, err := os.Stat(dirAbs); err != nil || !fi.IsDir() {
 		return Output{}, fmt.Errorf("%w: %s is not a directory", ErrFileNotFound, dirRel)
 	}
-	if env.Autonomy < ApprovalAutonomy {
+	verdict := pol.CheckArgv(env.Root, dirRel, argv)
+	if env.Autonomy < ApprovalAutonomy || !verdict.Safe {
+		reason := fmt.Sprintf("autonomy %d asks before running commands (from %d it does not)", env.Autonomy, ApprovalAutonomy)
+		if !verdict.Safe {
+			reason = verdict.Reason + "; a command whose arguments nova cannot vouch for is asked at every autonomy level"
+		}
 		if env.Approve == nil {
-			return Output{}, denied("running `%s` needs approval at autonomy %d and nobody can answer", line, env.Autonomy)
+			return Output{}, denied("running `%s` needs approval (%s) and nobody can answer", line, reason)
 		}
 		req := ApprovalRequest{
 			ID: NewApprovalID(), RunID: env.RunID, Agent: env.Agent, Tool: NameRunCommand,
-			Command: line, Dir: dirRel,
-			Reason: fmt.Sprintf("autonomy %d asks before running commands (from %d it does not)", env.Autonomy, ApprovalAutonomy),
+			Command: line, Dir: dirRel, Reason: reason,
+		}
+		if !verdict.Safe {
+			req.Unvetted = verdict.Reason
 		}
 		ok, err := env.Approve(ctx, req)
 		if err != nil {
@@ -167,6 +152,9 @@ func runCommand(ctx context.Context, env *Env, raw json.RawMessage) (Output, err
 			return Output{}, denied("approval of `%s` failed: %v", line, err)
 		}
 		if !ok {
+			if !verdict.Safe {
+				return Output{}, denied("the user declined to run `%s` (%s)", line, verdict.Reason)
+			}
 			return Output{}, denied("the user declined to run `%s`", line)
 		}
 	}
@@ -188,7 +176,14 @@ func runCommand(ctx context.Context, env *Env, raw json.RawMessage) (Output, err
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 2 * time.Second
 	setProcessGroup(cmd)
-	runErr := cmd.Run()
+	rootReal, err := RealRoot(env.Root)
+	if err != nil {
+		return Output{}, err
+	}
+	runErr := startSandboxed(cmd, pol.Sandbox, sandboxWritable(pol, rootReal, argv))
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 
 	text := out.String()
 	if out.dropped > 0 {

@@ -68,8 +68,9 @@ type StagedFile struct {
 
 // CommandPolicy governs runCommand.
 type CommandPolicy struct {
-	// Allow lists command prefixes, e.g. "go test": an argv is allowed when
-	// its first words equal one entry's words.
+	// Allow lists allowlist entries, e.g. "go test": a command is listed
+	// when its first words equal one entry's words; its other arguments are
+	// checked by the program's argv rules (CheckArgv).
 	Allow []string
 	// Timeout bounds one command (default DefaultCommandTimeout).
 	Timeout time.Duration
@@ -80,6 +81,9 @@ type CommandPolicy struct {
 	Env []string
 	// Getenv reads them; nil means os.Getenv.
 	Getenv func(string) string
+	// Sandbox confines the commands (writes, network) where the platform
+	// can.
+	Sandbox SandboxPolicy
 }
 
 // ApproveFunc asks someone (the CLI's y/N prompt, the TUI's dialog) whether
@@ -99,4 +103,8 @@ type ApprovalRequest struct {
 	Dir     string `json:"dir"`
 	// Reason says why approval is needed.
 	Reason string `json:"reason"`
+	// Unvetted is set when the command's arguments are not all allowed
+	// (e.g. "option -toolexec runs another program"): autonomy never
+	// skips such a request, and blanket approvals (--yes) do not cover it.
+	Unvetted string `json:"unvetted,omitempty"`
 }

@@ -162,6 +162,14 @@ type BudgetsConfig struct {
 type CommandsConfig struct {
 	Allow   []string `yaml:"allow" json:"allow"`
 	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// Sandbox is "on" (default: commands write only beneath the workspace,
+	// the temp dir and the toolchains' caches, with no network, where the
+	// platform can confine them) or "off".
+	Sandbox string `yaml:"sandbox" json:"sandbox"`
+	// Network leaves the network on inside the sandbox (without root, tests
+	// that start local servers need it: only a root nova gives commands a
+	// namespace with their own loopback).
+	Network bool `yaml:"network" json:"network"`
 }
 
 // BuildConfig governs builds.
@@ -286,6 +294,7 @@ func Defaults() Config {
 		Commands: CommandsConfig{
 			Allow:   []string{"go build", "go test", "go vet", "gofmt -l", "npm test", "npx tsc --noEmit"},
 			Timeout: Duration(2 * time.Minute),
+			Sandbox: "on",
 		},
 		Build:     BuildConfig{Parallelism: 1, MaxEscalations: 2, MaxLargeCalls: 3},
 		Rehearsal: RehearsalConfig{Branches: 2, Concurrency: 1},
@@ -491,6 +500,11 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Build.MaxLargeCalls < 0 || c.Build.MaxLargeCalls > 100 {
 		bad("build.maxLargeCalls", "must be between 0 and 100, got %d", c.Build.MaxLargeCalls)
+	}
+	switch c.Commands.Sandbox {
+	case "on", "off":
+	default:
+		bad("commands.sandbox", "must be on or off, got %q", c.Commands.Sandbox)
 	}
 	switch c.Verify.Inconclusive {
 	case "retry", "warn", "fail":

@@ -942,6 +942,9 @@ func (m *Model) nextApproval() tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
 	body := fmt.Sprintf("%s (build %s, task %s) wants to run:\n\n  %s\n\nin %s.", orDash(a.req.Agent), a.build, a.task, a.req.Command, orDash(a.req.Dir))
+	if a.req.Unvetted != "" {
+		body += "\n\nCareful: " + a.req.Unvetted + "."
+	}
 	if a.req.Reason != "" {
 		body += " " + a.req.Reason + "."
 	}

@@ -729,6 +729,9 @@ func (m *Model) askApproval(req tools.ApprovalRequest) tea.Cmd {
 		return common.Toast(fmt.Sprintf("%s wants to run `%s`; answer the open question first", req.Agent, req.Command))
 	}
 	body := fmt.Sprintf("%s wants to run:\n\n  %s\n\nin %s.", orDash(req.Agent), req.Command, orDash(req.Dir))
+	if req.Unvetted != "" {
+		body += "\n\nCareful: " + req.Unvetted + "."
+	}
 	if req.Reason != "" {
 		body += " " + req.Reason + "."
 	}

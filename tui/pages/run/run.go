@@ -576,6 +576,9 @@ func (m *Model) nextApproval() tea.Cmd {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
 	body := fmt.Sprintf("%s (run %s) wants to run:\n\n  %s\n\nin %s.", orDash(a.req.Agent), a.run, a.req.Command, orDash(a.req.Dir))
+	if a.req.Unvetted != "" {
+		body += "\n\nCareful: " + a.req.Unvetted + "."
+	}
 	if a.req.Reason != "" {
 		body += " " + a.req.Reason + "."
 	}

@@ -177,7 +177,8 @@ func TestCancelResolveAndApprove(t *testing.T) {
 	assert.Equal(t, "resolve run:2 b1", src.called()[1])
 
 	// A delegated agent's command: asked only for a run this page runs.
-	req := tools.ApprovalRequest{ID: "req-1", Agent: "MARS", Command: "go test ./...", Dir: "."}
+	req := tools.ApprovalRequest{ID: "req-1", Agent: "MARS", Command: "go test ./...", Dir: ".",
+		Unvetted: "option -exec runs another program"}
 	src.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, GoalRunID: "2", Approval: &req}
 	l.Settle(150 * time.Millisecond)
 	assert.False(t, l.m.confirm.Active(), "not this page's run")
@@ -185,6 +186,7 @@ func TestCancelResolveAndApprove(t *testing.T) {
 	src.events <- engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, GoalRunID: "2", Approval: &req}
 	l.Until(func() bool { return l.m.confirm.Active() })
 	assert.Contains(t, l.Plain(), "go test ./...")
+	assert.Contains(t, l.Plain(), "Careful: option -exec runs another program.", "the dialog says why it asks")
 	l.PressAsync("y")
 	l.Until(func() bool { return len(src.called()) > 2 })
 	assert.Equal(t, "approval req-1 true", src.called()[2])
