@@ -75,7 +75,13 @@ func replyForms(body string) map[string][]ollamatest.Reply {
 }
 
 type formRun struct {
-	Status      string `json:"status"`
+	Status  string `json:"status"`
+	Outcome struct {
+		Failure *struct {
+			Cause   string `json:"cause"`
+			Message string `json:"message"`
+		} `json:"failure"`
+	} `json:"outcome"`
 	Verified    bool   `json:"verified"`
 	ChangesetID uint64 `json:"changesetId"`
 	Verdict     struct {
@@ -143,6 +149,13 @@ func TestWrongSolutionsNeverEndDone(t *testing.T) {
 			assert.NotEqual(t, "done", run.Status, "a wrong solution never ends done: %+v", run.Verdict)
 			assert.NotEqual(t, "passed", run.Verdict.Status)
 			assert.Equal(t, exStub, readFile(t, dir, exPath), "nothing reaches the working tree")
+			require.NotNil(t, run.Outcome.Failure, "the run failed")
+			if name == "cut at the token limit" {
+				assert.Equal(t, "length", run.Outcome.Failure.Cause)
+			} else {
+				assert.Equal(t, "checks_failed", run.Outcome.Failure.Cause, "the detected go test ran and failed")
+				assert.Contains(t, run.Outcome.Failure.Message, `Reverse("héllo")`, "the failing test's output")
+			}
 		})
 	}
 }

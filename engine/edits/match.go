@@ -646,3 +646,20 @@ func indentString(cols, tw int, tabs bool) string {
 	}
 	return strings.Repeat("\t", cols/tw) + strings.Repeat(" ", cols%tw)
 }
+
+// TrimUnpairedBlankLines removes from search the leading and trailing line
+// breaks (blank lines) that replace does not also have, so that
+// `"\n\treturn x\n"` → `"\tr := y\n"` edits the line rather than the
+// line break before it. Text other than line breaks is never touched.
+func TrimUnpairedBlankLines(search, replace string) (string, string) {
+	lead := func(s string) int { return len(s) - len(strings.TrimLeft(s, "\r\n")) }
+	trail := func(s string) int { return len(s) - len(strings.TrimRight(s, "\r\n")) }
+	if ls, lr := lead(search), lead(replace); ls > lr && strings.TrimSpace(search) != "" {
+		search = search[ls-lr:]
+	}
+	if ts, tr := trail(search), trail(replace); ts > tr && ts > 1 && strings.TrimSpace(search) != "" {
+		// One trailing line break is the end of the last line: keep it.
+		search = search[:len(search)-(ts-max(tr, 1))]
+	}
+	return search, replace
+}

@@ -237,3 +237,18 @@ func BenchmarkFindNoMatch(b *testing.B) {
 		_, _ = edits.Find(content, search)
 	}
 }
+
+func TestTrimUnpairedBlankLines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ search, replace, want string }{
+		{"\n\treturn x\n", "\treturn y\n", "\treturn x\n"},
+		{"\n\n\treturn x\n", "\n\treturn y\n", "\n\treturn x\n"},
+		{"\treturn x\n\n\n", "\treturn y\n", "\treturn x\n"},
+		{"\treturn x\n", "\treturn y", "\treturn x\n"},
+		{"\n\n", "x", "\n\n"},
+		{"a\n\nb", "c", "a\n\nb"},
+	} {
+		got, _ := edits.TrimUnpairedBlankLines(c.search, c.replace)
+		assert.Equal(t, c.want, got, "%q → %q", c.search, c.replace)
+	}
+}

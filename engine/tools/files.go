@@ -680,6 +680,11 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 		}
 		updated = []byte(strings.ReplaceAll(text, a.Search, a.Replace))
 	} else {
+		// Blank lines the model put around the search text but not around
+		// the replacement are an artifact, not part of the edit: taken
+		// literally, an exact match would swallow the line break before
+		// (or after) the lines and join them to their neighbours.
+		a.Search, a.Replace = edits.TrimUnpairedBlankLines(a.Search, a.Replace)
 		m, err := edits.Find(text, a.Search)
 		if err != nil {
 			hint := "read the file again and copy the lines exactly"
