@@ -27,4 +27,5 @@ func init() {
 	rpc.RegisterSentinel("storage.ErrNotFound", storage.ErrNotFound)
 	rpc.RegisterSentinel("storage.ErrReadOnly", storage.ErrReadOnly)
 	rpc.RegisterSentinel("storage.ErrSchemaTooNew", storage.ErrSchemaTooNew)
+	rpc.RegisterSentinel("storage.ErrUnmapped", storage.ErrUnmapped)
 }
