@@ -228,7 +228,9 @@ func buildEvents(t *testing.T, out string) []buildEvent {
 }
 
 func TestBuildWithApply(t *testing.T) {
-	w := newWS(t, wsConfig{Autonomy: 3})
+	// Autonomy 3 applies only verified work (issue 25): a check reads what
+	// each task wrote.
+	w := newWS(t, wsConfig{Autonomy: 3, Extra: "checks:\n  - \"grep -q 'task output' notes/*.txt\"\n"})
 	prd := w.writePRD("three", prdTask{ID: "T1", Title: "First note", Agent: "tester", Description: "@@t1@@ Write the first note."},
 		prdTask{ID: "T2", Title: "Second note", Agent: "tester", Description: "@@t2@@ Write the second note.", Deps: []string{"T1"}},
 		prdTask{ID: "T3", Title: "Third note", Agent: "tester", Description: "@@t3@@ Write the third note.", Deps: []string{"T2"}})

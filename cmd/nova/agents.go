@@ -471,6 +471,15 @@ func (p *progress) event(ev agents.Event) {
 		line = "  ✂ " + ev.Text
 	case agents.EventApproval:
 		line = fmt.Sprintf("  approval %s: %s", ev.Status, ev.Args)
+	case agents.EventCheck:
+		switch ev.Status {
+		case "running":
+			line = "  ⚙ " + ev.Text
+		case "passed":
+			line = "    ✓ " + clipLine(ev.Text, 110)
+		default:
+			line = "    ✗ " + clipLine(ev.Text, 110)
+		}
 	default:
 		return
 	}

@@ -448,7 +448,7 @@ func (m *Model) event(ev agents.Event) {
 	case agents.EventApproval:
 		m.add(&item{kind: itemNote, text: "command " + ev.Status})
 		m.approval = nil
-	case agents.EventFeedback, agents.EventReflect, agents.EventCompress, agents.EventEscalate, agents.EventTextMode:
+	case agents.EventFeedback, agents.EventReflect, agents.EventCompress, agents.EventEscalate, agents.EventTextMode, agents.EventCheck:
 		m.text = nil
 		text := string(ev.Type)
 		if ev.Text != "" {
