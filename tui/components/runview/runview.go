@@ -451,7 +451,10 @@ func (m *Model) event(ev agents.Event) {
 	case agents.EventFeedback, agents.EventReflect, agents.EventCompress, agents.EventEscalate, agents.EventTextMode, agents.EventCheck:
 		m.text = nil
 		text := string(ev.Type)
-		if ev.Text != "" {
+		switch {
+		case ev.Type == agents.EventCheck:
+			text = firstLine(ev.Text) // "running check: go test ./...", "check: go test ./...: exit 0"
+		case ev.Text != "":
 			text += ": " + firstLine(ev.Text)
 		}
 		m.add(&item{kind: itemNote, text: text})

@@ -425,3 +425,22 @@ func isClosed(ch chan struct{}) bool {
 		return false
 	}
 }
+
+// The checks a run runs on its change show as they run and end (issue 25:
+// verified means executed).
+func TestChecksShowAsTheyRun(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	feed(m, st, progress[:9]...)
+	feed(m, st,
+		agents.Event{Type: agents.EventCheck, Status: "running", Args: "go test ./...", Text: "running check: go test ./..."},
+		agents.Event{Type: agents.EventCheck, Status: "failed", Args: "go test ./...", Text: "check: go test ./...: exit status 1"},
+		agents.Event{Type: agents.EventFeedback, Status: "check_failed", Text: "Before your answer was accepted, nova ran the project's checks"},
+	)
+	out := ansi.Strip(m.View())
+	assert.Contains(t, out, "running check: go test ./...")
+	assert.Contains(t, out, "check: go test ./...: exit status 1")
+	assert.NotContains(t, out, "check: check:", "the line is the check's own text")
+	assert.Contains(t, out, "feedback: Before your answer was accepted")
+}
