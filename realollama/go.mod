@@ -24,7 +24,3 @@ require (
 )
 
 replace github.com/nova-dev/nova => ../
-
-replace github.com/santhosh-tekuri/jsonschema/v6 => ../third_party/jsonschema
-
-replace github.com/alecthomas/chroma/v2 => ../third_party/chroma

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	// Patched in third_party/jsonschema (go.mod replace): meta-schemas are
-	// compiled on first use, not at init, so processes that never validate
-	// pay nothing.
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

@@ -32,9 +32,6 @@ import (
 	"sync"
 	"time"
 
-	// Patched in third_party/jsonschema (go.mod replace): meta-schemas are
-	// compiled on first use, not at init, so processes that never validate
-	// pay nothing.
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nova-dev/nova/engine/llm"

@@ -328,8 +328,8 @@ func TestStaleHighlightIsDropped(t *testing.T) {
 	m.SetSize(100, 10)
 	cmd := m.SetContent("a.go", "package a\n", "package a\n\nvar x = 1\n")
 	require.NotNil(t, cmd, "Go files are highlighted")
-	// The lexer is looked up in the command too (chroma loads its lexers on
-	// first use; never in Update): for plain text it delivers nothing.
+	// The lexer is looked up in the command too (never in Update): for plain
+	// text it delivers nothing.
 	plainCmd := m.SetContent("notes.txt", "a\n", "b\n")
 	require.NotNil(t, plainCmd)
 	assert.Nil(t, plainCmd(), "plain text needs no lexing")

@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/alecthomas/chroma/v2"
-	// Patched in third_party/chroma (go.mod replace): lexers load on first use.
 	"github.com/alecthomas/chroma/v2/lexers"
 )
 
@@ -55,8 +54,8 @@ func (d *document) highlightCmd() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		// The lookup too runs here, not in Update: chroma's registry (the lazy
-		// fork in third_party/chroma) reads its lexers on first use, ~20 ms.
+		// The lookup too runs here, not in Update: matching a file name
+		// walks every lexer's globs.
 		lexer := lexerFor(d.path)
 		if lexer == nil {
 			return nil // plain text: nothing to colour
