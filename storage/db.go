@@ -380,7 +380,7 @@ func (db *DB) guard(fn func() error) error {
 	err := guarded(fn)
 	if mmapFailed(err) {
 		db.unmapped.Store(true)
-		return fmt.Errorf("%s: %w (%v): the transaction that grew the file was rolled back, what earlier ones committed stays; restart nova, with more memory if a limit is set", db.path, ErrUnmapped, err)
+		return fmt.Errorf("%s: %w (%w): the transaction that grew the file was rolled back, what earlier ones committed stays; restart nova, with more memory if a limit is set", db.path, ErrUnmapped, err)
 	}
 	var ce *corruptError
 	if errors.As(err, &ce) && ce.damaged {

@@ -35,7 +35,7 @@ func TestHugeReplyIsCutAtTheCap(t *testing.T) {
 	assert.Equal(t, failure.Length, failure.Of(err))
 	assert.Contains(t, err.Error(), "ollama.maxReply")
 	assert.Contains(t, err.Error(), "1 MiB")
-	assert.Equal(t, maxReply, len(res.Content), "the reply is cut exactly at the cap")
+	assert.Len(t, res.Content, maxReply, "the reply is cut exactly at the cap")
 	assert.Equal(t, "length", res.DoneReason)
 	assert.Equal(t, res.Content, d.text(), "the deltas shown stop at the cap too")
 	assert.Equal(t, 1, srv.Count("/api/chat"), "a cut reply is not asked again")

@@ -94,6 +94,7 @@ func TestStuckSubscribersAreDroppedAndMemoryStaysBounded(t *testing.T) {
 	require.NoError(t, c0.SetReadDeadline(time.Now().Add(10*time.Second)))
 	resp, err := http.ReadResponse(bufio.NewReader(c0), nil)
 	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
 	dec := json.NewDecoder(resp.Body)
 	var last engine.Event
 	for {

@@ -312,7 +312,7 @@ func verifyBundle(b Bundle) (signed bool, err error) {
 	}
 	msg, err := signedBytes(b)
 	if err != nil {
-		return false, fmt.Errorf("%w: wisdom bundle: %v", ErrInvalid, err)
+		return false, fmt.Errorf("%w: wisdom bundle: %w", ErrInvalid, err)
 	}
 	if !ed25519.Verify(pub, msg, sig) {
 		return false, fmt.Errorf("%w: wisdom bundle: %w: the bundle was changed after it was signed, or forged", ErrInvalid, ErrBadSignature)
