@@ -196,8 +196,11 @@ func (st *loopState) executionChecks(ctx context.Context) ([]Check, *CheckRun) {
 	for _, x := range st.checkRun.Results {
 		c := Check{Tier: TierExecution, Subject: "check: " + x.Command, Status: VerdictPassed, Detail: x.Detail,
 			Output: tailOf(x.Output, checkDetailChars)}
-		if !x.Passed {
+		switch {
+		case !x.Passed:
 			c.Status = VerdictFailed
+		case x.NothingRan:
+			c.Status = VerdictUnverified
 		}
 		out = append(out, c)
 	}

@@ -217,7 +217,8 @@ func (e *Engine) checkGates(ctx context.Context, cmds []string, cs changes.Chang
 	}
 	out := make([]GateResult, 0, len(rs))
 	for _, x := range rs {
-		g := GateResult{Name: GateCheck + ": " + x.Command, Passed: x.Passed, Detail: x.Detail, Output: x.Output, Duration: x.Duration}
+		g := GateResult{Name: GateCheck + ": " + x.Command, Passed: x.Passed, Detail: x.Detail, Output: x.Output, Duration: x.Duration,
+			NothingRan: x.NothingRan}
 		if reused {
 			g.Detail += " (run by the agent on this changeset)"
 		}
@@ -251,7 +252,7 @@ func executed(v *agents.Verdict, gs []GateResult) bool {
 			if !g.Passed {
 				return false
 			}
-			ran = true
+			ran = ran || !g.NothingRan
 		}
 	}
 	return ran

@@ -170,6 +170,9 @@ type GateResult struct {
 	Output   string        `json:"output,omitempty"` // command output (bounded)
 	Duration time.Duration `json:"duration"`
 	Skipped  bool          `json:"skipped,omitempty"`
+	// NothingRan marks a check gate whose command found nothing to run (no
+	// packages yet): it passes, but does not verify the task.
+	NothingRan bool `json:"nothingRan,omitempty"`
 }
 
 // Attempt is one execution of a task.

@@ -85,13 +85,17 @@ type File struct {
 
 // Result is one command's outcome.
 type Result struct {
-	Command  string        `json:"command"`
-	Passed   bool          `json:"passed"`
-	ExitCode int           `json:"exitCode"`
-	TimedOut bool          `json:"timedOut,omitempty"`
-	Output   string        `json:"output,omitempty"` // stdout and stderr, the first MaxOutput bytes
-	Detail   string        `json:"detail"`           // "exit 0", "exit status 1", "timed out after 2m0s"
-	Duration time.Duration `json:"duration"`
+	Command  string `json:"command"`
+	Passed   bool   `json:"passed"`
+	ExitCode int    `json:"exitCode"`
+	TimedOut bool   `json:"timedOut,omitempty"`
+	Output   string `json:"output,omitempty"` // stdout and stderr, the first MaxOutput bytes
+	Detail   string `json:"detail"`           // "exit 0", "exit status 1", "timed out after 2m0s"
+	// NothingRan marks a command that found nothing to run (Go's "matched
+	// no packages": a module without packages yet). It is not a failure,
+	// and it is not evidence that the changed code ran either.
+	NothingRan bool          `json:"nothingRan,omitempty"`
+	Duration   time.Duration `json:"duration"`
 }
 
 // Runner runs check commands on temporary copies of a workspace.
@@ -228,7 +232,26 @@ func (r Runner) runOne(ctx context.Context, dir, line string) Result {
 	default:
 		res.Detail = err.Error()
 	}
+	if nothingToRun(res.Output) {
+		res.NothingRan, res.Passed, res.Detail = true, true, "nothing to run: no packages matched"
+	}
 	return res
+}
+
+// nothingToRun recognises the go command finding no package to build, test
+// or vet ("go: warning: \"./...\" matched no packages", then "no packages to
+// test" with exit 1 for go test and go vet).
+func nothingToRun(out string) bool {
+	if !strings.Contains(out, "matched no packages") {
+		return false
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.Contains(line, "matched no packages") && !strings.HasPrefix(line, "no packages to ") {
+			return false
+		}
+	}
+	return true
 }
 
 type limitWriter struct {

@@ -3,6 +3,7 @@ package checks_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -119,4 +120,31 @@ func TestOnCommandReportsEachCommand(t *testing.T) {
 	_, err := checks.Runner{Root: t.TempDir(), Commands: []string{"true", "false"}, OnCommand: func(c string) { seen = append(seen, c) }}.Run(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"true", "false"}, seen)
+}
+
+// A Go module with no packages yet: go build and go test find nothing to run.
+// That is no failure (the change may add no Go file), and no evidence
+// either.
+func TestNothingToRunIsNoFailureAndNoEvidence(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644))
+	rs, err := checks.Runner{Root: root, Commands: []string{"go build ./...", "go test ./..."}}.Run(t.Context(),
+		[]checks.File{{Path: "notes.md", Content: "# notes\n"}})
+	require.NoError(t, err)
+	require.Len(t, rs, 2)
+	for _, r := range rs {
+		assert.True(t, r.Passed, "%s: %s", r.Command, r.Output)
+		assert.True(t, r.NothingRan, r.Command)
+		assert.Equal(t, "nothing to run: no packages matched", r.Detail)
+	}
+	rs, err = checks.Runner{Root: root, Commands: []string{"go test ./..."}}.Run(t.Context(),
+		[]checks.File{{Path: "a.go", Content: "package x\n"}})
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.True(t, rs[0].Passed, rs[0].Output)
+	assert.False(t, rs[0].NothingRan, "a package was there to test")
 }
