@@ -391,8 +391,8 @@ func (m *Manager) transport(s *server) (sdk.Transport, error) {
 			h.Set(k, Expand(v, getenv))
 		}
 		return &sdk.StreamableClientTransport{
-			Endpoint:   s.cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{h: h, rt: http.DefaultTransport}},
+			Endpoint:     s.cfg.URL,
+			HTTPClient:   &http.Client{Transport: headerTransport{h: h, rt: http.DefaultTransport}},
 			MaxRetries:   1,
 			MaxEventSize: MaxFrame,
 		}, nil
