@@ -365,6 +365,10 @@ func runAgentRun(ctx context.Context, opts *agentRunOptions) error {
 }
 
 func approvalQuestion(req tools.ApprovalRequest) string {
+	if req.Dir == "" && req.Tool != tools.NameRunCommand {
+		// An MCP tool: Command is "server.tool {args}".
+		return fmt.Sprintf("%s wants to call the MCP tool `%s`. Allow?", req.Agent, req.Command)
+	}
 	dir := req.Dir
 	if dir == "." {
 		dir = "the workspace root"

@@ -804,3 +804,79 @@ func (t *tailBuffer) String() string {
 	defer t.mu.Unlock()
 	return strings.ToValidUTF8(string(t.b), "")
 }
+
+// Resource is one resource or prompt a server lists.
+type Resource struct {
+	Kind        string `json:"kind"` // "resource", "template" or "prompt"
+	Name        string `json:"name"`
+	URI         string `json:"uri,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// maxResources bounds what Resources reads of each list.
+const maxResources = 1000
+
+// Resources starts the server if needed and lists its resources, resource
+// templates and prompts (those it declares the capability for), at most
+// 1000 of each; nova lists them for people, agents do not use them.
+func (m *Manager) Resources(ctx context.Context, name string) ([]Resource, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.ensure(ctx, s, s.cfg.Timeout); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	cs := s.session
+	s.mu.Unlock()
+	if cs == nil {
+		return nil, fmt.Errorf("mcp server %s: not running", name)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	var caps *sdk.ServerCapabilities
+	if r := cs.InitializeResult(); r != nil {
+		caps = r.Capabilities
+	}
+	var out []Resource
+	wrap := func(what string, err error) error {
+		return fmt.Errorf("mcp server %s: list %s: %w", name, what, err)
+	}
+	if caps != nil && caps.Resources != nil {
+		n := 0
+		for r, err := range cs.Resources(cctx, nil) {
+			if err != nil {
+				return out, wrap("resources", err)
+			}
+			if n++; n > maxResources {
+				break
+			}
+			out = append(out, Resource{Kind: "resource", Name: r.Name, URI: r.URI, MIMEType: r.MIMEType, Description: clipText(r.Description, 200)})
+		}
+		n = 0
+		for r, err := range cs.ResourceTemplates(cctx, nil) {
+			if err != nil {
+				break // templates are optional even with the capability
+			}
+			if n++; n > maxResources {
+				break
+			}
+			out = append(out, Resource{Kind: "template", Name: r.Name, URI: r.URITemplate, MIMEType: r.MIMEType, Description: clipText(r.Description, 200)})
+		}
+	}
+	if caps != nil && caps.Prompts != nil {
+		n := 0
+		for p, err := range cs.Prompts(cctx, nil) {
+			if err != nil {
+				return out, wrap("prompts", err)
+			}
+			if n++; n > maxResources {
+				break
+			}
+			out = append(out, Resource{Kind: "prompt", Name: p.Name, Description: clipText(p.Description, 200)})
+		}
+	}
+	return out, nil
+}
