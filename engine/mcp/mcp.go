@@ -307,6 +307,15 @@ func (m *Manager) start(ctx context.Context, s *server, timeout time.Duration) (
 	if err != nil {
 		return fmt.Errorf("mcp server %s: %w", s.cfg.Name, err)
 	}
+	// A failed start closes what the transport opened (a stdio server's
+	// process is stopped, not left behind).
+	tt := &trackedTransport{Transport: t}
+	t = tt
+	defer func() {
+		if err != nil {
+			tt.close()
+		}
+	}()
 	version := m.opts.Version
 	if version == "" {
 		version = "dev"
@@ -440,6 +449,30 @@ func Expand(v string, getenv func(string) string) string {
 	return varPattern.ReplaceAllStringFunc(v, func(m string) string {
 		return getenv(m[2 : len(m)-1])
 	})
+}
+
+// trackedTransport remembers the connection it made.
+type trackedTransport struct {
+	sdk.Transport
+	mu   sync.Mutex
+	conn sdk.Connection
+}
+
+func (t *trackedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	t.mu.Lock()
+	t.conn = c
+	t.mu.Unlock()
+	return c, err
+}
+
+func (t *trackedTransport) close() {
+	t.mu.Lock()
+	c := t.conn
+	t.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
 }
 
 type headerTransport struct {

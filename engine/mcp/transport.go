@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +41,8 @@ func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) 
 }
 
 // procStdin closes the server's stdin, then waits a moment for it to exit
-// before killing it.
+// before asking it to (SIGTERM), then kills it. Many servers (node ones)
+// do not exit when stdin closes.
 type procStdin struct {
 	io.WriteCloser
 	cmd  *exec.Cmd
@@ -53,16 +55,26 @@ func (p *procStdin) Close() error {
 		_ = p.WriteCloser.Close()
 		done := make(chan error, 1)
 		go func() { done <- p.cmd.Wait() }()
-		select {
-		case err := <-done:
-			var ee *exec.ExitError
-			if err != nil && !errors.As(err, &ee) {
-				p.err = err
+		wait := func(d time.Duration) bool {
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					p.err = err
+				}
+				return true
+			case <-time.After(d):
+				return false
 			}
-		case <-time.After(2 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-done
 		}
+		if wait(300 * time.Millisecond) {
+			return
+		}
+		if p.cmd.Process.Signal(syscall.SIGTERM) == nil && wait(time.Second) {
+			return
+		}
+		_ = p.cmd.Process.Kill()
+		wait(2 * time.Second)
 	})
 	return p.err
 }
