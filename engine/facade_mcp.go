@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/nova-dev/nova/engine/agents"
@@ -74,4 +75,28 @@ func (l *Local) expandMCPTools(ctx context.Context, spec agents.Spec, op string)
 	}
 	spec.Tools = names
 	return spec, nil
+}
+
+// CheckMCPTools adds a problem to r for every MCP tool an agent lists
+// ("server.tool", "server.*") whose server is not under mcp.servers. Whether
+// the server offers the tool is known only once it runs (`nova mcp tools`).
+func CheckMCPTools(r *Roster, cfg workspace.MCPConfig) {
+	for _, s := range r.Agents {
+		for i, t := range s.Tools {
+			server, _, ok := mcp.SplitToolName(t)
+			if !ok {
+				continue
+			}
+			if _, configured := cfg.Servers[server]; configured {
+				continue
+			}
+			known := "none configured"
+			if names := cfg.MCPServerNames(); len(names) > 0 {
+				known = "configured: " + strings.Join(names, ", ")
+			}
+			msg := fmt.Sprintf("tool %q names the MCP server %q, which is not under mcp.servers in .nova/config.yaml (%s)", t, server, known)
+			field := fmt.Sprintf("tools[%d]", i)
+			r.Problems = append(r.Problems, AgentProblem{File: s.Source, Field: field, Message: msg, Text: s.Source + ": " + field + ": " + msg})
+		}
+	}
 }

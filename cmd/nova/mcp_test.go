@@ -118,6 +118,15 @@ func TestMCPCommands(t *testing.T) {
 	assert.Contains(t, r.stderr, `no such MCP server "nope" (configured: fake)`)
 	r = runNova(t, dir, env, "mcp", "tools", "nope")
 	assert.Equal(t, 1, r.code)
+
+	// agents validate: a listed MCP tool must name a configured server.
+	writeFile(t, dir, ".nova/agents/HERMES.yaml", mcpAgent)
+	r = runNova(t, dir, env, "agents", "validate")
+	require.Equal(t, 0, r.code, r.stdout)
+	writeFile(t, dir, ".nova/agents/HERMES.yaml", strings.Replace(mcpAgent, "fake.*", "github.*", 1))
+	r = runNova(t, dir, env, "agents", "validate")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, `tools[1]: tool "github.*" names the MCP server "github", which is not under mcp.servers in .nova/config.yaml (configured: fake)`)
 }
 
 func TestMCPBrokenServerIsNamed(t *testing.T) {
