@@ -155,6 +155,12 @@ func TestMCPBrokenServerIsNamed(t *testing.T) {
 		}
 	}
 	assert.True(t, found, "doctor has a line for the server: %s", r.stdout)
+
+	// An agent that lists the server's tools cannot run: the error names it.
+	writeFile(t, dir, ".nova/agents/HERMES.yaml", strings.Replace(mcpAgent, "fake.*", "ghost.*", 1))
+	r = runNova(t, dir, nil, "agent", "run", "HERMES", "anything")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "agent HERMES: mcp server ghost:")
 }
 
 const mcpAgent = `schema: kb.specialist/1
