@@ -685,6 +685,9 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMe
 			m.fail(s, cs, rep.err)
 			return Result{}, fmt.Errorf("mcp %s.%s: the server closed the connection during the call (it will be started again on next use): %w%s", server, t.Name, rep.err, s.stderrNote())
 		}
+		if strings.Contains(rep.err.Error(), "maximum line length") {
+			return Result{}, fmt.Errorf("mcp %s.%s: the result is larger than %d MiB, more than nova reads: %w", server, t.Name, MaxFrame>>20, rep.err)
+		}
 		return Result{}, fmt.Errorf("mcp %s.%s: %w", server, t.Name, rep.err)
 	}
 	max := m.opts.MaxResult
