@@ -11,7 +11,7 @@
 // tool whose input schema nova cannot compile is skipped with a warning.
 //
 // Tools reach agents through the tool registry (engine/tools) as
-// "server.tool" ([Manager.RegisterTools]); calling one needs an approval
+// "server.tool" ([Registrar]); calling one needs an approval
 // below autonomy 4, like runCommand.
 package mcp
 
