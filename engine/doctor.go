@@ -104,6 +104,9 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			rep.Author = author
 			add(c)
 			add(checksCheck(root, cfg.Checks))
+			for _, c := range mcpChecks(ctx, root, cfg.MCP, getenv) {
+				add(c)
+			}
 			if c, ok := gitignoreCheck(root); ok {
 				add(c)
 			}

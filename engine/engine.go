@@ -91,6 +91,7 @@ type Local struct {
 	recoverTaken bool           // TakeRecoveredApplies handed them out
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
+	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
 
 	getenv func(string) string // the environment Open was given
 }
@@ -244,6 +245,7 @@ func (l *Local) Close() error {
 	l.stopGoalRuns()
 	l.stopBuilds()
 	l.closeVault()
+	l.closeMCP()
 	l.bus.Shutdown()
 	return l.db.Close()
 }

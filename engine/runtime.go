@@ -157,6 +157,10 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 		}
 		return RunResult{}, fmt.Errorf("%w (known: %s)", err, strings.Join(roster.IDs(), ", "))
 	}
+	// MCP tools the agent lists start their servers now (first use).
+	if spec, err = l.expandMCPTools(ctx, spec, opts.Op); err != nil {
+		return RunResult{}, err
+	}
 	var tier llm.Tier
 	if opts.Tier != "" {
 		t, err := llm.ParseTier(opts.Tier)

@@ -207,6 +207,13 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Dir == "" { // the workspace's own agents: check the MCP servers they name
+		if root, err := opts.root(); err == nil {
+			if ws, err := workspace.Load(root, opts.Getenv); err == nil {
+				engine.CheckMCPTools(&r, ws.Config.MCP)
+			}
+		}
+	}
 	if opts.JSON {
 		type problem struct {
 			File    string `json:"file"`
@@ -365,6 +372,10 @@ func runAgentRun(ctx context.Context, opts *agentRunOptions) error {
 }
 
 func approvalQuestion(req tools.ApprovalRequest) string {
+	if req.Dir == "" && req.Tool != tools.NameRunCommand {
+		// An MCP tool: Command is "server.tool {args}".
+		return fmt.Sprintf("%s wants to call the MCP tool `%s`. Allow?", req.Agent, req.Command)
+	}
 	dir := req.Dir
 	if dir == "." {
 		dir = "the workspace root"

@@ -173,6 +173,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testMCPServerEnv) != "" { // this binary is an MCP server for mcp_test.go
+		os.Exit(serveTestMCP())
+	}
 	code := m.Run()
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)

@@ -47,6 +47,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
+	root.AddCommand(newMCPCmd(env))
 	guideUsage(root)
 	return root
 }

@@ -452,6 +452,8 @@ func TestValidate(t *testing.T) {
 		"file match fold":  {func(s *Spec) { s.Source = "dir/mars.yml" }, nil},
 		"blank role":       {func(s *Spec) { s.Role = "\n\t" }, []string{"role"}},
 		"unknown tool":     {func(s *Spec) { s.Tools = []string{"readFile", "rm"} }, []string{"tools[1]"}},
+		"mcp tools":        {func(s *Spec) { s.Tools = []string{"readFile", "everything.echo", "fs.*", "gh.get_issue"} }, nil},
+		"bad mcp tools":    {func(s *Spec) { s.Tools = []string{"a.b.c", ".x", "fs.", "9x.y"} }, []string{"tools[0]", "tools[1]", "tools[2]", "tools[3]"}},
 		"bad tiers":        {func(s *Spec) { s.Tier, s.MaxTier = "xl", "tiny" }, []string{"tier", "maxTier"}},
 		"max below tier":   {func(s *Spec) { s.Tier, s.MaxTier = TierLarge, TierMedium }, []string{"maxTier"}},
 		"default tier cap": {func(s *Spec) { s.MaxTier = TierSmall }, []string{"maxTier"}},

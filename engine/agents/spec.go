@@ -100,6 +100,16 @@ func IsKnownTool(name string) bool {
 	return slices.Contains(KnownTools(), name)
 }
 
+// mcpToolPattern is the shape of an MCP tool an agent may list:
+// "server.tool" or "server.*" (engine/mcp names them so).
+var mcpToolPattern = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,31}\.(\*|[A-Za-z0-9_-]{1,64})$`)
+
+// IsMCPToolName reports whether name is shaped like a tool of an MCP server
+// ("server.tool", or "server.*" for all of its tools). Such tools are
+// offered only to agents that list them; the engine checks, when the agent
+// runs, that the server is under mcp.servers and offers the tool.
+func IsMCPToolName(name string) bool { return mcpToolPattern.MatchString(name) }
+
 // IsWriteTool reports whether the tool changes files (through a changeset).
 func IsWriteTool(name string) bool {
 	return name == ToolWriteFile || name == ToolEditFile || name == ToolDeleteFile
@@ -328,8 +338,8 @@ func Validate(s Spec) []error {
 	for i, t := range s.Tools {
 		field := fmt.Sprintf("tools[%d]", i)
 		switch {
-		case !IsKnownTool(t):
-			bad(field, "unknown tool %q (known: %s)", t, strings.Join(KnownTools(), ", "))
+		case !IsKnownTool(t) && !IsMCPToolName(t):
+			bad(field, "unknown tool %q (known: %s; or SERVER.TOOL / SERVER.* for a server under mcp.servers)", t, strings.Join(KnownTools(), ", "))
 		case seen[t]:
 			bad(field, "tool %q is listed twice", t)
 		}

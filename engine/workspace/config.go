@@ -16,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/nova-dev/nova/internal/lazyre"
 	"github.com/nova-dev/nova/internal/yamlguard"
 )
 
@@ -51,6 +52,84 @@ type Config struct {
 	Orchestrator OrchestratorConfig `yaml:"orchestrator" json:"orchestrator"`
 	// Agents governs how agent runs talk to their models.
 	Agents AgentsConfig `yaml:"agents" json:"agents"`
+	// MCP lists Model Context Protocol servers whose tools agents may opt
+	// into (engine/mcp).
+	MCP MCPConfig `yaml:"mcp" json:"mcp"`
+}
+
+// MCPConfig is the mcp: section.
+type MCPConfig struct {
+	// Servers by name; the name prefixes the server's tools (name.tool).
+	Servers map[string]MCPServerConfig `yaml:"servers" json:"servers,omitempty"`
+}
+
+// MCPServerConfig is one MCP server: either a program nova starts and talks
+// to over stdin/stdout (command, args, env), or a streamable HTTP endpoint
+// (url, headers). Values of env and headers may reference ${VAR} from
+// nova's environment.
+type MCPServerConfig struct {
+	Command string            `yaml:"command" json:"command,omitempty"`
+	Args    []string          `yaml:"args" json:"args,omitempty"`
+	Env     map[string]string `yaml:"env" json:"env,omitempty"`
+	URL     string            `yaml:"url" json:"url,omitempty"`
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// Timeout bounds initialize and each call (default 30s).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Tools, when set, are the only tools of the server nova offers.
+	Tools []string `yaml:"tools" json:"tools,omitempty"`
+}
+
+// DefaultMCPTimeout bounds an MCP server's initialize and each call when
+// its timeout is not set.
+const DefaultMCPTimeout = 30 * time.Second
+
+// MCPServerNames returns the configured MCP server names, sorted.
+func (c MCPConfig) MCPServerNames() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var mcpNamePattern = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
+
+func (c MCPConfig) validate(bad func(field, format string, a ...any)) {
+	for _, name := range c.MCPServerNames() {
+		s := c.Servers[name]
+		field := "mcp.servers." + name
+		if !mcpNamePattern.MatchString(name) {
+			bad(field, "server name %q must start with a letter and hold only letters, digits, '-' or '_' (at most 32)", name)
+		}
+		hasCmd, hasURL := strings.TrimSpace(s.Command) != "", strings.TrimSpace(s.URL) != ""
+		switch {
+		case hasCmd && hasURL:
+			bad(field, "set either command (stdio) or url (streamable HTTP), not both")
+		case !hasCmd && !hasURL:
+			bad(field, "needs a command (stdio) or a url (streamable HTTP)")
+		case hasURL:
+			u, err := url.Parse(s.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad(field+".url", "want an http:// or https:// URL, got %q", s.URL)
+			}
+			if len(s.Args) > 0 || len(s.Env) > 0 {
+				bad(field, "args and env apply to a command, not to a url")
+			}
+		case hasCmd:
+			if len(s.Headers) > 0 {
+				bad(field+".headers", "headers apply to a url, not to a command")
+			}
+		}
+		if s.Timeout == invalidDuration || s.Timeout < 0 {
+			bad(field+".timeout", "want a duration like 30s or 5m")
+		}
+		for i, t := range s.Tools {
+			if strings.TrimSpace(t) == "" {
+				bad(fmt.Sprintf("%s.tools[%d]", field, i), "must not be empty")
+			}
+		}
+	}
 }
 
 // Edit formats (agents.editFormat). engine/agents has the same values as
@@ -535,6 +614,7 @@ func (c *Config) validate() []*ConfigError {
 	if c.Import.BaseConfidence < 0 || c.Import.BaseConfidence > 1 {
 		bad("import.baseConfidence", "must be between 0 and 1, got %g", c.Import.BaseConfidence)
 	}
+	c.MCP.validate(bad)
 	return errs
 }
 

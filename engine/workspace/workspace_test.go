@@ -111,6 +111,17 @@ func TestConfigDefaultsWhenMissingOrEmpty(t *testing.T) {
 	assert.Equal(t, 2, cfg.Autonomy, "untouched keys keep defaults")
 }
 
+func TestMCPConfig(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig("c.yaml", []byte("mcp:\n  servers:\n    fs:\n      command: npx\n      args: [-y, server]\n      env: {TOKEN: \"${T}\"}\n      tools: [read]\n    web:\n      url: https://h/mcp\n      headers: {Authorization: \"Bearer ${X}\"}\n      timeout: 5s\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fs", "web"}, cfg.MCP.MCPServerNames())
+	assert.Equal(t, []string{"-y", "server"}, cfg.MCP.Servers["fs"].Args)
+	assert.Equal(t, "${T}", cfg.MCP.Servers["fs"].Env["TOKEN"], "expanded when the server starts, not on load")
+	assert.Equal(t, 5*time.Second, cfg.MCP.Servers["web"].Timeout.D())
+	assert.Zero(t, cfg.MCP.Servers["fs"].Timeout, "0 means the client's default")
+}
+
 func TestConfigErrorsNameFileLineField(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -132,6 +143,12 @@ func TestConfigErrorsNameFileLineField(t *testing.T) {
 		{"docs url", "docs:\n  context7:\n    url: ftp://x\n", "docs.context7.url", 3},
 		{"docs ttl", "docs:\n  ttl: forever\n", "docs.ttl", 2},
 		{"edit format", "tier: free\nagents:\n  editFormat: patch\n", "agents.editFormat", 3},
+		{"mcp neither", "mcp:\n  servers:\n    fs:\n      timeout: 5s\n", "mcp.servers.fs", 4},
+		{"mcp both", "mcp:\n  servers:\n    fs:\n      command: x\n      url: http://h/mcp\n", "mcp.servers.fs", 4},
+		{"mcp url", "mcp:\n  servers:\n    fs:\n      url: ftp://h\n", "mcp.servers.fs.url", 4},
+		{"mcp name", "mcp:\n  servers:\n    9fs:\n      command: x\n", "mcp.servers.9fs", 4},
+		{"mcp timeout", "mcp:\n  servers:\n    fs:\n      command: x\n      timeout: soon\n", "mcp.servers.fs.timeout", 5},
+		{"mcp headers on a command", "mcp:\n  servers:\n    fs:\n      command: x\n      headers: {A: b}\n", "mcp.servers.fs.headers", 5},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -334,6 +334,10 @@ func (m *Model) busEvent(ev engine.Event) {
 func (m *Model) ask(req tools.ApprovalRequest) {
 	r := req
 	m.approval = &r
+	if req.Dir == "" && req.Tool != tools.NameRunCommand { // an MCP tool: Command is "server.tool {args}"
+		m.add(&item{kind: itemNote, text: fmt.Sprintf("approval needed: %s wants to call the MCP tool `%s`", req.Agent, req.Command)})
+		return
+	}
 	m.add(&item{kind: itemNote, text: fmt.Sprintf("approval needed: %s wants to run `%s` in %s", req.Agent, req.Command, dirOf(req.Dir))})
 }
 
