@@ -24,6 +24,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/tmpl"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
 	"github.com/nova-dev/nova/engine/prd"
@@ -146,6 +147,8 @@ func init() {
 	rpc.RegisterSentinel("llm.ErrUnreachable", llm.ErrUnreachable)
 	rpc.RegisterType[*llm.ModelNotFoundError]("llm.ModelNotFoundError")
 	rpc.RegisterType[*llm.UnreachableError]("llm.UnreachableError")
+	rpc.RegisterSentinel("mcp.ErrUnknownServer", mcp.ErrUnknownServer)
+	rpc.RegisterSentinel("mcp.ErrUnknownTool", mcp.ErrUnknownTool)
 	rpc.RegisterSentinel("owner.ErrAlreadyServed", owner.ErrAlreadyServed)
 	rpc.RegisterSentinel("owner.ErrNoOwner", owner.ErrNoOwner)
 	rpc.RegisterSentinel("owner.ErrNotExclusive", owner.ErrNotExclusive)
