@@ -435,3 +435,47 @@ func TestAgentRunToolCallWrittenAsText(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "written from a text tool call\n", readFile(t, dir, "notes/text.txt"))
 }
+
+// The kb.specialist/1 seed's researcher loads as written; show says how its
+// tool names were mapped and which fields nova took without using.
+func TestAgentsShow_SeedResearcher(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	for _, f := range []struct{ from, to string }{
+		{"researcher.yml", "seedresearcher"}, {"researcher-11.yml", "seedteam"},
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "engine", "agents", "testdata", "seed", f.from))
+		require.NoError(t, err)
+		// init ships a researcher of its own: same file, another id.
+		data = []byte(strings.Replace(string(data), "id: researcher", "id: "+f.to, 1))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".nova", "agents", f.to+".yml"), data, 0o644))
+	}
+	r := runNova(t, dir, nil, "agents", "validate")
+	require.Equal(t, 0, r.code, r.stdout)
+
+	r = runNova(t, dir, nil, "agents", "show", "seedresearcher")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "fs:read → readFile")
+	assert.Contains(t, r.stdout, "fs:list → listFiles, searchFiles")
+	assert.Contains(t, r.stdout, "mind:rag-query → queryKnowledge")
+	assert.Contains(t, r.stdout, "note:       examples[0]: task, approach and outcome read as input and output")
+
+	r = runNova(t, dir, nil, "agents", "show", "seedteam")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "note:       llm.tier: read as tier")
+	assert.Contains(t, r.stdout, "capabilities, constraints, input, output: accepted")
+
+	r = runNova(t, dir, nil, "agents", "show", "seedresearcher", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var spec struct {
+		Tools   []string `json:"tools"`
+		ToolMap []struct {
+			From string   `json:"from"`
+			To   []string `json:"to"`
+		} `json:"toolMap"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &spec))
+	assert.Contains(t, spec.Tools, "readFile")
+	assert.NotEmpty(t, spec.ToolMap)
+}

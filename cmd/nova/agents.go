@@ -133,6 +133,9 @@ func runAgentsShow(ctx context.Context, opts *agentsOptions) error {
 	}
 	p("tier:       %s (may escalate to %s)\n", s.Tier, s.MaxTier)
 	p("tools:      %s\n", strings.Join(s.Tools, ", "))
+	for _, a := range s.ToolMap {
+		p("            %s (kb.specialist/1 name mapped)\n", a)
+	}
 	if len(implicit) > 0 {
 		p("also:       %s (offered to it without being in its file)\n", strings.Join(implicit, ", "))
 	}
@@ -140,7 +143,11 @@ func runAgentsShow(ctx context.Context, opts *agentsOptions) error {
 	if s.ForcedReasoningInterval > 0 {
 		p("reasoning:  forced every %d tool calls\n", s.ForcedReasoningInterval)
 	}
-	p("file:       %s\n\nrole:\n%s\n", s.Source, indent(s.Role, "  "))
+	p("file:       %s\n", s.Source)
+	for _, n := range s.Notes {
+		p("note:       %s\n", n)
+	}
+	p("\nrole:\n%s\n", indent(s.Role, "  "))
 	if s.StaticContext != "" {
 		p("\nstatic context:\n%s\n", indent(s.StaticContext, "  "))
 	}
