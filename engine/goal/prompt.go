@@ -67,6 +67,9 @@ func leadPrompt(r Run, turns []Turn, b board.Board, team []Agent, vault, feedbac
 	}
 	for _, t := range turns[start:] {
 		sb.WriteString(turnLine(t) + "\n")
+		for _, n := range t.Notes {
+			sb.WriteString("  (taken, but " + oneLine(n, 300) + ")\n")
+		}
 	}
 	if feedback != "" {
 		sb.WriteString("\n" + feedback + "\n")

@@ -156,6 +156,8 @@ type Turn struct {
 	// Rejected says why the decision was refused (TurnRejected,
 	// TurnInvalid).
 	Rejected string `json:"rejected,omitempty"`
+	// Notes say what of a decision taken was ignored (Validated.Notes).
+	Notes []string `json:"notes,omitempty"`
 	// TaskID is the delegation's task of the run's build; Outcome what came
 	// of it (nil while it runs).
 	TaskID  string   `json:"taskId,omitempty"`
