@@ -221,6 +221,9 @@ type PlanFile struct {
 type WrittenPlan struct {
 	Path string  `json:"path"`
 	PRD  prd.PRD `json:"prd"`
+	// Warnings say what was dropped from the planner's reply (dependency
+	// ids naming no task), each once.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // BuildOptions configures CreateBuild.
