@@ -194,6 +194,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	run, err := r.Runs.Create(ctx, Run{
 		Agent: spec.ID, Task: task, TaskID: opts.TaskID, BuildID: opts.BuildID,
 		Status: RunRunning, Tier: string(tier), Model: model, StartedAt: time.Now().UTC(),
+		AnswerOnly: !spec.CanWrite(),
 	})
 	if err != nil {
 		return Run{}, err

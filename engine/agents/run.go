@@ -220,7 +220,11 @@ type Run struct {
 	// Checked is the last run of the configured checks (Runner.Checks) on
 	// the run's changeset: what ran, on which content, with what result.
 	// A build reuses it for its check gates when the changeset is the same.
-	Checked    *CheckRun `json:"checked,omitempty"`
+	Checked *CheckRun `json:"checked,omitempty"`
+	// AnswerOnly is true when the agent could not stage file changes (no
+	// writeFile, editFile or deleteFile): its deliverable is its answer,
+	// which a build judges as text (an investigate or review step).
+	AnswerOnly bool      `json:"answerOnly,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
 }

@@ -45,6 +45,8 @@ type attemptResult struct {
 	// the run ended on.
 	verdict *agents.Verdict
 	tier    string
+	// answerOnly: the agent could not stage changes (agents.Run.AnswerOnly).
+	answerOnly bool
 	// checked is the agent run's own run of the checks (reused by the
 	// check gates when the changeset is the same).
 	checked *agents.CheckRun
@@ -583,7 +585,8 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt,
 		Checks: &cmds})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
-		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier}
+		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier,
+		answerOnly: run.AnswerOnly}
 	if r.tier == "" {
 		r.tier = run.Tier
 	}
