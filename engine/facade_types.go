@@ -250,3 +250,12 @@ type RuleResult struct {
 	Rule     ace.Rule     `json:"rule"`
 	Playbook ace.Playbook `json:"playbook"`
 }
+
+// RunTrace is a stored agent run with its tool calls (GetRunTrace): the
+// stored traces, and the same calls as people read them (arguments on one
+// line, the result clipped, an edit's matching rule, a text call's form).
+type RunTrace struct {
+	Run    agents.Run         `json:"run"`
+	Traces []agents.Trace     `json:"traces"`
+	Lines  []agents.TraceLine `json:"lines"`
+}

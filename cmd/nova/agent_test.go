@@ -479,3 +479,67 @@ func TestAgentsShow_SeedResearcher(t *testing.T) {
 	assert.Contains(t, spec.Tools, "readFile")
 	assert.NotEmpty(t, spec.ToolMap)
 }
+
+// `nova agent runs list|show` read the stored runs back: each tool call
+// with its arguments, status, result, timing, the rule an edit matched by
+// and the text form a call was read from.
+func TestAgentRunsListShow(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := exWorkspace(t)
+	body := "\tr := []rune(s)\n\tfor i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {\n\t\tr[i], r[j] = r[j], r[i]\n\t}\n\treturn string(r)\n"
+	readArgs, _ := json.Marshal(map[string]any{"name": "readFile", "arguments": map[string]string{"path": exPath}})
+	srv.Enqueue(
+		ollamatest.Text("<tool_call>\n"+string(readArgs)+"\n</tool_call>"),
+		ollamatest.ToolCalls(ollamatest.Call("editFile", map[string]any{"path": exPath, "search": spaces("\treturn \"\"\n"), "replace": spaces(body)})),
+		ollamatest.Text("Files changed: strutil/reverse.go (Reverse reverses runes)."),
+	)
+	r := runNova(t, dir, env, "agent", "run", "implementer", exTask, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	r = runNova(t, dir, env, "agent", "runs", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^\s+1  implementer\s`, r.stdout)
+	var runs []struct {
+		ID    uint64 `json:"id"`
+		Agent string `json:"agent"`
+	}
+	novaJSON(t, dir, &runs, "agent", "runs", "list", "--json")
+	require.Len(t, runs, 1)
+
+	r = runNova(t, dir, env, "agent", "runs", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "run 1: implementer")
+	assert.Regexp(t, `#\d+ step 1  readFile  ok  \S+  via tool_call-tag`, r.stdout)
+	assert.Regexp(t, `editFile  ok  \S+  rule \S+`, r.stdout)
+	assert.Contains(t, r.stdout, `args:   {"path":"strutil/reverse.go"}`)
+	assert.Contains(t, r.stdout, "result: staged an edit of strutil/reverse.go")
+
+	var rt struct {
+		Run   struct{ ID uint64 } `json:"run"`
+		Lines []struct {
+			Tool     string `json:"tool"`
+			Args     string `json:"args"`
+			Status   string `json:"status"`
+			Result   string `json:"result"`
+			Duration int64  `json:"durationNs"`
+			Rule     string `json:"rule"`
+			Via      string `json:"via"`
+		} `json:"lines"`
+		Traces []json.RawMessage `json:"traces"`
+	}
+	novaJSON(t, dir, &rt, "agent", "runs", "show", "1", "--json")
+	assert.Equal(t, uint64(1), rt.Run.ID)
+	require.GreaterOrEqual(t, len(rt.Lines), 2)
+	assert.Len(t, rt.Traces, len(rt.Lines))
+	assert.Equal(t, "readFile", rt.Lines[0].Tool)
+	assert.NotEmpty(t, rt.Lines[0].Via)
+	assert.Equal(t, "editFile", rt.Lines[1].Tool)
+	assert.NotEmpty(t, rt.Lines[1].Rule)
+	assert.Positive(t, rt.Lines[1].Duration)
+
+	r = runNova(t, dir, env, "agent", "runs", "show", "99")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "run not found")
+	r = runNova(t, dir, env, "agent", "runs", "show", "x")
+	assert.Equal(t, 2, r.code)
+}

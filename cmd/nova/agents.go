@@ -246,7 +246,7 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 
 func newAgentCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "agent", Short: "Run one task through an agent"}
-	cmd.AddCommand(newAgentRunCmd(env, nil))
+	cmd.AddCommand(newAgentRunCmd(env, nil), newAgentRunsCmd(env))
 	return cmd
 }
 
