@@ -115,6 +115,15 @@ func runAgentRunsShow(ctx context.Context, opts *agentRunsOptions) error {
 		if !r.FinishedAt.IsZero() {
 			p("took: %s\n", r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond))
 		}
+		if f := r.Outcome.Failure; f != nil {
+			p("failed: %s: %s\n", failureLabel(f), clipLine(f.Message, 200))
+			if f.Hypothesis != "" {
+				p("likely cause: %s\n", f.Hypothesis)
+			}
+			for _, n := range f.HintNotes {
+				p("  %s: %s\n", n.Action, n.Note)
+			}
+		}
 		if r.Verdict.Status != "" {
 			p("verdict: %s\n", r.Verdict.Status)
 		}

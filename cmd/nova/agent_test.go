@@ -191,6 +191,8 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	assert.Contains(t, r.stdout, "✗ MARS failed")
 	assert.Contains(t, r.stdout, ": unreachable (ollama_unreachable)", "the failure's class comes first")
 	assert.Contains(t, r.stdout, "ollama is not reachable")
+	assert.Contains(t, r.stdout, "likely cause: the model server is not running or not reachable")
+	assert.Regexp(t, `(?m)^    \w+: .+`, r.stdout, "each recovery hint with its note")
 	assert.Contains(t, r.stdout, "verdict: failed")
 
 	r = runNova(t, dir, nil, "agent", "run", "MARS", "x", "--json")

@@ -397,7 +397,15 @@ func printRun(io *IOStreams, r engine.RunResult) {
 	} else {
 		f := r.Outcome.Failure
 		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, failureLabel(f), stats, f.Message)
-		if len(f.RecoveryHints) > 0 {
+		if f.Hypothesis != "" {
+			io.Printf("  likely cause: %s\n", f.Hypothesis)
+		}
+		if len(f.HintNotes) > 0 {
+			io.Printf("  next:\n")
+			for _, n := range f.HintNotes {
+				io.Printf("    %s: %s\n", n.Action, n.Note)
+			}
+		} else if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
 				hints[i] = string(h)

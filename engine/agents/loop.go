@@ -782,9 +782,12 @@ func (st *loopState) failAs(class failure.Kind, kind FailureKind, cause, msg str
 	if !class.Valid() || class == failure.Unknown {
 		class = classOf(kind, cause)
 	}
-	return SpecialistOutcome{Failure: &Failure{
+	f := &Failure{
 		Kind: kind, Class: class, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
-	}}
+	}
+	f.Hypothesis = Hypothesis(f, st.lastText)
+	f.HintNotes = HintNotes(f)
+	return SpecialistOutcome{Failure: f}
 }
 
 // partial is what the run had when it stopped.

@@ -67,6 +67,13 @@ type Failure struct {
 	// SuggestedAgent names the specialist a switch_specialist hint points
 	// to, when the run knows one.
 	SuggestedAgent string `json:"suggestedAgent,omitempty"`
+	// Hypothesis is why the run probably failed: from the model's last
+	// text when it gives a reason, else from the kind, cause and message
+	// (Hypothesis).
+	Hypothesis string `json:"hypothesis,omitempty"`
+	// HintNotes explain each recovery hint for this failure, in the order
+	// of RecoveryHints (HintNotes).
+	HintNotes []HintNote `json:"hintNotes,omitempty"`
 }
 
 // FailureKind is the failure kind of engine/failure that decides what a

@@ -861,6 +861,9 @@ func (m *Model) outcome(w int) string {
 		for _, l := range wrapped {
 			lines = append(lines, s.Error.Render(l))
 		}
+		if f.Hypothesis != "" {
+			lines = append(lines, s.Warning.Render(common.Truncate("likely cause: "+Sanitize(f.Hypothesis), w)))
+		}
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {

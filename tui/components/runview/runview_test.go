@@ -537,3 +537,17 @@ func helpText(m *Model) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// A failed run's hypothesis is shown under its message.
+func TestFailedRunShowsHypothesis(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	feed(m, st, progress[:4]...)
+	failed := agents.Run{ID: 42, Status: agents.RunFailed, Outcome: agents.SpecialistOutcome{
+		Failure: &agents.Failure{Kind: agents.FailToolError, Message: "3 tool calls in a row failed; last: open out/r.md: permission denied",
+			Hypothesis:    "no write permission on out/r.md: the file or its directory is not writable for nova",
+			RecoveryHints: []agents.RecoveryHint{agents.HintAskUser}}}}
+	m.Update(finishedMsg{st: st, run: failed})
+	assert.Contains(t, ansi.Strip(m.View()), "likely cause: no write permission on out/r.md")
+}
