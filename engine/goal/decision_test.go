@@ -121,6 +121,12 @@ func TestOutcomeLine(t *testing.T) {
 	}
 	done := goal.Outcome{Status: "done", Verdict: "passed", ChangesetID: 4}
 	assert.Equal(t, "done, verdict passed; changeset 4 staged", done.Line())
+
+	// The failed run's hypothesis reaches the lead, next to its hints.
+	o.Hypothesis = "no write permission on out/r.md: the file or its directory is not writable for nova"
+	assert.Contains(t, o.Line(), "likely cause: no write permission on out/r.md")
+	done.Hypothesis = "stale"
+	assert.NotContains(t, done.Line(), "likely cause", "a done task has none to report")
 }
 
 // Whatever JSON the lead sends, decoding and validating it never panics, and

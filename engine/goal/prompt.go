@@ -167,6 +167,9 @@ func (o Outcome) Line() string {
 		}
 		parts = append(parts, "evidence: "+oneLine(p, 200))
 	}
+	if o.Hypothesis != "" && !o.Passed() {
+		parts = append(parts, "likely cause: "+oneLine(o.Hypothesis, 240))
+	}
 	if len(o.Hints) > 0 {
 		parts = append(parts, "hints: "+strings.Join(o.Hints, ", "))
 	}
