@@ -455,6 +455,9 @@ func TestAgentsShow_SeedResearcher(t *testing.T) {
 	}
 	r := runNova(t, dir, nil, "agents", "validate")
 	require.Equal(t, 0, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "seedresearcher.yml: note: tools: fs:read → readFile")
+	assert.Contains(t, r.stdout, "seedteam.yml: note: llm.tier: read as tier")
+	assert.Contains(t, r.stdout, "0 problems")
 
 	r = runNova(t, dir, nil, "agents", "show", "seedresearcher")
 	require.Equal(t, 0, r.code, r.stderr)

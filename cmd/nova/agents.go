@@ -234,6 +234,16 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 		for _, p := range r.Problems {
 			opts.IO.Printf("%s\n", p.Text)
 		}
+		// Accepted, but read differently or not used: kb.specialist/1
+		// fields and tool names (see `nova agents show ID`).
+		for _, s := range r.Agents {
+			for _, a := range s.ToolMap {
+				opts.IO.Printf("%s: note: tools: %s\n", s.Source, a)
+			}
+			for _, n := range s.Notes {
+				opts.IO.Printf("%s: note: %s\n", s.Source, n)
+			}
+		}
 		opts.IO.Printf("%s in %s: %d valid, %s\n", plural(r.Files, "agent file", "agent files"), r.Dir, len(r.Agents), plural(len(r.Problems), "problem", "problems"))
 	}
 	if len(r.Problems) > 0 {
