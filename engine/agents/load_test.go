@@ -508,6 +508,12 @@ func FuzzParseSpec(f *testing.F) {
 			}
 		}
 	}
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "seed", "*.yml"))
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	for _, s := range []string{
 		minimal("X"), "", "-", "{", "schema: [", "id: &a [*a]", "tools: !!binary aGk=",
 		"examples:\n  - input: a\n    output: b\n", "limits: {timeout: 1ns}", "<<: {id: X}",

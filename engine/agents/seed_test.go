@@ -102,3 +102,30 @@ func TestMapSeedTools_NoDuplicates(t *testing.T) {
 	assert.Equal(t, got, again)
 	assert.Equal(t, aliases, aliases2)
 }
+
+// Malformed kb.specialist/1 fields are problems with a line, never a panic.
+func TestParseSpec_SeedFieldsMalformed(t *testing.T) {
+	t.Parallel()
+	base := "schema: kb.specialist/1\nid: X\nrole: ok\n"
+	for name, extra := range map[string]string{
+		"llm not a mapping":      "llm: [small]\n",
+		"timeoutMs not a number": "limits:\n  timeoutMs: soon\n",
+		"timeoutMs negative":     "limits:\n  timeoutMs: -5\n",
+		"name a list":            "name: [a, b]\n",
+		"example task a map":     "examples:\n  - task: {a: 1}\n    outcome: x\n",
+	} {
+		spec, errs := ParseSpec("", []byte(base+extra))
+		if name == "timeoutMs negative" {
+			assert.Empty(t, errs, name)
+			assert.Contains(t, spec.Notes, "limits.timeoutMs: -5 is not positive; not used", name)
+			continue
+		}
+		require.NotEmpty(t, errs, name)
+		var se *SpecError
+		require.ErrorAs(t, errs[0], &se, name)
+		assert.Positive(t, se.Line, name)
+	}
+	// Free-form seed fields take any shape.
+	_, errs := ParseSpec("", []byte(base+"capabilities:\n  read: {deep: [1, {x: y}]}\ninput:\n  schema: {task: string}\nllm:\n  tier: 3\n"))
+	assert.Empty(t, errs)
+}
