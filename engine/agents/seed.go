@@ -140,9 +140,9 @@ func adoptSeedFields(s *Spec) {
 	var unused []string
 	for _, f := range []struct {
 		name string
-		v    any
-	}{{"capabilities", s.SeedCapabilities}, {"constraints", s.SeedConstraints}, {"input", s.SeedInput}, {"output", s.SeedOutput}} {
-		if f.v != nil {
+		set  bool
+	}{{"capabilities", s.SeedCapabilities != nil}, {"constraints", s.SeedConstraints != nil}, {"input", s.SeedInput != nil}, {"output", s.SeedOutput != nil}} {
+		if f.set {
 			unused = append(unused, f.name)
 		}
 	}
@@ -181,16 +181,12 @@ func seedRole(s *Spec) string {
 	return b.String()
 }
 
-// stringList returns the non-blank strings of a YAML list (nil for anything else).
-func stringList(v any) []string {
-	items, ok := v.([]any)
-	if !ok {
-		return nil
-	}
+// stringList returns the non-blank entries, trimmed.
+func stringList(items []string) []string {
 	var out []string
-	for _, it := range items {
-		if s, ok := it.(string); ok && strings.TrimSpace(s) != "" {
-			out = append(out, strings.TrimSpace(s))
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -113,6 +113,7 @@ func TestParseSpec_SeedFieldsMalformed(t *testing.T) {
 		"timeoutMs negative":     "limits:\n  timeoutMs: -5\n",
 		"name a list":            "name: [a, b]\n",
 		"example task a map":     "examples:\n  - task: {a: 1}\n    outcome: x\n",
+		"capabilities a map":     "capabilities: {read: yes}\n",
 	} {
 		spec, errs := ParseSpec("", []byte(base+extra))
 		if name == "timeoutMs negative" {
@@ -126,6 +127,6 @@ func TestParseSpec_SeedFieldsMalformed(t *testing.T) {
 		assert.Positive(t, se.Line, name)
 	}
 	// Free-form seed fields take any shape.
-	_, errs := ParseSpec("", []byte(base+"capabilities:\n  read: {deep: [1, {x: y}]}\ninput:\n  schema: {task: string}\nllm:\n  tier: 3\n"))
+	_, errs := ParseSpec("", []byte(base+"output:\n  read: {deep: [1, {x: y}]}\ninput:\n  schema: {task: string}\nllm:\n  tier: 3\n"))
 	assert.Empty(t, errs)
 }

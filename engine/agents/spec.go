@@ -150,12 +150,12 @@ type Spec struct {
 	// Fields written by kb.specialist/1 files that nova reads but does not
 	// run on (see seed.go): name and llm.tier fill display.name and tier
 	// when those are empty; the rest is accepted and noted.
-	SeedName         string         `yaml:"name,omitempty" json:"-"`
-	SeedLLM          map[string]any `yaml:"llm,omitempty" json:"-"`
-	SeedCapabilities any            `yaml:"capabilities,omitempty" json:"-"`
-	SeedConstraints  any            `yaml:"constraints,omitempty" json:"-"`
-	SeedInput        any            `yaml:"input,omitempty" json:"-"`
-	SeedOutput       any            `yaml:"output,omitempty" json:"-"`
+	SeedName         string         `yaml:"name,omitempty" json:"name,omitempty"`
+	SeedLLM          map[string]any `yaml:"llm,omitempty" json:"llm,omitempty"`
+	SeedCapabilities []string       `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	SeedConstraints  []string       `yaml:"constraints,omitempty" json:"constraints,omitempty"`
+	SeedInput        map[string]any `yaml:"input,omitempty" json:"input,omitempty"`
+	SeedOutput       map[string]any `yaml:"output,omitempty" json:"output,omitempty"`
 
 	// ToolMap records the kb.specialist/1 tool names (fs:read, shell:exec,
 	// …) the file listed and the nova tools they were mapped onto; Tools
@@ -187,8 +187,8 @@ type Limits struct {
 
 	// The kb.specialist/1 forms: timeoutMs fills timeout and
 	// forcedReasoningInterval the top-level field when those are empty.
-	TimeoutMs               int `yaml:"timeoutMs,omitempty" json:"-"`
-	ForcedReasoningInterval int `yaml:"forcedReasoningInterval,omitempty" json:"-"`
+	TimeoutMs               int `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
+	ForcedReasoningInterval int `yaml:"forcedReasoningInterval,omitempty" json:"forcedReasoningInterval,omitempty"`
 }
 
 // TimeoutDuration returns the parsed timeout, or DefaultTimeout when it is

@@ -87,8 +87,10 @@ type Validated struct {
 //
 // Junk in an optional field does not cost the lead its turn: a
 // resolveBlockers id that is not open, and (on a delegation) an
-// includeArtifacts entry that is not an artifact id or not on the board, are
-// dropped and noted in Validated.Notes; the rest of the decision stands.
+// includeArtifacts entry that is not an artifact id at all ("the spec"), are
+// dropped and noted in Validated.Notes; the rest of the decision stands. A
+// well-formed artifact id that is not on the board is still refused: the
+// task was written to rely on it.
 func Validate(d Decision, c Check) (Validated, error) {
 	v := Validated{Decision: d}
 	v.Action = Action(strings.ToLower(strings.TrimSpace(string(d.Action))))
@@ -168,8 +170,9 @@ func Validate(d Decision, c Check) (Validated, error) {
 			}
 		}
 		if !ok {
-			v.Notes = append(v.Notes, fmt.Sprintf("includeArtifacts: ignored %s, which is not on this run's board (its artifacts: %s)", board.ArtifactRefID(id), orNone(refIDs(c.Board))))
-			continue
+			// A well-formed id names material the task was written to
+			// rely on: delegating without it would waste the run.
+			return v, reject("artifact %s is not on this run's board (its artifacts: %s)", board.ArtifactRefID(id), orNone(refIDs(c.Board)))
 		}
 		for _, b := range c.Board.BlockersOf(ref.Task) {
 			if !resolving[b.ID] {

@@ -37,6 +37,7 @@ func TestValidate(t *testing.T) {
 		{"the lead itself", goal.Decision{Action: "delegate", Agent: "sun", Task: "x"}, "SUN is the lead"},
 		{"empty task", goal.Decision{Action: "delegate", Agent: "MARS", Task: " \n "}, "delegate needs a task"},
 		{"1 MB task", goal.Decision{Action: "delegate", Agent: "MARS", Task: strings.Repeat("x", 1<<20)}, "the task is 1048576 characters"},
+		{"unknown artifact", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"a7"}}, "a7 is not on this run's board (its artifacts: a1, a2)"},
 		{"blocked artifact", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"a2"}}, "open blocker b1"},
 		{"complete without summary", goal.Decision{Action: "complete"}, "complete needs a summary"},
 		{"escalate without question", goal.Decision{Action: "escalate"}, "escalate needs a question"},
@@ -79,8 +80,6 @@ func TestValidate_IgnoresJunkInOptionalFields(t *testing.T) {
 			`resolveBlockers: ignored "b9", which is not an open blocker (open: b1)`, nil},
 		{"bad artifact id", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"zz", "a1"}},
 			`includeArtifacts: ignored "zz", which is not an artifact id (like a3)`, []uint64{1}},
-		{"unknown artifact", goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", IncludeArtifacts: []string{"a7"}},
-			"includeArtifacts: ignored a7, which is not on this run's board (its artifacts: a1, a2)", nil},
 	}
 	for _, c := range cases {
 		v, err := goal.Validate(c.d, check())
@@ -89,7 +88,7 @@ func TestValidate_IgnoresJunkInOptionalFields(t *testing.T) {
 		assert.Equal(t, c.include, v.Include, c.name)
 		assert.Empty(t, v.ResolveBlockers, c.name)
 	}
-	v, err := goal.Validate(goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", ResolveBlockers: []string{"b9", "B1"}, IncludeArtifacts: []string{"a2", "a7"}}, check())
+	v, err := goal.Validate(goal.Decision{Action: "delegate", Agent: "MARS", Task: "x", ResolveBlockers: []string{"b9", "B1"}, IncludeArtifacts: []string{"a2", "#x"}}, check())
 	require.NoError(t, err, "the open blocker it names still resolves a2's")
 	assert.Equal(t, []string{"b1"}, v.ResolveBlockers)
 	assert.Equal(t, []string{"a2"}, v.IncludeArtifacts)
