@@ -319,4 +319,8 @@ func TestRunGoalLeadJunkInOptionalFields(t *testing.T) {
 	require.NotEmpty(t, d.Turns)
 	assert.Equal(t, "decision", d.Turns[0].Kind)
 	assert.Len(t, d.Turns[0].Notes, 2)
+
+	r = runNova(t, dir, env, "run", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `note: resolveBlockers: ignored "b7"`)
 }
