@@ -269,3 +269,18 @@ func TestFitsEverySize(t *testing.T) {
 		}
 	}
 }
+
+// A kb.specialist/1 file's tool names and noted fields are shown with its
+// details.
+func TestSeedAgentDetails(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, nil)
+	seed := "schema: kb.specialist/1\nid: SEEDY\nname: Seedy\nrole: Find code.\ntools: [fs:read, fs:list]\nllm:\n  temperature: 0.3\n"
+	require.NoError(t, os.WriteFile(filepath.Join(ws.Dir(), "agents", "SEEDY.yml"), []byte(seed), 0o644))
+	l := newLoop(t, ws, 160, 45)
+	selectAgent(l, "SEEDY")
+	out := l.plain()
+	assert.Contains(t, out, "readFile, listFiles, searchFiles")
+	assert.Contains(t, out, "fs:list → listFiles, searchFiles (kb.specialist/1 name)")
+	assert.Contains(t, out, "note: name: read as display.name")
+}
