@@ -33,6 +33,8 @@ var seedTools = map[string][]string{
 	"fs:search":      {ToolSearchFiles},
 	"fs:grep":        {ToolSearchFiles},
 	"code:search":    {ToolSearchFiles},
+	"code:insert":    {ToolEditFile},
+	"code:edit":      {ToolEditFile},
 	"fs:write":       {ToolWriteFile, ToolEditFile},
 	"fs:edit":        {ToolEditFile},
 	"fs:delete":      {ToolDeleteFile},
@@ -92,6 +94,33 @@ func adoptSeedFields(s *Spec) {
 			note("name: read as display.name")
 		} else {
 			note("name: not used (display.name is set)")
+		}
+	}
+	if d := strings.TrimSpace(s.SeedDescription); d != "" {
+		if s.Display.Description == "" {
+			s.Display.Description = d
+			note("description: read as display.description")
+		} else {
+			note("description: not used (display.description is set)")
+		}
+	}
+	if len(s.SeedContext) > 0 {
+		keys := make([]string, 0, len(s.SeedContext))
+		for k := range s.SeedContext {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var unused []string
+		for _, k := range keys {
+			if sys, ok := s.SeedContext[k].(string); k == "system" && ok && strings.TrimSpace(sys) != "" && strings.TrimSpace(s.Role) == "" {
+				s.Role = sys
+				note("context.system: read as role")
+				continue
+			}
+			unused = append(unused, "context."+k)
+		}
+		if len(unused) > 0 {
+			note("%s: not used (nova adds the workspace's knowledge to the prompt itself)", strings.Join(unused, ", "))
 		}
 	}
 	if len(s.SeedLLM) > 0 {

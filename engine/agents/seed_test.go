@@ -130,3 +130,27 @@ func TestParseSpec_SeedFieldsMalformed(t *testing.T) {
 	_, errs := ParseSpec("", []byte(base+"output:\n  read: {deep: [1, {x: y}]}\ninput:\n  schema: {task: string}\nllm:\n  tier: 3\n"))
 	assert.Empty(t, errs)
 }
+
+// The seed's other specialist files load as well: the codebase expert
+// (description, context.system as its role) and the migrated implementer
+// (code:insert).
+func TestParseSpec_SeedOtherSpecialists(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("testdata", "seed", "codebase-expert.yml"))
+	require.NoError(t, err)
+	spec, errs := ParseSpec("codebase-expert.yml", data)
+	require.Empty(t, errs)
+	assert.Equal(t, "Knows project architecture and where things are located", spec.Display.Description)
+	assert.Contains(t, spec.Role, "You are a Codebase Expert")
+	assert.Contains(t, spec.Notes, "context.system: read as role")
+	assert.Contains(t, spec.Notes, "context.rag: not used (nova adds the workspace's knowledge to the prompt itself)")
+	assert.Equal(t, TierSmall, spec.Tier)
+
+	data, err = os.ReadFile(filepath.Join("testdata", "seed", "implementer.yml"))
+	require.NoError(t, err)
+	spec, errs = ParseSpec("implementer.yml", data)
+	require.Empty(t, errs)
+	assert.Equal(t, []string{ToolReadFile, ToolWriteFile, ToolEditFile, ToolRunCommand}, spec.Tools)
+	assert.Contains(t, spec.ToolMap, ToolAlias{From: "code:insert", To: []string{ToolEditFile}})
+	assert.True(t, spec.CanWrite())
+}

@@ -152,6 +152,8 @@ type Spec struct {
 	// when those are empty; the rest is accepted and noted.
 	SeedName         string         `yaml:"name,omitempty" json:"name,omitempty"`
 	SeedLLM          map[string]any `yaml:"llm,omitempty" json:"llm,omitempty"`
+	SeedDescription  string         `yaml:"description,omitempty" json:"description,omitempty"`
+	SeedContext      map[string]any `yaml:"context,omitempty" json:"context,omitempty"`
 	SeedCapabilities []string       `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
 	SeedConstraints  []string       `yaml:"constraints,omitempty" json:"constraints,omitempty"`
 	SeedInput        map[string]any `yaml:"input,omitempty" json:"input,omitempty"`
