@@ -97,6 +97,19 @@ func (l *Local) ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.Run,
 	return l.Runs().List(ctx, f)
 }
 
+// GetRunTrace implements Workspace.
+func (l *Local) GetRunTrace(ctx context.Context, runID uint64) (RunTrace, error) {
+	r, err := l.Runs().Get(ctx, runID)
+	if err != nil {
+		return RunTrace{}, err
+	}
+	ts, err := l.Runs().Traces(ctx, runID)
+	if err != nil {
+		return RunTrace{}, err
+	}
+	return RunTrace{Run: r, Traces: ts, Lines: agents.TraceLines(ts, 0)}, nil
+}
+
 // ListChanges implements Workspace.
 func (l *Local) ListChanges(ctx context.Context, f changes.Filter) ([]changes.Changeset, error) {
 	return l.Changes().List(ctx, f)

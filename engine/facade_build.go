@@ -65,14 +65,18 @@ func (l *Local) WritePlan(ctx context.Context, goal, out string) (WrittenPlan, e
 			system = s.Role
 		}
 	}
-	p, err := build.Plan(ctx, l.llm, build.PlanRequest{Goal: goal, Model: PlannerModel(l.Config()), Agents: agentsList,
+	p, warns, err := build.Plan(ctx, l.llm, build.PlanRequest{Goal: goal, Model: PlannerModel(l.Config()), Agents: agentsList,
 		KnownAgent: roster.Has, System: system})
 	if err != nil {
 		var ve *prd.ValidationError
 		if p != nil && errors.As(err, &ve) {
 			// Keep the rejected plan for inspection, never under prds/.
+			also := ""
+			for _, w := range warns {
+				also += "\nwarning: " + w
+			}
 			if path, serr := build.SavePlan(l.ws.Path("prds", "rejected"), p); serr == nil {
-				return WrittenPlan{}, fmt.Errorf("%w\n(the rejected plan is in %s)", err, path)
+				return WrittenPlan{}, fmt.Errorf("%w%s\n(the rejected plan is in %s)", err, also, path)
 			}
 		}
 		return WrittenPlan{}, err
@@ -89,7 +93,7 @@ func (l *Local) WritePlan(ctx context.Context, goal, out string) (WrittenPlan, e
 	if err != nil {
 		return WrittenPlan{}, fmt.Errorf("save plan: %w", err)
 	}
-	return WrittenPlan{Path: path, PRD: *p}, nil
+	return WrittenPlan{Path: path, PRD: *p, Warnings: warns}, nil
 }
 
 // PlannerModel is the model WritePlan asks: the large tier, else the medium.

@@ -221,6 +221,9 @@ type PlanFile struct {
 type WrittenPlan struct {
 	Path string  `json:"path"`
 	PRD  prd.PRD `json:"prd"`
+	// Warnings say what was dropped from the planner's reply (dependency
+	// ids naming no task), each once.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // BuildOptions configures CreateBuild.
@@ -246,4 +249,13 @@ type RunBuildOptions struct {
 type RuleResult struct {
 	Rule     ace.Rule     `json:"rule"`
 	Playbook ace.Playbook `json:"playbook"`
+}
+
+// RunTrace is a stored agent run with its tool calls (GetRunTrace): the
+// stored traces, and the same calls as people read them (arguments on one
+// line, the result clipped, an edit's matching rule, a text call's form).
+type RunTrace struct {
+	Run    agents.Run         `json:"run"`
+	Traces []agents.Trace     `json:"traces"`
+	Lines  []agents.TraceLine `json:"lines"`
 }

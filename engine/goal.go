@@ -198,7 +198,7 @@ func outcomeOf(t build.Task) goal.Outcome {
 	}
 	if n := len(t.History); n > 0 && !t.History[n-1].Passed {
 		a := t.History[n-1]
-		o.Kind, o.Suggested = a.Kind, a.SuggestedAgent
+		o.Kind, o.Suggested, o.Hypothesis = a.Kind, a.SuggestedAgent, a.Hypothesis
 		for _, h := range a.Hints {
 			o.Hints = append(o.Hints, string(h))
 		}

@@ -269,6 +269,10 @@ type Workspace interface {
 	// ListRuns lists stored agent runs, newest first.
 	//rpc:idempotent
 	ListRuns(ctx context.Context, f agents.RunFilter) ([]agents.Run, error)
+	// GetRunTrace returns one stored agent run with its tool calls in order
+	// (an error wrapping agents.ErrRunNotFound for an unknown id).
+	//rpc:idempotent
+	GetRunTrace(ctx context.Context, runID uint64) (RunTrace, error)
 	// RunEvents replays the recent events (no deltas) of a run this engine
 	// started; empty for other runs.
 	//rpc:idempotent

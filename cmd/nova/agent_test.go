@@ -191,6 +191,8 @@ func TestAgentRunJSONAndFailures(t *testing.T) {
 	assert.Contains(t, r.stdout, "✗ MARS failed")
 	assert.Contains(t, r.stdout, ": unreachable (ollama_unreachable)", "the failure's class comes first")
 	assert.Contains(t, r.stdout, "ollama is not reachable")
+	assert.Contains(t, r.stdout, "likely cause: the model server is not running or not reachable")
+	assert.Regexp(t, `(?m)^    \w+: .+`, r.stdout, "each recovery hint with its note")
 	assert.Contains(t, r.stdout, "verdict: failed")
 
 	r = runNova(t, dir, nil, "agent", "run", "MARS", "x", "--json")
@@ -434,4 +436,115 @@ func TestAgentRunToolCallWrittenAsText(t *testing.T) {
 	r = runNova(t, dir, nil, "changes", "apply", "1", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "written from a text tool call\n", readFile(t, dir, "notes/text.txt"))
+}
+
+// The kb.specialist/1 seed's researcher loads as written; show says how its
+// tool names were mapped and which fields nova took without using.
+func TestAgentsShow_SeedResearcher(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	for _, f := range []struct{ from, to string }{
+		{"researcher.yml", "seedresearcher"}, {"researcher-11.yml", "seedteam"},
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "engine", "agents", "testdata", "seed", f.from))
+		require.NoError(t, err)
+		// init ships a researcher of its own: same file, another id.
+		data = []byte(strings.Replace(string(data), "id: researcher", "id: "+f.to, 1))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".nova", "agents", f.to+".yml"), data, 0o644))
+	}
+	r := runNova(t, dir, nil, "agents", "validate")
+	require.Equal(t, 0, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "seedresearcher.yml: note: tools: fs:read → readFile")
+	assert.Contains(t, r.stdout, "seedteam.yml: note: llm.tier: read as tier")
+	assert.Contains(t, r.stdout, "0 problems")
+
+	r = runNova(t, dir, nil, "agents", "show", "seedresearcher")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "fs:read → readFile")
+	assert.Contains(t, r.stdout, "fs:list → listFiles, searchFiles")
+	assert.Contains(t, r.stdout, "mind:rag-query → queryKnowledge")
+	assert.Contains(t, r.stdout, "note:       examples[0]: task, approach and outcome read as input and output")
+
+	r = runNova(t, dir, nil, "agents", "show", "seedteam")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "note:       llm.tier: read as tier")
+	assert.Contains(t, r.stdout, "capabilities, constraints, input, output: accepted")
+
+	r = runNova(t, dir, nil, "agents", "show", "seedresearcher", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var spec struct {
+		Tools   []string `json:"tools"`
+		ToolMap []struct {
+			From string   `json:"from"`
+			To   []string `json:"to"`
+		} `json:"toolMap"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &spec))
+	assert.Contains(t, spec.Tools, "readFile")
+	assert.NotEmpty(t, spec.ToolMap)
+}
+
+// `nova agent runs list|show` read the stored runs back: each tool call
+// with its arguments, status, result, timing, the rule an edit matched by
+// and the text form a call was read from.
+func TestAgentRunsListShow(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := exWorkspace(t)
+	body := "\tr := []rune(s)\n\tfor i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {\n\t\tr[i], r[j] = r[j], r[i]\n\t}\n\treturn string(r)\n"
+	readArgs, _ := json.Marshal(map[string]any{"name": "readFile", "arguments": map[string]string{"path": exPath}})
+	srv.Enqueue(
+		ollamatest.Text("<tool_call>\n"+string(readArgs)+"\n</tool_call>"),
+		ollamatest.ToolCalls(ollamatest.Call("editFile", map[string]any{"path": exPath, "search": spaces("\treturn \"\"\n"), "replace": spaces(body)})),
+		ollamatest.Text("Files changed: strutil/reverse.go (Reverse reverses runes)."),
+	)
+	r := runNova(t, dir, env, "agent", "run", "implementer", exTask, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	r = runNova(t, dir, env, "agent", "runs", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^\s+1  implementer\s`, r.stdout)
+	var runs []struct {
+		ID    uint64 `json:"id"`
+		Agent string `json:"agent"`
+	}
+	novaJSON(t, dir, &runs, "agent", "runs", "list", "--json")
+	require.Len(t, runs, 1)
+
+	r = runNova(t, dir, env, "agent", "runs", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "run 1: implementer")
+	assert.Regexp(t, `#\d+ step 1  readFile  ok  \S+  via tool_call-tag`, r.stdout)
+	assert.Regexp(t, `editFile  ok  \S+  rule \S+`, r.stdout)
+	assert.Contains(t, r.stdout, `args:   {"path":"strutil/reverse.go"}`)
+	assert.Contains(t, r.stdout, "result: staged an edit of strutil/reverse.go")
+
+	var rt struct {
+		Run   struct{ ID uint64 } `json:"run"`
+		Lines []struct {
+			Tool     string `json:"tool"`
+			Args     string `json:"args"`
+			Status   string `json:"status"`
+			Result   string `json:"result"`
+			Duration int64  `json:"durationNs"`
+			Rule     string `json:"rule"`
+			Via      string `json:"via"`
+		} `json:"lines"`
+		Traces []json.RawMessage `json:"traces"`
+	}
+	novaJSON(t, dir, &rt, "agent", "runs", "show", "1", "--json")
+	assert.Equal(t, uint64(1), rt.Run.ID)
+	require.GreaterOrEqual(t, len(rt.Lines), 2)
+	assert.Len(t, rt.Traces, len(rt.Lines))
+	assert.Equal(t, "readFile", rt.Lines[0].Tool)
+	assert.NotEmpty(t, rt.Lines[0].Via)
+	assert.Equal(t, "editFile", rt.Lines[1].Tool)
+	assert.NotEmpty(t, rt.Lines[1].Rule)
+	assert.Positive(t, rt.Lines[1].Duration)
+
+	r = runNova(t, dir, env, "agent", "runs", "show", "99")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "run not found")
+	r = runNova(t, dir, env, "agent", "runs", "show", "x")
+	assert.Equal(t, 2, r.code)
 }

@@ -133,6 +133,9 @@ func runAgentsShow(ctx context.Context, opts *agentsOptions) error {
 	}
 	p("tier:       %s (may escalate to %s)\n", s.Tier, s.MaxTier)
 	p("tools:      %s\n", strings.Join(s.Tools, ", "))
+	for _, a := range s.ToolMap {
+		p("            %s (kb.specialist/1 name mapped)\n", a)
+	}
 	if len(implicit) > 0 {
 		p("also:       %s (offered to it without being in its file)\n", strings.Join(implicit, ", "))
 	}
@@ -140,7 +143,11 @@ func runAgentsShow(ctx context.Context, opts *agentsOptions) error {
 	if s.ForcedReasoningInterval > 0 {
 		p("reasoning:  forced every %d tool calls\n", s.ForcedReasoningInterval)
 	}
-	p("file:       %s\n\nrole:\n%s\n", s.Source, indent(s.Role, "  "))
+	p("file:       %s\n", s.Source)
+	for _, n := range s.Notes {
+		p("note:       %s\n", n)
+	}
+	p("\nrole:\n%s\n", indent(s.Role, "  "))
 	if s.StaticContext != "" {
 		p("\nstatic context:\n%s\n", indent(s.StaticContext, "  "))
 	}
@@ -234,6 +241,16 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 		for _, p := range r.Problems {
 			opts.IO.Printf("%s\n", p.Text)
 		}
+		// Accepted, but read differently or not used: kb.specialist/1
+		// fields and tool names (see `nova agents show ID`).
+		for _, s := range r.Agents {
+			for _, a := range s.ToolMap {
+				opts.IO.Printf("%s: note: tools: %s\n", s.Source, a)
+			}
+			for _, n := range s.Notes {
+				opts.IO.Printf("%s: note: %s\n", s.Source, n)
+			}
+		}
 		opts.IO.Printf("%s in %s: %d valid, %s\n", plural(r.Files, "agent file", "agent files"), r.Dir, len(r.Agents), plural(len(r.Problems), "problem", "problems"))
 	}
 	if len(r.Problems) > 0 {
@@ -246,7 +263,7 @@ func runAgentsValidate(_ context.Context, opts *agentsOptions) error {
 
 func newAgentCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "agent", Short: "Run one task through an agent"}
-	cmd.AddCommand(newAgentRunCmd(env, nil))
+	cmd.AddCommand(newAgentRunCmd(env, nil), newAgentRunsCmd(env))
 	return cmd
 }
 
@@ -401,7 +418,15 @@ func printRun(io *IOStreams, r engine.RunResult) {
 	} else {
 		f := r.Outcome.Failure
 		io.Printf("✗ %s failed run %d: %s (%s)\n  %s\n", r.Agent, r.ID, failureLabel(f), stats, f.Message)
-		if len(f.RecoveryHints) > 0 {
+		if f.Hypothesis != "" {
+			io.Printf("  likely cause: %s\n", f.Hypothesis)
+		}
+		if len(f.HintNotes) > 0 {
+			io.Printf("  next:\n")
+			for _, n := range f.HintNotes {
+				io.Printf("    %s: %s\n", n.Action, n.Note)
+			}
+		} else if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
 				hints[i] = string(h)

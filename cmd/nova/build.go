@@ -511,6 +511,9 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 		if err != nil {
 			return err
 		}
+		for _, w := range wp.Warnings {
+			opts.IO.Logf("warning: %s\n", w)
+		}
 		if opts.JSON {
 			return opts.IO.PrintJSON(wp)
 		}

@@ -379,3 +379,29 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	require.Equal(t, 0, r.code)
 	assert.Contains(t, r.stdout, "already done")
 }
+
+// A planner that cites tasks it did not write gets its plan saved with
+// those ids dropped and a warning for each; a plan refused for other
+// reasons lists each problem once.
+func TestPlanDropsUnknownDependencies(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := agentWorkspace(t)
+	plan := `{"meta":{"name":"Health endpoint"},"tasks":[` +
+		`{"id":"t-001","title":"Add /health","description":"handler","agent":"MARS","dependencies":["t-000"],"phase":0},` +
+		`{"id":"t-002","title":"Test it","description":"test","agent":"SATURN","dependencies":["t-001","t-000","t-9"],"phase":1}]}`
+	srv.Enqueue(ollamatest.Text(plan))
+	r := runNova(t, dir, env, "plan", "add a health endpoint")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, `warning: dropped dependency "t-000": no task has that id (listed by t-001, t-002)`), r.stderr)
+	assert.Contains(t, r.stderr, `warning: dropped dependency "t-9"`)
+	assert.Contains(t, r.stdout, "saved ")
+
+	bad := strings.ReplaceAll(plan, `"SATURN"`, `"NOBODY"`)
+	bad = strings.ReplaceAll(bad, `"dependencies":["t-001","t-000","t-9"]`, `"dependencies":["t-001","t-002","t-002"]`)
+	srv.Enqueue(ollamatest.Text(bad))
+	r = runNova(t, dir, env, "plan", "another goal", "--json")
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, 1, strings.Count(r.stderr, `unknown agent "NOBODY"`), r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, "cycle: t-002 → t-002"), r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, `warning: dropped dependency "t-000"`), r.stderr)
+}

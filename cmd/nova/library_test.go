@@ -376,3 +376,55 @@ func TestLibraryFlagsParseIntoOptions(t *testing.T) {
 	assert.True(t, use.Yes)
 	assert.Equal(t, 2, use.Version)
 }
+
+// fixBugHandler plays the shipped fix-bug workflow: the researcher reads
+// and answers (naming the file the fix belongs in), the implementer and
+// SATURN write.
+func fixBugHandler(_ int, req api.ChatRequest) ollamatest.Reply {
+	user, tools := "", 0
+	for _, m := range req.Messages {
+		if m.Role == "user" && user == "" {
+			user = m.Content
+		}
+		if m.Role == "tool" {
+			tools++
+		}
+	}
+	id := ""
+	if m := libraryTaskRE.FindStringSubmatch(user); m != nil {
+		id = m[1]
+	}
+	switch {
+	case id == "investigate" && tools == 0:
+		return ollamatest.ToolCalls(ollamatest.Call("readFile", map[string]any{"path": "config.go"}))
+	case id == "investigate":
+		return ollamatest.Text("The fault is in config.go line 4: load calls parseConfg, which does not exist. " +
+			"It should be changed to call parseConfig.")
+	case id == "fix" && tools == 0:
+		return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "config.go",
+			"content": strings.Replace(configGo, "parseConfg", "parseConfig", 1) + "\nfunc parseConfig() error { return nil }\n"}))
+	case id == "regression_test" && tools == 0:
+		return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "config_test.go",
+			"content": "package main\n\nimport \"testing\"\n\nfunc TestLoad(t *testing.T) {\n\tif err := load(); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n"}))
+	}
+	return ollamatest.Text("Done: " + id + ".")
+}
+
+// The investigate step of the shipped fix-bug workflow only reads: its
+// answer is judged as an answer (the researcher cannot change files), not
+// held against it for staging no change, so the workflow goes on to fix.
+func TestWorkflowRunFixBugReadOnlyFirstStep(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := agentWorkspace(t)
+	srv.SetHandler(fixBugHandler)
+	writeFile(t, dir, "config.go", configGo)
+	r := runNova(t, dir, env, "workflow", "run", "fix-bug", "--set", "bug=undefined: parseConfg", "--set", "where=config.go")
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	assert.Contains(t, r.stdout, "✓ investigate done")
+	assert.Contains(t, r.stdout, "✓ fix done")
+	assert.NotContains(t, r.stdout, "inconclusive")
+
+	r = runNova(t, dir, env, "build", "show", "1", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "a read-only step's answer (its agent cannot change files): checked by the output gate")
+}

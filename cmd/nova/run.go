@@ -416,6 +416,9 @@ func printGoalRun(io *IOStreams, d goal.Detail) {
 		if dec.Reasoning != "" {
 			p("                why: %s\n", clipLine(dec.Reasoning, 160))
 		}
+		for _, n := range t.Notes {
+			p("                note: %s\n", clipLine(n, 160))
+		}
 		if o := t.Outcome; o != nil {
 			p("                → %s\n", clipLine(o.Line(), 300))
 		} else if dec.Action == goal.ActionDelegate {

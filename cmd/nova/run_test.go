@@ -274,3 +274,53 @@ func TestRunGoalEscalationAnswerResume(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "answer: Only the process; no database probe.")
 }
+
+// A lead whose decisions are right but carry ids that name nothing in
+// optional fields (a blocker that is not open, an artifact that does not
+// exist) is not refused turn after turn: the junk is ignored and said so,
+// and the run delegates and completes.
+func TestRunGoalLeadJunkInOptionalFields(t *testing.T) {
+	t.Parallel()
+	dir, env := goalWorkspace(t, scenario.Options{Junk: true})
+	r := runNova(t, dir, env, "run", "add a health check endpoint with tests", "--headless", "--json")
+	require.Equal(t, 0, r.code, r.stderr+r.stdout)
+	var ignored []string
+	delegations := 0
+	var last goalEvent
+	for line := range strings.SplitSeq(strings.TrimSpace(r.stdout), "\n") {
+		var ev goalEvent
+		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+		assert.NotEqual(t, "decisionRejected", ev.Type, "nothing is refused: %s", ev.Text)
+		if ev.Type == "leadDecision" {
+			if ev.Status == "delegate" {
+				delegations++
+			}
+			if strings.Contains(ev.Text, "ignored") {
+				ignored = append(ignored, ev.Text)
+			}
+		}
+		last = ev
+	}
+	assert.Equal(t, 3, delegations)
+	assert.Equal(t, "completed", last.Status)
+	require.Len(t, ignored, 2, "the first delegation and the completion")
+	assert.Contains(t, ignored[0], `resolveBlockers: ignored "b7", which is not an open blocker (open: none)`)
+	assert.Contains(t, ignored[0], `includeArtifacts: ignored "the spec", which is not an artifact id`)
+
+	r = runNova(t, dir, env, "run", "show", "1", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var d struct {
+		Turns []struct {
+			Kind  string   `json:"kind"`
+			Notes []string `json:"notes"`
+		} `json:"turns"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &d))
+	require.NotEmpty(t, d.Turns)
+	assert.Equal(t, "decision", d.Turns[0].Kind)
+	assert.Len(t, d.Turns[0].Notes, 2)
+
+	r = runNova(t, dir, env, "run", "show", "1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `note: resolveBlockers: ignored "b7"`)
+}

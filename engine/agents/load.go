@@ -72,6 +72,7 @@ func ParseSpec(name string, data []byte) (Spec, []error) {
 		return spec, append(errs, yamlError(name, err, fields))
 	}
 	spec.Source = name
+	adoptSeedFields(&spec)
 
 	for _, e := range Validate(spec) {
 		var se *SpecError

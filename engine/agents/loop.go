@@ -194,6 +194,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 	run, err := r.Runs.Create(ctx, Run{
 		Agent: spec.ID, Task: task, TaskID: opts.TaskID, BuildID: opts.BuildID,
 		Status: RunRunning, Tier: string(tier), Model: model, StartedAt: time.Now().UTC(),
+		AnswerOnly: !spec.CanWrite(),
 	})
 	if err != nil {
 		return Run{}, err
@@ -781,9 +782,12 @@ func (st *loopState) failAs(class failure.Kind, kind FailureKind, cause, msg str
 	if !class.Valid() || class == failure.Unknown {
 		class = classOf(kind, cause)
 	}
-	return SpecialistOutcome{Failure: &Failure{
+	f := &Failure{
 		Kind: kind, Class: class, Cause: cause, Message: msg, PartialResult: st.partial(), RecoveryHints: hints,
-	}}
+	}
+	f.Hypothesis = Hypothesis(f, st.lastText)
+	f.HintNotes = HintNotes(f)
+	return SpecialistOutcome{Failure: f}
 }
 
 // partial is what the run had when it stopped.

@@ -597,3 +597,22 @@ func TestReadOnlyAgentCannotWrite(t *testing.T) {
 	assert.Equal(t, tools.StatusDenied, tr[0].Status)
 	assert.Len(t, h.srv.ChatRequests()[0].Tools, 2, "only the spec's tools are offered")
 }
+
+// A failed run's report carries a hypothesis and a note for each recovery
+// hint (here from the failure's cause: the model gave no reason).
+func TestFailureReportHypothesis(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.srv.SetHandler(func(n int, _ api.ChatRequest) ollamatest.Reply {
+		return tc("readFile", map[string]any{"path": "main.go", "offset": 1, "limit": n})
+	})
+	run := h.run("find the router", spec(func(s *agents.Spec) { s.Limits.MaxSteps = 3 }))
+	f := run.Outcome.Failure
+	require.NotNil(t, f)
+	assert.Equal(t, "the task needs more steps than the agent's limit, or the agent went round in circles", f.Hypothesis)
+	require.Len(t, f.HintNotes, len(f.RecoveryHints))
+	for i, n := range f.HintNotes {
+		assert.Equal(t, f.RecoveryHints[i], n.Action)
+		assert.NotEmpty(t, n.Note)
+	}
+}

@@ -67,6 +67,13 @@ type Failure struct {
 	// SuggestedAgent names the specialist a switch_specialist hint points
 	// to, when the run knows one.
 	SuggestedAgent string `json:"suggestedAgent,omitempty"`
+	// Hypothesis is why the run probably failed: from the model's last
+	// text when it gives a reason, else from the kind, cause and message
+	// (Hypothesis).
+	Hypothesis string `json:"hypothesis,omitempty"`
+	// HintNotes explain each recovery hint for this failure, in the order
+	// of RecoveryHints (HintNotes).
+	HintNotes []HintNote `json:"hintNotes,omitempty"`
 }
 
 // FailureKind is the failure kind of engine/failure that decides what a
@@ -220,7 +227,11 @@ type Run struct {
 	// Checked is the last run of the configured checks (Runner.Checks) on
 	// the run's changeset: what ran, on which content, with what result.
 	// A build reuses it for its check gates when the changeset is the same.
-	Checked    *CheckRun `json:"checked,omitempty"`
+	Checked *CheckRun `json:"checked,omitempty"`
+	// AnswerOnly is true when the agent could not stage file changes (no
+	// writeFile, editFile or deleteFile): its deliverable is its answer,
+	// which a build judges as text (an investigate or review step).
+	AnswerOnly bool      `json:"answerOnly,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
 }

@@ -268,6 +268,29 @@ func (v Verdict) ProblemLines() []string {
 	return out
 }
 
+// OnlyAnswerClaims reports whether the verdict is inconclusive only for
+// what the final answer says: no tool evidence behind it, or files it names
+// with a change verb that no change was staged for. For an agent that cannot
+// stage changes (Run.AnswerOnly) those are not broken promises: it was asked
+// for an answer ("the fix belongs in config.go"), and that is what it gave.
+// A claim that tests passed without a command still counts against it.
+func (v Verdict) OnlyAnswerClaims() bool {
+	if v.Status != VerdictInconclusive {
+		return false
+	}
+	seen := false
+	for _, c := range v.Checks {
+		switch {
+		case c.Status == VerdictPassed:
+		case c.Tier == TierClaim && c.Subject != "tests":
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen
+}
+
 // OnlyUnbackedAnswer reports whether the verdict is inconclusive for one
 // reason only: a final answer that claims no file change and no passing
 // check, backed by no tool evidence (a text deliverable).

@@ -57,3 +57,17 @@ func TestDisplayStatus(t *testing.T) {
 		assert.Equal(t, c.want, DisplayStatus(c.status, c.files, c.verified), "%+v", c)
 	}
 }
+
+func TestVerdictOnlyAnswerClaims(t *testing.T) {
+	t.Parallel()
+	answer := Check{Tier: TierClaim, Subject: "answer", Status: VerdictInconclusive}
+	path := Check{Tier: TierClaim, Subject: "config.go", Status: VerdictInconclusive}
+	tests := Check{Tier: TierClaim, Subject: "tests", Status: VerdictInconclusive}
+	evidence := Check{Tier: TierEvidence, Subject: "x.go", Status: VerdictInconclusive}
+	assert.True(t, Verdict{Status: VerdictInconclusive, Checks: []Check{answer}}.OnlyAnswerClaims())
+	assert.True(t, Verdict{Status: VerdictInconclusive, Checks: []Check{path}}.OnlyAnswerClaims())
+	assert.False(t, Verdict{Status: VerdictInconclusive, Checks: []Check{path, tests}}.OnlyAnswerClaims(), "an unrun test claim still counts")
+	assert.False(t, Verdict{Status: VerdictInconclusive, Checks: []Check{evidence}}.OnlyAnswerClaims())
+	assert.False(t, Verdict{Status: VerdictFailed, Checks: []Check{answer}}.OnlyAnswerClaims())
+	assert.False(t, Verdict{Status: VerdictInconclusive}.OnlyAnswerClaims())
+}

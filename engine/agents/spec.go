@@ -157,6 +157,26 @@ type Spec struct {
 	StaticContext           string    `yaml:"staticContext,omitempty" json:"staticContext,omitempty"`
 	Examples                []Example `yaml:"examples,omitempty" json:"examples,omitempty"`
 
+	// Fields written by kb.specialist/1 files that nova reads but does not
+	// run on (see seed.go): name and llm.tier fill display.name and tier
+	// when those are empty; the rest is accepted and noted.
+	SeedName         string         `yaml:"name,omitempty" json:"name,omitempty"`
+	SeedLLM          map[string]any `yaml:"llm,omitempty" json:"llm,omitempty"`
+	SeedDescription  string         `yaml:"description,omitempty" json:"description,omitempty"`
+	SeedContext      map[string]any `yaml:"context,omitempty" json:"context,omitempty"`
+	SeedCapabilities []string       `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	SeedConstraints  []string       `yaml:"constraints,omitempty" json:"constraints,omitempty"`
+	SeedInput        map[string]any `yaml:"input,omitempty" json:"input,omitempty"`
+	SeedOutput       map[string]any `yaml:"output,omitempty" json:"output,omitempty"`
+
+	// ToolMap records the kb.specialist/1 tool names (fs:read, shell:exec,
+	// …) the file listed and the nova tools they were mapped onto; Tools
+	// holds the nova names. Filled by WithDefaults.
+	ToolMap []ToolAlias `yaml:"-" json:"toolMap,omitempty"`
+	// Notes are what nova says about fields it accepted but reads
+	// differently or not at all (set by ParseSpec).
+	Notes []string `yaml:"-" json:"notes,omitempty"`
+
 	// Source is the file the spec was read from, as passed to the loader
 	// ("" for a spec built in code). Validate uses it to check that the
 	// file name matches the id.
@@ -176,6 +196,11 @@ type Limits struct {
 	MaxToolCalls int `yaml:"maxToolCalls,omitempty" json:"maxToolCalls,omitempty"`
 	// Timeout is a Go duration string such as "5m" or "90s".
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+
+	// The kb.specialist/1 forms: timeoutMs fills timeout and
+	// forcedReasoningInterval the top-level field when those are empty.
+	TimeoutMs               int `yaml:"timeoutMs,omitempty" json:"timeoutMs,omitempty"`
+	ForcedReasoningInterval int `yaml:"forcedReasoningInterval,omitempty" json:"forcedReasoningInterval,omitempty"`
 }
 
 // TimeoutDuration returns the parsed timeout, or DefaultTimeout when it is
@@ -191,10 +216,36 @@ func (l Limits) TimeoutDuration() time.Duration {
 	return d
 }
 
-// Example is one worked input/output pair shown to the model.
+// Example is one worked input/output pair shown to the model. A
+// kb.specialist/1 file writes it as task, approach and outcome instead;
+// WithDefaults folds that shape into Input and Output.
 type Example struct {
 	Input  string `yaml:"input" json:"input"`
 	Output string `yaml:"output" json:"output"`
+
+	Task     string `yaml:"task,omitempty" json:"task,omitempty"`
+	Approach string `yaml:"approach,omitempty" json:"approach,omitempty"`
+	Outcome  string `yaml:"outcome,omitempty" json:"outcome,omitempty"`
+}
+
+// folded returns the example with Input and Output filled from the
+// task/approach/outcome shape when they are empty.
+func (ex Example) folded() Example {
+	if strings.TrimSpace(ex.Input) == "" {
+		ex.Input = ex.Task
+	}
+	if strings.TrimSpace(ex.Output) == "" {
+		approach, outcome := strings.TrimSpace(ex.Approach), strings.TrimSpace(ex.Outcome)
+		switch {
+		case approach != "" && outcome != "":
+			ex.Output = "Approach:\n" + approach + "\nOutcome: " + outcome
+		case outcome != "":
+			ex.Output = outcome
+		default:
+			ex.Output = approach
+		}
+	}
+	return ex
 }
 
 // HasTool reports whether the spec lists the tool.
@@ -244,6 +295,14 @@ func (s Spec) WithDefaults() Spec {
 	if s.Display.Name == "" {
 		s.Display.Name = s.ID
 	}
+	if len(s.Examples) > 0 {
+		exs := make([]Example, len(s.Examples))
+		for i, ex := range s.Examples {
+			exs[i] = ex.folded()
+		}
+		s.Examples = exs
+	}
+	s.Tools, s.ToolMap = mapSeedTools(s.Tools, s.ToolMap)
 	return s
 }
 
@@ -252,6 +311,8 @@ func (s Spec) clone() Spec {
 	c := s
 	c.Tools = append([]string(nil), s.Tools...)
 	c.Examples = append([]Example(nil), s.Examples...)
+	c.ToolMap = slices.Clone(s.ToolMap)
+	c.Notes = slices.Clone(s.Notes)
 	return c
 }
 
@@ -338,7 +399,7 @@ func Validate(s Spec) []error {
 	for i, t := range s.Tools {
 		field := fmt.Sprintf("tools[%d]", i)
 		switch {
-		case !IsKnownTool(t) && !IsMCPToolName(t):
+		case !IsKnownTool(t) && !IsMCPToolName(t) && !isSeedTool(t):
 			bad(field, "unknown tool %q (known: %s; or SERVER.TOOL / SERVER.* for a server under mcp.servers)", t, strings.Join(KnownTools(), ", "))
 		case seen[t]:
 			bad(field, "tool %q is listed twice", t)
@@ -381,11 +442,17 @@ func Validate(s Spec) []error {
 	}
 
 	for i, ex := range s.Examples {
+		seedShape := ex.Task != "" || ex.Approach != "" || ex.Outcome != ""
+		ex = ex.folded()
+		in, out := "input", "output"
+		if seedShape {
+			in, out = "task", "outcome"
+		}
 		if strings.TrimSpace(ex.Input) == "" {
-			bad(fmt.Sprintf("examples[%d].input", i), "must not be blank")
+			bad(fmt.Sprintf("examples[%d].%s", i, in), "must not be blank")
 		}
 		if strings.TrimSpace(ex.Output) == "" {
-			bad(fmt.Sprintf("examples[%d].output", i), "must not be blank")
+			bad(fmt.Sprintf("examples[%d].%s", i, out), "must not be blank")
 		}
 	}
 	return errs

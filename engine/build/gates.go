@@ -56,7 +56,7 @@ func (e *Engine) gate(ctx context.Context, b Build, t Task, res attemptResult) [
 		checkGs = e.checkGates(ctx, e.checksFor(b, t), cs, res.checked)
 	}
 	if res.verdict != nil {
-		gs = append(gs, e.verdictGate(t, *res.verdict, checkGs))
+		gs = append(gs, e.verdictGate(t, *res.verdict, checkGs, res.answerOnly && res.changesetID == 0))
 	}
 	gs = append(gs, checkGs...)
 	if e.cfg.Judge {
@@ -288,7 +288,10 @@ const GateVerdict = "verdict"
 // fail fail the gate with the evidence, warn passes it with score 0.5 and
 // the warning as detail). An answer that claims no change and no passing
 // check, for a task that names no file to change, is a text deliverable:
-// the output gate has checked it, so the gate passes.
+// the output gate has checked it, so the gate passes. So is the answer of
+// an agent that cannot change files (answerOnly: an investigate or review
+// step), even when its task says "do not change anything" or its answer
+// names the file a fix belongs in.
 //
 // Unverified (the work is consistent but nothing executed it): when the
 // build's own check gates (checkGs) ran and passed, that execution
@@ -298,7 +301,7 @@ const GateVerdict = "verdict"
 // warning, because a retry cannot make a check appear. Only
 // verify.inconclusive: fail makes it strict: the gate fails and the task is
 // blocked at once.
-func (e *Engine) verdictGate(t Task, v agents.Verdict, checkGs []GateResult) GateResult {
+func (e *Engine) verdictGate(t Task, v agents.Verdict, checkGs []GateResult, answerOnly bool) GateResult {
 	g := GateResult{Name: GateVerdict}
 	evidence := strings.Join(v.ProblemLines(), "\n")
 	switch v.Status {
@@ -319,6 +322,10 @@ func (e *Engine) verdictGate(t Task, v agents.Verdict, checkGs []GateResult) Gat
 	default:
 		if v.OnlyUnbackedAnswer() && len(agents.ChangeTargets(t.Title+"\n"+t.Description)) == 0 {
 			g.Passed, g.Score, g.Detail = true, 1, "a text answer (no file to change, no claim of one): checked by the output gate"
+			return g
+		}
+		if answerOnly && v.OnlyAnswerClaims() {
+			g.Passed, g.Score, g.Detail = true, 1, "a read-only step's answer (its agent cannot change files): checked by the output gate"
 			return g
 		}
 		switch e.cfg.Inconclusive {

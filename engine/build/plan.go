@@ -55,10 +55,13 @@ type PlanRequest struct {
 // fields SUN need not write (status, attempts, createdAt) and validates it.
 // An invalid plan is returned with an error wrapping ErrPlan and
 // prd.ErrInvalid that names each problem.
-func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, error) {
+//
+// The warnings say what was dropped from the plan on the way (dependency
+// ids that name no task, see PRDFromPlanWarn).
+func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, []string, error) {
 	goal := strings.TrimSpace(req.Goal)
 	if goal == "" {
-		return nil, fmt.Errorf("%w: empty goal", ErrPlan)
+		return nil, nil, fmt.Errorf("%w: empty goal", ErrPlan)
 	}
 	sys := req.System
 	if sys == "" {
@@ -76,9 +79,9 @@ func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, error)
 	_, err := llm.Structured(ctx, c, llm.ChatRequest{Model: req.Model, Messages: []llm.Message{
 		{Role: "system", Content: sys}, {Role: "user", Content: sb.String()}}}, PRDSchema, &raw)
 	if err != nil {
-		return nil, fmt.Errorf("ask SUN for a plan: %w", err)
+		return nil, nil, fmt.Errorf("ask SUN for a plan: %w", err)
 	}
-	return PRDFromPlan(raw, req.KnownAgent)
+	return PRDFromPlanWarn(raw, req.KnownAgent)
 }
 
 // PRDFromPlan turns a planner's JSON reply into a PRD: it parses it, fills
@@ -86,9 +89,17 @@ func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, error)
 // version) and validates it. On a validation failure the PRD is returned
 // with the error (wrapping ErrPlan and prd.ErrInvalid). It never panics.
 func PRDFromPlan(raw []byte, knownAgent func(string) bool) (*prd.PRD, error) {
+	p, _, err := PRDFromPlanWarn(raw, knownAgent)
+	return p, err
+}
+
+// PRDFromPlanWarn is PRDFromPlan that first drops the dependency ids naming
+// no task of the plan (prd.DropUnknownDependencies) and returns a warning
+// for each instead of refusing the plan for them.
+func PRDFromPlanWarn(raw []byte, knownAgent func(string) bool) (*prd.PRD, []string, error) {
 	p, err := prd.Parse("plan.json", raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrPlan, err)
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	if p.Meta.Version == "" {
@@ -105,10 +116,11 @@ func PRDFromPlan(raw []byte, knownAgent func(string) bool) (*prd.PRD, error) {
 			p.Tasks[i].Dependencies = []string{}
 		}
 	}
+	warns := prd.DropUnknownDependencies(p)
 	if err := prd.Validate(p, knownAgent); err != nil {
-		return p, fmt.Errorf("%w: %w", ErrPlan, err)
+		return p, warns, fmt.Errorf("%w: %w", ErrPlan, err)
 	}
-	return p, nil
+	return p, warns, nil
 }
 
 var slugRE = lazyre.New(`[^a-z0-9]+`)

@@ -41,10 +41,15 @@ type attemptResult struct {
 	hints     []agents.RecoveryHint
 	suggested string
 	message   string
+	// hypothesis and hintNotes come from the agent run's failure report.
+	hypothesis string
+	hintNotes  []agents.HintNote
 	// verdict is the verifier's verdict on a successful run; tier the tier
 	// the run ended on.
 	verdict *agents.Verdict
 	tier    string
+	// answerOnly: the agent could not stage changes (agents.Run.AnswerOnly).
+	answerOnly bool
 	// checked is the agent run's own run of the checks (reused by the
 	// check gates when the changeset is the same).
 	checked *agents.CheckRun
@@ -175,6 +180,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		att.Gates, att.Score, att.Passed, att.Reason = gates, score, passed, reason
 		att.Kind, att.Verdict = kind, res.verdict
 		att.Hints, att.SuggestedAgent = res.hints, res.suggested
+		att.Hypothesis, att.HintNotes = res.hypothesis, res.hintNotes
 		att.Duration = time.Since(start)
 		att.Tokens = res.tokens
 		t.History[len(t.History)-1] = att
@@ -583,7 +589,8 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt,
 		Checks: &cmds})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
-		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier}
+		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier,
+		answerOnly: run.AnswerOnly}
 	if r.tier == "" {
 		r.tier = run.Tier
 	}
@@ -599,6 +606,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 			r.failure = fmt.Sprintf("agent run failed (%s): %s", f.Kind, f.Message)
 			r.output = f.PartialResult
 			r.kind, r.hints, r.suggested, r.message = f.FailureKind(), f.RecoveryHints, f.SuggestedAgent, f.Message
+			r.hypothesis, r.hintNotes = f.Hypothesis, f.HintNotes
 		}
 		if run.Checked != nil {
 			// The project's checks ran and failed: the verdict is the evidence.

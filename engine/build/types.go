@@ -200,6 +200,10 @@ type Attempt struct {
 	// specialist a switch_specialist hint names.
 	Hints          []agents.RecoveryHint `json:"hints,omitempty"`
 	SuggestedAgent string                `json:"suggestedAgent,omitempty"`
+	// Hypothesis is why the failed run probably failed, HintNotes what each
+	// hint means for it (agents.Failure).
+	Hypothesis string            `json:"hypothesis,omitempty"`
+	HintNotes  []agents.HintNote `json:"hintNotes,omitempty"`
 }
 
 // Task is the state of one PRD task inside a build (bucket build_tasks).

@@ -72,14 +72,25 @@ type Check struct {
 type Validated struct {
 	Decision
 	Include []uint64
+	// Notes say what Validate left out of an optional field (a blocker that
+	// is not open, an artifact id that names nothing) instead of refusing
+	// the whole decision for it; Decision no longer holds those values.
+	Notes []string
 }
 
 // Validate checks a decision before anything happens: the action is one of
 // the three, a delegation names an agent of the roster (not the lead), a
 // task of at most MaxTaskChars and artifacts of this board whose tasks have
 // no open blocker (unless the decision resolves it); complete has a summary
-// and escalate a question; resolved blockers are open. The error is a
-// *RejectError whose reason the lead reads on its next turn.
+// and escalate a question. The error is a *RejectError whose reason the lead
+// reads on its next turn.
+//
+// Junk in an optional field does not cost the lead its turn: a
+// resolveBlockers id that is not open, and (on a delegation) an
+// includeArtifacts entry that is not an artifact id at all ("the spec"), are
+// dropped and noted in Validated.Notes; the rest of the decision stands. A
+// well-formed artifact id that is not on the board is still refused: the
+// task was written to rely on it.
 func Validate(d Decision, c Check) (Validated, error) {
 	v := Validated{Decision: d}
 	v.Action = Action(strings.ToLower(strings.TrimSpace(string(d.Action))))
@@ -93,10 +104,15 @@ func Validate(d Decision, c Check) (Validated, error) {
 		open[b.ID] = b
 	}
 	resolving := map[string]bool{}
-	for _, id := range d.ResolveBlockers {
-		id = strings.ToLower(strings.TrimSpace(id))
+	v.ResolveBlockers = nil
+	for _, raw := range d.ResolveBlockers {
+		id := strings.ToLower(strings.TrimSpace(raw))
 		if _, ok := open[id]; !ok {
-			return v, reject("resolveBlockers names %q, which is not an open blocker (open: %s)", id, orNone(keys(open)))
+			v.Notes = append(v.Notes, fmt.Sprintf("resolveBlockers: ignored %q, which is not an open blocker (open: %s)", clipText(raw, 40), orNone(keys(open))))
+			continue
+		}
+		if !resolving[id] {
+			v.ResolveBlockers = append(v.ResolveBlockers, id)
 		}
 		resolving[id] = true
 	}
@@ -140,10 +156,12 @@ func Validate(d Decision, c Check) (Validated, error) {
 		return v, reject("the task is %d characters; keep it under %d: say what to do, and pass material as board artifacts (includeArtifacts)", n, MaxTaskChars)
 	}
 	v.Task = task
+	v.IncludeArtifacts = nil
 	for _, raw := range d.IncludeArtifacts {
 		id, err := board.ParseArtifactID(raw)
 		if err != nil {
-			return v, reject("includeArtifacts has %q, which is not an artifact id (like a3)", clipText(raw, 40))
+			v.Notes = append(v.Notes, fmt.Sprintf("includeArtifacts: ignored %q, which is not an artifact id (like a3)", clipText(raw, 40)))
+			continue
 		}
 		ref, ok := c.Board.Ref(id)
 		if !ok && c.Artifact != nil {
@@ -152,6 +170,8 @@ func Validate(d Decision, c Check) (Validated, error) {
 			}
 		}
 		if !ok {
+			// A well-formed id names material the task was written to
+			// rely on: delegating without it would waste the run.
 			return v, reject("artifact %s is not on this run's board (its artifacts: %s)", board.ArtifactRefID(id), orNone(refIDs(c.Board)))
 		}
 		for _, b := range c.Board.BlockersOf(ref.Task) {
@@ -162,6 +182,7 @@ func Validate(d Decision, c Check) (Validated, error) {
 		}
 		if !slices.Contains(v.Include, id) {
 			v.Include = append(v.Include, id)
+			v.IncludeArtifacts = append(v.IncludeArtifacts, raw)
 		}
 	}
 	return v, nil

@@ -702,7 +702,7 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 		return "", "Your last decision was rejected and did not run: " + re.Reason + ". Decide again.", "", false
 	}
 	vd := v.Decision
-	turn.Decision, turn.Kind = &vd, TurnDecision
+	turn.Decision, turn.Kind, turn.Notes = &vd, TurnDecision, v.Notes
 	// The board first: what the decision records is there for the
 	// delegation it starts.
 	if _, err := e.d.Boards.Apply(ctx, key, r.Lead, board.Changes{Goal: v.Goal, Decision: v.KeyDecision, Resolve: v.ResolveBlockers,
@@ -730,8 +730,12 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 	if err != nil {
 		return StatusInterrupted, "store: " + err.Error(), "", true
 	}
+	text := decisionText(vd)
+	if len(v.Notes) > 0 {
+		text += " (" + strings.Join(v.Notes, "; ") + ")"
+	}
 	e.publish(Event{Kind: KindDecision, RunID: s.id, Turn: turn.N, TaskID: turn.TaskID, Agent: v.Agent, Status: string(v.Action),
-		Text: decisionText(vd)})
+		Text: text})
 	switch v.Action {
 	case ActionComplete:
 		return StatusCompleted, "", v.Summary, true

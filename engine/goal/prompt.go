@@ -67,6 +67,9 @@ func leadPrompt(r Run, turns []Turn, b board.Board, team []Agent, vault, feedbac
 	}
 	for _, t := range turns[start:] {
 		sb.WriteString(turnLine(t) + "\n")
+		for _, n := range t.Notes {
+			sb.WriteString("  (taken, but " + oneLine(n, 300) + ")\n")
+		}
 	}
 	if feedback != "" {
 		sb.WriteString("\n" + feedback + "\n")
@@ -163,6 +166,9 @@ func (o Outcome) Line() string {
 			break // a done task's inconclusive check is not a problem for the lead
 		}
 		parts = append(parts, "evidence: "+oneLine(p, 200))
+	}
+	if o.Hypothesis != "" && !o.Passed() {
+		parts = append(parts, "likely cause: "+oneLine(o.Hypothesis, 240))
 	}
 	if len(o.Hints) > 0 {
 		parts = append(parts, "hints: "+strings.Join(o.Hints, ", "))

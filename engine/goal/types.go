@@ -156,6 +156,8 @@ type Turn struct {
 	// Rejected says why the decision was refused (TurnRejected,
 	// TurnInvalid).
 	Rejected string `json:"rejected,omitempty"`
+	// Notes say what of a decision taken was ignored (Validated.Notes).
+	Notes []string `json:"notes,omitempty"`
 	// TaskID is the delegation's task of the run's build; Outcome what came
 	// of it (nil while it runs).
 	TaskID  string   `json:"taskId,omitempty"`
@@ -178,9 +180,12 @@ type Outcome struct {
 	Problems []string `json:"problems,omitempty"`
 	// Kind is the failure kind of a failed last attempt; Hints its recovery
 	// hints; Suggested the agent a switch_specialist hint names.
-	Kind      failure.Kind `json:"kind,omitempty"`
-	Hints     []string     `json:"hints,omitempty"`
-	Suggested string       `json:"suggested,omitempty"`
+	Kind  failure.Kind `json:"kind,omitempty"`
+	Hints []string     `json:"hints,omitempty"`
+	// Hypothesis is why the last attempt probably failed (the agent run's
+	// failure report).
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Suggested  string `json:"suggested,omitempty"`
 	// Reason says why a task is not done.
 	Reason   string `json:"reason,omitempty"`
 	Attempts int    `json:"attempts"`

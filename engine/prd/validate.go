@@ -141,6 +141,8 @@ func Validate(p *PRD, knownAgents func(string) bool) error {
 		add(c[0], "dependencies", "cycle: %s", strings.Join(c, " → "))
 	}
 
+	// A task that lists the same bad dependency twice has one problem.
+	probs = uniqueProblems(probs)
 	if len(probs) == 0 {
 		return nil
 	}
@@ -279,4 +281,70 @@ func shortestCycle(deps [][]int, group []int, start int) []int {
 		}
 	}
 	return []int{start, start} // unreachable for a real group; keeps callers safe
+}
+
+func uniqueProblems(probs []Problem) []Problem {
+	seen := make(map[Problem]bool, len(probs))
+	out := probs[:0]
+	for _, p := range probs {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DropUnknownDependencies removes from every task the dependency ids that
+// name no task of the PRD, blank entries and repeats, and returns one
+// warning for each id it dropped (naming the tasks that listed it), in the
+// order first seen. A planner that cites a task it did not write leaves a
+// plan that still runs; the cycle and phase checks of Validate see what is
+// left.
+func DropUnknownDependencies(p *PRD) []string {
+	if p == nil {
+		return nil
+	}
+	ids := make(map[string]bool, len(p.Tasks))
+	for _, t := range p.Tasks {
+		if t.ID != "" {
+			ids[t.ID] = true
+		}
+	}
+	var order []string
+	byID := map[string][]string{} // dropped id -> tasks that listed it
+	blank := 0
+	for i := range p.Tasks {
+		t := &p.Tasks[i]
+		if len(t.Dependencies) == 0 {
+			continue
+		}
+		kept := make([]string, 0, len(t.Dependencies))
+		for _, d := range t.Dependencies {
+			d = strings.TrimSpace(d)
+			switch {
+			case d == "":
+				blank++
+			case !ids[d]:
+				if _, ok := byID[d]; !ok {
+					order = append(order, d)
+				}
+				label := cmp.Or(t.ID, fmt.Sprintf("tasks[%d]", i))
+				if !slices.Contains(byID[d], label) {
+					byID[d] = append(byID[d], label)
+				}
+			case !slices.Contains(kept, d):
+				kept = append(kept, d)
+			}
+		}
+		t.Dependencies = kept
+	}
+	var warns []string
+	for _, d := range order {
+		warns = append(warns, fmt.Sprintf("dropped dependency %q: no task has that id (listed by %s)", d, strings.Join(byID[d], ", ")))
+	}
+	if blank > 0 {
+		warns = append(warns, fmt.Sprintf("dropped %d blank dependency %s", blank, map[bool]string{true: "entry", false: "entries"}[blank == 1]))
+	}
+	return warns
 }

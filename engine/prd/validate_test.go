@@ -228,3 +228,34 @@ func TestValidatePlansOnDisk(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, path+": task a: dependencies: cycle: a → b → a", err.Error())
 }
+
+func TestDropUnknownDependencies(t *testing.T) {
+	t.Parallel()
+	p := &PRD{Tasks: []Task{
+		{ID: "a", Title: "A", Agent: "MARS", Status: StatusPending, Dependencies: []string{"zz", "", "zz"}},
+		{ID: "b", Title: "B", Agent: "MARS", Status: StatusPending, Phase: 1, Dependencies: []string{"a", "zz", "a", "qq"}},
+	}}
+	warns := DropUnknownDependencies(p)
+	assert.Equal(t, []string{
+		`dropped dependency "zz": no task has that id (listed by a, b)`,
+		`dropped dependency "qq": no task has that id (listed by b)`,
+		"dropped 1 blank dependency entry",
+	}, warns)
+	assert.Empty(t, p.Tasks[0].Dependencies)
+	assert.Equal(t, []string{"a"}, p.Tasks[1].Dependencies)
+	require.NoError(t, Validate(p, nil))
+	assert.Empty(t, DropUnknownDependencies(p), "nothing left to drop")
+	assert.Nil(t, DropUnknownDependencies(nil))
+}
+
+// A task naming the same missing dependency twice has one problem, not two.
+func TestValidate_EachProblemOnce(t *testing.T) {
+	t.Parallel()
+	p := &PRD{Tasks: []Task{
+		{ID: "a", Title: "A", Agent: "MARS", Status: StatusPending, Dependencies: []string{"zz", "zz"}},
+	}}
+	var ve *ValidationError
+	require.ErrorAs(t, Validate(p, nil), &ve)
+	assert.Len(t, ve.Problems, 1)
+	assert.Equal(t, 1, strings.Count(ve.Error(), `unknown task "zz"`))
+}

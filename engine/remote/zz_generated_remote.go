@@ -381,6 +381,13 @@ func (r *Workspace) GetRehearsal(ctx context.Context, id uint64) (rehearsal.Sess
 	return res0, err
 }
 
+// GetRunTrace calls GetRunTrace in the owning nova process.
+func (r *Workspace) GetRunTrace(ctx context.Context, runID uint64) (engine.RunTrace, error) {
+	var res0 engine.RunTrace
+	err := r.c.Call(ctx, "GetRunTrace", []any{runID}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // GetSkill calls GetSkill in the owning nova process.
 func (r *Workspace) GetSkill(ctx context.Context, name string) (engine.SkillDetail, error) {
 	var res0 engine.SkillDetail

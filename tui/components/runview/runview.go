@@ -70,6 +70,13 @@ type Source interface {
 	AnswerApproval(ctx context.Context, id string, approve bool) error
 }
 
+// TraceSource is the optional verb the trace list reads a finished run's
+// tool calls with (engine.Workspace has it). A Source without it has no
+// trace list.
+type TraceSource interface {
+	GetRunTrace(ctx context.Context, runID uint64) (engine.RunTrace, error)
+}
+
 // stream is one run's private event channel; its pointer identifies the run
 // in messages, op its events on the bus.
 type stream struct {
@@ -115,6 +122,13 @@ type answeredMsg struct {
 }
 
 type tickMsg struct{ st *stream }
+
+// traceMsg carries a finished run's tool calls (the trace list).
+type traceMsg struct {
+	runID uint64
+	lines []agents.TraceLine
+	err   error
+}
 
 // itemKind is the kind of one log entry.
 type itemKind uint8
@@ -167,6 +181,14 @@ type Model struct {
 
 	offset int
 	follow bool
+
+	// The trace list of the finished run (t): its tool calls as stored,
+	// loaded once; traceOn shows it in place of the log.
+	traceOn      bool
+	traceLoading bool
+	trace        []agents.TraceLine
+	traceErr     error
+	traceFor     uint64
 }
 
 // New returns an idle view.
@@ -280,6 +302,15 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		m.finish(msg.run, msg.err)
 		return m, nil
+	case traceMsg:
+		if m.result == nil || msg.runID != m.result.ID {
+			return m, nil
+		}
+		m.traceLoading = false
+		m.trace, m.traceErr, m.traceFor = msg.lines, msg.err, msg.runID
+		m.offset, m.follow = 0, false
+		m.clamp()
+		return m, nil
 	case tickMsg:
 		if msg.st == m.st && m.state == Running {
 			return m, m.tick()
@@ -365,6 +396,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	body := m.bodyHeight()
 	switch {
+	case key.Matches(msg, km.ToggleView) && m.canTrace():
+		return m.toggleTrace()
 	case key.Matches(msg, km.Cancelrun):
 		m.Cancel()
 	case key.Matches(msg, km.Enter):
@@ -388,6 +421,81 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.clamp()
 	}
 	return nil
+}
+
+// canTrace reports whether the trace list can be shown: the run finished
+// with a stored record and the source can read its traces.
+func (m *Model) canTrace() bool {
+	_, ok := m.src.(TraceSource)
+	return ok && m.state != Running && m.result != nil && m.result.ID != 0
+}
+
+// TraceShown reports whether the trace list is on screen.
+func (m *Model) TraceShown() bool { return m.traceOn }
+
+// toggleTrace shows or hides the trace list, loading it the first time.
+func (m *Model) toggleTrace() tea.Cmd {
+	m.traceOn = !m.traceOn
+	if !m.traceOn {
+		m.follow = true
+		m.clamp()
+		return nil
+	}
+	m.offset, m.follow = 0, false
+	id := m.result.ID
+	if m.traceFor == id || m.traceLoading {
+		m.clamp()
+		return nil
+	}
+	m.traceLoading = true
+	src, ctx := m.src.(TraceSource), m.c.Ctx
+	return func() tea.Msg {
+		rt, err := src.GetRunTrace(ctx, id)
+		return traceMsg{runID: id, lines: rt.Lines, err: err}
+	}
+}
+
+// traceLines renders the trace list: one header line per tool call (tool,
+// status, time, the text form it was read from, the rule an edit matched
+// by), then its arguments and its result, each on one clipped line.
+func (m *Model) traceLines(w int) []string {
+	s := m.c.Styles
+	switch {
+	case m.traceLoading:
+		return []string{s.Muted.Render("reading the run's tool calls…")}
+	case m.traceErr != nil:
+		return []string{s.Error.Render(common.Truncate("could not read the tool calls: "+Sanitize(m.traceErr.Error()), w))}
+	case len(m.trace) == 0:
+		return []string{s.Muted.Render("The run made no tool calls.")}
+	}
+	out := []string{s.Subtitle.Render(fmt.Sprintf(" tool calls of run %d (%d) ", m.result.ID, len(m.trace)))}
+	for _, l := range m.trace {
+		mark := s.Success.Render("✓")
+		if l.Status != string(tools.StatusOK) {
+			mark = s.Error.Render("✗")
+		}
+		head := fmt.Sprintf("%s %s %s", mark, s.Bold.Render(fmt.Sprintf("#%d %s", l.ID, l.Tool)),
+			s.Muted.Render(fmt.Sprintf("step %d · %s · %s", l.Step, l.Status, traceDuration(l.Duration))))
+		if l.Via != "" {
+			head += s.Muted.Render(" · via " + l.Via)
+		}
+		if l.Rule != "" {
+			head += s.Info.Render(" · rule " + l.Rule)
+		}
+		out = append(out, lipgloss.NewStyle().MaxWidth(w).Render(head),
+			"  "+s.Muted.Render("args   ")+s.Text.Render(common.Truncate(oneLine(l.Args), max(1, w-9))),
+			"  "+s.Muted.Render("result ")+s.Text.Render(common.Truncate(oneLine(l.Result), max(1, w-9))))
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(Sanitize(s)), " ") }
+
+func traceDuration(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 func (m *Model) answer(approve bool) tea.Cmd {
@@ -544,10 +652,13 @@ func (m *Model) clamp() {
 	m.offset = max(0, min(m.offset, m.maxOffset()))
 }
 
-// logLines renders the log at the current width.
+// logLines renders the log (or the trace list) at the current width.
 func (m *Model) logLines() []string {
 	s := m.c.Styles
 	w := max(10, m.width)
+	if m.traceOn {
+		return m.traceLines(w)
+	}
 	var out []string
 	for _, it := range m.items {
 		if it.wrapped == nil || it.w != w {
@@ -754,6 +865,9 @@ func (m *Model) outcome(w int) string {
 		for _, l := range wrapped {
 			lines = append(lines, s.Error.Render(l))
 		}
+		if f.Hypothesis != "" {
+			lines = append(lines, s.Warning.Render(common.Truncate("likely cause: "+Sanitize(f.Hypothesis), w)))
+		}
 		if len(f.RecoveryHints) > 0 {
 			hints := make([]string, len(f.RecoveryHints))
 			for i, h := range f.RecoveryHints {
@@ -830,8 +944,12 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{approveKey("approve"), withHelp(km.Cancel, "deny")}
 	case m.state == Running:
 		return []key.Binding{km.Cancelrun, km.Down, km.Up}
+	case m.canTrace() && m.result.ChangesetID != 0:
+		return []key.Binding{withHelp(km.Enter, "review changes"), m.traceKey(), km.Down, km.Up}
 	case m.result != nil && m.result.ChangesetID != 0:
 		return []key.Binding{withHelp(km.Enter, "review changes"), km.Down, km.Up}
+	case m.canTrace():
+		return []key.Binding{m.traceKey(), km.Down, km.Up}
 	}
 	return []key.Binding{km.Down, km.Up}
 }
@@ -841,8 +959,17 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{approveKey("approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes")},
+		{approveKey("approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes"),
+			withHelp(km.ToggleView, "tool calls")},
 	}
+}
+
+// traceKey is t, named for what it does now.
+func (m *Model) traceKey() key.Binding {
+	if m.traceOn {
+		return withHelp(m.c.KeyMap.ToggleView, "hide tool calls")
+	}
+	return withHelp(m.c.KeyMap.ToggleView, "tool calls")
 }
 
 func withHelp(b key.Binding, desc string) key.Binding {

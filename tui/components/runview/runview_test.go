@@ -444,3 +444,110 @@ func TestChecksShowAsTheyRun(t *testing.T) {
 	assert.NotContains(t, out, "check: check:", "the line is the check's own text")
 	assert.Contains(t, out, "feedback: Before your answer was accepted")
 }
+
+// traceWS is a Source that can read a finished run's tool calls.
+type traceWS struct {
+	fakeWS
+	lines []agents.TraceLine
+	err   error
+	calls int
+}
+
+func (f *traceWS) GetRunTrace(_ context.Context, runID uint64) (engine.RunTrace, error) {
+	f.calls++
+	if f.err != nil {
+		return engine.RunTrace{}, f.err
+	}
+	return engine.RunTrace{Run: agents.Run{ID: runID}, Lines: f.lines}, nil
+}
+
+var traceLines = []agents.TraceLine{
+	{ID: 1, Step: 1, Tool: "readFile", Args: `{"path":"server.go"}`, Status: "ok", Result: "package main\n\nimport \"net/http\"", Duration: 2 * time.Millisecond},
+	{ID: 2, Step: 2, Tool: "editFile", Args: `{"path":"main.go","search":"mux := http.NewServeMux()","replace":"mux := http.NewServeMux()\n\tmux.HandleFunc(\"/health\", health)"}`,
+		Status: "ok", Result: "staged an edit of main.go (1 replacement(s), now 412 bytes; matched by rule: whitespace) in changeset 3; sha256 9f2c1e0a77b4.",
+		Duration: 1500 * time.Microsecond, Rule: "whitespace", Via: "fenced-json"},
+	{ID: 3, Step: 3, Tool: "runCommand", Args: `{"command":"go test ./..."}`, Status: "failed", Result: "--- FAIL: TestHealth (0.00s)\n    health_test.go:12: got 404", Duration: 1800 * time.Millisecond},
+}
+
+func finishedTraceModel(t *testing.T, ws Source) *Model {
+	t.Helper()
+	m := newModel(ws, 100, 30)
+	st := script(m)
+	feed(m, st, progress[:9]...)
+	m.Update(finishedMsg{st: st, run: finished})
+	return m
+}
+
+// t on a finished run lists its tool calls (arguments, status, result,
+// timing, an edit's rule, a text call's form); t again goes back to the log.
+func TestTraceList(t *testing.T) {
+	t.Parallel()
+	ws := &traceWS{lines: traceLines}
+	m := finishedTraceModel(t, ws)
+	assert.Contains(t, helpText(m), "t: tool calls")
+
+	_, cmd := m.Update(press("t"))
+	require.NotNil(t, cmd)
+	assert.True(t, m.TraceShown())
+	assert.Contains(t, ansi.Strip(m.View()), "reading the run's tool calls…")
+	m.Update(cmd())
+	view := pinned(t, m.View())
+	plain := ansi.Strip(view)
+	assert.Contains(t, plain, "tool calls of run 42 (3)")
+	assert.Contains(t, plain, "#2 editFile step 2 · ok · 2ms · via fenced-json · rule whitespace")
+	assert.Contains(t, plain, `args   {"command":"go test ./..."}`)
+	assert.Contains(t, plain, "result --- FAIL: TestHealth (0.00s) health_test.go:12: got 404")
+	t.Run("trace_100x30", func(t *testing.T) { golden.RequireEqual(t, view) })
+
+	_, cmd = m.Update(press("t"))
+	assert.Nil(t, cmd)
+	assert.False(t, m.TraceShown())
+	assert.Contains(t, ansi.Strip(m.View()), "I will look at the server first.")
+	_, cmd = m.Update(press("t"))
+	assert.Nil(t, cmd, "loaded once")
+	assert.Equal(t, 1, ws.calls)
+}
+
+func TestTraceListUnavailable(t *testing.T) {
+	t.Parallel()
+	// A source that cannot read traces, and a running view: t does nothing.
+	m := finishedTraceModel(t, &fakeWS{})
+	_, cmd := m.Update(press("t"))
+	assert.Nil(t, cmd)
+	assert.False(t, m.TraceShown())
+
+	running := newModel(&traceWS{}, 100, 30)
+	st := script(running)
+	feed(running, st, progress[:3]...)
+	_, cmd = running.Update(press("t"))
+	assert.Nil(t, cmd)
+	assert.False(t, running.TraceShown())
+
+	// A read that fails says so in place of the list.
+	m = finishedTraceModel(t, &traceWS{err: errors.New("database is closed")})
+	_, cmd = m.Update(press("t"))
+	m.Update(cmd())
+	assert.Contains(t, ansi.Strip(m.View()), "could not read the tool calls: database is closed")
+}
+
+func helpText(m *Model) string {
+	var parts []string
+	for _, b := range m.ShortHelp() {
+		parts = append(parts, b.Help().Key+": "+b.Help().Desc)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// A failed run's hypothesis is shown under its message.
+func TestFailedRunShowsHypothesis(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	feed(m, st, progress[:4]...)
+	failed := agents.Run{ID: 42, Status: agents.RunFailed, Outcome: agents.SpecialistOutcome{
+		Failure: &agents.Failure{Kind: agents.FailToolError, Message: "3 tool calls in a row failed; last: open out/r.md: permission denied",
+			Hypothesis:    "no write permission on out/r.md: the file or its directory is not writable for nova",
+			RecoveryHints: []agents.RecoveryHint{agents.HintAskUser}}}}
+	m.Update(finishedMsg{st: st, run: failed})
+	assert.Contains(t, ansi.Strip(m.View()), "likely cause: no write permission on out/r.md")
+}

@@ -497,6 +497,13 @@ func (m *Model) detailView(w, h int) string {
 		tools = "none listed"
 	}
 	b = append(b, strings.Split(lipgloss.NewStyle().Width(inner).Render(kv(m, "tools", tools)), "\n")...)
+	for _, a := range d.ToolMap {
+		// A kb.specialist/1 file's tool names, as nova read them.
+		b = append(b, s.Subtle.Render(common.Truncate("  "+a.String()+" (kb.specialist/1 name)", inner)))
+	}
+	for _, n := range d.Notes {
+		b = append(b, strings.Split(s.Subtle.Width(inner).Render("note: "+n), "\n")...)
+	}
 	if d.ReadOnly() {
 		b = append(b, s.Subtle.Render("read-only: stages no files and runs no commands"))
 	}

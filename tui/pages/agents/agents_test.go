@@ -243,7 +243,9 @@ func TestRunFromTheRoster(t *testing.T) {
 	// esc goes back to the roster; the run is listed; enter reopens it.
 	l.press("esc")
 	assert.Equal(t, modeRoster, l.m.mode)
-	l.until(func() bool { return len(l.m.runs) > 0 })
+	// The list may first show the run as it was when it was read (running):
+	// wait for the stored outcome.
+	l.until(func() bool { return len(l.m.runs) > 0 && l.m.runs[0].Status == eng.RunDone })
 	assert.Equal(t, "add a health check", l.m.runs[0].Task)
 	// The command was denied: nothing ran health.go, so the run is done
 	// unverified (its task no longer fits the row at this width).
@@ -268,4 +270,19 @@ func TestFitsEverySize(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A kb.specialist/1 file's tool names and noted fields are shown with its
+// details.
+func TestSeedAgentDetails(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, nil)
+	seed := "schema: kb.specialist/1\nid: SEEDY\nname: Seedy\nrole: Find code.\ntools: [fs:read, fs:list]\nllm:\n  temperature: 0.3\n"
+	require.NoError(t, os.WriteFile(filepath.Join(ws.Dir(), "agents", "SEEDY.yml"), []byte(seed), 0o644))
+	l := newLoop(t, ws, 160, 45)
+	selectAgent(l, "SEEDY")
+	out := l.plain()
+	assert.Contains(t, out, "readFile, listFiles, searchFiles")
+	assert.Contains(t, out, "fs:list → listFiles, searchFiles (kb.specialist/1 name)")
+	assert.Contains(t, out, "note: name: read as display.name")
 }

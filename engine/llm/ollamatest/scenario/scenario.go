@@ -33,6 +33,10 @@ type Options struct {
 	// Ask makes the lead escalate a question to the user after the spec
 	// (turn 2); the run goes on once it is answered (HealthCheck only).
 	Ask bool
+	// Junk makes the lead fill optional fields with ids that name nothing
+	// (resolveBlockers, includeArtifacts) on its first delegation and on
+	// complete: a lead that is sloppy but not wrong (HealthCheck only).
+	Junk bool
 }
 
 var (
@@ -63,7 +67,7 @@ func HealthCheck(o Options) ollamatest.ChatFunc {
 		var r ollamatest.Reply
 		switch {
 		case strings.Contains(system, "the lead of a team of coding agents"):
-			r = lead(user, o.Ask)
+			r = lead(user, o.Ask, o.Junk)
 		case strings.Contains(system, "keep the history of a team"):
 			r = ollamatest.Text("EARTH specified GET /healthz; MARS implemented it in internal/health; SATURN added its tests.")
 		case strings.Contains(system, "results of a finished software build"):
@@ -81,7 +85,7 @@ func HealthCheck(o Options) ollamatest.ChatFunc {
 	}
 }
 
-func lead(prompt string, ask bool) ollamatest.Reply {
+func lead(prompt string, ask, junk bool) ollamatest.Reply {
 	turn := 1
 	if m := turnRe.FindStringSubmatch(prompt); m != nil {
 		turn, _ = strconv.Atoi(m[1])
@@ -121,6 +125,12 @@ func lead(prompt string, ask bool) ollamatest.Reply {
 		d = map[string]any{"action": "complete",
 			"reasoning": "Spec, handler and tests all passed verification; nothing is left.",
 			"summary":   "GET /healthz is specified (EARTH), implemented in internal/health/health.go (MARS) and tested in internal/health/health_test.go (SATURN). The changes are staged for your review: nova changes list."}
+	}
+	if junk && (turn == 1 || d["action"] == "complete") {
+		d["resolveBlockers"] = []string{"b7"}
+		if turn == 1 {
+			d["includeArtifacts"] = []string{"the spec"}
+		}
 	}
 	b, _ := json.Marshal(d)
 	return ollamatest.Text(string(b))
