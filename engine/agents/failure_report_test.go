@@ -38,7 +38,7 @@ func TestHypothesis(t *testing.T) {
 	}
 	assert.Empty(t, Hypothesis(nil, "because"))
 	long := "It failed because " + strings.Repeat("x", 1000)
-	assert.Equal(t, maxHypothesis, len([]rune(Hypothesis(&Failure{}, long))))
+	assert.Len(t, []rune(Hypothesis(&Failure{}, long)), maxHypothesis)
 }
 
 func TestHintNotes(t *testing.T) {

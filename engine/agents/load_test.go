@@ -348,7 +348,7 @@ func TestGoodFilesLoadDespiteBadOnes(t *testing.T) {
 		"TIERSMALL.yaml":    minimal("TIERSMALL") + "tier: small\nmaxTier: large\n",
 		"ZEROFORCED.yaml":   minimal("ZEROFORCED") + "forcedReasoningInterval: 0\n",
 		"ANCHOR.yaml":       "schema: kb.specialist/1\nid: ANCHOR\nrole: &r ok\nstaticContext: *r\n",
-		"UNKNOWNTOP.yaml":   minimal("UNKNOWNTOP") + "modle:\n  temperature: 0.3\n", // llm: is a kb.specialist/1 field, accepted with a note
+		"UNKNOWNTOP.yaml":   minimal("UNKNOWNTOP") + "sampling:\n  temperature: 0.3\n", // llm: is a kb.specialist/1 field, accepted with a note
 		"GOODLAST.yaml":     minimal("GOODLAST"),
 		"BADTIMEOUT0.yaml":  minimal("BADTIMEOUT0") + "limits:\n  timeout: 0s\n",
 		"DUPKEYS.yaml":      minimal("DUPKEYS") + "role: again\n",

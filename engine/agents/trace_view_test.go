@@ -23,7 +23,7 @@ func TestTraceLines(t *testing.T) {
 	}
 	got := TraceLines(ts, 10)
 	require.Len(t, got, 3)
-	assert.Equal(t, `{"path":"a.go"}`, got[0].Args)
+	assert.JSONEq(t, `{"path":"a.go"}`, got[0].Args)
 	assert.Equal(t, strings.Repeat("x", 10)+"…", got[0].Result)
 	assert.True(t, got[0].Clipped)
 	assert.Equal(t, 3*time.Millisecond, got[0].Duration)

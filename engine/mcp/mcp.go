@@ -728,20 +728,20 @@ func resultText(r *sdk.CallToolResult, max int) (string, bool) {
 		case *sdk.TextContent:
 			w.WriteString(x.Text)
 		case *sdk.ImageContent:
-			fmt.Fprintf(w, "[image %s, %d bytes, not shown]", x.MIMEType, len(x.Data))
+			_, _ = fmt.Fprintf(w, "[image %s, %d bytes, not shown]", x.MIMEType, len(x.Data))
 		case *sdk.AudioContent:
-			fmt.Fprintf(w, "[audio %s, %d bytes, not shown]", x.MIMEType, len(x.Data))
+			_, _ = fmt.Fprintf(w, "[audio %s, %d bytes, not shown]", x.MIMEType, len(x.Data))
 		case *sdk.ResourceLink:
-			fmt.Fprintf(w, "[resource link %s %s]", x.URI, x.Name)
+			_, _ = fmt.Fprintf(w, "[resource link %s %s]", x.URI, x.Name)
 		case *sdk.EmbeddedResource:
 			if x.Resource == nil {
 				w.WriteString("[empty resource]")
 				break
 			}
 			if x.Resource.Text != "" {
-				fmt.Fprintf(w, "[resource %s]\n%s", x.Resource.URI, x.Resource.Text)
+				_, _ = fmt.Fprintf(w, "[resource %s]\n%s", x.Resource.URI, x.Resource.Text)
 			} else {
-				fmt.Fprintf(w, "[resource %s, %d bytes of %s, not shown]", x.Resource.URI, len(x.Resource.Blob), x.Resource.MIMEType)
+				_, _ = fmt.Fprintf(w, "[resource %s, %d bytes of %s, not shown]", x.Resource.URI, len(x.Resource.Blob), x.Resource.MIMEType)
 			}
 		default:
 			b, _ := json.Marshal(c)

@@ -161,7 +161,7 @@ func approve(ctx context.Context, env *tools.Env, t Tool, args json.RawMessage) 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%w: approval of %s failed: %v", tools.ErrPolicyDenied, t.FullName, err)
+		return fmt.Errorf("%w: approval of %s failed: %w", tools.ErrPolicyDenied, t.FullName, err)
 	}
 	if !ok {
 		return fmt.Errorf("%w: the user declined to call %s", tools.ErrPolicyDenied, t.FullName)
