@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -25,11 +26,26 @@ func TestFailedRemapIsAnErrorNotAPanic(t *testing.T) {
 	if os.Getenv("NOVA_REMAP_CHILD") != "" {
 		t.Skip("the parent runs this test")
 	}
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFailedRemapChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "NOVA_REMAP_CHILD="+dir)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	var dir string
+	var out []byte
+	for attempt := 1; ; attempt++ {
+		dir = t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFailedRemapChild$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "NOVA_REMAP_CHILD="+dir)
+		var err error
+		out, err = cmd.CombinedOutput()
+		// Under the limit the Go runtime itself may fail to start a thread
+		// (a stack is address space too): that is the set-up failing, not
+		// the behaviour under test; try again, and skip if it persists.
+		if err != nil && strings.Contains(string(out), "pthread_create failed") {
+			if attempt < 3 {
+				continue
+			}
+			t.Skipf("the Go runtime could not start a thread under the address-space limit in 3 tries:\n%s", firstLines(string(out), 3))
+		}
+		require.NoError(t, err, "%s", out)
+		break
+	}
 	assert.Contains(t, string(out), "remap failed as an error")
 	// What was committed before the failure is intact.
 	db, err := Open(filepath.Join(dir, "nova.db"), Options{NoSync: true})
@@ -55,7 +71,7 @@ func TestFailedRemapChild(t *testing.T) {
 	require.NoError(t, err)
 	var pages uint64
 	_, _ = fmt.Sscan(string(statm), &pages)
-	limit := pages*uint64(os.Getpagesize()) + 48<<20
+	limit := pages*uint64(os.Getpagesize()) + 96<<20
 	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: ^uint64(0)}))
 	val := bytes.Repeat([]byte("x"), 64<<10)
 	committed := 0
@@ -84,4 +100,9 @@ func TestFailedRemapChild(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnmapped, "writes are refused")
 	_ = db.Close()
 	t.Logf("remap failed as an error after committed %d: %v", committed, failure)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
