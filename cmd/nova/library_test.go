@@ -20,11 +20,10 @@ import (
 // libraryTaskRE finds a build task's id in its prompt.
 var libraryTaskRE = regexp.MustCompile(`PRD task (\S+?): `)
 
-// workingHandler plays a model that does the work: every build task writes
-// out/<task id>.txt on its first turn (so the verifier has evidence), then
-// answers in text. Read-only researcher tasks answer in text at once.
-func workingHandler(_ int, req api.ChatRequest) ollamatest.Reply {
-	user, tools := "", 0
+// taskTurn reads a build task's chat: the task id from its first user
+// message, and how many tool results came back so far.
+func taskTurn(req api.ChatRequest) (id string, tools int) {
+	user := ""
 	for _, m := range req.Messages {
 		if m.Role == "user" && user == "" {
 			user = m.Content
@@ -33,10 +32,17 @@ func workingHandler(_ int, req api.ChatRequest) ollamatest.Reply {
 			tools++
 		}
 	}
-	id := ""
 	if m := libraryTaskRE.FindStringSubmatch(user); m != nil {
 		id = m[1]
 	}
+	return id, tools
+}
+
+// workingHandler plays a model that does the work: every build task writes
+// out/<task id>.txt on its first turn (so the verifier has evidence), then
+// answers in text. Read-only researcher tasks answer in text at once.
+func workingHandler(_ int, req api.ChatRequest) ollamatest.Reply {
+	id, tools := taskTurn(req)
 	switch {
 	case id != "" && tools == 0 && id != "debug":
 		return ollamatest.ToolCalls(ollamatest.Call("writeFile", map[string]any{"path": "out/" + id + ".txt", "content": "work of " + id + "\n"}))
@@ -381,19 +387,7 @@ func TestLibraryFlagsParseIntoOptions(t *testing.T) {
 // and answers (naming the file the fix belongs in), the implementer and
 // SATURN write.
 func fixBugHandler(_ int, req api.ChatRequest) ollamatest.Reply {
-	user, tools := "", 0
-	for _, m := range req.Messages {
-		if m.Role == "user" && user == "" {
-			user = m.Content
-		}
-		if m.Role == "tool" {
-			tools++
-		}
-	}
-	id := ""
-	if m := libraryTaskRE.FindStringSubmatch(user); m != nil {
-		id = m[1]
-	}
+	id, tools := taskTurn(req)
 	switch {
 	case id == "investigate" && tools == 0:
 		return ollamatest.ToolCalls(ollamatest.Call("readFile", map[string]any{"path": "config.go"}))

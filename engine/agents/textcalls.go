@@ -234,6 +234,21 @@ func (p *textCallParser) mistral() {
 	}
 }
 
+// tagBody finds where the body of a tag that starts at bodyStart ends: at
+// its closing tag, or, left open, at the next opening tag or the end of s.
+// spanEnd is past the closing tag when there is one.
+func tagBody(s string, bodyStart int, open, closing string) (bodyEnd, spanEnd int) {
+	rest := s[bodyStart:]
+	limit := len(rest)
+	if n := strings.Index(rest, open); n >= 0 {
+		limit = n
+	}
+	if c := strings.Index(rest[:limit], closing); c >= 0 {
+		return bodyStart + c, bodyStart + c + len(closing)
+	}
+	return bodyStart + limit, bodyStart + limit
+}
+
 // --- <tool_call> ---------------------------------------------------------------
 
 func (p *textCallParser) toolCallTags() {
@@ -246,17 +261,7 @@ func (p *textCallParser) toolCallTags() {
 		}
 		start := i + k
 		bodyStart := start + len(open)
-		rest := s[bodyStart:]
-		// The body ends at </tool_call>, or unclosed at the next
-		// <tool_call> or the end of the text.
-		limit := len(rest)
-		if n := strings.Index(rest, open); n >= 0 {
-			limit = n
-		}
-		bodyEnd, spanEnd := bodyStart+limit, bodyStart+limit
-		if c := strings.Index(rest[:limit], closing); c >= 0 {
-			bodyEnd, spanEnd = bodyStart+c, bodyStart+c+len(closing)
-		}
+		bodyEnd, spanEnd := tagBody(s, bodyStart, open, closing)
 		i = max(spanEnd, bodyStart)
 		body := s[bodyStart:bodyEnd]
 		if strings.Contains(body, "<function=") {
@@ -299,15 +304,7 @@ func (p *textCallParser) functionTags() {
 			continue
 		}
 		bodyStart := nameStart + gt + 1
-		rest := s[bodyStart:]
-		limit := len(rest)
-		if n := strings.Index(rest, open); n >= 0 {
-			limit = n
-		}
-		bodyEnd, spanEnd := bodyStart+limit, bodyStart+limit
-		if c := strings.Index(rest[:limit], closing); c >= 0 {
-			bodyEnd, spanEnd = bodyStart+c, bodyStart+c+len(closing)
-		}
+		bodyEnd, spanEnd := tagBody(s, bodyStart, open, closing)
 		i = spanEnd
 		if p.isTaken(start, spanEnd) {
 			continue
