@@ -91,6 +91,13 @@ func (st *loopState) checkAnswer(runCtx, parent context.Context, out SpecialistO
 			st.emit(Event{Type: EventCheck, Step: step, Status: "error", Text: "the checks could not run: " + err.Error()})
 			return out, false
 		}
+		if miss, ok := checks.Missing(rs); ok {
+			// The machine lacks the check's tool: nothing the model can fix,
+			// and no mistake of its work. The change stays unverified.
+			st.checkRun, st.checkErr = nil, miss.Command+": "+miss.Detail
+			st.emit(Event{Type: EventCheck, Step: step, Args: miss.Command, Status: "error", Text: "the checks could not run: " + st.checkErr})
+			return out, false
+		}
 		st.checkRun, st.checkErr = &CheckRun{Hash: hash, Commands: slices.Clone(cmds), Results: rs, Rounds: rounds}, ""
 		for _, x := range rs {
 			status := "passed"

@@ -204,3 +204,23 @@ func TestRunChecksOverride(t *testing.T) {
 	assert.Equal(t, agents.VerdictUnverified, run.Verdict.Status)
 	assert.Nil(t, run.Checked)
 }
+
+// A check whose command is not installed is the machine's problem, not the
+// model's: nothing is fed back, the run is done and its change unverified,
+// with the reason.
+func TestMissingCheckToolLeavesTheChangeUnverified(t *testing.T) {
+	t.Parallel()
+	needGo(t)
+	h := newHarness(t, withFiles(sumModule))
+	h.srv.Enqueue(
+		tc("writeFile", map[string]any{"path": "sum.go", "content": rightSum}),
+		ollamatest.Text("Implemented Add in sum.go."),
+	)
+	run := h.run("implement Add in sum.go", spec(), withChecks("nova-no-such-check-tool ./..."))
+
+	require.Equal(t, agents.RunDone, run.Status, "%+v", run.Outcome.Failure)
+	assert.Equal(t, agents.VerdictUnverified, run.Verdict.Status, "%+v", run.Verdict.Checks)
+	assert.False(t, run.Verified)
+	assert.Contains(t, strings.Join(run.Verdict.ProblemLines(), "\n"), "command not found (exit status 127)")
+	assert.Len(t, h.srv.ChatRequests(), 2, "nothing was sent back to the model")
+}

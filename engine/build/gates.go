@@ -258,6 +258,17 @@ func executed(v *agents.Verdict, gs []GateResult) bool {
 	return ran
 }
 
+// checkToolMissing reports whether a check gate failed because its command
+// was not found (checks.NotFoundDetail).
+func checkToolMissing(gs []GateResult) bool {
+	for _, g := range gs {
+		if strings.HasPrefix(g.Name, GateCheck) && !g.Passed && g.Detail == checks.NotFoundDetail {
+			return true
+		}
+	}
+	return false
+}
+
 // ChangesetFiles turns a changeset's pending files into the checks' files.
 func ChangesetFiles(cs changes.Changeset) []checks.File {
 	out := make([]checks.File, 0, len(cs.Files))

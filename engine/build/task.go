@@ -162,6 +162,10 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		switch {
 		case res.failure != "":
 			passed, reason, kind = false, res.failure, cmpKind(res.kind, failure.Unknown)
+		case !passed && checkToolMissing(gates):
+			// A check's command is not installed: the configuration, not the
+			// work, is at fault (never learned as a mistake).
+			kind = failure.Misconfigured
 		case !passed:
 			kind = failure.WorkFailed
 		}

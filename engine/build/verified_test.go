@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/failure"
 )
 
 const (
@@ -166,4 +168,25 @@ func TestTaskChecksReplaceTheWorkspaces(t *testing.T) {
 	assert.Equal(t, build.TaskDone, none.Status)
 	assert.Empty(t, checkGates(none), "an empty list runs no check")
 	assert.False(t, none.Verified)
+}
+
+// A check whose command is not installed fails the gate as misconfigured,
+// never as a mistake of the work (nothing is learned from it).
+func TestMissingCheckToolIsMisconfiguredNotAMistake(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{cfg: build.Config{Checks: []string{"nova-no-such-check-tool ./..."}, CheckTimeout: 20 * time.Second}})
+	h.Script.Files["w"] = map[string]string{"pkg/hello.go": "package pkg\n"}
+	ctx := context.Background()
+	b, err := h.Eng.Create(ctx, plan("w:MARS:0"), "p.json", build.Options{Autonomy: intp(2)})
+	require.NoError(t, err)
+	_, err = h.Eng.Run(ctx, b.ID, nil)
+	require.NoError(t, err)
+	ts, err := h.Eng.Tasks(ctx, b.ID)
+	require.NoError(t, err)
+	require.NotEmpty(t, ts[0].History)
+	att := ts[0].History[0]
+	assert.False(t, att.Passed)
+	assert.Equal(t, failure.Misconfigured, att.Kind, "%s", att.Reason)
+	assert.Contains(t, att.Reason, "command not found (exit status 127)")
+	assert.False(t, att.Kind.Learnable())
 }

@@ -232,10 +232,28 @@ func (r Runner) runOne(ctx context.Context, dir, line string) Result {
 	default:
 		res.Detail = err.Error()
 	}
+	if res.ExitCode == 127 && !res.TimedOut {
+		res.Detail = NotFoundDetail
+	}
 	if nothingToRun(res.Output) {
 		res.NothingRan, res.Passed, res.Detail = true, true, "nothing to run: no packages matched"
 	}
 	return res
+}
+
+// NotFoundDetail is the Detail of a check whose command the shell could not
+// find (exit status 127): the machine lacks a tool, which is no fault of the
+// work being checked.
+const NotFoundDetail = "command not found (exit status 127): install it, or change checks: in .nova/config.yaml"
+
+// Missing returns the first result whose command was not found.
+func Missing(rs []Result) (Result, bool) {
+	for _, r := range rs {
+		if !r.Passed && r.Detail == NotFoundDetail {
+			return r, true
+		}
+	}
+	return Result{}, false
 }
 
 // nothingToRun recognises the go command finding no package to build, test
