@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -94,7 +95,14 @@ type Local struct {
 	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
 
 	getenv func(string) string // the environment Open was given
+
+	// runs holds the runs active in this process, of every kind (builds,
+	// goal runs, workflow runs, chat turns): one registry (engine/run).
+	runs *run.Registry
 }
+
+// RunRegistry returns the registry of the runs active in this process.
+func (l *Local) RunRegistry() *run.Registry { return l.runs }
 
 var _ Workspace = (*Local)(nil)
 
@@ -127,6 +135,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		now:      opts.Now,
 		defaults: opts.Defaults,
 		getenv:   Getenv(opts.Getenv),
+		runs:     run.NewRegistry(),
 	}
 	if l.now == nil {
 		l.now = time.Now
