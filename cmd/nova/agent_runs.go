@@ -149,6 +149,9 @@ func traceText(l agents.TraceLine) string {
 	if l.Rule != "" {
 		fmt.Fprintf(&b, "  rule %s", l.Rule)
 	}
+	if l.Edit != "" {
+		fmt.Fprintf(&b, "  edit %s", l.Edit)
+	}
 	fmt.Fprintf(&b, "\n  args:   %s", clipLine(l.Args, 200))
 	fmt.Fprintf(&b, "\n  result: %s", clipLine(l.Result, 300))
 	return b.String()

@@ -866,7 +866,8 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	checked := out
 	checked.Result = board.Body(out.Result)
 	execs, checkRun := st.executionChecks(context.WithoutCancel(ctx))
-	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash, Executions: execs})
+	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash,
+		StagedContent: st.stagedContent, Executions: execs})
 	run.Verified, run.Checked = run.Verdict.Status == VerdictPassed, checkRun
 	run.FinishedAt = time.Now().UTC()
 	switch {
@@ -907,6 +908,27 @@ func (st *loopState) stagedHash(path string) (string, error) {
 	}
 	// Not staged (e.g. a write that restored the disk content): the disk.
 	return diskHash(st.r.Root, path)
+}
+
+// stagedContent is path's content as the run leaves it: the changeset's,
+// else the disk's.
+func (st *loopState) stagedContent(path string) ([]byte, bool, error) {
+	f, ok, err := st.draft.Lookup(context.Background(), path)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok {
+		return f.Content, !f.Deleted, nil
+	}
+	abs, err := tools.Confine(st.r.Root, path)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err := safefile.ReadFile(abs, 256<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return data, err == nil, err
 }
 
 func diskHash(root, path string) (string, error) {

@@ -18,6 +18,9 @@ type VerifyInput struct {
 	// StagedHash returns the sha256 of path as the run leaves it (the
 	// changeset's proposed content, else the disk's), or tools.Absent.
 	StagedHash func(path string) (string, error)
+	// StagedContent returns path's content as the run leaves it (ok false
+	// when it is absent); it checks edit claims' anchors. Nil skips them.
+	StagedContent func(path string) (content []byte, ok bool, err error)
 	// Executions are the configured checks the runner ran on the final
 	// changeset (tier execution, subject "check: <command>"): they ran
 	// after the last write by construction.
@@ -60,6 +63,9 @@ func Verify(in VerifyInput) Verdict {
 	lastCmd := map[string]cmdRun{}
 	var cmdOrder []string
 	lastWrite := -1
+	// anchored holds, per file, the edit claims since its last write that
+	// carried none (a whole-file write replaces every earlier claim).
+	anchored := map[string][]anchoredEdit{}
 	for i, t := range in.Traces {
 		if t.Status == tools.StatusTimeout && t.Tool == tools.NameRunCommand {
 			cmd := commandOf(t)
@@ -80,6 +86,11 @@ func Verify(in VerifyInput) Verdict {
 				}
 				lastFile[e.Path] = fileClaim{hash: e.SHA256, trace: t.ID, index: i}
 				lastWrite = i
+				if e.Anchor != nil {
+					anchored[e.Path] = append(anchored[e.Path], anchoredEdit{anchor: e.Anchor, trace: t.ID})
+				} else {
+					delete(anchored, e.Path)
+				}
 			case "command":
 				if e.ExitCode == nil {
 					continue
@@ -115,6 +126,9 @@ func Verify(in VerifyInput) Verdict {
 			c.Detail = fmt.Sprintf("the tool reported sha256 %s but the changeset holds %s", short(fc.hash), short(got))
 		}
 		v.Checks = append(v.Checks, c)
+		if c.Status == VerdictPassed && in.StagedContent != nil {
+			v.Checks = append(v.Checks, anchorChecks(p, anchored[p], in.StagedContent)...)
+		}
 	}
 
 	// Configured checks that all passed on the final changeset supersede a
@@ -177,6 +191,42 @@ func Verify(in VerifyInput) Verdict {
 		v.Status = VerdictPassed
 	}
 	return v
+}
+
+// anchoredEdit is one editFile claim: where its block sits, and the trace
+// that made it.
+type anchoredEdit struct {
+	anchor *tools.EditAnchor
+	trace  uint64
+}
+
+// anchorChecks checks the edit claims of path against its staged content:
+// each edit's block must still sit between its anchors. An edit that a
+// later edit of the same file rewrote is no longer a claim about the file
+// and is not checked; the last one always is.
+func anchorChecks(path string, claims []anchoredEdit, staged func(string) ([]byte, bool, error)) []Check {
+	if len(claims) == 0 {
+		return nil
+	}
+	content, ok, err := staged(path)
+	if err != nil || !ok {
+		return nil // the hash check already judged the file
+	}
+	var out []Check
+	for i, ae := range claims {
+		subject := fmt.Sprintf("%s:%d-%d", path, ae.anchor.StartLine, ae.anchor.EndLine)
+		c := Check{Tier: TierEvidence, Subject: subject, TraceID: ae.trace}
+		switch {
+		case ae.anchor.Locate(string(content)):
+			c.Status, c.Detail = VerdictPassed, "the edited block is in the staged file between its anchors"
+		case i < len(claims)-1:
+			continue // rewritten by a later edit of the same file
+		default:
+			c.Status, c.Detail = VerdictFailed, "the edited block is not in the staged file between its anchors"
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func commandOf(t Trace) string {

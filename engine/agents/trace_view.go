@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +27,9 @@ type TraceLine struct {
 	// Rule is the matching rule an editFile call's search text was found
 	// by ("exact", "whitespace", …), from its output.
 	Rule string `json:"rule,omitempty"`
+	// Edit is where an editFile call's block landed, from its claim's
+	// anchor ("a.go:4-6").
+	Edit string `json:"edit,omitempty"`
 	// Via is the text form a call written as text was read from ("" for a
 	// native tool call).
 	Via  string    `json:"via,omitempty"`
@@ -59,6 +63,11 @@ func TraceLines(ts []Trace, max int) []TraceLine {
 		l.Result = result
 		if m := ruleRe.FindStringSubmatch(t.Output); m != nil {
 			l.Rule = strings.TrimSpace(m[1])
+		}
+		for _, e := range t.Evidence {
+			if e.Anchor != nil {
+				l.Edit = fmt.Sprintf("%s:%d-%d", e.Path, e.Anchor.StartLine, e.Anchor.EndLine)
+			}
 		}
 		out = append(out, l)
 	}

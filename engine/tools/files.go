@@ -671,6 +671,7 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 		return Output{}, fmt.Errorf("search and replace are identical; nothing to change in %s", v.rel)
 	}
 	var updated []byte
+	var anchor *EditAnchor
 	n, rule := 1, edits.RuleExact
 	if a.All {
 		// all: true stays exact: every occurrence, no tolerance.
@@ -695,6 +696,9 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 		}
 		rule = m.Rule
 		updated = []byte(edits.Replace(text, m, a.Search, a.Replace))
+		// The block now spans from the match's start to where the text
+		// after the match begins in the updated file.
+		anchor = NewEditAnchor(string(updated), m.Start, len(updated)-(len(text)-m.End))
 	}
 	id, err := env.Stage.Put(ctx, v.rel, updated)
 	if err != nil {
@@ -704,7 +708,7 @@ func editFile(ctx context.Context, env *Env, raw json.RawMessage) (Output, error
 	return Output{
 		Text: fmt.Sprintf("staged an edit of %s (%d replacement(s), now %d bytes; matched by rule: %s) in changeset %d; sha256 %s.",
 			v.rel, n, len(updated), rule, id, sum[:12]),
-		Evidence: []Evidence{{Kind: "file", Path: v.rel, SHA256: sum, ChangesetID: id}},
+		Evidence: []Evidence{{Kind: "file", Path: v.rel, SHA256: sum, ChangesetID: id, Anchor: anchor}},
 	}, nil
 }
 

@@ -107,6 +107,9 @@ type Evidence struct {
 	// Command and ExitCode describe a runCommand invocation.
 	Command  string `json:"command,omitempty"`
 	ExitCode *int   `json:"exitCode,omitempty"`
+	// Anchor is an edit's claim of where its block sits (editFile with
+	// one replacement): checked against the staged file by the verifier.
+	Anchor *EditAnchor `json:"anchor,omitempty"`
 }
 
 // Status is the outcome of one invocation, as recorded in traces.

@@ -482,6 +482,9 @@ func (m *Model) traceLines(w int) []string {
 		if l.Rule != "" {
 			head += s.Info.Render(" · rule " + l.Rule)
 		}
+		if l.Edit != "" {
+			head += s.Info.Render(" · edit " + l.Edit)
+		}
 		out = append(out, lipgloss.NewStyle().MaxWidth(w).Render(head),
 			"  "+s.Muted.Render("args   ")+s.Text.Render(common.Truncate(oneLine(l.Args), max(1, w-9))),
 			"  "+s.Muted.Render("result ")+s.Text.Render(common.Truncate(oneLine(l.Result), max(1, w-9))))
