@@ -35,7 +35,8 @@ func (l *Local) Goals() *goal.Engine {
 		l.gl.eng = goal.New(goal.Config{
 			Limits: goal.Limits{MaxTurns: cfg.Orchestrator.MaxTurns, MaxTokens: cfg.Orchestrator.MaxTokens,
 				MaxDuration: cfg.Orchestrator.MaxDuration.D()},
-			WaitLimit: cfg.Ollama.WaitLimit.D(),
+			WaitLimit:     cfg.Ollama.WaitLimit.D(),
+			MinConfidence: cfg.Orchestrator.MinConfidence,
 		}, goal.Deps{
 			Store:        goal.NewStore(l.db, l.now),
 			Boards:       l.Boards(),

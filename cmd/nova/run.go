@@ -416,6 +416,9 @@ func printGoalRun(io *IOStreams, d goal.Detail) {
 		if dec.Reasoning != "" {
 			p("                why: %s\n", clipLine(dec.Reasoning, 160))
 		}
+		if dec.Confidence != nil {
+			p("                confidence: %.2f\n", *dec.Confidence)
+		}
 		for _, n := range t.Notes {
 			p("                note: %s\n", clipLine(n, 160))
 		}

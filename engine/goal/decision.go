@@ -36,7 +36,9 @@ var DecisionSchema = []byte(`{
     "keyDecision": {"type": "string", "description": "optional: a decision the whole team must follow from now on"},
     "goal": {"type": "string", "description": "optional: the current sub-goal"},
     "resolveBlockers": {"type": "array", "items": {"type": "string"},
-      "description": "optional: ids of board blockers that are resolved now, e.g. b1"}
+      "description": "optional: ids of board blockers that are resolved now, e.g. b1"},
+    "confidence": {"type": "number",
+      "description": "optional: how sure you are of this decision, from 0 (guessing) to 1 (certain)"}
   },
   "required": ["action", "reasoning"]
 }`)
@@ -65,6 +67,9 @@ type Check struct {
 	// Artifact finds an artifact that is not among the board's newest
 	// references (nil: only those count).
 	Artifact func(id uint64) (board.Artifact, error)
+	// MinConfidence is the confidence below which a delegation or a
+	// completion is asked of the user first (0: never).
+	MinConfidence float64
 }
 
 // Validated is a decision that passed Validate: the agent's canonical id
@@ -115,6 +120,17 @@ func Validate(d Decision, c Check) (Validated, error) {
 			v.ResolveBlockers = append(v.ResolveBlockers, id)
 		}
 		resolving[id] = true
+	}
+	v.Confidence, v.Notes = confidence(d.Confidence, v.Notes)
+	if v.Action == ActionDelegate || v.Action == ActionComplete {
+		if q, ok := unsure(v.Decision, c.MinConfidence); ok {
+			// An unsure lead asks before anything happens: the user's answer
+			// comes back on its next turn.
+			v.Notes = append(v.Notes, fmt.Sprintf("confidence %.2f is below orchestrator.minConfidence %.2f: asked the user instead of acting", *v.Confidence, c.MinConfidence))
+			v.Action, v.Question = ActionEscalate, q
+			v.Agent, v.Task, v.IncludeArtifacts, v.Summary = "", "", nil, ""
+			return v, nil
+		}
 	}
 	switch v.Action {
 	case "":
@@ -186,6 +202,41 @@ func Validate(d Decision, c Check) (Validated, error) {
 		}
 	}
 	return v, nil
+}
+
+// confidence reads the lead's confidence: a value from 0 to 1 is taken, a
+// percentage (1 < c ≤ 100) is scaled, anything else is ignored with a note.
+func confidence(c *float64, notes []string) (*float64, []string) {
+	if c == nil {
+		return nil, notes
+	}
+	v := *c
+	switch {
+	case v >= 0 && v <= 1:
+	case v > 1 && v <= 100:
+		v /= 100
+		notes = append(notes, fmt.Sprintf("confidence: read %g as %.2f (a value from 0 to 1)", *c, v))
+	default:
+		return nil, append(notes, fmt.Sprintf("confidence: ignored %g, which is not between 0 and 1", *c))
+	}
+	return &v, notes
+}
+
+// unsure returns the question an unsure lead puts to the user instead of
+// acting on d: ok when d's confidence is below min.
+func unsure(d Decision, min float64) (q string, ok bool) {
+	if d.Confidence == nil || *d.Confidence >= min {
+		return "", false
+	}
+	what := "complete the goal"
+	if d.Action == ActionDelegate {
+		what = fmt.Sprintf("delegate to %s: %s", strings.TrimSpace(d.Agent), oneLine(d.Task, 400))
+	}
+	q = fmt.Sprintf("I am unsure (confidence %.2f) whether to %s", *d.Confidence, what)
+	if r := strings.TrimSpace(d.Reasoning); r != "" {
+		q += " — " + oneLine(r, 300)
+	}
+	return q + ". Should I go ahead, or what should I do instead?", true
 }
 
 // key is what makes two delegations the same (stuck detection).

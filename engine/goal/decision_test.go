@@ -156,3 +156,36 @@ func FuzzValidateDecision(f *testing.F) {
 		}
 	})
 }
+
+func TestValidateReadsConfidence(t *testing.T) {
+	t.Parallel()
+	c := check()
+	c.MinConfidence = 0.5
+	f := func(v float64) *float64 { return &v }
+	v, err := goal.Validate(goal.Decision{Action: "delegate", Agent: "MARS", Task: "write it", Confidence: f(0.2), Reasoning: "maybe MARS"}, c)
+	require.NoError(t, err)
+	assert.Equal(t, goal.ActionEscalate, v.Action, "an unsure delegation asks the user")
+	assert.Contains(t, v.Question, "delegate to MARS: write it")
+	assert.Contains(t, v.Question, "maybe MARS")
+	assert.Empty(t, v.Agent)
+
+	v, err = goal.Validate(goal.Decision{Action: "complete", Summary: "s", Confidence: f(0.4)}, c)
+	require.NoError(t, err)
+	assert.Equal(t, goal.ActionEscalate, v.Action)
+	assert.Contains(t, v.Question, "whether to complete the goal")
+
+	v, err = goal.Validate(goal.Decision{Action: "escalate", Question: "q?", Confidence: f(0.1)}, c)
+	require.NoError(t, err)
+	assert.Equal(t, "q?", v.Question, "a question stays a question")
+
+	v, err = goal.Validate(goal.Decision{Action: "delegate", Agent: "MARS", Task: "t", Confidence: f(-3)}, c)
+	require.NoError(t, err)
+	assert.Equal(t, goal.ActionDelegate, v.Action, "junk confidence is ignored, not obeyed")
+	assert.Nil(t, v.Confidence)
+	assert.Contains(t, v.Notes[0], "ignored -3")
+
+	c.MinConfidence = 0
+	v, err = goal.Validate(goal.Decision{Action: "delegate", Agent: "MARS", Task: "t", Confidence: f(0)}, c)
+	require.NoError(t, err)
+	assert.Equal(t, goal.ActionDelegate, v.Action, "a threshold of 0 never asks")
+}

@@ -95,6 +95,9 @@ type Config struct {
 	// two checks (0 = 1 s), doubling up to 30 s.
 	WaitLimit   time.Duration
 	WaitBackoff time.Duration
+	// MinConfidence: a delegation or completion the lead is less sure of
+	// is asked of the user first (orchestrator.minConfidence; 0 = never).
+	MinConfidence float64
 }
 
 // Event kinds (engine.Event types of TopicGoal).
@@ -640,6 +643,13 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 		if err != nil {
 			return StatusFailed, "the team: " + err.Error(), "", true
 		}
+		// Each member's record on earlier delegations, once per session:
+		// the lead learns whom to ask.
+		if rs, err := e.d.Store.Records(ctx, r.Goal); err == nil {
+			for i := range team {
+				team[i].Record = RecordOf(rs, team[i].ID).Line()
+			}
+		}
 		s.team = team
 	}
 	key := board.RunKey(s.id)
@@ -677,7 +687,7 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 	}
 	d := reply.Decision
 	turn.Decision = &d
-	v, verr := Validate(d, Check{Lead: r.Lead, Agents: ids(s.team), Board: b, Artifact: func(id uint64) (board.Artifact, error) {
+	v, verr := Validate(d, Check{Lead: r.Lead, Agents: ids(s.team), Board: b, MinConfidence: e.cfg.MinConfidence, Artifact: func(id uint64) (board.Artifact, error) {
 		return e.d.Boards.Artifact(ctx, id)
 	}})
 	if verr == nil && v.Action == ActionDelegate {

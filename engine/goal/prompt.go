@@ -11,6 +11,9 @@ import (
 type Agent struct {
 	ID          string `json:"id"`
 	Description string `json:"description"`
+	// Record is the agent's track record on earlier delegations, for
+	// tasks like this goal first (Records); "" when it has none.
+	Record string `json:"record,omitempty"`
 }
 
 // historyTurns is how many recent turns the lead sees in detail; older ones
@@ -35,7 +38,9 @@ func leadSystem(lead, role string) string {
 		"Problems of the model server are handled for you: you only see outcomes of the work.\n\n")
 	b.WriteString("Optional fields: keyDecision records a decision the whole team follows from now on; goal sets the current " +
 		"sub-goal on the board; resolveBlockers lists blocker ids (b1, …) that the work or the user's answer resolved. " +
-		"reasoning is two or three sentences the user reads in the timeline.\n")
+		"reasoning is two or three sentences the user reads in the timeline. confidence (0 to 1) says how sure you are of " +
+		"the decision; when you are unsure, say so with a low value and the user is asked before anything happens. " +
+		"A team member's record tells how its earlier tasks like this one went: prefer the agent whose record fits.\n")
 	if role = strings.TrimSpace(role); role != "" {
 		fmt.Fprintf(&b, "\nYour own role in nova: %s\n", role)
 	}
@@ -52,6 +57,9 @@ func leadPrompt(r Run, turns []Turn, b board.Board, team []Agent, vault, feedbac
 			continue
 		}
 		fmt.Fprintf(&sb, "- %s: %s\n", a.ID, oneLine(a.Description, 120))
+		if a.Record != "" {
+			fmt.Fprintf(&sb, "  record: %s\n", a.Record)
+		}
 	}
 	sb.WriteString("\n" + b.Inline() + "\n")
 	if v := strings.TrimSpace(vault); v != "" {

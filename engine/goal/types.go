@@ -129,6 +129,10 @@ type Decision struct {
 	KeyDecision     string   `json:"keyDecision,omitempty"`
 	Goal            string   `json:"goal,omitempty"`
 	ResolveBlockers []string `json:"resolveBlockers,omitempty"`
+	// Confidence is how sure the lead is of the decision, 0 to 1 (nil: it
+	// did not say). Below the configured threshold a delegation or a
+	// completion becomes a question to the user.
+	Confidence *float64 `json:"confidence,omitempty"`
 }
 
 // TurnKind classifies a turn.

@@ -175,6 +175,10 @@ type OrchestratorConfig struct {
 	MaxTokens int `yaml:"maxTokens" json:"maxTokens"`
 	// MaxDuration bounds a run's active wall time (0 = no limit).
 	MaxDuration Duration `yaml:"maxDuration" json:"maxDuration"`
+	// MinConfidence: when the lead says it is less sure than this (0 to
+	// 1) of a delegation or a completion, the user is asked first (0 =
+	// never ask).
+	MinConfidence float64 `yaml:"minConfidence" json:"minConfidence"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -385,7 +389,7 @@ func Defaults() Config {
 			Context7:  Context7Config{URL: "https://context7.com"},
 		},
 		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
-			MaxDuration: Duration(30 * time.Minute)},
+			MaxDuration: Duration(30 * time.Minute), MinConfidence: 0.3},
 		Agents: AgentsConfig{EditFormat: EditFormatAuto},
 	}
 }
@@ -598,6 +602,9 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Orchestrator.MaxTurns < 1 || c.Orchestrator.MaxTurns > 200 {
 		bad("orchestrator.maxTurns", "must be between 1 and 200, got %d", c.Orchestrator.MaxTurns)
+	}
+	if c.Orchestrator.MinConfidence < 0 || c.Orchestrator.MinConfidence > 1 {
+		bad("orchestrator.minConfidence", "must be between 0 and 1, got %g", c.Orchestrator.MinConfidence)
 	}
 	if c.Orchestrator.MaxTokens < 0 {
 		bad("orchestrator.maxTokens", "must not be negative (0 means no limit)")

@@ -352,7 +352,7 @@ func (m *Model) delegationView(w, h int) string {
 	case d.Action == goal.ActionComplete:
 		b = append(b, s.Success.Render("★ the lead completed the goal"))
 		wrap("summary", d.Summary, max(2, h-8), s.Text)
-		wrap("why    ", d.Reasoning, 3, s.Muted)
+		wrap("why    ", withConfidence(d), 3, s.Muted)
 	case d.Action == goal.ActionEscalate:
 		b = append(b, s.Accent.Render("? the lead asks you"))
 		wrap("question", d.Question, 4, s.Text)
@@ -361,14 +361,14 @@ func (m *Model) delegationView(w, h int) string {
 		} else {
 			b = append(b, s.Subtle.Render(common.Truncate("a answers it; the lead reads it on its next turn", inner)))
 		}
-		wrap("why     ", d.Reasoning, 3, s.Muted)
+		wrap("why     ", withConfidence(d), 3, s.Muted)
 	default:
 		b = append(b, m.delegationHead(t, inner))
 		wrap("task", d.Task, 3, s.Text)
 		if len(d.IncludeArtifacts) > 0 {
 			wrap("with", strings.Join(d.IncludeArtifacts, ", ")+" (in full)", 1, s.Text)
 		}
-		wrap("why ", d.Reasoning, 2, s.Muted)
+		wrap("why ", withConfidence(d), 2, s.Muted)
 		if o := t.Outcome; o != nil {
 			b = append(b, m.outcomeLines(*o, inner)...)
 		}
@@ -632,4 +632,12 @@ func fmtTokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// withConfidence is the lead's reasoning with how sure it said it was.
+func withConfidence(d *goal.Decision) string {
+	if d.Confidence == nil {
+		return d.Reasoning
+	}
+	return fmt.Sprintf("%s (confidence %.2f)", d.Reasoning, *d.Confidence)
 }
