@@ -133,6 +133,15 @@ func (l *Local) ReaffirmFact(ctx context.Context, id string) (facts.Fact, error)
 	return f, err
 }
 
+// MarkFact records whether a fact helped, in the user's words.
+func (l *Local) MarkFact(ctx context.Context, id string, helpful bool) (facts.Fact, error) {
+	f, err := l.Knowledge().Facts().Mark(ctx, id, helpful)
+	if err == nil {
+		l.knowledgeChanged("facts")
+	}
+	return f, err
+}
+
 // SweepFacts archives unhelpful and unused facts and flags facts naming
 // changed files (it also runs after every build).
 func (l *Local) SweepFacts(ctx context.Context) (facts.SweepReport, error) {

@@ -573,6 +573,10 @@ type Workspace interface {
 	// ReaffirmFact says a fact still holds: restored from the archive, its
 	// review flag cleared.
 	ReaffirmFact(ctx context.Context, id string) (facts.Fact, error)
+	// MarkFact records the user's word on whether a fact helped (`nova
+	// facts helpful|unhelpful ID`): one use, like a task's outcome; an
+	// entry that keeps not helping is archived.
+	MarkFact(ctx context.Context, id string, helpful bool) (facts.Fact, error)
 	// SweepFacts archives unhelpful and unused facts and flags those naming
 	// changed files (it also runs after every build).
 	SweepFacts(ctx context.Context) (facts.SweepReport, error)

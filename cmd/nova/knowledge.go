@@ -516,7 +516,8 @@ func newFactsCmd(env *Env) *cobra.Command {
 	}
 	cmd.AddCommand(newFactsAddCmd(env, nil), newFactsSearchCmd(env, nil), newFactsCorrectCmd(env, nil),
 		newFactsHistoryCmd(env, nil), newFactsListCmd(env, nil), newFactsPromoteCmd(env, nil),
-		newFactsKeepCmd(env, nil), newFactsSweepCmd(env, nil))
+		newFactsKeepCmd(env, nil), newFactsSweepCmd(env, nil),
+		newFactsMarkCmd(env, true, nil), newFactsMarkCmd(env, false, nil))
 	return cmd
 }
 
@@ -530,7 +531,19 @@ func factRow(w *tabwriter.Writer, f facts.Fact, score *float64) {
 	if score != nil {
 		sc = fmt.Sprintf("%.2f\t", *score)
 	}
-	_, _ = fmt.Fprintf(w, "%s\t%s%s\t%s\t%.2f\t%s\t%s\n", f.ID, sc, f.Scope, status, f.Confidence, day(f.ValidFrom), clipLine(f.Content, 70))
+	_, _ = fmt.Fprintf(w, "%s\t%s%s\t%s\t%.2f\t%s\t%s\n", f.ID, sc, f.Scope, status, f.Confidence, day(f.ValidFrom), clipLine(factLine(f), 70))
+}
+
+// factLine is a fact's text in a listing: a troubleshooting entry leads
+// with its category and problem.
+func factLine(f facts.Fact) string {
+	if f.Problem != "" {
+		return "[" + string(f.Category) + "] " + f.Problem + " → " + f.Content
+	}
+	if f.Category != "" {
+		return "[" + string(f.Category) + "] " + f.Content
+	}
+	return f.Content
 }
 
 // validity is a fact's span: "valid since 2026-11-24" or "valid 2026-11-20
@@ -565,11 +578,11 @@ type factsAddOptions struct {
 
 func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error) *cobra.Command {
 	opts := &factsAddOptions{Env: env}
-	var scope, tags string
+	var scope, tags, category string
 	var conf float64
 	cmd := &cobra.Command{
 		Use:   "add CONTENT",
-		Short: "Record a fact (default scope workspace)",
+		Short: "Record a fact (default scope workspace); with --problem, a problem and its solution",
 		Args:  minArgs(1, "the fact's text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Fact.Content = joinArgs(args)
@@ -581,6 +594,13 @@ func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error
 				return err
 			}
 			opts.Fact.Scope, opts.Fact.Tags = sc, splitTags(tags)
+			if category != "" {
+				c, err := facts.ParseCategory(category)
+				if err != nil {
+					return usagef("--category: %v", strings.TrimPrefix(err.Error(), facts.ErrInvalid.Error()+": "))
+				}
+				opts.Fact.Category = c
+			}
 			if cmd.Flags().Changed("confidence") {
 				if err := checkConfidenceFlag(conf, "--confidence"); err != nil {
 					return err
@@ -594,6 +614,8 @@ func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error
 	f.StringVar(&scope, "scope", "", "user, workspace (default), build:ID or agent:NAME")
 	f.StringVar(&tags, "tags", "", "tags, separated by commas")
 	f.Float64Var(&conf, "confidence", 0.9, "confidence 0–1")
+	f.StringVar(&opts.Fact.Problem, "problem", "", "the problem this fact solves (CONTENT is then the solution)")
+	f.StringVar(&category, "category", "", "knowledge (default), experience, or troubleshooting (default with --problem)")
 	f.BoolVar(&opts.JSON, "json", false, "print the fact")
 	return cmd
 }
@@ -606,6 +628,10 @@ func runFactsAdd(ctx context.Context, opts *factsAddOptions) error {
 		}
 		if opts.JSON {
 			return opts.IO.PrintJSON(f)
+		}
+		if f.Category != "" {
+			opts.IO.Printf("added fact %s (%s, %s, confidence %.2f)\n", f.ID, f.Category, f.Scope, f.Confidence)
+			return nil
 		}
 		opts.IO.Printf("added fact %s (%s, confidence %.2f)\n", f.ID, f.Scope, f.Confidence)
 		return nil
@@ -1117,6 +1143,52 @@ func runKnowledgeShow(ctx context.Context, opts *knowledgeShowOptions) error {
 			opts.IO.Printf("%s · confidence %.2f\n", it.Node.Type, it.Node.Confidence)
 		}
 		opts.IO.Printf("\n%s\n", strings.TrimRight(it.Text, "\n"))
+		return nil
+	})
+}
+
+// factsMarkOptions is `nova facts helpful|unhelpful ID`.
+type factsMarkOptions struct {
+	*Env
+	ID      string
+	Helpful bool
+	JSON    bool
+}
+
+func newFactsMarkCmd(env *Env, helpful bool, runF func(context.Context, *factsMarkOptions) error) *cobra.Command {
+	opts := &factsMarkOptions{Env: env, Helpful: helpful}
+	use, short := "unhelpful ID", "Say a fact did not help: counted as a use; one that keeps not helping is archived"
+	if helpful {
+		use, short = "helpful ID", "Say a fact helped: counted as a use, it ranks and stays"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  exactArgs(1, "a fact id (f3, u1)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = strings.TrimSpace(args[0])
+			return pick(runF, runFactsMark)(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the fact")
+	return cmd
+}
+
+func runFactsMark(ctx context.Context, opts *factsMarkOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		f, err := ws.MarkFact(ctx, opts.ID, opts.Helpful)
+		if err != nil {
+			return knowledgeUsage(err)
+		}
+		if opts.JSON {
+			return opts.IO.PrintJSON(f)
+		}
+		rate, uses := f.HelpRate()
+		opts.IO.Printf("%s: helped %d of %d uses (%.0f%%)", f.ID, f.Helpful, uses, rate*100)
+		if f.Archived {
+			opts.IO.Printf("; archived: %s (`nova facts keep %s` restores it)", f.ArchiveReason, f.ID)
+		}
+		opts.IO.Printf("\n")
 		return nil
 	})
 }

@@ -279,6 +279,8 @@ func TestFactsBadInputIsBadUsage(t *testing.T) {
 		{"knowledge", "search", " "},
 		{"knowledge", "search", "x", "--limit", "0"},
 		{"knowledge", "show", "bogus"},
+		{"facts", "add", "x", "--category", "gossip"},
+		{"facts", "helpful"},
 	} {
 		r := runNova(t, dir, env, args...)
 		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
@@ -286,6 +288,33 @@ func TestFactsBadInputIsBadUsage(t *testing.T) {
 	r := runNova(t, dir, env, "facts", "list", "--json")
 	require.Equal(t, 0, r.code)
 	assert.Equal(t, "[]\n", r.stdout, "nothing was written")
+}
+
+func TestFactsProblemEntriesAndTheUsersWord(t *testing.T) {
+	t.Parallel()
+	env, _ := knowledgeEnv(t)
+	dir := initDir(t)
+	r := runNova(t, dir, env, "facts", "add", "Set CGO_ENABLED=1; the driver needs cgo.",
+		"--problem", "go build fails: undefined sqlite3 in the sqlite driver")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "added fact f1 (troubleshooting, workspace, confidence 0.90)\n", r.stdout)
+	r = runNova(t, dir, env, "facts", "add", "Handlers live in internal/api.")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runNova(t, dir, env, "facts", "search", "sqlite build error")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "[troubleshooting] go build fails: undefined sqlite3")
+
+	r = runNova(t, dir, env, "facts", "helpful", "f1")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "f1: helped 1 of 1 uses (100%)\n", r.stdout)
+	r = runNova(t, dir, env, "facts", "unhelpful", "f2", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var f facts.Fact
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &f))
+	assert.Equal(t, 1, f.NotHelpful)
+	r = runNova(t, dir, env, "facts", "unhelpful", "f99")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "fact not found: f99")
 }
 
 func TestKnowledgeSearchMergesSources(t *testing.T) {

@@ -129,6 +129,12 @@ func (s *Service) KnowledgeAfterBuild(ctx context.Context, b build.Build, tasks 
 		s.onChange("facts")
 		s.logf("knowledge: learned %d fact(s) from build %d at build:%d (promote them with `nova facts promote`)", len(added), b.ID, b.ID)
 	}
+	if added, err := s.LearnTroubleshooting(ctx, b, tasks); err != nil {
+		errs = append(errs, fmt.Errorf("learn troubleshooting: %w", err))
+	} else if len(added) > 0 {
+		s.onChange("facts")
+		s.logf("knowledge: learned %d troubleshooting entr%s from retries that fixed a failure in build %d", len(added), map[bool]string{true: "y", false: "ies"}[len(added) == 1], b.ID)
+	}
 	if rep, err := s.facts.Sweep(ctx); err != nil {
 		errs = append(errs, err)
 	} else if len(rep.Archived)+len(rep.Flagged) > 0 {

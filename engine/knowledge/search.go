@@ -261,8 +261,12 @@ func (s *Service) searchFacts(ctx context.Context, query string, o SearchOptions
 		if f.Coverage < MinCoverage {
 			continue
 		}
-		out = append(out, Hit{Source: SourceFacts, Title: firstLine(f.Content, 80) + " (" + f.Scope.String() + ")",
-			Snippet: docs.Snippet(f.Content, query, 300), Score: clamp01(f.Calibrated), Ref: "fact:" + f.ID})
+		title := firstLine(f.Content, 80) + " (" + f.Scope.String() + ")"
+		if f.Problem != "" {
+			title = firstLine(f.Problem, 80) + " (" + string(f.Category) + ", " + f.Scope.String() + ")"
+		}
+		out = append(out, Hit{Source: SourceFacts, Title: title,
+			Snippet: docs.Snippet(f.Text(), query, 300), Score: clamp01(f.Calibrated), Ref: "fact:" + f.ID})
 	}
 	return out, res.Warnings, nil
 }

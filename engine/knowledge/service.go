@@ -154,7 +154,7 @@ func (s *Service) Resolve(ctx context.Context, ref string) (Item, error) {
 		if err != nil {
 			return Item{}, err
 		}
-		return Item{Ref: "fact:" + f.ID, Source: SourceFacts, Title: firstLine(f.Content, 80), Text: f.Content, Fact: &f}, nil
+		return Item{Ref: "fact:" + f.ID, Source: SourceFacts, Title: firstLine(f.Content, 80), Text: f.Text(), Fact: &f}, nil
 	case "vault":
 		v := s.vault()
 		id, err := strconv.ParseUint(rest, 10, 64)

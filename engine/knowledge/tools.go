@@ -295,7 +295,7 @@ func (s *Service) runRecall(ctx context.Context, env *tools.Env, args json.RawMe
 		ids := make([]string, 0, len(res.Facts))
 		fmt.Fprintf(&b, "Facts for %q:\n", in.Query)
 		for _, f := range res.Facts {
-			fmt.Fprintf(&b, "- [%s] (%s, confidence %.2f, since %s) %s", f.ID, f.Scope, f.Confidence, f.ValidFrom.Format("2006-01-02"), f.Content)
+			fmt.Fprintf(&b, "- [%s] (%s, confidence %.2f, since %s) %s", f.ID, f.Scope, f.Confidence, f.ValidFrom.Format("2006-01-02"), f.Text())
 			if f.Review != "" {
 				fmt.Fprintf(&b, " (to review: %s)", f.Review)
 			}

@@ -630,6 +630,13 @@ func (r *Workspace) ListWorkflows(ctx context.Context) (engine.WorkflowList, err
 	return res0, err
 }
 
+// MarkFact calls MarkFact in the owning nova process.
+func (r *Workspace) MarkFact(ctx context.Context, id string, helpful bool) (facts.Fact, error) {
+	var res0 facts.Fact
+	err := r.c.Call(ctx, "MarkFact", []any{id, helpful}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // MatchWorkflows calls MatchWorkflows in the owning nova process.
 func (r *Workspace) MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error) {
 	var res0 []workflow.Match

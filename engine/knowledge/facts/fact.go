@@ -57,6 +57,55 @@ type Source struct {
 	FromFactID string `json:"fromFactId,omitempty"`
 }
 
+// Category is what kind of knowledge a fact is (the seed's FAQ entries).
+type Category string
+
+// Categories. A fact without one is knowledge.
+const (
+	// CategoryKnowledge: a fact about the code ("the handlers live in api/").
+	CategoryKnowledge Category = "knowledge"
+	// CategoryExperience: how tasks were done ("tests mock the clock").
+	CategoryExperience Category = "experience"
+	// CategoryTroubleshooting: a problem and what solves it.
+	CategoryTroubleshooting Category = "troubleshooting"
+)
+
+// Categories lists the categories, in search order for a problem.
+func Categories() []Category {
+	return []Category{CategoryTroubleshooting, CategoryExperience, CategoryKnowledge}
+}
+
+// ParseCategory reads a category ("" is knowledge).
+func ParseCategory(s string) (Category, error) {
+	switch c := Category(strings.ToLower(strings.TrimSpace(s))); c {
+	case "", CategoryKnowledge:
+		return CategoryKnowledge, nil
+	case CategoryExperience, CategoryTroubleshooting:
+		return c, nil
+	}
+	return "", fmt.Errorf("%w: category %q (want knowledge, experience or troubleshooting)", ErrInvalid, s)
+}
+
+// rank orders categories for ties and problem-like queries.
+func (c Category) rank() int {
+	switch c {
+	case CategoryTroubleshooting:
+		return 0
+	case CategoryExperience:
+		return 1
+	}
+	return 2
+}
+
+// Text is the fact as an agent reads it: "problem → solution" for an
+// entry with a problem, else its content.
+func (f Fact) Text() string {
+	if f.Problem == "" {
+		return f.Content
+	}
+	return "Problem: " + f.Problem + " → Solution: " + f.Content
+}
+
 // Status is where a fact stands on its timeline.
 type Status string
 
@@ -107,6 +156,11 @@ type Fact struct {
 	ArchiveReason string    `json:"archiveReason,omitempty"`
 	// Review says why the fact should be checked (a file it names changed).
 	Review string `json:"review,omitempty"`
+	// Category orders searches (troubleshooting first for a problem);
+	// Problem is the problem an entry answers: Content is then its
+	// solution ("" for a plain statement).
+	Category Category `json:"category,omitempty"`
+	Problem  string   `json:"problem,omitempty"`
 	// Status is derived (valid, superseded, invalidated, archived).
 	Status Status `json:"status"`
 }

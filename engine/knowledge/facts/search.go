@@ -122,6 +122,7 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 			(o.IncludeInvalidated || f.Status == StatusValid)
 	}
 	hits := s.mem.ix.Search(query, max(o.Limit*4, 40), filter)
+	problem := ProblemLike(query)
 	type cand struct {
 		Scored
 		key uint64  // the fact's index id
@@ -134,12 +135,18 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 			f := s.mem.facts[h.ID]
 			rel := h.Score / top
 			w := (0.55 + 0.45*f.Confidence) * recencyFactor(f, o.Recency, now)
+			if problem && f.Category == CategoryTroubleshooting {
+				w = min(w*TroubleshootingBoost, 1)
+			}
 			cands = append(cands, cand{Scored: Scored{Fact: f, Score: round6(rel * w)}, key: h.ID, rel: rel})
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].Score != cands[j].Score {
 			return cands[i].Score > cands[j].Score
+		}
+		if a, b := cands[i].Category.rank(), cands[j].Category.rank(); a != b {
+			return a < b
 		}
 		return cands[i].ID < cands[j].ID
 	})
@@ -159,6 +166,26 @@ func (s *Service) Search(ctx context.Context, query string, o SearchOptions) (Se
 		out = append(out, c.Scored)
 	}
 	return SearchResult{Facts: out, Warnings: warn}, nil
+}
+
+// TroubleshootingBoost weighs troubleshooting entries up for a query that
+// reads like a problem.
+const TroubleshootingBoost = 1.25
+
+// problemWords mark a query that describes a problem.
+var problemWords = []string{"error", "fail", "panic", "exception", "cannot", "can't", "unable", "undefined",
+	"not found", "denied", "broken", "crash", "timeout", "timed out", "refused", "missing", "invalid"}
+
+// ProblemLike reports whether a query reads like a problem (an error
+// message, a failure): troubleshooting entries come first for it.
+func ProblemLike(query string) bool {
+	q := strings.ToLower(query)
+	for _, w := range problemWords {
+		if strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

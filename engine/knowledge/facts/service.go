@@ -118,6 +118,11 @@ type NewFact struct {
 	// Confidence defaults by source (user 0.9, agent 0.7); nil = default.
 	Confidence *float64 `json:"confidence,omitempty"`
 	Tags       []string `json:"tags"`
+	// Category defaults to knowledge (troubleshooting when Problem is
+	// set); Problem makes the fact a problem → solution entry whose
+	// Content is the solution.
+	Category Category `json:"category,omitempty"`
+	Problem  string   `json:"problem,omitempty"`
 }
 
 // Add records a fact. Bad input wraps ErrInvalid; a user-scope fact when
@@ -178,9 +183,25 @@ func (s *Service) prepare(in NewFact) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
+	cat := in.Category
+	if cat == "" && strings.TrimSpace(in.Problem) != "" {
+		cat = CategoryTroubleshooting
+	}
+	if cat, err = ParseCategory(string(cat)); err != nil {
+		return Fact{}, err
+	}
+	problem := ""
+	if strings.TrimSpace(in.Problem) != "" {
+		if problem, err = cleanContent(in.Problem, "the problem", MaxContentChars); err != nil {
+			return Fact{}, err
+		}
+	}
+	if cat == CategoryKnowledge {
+		cat = "" // the default is not stored
+	}
 	now := s.now().UTC()
 	f := Fact{Content: content, Scope: scope, Source: src, Confidence: conf, Tags: tags, Author: s.auth,
-		ValidFrom: now}
+		ValidFrom: now, Category: cat, Problem: problem}
 	if scope.Level != LevelUser {
 		f.Files = fileRefs(s.root, content)
 	}
@@ -261,6 +282,9 @@ func (s *Service) applyLocked(changed []Fact) {
 }
 
 func factFields(f Fact) []textindex.Field {
+	if f.Problem != "" {
+		return []textindex.Field{textindex.Summary(f.Problem + "\n" + f.Content), textindex.Tags(f.Tags...)}
+	}
 	return []textindex.Field{textindex.Summary(f.Content), textindex.Tags(f.Tags...)}
 }
 
@@ -616,6 +640,19 @@ func (s *Service) MarkRetrieved(ctx context.Context, ids []string) error {
 		return true
 	})
 	return err
+}
+
+// Mark is the user's word on whether a fact helped (`nova facts helpful|
+// unhelpful ID`): counted as one use, as a task's outcome is, so an entry
+// that keeps not helping is archived.
+func (s *Service) Mark(ctx context.Context, id string, helped bool) (Fact, error) {
+	if _, err := s.Get(ctx, id); err != nil {
+		return Fact{}, err
+	}
+	if _, err := s.RecordOutcome(ctx, []string{id}, helped); err != nil {
+		return Fact{}, err
+	}
+	return s.Get(ctx, id)
 }
 
 // RecordOutcome credits facts a task used: helpful when it passed,
