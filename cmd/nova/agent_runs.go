@@ -115,6 +115,9 @@ func runAgentRunsShow(ctx context.Context, opts *agentRunsOptions) error {
 		if !r.FinishedAt.IsZero() {
 			p("took: %s\n", r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond))
 		}
+		if r.Progress != nil {
+			p("progress: %s\n", r.Progress.Line())
+		}
 		if f := r.Outcome.Failure; f != nil {
 			p("failed: %s: %s\n", failureLabel(f), clipLine(f.Message, 200))
 			if f.Hypothesis != "" {

@@ -51,8 +51,11 @@ type Settings struct {
 	// which older steps are summarised with the small tier.
 	CompressAt int
 	// KeepRecent is how many recent messages compression keeps verbatim.
-	KeepRecent    int
-	RepeatLimit   int
+	KeepRecent  int
+	RepeatLimit int
+	// StuckAfter tool calls in a row that find nothing new make a run
+	// stuck (progress.go).
+	StuckAfter    int
 	EscalateAfter int
 	MaxInvalid    int
 	MaxDenials    int
@@ -82,6 +85,7 @@ func (s Settings) withDefaults() Settings {
 	def(&s.CompressAt, DefaultCompressAt)
 	def(&s.KeepRecent, DefaultKeepRecent)
 	def(&s.RepeatLimit, DefaultRepeatLimit)
+	def(&s.StuckAfter, DefaultStuckAfter)
 	def(&s.EscalateAfter, DefaultEscalateAfter)
 	def(&s.MaxInvalid, DefaultMaxInvalid)
 	def(&s.MaxDenials, DefaultMaxDenials)
@@ -296,7 +300,8 @@ type loopState struct {
 	fitStatus string
 	fitting   bool
 
-	checkState // configured checks of the final answer (loop_checks.go)
+	checkState         // configured checks of the final answer (loop_checks.go)
+	track      tracker // progress and findings (progress.go)
 }
 
 // applyTier resolves the edit format and the tools offered for the run's
@@ -709,6 +714,7 @@ func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via strin
 	st.traces = append(st.traces, tr)
 	st.emit(Event{Type: EventToolResult, Step: st.meta.Steps, Tool: res.Tool, Status: string(res.Status),
 		TraceID: tr.ID, Text: clip(firstLine(res.Output), 200)})
+	stuckNote, stuckOut, stuck := st.observeProgress(ctx, tr)
 
 	budget := st.set.ToolOutputBudget
 	if t, ok := st.r.Tools.Get(res.Tool); ok && budget > 0 && t.OutputCap > budget {
@@ -728,6 +734,12 @@ func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via strin
 	}
 	if !res.OK() && res.Status != tools.StatusFailed {
 		obs = fmt.Sprintf("ERROR (%s): %s", res.Kind, obs)
+	}
+	if stuck {
+		return obs, stuckOut, true
+	}
+	if stuckNote != "" {
+		obs += "\n\n" + stuckNote
 	}
 
 	if res.Mutating && res.Status == tools.StatusOK {
@@ -875,6 +887,7 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 		run.Status = RunCanceled
 	case out.OK:
 		run.Status = RunDone
+		run.Progress = &Progress{Percent: 100, Milestone: "done"}
 	default:
 		run.Status = RunFailed
 	}

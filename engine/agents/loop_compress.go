@@ -43,8 +43,12 @@ func (st *loopState) compress(ctx context.Context) {
 	if err != nil || strings.TrimSpace(summary) == "" {
 		summary = mechanicalSummary(middle)
 	}
-	msg := llm.Message{Role: llm.RoleUser, Content: "Summary of the earlier steps (compressed to stay within the context budget):\n" +
-		strings.TrimSpace(summary)}
+	content := "Summary of the earlier steps (compressed to stay within the context budget):\n" + strings.TrimSpace(summary)
+	if mem := st.track.memory(); mem != "" {
+		// The findings outlive the summary: exact, not re-worded.
+		content += "\n\n" + strings.TrimSpace(mem)
+	}
+	msg := llm.Message{Role: llm.RoleUser, Content: content}
 	next := make([]llm.Message, 0, head+1+len(st.msgs)-cut)
 	next = append(next, st.msgs[:head]...)
 	next = append(next, msg)

@@ -17,6 +17,7 @@ const (
 	EventFeedback   EventType = "feedback"   // a malformed reply was sent back to the model
 	EventReflect    EventType = "reflect"    // forced reasoning was injected
 	EventCompress   EventType = "compress"   // the history was compressed
+	EventProgress   EventType = "progress"   // the run's progress estimate after a tool call (Progress)
 	EventFit        EventType = "fit"        // the prompt was trimmed to fit the model's context
 	EventEscalate   EventType = "escalate"   // the run moved up a tier
 	EventTextMode   EventType = "textMode"   // the model has no native tools: text ReAct
@@ -47,6 +48,8 @@ type Event struct {
 	// Reset (on a delta) means: discard the text streamed for this step so
 	// far, the model call is being retried.
 	Reset bool `json:"reset,omitempty"`
+	// Progress is the estimate of a progress event.
+	Progress *Progress `json:"progress,omitempty"`
 	// Run is the final record, on done and failed.
 	Run  *Run      `json:"run,omitempty"`
 	Time time.Time `json:"time"`

@@ -231,7 +231,10 @@ type Run struct {
 	// AnswerOnly is true when the agent could not stage file changes (no
 	// writeFile, editFile or deleteFile): its deliverable is its answer,
 	// which a build judges as text (an investigate or review step).
-	AnswerOnly bool      `json:"answerOnly,omitempty"`
+	AnswerOnly bool `json:"answerOnly,omitempty"`
+	// Progress is the last estimate of how far the run got (nil before
+	// its first tool call).
+	Progress   *Progress `json:"progress,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
 }

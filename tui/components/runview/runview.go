@@ -159,16 +159,18 @@ type Model struct {
 	height int
 	now    func() time.Time
 
-	spec    agents.Spec
-	task    string
-	st      *stream
-	cancel  context.CancelFunc
-	state   State
-	runID   uint64
-	step    int
-	tier    string
-	model   string
-	started time.Time
+	spec   agents.Spec
+	task   string
+	st     *stream
+	cancel context.CancelFunc
+	state  State
+	runID  uint64
+	// progress is the run's last progress estimate (header).
+	progress *agents.Progress
+	step     int
+	tier     string
+	model    string
+	started  time.Time
 
 	items  []*item
 	text   *item // the text item deltas append to
@@ -573,6 +575,11 @@ func (m *Model) event(ev agents.Event) {
 			text += ": " + firstLine(ev.Text)
 		}
 		m.add(&item{kind: itemNote, text: text})
+	case agents.EventProgress:
+		if ev.Progress != nil {
+			p := *ev.Progress
+			m.progress = &p
+		}
 	case agents.EventFit:
 		// Its text starts with "prompt trimmed" and says what gave way.
 		m.text = nil
@@ -777,6 +784,13 @@ func (m *Model) header() string {
 	}
 	if m.tier != "" || m.model != "" {
 		parts = append(parts, strings.TrimSpace(m.tier+" "+m.model))
+	}
+	if p := m.progress; p != nil && m.state == Running {
+		est := fmt.Sprintf("%d%% · next: %s", p.Percent, p.Milestone)
+		if p.Stuck {
+			est += " · stuck"
+		}
+		parts = append(parts, est)
 	}
 	elapsed := m.now().Sub(m.started)
 	if m.result != nil {

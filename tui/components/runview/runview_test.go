@@ -551,3 +551,17 @@ func TestFailedRunShowsHypothesis(t *testing.T) {
 	m.Update(finishedMsg{st: st, run: failed})
 	assert.Contains(t, ansi.Strip(m.View()), "likely cause: no write permission on out/r.md")
 }
+
+func TestHeaderShowsTheProgressEstimate(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 120, 30)
+	st := script(m)
+	feed(m, st, progress[:9]...)
+	feed(m, st, agents.Event{Type: agents.EventProgress, Progress: &agents.Progress{Percent: 50, Milestone: "finish the change; the checks run at the final answer"}})
+	out := ansi.Strip(m.View())
+	assert.Contains(t, out, "50% · next: finish the change")
+	feed(m, st, agents.Event{Type: agents.EventProgress, Progress: &agents.Progress{Percent: 50, Milestone: "x", Stuck: true, Idle: 10}})
+	assert.Contains(t, ansi.Strip(m.View()), "· stuck")
+	m.Update(eventMsg{st: st, ev: agents.Event{Type: agents.EventDone, RunID: 42, Run: &finished}})
+	assert.NotContains(t, ansi.Strip(m.View()), "next: x", "a finished run shows no estimate")
+}
