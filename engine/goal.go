@@ -34,7 +34,9 @@ func (l *Local) Goals() *goal.Engine {
 		cfg := l.Config()
 		l.gl.eng = goal.New(goal.Config{
 			Limits: goal.Limits{MaxTurns: cfg.Orchestrator.MaxTurns, MaxTokens: cfg.Orchestrator.MaxTokens,
-				MaxDuration: cfg.Orchestrator.MaxDuration.D()},
+				MaxDuration: cfg.Orchestrator.MaxDuration.D(),
+				Shares: goal.Shares{Lead: cfg.Orchestrator.BudgetShares.Lead, Research: cfg.Orchestrator.BudgetShares.Research,
+					Implement: cfg.Orchestrator.BudgetShares.Implement}},
 			WaitLimit:     cfg.Ollama.WaitLimit.D(),
 			MinConfidence: cfg.Orchestrator.MinConfidence,
 		}, goal.Deps{
@@ -67,7 +69,7 @@ func (l *Local) goalTeam(ctx context.Context) ([]goal.Agent, error) {
 	roster, _ := l.Agents()
 	out := []goal.Agent{}
 	for _, s := range roster.List() {
-		out = append(out, goal.Agent{ID: s.ID, Description: s.Display.Description})
+		out = append(out, goal.Agent{ID: s.ID, Description: s.Display.Description, Writes: s.CanWrite()})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no agents in .nova/agents: a goal run needs a team (`nova agents validate`)")

@@ -1,8 +1,10 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -64,4 +66,55 @@ func TestGoalRunAsksWhenTheLeadIsUnsureAndCarriesRecords(t *testing.T) {
 	last := prompts[len(prompts)-1]
 	assert.Contains(t, last, "- EARTH: ")
 	assert.Contains(t, last, "record: 1 done, 0 failed, 1.0 attempts on average; on tasks like this goal 1 of 1 done")
+}
+
+// The token budget is split by role: a role whose share is spent takes no
+// more delegations, and the lead's own share stops the run.
+func TestGoalRunSplitsItsBudgetByRole(t *testing.T) {
+	t.Parallel()
+	ws, srv, _ := openWithFake(t, "orchestrator:\n  maxTokens: 10000\n  budgetShares: {lead: 40, research: 30, implement: 60}\n")
+	s := &leadScript{decisions: []string{
+		decision(t, map[string]any{"action": "delegate", "reasoning": "Find it first.", "agent": "researcher", "task": "Where is serve defined?"}),
+		decision(t, map[string]any{"action": "delegate", "reasoning": "Again.", "agent": "researcher", "task": "Where is main defined?"}),
+		decision(t, map[string]any{"action": "complete", "reasoning": "Known.", "summary": "serve is in main.go."}),
+	}}
+	s.agent = func(string, bool) ollamatest.Reply {
+		r := ollamatest.Text("serve is defined in main.go.")
+		r.PromptTokens, r.EvalTokens = 3200, 100 // more than the research share of 3000
+		return r
+	}
+	srv.SetHandler(s.handle)
+	ctx := t.Context()
+	r, err := ws.CreateGoalRun(ctx, "find serve", engine.GoalRunOptions{})
+	require.NoError(t, err)
+	got, err := ws.RunGoal(ctx, r.ID, engine.RunGoalOptions{})
+	require.NoError(t, err)
+	require.Equal(t, goal.StatusCompleted, got.Status, got.Reason)
+	assert.Equal(t, 3300, got.RoleTokens[goal.RoleResearch])
+	d, err := ws.GetGoalRun(ctx, r.ID)
+	require.NoError(t, err)
+	require.Len(t, d.Turns, 3)
+	assert.Equal(t, goal.TurnRejected, d.Turns[1].Kind)
+	assert.Contains(t, d.Turns[1].Rejected, "the research share of the token budget is spent (3300 of 3000 tokens, orchestrator.budgetShares.research)")
+
+	// The lead's share: 40% of 10000 tokens, spent by its own turns.
+	s.mu.Lock()
+	s.decisions = nil
+	s.mu.Unlock()
+	srv.SetHandler(func(n int, req api.ChatRequest) ollamatest.Reply {
+		r := s.handle(n, req)
+		if strings.Contains(req.Messages[0].Content, "the lead of a team") {
+			r.PromptTokens = 5000
+		}
+		return r
+	})
+	r2, err := ws.CreateGoalRun(ctx, "anything", engine.GoalRunOptions{})
+	require.NoError(t, err)
+	s.mu.Lock()
+	s.decisions = []string{decision(t, map[string]any{"action": "delegate", "reasoning": "r", "agent": "researcher", "task": "Look."})}
+	s.mu.Unlock()
+	got, err = ws.RunGoal(ctx, r2.ID, engine.RunGoalOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, goal.StatusStopped, got.Status)
+	assert.Contains(t, got.Reason, "the lead used its share of the token budget")
 }

@@ -40,6 +40,8 @@ type runRequest struct {
 	// checks, when set, replace the configured checks for this run (a build
 	// task's own list, the one its check gates use).
 	checks *[]string
+	// critical: a timeout hints a larger tier (agents.RunOptions.Critical).
+	critical bool
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -181,7 +183,7 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
-		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks,
+		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks, Critical: opts.critical,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)
 			e := engineEvent(ev)

@@ -163,6 +163,10 @@ type RunOptions struct {
 	// Checks, when set, replaces Runner.Checks for this run (a task's own
 	// checks; an empty list runs none).
 	Checks *[]string
+	// Critical marks a task others depend on: a run that runs out of time
+	// hints escalate_model first (the seed's "critical timeout"), so the
+	// next attempt runs on a larger tier instead of the same one again.
+	Critical bool
 }
 
 // Sentinel errors of Run (failures of the agent are in the outcome instead).
@@ -830,8 +834,12 @@ func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Durat
 		st.canceled = true
 		return st.failAs(failure.Cancelled, FailUnknown, "canceled", "the run was canceled", HintRetry)
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		hints := []RecoveryHint{HintRetry, HintChangeStrategy}
+		if _, ok := llm.Escalate(st.tier, st.maxTier); ok && st.opts.Critical {
+			hints = append([]RecoveryHint{HintEscalateModel}, hints...)
+		}
 		return st.failAs(failure.Stalled, FailTimeout, "run_timeout", fmt.Sprintf("the run did not finish within its %s time limit", limit),
-			HintRetry, HintChangeStrategy)
+			hints...)
 	case errors.Is(err, llm.ErrModelNotFound):
 		return st.failAs(class, FailUnknown, "model_not_found", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrUnreachable):

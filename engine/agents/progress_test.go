@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -97,4 +98,26 @@ func TestFindingsOutliveCompression(t *testing.T) {
 		}
 	}
 	assert.True(t, found, "the findings follow the summary")
+}
+
+// A critical task that runs out of time hints a larger tier first.
+func TestACriticalRunOutOfTimeHintsALargerTier(t *testing.T) {
+	t.Parallel()
+	for _, critical := range []bool{true, false} {
+		h := newHarness(t)
+		slow := ollamatest.Text("still thinking")
+		slow.Latency = 3 * time.Second
+		h.srv.Enqueue(slow)
+		r := h.run("Add a ping function.", spec(func(s *agents.Spec) { s.Limits.Timeout = "200ms" }),
+			func(o *agents.RunOptions) { o.Critical = critical })
+		require.Equal(t, agents.RunFailed, r.Status)
+		f := r.Outcome.Failure
+		require.NotNil(t, f)
+		assert.Equal(t, "run_timeout", f.Cause)
+		if critical {
+			assert.Equal(t, agents.HintEscalateModel, f.RecoveryHints[0], "critical: a larger tier first")
+		} else {
+			assert.NotContains(t, f.RecoveryHints, agents.HintEscalateModel)
+		}
+	}
 }

@@ -113,6 +113,8 @@ type ExecRequest struct {
 	// build's check gates use, so their results can be reused. Never nil
 	// from the engine; an empty list runs none.
 	Checks *[]string
+	// Critical: the task is marked critical (a timeout escalates the tier).
+	Critical bool
 }
 
 // Executor runs the agent loop (engine.Local.RunAgent in production). A
@@ -331,7 +333,7 @@ func (e *Engine) Create(ctx context.Context, p *prd.PRD, prdPath string, opts Op
 			st = TaskDone
 		}
 		tasks[i] = Task{Ordinal: i, ID: pt.ID, Title: pt.Title, Description: pt.Description, Agent: pt.Agent,
-			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st, Checks: slices.Clone(pt.Checks),
+			Phase: pt.Phase, Dependencies: append([]string{}, pt.Dependencies...), Status: st, Checks: slices.Clone(pt.Checks), Critical: pt.Critical,
 			Output: pt.Output, Gates: []GateResult{}, History: []Attempt{},
 			VaultNodeIDs: []uint64{}, WisdomIDs: []uint64{}, RuleIDs: []string{}, KnowledgeIDs: []string{}}
 	}

@@ -591,7 +591,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 	cmds := e.checksFor(b, t)
 	run, err := e.d.Exec(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
 		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt,
-		Checks: &cmds})
+		Checks: &cmds, Critical: t.Critical})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,
 		tokens: run.Outcome.Meta.PromptTokens + run.Outcome.Meta.EvalTokens, tier: run.Outcome.Meta.Tier,
 		answerOnly: run.AnswerOnly}

@@ -239,6 +239,9 @@ type Task struct {
 	// Checks, when not nil, replace the workspace's check commands for this
 	// task (a PRD task's or a workflow step's own checks; empty: none).
 	Checks []string `json:"checks,omitzero"`
+	// Critical marks a task the rest depends on (a PRD task's critical):
+	// when its run runs out of time, the next attempt runs a tier up.
+	Critical bool `json:"critical,omitempty"`
 	// Tier is the model tier the next attempt runs on ("" = the agent's);
 	// Escalations counts tier escalations; SwitchedFrom is the agent the PRD
 	// named when a switch_specialist hint moved the task to another one.
@@ -285,7 +288,7 @@ type Task struct {
 func (t Task) PRDTask() prd.Task {
 	return prd.Task{ID: t.ID, Title: t.Title, Description: t.Description, Agent: t.Agent,
 		Status: prd.Status(t.Status), Dependencies: append([]string(nil), t.Dependencies...),
-		Phase: t.Phase, Attempts: t.Attempts, Output: t.Output, Error: t.Reason, Checks: slices.Clone(t.Checks)}
+		Phase: t.Phase, Attempts: t.Attempts, Output: t.Output, Error: t.Reason, Checks: slices.Clone(t.Checks), Critical: t.Critical}
 }
 
 // Phase groups a build's tasks (for the Build page).

@@ -613,6 +613,40 @@ func (s *session) timeLimit(r Run) string {
 	return fmt.Sprintf("reached the time limit (%s of active work; orchestrator.maxDuration)", r.Limits.MaxDuration.Round(time.Second))
 }
 
+// loadTeam reads the team once per session, with each member's record on
+// earlier delegations: the lead learns whom to ask.
+func (s *session) loadTeam(ctx context.Context, r Run) error {
+	if s.team != nil {
+		return nil
+	}
+	team, err := s.e.d.Team(ctx)
+	if err != nil {
+		return err
+	}
+	if rs, err := s.e.d.Store.Records(ctx, r.Goal); err == nil {
+		for i := range team {
+			team[i].Record = RecordOf(rs, team[i].ID).Line()
+		}
+	}
+	s.team = team
+	return nil
+}
+
+// role is the budget role of a team member: implement when it can stage
+// changes, research otherwise (an agent the team does not list counts as
+// implement, the larger share).
+func (s *session) role(agent string) string {
+	for _, a := range s.team {
+		if strings.EqualFold(a.ID, agent) {
+			if a.Writes {
+				return RoleImplement
+			}
+			return RoleResearch
+		}
+	}
+	return RoleImplement
+}
+
 // limitReached says which limit a run has reached ("" = none).
 func limitReached(r Run) string {
 	switch {
@@ -620,6 +654,10 @@ func limitReached(r Run) string {
 		return fmt.Sprintf("reached the turn limit (%d turns; orchestrator.maxTurns or --max-turns) before the lead completed the goal", r.Limits.MaxTurns)
 	case r.Limits.MaxTokens > 0 && r.Tokens >= r.Limits.MaxTokens:
 		return fmt.Sprintf("reached the token limit (%d of %d tokens; orchestrator.maxTokens)", r.Tokens, r.Limits.MaxTokens)
+	}
+	if lead := r.Limits.Shares.Of("lead", r.Limits.MaxTokens); lead > 0 && r.LeadTokens >= lead {
+		return fmt.Sprintf("the lead used its share of the token budget (%d of %d tokens: %d%% of orchestrator.maxTokens, orchestrator.budgetShares.lead)",
+			r.LeadTokens, lead, r.Limits.Shares.Lead)
 	}
 	return ""
 }
@@ -638,19 +676,8 @@ func unusableStreak(ts []Turn) int {
 // for the lead's next turn ("" when the turn went well).
 func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string) (st Status, why, summary string, done bool) {
 	e := s.e
-	if s.team == nil {
-		team, err := e.d.Team(ctx)
-		if err != nil {
-			return StatusFailed, "the team: " + err.Error(), "", true
-		}
-		// Each member's record on earlier delegations, once per session:
-		// the lead learns whom to ask.
-		if rs, err := e.d.Store.Records(ctx, r.Goal); err == nil {
-			for i := range team {
-				team[i].Record = RecordOf(rs, team[i].ID).Line()
-			}
-		}
-		s.team = team
+	if err := s.loadTeam(ctx, r); err != nil {
+		return StatusFailed, "the team: " + err.Error(), "", true
 	}
 	key := board.RunKey(s.id)
 	b, err := e.d.Boards.Get(ctx, key)
@@ -690,6 +717,18 @@ func (s *session) turn(ctx context.Context, r Run, turns []Turn, feedback string
 	v, verr := Validate(d, Check{Lead: r.Lead, Agents: ids(s.team), Board: b, MinConfidence: e.cfg.MinConfidence, Artifact: func(id uint64) (board.Artifact, error) {
 		return e.d.Boards.Artifact(ctx, id)
 	}})
+	if verr == nil && v.Action == ActionDelegate {
+		// A role whose share of the budget is spent takes no more work.
+		role := s.role(v.Agent)
+		if share := r.Limits.Shares.Of(role, r.Limits.MaxTokens); share > 0 && r.RoleTokens[role] >= share {
+			other := "a specialist that changes files"
+			if role == RoleImplement {
+				other = "a specialist that only reads"
+			}
+			verr = reject("the %s share of the token budget is spent (%d of %d tokens, orchestrator.budgetShares.%s): delegate to %s, or complete",
+				role, r.RoleTokens[role], share, role, other)
+		}
+	}
 	if verr == nil && v.Action == ActionDelegate {
 		if n := repeats(turns, v.Decision); n+1 >= StuckRepeats {
 			reason := fmt.Sprintf("stuck: the lead delegated the same task to %s %d times (%q)", v.Agent, n+1, oneLine(v.Task, 160))
@@ -891,7 +930,16 @@ func (s *session) delegate(ctx context.Context, r Run, t Turn) (Status, string, 
 	}
 	t.Outcome = &out
 	t.FinishedAt = time.Now()
-	nr, err := s.commit(&t, func(x *Run) error { x.Tokens += out.Tokens; return nil })
+	_ = s.loadTeam(ctx, r) // a resumed delegation runs before the lead's first turn
+	role := s.role(d.Agent)
+	nr, err := s.commit(&t, func(x *Run) error {
+		x.Tokens += out.Tokens
+		if x.RoleTokens == nil {
+			x.RoleTokens = map[string]int{}
+		}
+		x.RoleTokens[role] += out.Tokens
+		return nil
+	})
 	if err != nil {
 		return StatusInterrupted, "store: " + err.Error(), false
 	}

@@ -14,6 +14,10 @@ type Agent struct {
 	// Record is the agent's track record on earlier delegations, for
 	// tasks like this goal first (Records); "" when it has none.
 	Record string `json:"record,omitempty"`
+	// Writes is true for an agent that can stage file changes: its
+	// delegations count towards the implement share of the budget, the
+	// others' towards research.
+	Writes bool `json:"writes,omitempty"`
 }
 
 // historyTurns is how many recent turns the lead sees in detail; older ones

@@ -62,6 +62,40 @@ type Limits struct {
 	// MaxDuration bounds the active wall time over every session (ns; 0 =
 	// none).
 	MaxDuration time.Duration `json:"maxDuration"`
+	// Shares split MaxTokens between the roles (percent; zero: no split).
+	Shares Shares `json:"shares,omitzero"`
+}
+
+// Shares split a run's token budget between the lead, the specialists
+// that only read and answer (research), and those that change files
+// (implement): the seed's 10/30/60 by default (orchestrator.budgetShares).
+type Shares struct {
+	Lead      int `json:"lead"`
+	Research  int `json:"research"`
+	Implement int `json:"implement"`
+}
+
+// Roles of a run's token budget.
+const (
+	RoleResearch  = "research"
+	RoleImplement = "implement"
+)
+
+// Of returns role's share of max tokens (0: no cap for it).
+func (s Shares) Of(role string, max int) int {
+	pct := 0
+	switch role {
+	case RoleResearch:
+		pct = s.Research
+	case RoleImplement:
+		pct = s.Implement
+	default:
+		pct = s.Lead
+	}
+	if pct <= 0 || max <= 0 {
+		return 0
+	}
+	return max * pct / 100
 }
 
 // Run is one goal run (bucket goal_runs).
@@ -90,6 +124,9 @@ type Run struct {
 	// Tokens used by the lead and by the delegations.
 	Tokens     int `json:"tokens"`
 	LeadTokens int `json:"leadTokens"`
+	// RoleTokens are the delegations' tokens by role (RoleResearch,
+	// RoleImplement).
+	RoleTokens map[string]int `json:"roleTokens,omitempty"`
 	// Elapsed is the active wall time over every session (ns).
 	Elapsed  time.Duration `json:"elapsed"`
 	Limits   Limits        `json:"limits"`

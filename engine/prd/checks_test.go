@@ -55,3 +55,24 @@ func TestTaskChecksMalformed(t *testing.T) {
 	assert.Contains(t, err.Error(), "checks[1]: a check must not be empty")
 	assert.Contains(t, err.Error(), "checks[2]: a check must not contain a NUL byte")
 }
+
+func TestTaskCriticalParsesAndRoundTrips(t *testing.T) {
+	t.Parallel()
+	doc := `{"meta":{"name":"p","version":"1"},"tasks":[
+ {"id":"a","title":"A","description":"","agent":"MARS","status":"pending","dependencies":[],"phase":0,"critical":true},
+ {"id":"b","title":"B","description":"","agent":"MARS","status":"pending","dependencies":[],"phase":0}]}`
+	p, err := Parse("p.json", []byte(doc))
+	require.NoError(t, err)
+	assert.True(t, p.Tasks[0].Critical)
+	assert.False(t, p.Tasks[1].Critical)
+	assert.Empty(t, p.Tasks[0].Extra, "critical is a known field")
+	out, err := p.Marshal()
+	require.NoError(t, err)
+	back, err := Parse("p.json", out)
+	require.NoError(t, err)
+	assert.True(t, back.Tasks[0].Critical)
+	assert.NotContains(t, strings.Split(string(out), "\"id\": \"b\"")[1], "critical", "false is left out")
+	y, err := Parse("p.yaml", []byte("meta: {name: p, version: \"1\"}\ntasks:\n  - {id: a, title: A, agent: MARS, status: pending, critical: true}\n"))
+	require.NoError(t, err)
+	assert.True(t, y.Tasks[0].Critical)
+}

@@ -126,6 +126,9 @@ type Task struct {
 	// changes applied. An empty list runs none; absent (nil) uses the
 	// workspace's.
 	Checks []string `json:"checks,omitzero" yaml:"checks,omitempty"`
+	// Critical marks a task the rest of the plan depends on: when its
+	// agent runs out of time, the retry runs on a larger model tier.
+	Critical bool `json:"critical,omitempty" yaml:"critical,omitempty"`
 
 	// Extra holds task fields nova does not know, as raw JSON.
 	Extra map[string]json.RawMessage `json:"-" yaml:"-"`
@@ -174,7 +177,7 @@ var (
 	prdFields  = []string{"meta", "tasks"}
 	metaFields = []string{"name", "version", "createdAt"}
 	taskFields = []string{"id", "title", "description", "agent", "status", "dependencies",
-		"phase", "attempts", "createdAt", "output", "error", "checks"}
+		"phase", "attempts", "createdAt", "output", "error", "checks", "critical"}
 )
 
 // MarshalJSON writes the known fields in Nova26's order, then the extras

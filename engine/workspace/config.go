@@ -179,6 +179,17 @@ type OrchestratorConfig struct {
 	// 1) of a delegation or a completion, the user is asked first (0 =
 	// never ask).
 	MinConfidence float64 `yaml:"minConfidence" json:"minConfidence"`
+	// BudgetShares split maxTokens between the lead, the specialists that
+	// only read (research) and those that change files (implement), in
+	// percent; 0 leaves a role uncapped.
+	BudgetShares BudgetShares `yaml:"budgetShares" json:"budgetShares"`
+}
+
+// BudgetShares are orchestrator.budgetShares (the seed's 10/30/60).
+type BudgetShares struct {
+	Lead      int `yaml:"lead" json:"lead"`
+	Research  int `yaml:"research" json:"research"`
+	Implement int `yaml:"implement" json:"implement"`
 }
 
 // VerifyConfig governs how builds read the verifier's verdicts.
@@ -389,7 +400,8 @@ func Defaults() Config {
 			Context7:  Context7Config{URL: "https://context7.com"},
 		},
 		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
-			MaxDuration: Duration(30 * time.Minute), MinConfidence: 0.3},
+			MaxDuration: Duration(30 * time.Minute), MinConfidence: 0.3,
+			BudgetShares: BudgetShares{Lead: 10, Research: 30, Implement: 60}},
 		Agents: AgentsConfig{EditFormat: EditFormatAuto},
 	}
 }
@@ -602,6 +614,12 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Orchestrator.MaxTurns < 1 || c.Orchestrator.MaxTurns > 200 {
 		bad("orchestrator.maxTurns", "must be between 1 and 200, got %d", c.Orchestrator.MaxTurns)
+	}
+	for k, v := range map[string]int{"lead": c.Orchestrator.BudgetShares.Lead, "research": c.Orchestrator.BudgetShares.Research,
+		"implement": c.Orchestrator.BudgetShares.Implement} {
+		if v < 0 || v > 100 {
+			bad("orchestrator.budgetShares."+k, "must be a percentage from 0 to 100 (0: no cap), got %d", v)
+		}
 	}
 	if c.Orchestrator.MinConfidence < 0 || c.Orchestrator.MinConfidence > 1 {
 		bad("orchestrator.minConfidence", "must be between 0 and 1, got %g", c.Orchestrator.MinConfidence)
