@@ -907,7 +907,7 @@ func fatal(err error) bool { return err != nil && !errors.Is(err, vault.ErrInval
 
 func (x *exec) addFile(i int, d decision, rep *NodeReport) error {
 	doc := &x.p.Scan.Docs[i]
-	id, err := x.w.add(nodeFor(doc.Draft(x.o.draftOptions())))
+	id, err := x.w.add(x.node(doc.Draft(x.o.draftOptions())))
 	if err != nil {
 		if fatal(err) {
 			return err
@@ -963,7 +963,7 @@ func (x *exec) addSection(parent uint64, sd patterns.NodeDraft, rec *fileRecord)
 		return srep, nil
 	}
 	srep := x.sectionReport(sd, ActionNew)
-	sid, err := x.w.add(nodeFor(sd))
+	sid, err := x.w.add(x.node(sd))
 	if err != nil {
 		if fatal(err) {
 			return srep, err
@@ -1015,7 +1015,7 @@ func (x *exec) replaceNode(id uint64, n vault.Node) (bool, error) {
 
 func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
 	doc := &x.p.Scan.Docs[i]
-	n := nodeFor(doc.Draft(x.o.draftOptions()))
+	n := x.node(doc.Draft(x.o.draftOptions()))
 	if err := x.im.v.CheckNode(n); err != nil {
 		rep.Action, rep.Reason = ActionError, "invalid node: "+err.Error()
 		return nil
@@ -1047,7 +1047,7 @@ func (x *exec) updateFile(i int, d decision, rep *NodeReport) error {
 			if had && x.w.has(sid) {
 				srep := x.sectionReport(sd, ActionUpdated)
 				srep.ID = sid
-				ok, err := x.replaceNode(sid, nodeFor(sd))
+				ok, err := x.replaceNode(sid, x.node(sd))
 				if err != nil {
 					return err
 				}
@@ -1421,4 +1421,14 @@ func embedOf(p *Plan, i int) (embedMatch, bool) {
 	defer p.mu.Unlock()
 	em, ok := p.embed[i]
 	return em, ok
+}
+
+// node is the vault node of a draft, labelled with the library it was
+// imported from (knowledge hits name it).
+func (x *exec) node(d patterns.NodeDraft) vault.Node {
+	n := nodeFor(d)
+	if x.p != nil && x.p.Label != "" {
+		n.Meta[MetaLibrary] = x.p.Label
+	}
+	return n
 }

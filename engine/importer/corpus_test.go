@@ -148,6 +148,7 @@ func TestImportRealCorpus(t *testing.T) {
 		assert.True(t, n.IsGlobal)
 		assert.Equal(t, strings.TrimSpace(doc.Body), n.Body, "%s: the full body is kept", p)
 		assert.Equal(t, facts.category[p], n.Meta[MetaCategory], p)
+		assert.NotEmpty(t, n.Meta[MetaLibrary], "%s: the node names the library it came from", p)
 		assert.Equal(t, doc.Language, n.Language, p)
 		if !facts.typeLine[p] {
 			assert.Equal(t, patterns.TypeForCategory(facts.category[p]), string(n.Type), p)

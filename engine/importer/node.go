@@ -18,6 +18,8 @@ const (
 	MetaImportUser   = "importUser"
 	MetaAnchor       = "anchor"
 	MetaParentSource = "parentSource"
+	// MetaLibrary is the label of the library a node was imported from.
+	MetaLibrary = "library"
 )
 
 // nodeFor turns a draft into a vault node: the mapping documented in the package comment,

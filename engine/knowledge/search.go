@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/vault"
@@ -232,11 +233,24 @@ func (s *Service) searchVault(ctx context.Context, query string, o SearchOptions
 		if title == "" {
 			title = firstLine(n.Content, 80)
 		}
-		out = append(out, Hit{Source: SourceVault, Title: fmt.Sprintf("%s (%s)", title, strings.ToLower(string(n.Type))),
+		out = append(out, Hit{Source: SourceVault, Title: fmt.Sprintf("%s (%s)", title, vaultLabel(n.Node)),
 			Snippet: docs.Snippet(n.Content, query, 300), Score: clamp01(n.Score),
 			Ref: "vault:" + strconv.FormatUint(n.ID, 10)})
 	}
 	return out, nil, nil
+}
+
+// vaultLabel says where a vault hit comes from: a pattern imported from a
+// library names the library; the rest are the team's taste vault.
+func vaultLabel(n vault.Node) string {
+	kind := strings.ToLower(string(n.Type))
+	switch {
+	case n.Meta[importer.MetaLibrary] != "":
+		return kind + " from library " + n.Meta[importer.MetaLibrary]
+	case n.Meta[importer.MetaImportUser] != "" || n.Meta[importer.MetaContentHash] != "":
+		return "imported " + kind
+	}
+	return "taste vault " + kind
 }
 
 func containsType(ts []vault.NodeType, t vault.NodeType) bool {

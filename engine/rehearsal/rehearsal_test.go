@@ -367,6 +367,16 @@ func TestRejectAll(t *testing.T) {
 	c, _ := e.read("calc/calc.go")
 	assert.Equal(t, "package calc\n", c)
 	assert.Contains(t, BuildRehearsalContext(ss), "both ignore the spec")
+
+	// Rehearsing the same task again tells the new branches what was tried
+	// and rejected.
+	again, err := e.rehearse(2)
+	require.NoError(t, err)
+	require.Len(t, again.Context, 1)
+	assert.Contains(t, again.Context[0], "<rehearsal_context>")
+	reqs := e.srv.ChatRequests()
+	sys := reqs[len(reqs)-1].Messages[0].Content
+	assert.Contains(t, sys, "The user rejected every candidate: both ignore the spec")
 }
 
 func TestRegenerateRounds(t *testing.T) {

@@ -100,10 +100,13 @@ func (s *Service) Rehearse(ctx context.Context, req Request) (Session, error) {
 	}
 	agent := cmpOr(req.Agent, req.Task.Agent)
 	now := s.now()
+	// What earlier rehearsals of this task tried, and what the user chose
+	// or rejected, goes into the branches' prompts.
+	blocks := append(slices.Clone(req.Context), s.priorContext(ctx, req)...)
 	ss := Session{
 		TaskID: req.Task.ID, TaskTitle: req.Task.Title, TaskType: TaskType(req.Task),
 		Description: req.Task.Description, AgentName: agent, BuildID: req.BuildID,
-		Status: StatusPending, Context: req.Context, KnowledgeIDs: req.KnowledgeIDs, Autonomy: autonomy,
+		Status: StatusPending, Context: blocks, KnowledgeIDs: req.KnowledgeIDs, Autonomy: autonomy,
 		Branches: []Branch{}, Results: []Result{}, Rounds: []Round{},
 		CreatedAt: now,
 	}
@@ -267,6 +270,36 @@ func (s *Service) addRound(ctx context.Context, ss *Session, n int) error {
 }
 
 // previousRoundContext tells a regenerated round what the last one tried.
+// maxPriorSessions is how many earlier sessions of a task a new rehearsal
+// is told about; priorScan how many recent sessions are looked through.
+const (
+	maxPriorSessions = 2
+	priorScan        = 64
+)
+
+// priorContext is the <rehearsal_context> of the newest decided sessions
+// of the same task (same build and task id, or the same task title outside
+// a build): a new rehearsal does not offer again what the user rejected.
+func (s *Service) priorContext(ctx context.Context, req Request) []string {
+	prior, err := s.List(ctx, Filter{Limit: priorScan})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range prior {
+		same := p.TaskID == req.Task.ID && p.BuildID == req.BuildID &&
+			(req.BuildID != "" || p.TaskTitle == req.Task.Title)
+		if !same || p.Pending() || len(p.Branches) == 0 {
+			continue
+		}
+		out = append(out, BuildRehearsalContext(p))
+		if len(out) == maxPriorSessions {
+			break
+		}
+	}
+	return out
+}
+
 func previousRoundContext(ss Session) string {
 	if len(ss.Rounds) == 0 {
 		return ""
