@@ -144,7 +144,10 @@ type Model struct {
 	// agent events, which carry both); approvals are the command
 	// approvals of build tasks waiting for the dialog, waiting the tasks
 	// whose approval is asked.
-	runs      map[string][2]string
+	runs map[string][2]string
+	// estimates is each running task's last progress line (build/task),
+	// so the stream shows it only when it changes.
+	estimates map[string]string
 	approvals []approval
 	waiting   map[string]string // build/task -> command
 }
@@ -171,7 +174,7 @@ type pendingDelta struct {
 func New(c *common.Common, src Source) *Model {
 	return &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
-		runs: map[string][2]string{}, waiting: map[string]string{},
+		runs: map[string][2]string{}, waiting: map[string]string{}, estimates: map[string]string{},
 		prdPath: pathinput.New(c, pathinput.File, "", "")}
 }
 
@@ -450,6 +453,17 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 				return m.appendStream(ev.BuildID, ev.TaskID, "← "+ae.Tool+" "+ae.Status+"\n")
 			case agents.EventFit:
 				return m.appendStream(ev.BuildID, ev.TaskID, "\n✂ "+oneLine(ae.Text)+"\n")
+			case agents.EventProgress:
+				if p := ae.Progress; p != nil {
+					line := fmt.Sprintf("%d%% · next: %s", p.Percent, p.Milestone)
+					if p.Stuck {
+						line += " · stuck"
+					}
+					if k := streamKey(ev.BuildID, ev.TaskID); m.estimates[k] != line {
+						m.estimates[k] = line
+						return m.appendStream(ev.BuildID, ev.TaskID, "· "+line+"\n")
+					}
+				}
 			}
 		}
 		return nil

@@ -403,6 +403,15 @@ func TestToolCallsShowInTheStream(t *testing.T) {
 		Agent: &agents.Event{Type: agents.EventToolResult, Tool: "writeFile", Status: "ok"}}
 	l.until(func() bool { return strings.Contains(l.plain(), "← writeFile ok") })
 	assert.Contains(t, l.plain(), `→ writeFile {"path":"dau.go"}`)
+	// The task's progress estimate shows when it changes, once.
+	for range 2 {
+		ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
+			Agent: &agents.Event{Type: agents.EventProgress, Progress: &agents.Progress{Percent: 50, Milestone: "finish the change"}}}
+	}
+	ws.events <- engine.Event{Type: engine.EventLog, Topic: engine.TopicAgent, RunID: "4", BuildID: "3", TaskID: "ua-03",
+		Agent: &agents.Event{Type: agents.EventProgress, Progress: &agents.Progress{Percent: 90, Milestone: "give the final answer"}}}
+	l.until(func() bool { return strings.Contains(l.plain(), "· 90% · next: give the final answer") })
+	assert.Equal(t, 1, strings.Count(l.plain(), "50% · next: finish the change"), "events are handled in order: the repeat was dropped")
 }
 
 func TestPickerOpensAnyPRDByItsPath(t *testing.T) {
