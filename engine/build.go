@@ -67,6 +67,7 @@ func (l *Local) Builds() *build.Engine {
 					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
 			},
 			Publish: l.publishBuild,
+			Runs:    l.runs,
 		})
 		l.build.ready.Store(l.build.eng)
 	})

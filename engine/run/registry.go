@@ -53,21 +53,24 @@ type Control struct {
 	cancel   context.CancelFunc
 	paused   atomic.Bool
 	canceled atomic.Bool
-	done     chan struct{}
-	wake     chan struct{}
-	answers  chan Answer
+	// stopped: canceled or interrupted (Shutdown); a run that installs its
+	// cancel after that is stopped at once.
+	stopped atomic.Bool
+	done    chan struct{}
+	wake    chan struct{}
+	answers chan Answer
 }
 
 // Key returns the run's key.
 func (c *Control) Key() Key { return c.key }
 
 // SetCancel installs the function that stops the run's context. A run
-// canceled before it installed one is stopped at once.
+// canceled or shut down before it installed one is stopped at once.
 func (c *Control) SetCancel(cancel context.CancelFunc) {
 	c.mu.Lock()
 	c.cancel = cancel
 	c.mu.Unlock()
-	if c.canceled.Load() {
+	if c.stopped.Load() {
 		cancel()
 	}
 }
@@ -80,6 +83,7 @@ func (c *Control) Context(parent context.Context) (context.Context, context.Canc
 }
 
 func (c *Control) stop() {
+	c.stopped.Store(true)
 	c.mu.Lock()
 	cancel := c.cancel
 	c.mu.Unlock()
@@ -179,6 +183,17 @@ func (r *Registry) Pause(k Key) error {
 	c.paused.Store(true)
 	c.poke()
 	return nil
+}
+
+// Wake makes k, when it waits in this process (for an answer, the model
+// server, a blocker on its board), look at what it waits for again. It
+// reports whether k is active.
+func (r *Registry) Wake(k Key) bool {
+	c, ok := r.Get(k)
+	if ok {
+		c.poke()
+	}
+	return ok
 }
 
 // Cancel stops k now, as the user's choice.
