@@ -48,6 +48,7 @@ func (l *Local) Goals() *goal.Engine {
 			Ping:         func(ctx context.Context) error { _, err := l.llm.Version(ctx); return err },
 			Host:         l.llm.Host,
 			Publish:      l.publishGoal,
+			Runs:         l.runs,
 			Ended: func(ctx context.Context, r goal.Run) {
 				if r.BuildID != 0 {
 					l.Builds().LearnLed(ctx, r.BuildID)
