@@ -8,6 +8,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -22,6 +23,10 @@ const (
 	RunDone    RunStatus = "done"
 	RunFailed  RunStatus = "failed"
 )
+
+// Run is s in the status machine every kind of run shares (engine/run):
+// the same words.
+func (s RunStatus) Run() run.Status { return run.Status(s) }
 
 // StepStatus is the state of one step of a run.
 type StepStatus string
