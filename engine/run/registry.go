@@ -22,8 +22,8 @@ const (
 
 // Key identifies one run: ids are per kind.
 type Key struct {
-	Kind Kind
-	ID   uint64
+	Kind Kind   `json:"kind"`
+	ID   uint64 `json:"id"`
 }
 
 func (k Key) String() string { return fmt.Sprintf("%s %d", k.Kind, k.ID) }

@@ -198,16 +198,16 @@ func (e *Engine) List(ctx context.Context, limit int) ([]Run, error) {
 // paused (including created but not started) or stored as running while no
 // process runs them (interrupted).
 func (e *Engine) Counts(ctx context.Context) (total, waiting int, err error) {
-	hs, err := e.d.Store.heads(ctx)
+	recs, err := run.NewIndex(e.d.Store.db).List(ctx, run.KindWorkflow)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("count workflow runs: %w", err)
 	}
-	for _, h := range hs {
-		if h.Status == RunPaused || (h.Status == RunRunning && !e.isActive(h.ID)) {
+	for _, r := range recs {
+		if st := r.Seen(e.isActive(r.ID)); st == run.Paused || st == run.Interrupted {
 			waiting++
 		}
 	}
-	return len(hs), waiting, nil
+	return len(recs), waiting, nil
 }
 
 func (e *Engine) isActive(id uint64) bool { return e.d.Runs.Active(key(id)) }
