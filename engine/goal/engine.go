@@ -305,10 +305,6 @@ func (e *Engine) Cancel(id uint64) error {
 	return nil
 }
 
-// Shutdown interrupts every run of this process and waits for them to
-// commit that (or for ctx).
-func (e *Engine) Shutdown(ctx context.Context) error { return e.d.Runs.Shutdown(ctx, run.KindGoal) }
-
 // Answer answers the lead's question (an escalation). While the run waits
 // in this process it continues at once (resumed true); otherwise the answer
 // is stored for the next `Run`.

@@ -264,14 +264,6 @@ func (e *Engine) Cancel(id uint64) error {
 // Wait blocks until the run stops running in this process (or ctx ends).
 func (e *Engine) Wait(ctx context.Context, id uint64) error { return e.d.Runs.Wait(ctx, key(id)) }
 
-// Running lists the ids of the runs running in this process, ascending.
-func (e *Engine) Running() []uint64 { return e.d.Runs.Running(run.KindWorkflow) }
-
-// Shutdown interrupts every run running in this process (each pauses,
-// resumable: its step's build is interrupted and continues on resume) and
-// waits for them to record it, or for ctx to end.
-func (e *Engine) Shutdown(ctx context.Context) error { return e.d.Runs.Shutdown(ctx, run.KindWorkflow) }
-
 func (e *Engine) claim(id uint64) (*run.Control, error) {
 	c, err := e.d.Runs.Claim(key(id))
 	if err != nil {
