@@ -240,11 +240,12 @@ func (r *Registry) Wait(ctx context.Context, k Key) error {
 	}
 }
 
-// Running lists the ids of kind's active runs, ascending.
+// Running lists the ids of kind's active runs, ascending (never nil: it
+// crosses the wire as a list).
 func (r *Registry) Running(kind Kind) []uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ids []uint64
+	ids := []uint64{}
 	for k := range r.active {
 		if k.Kind == kind {
 			ids = append(ids, k.ID)

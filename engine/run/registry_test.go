@@ -139,3 +139,10 @@ func TestWakeReportsWhetherTheRunIsActive(t *testing.T) {
 	<-c.Wake()
 	r.Release(c)
 }
+
+func TestRunningIsAnEmptyListWhenNothingRuns(t *testing.T) {
+	t.Parallel()
+	ids := run.NewRegistry().Running(run.KindGoal)
+	require.NotNil(t, ids)
+	assert.Empty(t, ids)
+}
