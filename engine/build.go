@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/run"
 )
 
 // buildState is the build engine of a Local. Playbook, Rehearsal and
@@ -67,6 +67,7 @@ func (l *Local) Builds() *build.Engine {
 					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
 			},
 			Publish: l.publishBuild,
+			Runs:    l.runs,
 		})
 		l.build.ready.Store(l.build.eng)
 	})
@@ -129,20 +130,13 @@ func (l *Local) stopBuilds() {
 	_ = eng.Shutdown(ctx)
 }
 
-// runningBuilds counts builds running in this process (Summary). A build
-// stored as running but not active here was interrupted (its process was
-// killed): only one process can hold the workspace, so it is resumable, not
-// running.
+// runningBuilds counts builds running in this process (Summary), from the
+// run registry. A build stored as running but not active here was
+// interrupted (its process was killed): only one process can hold the
+// workspace, so it is resumable, not running.
 func (l *Local) runningBuilds(ctx context.Context) (int, error) {
-	bs, err := l.Builds().List(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("list builds: %w", err)
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
-	n := 0
-	for _, b := range bs {
-		if b.Active {
-			n++
-		}
-	}
-	return n, nil
+	return len(l.runs.Running(run.KindBuild)), nil
 }

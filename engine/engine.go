@@ -145,6 +145,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	l.initACE()
 	if !opts.ReadOnly {
 		l.recoverApplies(ctx)
+		l.interruptRuns(ctx, opts.Logf)
 	}
 	l.initKnowledge()
 	l.initBoard()

@@ -85,6 +85,7 @@ func (l *Local) library() *libraryState {
 			Store:   workflow.NewStore(l.db),
 			Exec:    workflowExec{l: l},
 			Publish: l.publishWorkflow,
+			Runs:    l.runs,
 		})
 	})
 	return ls

@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/nova-dev/nova/engine/library/workflow"
+	"github.com/nova-dev/nova/engine/run"
 )
 
 // RunningWork is the work running in the owning process (RunningWork):
@@ -56,37 +55,36 @@ func (l *Local) RunningWork(ctx context.Context) (RunningWork, error) {
 	if err := ctx.Err(); err != nil {
 		return RunningWork{}, err
 	}
-	w := RunningWork{Builds: []uint64{}, GoalRuns: append([]uint64{}, l.Goals().Running()...),
-		WorkflowRuns: append([]uint64{}, l.library().runs.Running()...)}
-	// The builds the runs carry, read from the runs themselves (a goal
-	// run's build is made when it is created; a workflow step's build is
-	// recorded on the step before it runs).
-	carried := map[uint64]bool{}
-	for _, id := range w.GoalRuns {
-		r, err := l.Goals().Get(ctx, id)
+	w := RunningWork{Builds: []uint64{}, GoalRuns: append([]uint64{}, l.runs.Running(run.KindGoal)...),
+		WorkflowRuns: append([]uint64{}, l.runs.Running(run.KindWorkflow)...)}
+	// A build that works for a run (a goal run's build, a workflow step's:
+	// its parent in the index of runs) is its run's to resume.
+	idx := l.RunIndex()
+	for _, id := range l.runs.Running(run.KindBuild) {
+		rec, err := idx.Get(ctx, run.Key{Kind: run.KindBuild, ID: id})
 		if err != nil {
 			return RunningWork{}, err
 		}
-		carried[r.BuildID] = true
-	}
-	for _, id := range w.WorkflowRuns {
-		r, err := l.library().runs.Get(ctx, id)
-		if err != nil {
-			return RunningWork{}, err
-		}
-		for _, s := range r.Steps {
-			if s.BuildID != 0 && s.Status == workflow.StepRunning {
-				carried[s.BuildID] = true
-			}
-		}
-	}
-	for _, id := range l.Builds().Running() {
-		if !carried[id] {
+		if rec.Parent == (run.Key{}) || !l.runs.Active(rec.Parent) {
 			w.Builds = append(w.Builds, id)
 		}
 	}
-	slices.Sort(w.Builds)
 	return w, nil
+}
+
+// Keys are the work's runs as keys of the run registry, runs first (their
+// builds are theirs): goal runs, workflow runs, builds.
+func (w RunningWork) Keys() []run.Key {
+	var keys []run.Key
+	for _, k := range []struct {
+		kind run.Kind
+		ids  []uint64
+	}{{run.KindGoal, w.GoalRuns}, {run.KindWorkflow, w.WorkflowRuns}, {run.KindBuild, w.Builds}} {
+		for _, id := range k.ids {
+			keys = append(keys, run.Key{Kind: k.kind, ID: id})
+		}
+	}
+	return keys
 }
 
 // stopWorkflowRuns interrupts the workflow runs running in this process
@@ -95,5 +93,5 @@ func (l *Local) RunningWork(ctx context.Context) (RunningWork, error) {
 func (l *Local) stopWorkflowRuns() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = l.library().runs.Shutdown(ctx)
+	_ = l.runs.Shutdown(ctx, run.KindWorkflow)
 }

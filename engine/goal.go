@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/vault"
 )
 
@@ -51,6 +52,7 @@ func (l *Local) Goals() *goal.Engine {
 			Ping:         func(ctx context.Context) error { _, err := l.llm.Version(ctx); return err },
 			Host:         l.llm.Host,
 			Publish:      l.publishGoal,
+			Runs:         l.runs,
 			Ended: func(ctx context.Context, r goal.Run) {
 				if r.BuildID != 0 {
 					l.Builds().LearnLed(ctx, r.BuildID)
@@ -242,11 +244,7 @@ func (l *Local) publishGoal(ev goal.Event) {
 // stopGoalRuns interrupts the goal runs of this process before the
 // database closes (Close), waiting at most a few seconds.
 func (l *Local) stopGoalRuns() {
-	eng := l.gl.ready.Load()
-	if eng == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = eng.Shutdown(ctx)
+	_ = l.runs.Shutdown(ctx, run.KindGoal)
 }

@@ -77,6 +77,14 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
+// BucketRunIndex is the index of every run of every kind (migration 9):
+// one nested bucket per kind, RunIndexKinds, each keyed by Key(run id).
+var BucketRunIndex = []byte("run_index")
+
+// RunIndexKinds are the nested buckets of BucketRunIndex: the kinds of run
+// (engine/run's Kind values).
+var RunIndexKinds = [][]byte{[]byte("build"), []byte("goal"), []byte("workflow"), []byte("chat")}
+
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
@@ -101,6 +109,7 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
+	BucketRunIndex, // m9
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds

@@ -307,6 +307,9 @@ func TestRecover(t *testing.T) {
 				for _, name := range WisdomNested {
 					assert.NotNil(t, tx.Bucket(BucketWisdom).Bucket(name), "wisdom/%s", name)
 				}
+				for _, name := range RunIndexKinds {
+					assert.NotNil(t, tx.Bucket(BucketRunIndex).Bucket(name), "run_index/%s", name)
+				}
 				return nil
 			}))
 			byName := map[string]BucketRecovery{}
@@ -350,6 +353,37 @@ func TestRecover(t *testing.T) {
 			t.Logf("%s: copied %d, lost %d, buckets %s", name, rep.Copied, rep.Lost, summary(rep))
 		})
 	}
+}
+
+// The index of runs in a recovered file is made again from the runs it
+// copied: it names every run copied and no other.
+func TestRecoverMakesTheRunIndexAgain(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(src, Options{NoSync: true})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(BucketBuilds).Put(Key(5), []byte(`n`+"\x01"+`{"id":5,"name":"api","status":"paused"}`)); err != nil {
+			return err
+		}
+		// A record of a run the copy does not have.
+		return tx.Bucket(BucketRunIndex).Bucket([]byte("goal")).Put(Key(9), []byte(`n`+"\x01"+`{"kind":"goal","id":9,"status":"paused"}`))
+	}))
+	require.NoError(t, db.Close())
+	dst := filepath.Join(t.TempDir(), "recovered.db")
+	_, err = Recover(t.Context(), src, dst, Options{})
+	require.NoError(t, err)
+	db, err = Open(dst, Options{})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(BucketRunIndex)
+		e, err := runIndexCodec.Get(idx.Bucket([]byte("build")), Key(5))
+		require.NoError(t, err)
+		assert.Equal(t, runIndexEntry{Kind: "build", ID: 5, Status: "paused", Title: "api"}, e)
+		assert.Nil(t, idx.Bucket([]byte("goal")).Get(Key(9)))
+		return nil
+	}))
 }
 
 func summary(rep RecoverReport) string {

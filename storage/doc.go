@@ -122,6 +122,12 @@
 //	                     key = name 0x00 version (8 bytes)
 //	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
+//	run_index            (m9) every run of every kind (engine/run's Record): one nested bucket a kind
+//	  build              (build, goal, workflow, chat), key = run id (8 bytes) → kind, id, status
+//	  goal               (the one status machine), title, reason, created, updated and the parent run
+//	  workflow           (a goal run's build, a workflow step's build); written by each engine in the
+//	  chat               transaction that changes its own record; running runs read as interrupted
+//	                     on open (Status.OnOpen); hand-over and Home read it
 //
 // # The user-level file
 //
@@ -151,6 +157,8 @@
 //	   transaction.
 //	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
+//	9  run index: run_index and its kind buckets, filled from builds, goal_runs and
+//	   workflow_runs (a goal run's completed is done, its stopped failed)
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -379,4 +381,77 @@ func TestMigration8CreatesWisdomKeyBuckets(t *testing.T) {
 		assert.Equal(t, "pattern", string(w.Bucket(WisdomPatterns).Get(Key(1))))
 		return nil
 	}))
+}
+
+// Migration 9 indexes the builds, goal runs and workflow runs a schema-8
+// database holds, with their parents, and leaves the records themselves
+// alone; running it again is harmless.
+func TestMigration9IndexesEveryRun(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:8]})
+	require.NoError(t, err)
+	created := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	put := func(tx *bolt.Tx, bucket []byte, id uint64, doc string) error {
+		return tx.Bucket(bucket).Put(Key(id), append([]byte{'n', 1}, doc...))
+	}
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketRunIndex), "run_index belongs to migration 9")
+		for _, p := range []struct {
+			bucket []byte
+			id     uint64
+			doc    string
+		}{
+			{BucketBuilds, 1, `{"id":1,"name":"api","status":"running","createdAt":"2026-11-01T09:00:00Z","updatedAt":"2026-11-01T09:05:00Z","prd":{"tasks":[]}}`},
+			{BucketBuilds, 2, `{"id":2,"name":"goal run","status":"paused","goalRunId":1,"createdAt":"2026-11-01T09:00:00Z"}`},
+			{BucketBuilds, 3, `{"id":3,"name":"review: step","status":"interrupted","createdAt":"2026-11-01T09:00:00Z"}`},
+			{BucketGoalRuns, 1, `{"id":1,"goal":"add a health endpoint","status":"completed","buildId":2,"createdAt":"2026-11-01T09:00:00Z"}`},
+			{BucketGoalRuns, 2, `{"id":2,"goal":"` + strings.Repeat("é", 300) + `","status":"stopped","reason":"turn limit"}`},
+			{BucketWorkflowRuns, 1, `{"id":1,"workflow":"review","name":"Review","status":"running","steps":[{"id":"s","buildId":3}]}`},
+			{BucketWorkflowRuns, 2, `not json`},
+		} {
+			if err := put(tx, p.bucket, p.id, p.doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.Close())
+
+	db, err = Open(path, Options{Migrations: Migrations[:9]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	got := map[string]runIndexEntry{}
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(BucketRunIndex)
+		require.NotNil(t, idx)
+		for _, k := range RunIndexKinds {
+			require.NotNil(t, idx.Bucket(k), string(k))
+			if err := idx.Bucket(k).ForEach(func(key, v []byte) error {
+				e, err := runIndexCodec.Unmarshal(v)
+				require.NoError(t, err)
+				assert.Equal(t, ParseKey(key), e.ID)
+				got[e.Kind+strconv.FormatUint(e.ID, 10)] = e
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		assert.Equal(t, `{"id":1,"workflow":"review","name":"Review","status":"running","steps":[{"id":"s","buildId":3}]}`,
+			string(tx.Bucket(BucketWorkflowRuns).Get(Key(1))[2:]), "the runs' own records stay as they were")
+		return nil
+	}))
+	require.Len(t, got, 6, "every decodable run, the undecodable one left out")
+	assert.Equal(t, runIndexEntry{Kind: "build", ID: 1, Status: "running", Title: "api", Created: created, Updated: created.Add(5 * time.Minute)}, got["build1"])
+	assert.Equal(t, runIndexOwner{Kind: "goal", ID: 1}, got["build2"].Parent)
+	assert.Equal(t, runIndexOwner{Kind: "workflow", ID: 1}, got["build3"].Parent)
+	assert.Equal(t, "interrupted", got["build3"].Status)
+	assert.Equal(t, "done", got["goal1"].Status, "completed is done")
+	assert.Equal(t, "failed", got["goal2"].Status, "stopped is failed")
+	assert.Equal(t, "turn limit", got["goal2"].Reason)
+	assert.LessOrEqual(t, len(got["goal2"].Title), RunIndexTitleMax)
+	assert.True(t, utf8.ValidString(got["goal2"].Title))
+	assert.Equal(t, "Review", got["workflow1"].Title)
+	assert.Equal(t, "running", got["workflow1"].Status, "the index keeps what was stored; an open makes it interrupted")
+	require.NoError(t, db.Update(migrateRunIndex))
 }

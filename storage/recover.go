@@ -185,7 +185,7 @@ func Recover(ctx context.Context, src, dst string, opts Options) (RecoverReport,
 }
 
 // completeSchema creates every registered bucket (and wisdom's nested ones)
-// the file lacks and, with stamp, writes this binary's schema version (the
+// the file lacks, makes the index of runs again from the runs copied, and, with stamp, writes this binary's schema version (the
 // copied one was unreadable or absent). Creating
 // a later migration's buckets early is harmless: migrations create theirs
 // only if they do not exist. With resetDerived, the DerivedBuckets are
@@ -213,6 +213,14 @@ func completeSchema(path string, stamp, resetDerived bool) error {
 			if _, err := w.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
+		}
+		// The index of runs is derived from the runs: made again from those
+		// copied, so it never names a run the copy lost (or misses one).
+		if err := tx.DeleteBucket(BucketRunIndex); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+			return err
+		}
+		if err := migrateRunIndex(tx); err != nil {
+			return err
 		}
 		if meta := tx.Bucket(BucketMeta); stamp || meta.Get(metaSchemaKey) == nil {
 			return meta.Put(metaSchemaKey, []byte(strconv.Itoa(SchemaVersion)))

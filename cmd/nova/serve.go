@@ -13,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/owner"
+	runengine "github.com/nova-dev/nova/engine/run"
 )
 
 // serveOptions is `nova serve`: a headless owner of the workspace.
@@ -157,30 +158,41 @@ type resumeJob struct {
 	run  func(ctx context.Context) (string, error)
 }
 
-// resumeJobs is the work to resume, runs first (their builds are theirs).
-// Nobody may be there to answer: it runs unattended, approvals denied and
-// logged, as a headless run does.
+// resumers run one kind of run to its end, unattended, saying how it
+// ended: the hand-over's one way to resume a run of any kind.
+var resumers = map[runengine.Kind]struct {
+	noun string
+	run  func(ctx context.Context, ws engine.Workspace, id uint64) (string, error)
+}{
+	runengine.KindGoal: {"goal run", func(ctx context.Context, ws engine.Workspace, id uint64) (string, error) {
+		r, err := ws.RunGoal(ctx, id, engine.RunGoalOptions{Approvals: engine.ApproveNone})
+		return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
+	}},
+	runengine.KindWorkflow: {"workflow run", func(ctx context.Context, ws engine.Workspace, id uint64) (string, error) {
+		r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone})
+		if errors.Is(err, workflow.ErrFinished) {
+			return "done (before the hand-over)", nil
+		}
+		return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
+	}},
+	runengine.KindBuild: {"build", func(ctx context.Context, ws engine.Workspace, id uint64) (string, error) {
+		b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
+		return strings.TrimSpace(string(b.Status) + " " + b.Reason), err
+	}},
+}
+
+// resumeJobs is the work to resume, one job a run of any kind, runs first
+// (their builds are theirs). Nobody may be there to answer: it runs
+// unattended, approvals denied and logged, as a headless run does.
 func resumeJobs(ws engine.Workspace, w engine.RunningWork) []resumeJob {
 	var jobs []resumeJob
-	for _, id := range w.GoalRuns {
-		jobs = append(jobs, resumeJob{noun: "goal run", id: id, run: func(ctx context.Context) (string, error) {
-			r, err := ws.RunGoal(ctx, id, engine.RunGoalOptions{Approvals: engine.ApproveNone})
-			return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
-		}})
-	}
-	for _, id := range w.WorkflowRuns {
-		jobs = append(jobs, resumeJob{noun: "workflow run", id: id, run: func(ctx context.Context) (string, error) {
-			r, err := ws.RunWorkflow(ctx, id, engine.RunWorkflowOptions{Approvals: engine.ApproveNone})
-			if errors.Is(err, workflow.ErrFinished) {
-				return "done (before the hand-over)", nil
-			}
-			return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
-		}})
-	}
-	for _, id := range w.Builds {
-		jobs = append(jobs, resumeJob{noun: "build", id: id, run: func(ctx context.Context) (string, error) {
-			b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})
-			return strings.TrimSpace(string(b.Status) + " " + b.Reason), err
+	for _, k := range w.Keys() {
+		r, ok := resumers[k.Kind]
+		if !ok {
+			continue
+		}
+		jobs = append(jobs, resumeJob{noun: r.noun, id: k.ID, run: func(ctx context.Context) (string, error) {
+			return r.run(ctx, ws, k.ID)
 		}})
 	}
 	return jobs

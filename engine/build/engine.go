@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/internal/plural"
@@ -173,6 +174,9 @@ type Deps struct {
 	Publish func(Event)
 	// Logf receives diagnostic lines (nil = dropped).
 	Logf func(format string, args ...any)
+	// Runs is the registry of the runs active in this process, shared by
+	// every kind of run (nil = a registry of the engine's own).
+	Runs *run.Registry
 }
 
 // Engine runs builds.
@@ -181,11 +185,10 @@ type Engine struct {
 	d     Deps
 	store *Store
 
-	mu     sync.Mutex
-	active map[uint64]*control
-	// learning holds builds whose knowledge is being learned after they
-	// ended (KnowledgeLearner.KnowledgeAfterBuild): no longer running, but
-	// Shutdown stops and waits for them.
+	// mu guards learning: the builds whose knowledge is being learned after
+	// they ended (KnowledgeLearner.KnowledgeAfterBuild): no longer running,
+	// but Shutdown stops and waits for them.
+	mu       sync.Mutex
 	learning map[uint64]*learner
 }
 
@@ -194,22 +197,22 @@ type learner struct {
 	done   chan struct{}
 }
 
-type control struct {
-	cancel   context.CancelFunc
-	pause    atomic.Bool
-	canceled atomic.Bool
-	done     chan struct{}
+// session is one run of a build in this process: its control in the run
+// registry (pause, cancel, answers, wake) and what only a build needs.
+type session struct {
+	*run.Control
+	// cancel stops the session's context (the store failed).
+	cancel context.CancelFunc
 	// waitLimit bounds waits for the model server (0 = until stopped);
 	// gaveUp is set when a task gave up waiting, which stops the build.
 	waitLimit time.Duration
 	gaveUp    atomic.Value // string: the reason
-	// answers carries AnswerTask to the scheduler; wake interrupts a
-	// scheduler waiting for an answer (pause).
-	answers chan answer
-	wake    chan struct{}
 	// headless: nobody can answer a question; asking tasks end the run.
 	headless bool
 }
+
+// key is build id's key in the run registry.
+func key(id uint64) run.Key { return run.Key{Kind: run.KindBuild, ID: id} }
 
 // New returns an engine.
 func New(cfg Config, d Deps) *Engine {
@@ -273,7 +276,10 @@ func New(cfg Config, d Deps) *Engine {
 			return d.LLM.Host()
 		}
 	}
-	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), active: map[uint64]*control{}, learning: map[uint64]*learner{}}
+	if d.Runs == nil {
+		d.Runs = run.NewRegistry()
+	}
+	return &Engine{cfg: cfg, d: d, store: NewStore(d.DB), learning: map[uint64]*learner{}}
 }
 
 // Config returns the engine's configuration.
@@ -421,18 +427,7 @@ func (e *Engine) AddTask(ctx context.Context, id uint64, spec TaskSpec) (Task, e
 
 // Wake makes a build that waits in this process look again at what it
 // waits for (a blocker resolved on its board).
-func (e *Engine) Wake(id uint64) {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
-		return
-	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
+func (e *Engine) Wake(id uint64) { e.d.Runs.Wake(key(id)) }
 
 // List returns the builds, newest first (Active set for builds running in
 // this process).
@@ -457,24 +452,15 @@ func (e *Engine) Get(ctx context.Context, id uint64) (Build, error) {
 // no process runs (its process was killed) as interrupted.
 func (e *Engine) present(b *Build) {
 	b.Active = e.isActive(b.ID)
-	if !b.Active && (b.Status == StatusRunning || b.Status == StatusWaiting) {
-		b.Status = StatusInterrupted
+	if st := b.Status.OnOpen(); !b.Active && st != b.Status {
+		b.Status = st
 		b.Reason = fmt.Sprintf("interrupted: nova stopped while the build ran; `nova build resume %d` continues it", b.ID)
 	}
 }
 
 // Running lists the ids of the builds running in this process (the TUI
 // asks before quitting while there are any).
-func (e *Engine) Running() []uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]uint64, 0, len(e.active))
-	for id := range e.active {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
+func (e *Engine) Running() []uint64 { return e.d.Runs.Running(run.KindBuild) }
 
 // Tasks returns a build's tasks in file order.
 func (e *Engine) Tasks(ctx context.Context, id uint64) ([]Task, error) { return e.store.Tasks(ctx, id) }
@@ -488,32 +474,19 @@ func (e *Engine) Phases(ctx context.Context, id uint64) ([]Phase, error) {
 	return GroupByPhase(ts), nil
 }
 
-func (e *Engine) isActive(id uint64) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.active[id]
-	return ok
-}
+func (e *Engine) isActive(id uint64) bool { return e.d.Runs.Active(key(id)) }
 
 // Pause stops scheduling new tasks of a running build; running tasks finish,
 // then the build is paused (resumable). A finished build gives ErrFinished
 // ("build 3 is already finished (done)"), one not running here ErrNotActive.
 func (e *Engine) Pause(id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
+	if e.d.Runs.Pause(key(id)) != nil {
 		if b, err := e.store.Get(context.Background(), id); err == nil && b.Status.Finished() {
 			return fmt.Errorf("build %d: %w (%s); nothing to pause", id, ErrFinished, b.Status)
 		} else if errors.Is(err, ErrNotFound) {
 			return err
 		}
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
-	}
-	c.pause.Store(true)
-	select {
-	case c.wake <- struct{}{}:
-	default:
 	}
 	e.publish(Event{Kind: KindLog, BuildID: id, Status: "pausing", Text: "pausing: running tasks finish first"})
 	return nil
@@ -522,14 +495,9 @@ func (e *Engine) Pause(id uint64) error {
 // Cancel stops a running build now; tasks that were running go back to
 // pending (a resume re-runs them).
 func (e *Engine) Cancel(id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
+	if e.d.Runs.Cancel(key(id)) != nil {
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
 	}
-	c.canceled.Store(true)
-	c.cancel()
 	return nil
 }
 
@@ -538,27 +506,16 @@ func (e *Engine) Cancel(id uint64) error {
 // resumable) and waits for them to commit that, or for ctx to end.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
-	cs := make([]*control, 0, len(e.active))
-	for _, c := range e.active {
-		cs = append(cs, c)
-	}
 	ls := make([]*learner, 0, len(e.learning))
 	for _, l := range e.learning {
 		ls = append(ls, l)
 	}
 	e.mu.Unlock()
-	for _, c := range cs {
-		c.cancel()
-	}
 	for _, l := range ls {
 		l.cancel()
 	}
-	for _, c := range cs {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := e.d.Runs.Shutdown(ctx, run.KindBuild); err != nil {
+		return err
 	}
 	for _, l := range ls {
 		select {
@@ -571,20 +528,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 }
 
 // Wait blocks until the build stops running in this process (or ctx ends).
-func (e *Engine) Wait(ctx context.Context, id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	select {
-	case <-c.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (e *Engine) Wait(ctx context.Context, id uint64) error { return e.d.Runs.Wait(ctx, key(id)) }
 
 // Go runs (or resumes) a build in the background, detached from the
 // caller's context: stop it with Pause or Cancel. approve may be nil. It
@@ -602,8 +546,7 @@ func (e *Engine) Go(id uint64, approve tools.ApproveFunc) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
+	ctx := c.start(context.Background())
 	go func() { // background: waits for the server and for answers until stopped
 		if _, err := e.run(ctx, id, c, approve); err != nil && !errors.Is(err, context.Canceled) {
 			e.d.Logf("build %d: %v\n", id, err)
@@ -644,28 +587,26 @@ func (e *Engine) runBlocking(ctx context.Context, id uint64, approve tools.Appro
 		// run when only tasks asking the user are left.
 		c.waitLimit, c.headless = e.cfg.WaitLimit, true
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
-	return e.run(ctx, id, c, approve)
+	return e.run(c.start(ctx), id, c, approve)
 }
 
-func (e *Engine) claim(id uint64) (*control, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.active[id]; ok {
+// claim claims build id in the run registry.
+func (e *Engine) claim(id uint64) (*session, error) {
+	c, err := e.d.Runs.Claim(key(id))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %d", ErrActive, id)
 	}
-	c := &control{done: make(chan struct{}), cancel: func() {}, answers: make(chan answer), wake: make(chan struct{}, 1)}
-	e.active[id] = c
-	return c, nil
+	return &session{Control: c}, nil
 }
 
-func (e *Engine) release(id uint64, c *control) {
-	e.mu.Lock()
-	delete(e.active, id)
-	e.mu.Unlock()
-	close(c.done)
+// start derives the session's context from parent.
+func (c *session) start(parent context.Context) context.Context {
+	ctx, cancel := c.Context(parent)
+	c.cancel = cancel
+	return ctx
 }
+
+func (e *Engine) release(c *session) { e.d.Runs.Release(c.Control) }
 
 func (e *Engine) publish(ev Event) { e.d.Publish(ev) }
 
@@ -680,19 +621,9 @@ type done struct {
 	err   error
 }
 
-// answer is a user's answer to a task that asks (AnswerTask).
-type answer struct {
-	taskID, text string
-}
-
-func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.ApproveFunc) (_ Build, err error) {
+func (e *Engine) run(ctx context.Context, id uint64, c *session, approve tools.ApproveFunc) (_ Build, err error) {
 	defer c.cancel()
-	released := false
-	defer func() {
-		if !released {
-			e.release(id, c)
-		}
-	}()
+	defer e.release(c) // a build that ended was released already: harmless
 	var tasks []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {
 		var changed []Task
@@ -733,20 +664,20 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 
 	results := make(chan done)
 	inflight := map[string]bool{}
-	var early []answer // answers to tasks still in flight (applyEarly)
+	var early []run.Answer // answers to tasks still in flight (applyEarly)
 	stopReason := ""
 	waitReason := ""
 	var storeErr error
 	for {
 		if stopReason == "" {
 			switch {
-			case c.canceled.Load():
+			case c.Canceled():
 				stopReason = "canceled"
 			case ctx.Err() != nil:
 				stopReason = "interrupted"
 			case c.gaveUp.Load() != nil:
 				stopReason = "gaveUp"
-			case c.pause.Load():
+			case c.Paused():
 				stopReason = "paused"
 			case b.TokenBudget > 0 && b.Tokens >= b.TokenBudget:
 				stopReason = "budget"
@@ -782,14 +713,14 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 				e.setStatus(id, StatusWaiting, why)
 			}
 			select {
-			case a := <-c.answers:
+			case a := <-c.Answers():
 				if t, ok := e.applyAnswer(id, tasks, a); ok {
 					tasks[t.Ordinal] = t
 				}
-			case <-c.wake:
+			case <-c.Wake():
 			case <-ctx.Done():
 			}
-			if idleReason(tasks) == "" || c.pause.Load() {
+			if idleReason(tasks) == "" || c.Paused() {
 				if waitReason != "" {
 					waitReason = ""
 					e.setStatus(id, StatusRunning, "")
@@ -819,10 +750,10 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 			// (asking is committed and published before the task's result
 			// reaches this loop) applies now.
 			early = e.applyEarly(id, tasks, inflight, early)
-		case a := <-c.answers:
+		case a := <-c.Answers():
 			if t, ok := e.applyAnswer(id, tasks, a); ok {
 				tasks[t.Ordinal] = t
-			} else if inflight[a.taskID] {
+			} else if inflight[a.Task] {
 				early = append(early, a)
 			}
 		}
@@ -831,8 +762,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, approve tools.A
 	if err == nil && storeErr == nil && ctx.Err() == nil {
 		// The build has ended: it no longer runs (Running, Wait), while
 		// what it taught is learned before Run returns.
-		released = true
-		e.release(id, c)
+		e.release(c)
 		e.finishedHook(fb, finished)
 		if !fb.Led { // a led build ends after each delegation: its goal run learns once, at its end (LearnLed)
 			e.learnAfter(ctx, fb)
@@ -963,12 +893,12 @@ func (e *Engine) setStatus(id uint64, st Status, reason string) {
 
 // applyAnswer makes a task that asked the user pending again with the
 // answer, in the store and in the running scheduler's view.
-func (e *Engine) applyAnswer(id uint64, tasks []Task, a answer) (Task, bool) {
+func (e *Engine) applyAnswer(id uint64, tasks []Task, a run.Answer) (Task, bool) {
 	for _, t := range tasks {
-		if t.ID != a.taskID || t.Status != TaskWaiting || t.WaitFor != WaitUser {
+		if t.ID != a.Task || t.Status != TaskWaiting || t.WaitFor != WaitUser {
 			continue
 		}
-		t.Status, t.WaitFor, t.Answer, t.Reason = TaskPending, "", a.text, "answered: "+firstLine(a.text)
+		t.Status, t.WaitFor, t.Answer, t.Reason = TaskPending, "", a.Text, "answered: "+firstLine(a.Text)
 		nb, err := e.commit(t, nil)
 		if err != nil {
 			e.d.Logf("build %d: %v\n", id, err)
@@ -982,13 +912,13 @@ func (e *Engine) applyAnswer(id uint64, tasks []Task, a answer) (Task, bool) {
 
 // applyEarly applies the answers kept for tasks that were still in flight
 // when they came and now ask; it returns those still to apply.
-func (e *Engine) applyEarly(id uint64, tasks []Task, inflight map[string]bool, early []answer) []answer {
+func (e *Engine) applyEarly(id uint64, tasks []Task, inflight map[string]bool, early []run.Answer) []run.Answer {
 	if len(early) == 0 {
 		return nil
 	}
-	var keep []answer
+	var keep []run.Answer
 	for _, a := range early {
-		if inflight[a.taskID] {
+		if inflight[a.Task] {
 			keep = append(keep, a)
 			continue
 		}
@@ -1023,17 +953,11 @@ func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string)
 	if t := ts[idx]; t.Status != TaskWaiting || t.WaitFor != WaitUser {
 		return false, fmt.Errorf("task %s of build %d is %s: %w", taskID, id, t.Status, ErrNotWaiting)
 	}
-	e.mu.Lock()
-	c, active := e.active[id]
-	e.mu.Unlock()
-	if active {
-		select {
-		case c.answers <- answer{taskID: taskID, text: text}:
-			return true, nil
-		case <-c.done:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+	switch err := e.d.Runs.Answer(ctx, key(id), run.Answer{Task: taskID, Text: text}); {
+	case err == nil:
+		return true, nil
+	case !errors.Is(err, run.ErrNotActive):
+		return false, err
 	}
 	_, err = e.store.updateBuild(id, func(_ *Build, ts []Task) ([]Task, error) {
 		t := ts[idx]
@@ -1060,7 +984,7 @@ func (e *Engine) finishedHook(b Build, finished []Task) {
 
 // finish commits the build's end state, then publishes it; it returns the
 // build and its tasks as committed.
-func (e *Engine) finish(id uint64, stopReason string, c *control) (Build, []Task, error) {
+func (e *Engine) finish(id uint64, stopReason string, c *session) (Build, []Task, error) {
 	var kind string
 	var finished []Task
 	b, err := e.store.updateBuild(id, func(b *Build, ts []Task) ([]Task, error) {

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -51,8 +52,21 @@ func (s *Store) create(ctx context.Context, b *Build, tasks []Task) error {
 			}
 		}
 		b.Counts = countOf(tasks)
-		return buildCodec.Put(bb, storage.Key(id), *b)
+		return putBuild(tx, *b)
 	})
+}
+
+// putBuild stores b and its record in the index of every run (engine/run).
+func putBuild(tx *bolt.Tx, b Build) error {
+	if err := buildCodec.Put(tx.Bucket(storage.BucketBuilds), storage.Key(b.ID), b); err != nil {
+		return err
+	}
+	rec := run.Record{Kind: run.KindBuild, ID: b.ID, Status: b.Status, Title: b.Name, Reason: b.Reason,
+		Created: b.CreatedAt, Updated: b.UpdatedAt}
+	if b.GoalRunID != 0 {
+		rec.Parent = run.Key{Kind: run.KindGoal, ID: b.GoalRunID}
+	}
+	return run.Put(tx, rec)
 }
 
 func countOf(tasks []Task) map[TaskStatus]int {
@@ -98,7 +112,7 @@ func (s *Store) saveTask(t Task, mut func(b *Build)) (Build, error) {
 		}
 		b.UpdatedAt = time.Now()
 		out = b
-		return buildCodec.Put(bb, storage.Key(b.ID), b)
+		return putBuild(tx, b)
 	})
 	return out, err
 }
@@ -138,7 +152,7 @@ func (s *Store) updateBuild(id uint64, fn func(b *Build, tasks []Task) ([]Task, 
 		b.Counts = countOf(tasks)
 		b.UpdatedAt = time.Now()
 		out = b
-		return buildCodec.Put(bb, storage.Key(id), b)
+		return putBuild(tx, b)
 	})
 	return out, err
 }

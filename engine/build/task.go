@@ -63,7 +63,7 @@ type attemptResult struct {
 // their evidence, escalated to the next tier, handed to another specialist
 // or put to the user as the run's recovery hints say, within the caps; only
 // failures of the work itself are learned.
-func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upstream []string, approve tools.ApproveFunc, c *control) (Task, Build, error) {
+func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upstream []string, approve tools.ApproveFunc, c *session) (Task, Build, error) {
 	hooks := e.d.Hooks()
 	feedback := ""
 	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" && t.History[n-1].Kind != failure.Unreachable {
@@ -442,7 +442,7 @@ var errStore = errors.New("build store")
 // is stopped, and an error when the build is paused or the wait limit of a
 // headless run is reached (the control records why; the build stops,
 // resumable). The task stays "waiting"; a resume runs it again.
-func (e *Engine) waitForServer(ctx context.Context, t *Task, tokens int, c *control) error {
+func (e *Engine) waitForServer(ctx context.Context, t *Task, tokens int, c *session) error {
 	host := e.d.Host()
 	t.Status, t.WaitFor, t.Reason = TaskWaiting, WaitOllama, "waiting for ollama at "+host
 	nb, err := e.commit(*t, func(b *Build) { b.Tokens += tokens })
@@ -463,7 +463,7 @@ func (e *Engine) waitForServer(ctx context.Context, t *Task, tokens int, c *cont
 			return ctx.Err()
 		case <-time.After(wait):
 		}
-		if c.pause.Load() || c.canceled.Load() {
+		if c.Paused() || c.Canceled() {
 			return errors.New("stopped while waiting")
 		}
 		if time.Now().Before(next) {

@@ -18,6 +18,7 @@ package build
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/run"
 )
 
 // Sentinel errors callers branch on.
@@ -32,9 +34,9 @@ var (
 	// ErrNotFound: no build has this id.
 	ErrNotFound = errors.New("build not found")
 	// ErrActive: the build is already running in this process.
-	ErrActive = errors.New("build is already running")
+	ErrActive = fmt.Errorf("build is %w", run.ErrActive)
 	// ErrNotActive: Pause or Cancel of a build that is not running here.
-	ErrNotActive = errors.New("build is not running in this process")
+	ErrNotActive = fmt.Errorf("build is %w", run.ErrNotActive)
 	// ErrFinished: Resume or Pause of a build that has finished (every task
 	// done, or failed with tasks blocked).
 	ErrFinished = errors.New("build is already finished")
@@ -44,29 +46,27 @@ var (
 	ErrBudget = errors.New("build token budget exhausted")
 )
 
-// Status is the state of a build.
-type Status string
+// Status is the state of a build: the one status machine of every kind of
+// run (engine/run).
+type Status = run.Status
 
 // Build states. A build is "running" or "waiting" only while a process runs
 // it (Active); one stored so by a process that died is read back as
-// "interrupted" (resumable), never as running.
+// "interrupted" (resumable), never as running. Finished (done, failed) means
+// nothing is left to run without the user changing something.
 const (
-	StatusRunning Status = "running"
+	StatusRunning = run.Running
 	// StatusWaiting: running, but paused on something outside the work (the
 	// model server is unreachable, a task asks the user); Reason says what.
-	StatusWaiting  Status = "waiting"
-	StatusPaused   Status = "paused"   // paused by the user, or waiting for a choice: resumable
-	StatusCanceled Status = "canceled" // canceled by the user: resumable
+	StatusWaiting  = run.Waiting
+	StatusPaused   = run.Paused   // paused by the user, or waiting for a choice: resumable
+	StatusCanceled = run.Canceled // canceled by the user: resumable
 	// StatusInterrupted: stopped by a quit, ctrl+c or a crash, or a headless
 	// run that gave up waiting for the model server: resumable.
-	StatusInterrupted Status = "interrupted"
-	StatusDone        Status = "done"   // every task done
-	StatusFailed      Status = "failed" // tasks blocked, or the token budget is spent
+	StatusInterrupted = run.Interrupted
+	StatusDone        = run.Done   // every task done
+	StatusFailed      = run.Failed // tasks blocked, or the token budget is spent
 )
-
-// Finished reports whether a build with this status has nothing left to run
-// without the user changing something (done, or failed).
-func (s Status) Finished() bool { return s == StatusDone || s == StatusFailed }
 
 // TaskStatus is the state of one task of a build.
 type TaskStatus string

@@ -5,16 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nova-dev/nova/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/run"
+	"github.com/nova-dev/nova/internal/plural"
 )
 
 // Defaults of the limits and guards.
@@ -84,6 +83,9 @@ type Deps struct {
 	// Ended (optional) hears of a run that has ended (completed, stopped or
 	// failed) before Run returns: the knowledge layer learns from its build.
 	Ended func(ctx context.Context, r Run)
+	// Runs is the registry of the runs active in this process, shared by
+	// every kind of run (nil = a registry of the engine's own).
+	Runs *run.Registry
 }
 
 // Config tunes an engine.
@@ -140,17 +142,10 @@ type RunOptions struct {
 type Engine struct {
 	cfg Config
 	d   Deps
-
-	mu     sync.Mutex
-	active map[uint64]*control
 }
 
-type control struct {
-	cancel   context.CancelFunc
-	canceled atomic.Bool
-	answers  chan string
-	done     chan struct{}
-}
+// key is goal run id's key in the run registry.
+func key(id uint64) run.Key { return run.Key{Kind: run.KindGoal, ID: id} }
 
 // New returns an engine.
 func New(cfg Config, d Deps) *Engine {
@@ -175,7 +170,10 @@ func New(cfg Config, d Deps) *Engine {
 	if d.LeadRole == nil {
 		d.LeadRole = func(string) string { return "" }
 	}
-	return &Engine{cfg: cfg, d: d, active: map[uint64]*control{}}
+	if d.Runs == nil {
+		d.Runs = run.NewRegistry()
+	}
+	return &Engine{cfg: cfg, d: d}
 }
 
 // Store returns the run store.
@@ -291,59 +289,21 @@ func (e *Engine) Detail(ctx context.Context, id uint64) (Detail, error) {
 }
 
 func (e *Engine) present(r *Run) {
-	e.mu.Lock()
-	_, r.Active = e.active[r.ID]
-	e.mu.Unlock()
-	if !r.Active && (r.Status == StatusRunning || r.Status == StatusWaiting) {
+	r.Active = e.d.Runs.Active(key(r.ID))
+	if st := r.Status.Run().OnOpen(); !r.Active && st == run.Interrupted && r.Status != StatusInterrupted {
 		r.Status = StatusInterrupted
 		r.Reason = fmt.Sprintf("interrupted: nova stopped while the run went on; `nova run resume %d` continues it", r.ID)
 	}
 }
 
 // Running lists the runs running in this process.
-func (e *Engine) Running() []uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]uint64, 0, len(e.active))
-	for id := range e.active {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
+func (e *Engine) Running() []uint64 { return e.d.Runs.Running(run.KindGoal) }
 
 // Cancel stops a run running in this process now (resumable: the running
 // delegation is interrupted, its staged work stays staged).
 func (e *Engine) Cancel(id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
+	if e.d.Runs.Cancel(key(id)) != nil {
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
-	}
-	c.canceled.Store(true)
-	c.cancel()
-	return nil
-}
-
-// Shutdown interrupts every run of this process and waits for them to
-// commit that (or for ctx).
-func (e *Engine) Shutdown(ctx context.Context) error {
-	e.mu.Lock()
-	cs := make([]*control, 0, len(e.active))
-	for _, c := range e.active {
-		cs = append(cs, c)
-	}
-	e.mu.Unlock()
-	for _, c := range cs {
-		c.cancel()
-	}
-	for _, c := range cs {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
 	}
 	return nil
 }
@@ -363,17 +323,11 @@ func (e *Engine) Answer(ctx context.Context, id uint64, text string) (resumed bo
 	if r.Question == "" {
 		return false, fmt.Errorf("goal run %d: %w", id, ErrNotAsking)
 	}
-	e.mu.Lock()
-	c, active := e.active[id]
-	e.mu.Unlock()
-	if active {
-		select {
-		case c.answers <- text:
-			return true, nil
-		case <-c.done:
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
+	switch err := e.d.Runs.Answer(ctx, key(id), run.Answer{Text: text}); {
+	case err == nil:
+		return true, nil
+	case !errors.Is(err, run.ErrNotActive):
+		return false, err
 	}
 	ts, err := e.d.Store.Turns(ctx, id)
 	if err != nil {
@@ -408,24 +362,6 @@ func openQuestion(ts []Turn) (Turn, bool) {
 	return Turn{}, false
 }
 
-func (e *Engine) claim(id uint64) (*control, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.active[id]; ok {
-		return nil, fmt.Errorf("%w: %d", ErrActive, id)
-	}
-	c := &control{cancel: func() {}, answers: make(chan string), done: make(chan struct{})}
-	e.active[id] = c
-	return c, nil
-}
-
-func (e *Engine) release(id uint64, c *control) {
-	e.mu.Lock()
-	delete(e.active, id)
-	e.mu.Unlock()
-	close(c.done)
-}
-
 func (e *Engine) publish(ev Event) { e.d.Publish(ev) }
 
 // errGaveUp: a headless run waited for the model server for WaitLimit.
@@ -435,7 +371,7 @@ var errGaveUp = errors.New("gave up waiting for the model server")
 type session struct {
 	e       *Engine
 	id      uint64
-	c       *control
+	c       *run.Control
 	o       RunOptions
 	start   time.Time
 	base    time.Duration // Elapsed before this session
@@ -465,13 +401,12 @@ func (e *Engine) Run(ctx context.Context, id uint64, o RunOptions) (Run, error) 
 	if err != nil || r.Status == StatusCompleted {
 		return r, err
 	}
-	c, err := e.claim(id)
+	c, err := e.d.Runs.Claim(key(id))
 	if err != nil {
-		return Run{}, err
+		return Run{}, fmt.Errorf("%w: %d", ErrActive, id)
 	}
-	defer e.release(id, c)
-	ctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
+	defer e.d.Runs.Release(c)
+	ctx, cancel := c.Context(ctx)
 	defer cancel()
 	s := &session{e: e, id: id, c: c, o: o, start: time.Now(), base: r.Elapsed}
 	r, err = s.commit(nil, func(x *Run) error {
@@ -544,7 +479,7 @@ func (s *session) loop(ctx context.Context, r Run) (Status, string, string) {
 	}
 	stopped := func() (Status, string, bool) {
 		switch {
-		case s.c.canceled.Load():
+		case s.c.Canceled():
 			return StatusInterrupted, fmt.Sprintf("canceled by the user; `nova run resume %d` continues it", s.id), true
 		case ctx.Err() != nil:
 			return StatusInterrupted, fmt.Sprintf("interrupted; `nova run resume %d` continues it", s.id), true
@@ -895,8 +830,8 @@ func (s *session) waitAnswer(ctx context.Context, q Turn) (Status, string, bool)
 		e.publish(Event{Kind: KindChanged, RunID: s.id, Turn: q.N, Status: string(StatusWaiting), Text: "the run waits: " + reason})
 	}
 	select {
-	case a := <-s.c.answers:
-		q.Answer = clipText(a, maxField)
+	case a := <-s.c.Answers():
+		q.Answer = clipText(a.Text, maxField)
 		r, err := s.commit(&q, func(x *Run) error { x.Question, x.Status, x.Reason = "", StatusRunning, ""; return nil })
 		if err != nil {
 			return StatusInterrupted, "store: " + err.Error(), false

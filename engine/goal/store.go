@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) create(ctx context.Context, r *Run) error {
 		}
 		r.ID = id
 		r.CreatedAt, r.UpdatedAt = s.now(), s.now()
-		return runCodec.Put(b, storage.Key(id), *r)
+		return putRun(tx, *r)
 	})
 }
 
@@ -147,7 +148,16 @@ func (s *Store) update(id uint64, turn *Turn, fn func(r *Run) error) (Run, error
 		}
 		r.UpdatedAt = s.now()
 		out = r
-		return runCodec.Put(tx.Bucket(storage.BucketGoalRuns), storage.Key(id), r)
+		return putRun(tx, r)
 	})
 	return out, err
+}
+
+// putRun stores r and its record in the index of every run (engine/run).
+func putRun(tx *bolt.Tx, r Run) error {
+	if err := runCodec.Put(tx.Bucket(storage.BucketGoalRuns), storage.Key(r.ID), r); err != nil {
+		return err
+	}
+	return run.Put(tx, run.Record{Kind: run.KindGoal, ID: r.ID, Status: r.Status.Run(), Title: r.Goal, Reason: r.Reason,
+		Created: r.CreatedAt, Updated: r.UpdatedAt})
 }

@@ -2,10 +2,12 @@ package goal
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/run"
 )
 
 // Sentinel errors callers branch on.
@@ -13,9 +15,9 @@ var (
 	// ErrNotFound: no goal run has this id.
 	ErrNotFound = errors.New("goal run not found")
 	// ErrActive: the run is already running in this process.
-	ErrActive = errors.New("goal run is already running")
+	ErrActive = fmt.Errorf("goal run is %w", run.ErrActive)
 	// ErrNotActive: Cancel of a run that does not run in this process.
-	ErrNotActive = errors.New("goal run is not running in this process")
+	ErrNotActive = fmt.Errorf("goal run is %w", run.ErrNotActive)
 	// ErrNotAsking: an answer for a run whose lead asked nothing.
 	ErrNotAsking = errors.New("the goal run is not waiting for an answer")
 	// ErrEmptyGoal: a run needs a goal.
@@ -51,6 +53,18 @@ const (
 // Finished reports whether a run with this status does not go on by itself.
 func (s Status) Finished() bool {
 	return s == StatusCompleted || s == StatusStopped || s == StatusFailed
+}
+
+// Run is s in the status machine every kind of run shares (engine/run): a
+// completed run is done; a stopped one (a limit, a stuck loop) failed.
+func (s Status) Run() run.Status {
+	switch s {
+	case StatusCompleted:
+		return run.Done
+	case StatusStopped:
+		return run.Failed
+	}
+	return run.Status(s)
 }
 
 // Limits bound a run (config orchestrator.*).

@@ -182,6 +182,7 @@ func init() {
 	rpc.RegisterSentinel("rehearsal.ErrRejected", rehearsal.ErrRejected)
 	rpc.RegisterSentinel("rehearsal.ErrTier", rehearsal.ErrTier)
 	rpc.RegisterSentinel("run.ErrActive", run.ErrActive)
+	rpc.RegisterSentinel("run.ErrNoRecord", run.ErrNoRecord)
 	rpc.RegisterSentinel("run.ErrNotActive", run.ErrNotActive)
 	rpc.RegisterSentinel("textindex.ErrCorrupt", textindex.ErrCorrupt)
 	rpc.RegisterSentinel("textindex.ErrMinHashParams", textindex.ErrMinHashParams)

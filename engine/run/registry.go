@@ -22,8 +22,8 @@ const (
 
 // Key identifies one run: ids are per kind.
 type Key struct {
-	Kind Kind
-	ID   uint64
+	Kind Kind   `json:"kind"`
+	ID   uint64 `json:"id"`
 }
 
 func (k Key) String() string { return fmt.Sprintf("%s %d", k.Kind, k.ID) }
@@ -53,21 +53,24 @@ type Control struct {
 	cancel   context.CancelFunc
 	paused   atomic.Bool
 	canceled atomic.Bool
-	done     chan struct{}
-	wake     chan struct{}
-	answers  chan Answer
+	// stopped: canceled or interrupted (Shutdown); a run that installs its
+	// cancel after that is stopped at once.
+	stopped atomic.Bool
+	done    chan struct{}
+	wake    chan struct{}
+	answers chan Answer
 }
 
 // Key returns the run's key.
 func (c *Control) Key() Key { return c.key }
 
 // SetCancel installs the function that stops the run's context. A run
-// canceled before it installed one is stopped at once.
+// canceled or shut down before it installed one is stopped at once.
 func (c *Control) SetCancel(cancel context.CancelFunc) {
 	c.mu.Lock()
 	c.cancel = cancel
 	c.mu.Unlock()
-	if c.canceled.Load() {
+	if c.stopped.Load() {
 		cancel()
 	}
 }
@@ -80,6 +83,7 @@ func (c *Control) Context(parent context.Context) (context.Context, context.Canc
 }
 
 func (c *Control) stop() {
+	c.stopped.Store(true)
 	c.mu.Lock()
 	cancel := c.cancel
 	c.mu.Unlock()
@@ -181,6 +185,17 @@ func (r *Registry) Pause(k Key) error {
 	return nil
 }
 
+// Wake makes k, when it waits in this process (for an answer, the model
+// server, a blocker on its board), look at what it waits for again. It
+// reports whether k is active.
+func (r *Registry) Wake(k Key) bool {
+	c, ok := r.Get(k)
+	if ok {
+		c.poke()
+	}
+	return ok
+}
+
 // Cancel stops k now, as the user's choice.
 func (r *Registry) Cancel(k Key) error {
 	c, err := r.must(k)
@@ -225,11 +240,12 @@ func (r *Registry) Wait(ctx context.Context, k Key) error {
 	}
 }
 
-// Running lists the ids of kind's active runs, ascending.
+// Running lists the ids of kind's active runs, ascending (never nil: it
+// crosses the wire as a list).
 func (r *Registry) Running(kind Kind) []uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var ids []uint64
+	ids := []uint64{}
 	for k := range r.active {
 		if k.Kind == kind {
 			ids = append(ids, k.ID)

@@ -110,3 +110,39 @@ func TestStatusMachine(t *testing.T) {
 	assert.Equal(t, run.Paused, run.Paused.OnOpen())
 	assert.True(t, run.Done.Finished())
 }
+
+func TestShutdownBeforeTheContextExistsStopsItAtOnce(t *testing.T) {
+	t.Parallel()
+	r := run.NewRegistry()
+	k := run.Key{Kind: run.KindWorkflow, ID: 4}
+	c, err := r.Claim(k)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// Shutdown gives up waiting (ctx), but the run is told to stop.
+	require.ErrorIs(t, r.Shutdown(ctx, run.KindWorkflow), context.Canceled)
+	rctx, rcancel := c.Context(context.Background())
+	defer rcancel()
+	<-rctx.Done()
+	assert.False(t, c.Canceled(), "interrupted, not canceled")
+	r.Release(c)
+}
+
+func TestWakeReportsWhetherTheRunIsActive(t *testing.T) {
+	t.Parallel()
+	r := run.NewRegistry()
+	k := run.Key{Kind: run.KindBuild, ID: 9}
+	assert.False(t, r.Wake(k))
+	c, err := r.Claim(k)
+	require.NoError(t, err)
+	assert.True(t, r.Wake(k))
+	<-c.Wake()
+	r.Release(c)
+}
+
+func TestRunningIsAnEmptyListWhenNothingRuns(t *testing.T) {
+	t.Parallel()
+	ids := run.NewRegistry().Running(run.KindGoal)
+	require.NotNil(t, ids)
+	assert.Empty(t, ids)
+}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nova-dev/nova/engine/library/params"
 	"github.com/nova-dev/nova/engine/library/tmpl"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/tools"
 )
 
@@ -111,25 +109,23 @@ type Deps struct {
 	Exec    Executor
 	Publish func(Event)
 	Logf    func(format string, args ...any)
+	// Runs is the registry of the runs active in this process, shared by
+	// every kind of run (nil = a registry of the engine's own).
+	Runs *run.Registry
 }
 
 // Engine creates and runs workflow runs.
 type Engine struct {
-	d      Deps
-	mu     sync.Mutex
-	active map[uint64]*control
+	d Deps
 }
 
-type control struct {
-	cancel   context.CancelFunc
-	canceled bool
-	done     chan struct{}
-}
+// key is workflow run id's key in the run registry.
+func key(id uint64) run.Key { return run.Key{Kind: run.KindWorkflow, ID: id} }
 
 // Sentinel errors of the engine.
 var (
-	ErrActive    = errors.New("workflow run is already running")
-	ErrNotActive = errors.New("workflow run is not running in this process")
+	ErrActive    = fmt.Errorf("workflow run is %w", run.ErrActive)
+	ErrNotActive = fmt.Errorf("workflow run is %w", run.ErrNotActive)
 	ErrFinished  = errors.New("workflow run is already done")
 )
 
@@ -141,7 +137,10 @@ func New(d Deps) *Engine {
 	if d.Logf == nil {
 		d.Logf = func(string, ...any) {}
 	}
-	return &Engine{d: d, active: map[uint64]*control{}}
+	if d.Runs == nil {
+		d.Runs = run.NewRegistry()
+	}
+	return &Engine{d: d}
 }
 
 // Store returns the run store.
@@ -199,24 +198,19 @@ func (e *Engine) List(ctx context.Context, limit int) ([]Run, error) {
 // paused (including created but not started) or stored as running while no
 // process runs them (interrupted).
 func (e *Engine) Counts(ctx context.Context) (total, waiting int, err error) {
-	hs, err := e.d.Store.heads(ctx)
+	recs, err := run.NewIndex(e.d.Store.db).List(ctx, run.KindWorkflow)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("count workflow runs: %w", err)
 	}
-	for _, h := range hs {
-		if h.Status == RunPaused || (h.Status == RunRunning && !e.isActive(h.ID)) {
+	for _, r := range recs {
+		if st := r.Seen(e.isActive(r.ID)); st == run.Paused || st == run.Interrupted {
 			waiting++
 		}
 	}
-	return len(hs), waiting, nil
+	return len(recs), waiting, nil
 }
 
-func (e *Engine) isActive(id uint64) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.active[id]
-	return ok
-}
+func (e *Engine) isActive(id uint64) bool { return e.d.Runs.Active(key(id)) }
 
 // RunOptions configures Run and Go.
 type RunOptions struct {
@@ -234,8 +228,6 @@ func (e *Engine) Run(ctx context.Context, id uint64, opts RunOptions) (Run, erro
 	if err != nil {
 		return Run{}, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	e.setCancel(c, cancel)
 	return e.run(ctx, id, c, opts)
 }
 
@@ -252,10 +244,8 @@ func (e *Engine) Go(id uint64, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	e.setCancel(c, cancel)
 	go func() {
-		if _, err := e.run(ctx, id, c, opts); err != nil && !errors.Is(err, context.Canceled) {
+		if _, err := e.run(context.Background(), id, c, opts); err != nil && !errors.Is(err, context.Canceled) {
 			e.d.Logf("workflow run %d: %v\n", id, err)
 		}
 	}()
@@ -265,87 +255,22 @@ func (e *Engine) Go(id uint64, opts RunOptions) error {
 // Cancel stops a running run; the step that was running is interrupted
 // and the run is paused (resumable).
 func (e *Engine) Cancel(id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	cancel := func() {}
-	if ok {
-		c.canceled = true
-		cancel = c.cancel
-	}
-	e.mu.Unlock()
-	if !ok {
+	if e.d.Runs.Cancel(key(id)) != nil {
 		return fmt.Errorf("%w: %d", ErrNotActive, id)
 	}
-	cancel()
 	return nil
 }
 
 // Wait blocks until the run stops running in this process (or ctx ends).
-func (e *Engine) Wait(ctx context.Context, id uint64) error {
-	e.mu.Lock()
-	c, ok := e.active[id]
-	e.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	select {
-	case <-c.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (e *Engine) Wait(ctx context.Context, id uint64) error { return e.d.Runs.Wait(ctx, key(id)) }
 
-// Running lists the ids of the runs running in this process, ascending.
-func (e *Engine) Running() []uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Sorted(maps.Keys(e.active))
-}
-
-// Shutdown interrupts every run running in this process (each pauses,
-// resumable: its step's build is interrupted and continues on resume) and
-// waits for them to record it, or for ctx to end.
-func (e *Engine) Shutdown(ctx context.Context) error {
-	e.mu.Lock()
-	for _, c := range e.active {
-		c.cancel()
-	}
-	e.mu.Unlock()
-	for _, id := range e.Running() {
-		if err := e.Wait(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// setCancel sets a claimed run's cancel (under the lock: Cancel and
-// Shutdown read it from other goroutines).
-func (e *Engine) setCancel(c *control, cancel context.CancelFunc) {
-	e.mu.Lock()
-	c.cancel = cancel
-	e.mu.Unlock()
-}
-
-func (e *Engine) claim(id uint64) (*control, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.active[id]; ok {
+func (e *Engine) claim(id uint64) (*run.Control, error) {
+	c, err := e.d.Runs.Claim(key(id))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %d", ErrActive, id)
 	}
-	c := &control{done: make(chan struct{}), cancel: func() {}}
-	e.active[id] = c
 	return c, nil
 }
-
-func (e *Engine) release(id uint64, c *control) {
-	e.mu.Lock()
-	delete(e.active, id)
-	e.mu.Unlock()
-	close(c.done)
-}
-
 func (e *Engine) publish(kind string, r Run, stepID, text string) {
 	done, total := r.Counts()
 	ev := Event{Kind: kind, RunID: r.ID, Status: string(r.Status), Text: text, Done: done, Total: total, Payload: r}
@@ -359,9 +284,10 @@ func (e *Engine) publish(kind string, r Run, stepID, text string) {
 	e.d.Publish(ev)
 }
 
-func (e *Engine) run(ctx context.Context, id uint64, c *control, opts RunOptions) (_ Run, err error) {
-	defer c.cancel()
-	defer e.release(id, c)
+func (e *Engine) run(ctx context.Context, id uint64, c *run.Control, opts RunOptions) (_ Run, err error) {
+	defer e.d.Runs.Release(c)
+	ctx, cancel := c.Context(ctx)
+	defer cancel()
 	r, err := e.d.Store.update(id, func(r *Run) error {
 		if r.Status == RunDone {
 			return fmt.Errorf("%w: %d", ErrFinished, r.ID)
@@ -519,7 +445,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *control, opts RunOptions
 	return r, nil
 }
 
-func (e *Engine) stepPaused(id uint64, c *control, i int, out Outcome, why string) (Run, error) {
+func (e *Engine) stepPaused(id uint64, c *run.Control, i int, out Outcome, why string) (Run, error) {
 	r, err := e.d.Store.update(id, func(r *Run) error {
 		s := &r.Steps[i]
 		if out.BuildID != 0 {
@@ -537,11 +463,8 @@ func (e *Engine) stepPaused(id uint64, c *control, i int, out Outcome, why strin
 	return e.pause(id, c, fmt.Sprintf("step %s %s", r.Steps[i].ID, why))
 }
 
-func (e *Engine) pause(id uint64, c *control, why string) (Run, error) {
-	e.mu.Lock()
-	canceled := c.canceled
-	e.mu.Unlock()
-	if canceled {
+func (e *Engine) pause(id uint64, c *run.Control, why string) (Run, error) {
+	if c.Canceled() {
 		why = "canceled by the user"
 	}
 	r, err := e.d.Store.update(id, func(r *Run) error {

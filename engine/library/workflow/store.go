@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -22,6 +24,10 @@ const (
 	RunDone    RunStatus = "done"
 	RunFailed  RunStatus = "failed"
 )
+
+// Run is s in the status machine every kind of run shares (engine/run):
+// the same words.
+func (s RunStatus) Run() run.Status { return run.Status(s) }
 
 // StepStatus is the state of one step of a run.
 type StepStatus string
@@ -124,7 +130,7 @@ func (s *Store) create(ctx context.Context, r *Run) error {
 			return err
 		}
 		r.ID = id
-		return runCodec.Put(b, storage.Key(id), *r)
+		return putRun(tx, *r)
 	})
 }
 
@@ -147,9 +153,30 @@ func (s *Store) update(id uint64, fn func(r *Run) error) (Run, error) {
 		}
 		r.UpdatedAt = time.Now().UTC()
 		out = r
-		return runCodec.Put(b, storage.Key(id), r)
+		return putRun(tx, r)
 	})
 	return out, err
+}
+
+// putRun stores r and its record in the index of every run (engine/run);
+// its steps' builds work for it.
+func putRun(tx *bolt.Tx, r Run) error {
+	if err := runCodec.Put(tx.Bucket(storage.BucketWorkflowRuns), storage.Key(r.ID), r); err != nil {
+		return err
+	}
+	k := key(r.ID)
+	if err := run.Put(tx, run.Record{Kind: k.Kind, ID: r.ID, Status: r.Status.Run(), Title: cmp.Or(r.Name, r.Workflow),
+		Reason: r.Reason, Created: r.CreatedAt, Updated: r.UpdatedAt}); err != nil {
+		return err
+	}
+	for _, s := range r.Steps {
+		if s.BuildID != 0 {
+			if err := run.Adopt(tx, run.Key{Kind: run.KindBuild, ID: s.BuildID}, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Get returns a run.
@@ -198,41 +225,6 @@ func (s *Store) List(ctx context.Context, limit int) ([]Run, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list workflow runs: %w", err)
-	}
-	return out, nil
-}
-
-// runHead is the part of a stored run that counting needs (decoding only
-// the status skips the steps and their outputs).
-type runHead struct {
-	ID     uint64    `json:"id"`
-	Status RunStatus `json:"status"`
-}
-
-var headCodec = storage.Codec[runHead]{Version: runCodec.Version}
-
-// heads returns every run's id and status.
-func (s *Store) heads(ctx context.Context) ([]runHead, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var out []runHead
-	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(storage.BucketWorkflowRuns)
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			h, err := headCodec.Unmarshal(v)
-			if err != nil {
-				return fmt.Errorf("workflow run %d: %w", storage.ParseKey(k), err)
-			}
-			out = append(out, h)
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("count workflow runs: %w", err)
 	}
 	return out, nil
 }
