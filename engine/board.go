@@ -20,13 +20,13 @@ type boardState struct {
 
 // initBoard wires the session board into the build engine (called from
 // Open; it does no I/O).
-func (l *Local) initBoard() {
+func (l *core) initBoard() {
 	l.build.Board = boardHook{l: l}
 }
 
 // Boards is the session-board store: the boards of goal runs and builds,
 // their artifacts and handoffs.
-func (l *Local) Boards() *board.Store {
+func (l *core) Boards() *board.Store {
 	l.bd.once.Do(func() {
 		l.bd.store = board.NewStore(l.db, board.Options{
 			Now:      l.now,
@@ -39,7 +39,7 @@ func (l *Local) Boards() *board.Store {
 
 // boardChanged publishes a board write and wakes the build that waits on
 // it (a resolved blocker lets its dependants go).
-func (l *Local) boardChanged(key board.Key, what string) {
+func (l *core) boardChanged(key board.Key, what string) {
 	ev := Event{Type: EventChanged, Topic: TopicBoard, Status: what, Text: key.String()}
 	if key.Kind == board.KindBuild {
 		ev.BuildID = fmt.Sprint(key.ID)
@@ -55,7 +55,7 @@ func (l *Local) boardChanged(key board.Key, what string) {
 }
 
 // compressHistory shortens a board's history summary with the small tier.
-func (l *Local) compressHistory(ctx context.Context, summary string, maxTokens int) (string, error) {
+func (l *core) compressHistory(ctx context.Context, summary string, maxTokens int) (string, error) {
 	model, err := modelsOf(l.Config()).For(llm.TierSmall)
 	if err != nil {
 		return "", err
@@ -73,7 +73,7 @@ func (l *Local) compressHistory(ctx context.Context, summary string, maxTokens i
 }
 
 // boardHook is the build engine's view of the session boards.
-type boardHook struct{ l *Local }
+type boardHook struct{ l *core }
 
 var _ build.BoardHook = boardHook{}
 

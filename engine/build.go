@@ -30,7 +30,7 @@ type buildState struct {
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
 // inspect builds of PRDs (engine/build).
-func (l *Local) Builds() *build.Engine {
+func (l *core) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
 		l.build.eng = build.New(build.Config{
@@ -64,7 +64,7 @@ func (l *Local) Builds() *build.Engine {
 			},
 			Hooks: func() build.Hooks {
 				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
-					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
+					Finished: blueprintHook{l: l}} // blueprint evidence (library.go)
 			},
 			Publish: l.publishBuild,
 		})
@@ -81,7 +81,7 @@ func noneIfZero(n int) int {
 	return n
 }
 
-func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
+func (l *core) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
 	autonomy := req.Autonomy
 	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
 		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks}
@@ -91,7 +91,7 @@ func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunRe
 	return l.runAgent(ctx, req.Agent, req.Task, r)
 }
 
-func (l *Local) publishBuild(ev build.Event) {
+func (l *core) publishBuild(ev build.Event) {
 	e := Event{Topic: TopicBuild, BuildID: strconv.FormatUint(ev.BuildID, 10), TaskID: ev.TaskID,
 		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total}
 	switch ev.Kind {
@@ -119,7 +119,7 @@ func (l *Local) publishBuild(ev build.Event) {
 
 // stopBuilds interrupts the builds running in this process before the
 // database closes (Close), waiting at most a few seconds.
-func (l *Local) stopBuilds() {
+func (l *core) stopBuilds() {
 	eng := l.build.ready.Load()
 	if eng == nil {
 		return
@@ -133,7 +133,7 @@ func (l *Local) stopBuilds() {
 // stored as running but not active here was interrupted (its process was
 // killed): only one process can hold the workspace, so it is resumable, not
 // running.
-func (l *Local) runningBuilds(ctx context.Context) (int, error) {
+func (l *core) runningBuilds(ctx context.Context) (int, error) {
 	bs, err := l.Builds().List(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("list builds: %w", err)

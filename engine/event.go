@@ -140,7 +140,7 @@ const (
 func Topics() []Topic {
 	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
 		TopicKnowledge, TopicBoard, TopicGoal},
-		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
+		LibraryTopics()...) // skill, workflow, blueprint (library.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON

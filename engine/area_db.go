@@ -12,6 +12,54 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
+// DBVerbs are the verbs of the database file: backups and checks.
+type DBVerbs interface {
+	// BackupDB writes a consistent copy of the database to path. An existing
+	// file is refused (ErrExists) unless o.Force.
+	BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error)
+	// CheckDB verifies every page of the database, runs bbolt's consistency
+	// check and nova's counter check; problems are in the report (Damaged,
+	// Counter say of which kind).
+	//rpc:idempotent
+	CheckDB(ctx context.Context) (CheckReport, error)
+}
+
+// dbArea implements DBVerbs over the workspace's services.
+type dbArea struct{ *core }
+
+var _ DBVerbs = dbArea{}
+
+// BackupDB implements DBVerbs.
+func (l dbArea) BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error) {
+	if err := ctx.Err(); err != nil {
+		return BackupReport{}, err
+	}
+	if !filepath.IsAbs(path) {
+		return BackupReport{}, fmt.Errorf("backup %s: %w", path, ErrRelativePath)
+	}
+	n, err := l.db.BackupFile(path, storage.BackupOptions{Force: o.Force})
+	if err != nil {
+		return BackupReport{}, err
+	}
+	return BackupReport{File: path, Bytes: n, DBPath: l.ws.DBPath()}, nil
+}
+
+// CheckDB implements DBVerbs.
+func (l dbArea) CheckDB(ctx context.Context) (CheckReport, error) {
+	if err := ctx.Err(); err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{DBPath: l.ws.DBPath(), Problems: []string{}}
+	rep.Schema, _ = l.db.SchemaVersion()
+	for _, p := range l.db.Check() {
+		rep.Problems = append(rep.Problems, p.Error())
+		rep.Damaged = rep.Damaged || errors.Is(p, storage.ErrCorrupt)
+		rep.Counter = rep.Counter || errors.Is(p, storage.ErrCounter)
+	}
+	rep.OK = len(rep.Problems) == 0
+	return rep, nil
+}
+
 // Database verbs of the Workspace facade, and the exclusive operations that
 // are deliberately not verbs.
 
@@ -27,37 +75,6 @@ var (
 	// ErrCounter: an id counter is exhausted or below its largest id.
 	ErrCounter = storage.ErrCounter
 )
-
-// BackupDB implements Workspace.
-func (l *Local) BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error) {
-	if err := ctx.Err(); err != nil {
-		return BackupReport{}, err
-	}
-	if !filepath.IsAbs(path) {
-		return BackupReport{}, fmt.Errorf("backup %s: %w", path, ErrRelativePath)
-	}
-	n, err := l.db.BackupFile(path, storage.BackupOptions{Force: o.Force})
-	if err != nil {
-		return BackupReport{}, err
-	}
-	return BackupReport{File: path, Bytes: n, DBPath: l.ws.DBPath()}, nil
-}
-
-// CheckDB implements Workspace.
-func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
-	if err := ctx.Err(); err != nil {
-		return CheckReport{}, err
-	}
-	rep := CheckReport{DBPath: l.ws.DBPath(), Problems: []string{}}
-	rep.Schema, _ = l.db.SchemaVersion()
-	for _, p := range l.db.Check() {
-		rep.Problems = append(rep.Problems, p.Error())
-		rep.Damaged = rep.Damaged || errors.Is(p, storage.ErrCorrupt)
-		rep.Counter = rep.Counter || errors.Is(p, storage.ErrCounter)
-	}
-	rep.OK = len(rep.Problems) == 0
-	return rep, nil
-}
 
 // CompactReport is the result of Compact.
 type CompactReport struct {
