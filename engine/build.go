@@ -9,16 +9,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/promptctx"
 )
 
-// buildState is the build engine of a Local. Playbook, Rehearsal and
-// Knowledge are set by initACE / initRehearsal (etc.) from Open; nil means
-// the feature is off. The engine itself is built on first use.
+// buildState is the build engine of a Local. Playbook, Rehearsal,
+// Knowledge and Board are set by initACE, initRehearsal, initKnowledge and
+// initBoard from Open (before the engine is built); nil means the feature
+// is off. The engine itself is built on first use.
 type buildState struct {
-	Playbook  build.PlaybookHook
+	Playbook  ace.BuildHook // zero: playbooks off
 	Rehearsal build.RehearsalHook
-	Knowledge build.KnowledgeHook
+	Knowledge knowledgeSource
 	Board     build.BoardHook
 
 	once  sync.Once
@@ -44,9 +48,6 @@ func (l *core) Builds() *build.Engine {
 			Judge:          cfg.Build.Judge,
 			JudgeModel:     cfg.Models.Medium,
 			PromptTokens:   cfg.Budgets.PromptTokens,
-			VaultShare:     cfg.Budgets.VaultShare,
-			PlaybookShare:  cfg.Budgets.PlaybookShare,
-			KnowledgeShare: cfg.Budgets.KnowledgeShare,
 			BuildTokens:    cfg.Budgets.BuildTokens,
 			Inconclusive:   cfg.Verify.Inconclusive,
 			WaitLimit:      cfg.Ollama.WaitLimit.D(),
@@ -54,18 +55,17 @@ func (l *core) Builds() *build.Engine {
 			MaxLargeCalls:  noneIfZero(cfg.Build.MaxLargeCalls),
 		}, build.Deps{
 			DB:      l.db,
-			Exec:    l.execBuildTask,
+			Runner:  taskRunner{l},
 			Changes: l.Changes(),
+			Context: l.PromptContext(),
 			Vault:   l.Vault(),
 			LLM:     l.llm,
 			KnownAgents: func() func(string) bool {
 				roster, _ := l.Agents()
 				return roster.Has
 			},
-			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
-					Finished: blueprintHook{l: l}} // blueprint evidence (library.go)
-			},
+			Hooks: build.Hooks{Playbook: l.playbookHook(), Rehearsal: l.build.Rehearsal, Knowledge: l.knowledgeLearner(), Board: l.build.Board,
+				Finished: blueprintHook{l: l}}, // blueprint evidence (library.go)
 			Publish: l.publishBuild,
 		})
 		l.build.ready.Store(l.build.eng)
@@ -81,14 +81,58 @@ func noneIfZero(n int) int {
 	return n
 }
 
-func (l *core) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
-	autonomy := req.Autonomy
-	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
-		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks}
-	if p, ok := l.build.policy.Load(req.BuildID); ok {
-		r.Approvals = p.(ApprovalPolicy)
+// knowledgeSource is the knowledge layer as builds use it: the knowledge
+// block of a prompt and the learning after each task and build.
+type knowledgeSource interface {
+	promptctx.KnowledgeSource
+	build.KnowledgeLearner
+}
+
+// PromptContext is the prompt-context provider of every run (builds; chat
+// turns): the taste vault with global wisdom, the agent's playbook and the
+// knowledge layer, each within its budgets.* share of the prompt.
+func (l *core) PromptContext() promptctx.Provider {
+	cfg := l.Config()
+	src := promptctx.Sources{Vault: l.Vault(), Shares: promptctx.Shares{
+		Vault: cfg.Budgets.VaultShare, Playbook: cfg.Budgets.PlaybookShare, Knowledge: cfg.Budgets.KnowledgeShare}}
+	if l.build.Playbook.S != nil {
+		src.Playbook = l.build.Playbook
 	}
-	return l.runAgent(ctx, req.Agent, req.Task, r)
+	if l.build.Knowledge != nil {
+		src.Knowledge = l.build.Knowledge
+	}
+	return src
+}
+
+// playbookHook is the playbook learner of builds (nil: playbooks off).
+func (l *core) playbookHook() build.PlaybookHook {
+	if l.build.Playbook.S == nil {
+		return nil
+	}
+	return l.build.Playbook
+}
+
+// knowledgeLearner is the knowledge learner of builds (nil: off).
+func (l *core) knowledgeLearner() build.KnowledgeLearner {
+	if l.build.Knowledge == nil {
+		return nil
+	}
+	return l.build.Knowledge
+}
+
+// taskRunner runs a build task's agent on the workspace's agent runtime
+// (runtime.go), under the approval policy its RunBuild was given.
+type taskRunner struct{ l *core }
+
+// RunTask implements build.Runner.
+func (r taskRunner) RunTask(ctx context.Context, req build.ExecRequest) (agents.Run, error) {
+	autonomy := req.Autonomy
+	rr := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks}
+	if p, ok := r.l.build.policy.Load(req.BuildID); ok {
+		rr.Approvals = p.(ApprovalPolicy)
+	}
+	return r.l.runAgent(ctx, req.Agent, req.Task, rr)
 }
 
 func (l *core) publishBuild(ev build.Event) {

@@ -163,13 +163,15 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		l.now = time.Now
 	}
 	l.acs.logf = opts.Logf
+	// The hooks of the build engine are all set before anything can build
+	// it (it reads them once, when first used).
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
+	l.initBoard()
 	if !opts.ReadOnly {
 		l.recoverApplies(ctx)
 	}
-	l.initKnowledge()
-	l.initBoard()
 	return newLocal(l), nil
 }
 

@@ -39,7 +39,7 @@ func (l *core) Rehearsals() *rehearsal.Service {
 			Now:         l.now,
 			CallTimeout: l.Config().Ollama.Timeout.D(),
 			Playbook: func(ctx context.Context, agent, task string, budget int) (string, []string, error) {
-				if h := l.build.Playbook; h != nil {
+				if h := l.build.Playbook; h.S != nil {
 					return h.Context(ctx, agent, task, budget)
 				}
 				return "", nil, nil
