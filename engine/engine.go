@@ -1,5 +1,3 @@
-// Package engine is nova's domain core and the one facade the TUI and the CLI
-// use (Workspace). It never imports bubbletea, lipgloss, bubbles or glamour.
 package engine
 
 import (

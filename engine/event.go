@@ -85,7 +85,7 @@ const (
 )
 
 // Topic names the area an event is about. Subscribers switch on it; the
-// list below is the whole set (docs/ARCHITECTURE.md describes each).
+// list below is the whole set (the package doc, "Events", describes each).
 type Topic string
 
 // Event topics.
