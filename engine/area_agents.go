@@ -131,9 +131,6 @@ func (l agentArea) GetRunTrace(ctx context.Context, runID uint64) (RunTrace, err
 	return RunTrace{Run: r, Traces: ts, Lines: agents.TraceLines(ts, 0)}, nil
 }
 
-// Agent, run and changeset verbs of the Workspace facade (engine/runtime.go
-// wires the agent runtime).
-
 // implicitTools lists, per agent, the AllAgents tools it may call that its
 // spec does not list.
 func implicitTools(reg *tools.Registry, specs []agents.Spec) map[string][]string {

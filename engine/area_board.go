@@ -58,9 +58,6 @@ func (l boardArea) ResolveBlocker(ctx context.Context, key, id, note string) (bo
 	return l.Boards().ResolveBlocker(ctx, k, id, "user", note)
 }
 
-// Session-board verbs of the Workspace facade (engine/board.go wires the
-// store).
-
 // BoardView is a board with its handoffs (GetBoard).
 type BoardView struct {
 	Board    board.Board     `json:"board"`

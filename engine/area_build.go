@@ -264,9 +264,6 @@ func (l buildArea) RunningWork(ctx context.Context) (RunningWork, error) {
 	return w, nil
 }
 
-// Plan and build verbs of the Workspace facade (engine/build.go wires the
-// build engine).
-
 // PlannerModel is the model WritePlan asks: the large tier, else the medium.
 func PlannerModel(cfg workspace.Config) string {
 	if cfg.Models.Large != "" {

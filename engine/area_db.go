@@ -60,8 +60,8 @@ func (l dbArea) CheckDB(ctx context.Context) (CheckReport, error) {
 	return rep, nil
 }
 
-// Database verbs of the Workspace facade, and the exclusive operations that
-// are deliberately not verbs.
+// The exclusive operations below (Compact, RecoverDB) are deliberately
+// not verbs: they need the database file to themselves.
 
 // Errors of the database verbs and exclusive operations that callers branch
 // on (the CLI cannot import storage).

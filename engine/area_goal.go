@@ -102,8 +102,6 @@ func (l goalArea) RunningGoalRuns(ctx context.Context) ([]uint64, error) {
 	return l.Goals().Running(), nil
 }
 
-// Goal-run verbs of the Workspace facade (engine/goal.go wires the engine).
-
 // GoalRunOptions configure CreateGoalRun.
 type GoalRunOptions struct {
 	// Lead is the deciding agent ("" = orchestrator.lead, SUN).

@@ -191,10 +191,6 @@ func (l importArea) UndoImport(ctx context.Context, id uint64) (importer.UndoRes
 	return l.Importer().Undo(ctx, id)
 }
 
-// Pattern-library import verbs of the Workspace facade (engine/importer.go
-// wires the importer). Progress arrives as TopicImport EventProgress events
-// carrying the caller's ImportOptions.Op.
-
 // maxPlans bounds the scanned plans an engine keeps (a wizard holds one;
 // the oldest goes first).
 const maxPlans = 8

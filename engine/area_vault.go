@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -190,11 +191,26 @@ func (l vaultArea) ExportVault(ctx context.Context, path string) (vault.ExportSt
 	if !filepath.IsAbs(path) {
 		return vault.ExportStats{}, fmt.Errorf("export %s: %w", path, ErrRelativePath)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".nova-export-*")
+	var st vault.ExportStats
+	err := writeReplacing(path, ".nova-export-*", func(w io.Writer) (err error) {
+		st, err = l.Vault().Export(ctx, w)
+		return err
+	})
 	if err != nil {
-		return vault.ExportStats{}, fmt.Errorf("export: %w", err)
+		return st, fmt.Errorf("export %s: %w", path, err)
 	}
-	st, err := l.Vault().Export(ctx, tmp)
+	return st, nil
+}
+
+// writeReplacing writes a file through write into a temporary file next to
+// path (named by pattern), renamed into place when complete: a failed write
+// leaves no partial file.
+func writeReplacing(path, pattern string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -203,9 +219,8 @@ func (l vaultArea) ExportVault(ctx context.Context, path string) (vault.ExportSt
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return st, fmt.Errorf("export %s: %w", path, err)
 	}
-	return st, nil
+	return err
 }
 
 // ImportVault implements VaultVerbs.

@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 
 	"github.com/nova-dev/nova/engine/vault"
+	"github.com/nova-dev/nova/internal/safefile"
 )
 
 // WisdomVerbs are the verbs of global wisdom: patterns shared between workspaces, bundles and trusted keys.
@@ -124,19 +125,12 @@ func (l wisdomArea) ExportWisdom(ctx context.Context, path string) (vault.Bundle
 	if !filepath.IsAbs(path) {
 		return vault.Bundle{}, fmt.Errorf("wisdom export %s: %w", path, ErrRelativePath)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".nova-wisdom-*")
+	var b vault.Bundle
+	err := writeReplacing(path, ".nova-wisdom-*", func(w io.Writer) (err error) {
+		b, err = l.Wisdom().ExportBundle(ctx, w)
+		return err
+	})
 	if err != nil {
-		return vault.Bundle{}, fmt.Errorf("wisdom export: %w", err)
-	}
-	b, err := l.Wisdom().ExportBundle(ctx, tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return b, fmt.Errorf("wisdom export %s: %w", path, err)
 	}
 	return b, nil
@@ -147,7 +141,9 @@ func (l wisdomArea) ImportWisdom(ctx context.Context, path string) (vault.Bundle
 	if !filepath.IsAbs(path) {
 		return vault.BundleImport{}, fmt.Errorf("wisdom import %s: %w", path, ErrRelativePath)
 	}
-	f, err := os.Open(path)
+	// Read as user files are (internal/safefile): a FIFO or a device is
+	// refused before a byte is read.
+	f, err := safefile.Open(path)
 	if err != nil {
 		return vault.BundleImport{}, fmt.Errorf("wisdom import: %w", err)
 	}
