@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/llm"
-	"github.com/nova-dev/nova/engine/tools"
 )
 
 // boardState is the session-board store of a Local, built on first use.
@@ -21,7 +19,7 @@ type boardState struct {
 // initBoard wires the session board into the build engine (called from
 // Open; it does no I/O).
 func (l *core) initBoard() {
-	l.build.Board = boardHook{l: l}
+	l.build.Board = build.StoreBoards{Store: l.Boards}
 }
 
 // Boards is the session-board store: the boards of goal runs and builds,
@@ -70,49 +68,4 @@ func (l *core) compressHistory(ctx context.Context, summary string, maxTokens in
 		return "", err
 	}
 	return res.Content, nil
-}
-
-// boardHook is the build engine's view of the session boards.
-type boardHook struct{ l *core }
-
-var _ build.BoardHook = boardHook{}
-
-func (h boardHook) Context(ctx context.Context, req build.BoardRequest) (string, error) {
-	key, err := board.ParseKey(req.Board)
-	if err != nil {
-		return "", err
-	}
-	return h.l.Boards().TaskBlock(ctx, key, req.Task.Include, req.Upstream)
-}
-
-func (h boardHook) Blockers(ctx context.Context, key string) (map[string][]string, error) {
-	k, err := board.ParseKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return h.l.Boards().OpenBlockers(ctx, k)
-}
-
-func (h boardHook) AfterTask(ctx context.Context, r build.BoardResult) (board.Handoff, error) {
-	key, err := board.ParseKey(r.Board)
-	if err != nil {
-		return board.Handoff{}, err
-	}
-	// A done task whose staged files nothing executed shows as "done
-	// (unverified)" to the user and to the next agent alike.
-	status := agents.DisplayStatus(string(build.TaskDone), len(r.Files), r.Task.Verified)
-	if !r.Passed {
-		status = string(build.TaskBlocked)
-	}
-	return h.l.Boards().Finish(ctx, key, board.TaskEnd{Task: r.Task.ID, Title: r.Task.Title, Agent: r.Task.Agent,
-		Status: status, Passed: r.Passed, Reason: r.Reason, Output: r.Output, Files: r.Files,
-		ChangesetID: r.Task.ChangesetID, Suggested: r.Suggested})
-}
-
-func (h boardHook) Tools(key, agent, task string) tools.Board {
-	k, err := board.ParseKey(key)
-	if err != nil {
-		return nil
-	}
-	return &board.Handle{Store: h.l.Boards(), Key: k, Agent: agent, Task: task}
 }
