@@ -22,7 +22,7 @@ type aceState struct {
 
 // initACE builds the playbook system (no I/O) and hands its hook to the
 // build engine. Called from Open.
-func (l *Local) initACE() {
+func (l *core) initACE() {
 	cfg := l.Config()
 	l.acs.sys = ace.New(l.db, ace.Options{
 		LLM:        l.llm,
@@ -42,7 +42,7 @@ func (l *Local) initACE() {
 	l.build.Playbook = ace.NewBuildHook(l.acs.sys)
 }
 
-func (l *Local) aceLog(format string, a ...any) {
+func (l *core) aceLog(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	l.Publish(Event{Type: EventLog, Topic: TopicPlaybooks, Text: msg})
 	l.acs.mu.Lock()
@@ -55,7 +55,7 @@ func (l *Local) aceLog(format string, a ...any) {
 
 // SetACELog adds a sink for the playbook system's diagnostics (the CLI
 // passes its stderr; the TUI reads EventLog events instead).
-func (l *Local) SetACELog(fn func(format string, a ...any)) {
+func (l *core) SetACELog(fn func(format string, a ...any)) {
 	l.acs.mu.Lock()
 	l.acs.logf = fn
 	l.acs.mu.Unlock()
@@ -65,17 +65,11 @@ func (l *Local) SetACELog(fn func(format string, a ...any)) {
 // through ACE().Playbooks(), the generator (Context), reflector and
 // curator (AfterTask, Reflect), self-improvement (Profile, RunReview) and
 // user signals.
-func (l *Local) ACE() *ace.System { return l.acs.sys }
-
-// RecordUserSignal learns from a user approving or rejecting an agent's
-// change (optionally with a reason), at every autonomy level.
-func (l *Local) RecordUserSignal(ctx context.Context, agent, taskType string, approved bool, reason string) (ace.SignalReport, error) {
-	return l.acs.sys.RecordUserSignal(ctx, agent, taskType, approved, reason)
-}
+func (l *core) ACE() *ace.System { return l.acs.sys }
 
 // pendingPlaybookDeltas counts the deltas waiting for review
 // (Summary.PendingApprovals).
-func (l *Local) pendingPlaybookDeltas(ctx context.Context) int {
+func (l *core) pendingPlaybookDeltas(ctx context.Context) int {
 	n, err := l.acs.sys.Playbooks().CountPending(ctx)
 	if err != nil {
 		return 0
@@ -91,7 +85,7 @@ func (l *Local) pendingPlaybookDeltas(ctx context.Context) int {
 // store notice cannot tell a user's decision from the engine's: for those
 // the user paths call ApplyChange / DiscardChange, which record the signal
 // explicitly (with the user's reason).
-func (l *Local) changeSignal(n changes.Notice) {
+func (l *core) changeSignal(n changes.Notice) {
 	if l.acs.sys == nil || (n.Action != "applied" && n.Action != "discarded") {
 		return
 	}
@@ -117,33 +111,7 @@ func (l *Local) changeSignal(n changes.Notice) {
 	}
 }
 
-// ApplyChange applies a changeset as a user's decision: like
-// Changes().Apply, and the approval (with an optional reason) is learned by
-// the agent's playbook and, with a reason, by the vault. Use it from the
-// user paths (the Changes page, `nova changes apply`).
-func (l *Local) ApplyChange(ctx context.Context, id uint64, opts changes.ApplyOptions, reason string) (changes.ApplyReport, error) {
-	l.acs.deciding.Store(id, true)
-	defer l.acs.deciding.Delete(id)
-	rep, err := l.Changes().Apply(ctx, id, opts)
-	if err == nil && rep.Changeset.Status == changes.StatusApplied {
-		l.decisionSignal(ctx, rep.Changeset, true, reason)
-	}
-	return rep, err
-}
-
-// DiscardChange discards a changeset as a user's decision (see
-// ApplyChange): the rejection and its reason are learned.
-func (l *Local) DiscardChange(ctx context.Context, id uint64, reason string) (changes.Changeset, error) {
-	l.acs.deciding.Store(id, true)
-	defer l.acs.deciding.Delete(id)
-	cs, err := l.Changes().Discard(ctx, id)
-	if err == nil {
-		l.decisionSignal(ctx, cs, false, reason)
-	}
-	return cs, err
-}
-
-func (l *Local) decisionSignal(ctx context.Context, cs changes.Changeset, approved bool, reason string) {
+func (l *core) decisionSignal(ctx context.Context, cs changes.Changeset, approved bool, reason string) {
 	if cs.Agent == "" || l.acs.sys == nil {
 		return
 	}

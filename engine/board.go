@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/llm"
-	"github.com/nova-dev/nova/engine/tools"
 )
 
 // boardState is the session-board store of a Local, built on first use.
@@ -20,13 +18,13 @@ type boardState struct {
 
 // initBoard wires the session board into the build engine (called from
 // Open; it does no I/O).
-func (l *Local) initBoard() {
-	l.build.Board = boardHook{l: l}
+func (l *core) initBoard() {
+	l.build.Board = build.StoreBoards{Store: l.Boards}
 }
 
 // Boards is the session-board store: the boards of goal runs and builds,
 // their artifacts and handoffs.
-func (l *Local) Boards() *board.Store {
+func (l *core) Boards() *board.Store {
 	l.bd.once.Do(func() {
 		l.bd.store = board.NewStore(l.db, board.Options{
 			Now:      l.now,
@@ -39,7 +37,7 @@ func (l *Local) Boards() *board.Store {
 
 // boardChanged publishes a board write and wakes the build that waits on
 // it (a resolved blocker lets its dependants go).
-func (l *Local) boardChanged(key board.Key, what string) {
+func (l *core) boardChanged(key board.Key, what string) {
 	ev := Event{Type: EventChanged, Topic: TopicBoard, Status: what, Text: key.String()}
 	if key.Kind == board.KindBuild {
 		ev.BuildID = fmt.Sprint(key.ID)
@@ -55,7 +53,7 @@ func (l *Local) boardChanged(key board.Key, what string) {
 }
 
 // compressHistory shortens a board's history summary with the small tier.
-func (l *Local) compressHistory(ctx context.Context, summary string, maxTokens int) (string, error) {
+func (l *core) compressHistory(ctx context.Context, summary string, maxTokens int) (string, error) {
 	model, err := modelsOf(l.Config()).For(llm.TierSmall)
 	if err != nil {
 		return "", err
@@ -70,49 +68,4 @@ func (l *Local) compressHistory(ctx context.Context, summary string, maxTokens i
 		return "", err
 	}
 	return res.Content, nil
-}
-
-// boardHook is the build engine's view of the session boards.
-type boardHook struct{ l *Local }
-
-var _ build.BoardHook = boardHook{}
-
-func (h boardHook) Context(ctx context.Context, req build.BoardRequest) (string, error) {
-	key, err := board.ParseKey(req.Board)
-	if err != nil {
-		return "", err
-	}
-	return h.l.Boards().TaskBlock(ctx, key, req.Task.Include, req.Upstream)
-}
-
-func (h boardHook) Blockers(ctx context.Context, key string) (map[string][]string, error) {
-	k, err := board.ParseKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return h.l.Boards().OpenBlockers(ctx, k)
-}
-
-func (h boardHook) AfterTask(ctx context.Context, r build.BoardResult) (board.Handoff, error) {
-	key, err := board.ParseKey(r.Board)
-	if err != nil {
-		return board.Handoff{}, err
-	}
-	// A done task whose staged files nothing executed shows as "done
-	// (unverified)" to the user and to the next agent alike.
-	status := agents.DisplayStatus(string(build.TaskDone), len(r.Files), r.Task.Verified)
-	if !r.Passed {
-		status = string(build.TaskBlocked)
-	}
-	return h.l.Boards().Finish(ctx, key, board.TaskEnd{Task: r.Task.ID, Title: r.Task.Title, Agent: r.Task.Agent,
-		Status: status, Passed: r.Passed, Reason: r.Reason, Output: r.Output, Files: r.Files,
-		ChangesetID: r.Task.ChangesetID, Suggested: r.Suggested})
-}
-
-func (h boardHook) Tools(key, agent, task string) tools.Board {
-	k, err := board.ParseKey(key)
-	if err != nil {
-		return nil
-	}
-	return &board.Handle{Store: h.l.Boards(), Key: k, Agent: agent, Task: task}
 }

@@ -8,17 +8,21 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nova-dev/nova/engine/ace"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/run"
 )
 
-// buildState is the build engine of a Local. Playbook, Rehearsal and
-// Knowledge are set by initACE / initRehearsal (etc.) from Open; nil means
-// the feature is off. The engine itself is built on first use.
+// buildState is the build engine of a Local. Playbook, Rehearsal,
+// Knowledge and Board are set by initACE, initRehearsal, initKnowledge and
+// initBoard from Open (before the engine is built); nil means the feature
+// is off. The engine itself is built on first use.
 type buildState struct {
-	Playbook  build.PlaybookHook
+	Playbook  ace.BuildHook // zero: playbooks off
 	Rehearsal build.RehearsalHook
-	Knowledge build.KnowledgeHook
+	Knowledge knowledgeSource
 	Board     build.BoardHook
 
 	once  sync.Once
@@ -30,7 +34,7 @@ type buildState struct {
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
 // inspect builds of PRDs (engine/build).
-func (l *Local) Builds() *build.Engine {
+func (l *core) Builds() *build.Engine {
 	l.build.once.Do(func() {
 		cfg := l.Config()
 		l.build.eng = build.New(build.Config{
@@ -44,9 +48,6 @@ func (l *Local) Builds() *build.Engine {
 			Judge:          cfg.Build.Judge,
 			JudgeModel:     cfg.Models.Medium,
 			PromptTokens:   cfg.Budgets.PromptTokens,
-			VaultShare:     cfg.Budgets.VaultShare,
-			PlaybookShare:  cfg.Budgets.PlaybookShare,
-			KnowledgeShare: cfg.Budgets.KnowledgeShare,
 			BuildTokens:    cfg.Budgets.BuildTokens,
 			Inconclusive:   cfg.Verify.Inconclusive,
 			WaitLimit:      cfg.Ollama.WaitLimit.D(),
@@ -54,18 +55,17 @@ func (l *Local) Builds() *build.Engine {
 			MaxLargeCalls:  noneIfZero(cfg.Build.MaxLargeCalls),
 		}, build.Deps{
 			DB:      l.db,
-			Exec:    l.execBuildTask,
+			Runner:  taskRunner{l},
 			Changes: l.Changes(),
+			Context: l.PromptContext(),
 			Vault:   l.Vault(),
 			LLM:     l.llm,
 			KnownAgents: func() func(string) bool {
 				roster, _ := l.Agents()
 				return roster.Has
 			},
-			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
-					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
-			},
+			Hooks: build.Hooks{Playbook: l.playbookHook(), Rehearsal: l.build.Rehearsal, Knowledge: l.knowledgeLearner(), Board: l.build.Board,
+				Finished: blueprintHook{l: l}}, // blueprint evidence (library.go)
 			Publish: l.publishBuild,
 			Runs:    l.runs,
 		})
@@ -82,17 +82,61 @@ func noneIfZero(n int) int {
 	return n
 }
 
-func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
-	autonomy := req.Autonomy
-	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
-		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks, critical: req.Critical}
-	if p, ok := l.build.policy.Load(req.BuildID); ok {
-		r.Approvals = p.(ApprovalPolicy)
-	}
-	return l.runAgent(ctx, req.Agent, req.Task, r)
+// knowledgeSource is the knowledge layer as builds use it: the knowledge
+// block of a prompt and the learning after each task and build.
+type knowledgeSource interface {
+	promptctx.KnowledgeSource
+	build.KnowledgeLearner
 }
 
-func (l *Local) publishBuild(ev build.Event) {
+// PromptContext is the prompt-context provider of every run (builds; chat
+// turns): the taste vault with global wisdom, the agent's playbook and the
+// knowledge layer, each within its budgets.* share of the prompt.
+func (l *core) PromptContext() promptctx.Provider {
+	cfg := l.Config()
+	src := promptctx.Sources{Vault: l.Vault(), Shares: promptctx.Shares{
+		Vault: cfg.Budgets.VaultShare, Playbook: cfg.Budgets.PlaybookShare, Knowledge: cfg.Budgets.KnowledgeShare}}
+	if l.build.Playbook.S != nil {
+		src.Playbook = l.build.Playbook
+	}
+	if l.build.Knowledge != nil {
+		src.Knowledge = l.build.Knowledge
+	}
+	return src
+}
+
+// playbookHook is the playbook learner of builds (nil: playbooks off).
+func (l *core) playbookHook() build.PlaybookHook {
+	if l.build.Playbook.S == nil {
+		return nil
+	}
+	return l.build.Playbook
+}
+
+// knowledgeLearner is the knowledge learner of builds (nil: off).
+func (l *core) knowledgeLearner() build.KnowledgeLearner {
+	if l.build.Knowledge == nil {
+		return nil
+	}
+	return l.build.Knowledge
+}
+
+// taskRunner runs a build task's agent on the workspace's agent runtime
+// (runtime.go), under the approval policy its RunBuild was given.
+type taskRunner struct{ l *core }
+
+// RunTask implements build.Runner.
+func (r taskRunner) RunTask(ctx context.Context, req build.ExecRequest) (agents.Run, error) {
+	autonomy := req.Autonomy
+	rr := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks, critical: req.Critical}
+	if p, ok := r.l.build.policy.Load(req.BuildID); ok {
+		rr.Approvals = p.(ApprovalPolicy)
+	}
+	return r.l.runAgent(ctx, req.Agent, req.Task, rr)
+}
+
+func (l *core) publishBuild(ev build.Event) {
 	e := Event{Topic: TopicBuild, BuildID: strconv.FormatUint(ev.BuildID, 10), TaskID: ev.TaskID,
 		Status: ev.Status, Text: ev.Text, Done: ev.Done, Total: ev.Total}
 	switch ev.Kind {
@@ -120,7 +164,7 @@ func (l *Local) publishBuild(ev build.Event) {
 
 // stopBuilds interrupts the builds running in this process before the
 // database closes (Close), waiting at most a few seconds.
-func (l *Local) stopBuilds() {
+func (l *core) stopBuilds() {
 	eng := l.build.ready.Load()
 	if eng == nil {
 		return
@@ -134,7 +178,7 @@ func (l *Local) stopBuilds() {
 // run registry. A build stored as running but not active here was
 // interrupted (its process was killed): only one process can hold the
 // workspace, so it is resumable, not running.
-func (l *Local) runningBuilds(ctx context.Context) (int, error) {
+func (l *core) runningBuilds(ctx context.Context) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}

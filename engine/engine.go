@@ -1,5 +1,3 @@
-// Package engine is nova's domain core and the one facade the TUI and the CLI
-// use (Workspace). It never imports bubbletea, lipgloss, bubbles or glamour.
 package engine
 
 import (
@@ -16,7 +14,6 @@ import (
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/secrets"
-	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
 )
@@ -62,8 +59,31 @@ type Options struct {
 	Logf func(format string, a ...any)
 }
 
-// Local is the in-process Workspace.
+// Local is the in-process Workspace and the composition root: it builds
+// the services of one open workspace (core) and embeds one small service
+// value per area, each implementing that area's verbs (area_*.go). It
+// declares no verb itself: a verb is added in its area's file.
 type Local struct {
+	*core
+	workspaceArea
+	dbArea
+	vaultArea
+	wisdomArea
+	importArea
+	agentArea
+	changeArea
+	buildArea
+	goalArea
+	boardArea
+	playbookArea
+	libraryArea
+	rehearsalArea
+	knowledgeArea
+}
+
+// core holds the services of one open workspace, most of them built on
+// first use; every area reaches them through its embedded *core.
+type core struct {
 	ws  *workspace.Workspace
 	db  *storage.DB
 	bus *events.Broker[Event]
@@ -74,7 +94,7 @@ type Local struct {
 
 	now      func() time.Time
 	defaults fs.FS
-	plans    planStore // scanned import plans (facade_import.go)
+	plans    planStore // scanned import plans (area_import.go)
 
 	rt  runtimeState // agent runtime, built on first use (runtime.go)
 	vs  vaultState   // taste vault, built on first use (vault.go)
@@ -91,8 +111,8 @@ type Local struct {
 	recoverMu    sync.Mutex
 	recoverTaken bool           // TakeRecoveredApplies handed them out
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
-	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
-	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
+	lib          libraryState   // skills, workflows, blueprints, built on first use (library.go)
+	mc           mcpState       // MCP servers, started on first use (mcp.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -102,7 +122,7 @@ type Local struct {
 }
 
 // RunRegistry returns the registry of the runs active in this process.
-func (l *Local) RunRegistry() *run.Registry { return l.runs }
+func (l *core) RunRegistry() *run.Registry { return l.runs }
 
 var _ Workspace = (*Local)(nil)
 
@@ -126,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	l := &Local{
+	l := &core{
 		ws:       ws,
 		db:       db,
 		bus:      events.New(Event.Droppable, events.WithMaxBacklog(MaxEventBacklog, droppedEvent)),
@@ -141,15 +161,38 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		l.now = time.Now
 	}
 	l.acs.logf = opts.Logf
+	// The hooks of the build engine are all set before anything can build
+	// it (it reads them once, when first used).
 	l.initRehearsal()
 	l.initACE()
+	l.initKnowledge()
+	l.initBoard()
 	if !opts.ReadOnly {
 		l.recoverApplies(ctx)
 		l.interruptRuns(ctx, opts.Logf)
 	}
-	l.initKnowledge()
-	l.initBoard()
-	return l, nil
+	return newLocal(l), nil
+}
+
+// newLocal wires the areas over c: one line per area.
+func newLocal(c *core) *Local {
+	return &Local{
+		core:          c,
+		workspaceArea: workspaceArea{c},
+		dbArea:        dbArea{c},
+		vaultArea:     vaultArea{c},
+		wisdomArea:    wisdomArea{c},
+		importArea:    importArea{c},
+		agentArea:     agentArea{c},
+		changeArea:    changeArea{c},
+		buildArea:     buildArea{c},
+		goalArea:      goalArea{c},
+		boardArea:     boardArea{c},
+		playbookArea:  playbookArea{c},
+		libraryArea:   libraryArea{c},
+		rehearsalArea: rehearsalArea{c},
+		knowledgeArea: knowledgeArea{c},
+	}
 }
 
 // NewLLMClient builds the Ollama client from a config.
@@ -178,42 +221,27 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 	return c, nil
 }
 
-// Info implements Workspace.
-func (l *Local) Info() Info {
-	return Info{Root: l.ws.Root, Dir: l.ws.Dir(), DBPath: l.ws.DBPath(), ReadOnly: l.db.ReadOnly(), Overrides: l.ws.Overrides, ConfigSum: l.ws.ConfigSum}
-}
-
-// Config implements Workspace.
-func (l *Local) Config() workspace.Config {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.cfg
-}
-
 // The accessors below (DB, LLM, Dir, and the service accessors Vault,
 // Builds, ACE, Changes, Runs, Importer, Rehearsals, Agents, Tools in the
 // area files) are in-process wiring for the engine and its tests. They are
 // not part of the Workspace facade: the TUI and the CLI never use them.
 
 // DB exposes the database to engine sub-packages wired by the facade.
-func (l *Local) DB() *storage.DB { return l.db }
+func (l *core) DB() *storage.DB { return l.db }
 
 // LLM exposes the model client.
-func (l *Local) LLM() *llm.Client { return l.llm }
+func (l *core) LLM() *llm.Client { return l.llm }
 
 // Dir returns the workspace's .nova path.
-func (l *Local) Dir() string { return l.ws.Dir() }
-
-// Subscribe implements Workspace.
-func (l *Local) Subscribe(ctx context.Context) <-chan Event { return l.bus.Subscribe(ctx) }
+func (l *core) Dir() string { return l.ws.Dir() }
 
 // Subscribers is the number of live event subscriptions (in-process wiring
 // and tests; not part of the Workspace facade).
-func (l *Local) Subscribers() int { return l.bus.Subscribers() }
+func (l *core) Subscribers() int { return l.bus.Subscribers() }
 
 // Publish sends an event to subscribers. Call it only after the state it
 // describes is committed.
-func (l *Local) Publish(ev Event) {
+func (l *core) Publish(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
@@ -247,37 +275,6 @@ func RedactEvent(ev Event) Event {
 	return ev
 }
 
-// Close implements Workspace. Workflow runs, goal runs and builds still
-// running in this process are interrupted first (resumable; bounded wait),
-// so none is left "running".
-func (l *Local) Close() error {
-	l.stopWorkflowRuns()
-	l.stopGoalRuns()
-	l.stopBuilds()
-	l.closeVault()
-	l.closeMCP()
-	l.bus.Shutdown()
-	return l.db.Close()
-}
-
-// SetTheme implements Workspace.
-func (l *Local) SetTheme(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if l.db.ReadOnly() {
-		return storage.ErrReadOnly
-	}
-	if err := workspace.SetConfigValue(l.ws.ConfigPath(), "theme", name); err != nil {
-		return fmt.Errorf("save theme: %w", err)
-	}
-	l.mu.Lock()
-	l.cfg.Theme = name
-	l.mu.Unlock()
-	l.Publish(Event{Type: EventThemeChanged, Topic: TopicWorkspace, Text: name})
-	return nil
-}
-
 // OllamaStatus is the model server's state with the tier models checked
 // (llm.Probe's fields, without its error value: Error says what failed).
 type OllamaStatus struct {
@@ -309,12 +306,6 @@ type TierModel struct {
 	Model     string `json:"model"`
 	Installed bool   `json:"installed"`
 	Optional  bool   `json:"optional"`
-}
-
-// Ollama implements Workspace.
-func (l *Local) Ollama(ctx context.Context) (OllamaStatus, error) {
-	st, _ := probeOllama(ctx, l.llm, l.Config())
-	return st, nil
 }
 
 // probeOllama probes the server; the error is the probe's failure (for
@@ -365,65 +356,6 @@ type Summary struct {
 	WorkflowRuns        int `json:"workflowRuns"`
 	WorkflowRunsWaiting int `json:"workflowRunsWaiting"`
 	Blueprints          int `json:"blueprints"`
-}
-
-// Summary implements Workspace.
-func (l *Local) Summary(ctx context.Context) (Summary, error) {
-	if err := ctx.Err(); err != nil {
-		return Summary{}, err
-	}
-	cfg := l.Config()
-	s := Summary{Root: l.ws.Root, Tier: cfg.Tier, Autonomy: cfg.Autonomy, Theme: cfg.Theme}
-	v, err := l.db.SchemaVersion()
-	if err != nil {
-		return s, err
-	}
-	s.SchemaVersion = v
-	if s.VaultNodes, s.VaultEdges, err = vault.NodeCounts(l.db); err != nil {
-		return s, fmt.Errorf("count vault nodes: %w", err)
-	}
-	counts := []struct {
-		bucket []byte
-		dst    *int
-	}{
-		{storage.BucketPlaybooks, &s.Playbooks},
-		{storage.BucketBuilds, &s.Builds},
-		{storage.BucketImports, &s.Imports},
-		{storage.BucketRehearsals, &s.Rehearsals},
-	}
-	for _, c := range counts {
-		n, err := l.db.Count(c.bucket)
-		if err != nil {
-			return s, fmt.Errorf("count %s: %w", c.bucket, err)
-		}
-		*c.dst = n
-	}
-	pending, err := l.pendingApprovals(ctx)
-	if err != nil {
-		return s, err
-	}
-	s.PendingDeltas = l.pendingPlaybookDeltas(ctx)
-	s.PendingApprovals += pending + s.PendingDeltas
-	if running, err := l.runningBuilds(ctx); err == nil {
-		s.RunningBuilds = running
-	}
-	if waiting, err := l.Rehearsals().CountPending(ctx); err == nil {
-		s.PendingApprovals += waiting
-	}
-	// A user-level facts file that is locked or damaged only leaves its
-	// own facts out of the count (the Knowledge screen says why).
-	fc, _, err := l.Knowledge().Facts().Counts(ctx)
-	if err != nil {
-		return s, fmt.Errorf("count facts: %w", err)
-	}
-	s.Facts, s.FactsReview = fc.Valid, fc.Review
-	if s.Docs, err = l.Knowledge().Docs().Cache().Count(ctx); err != nil {
-		return s, err
-	}
-	if s.WorkflowRuns, s.WorkflowRunsWaiting, s.Blueprints, err = l.libraryCounts(ctx); err != nil {
-		return s, err
-	}
-	return s, nil
 }
 
 // IsCanceled reports whether err is a cancellation, which is not a failure.

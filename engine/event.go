@@ -85,7 +85,7 @@ const (
 )
 
 // Topic names the area an event is about. Subscribers switch on it; the
-// list below is the whole set (docs/ARCHITECTURE.md describes each).
+// list below is the whole set (the package doc, "Events", describes each).
 type Topic string
 
 // Event topics.
@@ -140,7 +140,7 @@ const (
 func Topics() []Topic {
 	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
 		TopicKnowledge, TopicBoard, TopicGoal},
-		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
+		LibraryTopics()...) // skill, workflow, blueprint (library.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON

@@ -30,7 +30,7 @@ type goalState struct {
 
 // Goals is the goal-run engine (`nova run`): create, run, resume, answer,
 // cancel, list and inspect runs.
-func (l *Local) Goals() *goal.Engine {
+func (l *core) Goals() *goal.Engine {
 	l.gl.once.Do(func() {
 		cfg := l.Config()
 		l.gl.eng = goal.New(goal.Config{
@@ -64,7 +64,7 @@ func (l *Local) Goals() *goal.Engine {
 	return l.gl.eng
 }
 
-func (l *Local) goalTeam(ctx context.Context) ([]goal.Agent, error) {
+func (l *core) goalTeam(ctx context.Context) ([]goal.Agent, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (l *Local) goalTeam(ctx context.Context) ([]goal.Agent, error) {
 	return out, nil
 }
 
-func (l *Local) leadRole(lead string) string {
+func (l *core) leadRole(lead string) string {
 	roster, _ := l.Agents()
 	if s, err := roster.Get(lead); err == nil {
 		return s.Display.Description
@@ -88,7 +88,7 @@ func (l *Local) leadRole(lead string) string {
 }
 
 // askLead asks the lead's model (its spec's tier) for one decision.
-func (l *Local) askLead(ctx context.Context, req goal.LeadRequest) (goal.LeadReply, error) {
+func (l *core) askLead(ctx context.Context, req goal.LeadRequest) (goal.LeadReply, error) {
 	roster, _ := l.Agents()
 	tier := llm.TierLarge
 	if s, err := roster.Get(req.Lead); err == nil && s.Tier != "" {
@@ -109,7 +109,7 @@ func (l *Local) askLead(ctx context.Context, req goal.LeadRequest) (goal.LeadRep
 }
 
 // goalVault is the taste-vault block of the lead's prompt.
-func (l *Local) goalVault(ctx context.Context, g string) (string, error) {
+func (l *core) goalVault(ctx context.Context, g string) (string, error) {
 	cfg := l.Config()
 	if cfg.Budgets.VaultShare <= 0 {
 		return "", nil
@@ -123,7 +123,7 @@ func (l *Local) goalVault(ctx context.Context, g string) (string, error) {
 }
 
 // goalBuild creates the led build of a goal run, on the run's board.
-func (l *Local) goalBuild(ctx context.Context, r goal.Run) (uint64, error) {
+func (l *core) goalBuild(ctx context.Context, r goal.Run) (uint64, error) {
 	b, err := l.Builds().CreateLed(ctx, build.LedOptions{Name: "run " + strconv.FormatUint(r.ID, 10) + ": " + r.Goal,
 		GoalRunID: r.ID, Board: r.Board, Autonomy: r.Autonomy})
 	if err != nil {
@@ -134,7 +134,7 @@ func (l *Local) goalBuild(ctx context.Context, r goal.Run) (uint64, error) {
 }
 
 // goalRunOf is the goal run a build carries ("" for other builds).
-func (l *Local) goalRunOf(buildID string) string {
+func (l *core) goalRunOf(buildID string) string {
 	if v, ok := l.gl.builds.Load(buildID); ok {
 		return v.(string)
 	}
@@ -142,7 +142,7 @@ func (l *Local) goalRunOf(buildID string) string {
 }
 
 // delegate runs one delegated task of a goal run's build to its end.
-func (l *Local) delegate(ctx context.Context, d goal.Delegation) (goal.Outcome, error) {
+func (l *core) delegate(ctx context.Context, d goal.Delegation) (goal.Outcome, error) {
 	eng := l.Builds()
 	bid := d.Run.BuildID
 	l.gl.builds.Store(strconv.FormatUint(bid, 10), strconv.FormatUint(d.Run.ID, 10))
@@ -212,7 +212,7 @@ func outcomeOf(t build.Task) goal.Outcome {
 }
 
 // publishGoal turns a goal-run event into an engine event (TopicGoal).
-func (l *Local) publishGoal(ev goal.Event) {
+func (l *core) publishGoal(ev goal.Event) {
 	e := Event{Topic: TopicGoal, GoalRunID: strconv.FormatUint(ev.RunID, 10), TaskID: ev.TaskID, Status: ev.Status,
 		Text: ev.Text, Done: ev.Turn}
 	switch ev.Kind {
@@ -243,7 +243,7 @@ func (l *Local) publishGoal(ev goal.Event) {
 
 // stopGoalRuns interrupts the goal runs of this process before the
 // database closes (Close), waiting at most a few seconds.
-func (l *Local) stopGoalRuns() {
+func (l *core) stopGoalRuns() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.runs.Shutdown(ctx, run.KindGoal)

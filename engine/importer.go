@@ -18,7 +18,7 @@ type importState struct {
 // builds it; no I/O happens until an import runs. Its defaults come from config import.*; the
 // embedding duplicate test uses models.embed through an Ollama client without retries, so an
 // unreachable server costs one failed request.
-func (l *Local) Importer() *importer.Importer {
+func (l *core) Importer() *importer.Importer {
 	l.imp.once.Do(func() {
 		cfg := l.Config()
 		ic := importer.Config{
@@ -43,7 +43,7 @@ func (l *Local) Importer() *importer.Importer {
 }
 
 // StarterPatternsDir is the shipped starter library inside a workspace: .nova/patterns.
-func (l *Local) StarterPatternsDir() string { return filepath.Join(l.ws.Dir(), "patterns") }
+func (l *core) StarterPatternsDir() string { return filepath.Join(l.ws.Dir(), "patterns") }
 
 func describeCommit(c importer.Commit) string {
 	if c.Undo {

@@ -21,7 +21,7 @@ type knowledgeState struct {
 // initKnowledge hands the build engine its knowledge hook (no I/O; the
 // service is built when a build first asks). budgets.knowledgeShare 0
 // turns build knowledge off. Called from Open.
-func (l *Local) initKnowledge() {
+func (l *core) initKnowledge() {
 	if l.Config().Budgets.KnowledgeShare > 0 {
 		l.build.Knowledge = knowledgeHook{l}
 	}
@@ -30,7 +30,7 @@ func (l *Local) initKnowledge() {
 // Knowledge is the knowledge layer: one search over the vault, facts and
 // docs (Search), the facts service (Facts()), the docs fetcher (Docs()),
 // the agent tools and the build hook (engine/knowledge).
-func (l *Local) Knowledge() *knowledge.Service {
+func (l *core) Knowledge() *knowledge.Service {
 	l.kn.once.Do(func() {
 		cfg := l.Config()
 		fs := facts.New(facts.Options{
@@ -57,20 +57,20 @@ func (l *Local) Knowledge() *knowledge.Service {
 }
 
 // knowledgeChanged publishes a committed knowledge write ("facts", "docs").
-func (l *Local) knowledgeChanged(what string) {
+func (l *core) knowledgeChanged(what string) {
 	l.Publish(Event{Type: EventChanged, Topic: TopicKnowledge, Text: what})
 }
 
 // registerKnowledgeTools adds fetchDocs, queryKnowledge, recall, remember
 // and correct to the agents' tool registry (runtime.go).
-func (l *Local) registerKnowledgeTools(reg *tools.Registry) {
+func (l *core) registerKnowledgeTools(reg *tools.Registry) {
 	if err := l.Knowledge().Register(reg); err != nil {
 		l.Publish(Event{Type: EventLog, Topic: TopicKnowledge, Text: "knowledge tools: " + err.Error()})
 	}
 }
 
 // knowledgeHook builds the knowledge service only when a build first uses it.
-type knowledgeHook struct{ l *Local }
+type knowledgeHook struct{ l *core }
 
 func (h knowledgeHook) Hits(ctx context.Context, q build.KnowledgeQuery, budget int) (string, []string, error) {
 	return h.l.Knowledge().Hits(ctx, q, budget)

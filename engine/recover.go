@@ -10,7 +10,7 @@ import (
 // recoverApplies completes the changeset applies a crash interrupted (see
 // changes.Store.Recover). It runs once when a workspace is opened for
 // writing; what it did is kept for the surfaces (TakeRecoveredApplies).
-func (l *Local) recoverApplies(ctx context.Context) {
+func (l *core) recoverApplies(ctx context.Context) {
 	// A plain store: nothing listens yet, and the agent runtime need not
 	// be built for this.
 	l.recovered, l.recoverErr = changes.New(l.db, l.ws.Root, changes.Options{}).Recover(ctx)
@@ -19,28 +19,8 @@ func (l *Local) recoverApplies(ctx context.Context) {
 // RecoveredApplies says which interrupted applies the open completed, and
 // the error that stopped it, if any (the changesets then stay pending).
 // In-process wiring and tests; surfaces use TakeRecoveredApplies.
-func (l *Local) RecoveredApplies() ([]changes.Recovered, error) {
+func (l *core) RecoveredApplies() ([]changes.Recovered, error) {
 	return l.recovered, l.recoverErr
-}
-
-// TakeRecoveredApplies implements Workspace: what the open recovered, handed
-// out once.
-func (l *Local) TakeRecoveredApplies(ctx context.Context) (Recovery, error) {
-	if err := ctx.Err(); err != nil {
-		return Recovery{}, err
-	}
-	l.recoverMu.Lock()
-	defer l.recoverMu.Unlock()
-	rec := Recovery{Applies: []changes.Recovered{}}
-	if l.recoverTaken {
-		return rec, nil
-	}
-	l.recoverTaken = true
-	rec.Applies = append(rec.Applies, l.recovered...)
-	if l.recoverErr != nil {
-		rec.Problem = l.recoverErr.Error()
-	}
-	return rec, nil
 }
 
 // RecoveryLines are the sentences that tell a user what a recovery did (the

@@ -16,7 +16,7 @@ type rehearsalState struct {
 
 // initRehearsal wires the rehearsal hook into the build engine (called from
 // Open; it does no I/O: the service is built on first use).
-func (l *Local) initRehearsal() {
+func (l *core) initRehearsal() {
 	l.build.Rehearsal = &rehearsal.Hook{
 		Service: l.Rehearsals,
 		Log: func(s string) {
@@ -27,7 +27,7 @@ func (l *Local) initRehearsal() {
 
 // Rehearsals is the rehearsal service: run a rehearsal, list, get, approve
 // (through the changeset store), reject, regenerate.
-func (l *Local) Rehearsals() *rehearsal.Service {
+func (l *core) Rehearsals() *rehearsal.Service {
 	l.rh.once.Do(func() {
 		l.rh.svc = &rehearsal.Service{
 			DB:          l.db,
@@ -39,7 +39,7 @@ func (l *Local) Rehearsals() *rehearsal.Service {
 			Now:         l.now,
 			CallTimeout: l.Config().Ollama.Timeout.D(),
 			Playbook: func(ctx context.Context, agent, task string, budget int) (string, []string, error) {
-				if h := l.build.Playbook; h != nil {
+				if h := l.build.Playbook; h.S != nil {
 					return h.Context(ctx, agent, task, budget)
 				}
 				return "", nil, nil

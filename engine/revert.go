@@ -9,37 +9,10 @@ import (
 	"github.com/nova-dev/nova/engine/vault"
 )
 
-// RevertChange implements Workspace.
-//
-// DESIGN ("Revert"): a revert is a user decision like a rejection. It is
-// learned once per change: reverting a change (or the revert of its revert,
-// which undoes it again) records the rejection only the first time
-// (changes.Store.MarkRevertLearned on the change the chain started from);
-// reverting a revert brings the change back and is not learned at all, so
-// nothing is counted twice.
-func (l *Local) RevertChange(ctx context.Context, id uint64, o changes.RevertOptions, reason string) (changes.RevertReport, error) {
-	store := l.Changes()
-	rep, err := store.Revert(ctx, id, o)
-	if err != nil {
-		return rep, err
-	}
-	origin, undoes, err := l.revertOrigin(ctx, id)
-	if err != nil || !undoes {
-		return rep, nil // the revert happened; a failed lookup only costs the lesson
-	}
-	first, err := store.MarkRevertLearned(context.WithoutCancel(ctx), origin.ID)
-	if err != nil || !first {
-		return rep, nil
-	}
-	rep.Learned = true
-	rep.DemotedRules, rep.DemotedNodes = l.learnRejection(context.WithoutCancel(ctx), origin, reason)
-	return rep, nil
-}
-
 // revertOrigin follows the chain of reverts from id back to the change it
 // started from, and says whether reverting id undoes that change (an even
 // number of reverts lies between them) rather than bringing it back.
-func (l *Local) revertOrigin(ctx context.Context, id uint64) (changes.Changeset, bool, error) {
+func (l *core) revertOrigin(ctx context.Context, id uint64) (changes.Changeset, bool, error) {
 	depth := 0
 	seen := map[uint64]bool{}
 	for {
@@ -61,7 +34,7 @@ func (l *Local) revertOrigin(ctx context.Context, id uint64) (changes.Changeset,
 // vault keeps as a Mistake), and what shaped the change — the playbook rules
 // and vault nodes injected into its build task's prompt — loses confidence.
 // It returns how many rules and nodes were demoted.
-func (l *Local) learnRejection(ctx context.Context, cs changes.Changeset, reason string) (rules, nodes int) {
+func (l *core) learnRejection(ctx context.Context, cs changes.Changeset, reason string) (rules, nodes int) {
 	l.decisionSignal(ctx, cs, false, reason)
 	task, ok := l.taskOf(ctx, cs)
 	if !ok {
@@ -85,7 +58,7 @@ func (l *Local) learnRejection(ctx context.Context, cs changes.Changeset, reason
 }
 
 // taskOf finds the build task that staged cs.
-func (l *Local) taskOf(ctx context.Context, cs changes.Changeset) (build.Task, bool) {
+func (l *core) taskOf(ctx context.Context, cs changes.Changeset) (build.Task, bool) {
 	if cs.BuildID == "" || cs.TaskID == "" {
 		return build.Task{}, false
 	}
@@ -103,9 +76,4 @@ func (l *Local) taskOf(ctx context.Context, cs changes.Changeset) (build.Task, b
 		}
 	}
 	return build.Task{}, false
-}
-
-// EditChange implements Workspace.
-func (l *Local) EditChange(ctx context.Context, id uint64, path, content string) (changes.Changeset, error) {
-	return l.Changes().EditFile(ctx, id, path, content)
 }

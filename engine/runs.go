@@ -12,7 +12,7 @@ import (
 // is interrupted (run.Status.OnOpen). Only the owner of the workspace (a
 // writable open) does it; an index it cannot read leaves the open alone:
 // each engine still shows such a run as interrupted.
-func (l *Local) interruptRuns(ctx context.Context, logf func(string, ...any)) {
+func (l *core) interruptRuns(ctx context.Context, logf func(string, ...any)) {
 	if _, err := run.NewIndex(l.db).Interrupt(ctx); err != nil && logf != nil {
 		logf("nova: the index of runs: %v\n", err)
 	}
@@ -20,4 +20,4 @@ func (l *Local) interruptRuns(ctx context.Context, logf func(string, ...any)) {
 
 // RunIndex is the index of every run of every kind (engine/run): what is
 // running, what can be resumed, what a hand-over resumes.
-func (l *Local) RunIndex() *run.Index { return run.NewIndex(l.db) }
+func (l *core) RunIndex() *run.Index { return run.NewIndex(l.db) }

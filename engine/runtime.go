@@ -71,7 +71,7 @@ type pendingApproval struct {
 	answer chan bool
 }
 
-func (l *Local) runtime() *runtimeState {
+func (l *core) runtime() *runtimeState {
 	rt := &l.rt
 	rt.once.Do(func() {
 		cfg := l.Config()
@@ -120,33 +120,22 @@ func modelsOf(cfg workspace.Config) llm.Models {
 
 // Agents loads the roster from .nova/agents. Good files are loaded even when
 // others are bad; every problem is returned beside the roster.
-func (l *Local) Agents() (*agents.Roster, []error) {
+func (l *core) Agents() (*agents.Roster, []error) {
 	return l.rt.roster.Load(filepath.Join(l.Dir(), "agents"))
 }
 
 // Changes is the changeset store: list, get (files with original and
 // proposed content, diffs), apply, discard.
-func (l *Local) Changes() *changes.Store { return l.runtime().changes }
+func (l *core) Changes() *changes.Store { return l.runtime().changes }
 
 // Runs is the store of agent runs (outcome, tokens, verdict) and their tool
 // traces.
-func (l *Local) Runs() *agents.RunStore { return l.runtime().runs }
+func (l *core) Runs() *agents.RunStore { return l.runtime().runs }
 
 // Tools is the tool registry agents run with.
-func (l *Local) Tools() *tools.Registry { return l.runtime().tools }
+func (l *core) Tools() *tools.Registry { return l.runtime().tools }
 
-// RunAgent runs one task through an agent of the roster. Progress is
-// published as events with TopicAgent, the run's id and opts.Op (token
-// deltas as droppable EventDelta, tool calls and the like as EventLog with
-// the agents.Event in Agent, the end as EventDone or EventFailed after the
-// run is committed). Writes are staged in a changeset
-// (RunResult.ChangesetID). A run that fails is not an error: see
-// RunResult.Outcome.
-func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error) {
-	return l.runAgent(ctx, agentID, task, runRequest{RunOptions: opts})
-}
-
-func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequest) (RunResult, error) {
+func (l *core) runAgent(ctx context.Context, agentID, task string, opts runRequest) (RunResult, error) {
 	rt := l.runtime()
 	roster, loadErrs := l.Agents()
 	spec, err := roster.Get(agentID)
@@ -202,7 +191,7 @@ func CommandPolicy(c workspace.CommandsConfig) tools.CommandPolicy {
 // approver answers runCommand approvals by policy: ask the subscribers
 // (EventNeedsApproval, AnswerApproval), allow all, or deny all with a log
 // line (on the build's topic for a build task, so a headless build shows it).
-func (l *Local) approver(policy ApprovalPolicy, op, buildID, taskID string) tools.ApproveFunc {
+func (l *core) approver(policy ApprovalPolicy, op, buildID, taskID string) tools.ApproveFunc {
 	switch policy {
 	case ApproveAll:
 		return func(_ context.Context, req tools.ApprovalRequest) (bool, error) {
@@ -284,7 +273,7 @@ func approvalText(req tools.ApprovalRequest) string {
 }
 
 // askSubscribers publishes an approval request and waits for AnswerApproval.
-func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest, op, buildID, taskID string) (bool, error) {
+func (l *core) askSubscribers(ctx context.Context, req tools.ApprovalRequest, op, buildID, taskID string) (bool, error) {
 	rt := l.runtime()
 	ch := make(chan bool, 1)
 	rt.mu.Lock()
@@ -304,36 +293,7 @@ func (l *Local) askSubscribers(ctx context.Context, req tools.ApprovalRequest, o
 	}
 }
 
-// AnswerApproval answers a waiting EventNeedsApproval request (its id is in
-// the event's Status and Approval).
-func (l *Local) AnswerApproval(ctx context.Context, id string, approve bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	rt := l.runtime()
-	rt.mu.Lock()
-	p, ok := rt.approvals[id]
-	if ok {
-		delete(rt.approvals, id)
-	}
-	rt.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNoSuchApproval, id)
-	}
-	p.answer <- approve
-	return nil
-}
-
-// PendingApprovals implements Workspace: the approval requests waiting for
-// an answer.
-func (l *Local) PendingApprovals(ctx context.Context) ([]tools.ApprovalRequest, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return l.pendingApprovalRequests(), nil
-}
-
-func (l *Local) pendingApprovalRequests() []tools.ApprovalRequest {
+func (l *core) pendingApprovalRequests() []tools.ApprovalRequest {
 	rt := l.runtime()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -344,7 +304,7 @@ func (l *Local) pendingApprovalRequests() []tools.ApprovalRequest {
 	return out
 }
 
-func (l *Local) logRunEvent(ev agents.Event) {
+func (l *core) logRunEvent(ev agents.Event) {
 	if ev.Type == agents.EventDelta {
 		return
 	}
@@ -365,22 +325,9 @@ func (l *Local) logRunEvent(ev agents.Event) {
 	rt.logs[ev.RunID] = append(log, ev)
 }
 
-// RunEvents returns the events (without token deltas) of a run started by
-// this process, oldest first; empty for other runs. A screen opened in the
-// middle of a run replays them, then follows Subscribe.
-func (l *Local) RunEvents(ctx context.Context, runID uint64) ([]agents.Event, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rt := l.runtime()
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return append([]agents.Event{}, rt.logs[runID]...), nil
-}
-
 // pendingApprovals counts pending changesets and waiting approval requests
 // (Summary.PendingApprovals).
-func (l *Local) pendingApprovals(ctx context.Context) (int, error) {
+func (l *core) pendingApprovals(ctx context.Context) (int, error) {
 	n, err := l.Changes().CountPending(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count pending changesets: %w", err)

@@ -29,7 +29,7 @@ type vaultState struct {
 // when userId is the default "local"): who promotes, backs and reports
 // global wisdom from this workspace. Wisdom records it as a pseudonymous
 // author id; it is never taken from a flag.
-func (l *Local) Identity() string {
+func (l *core) Identity() string {
 	l.vs.identityOnce.Do(func() { l.vs.identity = workspace.Identity(l.ws.Root, l.Config().UserID) })
 	return l.vs.identity
 }
@@ -40,7 +40,7 @@ func (l *Local) Identity() string {
 // is built on the first search. A screen that will search soon (the vault
 // browser) can call Warm() to build it in the background. Read-only
 // workspaces can read and search; writes return storage.ErrReadOnly.
-func (l *Local) Vault() *vault.Vault {
+func (l *core) Vault() *vault.Vault {
 	l.vs.mu.Lock()
 	defer l.vs.mu.Unlock()
 	if l.vs.v == nil {
@@ -71,7 +71,7 @@ func (l *Local) Vault() *vault.Vault {
 
 // publishCapEvents reports what the tier cap did in one write, as counts:
 // nodes moved to the archive, learned nodes left out.
-func (l *Local) publishCapEvents(c vault.Change) {
+func (l *core) publishCapEvents(c vault.Change) {
 	cfg := l.Config()
 	limit := vault.TierLimits(cfg.Tier).MaxNodes
 	if n := len(c.Archived); n > 0 {
@@ -85,10 +85,10 @@ func (l *Local) publishCapEvents(c vault.Change) {
 }
 
 // Wisdom returns the global-wisdom pipeline of the workspace's vault.
-func (l *Local) Wisdom() *vault.Wisdom { return l.Vault().Wisdom() }
+func (l *core) Wisdom() *vault.Wisdom { return l.Vault().Wisdom() }
 
 // closeVault stops the vault's background work before the database closes.
-func (l *Local) closeVault() {
+func (l *core) closeVault() {
 	l.vs.mu.Lock()
 	v := l.vs.v
 	l.vs.mu.Unlock()

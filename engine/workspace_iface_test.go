@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -129,29 +130,58 @@ func assertPlain(t *testing.T, typ reflect.Type, path string, seen map[reflect.T
 }
 
 // TestWorkspaceMethodsDocumented: the generator of the remote client (and
-// people) read the interface file; every method has a doc comment.
+// people) read the interface files; Workspace only embeds area interfaces,
+// each declared in its own engine/area_<area>.go, and every verb has a doc
+// comment starting with its name.
 func TestWorkspaceMethodsDocumented(t *testing.T) {
 	t.Parallel()
-	f, err := parser.ParseFile(token.NewFileSet(), "workspace_iface.go", nil, parser.ParseComments)
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	found := false
-	ast.Inspect(f, func(n ast.Node) bool {
-		ts, ok := n.(*ast.TypeSpec)
-		if !ok || ts.Name.Name != "Workspace" {
-			return true
+	ifaces := map[string]*ast.InterfaceType{} // interface name → declaration
+	declaredIn := map[string]string{}         // interface name → file
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
 		}
-		found = true
-		for _, m := range ts.Type.(*ast.InterfaceType).Methods.List {
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok {
+				if it, ok := ts.Type.(*ast.InterfaceType); ok {
+					ifaces[ts.Name.Name] = it
+					declaredIn[ts.Name.Name] = name
+				}
+			}
+			return true
+		})
+	}
+	ws, ok := ifaces["Workspace"]
+	require.True(t, ok)
+	documented := map[string]bool{}
+	for _, field := range ws.Methods.List {
+		id, ok := field.Type.(*ast.Ident)
+		require.True(t, ok && len(field.Names) == 0, "Workspace embeds area interfaces only")
+		area := id.Name
+		require.True(t, strings.HasSuffix(area, "Verbs"), "%s: an area interface is named <Area>Verbs", area)
+		it := ifaces[area]
+		require.NotNil(t, it, area)
+		assert.True(t, strings.HasPrefix(declaredIn[area], "area_"), "%s is declared in %s, not in its area file", area, declaredIn[area])
+		for _, m := range it.Methods.List {
+			require.NotEmpty(t, m.Names, "%s embeds nothing", area)
 			name := m.Names[0].Name
 			doc := ""
 			if m.Doc != nil {
 				doc = m.Doc.Text()
 			}
-			assert.True(t, strings.HasPrefix(doc, name+" "), "%s needs a doc comment starting with its name", name)
+			assert.True(t, strings.HasPrefix(doc, name+" "), "%s.%s needs a doc comment starting with its name", area, name)
+			documented[name] = true
 		}
-		return false
-	})
-	assert.True(t, found)
+	}
+	it := reflect.TypeFor[engine.Workspace]()
+	for i := range it.NumMethod() {
+		assert.True(t, documented[it.Method(i).Name], "%s is not declared in an area interface", it.Method(i).Name)
+	}
 }
 
 // TestEventsCrossAProcessBoundary: an event survives JSON unchanged.

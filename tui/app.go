@@ -1,6 +1,3 @@
-// Package tui is nova's Bubble Tea v2 application: the root model routes
-// between pages, owns the header, status bar, help and command palette, and
-// turns engine events into messages.
 package tui
 
 import (

@@ -27,7 +27,7 @@ import (
 // *Env, which carries everything a command may touch: the streams, the
 // environment, the confirm/prompt function and the workspace factory. A
 // runX test builds an Env around buffers and a test workspace; nothing needs
-// the binary. See docs/ARCHITECTURE.md, "Add a CLI command".
+// the binary. See the package doc, "Commands".
 
 // Env is what every command gets.
 type Env struct {

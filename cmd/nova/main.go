@@ -1,4 +1,3 @@
-// Command nova is a terminal workbench for local-LLM coding agents.
 package main
 
 import (

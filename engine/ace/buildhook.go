@@ -5,17 +5,22 @@ import (
 	"strings"
 
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/promptctx"
 )
 
-// BuildHook adapts a System to build.PlaybookHook.
+// BuildHook adapts a System to build.PlaybookHook (learning after each
+// task) and to promptctx.PlaybookSource (the playbook block of a prompt).
 type BuildHook struct{ S *System }
 
-var _ build.PlaybookHook = BuildHook{}
+var (
+	_ build.PlaybookHook       = BuildHook{}
+	_ promptctx.PlaybookSource = BuildHook{}
+)
 
-// NewBuildHook returns the build engine's playbook hook.
-func NewBuildHook(s *System) build.PlaybookHook { return BuildHook{S: s} }
+// NewBuildHook returns the playbook hook of builds and prompt context.
+func NewBuildHook(s *System) BuildHook { return BuildHook{S: s} }
 
-// Context implements build.PlaybookHook: the block and the ids of its rules
+// Context implements promptctx.PlaybookSource: the block and the ids of its rules
 // (counted as applied). A task is "title\ndescription" or free text.
 func (h BuildHook) Context(ctx context.Context, agent, task string, budgetTokens int) (string, []string, error) {
 	inj, err := h.S.Context(ctx, agent, task, budgetTokens)

@@ -17,8 +17,8 @@ import (
 // ErrRunNotFound: no run has this id.
 var ErrRunNotFound = errors.New("run not found")
 
-// RunStore keeps runs (bucket runs, key = run id) and their tool traces
-// (bucket traces, key = run id ‖ trace id, both 8-byte big-endian, so a
+// RunStore keeps runs and their tool traces (buckets runs and traces; their
+// layout is in storage/doc.go: a trace's key starts with its run's, so a
 // prefix scan lists one run's traces in order).
 type RunStore struct {
 	db *storage.DB

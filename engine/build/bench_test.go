@@ -64,13 +64,13 @@ func benchOverhead(b *testing.B, nodes int) {
 	queries := vaulttest.Queries(64, 3)
 	deps := build.Deps{
 		DB: db, Changes: cs, Vault: v,
-		Exec: func(_ context.Context, req build.ExecRequest) (agents.Run, error) {
+		Runner: build.RunnerFunc(func(_ context.Context, req build.ExecRequest) (agents.Run, error) {
 			// A task is done on the verifier's word only (issue 10): this executor's verdict
 			// stands for an agent loop whose evidence passed.
 			return agents.Run{Outcome: agents.SpecialistOutcome{OK: true, Result: "Done: " + req.TaskID,
 				Meta: agents.RunMeta{PromptTokens: 10, EvalTokens: 5}},
 				Verdict: agents.Verdict{Status: agents.VerdictPassed, Checks: []agents.Check{}}}, nil
-		},
+		}),
 	}
 	if nodes == 0 {
 		deps.Vault = nil

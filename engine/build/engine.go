@@ -21,6 +21,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -45,14 +46,10 @@ type Config struct {
 	// Judge turns on the MERCURY judge gate with JudgeModel.
 	Judge      bool
 	JudgeModel string
-	// PromptTokens is the prompt budget; VaultShare, PlaybookShare and
-	// KnowledgeShare its parts for vault, playbook and knowledge context
-	// (config budgets.*; 0 turns that context off; use DefaultShares for the
-	// shipped 0.15 / 0.10 / 0.10).
-	PromptTokens   int
-	VaultShare     float64
-	PlaybookShare  float64
-	KnowledgeShare float64
+	// PromptTokens is the prompt budget (config budgets.promptTokens); the
+	// prompt-context provider (Deps.Context) gives each of its blocks its
+	// share of it.
+	PromptTokens int
 	// BuildTokens caps a build's tokens (0 = no cap).
 	BuildTokens int
 	// Inconclusive is what an inconclusive verifier verdict does (config
@@ -86,14 +83,6 @@ const (
 	InconclusiveFail = "fail"
 )
 
-// DefaultShares are the shipped prompt-budget shares for vault, playbook and
-// knowledge context.
-const (
-	DefaultVaultShare     = 0.15
-	DefaultPlaybookShare  = 0.10
-	DefaultKnowledgeShare = 0.10
-)
-
 // ExecRequest is one agent-loop execution of a task.
 type ExecRequest struct {
 	Agent   string
@@ -118,9 +107,19 @@ type ExecRequest struct {
 	Critical bool
 }
 
-// Executor runs the agent loop (engine.Local.RunAgent in production). A
-// failed run is not an error: see agents.Run.Outcome.
-type Executor func(ctx context.Context, req ExecRequest) (agents.Run, error)
+// Runner runs a task's agent loop (the workspace's agent runtime in
+// production). A failed run is not an error: see agents.Run.Outcome.
+type Runner interface {
+	RunTask(ctx context.Context, req ExecRequest) (agents.Run, error)
+}
+
+// RunnerFunc is a func that is a Runner.
+type RunnerFunc func(ctx context.Context, req ExecRequest) (agents.Run, error)
+
+// RunTask implements Runner.
+func (f RunnerFunc) RunTask(ctx context.Context, req ExecRequest) (agents.Run, error) {
+	return f(ctx, req)
+}
 
 // Event kinds published by the engine.
 const (
@@ -154,10 +153,15 @@ type Event struct {
 
 // Deps are the collaborators of an Engine.
 type Deps struct {
-	DB      *storage.DB
-	Exec    Executor
+	DB *storage.DB
+	// Runner runs each task's agent.
+	Runner  Runner
 	Changes *changes.Store
-	// Vault may be nil (vault off).
+	// Context gives the vault, wisdom, playbook and knowledge blocks of
+	// each task's prompt (nil = none).
+	Context promptctx.Provider
+	// Vault learns from each task (lessons, credit for the injected
+	// nodes); nil = vault off.
 	Vault *vault.Vault
 	// LLM is used by the judge gate, and to check whether an unreachable
 	// model server is back (unless Ping is set).
@@ -169,8 +173,8 @@ type Deps struct {
 	// KnownAgents returns the roster's membership test, read when a build
 	// is created (nil = no agent check).
 	KnownAgents func() func(string) bool
-	// Hooks returns the current hooks (nil func or nil fields = off).
-	Hooks   func() Hooks
+	// Hooks are the optional collaborators (nil fields = off).
+	Hooks   Hooks
 	Publish func(Event)
 	// Logf receives diagnostic lines (nil = dropped).
 	Logf func(format string, args ...any)
@@ -222,11 +226,6 @@ func New(cfg Config, d Deps) *Engine {
 	if cfg.PromptTokens <= 0 {
 		cfg.PromptTokens = vault.DefaultPromptTokens
 	}
-	// A share of 0 turns its context off; only values out of range are
-	// clamped (the config validates them before they get here).
-	cfg.VaultShare = min(max(cfg.VaultShare, 0), vault.VaultShare)
-	cfg.PlaybookShare = min(max(cfg.PlaybookShare, 0), DefaultPlaybookShare)
-	cfg.KnowledgeShare = min(max(cfg.KnowledgeShare, 0), DefaultKnowledgeShare)
 	switch cfg.Inconclusive {
 	case InconclusiveRetry, InconclusiveWarn, InconclusiveFail:
 	default:
@@ -255,9 +254,6 @@ func New(cfg Config, d Deps) *Engine {
 	}
 	if d.Logf == nil {
 		d.Logf = func(string, ...any) {}
-	}
-	if d.Hooks == nil {
-		d.Hooks = func() Hooks { return Hooks{} }
 	}
 	if d.Ping == nil {
 		d.Ping = func(ctx context.Context) error {
@@ -684,7 +680,7 @@ func (e *Engine) run(ctx context.Context, id uint64, c *session, approve tools.A
 			}
 		}
 		if stopReason == "" {
-			if bh := e.d.Hooks().Board; bh != nil {
+			if bh := e.d.Hooks.Board; bh != nil {
 				tasks = e.holdBlocked(ctx, b, tasks, inflight, bh)
 			}
 			for _, t := range ready(tasks, inflight) {
@@ -977,7 +973,7 @@ func (e *Engine) AnswerTask(ctx context.Context, id uint64, taskID, text string)
 // finishedHook hands a build that ended done or failed to Hooks.Finished
 // (once its end state is committed and published, and no longer running).
 func (e *Engine) finishedHook(b Build, finished []Task) {
-	if h := e.d.Hooks().Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
+	if h := e.d.Hooks.Finished; h != nil && (b.Status == StatusDone || b.Status == StatusFailed) {
 		h.BuildFinished(context.Background(), b, finished)
 	}
 }

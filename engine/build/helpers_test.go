@@ -1,7 +1,6 @@
 package build_test
 
 import (
-	"cmp"
 	"context"
 	"net"
 	"net/http"
@@ -25,6 +24,7 @@ import (
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/prd"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/storage"
@@ -127,8 +127,8 @@ type harnessOpts struct {
 	cfg   build.Config
 	hooks build.Hooks
 	vault bool
-	// zeroShares keeps the config's budget shares as given (0 = off);
-	// otherwise zero shares take the shipped defaults.
+	// zeroShares turns the prompt context off (every share 0); otherwise
+	// the shipped shares apply.
 	zeroShares bool
 	// ping replaces the server check used while a task waits.
 	ping func(context.Context) error
@@ -242,18 +242,30 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 	if cfg.Tier == "" {
 		cfg.Tier = "free"
 	}
-	if !o.zeroShares {
-		cfg.VaultShare = cmp.Or(cfg.VaultShare, build.DefaultVaultShare)
-		cfg.PlaybookShare = cmp.Or(cfg.PlaybookShare, build.DefaultPlaybookShare)
-		cfg.KnowledgeShare = cmp.Or(cfg.KnowledgeShare, build.DefaultKnowledgeShare)
+	// The prompt context comes from the vault and the hooks' sources, as
+	// the engine root composes it.
+	pc := promptctx.Sources{Shares: promptctx.Shares{Vault: promptctx.DefaultVaultShare,
+		Playbook: promptctx.DefaultPlaybookShare, Knowledge: promptctx.DefaultKnowledgeShare}}
+	if o.zeroShares {
+		pc.Shares = promptctx.Shares{}
+	}
+	if h.Vault != nil {
+		pc.Vault = h.Vault
+	}
+	if ps, ok := o.hooks.Playbook.(promptctx.PlaybookSource); ok {
+		pc.Playbook = ps
+	}
+	if ks, ok := o.hooks.Knowledge.(promptctx.KnowledgeSource); ok {
+		pc.Knowledge = ks
 	}
 	if cfg.WaitBackoff == 0 {
 		cfg.WaitBackoff = 20 * time.Millisecond
 	}
 	cfg.JudgeModel = testModels[1]
 	h.Eng = build.New(cfg, build.Deps{
-		DB: db,
-		Exec: func(ctx context.Context, req build.ExecRequest) (agents.Run, error) {
+		DB:      db,
+		Context: pc,
+		Runner: build.RunnerFunc(func(ctx context.Context, req build.ExecRequest) (agents.Run, error) {
 			spec, err := roster.Get(req.Agent)
 			if err != nil {
 				return agents.Run{}, err
@@ -265,13 +277,13 @@ func newHarness(t testing.TB, o harnessOpts) *Harness {
 			autonomy := req.Autonomy
 			return runner.Run(ctx, spec, req.Task, agents.RunOptions{ExtraContext: req.Extra, TaskID: req.TaskID, BuildID: req.BuildID,
 				Tier: tier, Autonomy: &autonomy, Approve: req.Approve, Checks: req.Checks})
-		},
+		}),
 		Ping:        o.ping,
 		Changes:     cs,
 		Vault:       h.Vault,
 		LLM:         client,
 		KnownAgents: func() func(string) bool { return roster.Has },
-		Hooks:       func() build.Hooks { return o.hooks },
+		Hooks:       o.hooks,
 		Publish: func(ev build.Event) {
 			h.mu.Lock()
 			h.Events = append(h.Events, ev)

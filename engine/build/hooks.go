@@ -9,14 +9,11 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 )
 
-// PlaybookHook is implemented by engine/ace. The build engine calls Context
-// while it assembles a task's prompt (the block must fit in budgetTokens,
-// which is 10 % of the prompt budget) and AfterTask once a task's outcome is
-// committed. A nil PlaybookHook turns playbooks off.
+// PlaybookHook is implemented by engine/ace: the build engine calls
+// AfterTask once a task's outcome is committed (the playbook block of the
+// prompt comes from the prompt-context provider, Deps.Context). A nil
+// PlaybookHook learns nothing.
 type PlaybookHook interface {
-	// Context returns the playbook block for one agent and task and the ids
-	// of the rules it contains (recorded on the task as provenance).
-	Context(ctx context.Context, agent, task string, budgetTokens int) (block string, ruleIDs []string, err error)
 	// AfterTask records the rules applied and the outcome; at autonomy ≥ 3
 	// it also runs the reflector and curator; it feeds self-improvement.
 	AfterTask(ctx context.Context, r TaskResult) error
@@ -96,7 +93,7 @@ type RehearsalOutcome struct {
 type Hooks struct {
 	Playbook  PlaybookHook
 	Rehearsal RehearsalHook
-	Knowledge KnowledgeHook
+	Knowledge KnowledgeLearner
 	Board     BoardHook
 	Finished  FinishHook
 }

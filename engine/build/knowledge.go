@@ -5,32 +5,17 @@ import (
 	"errors"
 
 	"github.com/nova-dev/nova/engine/failure"
+	"github.com/nova-dev/nova/engine/promptctx"
 )
 
-// KnowledgeHook is implemented by engine/knowledge (scoped facts, cached and
-// local docs, imported patterns). A nil KnowledgeHook adds no knowledge.
-// The engine gives it KnowledgeShare of the prompt budget and records the
-// ids it returns on the task (Task.KnowledgeIDs, provenance).
-type KnowledgeHook interface {
-	// Hits returns a block of knowledge relevant to the task, within
-	// budgetTokens, and the ids of what it contains ("fact:f3",
-	// "docs:local:…", "vault:12").
-	Hits(ctx context.Context, q KnowledgeQuery, budgetTokens int) (block string, ids []string, err error)
-}
+// KnowledgeQuery is what the knowledge source of a task's prompt is asked
+// (promptctx.KnowledgeSource; the prompt-context provider builds it).
+type KnowledgeQuery = promptctx.KnowledgeQuery
 
-// KnowledgeQuery is what the hook is asked for one task attempt.
-type KnowledgeQuery struct {
-	BuildID string
-	TaskID  string
-	Agent   string
-	// Text is the task's title and description.
-	Text string
-	// ExcludeVault are the vault nodes the prompt already carries.
-	ExcludeVault []uint64
-}
-
-// KnowledgeLearner is optional on a KnowledgeHook: it hears how each
-// attempt that used knowledge went, and when a build finishes.
+// KnowledgeLearner is implemented by engine/knowledge: it hears how each
+// attempt that used knowledge (Task.KnowledgeIDs, from the prompt-context
+// provider) went, and when a build finishes. A nil KnowledgeLearner learns
+// nothing.
 type KnowledgeLearner interface {
 	// KnowledgeAfterTask credits the knowledge an attempt used.
 	KnowledgeAfterTask(ctx context.Context, o KnowledgeOutcome) error
@@ -58,8 +43,8 @@ type KnowledgeOutcome struct {
 // knowledge; infrastructure failures never do. Attempts that waited for the
 // model server or were interrupted never reach here.
 func (e *Engine) knowledgeAfterTask(ctx context.Context, hooks Hooks, t Task, passed bool, kind failure.Kind) {
-	kl, ok := hooks.Knowledge.(KnowledgeLearner)
-	if !ok {
+	kl := hooks.Knowledge
+	if kl == nil {
 		return
 	}
 	o := KnowledgeOutcome{BuildID: idString(t.BuildID), TaskID: t.ID, Agent: t.Agent, IDs: t.KnowledgeIDs, Passed: passed}
@@ -74,7 +59,7 @@ func (e *Engine) knowledgeAfterTask(ctx context.Context, hooks Hooks, t Task, pa
 // learnAfter runs knowledgeAfterBuild for a build that has ended, as a
 // learner Shutdown can stop.
 func (e *Engine) learnAfter(ctx context.Context, b Build) {
-	if _, ok := e.d.Hooks().Knowledge.(KnowledgeLearner); !ok {
+	if e.d.Hooks.Knowledge == nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -116,8 +101,8 @@ func (e *Engine) LearnLed(ctx context.Context, id uint64) {
 
 // knowledgeAfterBuild lets the hook learn from a finished build.
 func (e *Engine) knowledgeAfterBuild(ctx context.Context, b Build) {
-	kl, ok := e.d.Hooks().Knowledge.(KnowledgeLearner)
-	if !ok || (b.Status != StatusDone && b.Status != StatusFailed) || ctx.Err() != nil {
+	kl := e.d.Hooks.Knowledge
+	if kl == nil || (b.Status != StatusDone && b.Status != StatusFailed) || ctx.Err() != nil {
 		return
 	}
 	tasks, err := e.store.Tasks(ctx, b.ID)

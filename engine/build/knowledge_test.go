@@ -50,7 +50,7 @@ func TestKnowledgeIsInjectedWithinItsShareAndRecordedAsProvenance(t *testing.T) 
 	t.Parallel()
 	kh := &fakeKnowledge{}
 	h := newHarness(t, harnessOpts{vault: true, hooks: build.Hooks{Knowledge: kh},
-		cfg: build.Config{PromptTokens: 10000, KnowledgeShare: 0.10}})
+		cfg: build.Config{PromptTokens: 10000}})
 	ctx := context.Background()
 	_, err := h.Vault.Add(ctx, vault.Node{Type: vault.Strategy, Content: "Health handlers return JSON with a status field", Confidence: 0.8})
 	require.NoError(t, err)
@@ -145,7 +145,7 @@ func TestRehearsalGetsTheKnowledgeIDs(t *testing.T) {
 	kh := &fakeKnowledge{}
 	rh := &fakeRehearsal{}
 	h := newHarness(t, harnessOpts{hooks: build.Hooks{Knowledge: kh, Rehearsal: rh},
-		cfg: build.Config{Tier: "premium", PromptTokens: 10000, KnowledgeShare: 0.10}})
+		cfg: build.Config{Tier: "premium", PromptTokens: 10000}})
 	ctx := context.Background()
 	b, err := h.Eng.Create(ctx, plan("risky-1:MARS:0"), "p.json", build.Options{Autonomy: intp(3)})
 	require.NoError(t, err)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/vault"
 )
@@ -34,9 +36,9 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 
 // assemble builds a task's prompt: the task (and the previous attempt's
 // failure, the user's answer to its question), the dependency artifacts,
-// vault context (≤ VaultShare of the prompt budget), playbook context
-// (≤ PlaybookShare) and knowledge hits (≤ KnowledgeShare); a share of 0
-// leaves that context out. Every block opens with its tag
+// the board block, and the prompt-context provider's vault, playbook and
+// knowledge blocks (each within its share of the prompt budget; a share of
+// 0 leaves that context out). Every block opens with its tag
 // (<dependency_artifacts>, <taste_vault_context>, <playbook_context>,
 // <knowledge_context>) so the agent loop can trim them in promptfit's order
 // (knowledge, vault, playbook, dependency previews) when the model's context
@@ -79,45 +81,19 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 			p.extra = append(p.extra, block)
 		}
 	}
-	query := t.Title + " " + t.Description
-	budget := e.cfg.PromptTokens
-	if v := e.d.Vault; v != nil && e.cfg.VaultShare > 0 {
-		// BuildVaultContext caps itself at 15 % of what it is given; scale
-		// the budget for a smaller configured share.
-		vb := int(float64(budget) * e.cfg.VaultShare / vault.VaultShare)
-		vc, err := v.BuildVaultContext(ctx, query, t.Agent, b.Tier, vb)
-		if err != nil {
-			e.logf(t.BuildID, t.ID, "vault context: %v", err)
-		} else if vc.Text != "" {
-			p.extra = append(p.extra, vc.Text)
-			p.vaultIDs, p.wisdomIDs = vc.NodeIDs, vc.WisdomIDs
+	if pc := e.d.Context; pc != nil {
+		blocks, err := pc.Blocks(ctx, promptctx.Request{Task: t.Title + " " + t.Description, Agent: t.Agent, Tier: b.Tier,
+			PromptTokens: e.cfg.PromptTokens, BuildID: idString(t.BuildID), TaskID: t.ID})
+		for _, err := range unjoin(err) {
+			e.logf(t.BuildID, t.ID, "%v", err)
 		}
-	}
-	if hooks.Playbook != nil && e.cfg.PlaybookShare > 0 {
-		pb := int(float64(budget) * e.cfg.PlaybookShare)
-		block, ids, err := hooks.Playbook.Context(ctx, t.Agent, query, pb)
-		if err != nil {
-			e.logf(t.BuildID, t.ID, "playbook context: %v", err)
-		} else if block = strings.TrimSpace(block); block != "" {
-			p.extra = append(p.extra, truncateTokens(block, pb))
-			p.ruleIDs = ids
-		}
-	}
-	if hooks.Knowledge != nil && e.cfg.KnowledgeShare > 0 {
-		kb := int(float64(budget) * e.cfg.KnowledgeShare)
-		block, ids, err := hooks.Knowledge.Hits(ctx, KnowledgeQuery{BuildID: idString(t.BuildID), TaskID: t.ID,
-			Agent: t.Agent, Text: query, ExcludeVault: p.vaultIDs}, kb)
-		if err != nil {
-			e.logf(t.BuildID, t.ID, "knowledge: %v", err)
-		} else if block = strings.TrimSpace(block); block != "" {
-			block = truncateTokens(block, kb)
-			if promptfit.KindOf(block) != promptfit.Knowledge {
-				// Tagged, so that prompt fitting knows to trim it first.
-				block = "<knowledge_context>\n" + block + "\n</knowledge_context>"
+		for _, block := range []string{blocks.Vault, blocks.Playbook, blocks.Knowledge} {
+			if block != "" {
+				p.extra = append(p.extra, block)
 			}
-			p.extra = append(p.extra, block)
-			p.knowIDs = ids
 		}
+		p.vaultIDs, p.wisdomIDs = nodeIDs(blocks.IDs(promptctx.BlockVault)), nodeIDs(blocks.IDs(promptctx.BlockWisdom))
+		p.ruleIDs, p.knowIDs = blocks.IDs(promptctx.BlockPlaybook), blocks.IDs(promptctx.BlockKnowledge)
 	}
 	if p.vaultIDs == nil {
 		p.vaultIDs = []uint64{}
@@ -183,9 +159,24 @@ func truncateRunes(s string, n int) string {
 	return s[:n]
 }
 
-func truncateTokens(s string, tokens int) string {
-	if vault.EstimateTokens(s) <= tokens {
-		return s
+// unjoin splits an errors.Join into its errors (nil: none).
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
 	}
-	return truncateRunes(s, tokens*4)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// nodeIDs parses the vault node ids of provenance items.
+func nodeIDs(ids []string) []uint64 {
+	out := make([]uint64, 0, len(ids))
+	for _, id := range ids {
+		if n, err := strconv.ParseUint(id, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

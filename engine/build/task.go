@@ -64,7 +64,7 @@ type attemptResult struct {
 // or put to the user as the run's recovery hints say, within the caps; only
 // failures of the work itself are learned.
 func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upstream []string, approve tools.ApproveFunc, c *session) (Task, Build, error) {
-	hooks := e.d.Hooks()
+	hooks := e.d.Hooks
 	feedback := ""
 	if n := len(t.History); n > 0 && !t.History[n-1].Passed && t.History[n-1].Reason != "" && t.History[n-1].Kind != failure.Unreachable {
 		feedback = t.History[n-1].Reason
@@ -589,7 +589,7 @@ func (e *Engine) execute(ctx context.Context, b Build, t Task, pr prompt, approv
 		bt = hooks.Board.Tools(b.BoardKey(), t.Agent, t.ID)
 	}
 	cmds := e.checksFor(b, t)
-	run, err := e.d.Exec(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
+	run, err := e.d.Runner.RunTask(ctx, ExecRequest{Agent: t.Agent, Task: pr.task, Extra: pr.extra,
 		BuildID: idString(t.BuildID), TaskID: t.ID, Approve: approve, Tier: t.Tier, Autonomy: b.Autonomy, Board: bt,
 		Checks: &cmds, Critical: t.Critical})
 	r := attemptResult{runID: run.ID, changesetID: run.ChangesetID,

@@ -19,8 +19,8 @@ var (
 	turnCodec = storage.Codec[Turn]{Version: 1}
 )
 
-// Store persists goal runs (bucket goal_runs, key = run id) and their turns
-// (bucket goal_turns, key = run id + turn number, both big-endian).
+// Store persists goal runs and their turns (buckets goal_runs and
+// goal_turns; their layout is in storage/doc.go).
 type Store struct {
 	db  *storage.DB
 	now func() time.Time

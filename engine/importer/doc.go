@@ -50,8 +50,8 @@
 //
 // # Re-import, updates and duplicates
 //
-// Every imported file has a record in bucket import_files keyed by user + NUL + source path,
-// with the SHA-256 of the file, the node id(s) and a MinHash signature. A file whose hash (and
+// Every imported file has a record in bucket import_files (by user and source path; the layout
+// is in storage/doc.go) with the SHA-256 of the file, the node id(s) and a MinHash signature. A file whose hash (and
 // split mode) is unchanged is skipped: re-importing an unchanged library writes nothing and
 // records no batch. A changed file replaces its node in place: same id, same edges, same
 // helpful counts. New files are checked for near-duplicates, within the batch (the first in

@@ -19,7 +19,7 @@
 // confidence?) (lands at the agent's scope, or the build's in a build) and
 // correct(factId, reason, replacement?).
 //
-// Builds use it through [Service.Hits] (build.KnowledgeHook): the facts
+// Builds use it through [Service.Hits] (promptctx.KnowledgeSource): the facts
 // visible to the task's agent in its build, matching cached and local docs
 // and imported patterns not already in the prompt, within
 // budgets.knowledgeShare of the prompt; the ids go to the task's

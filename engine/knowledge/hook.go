@@ -9,6 +9,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/untrusted"
 	"github.com/nova-dev/nova/engine/vault"
 )
@@ -18,19 +19,19 @@ import (
 const MinHookScore = 0.1
 
 var (
-	_ build.KnowledgeHook    = (*Service)(nil)
-	_ build.KnowledgeLearner = (*Service)(nil)
+	_ promptctx.KnowledgeSource = (*Service)(nil)
+	_ build.KnowledgeLearner    = (*Service)(nil)
 )
 
 // hookHeader opens the block a build prompt gets.
 const hookHeader = "<knowledge>\nWhat this team knows that bears on the task: recorded facts, documentation of the libraries involved, proven patterns. " +
 	"Rely on it over memory; cite the id in brackets when you do. If an item is wrong, say so (tool `correct` for facts).\n"
 
-// Hits implements build.KnowledgeHook: the facts visible to the agent in
+// Hits implements promptctx.KnowledgeSource: the facts visible to the agent in
 // its build, cached and local docs, and imported patterns not already in
 // the prompt, best first, within budgetTokens. The ids are returned as
 // provenance; the facts are counted as retrieved.
-func (s *Service) Hits(ctx context.Context, q build.KnowledgeQuery, budgetTokens int) (string, []string, error) {
+func (s *Service) Hits(ctx context.Context, q promptctx.KnowledgeQuery, budgetTokens int) (string, []string, error) {
 	if budgetTokens <= 0 || strings.TrimSpace(q.Text) == "" {
 		return "", nil, nil
 	}

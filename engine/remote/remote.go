@@ -6,7 +6,14 @@
 //
 //	go generate ./engine/remote
 //
-// TestGeneratedFilesAreFresh fails when either file is stale.
+// TestGeneratedFilesAreFresh fails when either file is stale. A read verb
+// (it changes nothing) gets a //rpc:idempotent line at the end of its doc
+// comment: the client retries it once when a connection breaks after the
+// request was sent. Verbs and their values must be servable (plain data,
+// both halves of a marshaler pair, no unexported fields: docs/PROTOCOL.md,
+// "Adding a method"); TestEveryVerbCrossesTheSocket calls every verb
+// through the socket and compares with the in-process answer, and
+// TestOldClientsStillServed keeps the wire names an older client calls.
 //
 // Every binary that serves or calls a workspace must link this package (for
 // the error registry), which it does by using it.

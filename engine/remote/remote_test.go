@@ -56,6 +56,13 @@ func openLocalEnv(t testing.TB, env map[string]string) *engine.Local {
 // serveLocal serves ws on a Unix socket and returns a remote workspace.
 func serveLocal(t testing.TB, ws engine.Workspace) *remote.Workspace {
 	t.Helper()
+	return remote.NewWorkspace(serveClient(t, ws))
+}
+
+// serveClient serves ws on a Unix socket and returns a bare client of it
+// (what any version's generated code calls through).
+func serveClient(t testing.TB, ws engine.Workspace) *rpc.Client {
+	t.Helper()
 	srv, err := rpc.NewServer[engine.Workspace](ws, rpc.ServerOptions{Version: "test"})
 	require.NoError(t, err)
 	dir, err := os.MkdirTemp("", "remote")
@@ -72,7 +79,7 @@ func serveLocal(t testing.TB, ws engine.Workspace) *remote.Workspace {
 		return d.DialContext(ctx, "unix", sock)
 	}, rpc.ClientOptions{Version: "test"})
 	t.Cleanup(func() { _ = c.Close() })
-	return remote.NewWorkspace(c)
+	return c
 }
 
 // asJSON is how values are compared: what crosses the socket is JSON, and

@@ -19,32 +19,16 @@
 //
 // # Storage
 //
-// Everything lives in the workspace's bbolt file, in buckets created by
-// storage migrations (storage/doc.go is the schema tree):
-//
-//	vault_nodes   id → Node without its body (storage.Codec, version 1); HasBody says a body exists
-//	vault_bodies  id → 'b' 0x01 + raw UTF-8 body (not JSON: the index rebuild reads every body)
-//	vault_edges   id → Edge (storage.Codec, version 1)
-//	vault_idx     storage.Index entries name 0x00 value 0x00 id:
-//	                type  node type          → node ids
-//	                tag   lower-case tag     → node ids
-//	                user  user id            → node ids
-//	                conf  8-byte big-endian float64 bits of the confidence → node ids
-//	                      (byte order is numeric order: high-confidence and
-//	                      eviction queries are range scans)
-//	                core  hash of the statement core (see DetectConflict) → node ids
-//	                      (duplicates and contradictions are found without a scan)
-//	                efrom / eto  8-byte node id → edge ids
-//	                erel  relation       → edge ids
-//	              plus "~rev": the change counter, bumped by every write
-//	vault_terms, vault_postings  the full-text index (engine/textindex; see fts.go)
-//	vault_counts  counters: nodes, edges, per type, tag and relation (see counters.go)
-//	vault_archive      id → ArchivedNode: a node the tier cap moved out, with its body and edges
-//	vault_tombstones   user 0x00 source → Tombstone: an imported node the user forgot
-//	wisdom        nested buckets (migration 2): patterns (id → WisdomPattern), sources
-//	              (vault node id → pattern id), promotions (user 0x00 time node →
-//	              pattern id, the weekly rate limit), optin (user → "1"/"0"),
-//	              bundles (bundle id → BundleImport, imported wisdom bundles)
+// Everything lives in the workspace's bbolt file, in the vault_* buckets
+// and wisdom, created by storage migrations. Their keys and values are
+// documented once, in the schema tree of package storage (storage/doc.go).
+// Why they look that way: bodies are raw UTF-8 outside the node records
+// (the index rebuild reads every body; a listing reads none); the conf
+// index key is the confidence's float bits in big-endian order, which is
+// numeric order, so high-confidence and eviction queries are range scans;
+// the core index (a hash of the statement core, see DetectConflict) finds
+// duplicates and contradictions without a scan; the counters (counters.go)
+// make Stats and the tier cap O(1).
 //
 // Every write is one bbolt transaction (nodes, bodies, index entries, the
 // full-text index, the counters and the revision together), so a process

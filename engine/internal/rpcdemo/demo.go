@@ -102,14 +102,10 @@ type Demo interface {
 	// Fill adds n items in ONE transaction, pausing between them; a ctx
 	// that ends midway rolls everything back (all or nothing).
 	Fill(ctx context.Context, n int, pause time.Duration) (int, error)
-	// Steps runs a resumable job of total steps, one transaction per step,
-	// and returns the number of steps done; it continues from the last
-	// committed step (as `build resume` does).
-	Steps(ctx context.Context, total int, pause time.Duration) (int, error)
-	// StepLog returns the step numbers committed, in order (each once).
-	//
-	//rpc:idempotent
-	StepLog(ctx context.Context) ([]int, error)
+	// JobVerbs is embedded, the way engine.Workspace embeds its area
+	// interfaces: its methods are served and generated under their own
+	// names, its //rpc:idempotent directives apply.
+	JobVerbs
 	// Subscribe streams events until ctx ends.
 	Subscribe(ctx context.Context) <-chan Event
 	// Watch streams n events of a topic, then ends by itself.

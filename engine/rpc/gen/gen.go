@@ -37,7 +37,10 @@ type Config struct {
 	// Idempotent names methods that may be retried once when the
 	// connection breaks after the request was sent. A method whose doc
 	// comment in the interface's package has the line //rpc:idempotent is
-	// idempotent too.
+	// idempotent too (embedded interfaces declared in that package
+	// included: engine.Workspace embeds one interface per area; the
+	// methods are the interface's method set, so the wire names do not
+	// depend on how it is split).
 	Idempotent []string
 	// Local names methods the client implements itself (Close closes the
 	// client, never the owner's workspace).

@@ -37,14 +37,14 @@ func MCPServers(c workspace.MCPConfig) []mcp.ServerConfig {
 
 // MCP is the workspace's MCP client (engine/mcp): the servers under
 // mcp.servers, started on first use and closed with the workspace.
-func (l *Local) MCP() *mcp.Manager {
+func (l *core) MCP() *mcp.Manager {
 	l.mc.once.Do(func() {
 		l.mc.mgr = mcp.New(MCPServers(l.Config().MCP), mcp.Options{Dir: l.ws.Root, Getenv: l.getenv})
 	})
 	return l.mc.mgr
 }
 
-func (l *Local) closeMCP() {
+func (l *core) closeMCP() {
 	l.mc.once.Do(func() {}) // a manager built after Close would never close
 	if l.mc.mgr != nil {
 		_ = l.mc.mgr.Close()
@@ -55,7 +55,7 @@ func (l *Local) closeMCP() {
 // ("server.tool", "server.*"), registers their tools and returns the spec
 // with every "server.*" replaced by the server's tools. Warnings (tools
 // skipped, the cap) are published as log lines on the run's topic.
-func (l *Local) expandMCPTools(ctx context.Context, spec agents.Spec, op string) (agents.Spec, error) {
+func (l *core) expandMCPTools(ctx context.Context, spec agents.Spec, op string) (agents.Spec, error) {
 	if !slices.ContainsFunc(spec.Tools, mcp.IsToolName) {
 		return spec, nil
 	}

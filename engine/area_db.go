@@ -12,24 +12,25 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
-// Database verbs of the Workspace facade, and the exclusive operations that
-// are deliberately not verbs.
+// DBVerbs are the verbs of the database file: backups and checks.
+type DBVerbs interface {
+	// BackupDB writes a consistent copy of the database to path. An existing
+	// file is refused (ErrExists) unless o.Force.
+	BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error)
+	// CheckDB verifies every page of the database, runs bbolt's consistency
+	// check and nova's counter check; problems are in the report (Damaged,
+	// Counter say of which kind).
+	//rpc:idempotent
+	CheckDB(ctx context.Context) (CheckReport, error)
+}
 
-// Errors of the database verbs and exclusive operations that callers branch
-// on (the CLI cannot import storage).
-var (
-	// ErrDamaged: the database file is damaged (a bad page, a cut or empty
-	// file); nothing was written to it. It is storage.ErrCorrupt.
-	ErrDamaged = storage.ErrCorrupt
-	// ErrExists: a backup or recovery target, or UseBlueprint's output
-	// file, already exists.
-	ErrExists = storage.ErrExists
-	// ErrCounter: an id counter is exhausted or below its largest id.
-	ErrCounter = storage.ErrCounter
-)
+// dbArea implements DBVerbs over the workspace's services.
+type dbArea struct{ *core }
 
-// BackupDB implements Workspace.
-func (l *Local) BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error) {
+var _ DBVerbs = dbArea{}
+
+// BackupDB implements DBVerbs.
+func (l dbArea) BackupDB(ctx context.Context, path string, o BackupOptions) (BackupReport, error) {
 	if err := ctx.Err(); err != nil {
 		return BackupReport{}, err
 	}
@@ -43,8 +44,8 @@ func (l *Local) BackupDB(ctx context.Context, path string, o BackupOptions) (Bac
 	return BackupReport{File: path, Bytes: n, DBPath: l.ws.DBPath()}, nil
 }
 
-// CheckDB implements Workspace.
-func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
+// CheckDB implements DBVerbs.
+func (l dbArea) CheckDB(ctx context.Context) (CheckReport, error) {
 	if err := ctx.Err(); err != nil {
 		return CheckReport{}, err
 	}
@@ -58,6 +59,22 @@ func (l *Local) CheckDB(ctx context.Context) (CheckReport, error) {
 	rep.OK = len(rep.Problems) == 0
 	return rep, nil
 }
+
+// The exclusive operations below (Compact, RecoverDB) are deliberately
+// not verbs: they need the database file to themselves.
+
+// Errors of the database verbs and exclusive operations that callers branch
+// on (the CLI cannot import storage).
+var (
+	// ErrDamaged: the database file is damaged (a bad page, a cut or empty
+	// file); nothing was written to it. It is storage.ErrCorrupt.
+	ErrDamaged = storage.ErrCorrupt
+	// ErrExists: a backup or recovery target, or UseBlueprint's output
+	// file, already exists.
+	ErrExists = storage.ErrExists
+	// ErrCounter: an id counter is exhausted or below its largest id.
+	ErrCounter = storage.ErrCounter
+)
 
 // CompactReport is the result of Compact.
 type CompactReport struct {

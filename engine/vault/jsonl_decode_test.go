@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,9 +13,10 @@ import (
 	"github.com/nova-dev/nova/storage"
 )
 
-// fastLineSeeds are lines of every kind, in nova's own shape and in shapes the fast path
-// must leave to encoding/json.
-var fastLineSeeds = []string{
+// lineSeeds are lines of every kind, in nova's own shape and malformed or odd
+// shapes (duplicate and differently cased keys, null, bad escapes, invalid UTF-8,
+// lone surrogates, trailing text).
+var lineSeeds = []string{
 	`{"format":"nova-vault","kind":"header","nodes":100000,"version":1}`,
 	`{"kind":"header","format":"nova-vault","version":1,"edges":0,"exportedAt":"2026-01-01T00:00:00Z"}`,
 	`{"kind":"node","id":1,"type":"Mistake","content":"Ploprum on poushom.","confidence":0.42,"helpfulCount":3,"userId":"local","isGlobal":false,"globalSuccessCount":0,"tags":["testing"],"source":"manual","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}`,
@@ -55,42 +54,50 @@ var fastLineSeeds = []string{
 	`{"relation":"blocks","from":3,"to":4,"version":2,"format":"x"}`,
 }
 
-// FuzzDecodeLineFast checks the fast path against encoding/json: whatever it accepts,
-// encoding/json accepts too and decodes to the same value.
-func FuzzDecodeLineFast(f *testing.F) {
-	for _, s := range fastLineSeeds {
+// FuzzDecodeLine checks decodeLine against encoding/json, the reference: the
+// same value for every line, the same error text for every refused one.
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range lineSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var fast dumpLine
-		if !decodeLineFast(line, &fast) {
-			return
+		var got, ref dumpLine
+		err := decodeLine(line, &got)
+		refErr := json.Unmarshal(line, &ref)
+		if refErr != nil {
+			require.Error(t, err, "accepted %q, which encoding/json refuses", line)
+			assert.Equal(t, refErr.Error(), err.Error(), "%q", line)
+		} else {
+			require.NoError(t, err, "%q", line)
 		}
-		var ref dumpLine
-		require.NoError(t, json.Unmarshal(line, &ref), "the fast path accepted %q", line)
-		assert.Equal(t, ref, fast, "%q", line)
+		assert.Equal(t, ref, got, "%q", line)
 	})
 }
 
-func TestDecodeLineFastMatchesEncodingJSON(t *testing.T) {
+func TestDecodeLineMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
-	accepted := 0
-	for _, s := range fastLineSeeds {
-		var fast, ref dumpLine
-		ok := decodeLineFast([]byte(s), &fast)
-		err := json.Unmarshal([]byte(s), &ref)
-		if ok {
+	accepted, refused := 0, 0
+	for _, s := range lineSeeds {
+		var got, ref dumpLine
+		err := decodeLine([]byte(s), &got)
+		refErr := json.Unmarshal([]byte(s), &ref)
+		if refErr != nil {
+			refused++
+			require.Error(t, err, "%s", s)
+			assert.Equal(t, refErr.Error(), err.Error(), "%s", s)
+		} else {
 			accepted++
 			require.NoError(t, err, "%s", s)
-			assert.Equal(t, ref, fast, "%s", s)
 		}
+		assert.Equal(t, ref, got, "%s", s)
 	}
-	assert.GreaterOrEqual(t, accepted, 10, "the seeds in nova's shape take the fast path")
+	assert.GreaterOrEqual(t, accepted, 10)
+	assert.GreaterOrEqual(t, refused, 10, "malformed seeds are refused")
 }
 
-// TestDecodeLineFastTakesExportedLines: every node and edge line Export writes (bodies,
-// meta, escapes, non-ASCII text) takes the fast path, so a real dump is not decoded twice.
-func TestDecodeLineFastTakesExportedLines(t *testing.T) {
+// TestDecodeLineTakesExportedLines: every line Export writes (bodies, meta, escapes,
+// non-ASCII text) decodes as encoding/json decodes it.
+func TestDecodeLineTakesExportedLines(t *testing.T) {
 	t.Parallel()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "nova.db"), storage.Options{NoSync: true})
 	require.NoError(t, err)
@@ -114,37 +121,10 @@ func TestDecodeLineFastTakesExportedLines(t *testing.T) {
 	lines := 0
 	for sc.Scan() {
 		lines++
-		var fast, ref dumpLine
-		ok := decodeLineFast(sc.Bytes(), &fast)
-		if lines == 1 {
-			// The header's counts are not dumpLine fields: one line, left to encoding/json.
-			assert.False(t, ok, "fast path took a line with unknown keys")
-			continue
-		}
-		require.True(t, ok, "fast path refused %s", sc.Text())
+		var got, ref dumpLine
+		require.NoError(t, decodeLine(sc.Bytes(), &got), "%s", sc.Text())
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ref))
-		assert.Equal(t, ref, fast, "%s", sc.Text())
+		assert.Equal(t, ref, got, "%s", sc.Text())
 	}
 	assert.Equal(t, 4, lines, "header, two nodes, one edge")
-}
-
-func BenchmarkDecodeLine(b *testing.B) {
-	line := []byte(fmt.Sprintf(`{"kind":"node","id":1,"type":"Mistake","content":"Ploprum on poushom sozux sanStiox from maikaitir crithefound plapigra staibriodar prepind thumio plioler when pazeplind cecriot cholaiprel.","confidence":0.42,"helpfulCount":3,"userId":"local","isGlobal":false,"globalSuccessCount":0,"tags":["testing"],"source":"manual","createdAt":%q,"updatedAt":%q}`,
-		time.Now().UTC().Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339)))
-	b.Run("fast", func(b *testing.B) {
-		for b.Loop() {
-			var l dumpLine
-			if !decodeLineFast(line, &l) {
-				b.Fatal("refused")
-			}
-		}
-	})
-	b.Run("encoding/json", func(b *testing.B) {
-		for b.Loop() {
-			var l dumpLine
-			if err := json.Unmarshal(line, &l); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

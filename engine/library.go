@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,7 +25,6 @@ import (
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/prd"
 	"github.com/nova-dev/nova/engine/tools"
-	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/storage"
 )
 
@@ -74,7 +72,7 @@ type libraryState struct {
 	policy sync.Map
 }
 
-func (l *Local) library() *libraryState {
+func (l *core) library() *libraryState {
 	ls := &l.lib
 	ls.once.Do(func() {
 		ls.bps = blueprint.NewStore(l.db)
@@ -94,7 +92,7 @@ func (l *Local) library() *libraryState {
 // registerLibraryTools adds runSkill and generateUIComponent to the agent
 // tool registry (runtime.go calls it once). runSkill reads the skills at
 // every call and records each step as a trace of the calling run.
-func (l *Local) registerLibraryTools(reg *tools.Registry) {
+func (l *core) registerLibraryTools(reg *tools.Registry) {
 	_ = reg.Register(skills.Tool(skills.ToolDeps{
 		Skills: func() *skills.Registry { r, _ := l.skillRegistry(); return r },
 		Tools:  func() *tools.Registry { return reg },
@@ -107,7 +105,7 @@ func (l *Local) registerLibraryTools(reg *tools.Registry) {
 	_ = reg.Register(skills.UITool())
 }
 
-func (l *Local) traceSkillStep(runID uint64, step int, sr skills.StepResult) {
+func (l *core) traceSkillStep(runID uint64, step int, sr skills.StepResult) {
 	_, hash := tools.CanonicalArgs(json.RawMessage(sr.Args))
 	out := sr.Output
 	if out == "" {
@@ -117,7 +115,7 @@ func (l *Local) traceSkillStep(runID uint64, step int, sr skills.StepResult) {
 		ArgsHash: hash, Status: sr.Status, Duration: sr.Duration, Output: out, Evidence: sr.Evidence, Time: l.now().UTC()})
 }
 
-func (l *Local) knownAgents() func(string) bool {
+func (l *core) knownAgents() func(string) bool {
 	if roster, _ := l.Agents(); roster != nil && roster.Len() > 0 {
 		return roster.Has
 	}
@@ -144,7 +142,7 @@ func values(m map[string]string) map[string]any {
 
 // skillRegistry loads the built-ins, then .nova/skills/ (a file with a
 // built-in's name replaces it); problems with files come beside.
-func (l *Local) skillRegistry() (*skills.Registry, []error) {
+func (l *core) skillRegistry() (*skills.Registry, []error) {
 	return skills.Load(filepath.Join(l.Dir(), "skills"), l.Tools().Get, l.knownAgents())
 }
 
@@ -155,29 +153,6 @@ type SkillList struct {
 	Problems []string `json:"problems"`
 }
 
-// ListSkills lists the skills (built-ins and .nova/skills/) by name; with
-// agent set, only those that agent may run (an unknown agent is an error
-// wrapping agents.ErrUnknownAgent).
-func (l *Local) ListSkills(ctx context.Context, agent string) (SkillList, error) {
-	if err := ctx.Err(); err != nil {
-		return SkillList{}, err
-	}
-	reg, errs := l.skillRegistry()
-	out := SkillList{Skills: reg.ListAll(), Problems: problems(errs)}
-	if agent != "" {
-		roster, _ := l.Agents()
-		spec, err := roster.Get(agent)
-		if err != nil {
-			return SkillList{}, fmt.Errorf("%w (known: %s)", err, strings.Join(roster.IDs(), ", "))
-		}
-		out.Skills = reg.ListForAgent(spec.ID)
-	}
-	if out.Skills == nil {
-		out.Skills = []skills.Skill{}
-	}
-	return out, nil
-}
-
 // SkillDetail is GetSkill's result.
 type SkillDetail struct {
 	Skill skills.Skill `json:"skill"`
@@ -185,26 +160,6 @@ type SkillDetail struct {
 	Builtin bool `json:"builtin"`
 	// YAML is the skill's file.
 	YAML string `json:"yaml"`
-}
-
-// GetSkill returns one skill with its file; an unknown name wraps
-// skills.ErrNotFound and lists the skills.
-func (l *Local) GetSkill(ctx context.Context, name string) (SkillDetail, error) {
-	if err := ctx.Err(); err != nil {
-		return SkillDetail{}, err
-	}
-	reg, errs := l.skillRegistry()
-	reg0, ok := reg.Lookup(name)
-	if !ok {
-		return SkillDetail{}, skillNotFound(reg, errs, name)
-	}
-	d := SkillDetail{Skill: reg0.Skill, Builtin: reg0.Source == skills.SourceBuiltin}
-	if d.Builtin {
-		d.YAML = string(skills.BuiltinFiles()[name+".yaml"])
-	} else if data, err := safefile.ReadFile(reg0.Skill.Source, skills.MaxFileSize); err == nil {
-		d.YAML = string(data)
-	}
-	return d, nil
 }
 
 func skillNotFound(reg *skills.Registry, loadErrs []error, name string) error {
@@ -243,18 +198,7 @@ type SkillRunResult struct {
 	Prompt string `json:"prompt"`
 }
 
-// RunSkill runs a skill outside the agent loop (`nova skills run`, the
-// Library screen, workflow skill steps) with the agent's permissions,
-// confinement and staging, recorded as an agent run with one trace per
-// step. An unknown skill wraps skills.ErrNotFound; a skill not for the
-// agent, or bad or missing inputs, wrap params.ErrUsage and name the
-// problem; all before anything runs. A skill that fails is not an error:
-// see Result.Success.
-func (l *Local) RunSkill(ctx context.Context, name string, opts SkillRunOptions) (SkillRunResult, error) {
-	return l.runSkill(ctx, name, opts, values(opts.Inputs), "", "")
-}
-
-func (l *Local) runSkill(ctx context.Context, name string, opts SkillRunOptions, inputs map[string]any, buildID, taskID string) (SkillRunResult, error) {
+func (l *core) runSkill(ctx context.Context, name string, opts SkillRunOptions, inputs map[string]any, buildID, taskID string) (SkillRunResult, error) {
 	reg, loadErrs := l.skillRegistry()
 	sk, ok := reg.Get(name)
 	if !ok {
@@ -363,7 +307,7 @@ func firstLineOf(s string) string {
 
 // workflowEnv is what workflow files are validated against: the roster,
 // the skills and the tool registry.
-func (l *Local) workflowEnv() workflow.Env {
+func (l *core) workflowEnv() workflow.Env {
 	roster, _ := l.Agents()
 	reg, _ := l.skillRegistry()
 	env := workflow.Env{Skill: reg.Get, Permit: l.Tools().Permit, KnownAgent: l.knownAgents()}
@@ -382,7 +326,7 @@ func (l *Local) workflowEnv() workflow.Env {
 	return env
 }
 
-func (l *Local) workflowLibrary() (*workflow.Library, []error) {
+func (l *core) workflowLibrary() (*workflow.Library, []error) {
 	return workflow.Load(l.library().defaults, filepath.Join(l.Dir(), "workflows"), l.workflowEnv())
 }
 
@@ -393,20 +337,6 @@ type WorkflowList struct {
 	Problems []string `json:"problems"`
 }
 
-// ListWorkflows lists the workflows by id: the five shipped in the binary,
-// then .nova/workflows/ (a file with a shipped id replaces it).
-func (l *Local) ListWorkflows(ctx context.Context) (WorkflowList, error) {
-	if err := ctx.Err(); err != nil {
-		return WorkflowList{}, err
-	}
-	lib, errs := l.workflowLibrary()
-	out := WorkflowList{Workflows: lib.List(), Problems: problems(errs)}
-	if out.Workflows == nil {
-		out.Workflows = []workflow.Workflow{}
-	}
-	return out, nil
-}
-
 // WorkflowDetail is GetWorkflow's result.
 type WorkflowDetail struct {
 	Workflow workflow.Workflow `json:"workflow"`
@@ -414,30 +344,7 @@ type WorkflowDetail struct {
 	YAML     string            `json:"yaml"`
 }
 
-// GetWorkflow returns one workflow with its file (its Params are what a
-// terminal asks for; see params.Missing). An unknown id wraps
-// workflow.ErrNotFound; a workflow whose file is invalid returns the file's
-// problems.
-func (l *Local) GetWorkflow(ctx context.Context, id string) (WorkflowDetail, error) {
-	if err := ctx.Err(); err != nil {
-		return WorkflowDetail{}, err
-	}
-	w, err := l.findWorkflow(id)
-	if err != nil {
-		return WorkflowDetail{}, err
-	}
-	d := WorkflowDetail{Workflow: w, Builtin: w.Source == workflow.SourceBuiltin}
-	if d.Builtin {
-		if data, err := fs.ReadFile(l.library().defaults, id+".yaml"); err == nil {
-			d.YAML = string(data)
-		}
-	} else if data, err := safefile.ReadFile(w.Source, workflow.MaxFileSize); err == nil {
-		d.YAML = string(data)
-	}
-	return d, nil
-}
-
-func (l *Local) findWorkflow(id string) (workflow.Workflow, error) {
+func (l *core) findWorkflow(id string) (workflow.Workflow, error) {
 	lib, errs := l.workflowLibrary()
 	w, ok := lib.Get(id)
 	if ok {
@@ -452,20 +359,6 @@ func (l *Local) findWorkflow(id string) (workflow.Workflow, error) {
 	return workflow.Workflow{}, fmt.Errorf("%w: %q (available: %s)", workflow.ErrNotFound, id, strings.Join(lib.IDs(), ", "))
 }
 
-// MatchWorkflows returns the workflows a request triggers, best first,
-// with parameter values read from the text (empty when none matches).
-func (l *Local) MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	lib, _ := l.workflowLibrary()
-	out := workflow.Matches(text, lib.List())
-	if out == nil {
-		out = []workflow.Match{}
-	}
-	return out, nil
-}
-
 // WorkflowOptions configures CreateWorkflowRun.
 type WorkflowOptions struct {
 	// Params are the workflow's parameters (--set k=v).
@@ -474,17 +367,6 @@ type WorkflowOptions struct {
 	Request string `json:"request,omitempty"`
 	// Autonomy overrides the configured level for the steps' builds.
 	Autonomy *int `json:"autonomy,omitempty"`
-}
-
-// CreateWorkflowRun checks a workflow's parameters (a missing or bad one
-// wraps params.ErrUsage and names it: exit 2) and stores a new run; nothing
-// runs until RunWorkflow.
-func (l *Local) CreateWorkflowRun(ctx context.Context, id string, o WorkflowOptions) (workflow.Run, error) {
-	w, err := l.findWorkflow(id)
-	if err != nil {
-		return workflow.Run{}, err
-	}
-	return l.library().runs.Create(ctx, w, values(o.Params), workflow.CreateOptions{Request: o.Request, Autonomy: o.Autonomy})
 }
 
 // RunWorkflowOptions configures RunWorkflow.
@@ -500,40 +382,8 @@ type RunWorkflowOptions struct {
 	Attended bool `json:"attended,omitempty"`
 }
 
-// RunWorkflow runs (or resumes) a workflow run on the caller's goroutine
-// until it ends (done, failed), pauses (a step did not finish) or ctx is
-// canceled (then it pauses, resumable). Done and skipped steps are never
-// re-run; a paused step continues its build; a failed run's failed step
-// runs again.
-func (l *Local) RunWorkflow(ctx context.Context, runID uint64, o RunWorkflowOptions) (workflow.Run, error) {
-	ls := l.library()
-	ls.policy.Store(runID, o)
-	defer ls.policy.Delete(runID)
-	return ls.runs.Run(ctx, runID, workflow.RunOptions{})
-}
-
-// CancelWorkflowRun stops a run running in this process; its step is
-// interrupted and the run pauses (resumable).
-func (l *Local) CancelWorkflowRun(ctx context.Context, runID uint64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return l.library().runs.Cancel(runID)
-}
-
-// ListWorkflowRuns returns workflow runs, newest first (limit 0: all). A
-// run stored as running but not Active was interrupted: resumable.
-func (l *Local) ListWorkflowRuns(ctx context.Context, limit int) ([]workflow.Run, error) {
-	return l.library().runs.List(ctx, limit)
-}
-
-// GetWorkflowRun returns one run (ErrRunNotFound wrapped when none).
-func (l *Local) GetWorkflowRun(ctx context.Context, runID uint64) (workflow.Run, error) {
-	return l.library().runs.Get(ctx, runID)
-}
-
 // libraryCounts are the library's numbers in the Summary.
-func (l *Local) libraryCounts(ctx context.Context) (runs, waiting, blueprints int, err error) {
+func (l *core) libraryCounts(ctx context.Context) (runs, waiting, blueprints int, err error) {
 	if runs, waiting, err = l.library().runs.Counts(ctx); err != nil {
 		return 0, 0, 0, err
 	}
@@ -543,14 +393,14 @@ func (l *Local) libraryCounts(ctx context.Context) (runs, waiting, blueprints in
 	return runs, waiting, blueprints, nil
 }
 
-func (l *Local) workflowPolicy(runID uint64) RunWorkflowOptions {
+func (l *core) workflowPolicy(runID uint64) RunWorkflowOptions {
 	if v, ok := l.library().policy.Load(runID); ok {
 		return v.(RunWorkflowOptions)
 	}
 	return RunWorkflowOptions{}
 }
 
-func (l *Local) publishWorkflow(ev workflow.Event) {
+func (l *core) publishWorkflow(ev workflow.Event) {
 	e := Event{Topic: TopicWorkflow, RunID: strconv.FormatUint(ev.RunID, 10), TaskID: ev.StepID, Status: ev.Status,
 		Text: ev.Text, Done: ev.Done, Total: ev.Total, Op: l.workflowPolicy(ev.RunID).Op}
 	if ev.BuildID != 0 {
@@ -573,7 +423,7 @@ func (l *Local) publishWorkflow(ev workflow.Event) {
 
 // workflowExec runs workflow steps: agent steps as one-task builds, skill
 // steps through runSkill.
-type workflowExec struct{ l *Local }
+type workflowExec struct{ l *core }
 
 // maxSkillStepOutput bounds what a skill step hands to later steps.
 const maxSkillStepOutput = 16 << 10
@@ -745,30 +595,9 @@ func (x workflowExec) checkSkillStep(ctx context.Context, req workflow.SkillRequ
 
 // --- blueprints ------------------------------------------------------------------
 
-func (l *Local) blueprints() *blueprint.Store { return l.library().bps }
+func (l *core) blueprints() *blueprint.Store { return l.library().bps }
 
-// AddBlueprint reads a blueprint file (an absolute path), checks it (the
-// file's problems as "file:line: field: message", wrapping
-// blueprint.ErrInvalid; a template that does not render a valid PRD with
-// the defaults, wrapping blueprint.ErrRender) and stores it: a new name is
-// version 1, an unchanged spec adds no version, a changed one adds version
-// n+1 with note (or a description of the change).
-func (l *Local) AddBlueprint(ctx context.Context, path, note string) (blueprint.AddResult, error) {
-	if !filepath.IsAbs(path) {
-		return blueprint.AddResult{}, fmt.Errorf("blueprint %s: %w", path, ErrRelativePath)
-	}
-	data, err := blueprint.ReadFile(path) // regular, at most MaxFileSize bytes read
-	if err != nil {
-		return blueprint.AddResult{}, err
-	}
-	spec, errs := blueprint.Parse(path, data)
-	if len(errs) > 0 {
-		return blueprint.AddResult{}, errors.Join(errs...)
-	}
-	return l.addBlueprintSpec(ctx, spec, note)
-}
-
-func (l *Local) addBlueprintSpec(ctx context.Context, spec blueprint.Spec, note string) (blueprint.AddResult, error) {
+func (l *core) addBlueprintSpec(ctx context.Context, spec blueprint.Spec, note string) (blueprint.AddResult, error) {
 	if err := blueprint.Sample(ctx, spec, l.knownAgents()); err != nil {
 		return blueprint.AddResult{}, fmt.Errorf("blueprint %s does not render a valid PRD with its defaults: %w", spec.Name, err)
 	}
@@ -800,60 +629,6 @@ type SaveBlueprintResult struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-// SaveBlueprint turns a finished build's PRD into a blueprint: every whole
-// string value of the PRD equal to a parameter's default becomes its
-// placeholder, never a substring. A bad declaration wraps params.ErrUsage;
-// a build that has not finished is refused.
-func (l *Local) SaveBlueprint(ctx context.Context, buildID uint64, o SaveBlueprintOptions) (SaveBlueprintResult, error) {
-	var ds []blueprint.ParamDecl
-	for _, s := range o.Params {
-		d, err := blueprint.ParseParamDecl(s)
-		if err != nil {
-			return SaveBlueprintResult{}, err
-		}
-		ds = append(ds, d)
-	}
-	b, err := l.Builds().Get(ctx, buildID)
-	if err != nil {
-		return SaveBlueprintResult{}, err
-	}
-	if b.Status != build.StatusDone && b.Status != build.StatusFailed {
-		return SaveBlueprintResult{}, fmt.Errorf("build %d is %s; save it as a blueprint once it has finished", buildID, b.Status)
-	}
-	p, err := prd.Parse(b.Name+".json", b.PRD)
-	if err != nil {
-		return SaveBlueprintResult{}, fmt.Errorf("build %d: its PRD: %w", buildID, err)
-	}
-	desc := cmp.Or(o.Description, fmt.Sprintf("Saved from build %d (%s).", buildID, b.Name))
-	sr, err := blueprint.FromPRD(o.Name, desc, p, ds)
-	if err != nil {
-		return SaveBlueprintResult{}, err
-	}
-	res, err := l.addBlueprintSpec(ctx, sr.Spec, fmt.Sprintf("saved from build %d (%s)", buildID, b.Status))
-	if err != nil {
-		return SaveBlueprintResult{}, err
-	}
-	return SaveBlueprintResult{AddResult: res, Replaced: sr.Replaced, Warnings: sr.Warnings}, nil
-}
-
-// ListBlueprints lists the blueprints by name with their status and
-// evidence.
-func (l *Local) ListBlueprints(ctx context.Context) ([]blueprint.Summary, error) {
-	return l.blueprints().List(ctx)
-}
-
-// ShowBlueprint returns a blueprint (current spec, versions) with its
-// status, evidence and uses (newest first); ErrNotFound wrapped when none.
-func (l *Local) ShowBlueprint(ctx context.Context, name string) (blueprint.Details, error) {
-	return l.blueprints().Show(ctx, name)
-}
-
-// BlueprintHistory returns every version of a blueprint with its spec,
-// oldest first.
-func (l *Local) BlueprintHistory(ctx context.Context, name string) ([]blueprint.VersionRecord, error) {
-	return l.blueprints().History(ctx, name)
-}
-
 // UseOptions configures UseBlueprint.
 type UseOptions struct {
 	// Values are the parameters (--set k=v).
@@ -881,62 +656,9 @@ type UseResult struct {
 	Build *build.Build `json:"build,omitempty"`
 }
 
-// UseBlueprint renders a blueprint (a bad, unknown or missing parameter
-// wraps params.ErrUsage and names it), writes the PRD to o.Out, and with
-// o.Build creates its build and records the use; run it with RunBuild.
-// Any build of a rendered PRD counts toward the blueprint's usage and
-// evidence when it finishes.
-func (l *Local) UseBlueprint(ctx context.Context, name string, o UseOptions) (UseResult, error) {
-	if o.Out != "" && !filepath.IsAbs(o.Out) {
-		return UseResult{}, fmt.Errorf("blueprint output %s: %w", o.Out, ErrRelativePath)
-	}
-	bp, err := l.blueprints().Get(ctx, name)
-	if err != nil {
-		return UseResult{}, err
-	}
-	spec, version := bp.Spec, bp.Version
-	if o.Version != 0 && o.Version != bp.Version {
-		v, err := l.blueprints().Version(ctx, name, o.Version)
-		if err != nil {
-			return UseResult{}, err
-		}
-		spec, version = v.Spec, o.Version
-	}
-	r, err := blueprint.Render(ctx, spec, values(o.Values), blueprint.RenderOptions{Version: version, KnownAgents: l.knownAgents()})
-	if err != nil {
-		return UseResult{}, err
-	}
-	res := UseResult{Blueprint: name, Version: version, Values: r.Values, PRD: r.JSON}
-	prdPath := fmt.Sprintf("blueprint:%s@%d", name, version)
-	if o.Out != "" {
-		if _, err := os.Lstat(o.Out); err == nil && !o.Overwrite {
-			return res, fmt.Errorf("%w: %s (choose another output, or confirm overwriting it)", ErrExists, o.Out)
-		}
-		if err := r.PRD.Save(o.Out); err != nil {
-			return res, err
-		}
-		res.Path, prdPath = o.Out, o.Out
-	}
-	if !o.Build {
-		return res, nil
-	}
-	b, err := l.Builds().Create(ctx, r.PRD, prdPath, build.Options{Autonomy: o.Autonomy})
-	if err != nil {
-		return res, err
-	}
-	if err := l.blueprints().RecordUse(ctx, blueprint.Use{Blueprint: name, Version: version, BuildID: b.ID,
-		Parameters: r.Values, Status: blueprint.UseRunning, CreatedAt: b.CreatedAt}); err != nil {
-		return res, err
-	}
-	l.Publish(Event{Type: EventChanged, Topic: TopicBlueprint, Status: "used", BuildID: strconv.FormatUint(b.ID, 10),
-		Text: fmt.Sprintf("blueprint %s version %d → build %d", name, version, b.ID)})
-	res.Build = &b
-	return res, nil
-}
-
 // blueprintHook counts every finished build whose PRD came from a
 // blueprint (however it was started) toward the blueprint's evidence.
-type blueprintHook struct{ l *Local }
+type blueprintHook struct{ l *core }
 
 func (h blueprintHook) BuildFinished(ctx context.Context, b build.Build, tasks []build.Task) {
 	p, err := prd.Parse("build.json", b.PRD)
