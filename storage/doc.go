@@ -122,6 +122,12 @@
 //	                     key = name 0x00 version (8 bytes)
 //	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
+//	chat_sessions        (m9) chat sessions by id (engine/chat): title, chosen agent and tier, the
+//	                     visible summary of compacted turns, turn count; the bucket's sequence numbers
+//	                     the turns' runs (run.KindChat)
+//	chat_turns           (m9) the turns of a chat session; key = session id (8 bytes) + turn number
+//	                     (8 bytes): request, attachments, routed agent, answer, tool calls, changeset,
+//	                     verdict, provenance of the prompt context
 //
 // # The user-level file
 //
@@ -151,6 +157,7 @@
 //	   transaction.
 //	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
+//	9  chat: chat_sessions, chat_turns
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

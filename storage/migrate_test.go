@@ -380,3 +380,30 @@ func TestMigration8CreatesWisdomKeyBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 9 adds the chat buckets to a schema-8 database and keeps what
+// the earlier migrations made.
+func TestMigration9CreatesChatBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:8]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketChatSessions), "chat_sessions belongs to migration 9")
+		assert.Nil(t, tx.Bucket(BucketChatTurns), "chat_turns belongs to migration 9")
+		return tx.Bucket(BucketRuns).Put(Key(1), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:9]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 9, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketChatSessions))
+		assert.NotNil(t, tx.Bucket(BucketChatTurns))
+		assert.Equal(t, "kept", string(tx.Bucket(BucketRuns).Get(Key(1))))
+		return nil
+	}))
+}
