@@ -443,7 +443,10 @@ func TestCommands(t *testing.T) {
 	t.Parallel()
 	var rehearsed, planned string
 	r := newRig(t, func(d *chat.Deps) {
-		d.Rehearse = func(_ context.Context, agent, req string) (uint64, error) { rehearsed = agent + ": " + req; return 7, nil }
+		d.Rehearse = func(_ context.Context, agent, req string) (uint64, error) {
+			rehearsed = agent + ": " + req
+			return 7, nil
+		}
 		d.Plan = func(_ context.Context, goal string) (string, error) { planned = goal; return ".nova/prds/x.md", nil }
 	})
 	r.answer = func(n int, _ chat.RunRequest) (agents.Run, error) {

@@ -108,7 +108,9 @@ type Turn struct {
 }
 
 // Finished reports whether the turn has ended.
-func (t Turn) Finished() bool { return t.Status.Finished() || t.Status == run.Canceled || t.Status == run.Interrupted }
+func (t Turn) Finished() bool {
+	return t.Status.Finished() || t.Status == run.Canceled || t.Status == run.Interrupted
+}
 
 // Transcript is a session with its turns, oldest first.
 type Transcript struct {
