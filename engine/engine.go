@@ -93,6 +93,7 @@ type Local struct {
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
 	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
+	chatArea                    // chat sessions, built on first use (area_chat.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -137,6 +138,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		getenv:   Getenv(opts.Getenv),
 		runs:     run.NewRegistry(),
 	}
+	l.chatArea.l = l
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -250,6 +252,7 @@ func RedactEvent(ev Event) Event {
 // running in this process are interrupted first (resumable; bounded wait),
 // so none is left "running".
 func (l *Local) Close() error {
+	l.stopChats()
 	l.stopWorkflowRuns()
 	l.stopGoalRuns()
 	l.stopBuilds()

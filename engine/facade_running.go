@@ -20,10 +20,14 @@ type RunningWork struct {
 	// GoalRuns and WorkflowRuns are the runs going on.
 	GoalRuns     []uint64 `json:"goalRuns"`
 	WorkflowRuns []uint64 `json:"workflowRuns"`
+	// ChatSessions are the chat sessions with a turn running.
+	ChatSessions []uint64 `json:"chatSessions,omitempty"`
 }
 
 // Count is how many builds and runs there are.
-func (w RunningWork) Count() int { return len(w.Builds) + len(w.GoalRuns) + len(w.WorkflowRuns) }
+func (w RunningWork) Count() int {
+	return len(w.Builds) + len(w.GoalRuns) + len(w.WorkflowRuns) + len(w.ChatSessions)
+}
 
 // String names the work for people: "build 3, goal run 2 and workflow
 // runs 5, 6" ("" when nothing runs).
@@ -32,7 +36,8 @@ func (w RunningWork) String() string {
 	for _, k := range []struct {
 		one, many string
 		ids       []uint64
-	}{{"build", "builds", w.Builds}, {"goal run", "goal runs", w.GoalRuns}, {"workflow run", "workflow runs", w.WorkflowRuns}} {
+	}{{"build", "builds", w.Builds}, {"goal run", "goal runs", w.GoalRuns}, {"workflow run", "workflow runs", w.WorkflowRuns},
+		{"chat session", "chat sessions", w.ChatSessions}} {
 		ids := make([]string, len(k.ids))
 		for i, id := range k.ids {
 			ids[i] = strconv.FormatUint(id, 10)
@@ -57,7 +62,7 @@ func (l *Local) RunningWork(ctx context.Context) (RunningWork, error) {
 		return RunningWork{}, err
 	}
 	w := RunningWork{Builds: []uint64{}, GoalRuns: append([]uint64{}, l.Goals().Running()...),
-		WorkflowRuns: append([]uint64{}, l.library().runs.Running()...)}
+		WorkflowRuns: append([]uint64{}, l.library().runs.Running()...), ChatSessions: l.chatRunningWork()}
 	// The builds the runs carry, read from the runs themselves (a goal
 	// run's build is made when it is created; a workflow step's build is
 	// recorded on the step before it runs).

@@ -15,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/workspace"
 )
@@ -40,6 +41,11 @@ type runRequest struct {
 	// checks, when set, replace the configured checks for this run (a build
 	// task's own list, the one its check gates use).
 	checks *[]string
+	// noContext: the caller built the context blocks (a build task, a chat
+	// turn); otherwise RunAgent adds the workspace's (promptContext).
+	noContext bool
+	// onEvent, when set, hears the run's events too (a chat turn).
+	onEvent func(agents.Event)
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -140,8 +146,30 @@ func (l *Local) Tools() *tools.Registry { return l.runtime().tools }
 // run is committed). Writes are staged in a changeset
 // (RunResult.ChangesetID). A run that fails is not an error: see
 // RunResult.Outcome.
+//
+// The prompt carries the same context blocks as a build task's (vault,
+// wisdom, playbook, knowledge) within the same budgets, and the project's
+// rule files (AGENTS.md, …) under budgets.rulesShare; what they carry is
+// published as one EventLog line ("context: …") before the run starts.
 func (l *Local) RunAgent(ctx context.Context, agentID, task string, opts RunOptions) (RunResult, error) {
 	return l.runAgent(ctx, agentID, task, runRequest{RunOptions: opts})
+}
+
+// agentContext builds a standalone run's context blocks and publishes
+// their provenance.
+func (l *Local) agentContext(ctx context.Context, agentID, task string, opts runRequest) []string {
+	b, err := l.promptContext(ctx, promptctx.Request{Task: task, Agent: agentID, Tier: opts.Tier, PromptTokens: l.Config().Budgets.PromptTokens})
+	if err != nil {
+		l.Publish(Event{Type: EventLog, Topic: TopicAgent, Op: opts.Op, Text: "context: " + err.Error()})
+	}
+	if len(b.Provenance) > 0 {
+		parts := make([]string, len(b.Provenance))
+		for i, it := range b.Provenance {
+			parts[i] = it.Block + " " + it.Title
+		}
+		l.Publish(Event{Type: EventLog, Topic: TopicAgent, Op: opts.Op, Text: "context: " + strings.Join(parts, ", ")})
+	}
+	return b.List()
 }
 
 func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequest) (RunResult, error) {
@@ -169,6 +197,9 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 		}
 		tier = t
 	}
+	if !opts.noContext && opts.buildID == "" && opts.taskID == "" {
+		opts.extra = append(l.agentContext(ctx, spec.ID, task, opts), opts.extra...)
+	}
 	approve := opts.approve
 	if approve == nil {
 		approve = l.approver(opts.Approvals, opts.Op, opts.buildID, opts.taskID)
@@ -183,6 +214,9 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
 		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks,
 		OnEvent: func(ev agents.Event) {
+			if opts.onEvent != nil {
+				opts.onEvent(ev)
+			}
 			l.logRunEvent(ev)
 			e := engineEvent(ev)
 			e.TaskID, e.BuildID, e.Op = opts.taskID, opts.buildID, opts.Op

@@ -50,6 +50,9 @@ import (
 // Methods are grouped by area; keep new verbs in their group, with a doc
 // comment each.
 type Workspace interface {
+	// Chat sessions (area_chat.go).
+	ChatVerbs
+
 	// ---- Workspace ----
 
 	// Info describes the workspace. It does no I/O (a remote implementation

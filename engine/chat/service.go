@@ -304,6 +304,64 @@ func (s *Service) turn(ctx context.Context, sess Session, msg string, o SendOpti
 	return t, nil
 }
 
+// Resume runs a session's last turn again when it did not finish (nova
+// stopped, or handed the workspace over, while it ran): same turn number,
+// a fresh attempt. A session whose last turn finished has nothing to resume
+// (ErrNothingToResume).
+func (s *Service) Resume(ctx context.Context, session uint64, o SendOptions) (Turn, error) {
+	turns, err := s.d.Store.Turns(ctx, session)
+	if err != nil {
+		return Turn{}, err
+	}
+	if len(turns) == 0 {
+		return Turn{}, fmt.Errorf("session %d: %w", session, ErrNothingToResume)
+	}
+	t := turns[len(turns)-1]
+	key := run.Key{Kind: run.KindChat, ID: t.RunKey}
+	if s.d.Runs.Active(key) {
+		return t, fmt.Errorf("session %d turn %d: %w", session, t.N, run.ErrActive)
+	}
+	switch t.Status.OnOpen() {
+	case run.Interrupted, run.Pending:
+	default:
+		return t, fmt.Errorf("session %d: turn %d is %s: %w", session, t.N, t.Status, ErrNothingToResume)
+	}
+	s.mu.Lock()
+	prev := s.tail[session]
+	done := make(chan struct{})
+	s.tail[session] = done
+	s.mu.Unlock()
+	defer s.dequeue(session, done)
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-ctx.Done():
+			return t, ctx.Err()
+		}
+	}
+	c, err := s.d.Runs.Claim(key)
+	if err != nil {
+		return t, err
+	}
+	defer s.d.Runs.Release(c)
+	rctx, cancel := c.Context(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.active[session] = t.RunKey
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.active[session] == t.RunKey {
+			delete(s.active, session)
+		}
+		s.mu.Unlock()
+	}()
+	t.Tools, t.Answer, t.Error, t.Attachments, t.Refused, t.Provenance = nil, "", "", nil, nil, nil
+	t.Notes = append(t.Notes, "resumed after nova stopped while it ran")
+	s.runTurn(rctx, c, &t, s.d.Roster(), o)
+	return t, nil
+}
+
 // runTurn builds the prompt and runs the agent, waiting for a model server
 // that went away.
 func (s *Service) runTurn(ctx context.Context, c *run.Control, t *Turn, specs []agents.Spec, o SendOptions) {

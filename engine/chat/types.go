@@ -20,6 +20,8 @@ var (
 	ErrNotFound = errors.New("no such chat session")
 	// ErrNothingToUndo: /undo found no applied change in the session.
 	ErrNothingToUndo = errors.New("nothing to undo")
+	// ErrNothingToResume: the session's last turn finished.
+	ErrNothingToResume = errors.New("nothing to resume")
 	// ErrEmptyMessage: the message holds nothing to send.
 	ErrEmptyMessage = errors.New("the message is empty")
 	// ErrNoAgent: the roster has no agent that can take the turn.

@@ -10,6 +10,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/engine/failure"
@@ -31,6 +32,7 @@ import (
 	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -81,6 +83,11 @@ func init() {
 	rpc.RegisterSentinel("changes.ErrNotPending", changes.ErrNotPending)
 	rpc.RegisterSentinel("changes.ErrNothingToRevert", changes.ErrNothingToRevert)
 	rpc.RegisterSentinel("changes.ErrReverted", changes.ErrReverted)
+	rpc.RegisterSentinel("chat.ErrEmptyMessage", chat.ErrEmptyMessage)
+	rpc.RegisterSentinel("chat.ErrNoAgent", chat.ErrNoAgent)
+	rpc.RegisterSentinel("chat.ErrNotFound", chat.ErrNotFound)
+	rpc.RegisterSentinel("chat.ErrNothingToResume", chat.ErrNothingToResume)
+	rpc.RegisterSentinel("chat.ErrNothingToUndo", chat.ErrNothingToUndo)
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
 	rpc.RegisterSentinel("edits.ErrAmbiguous", edits.ErrAmbiguous)
 	rpc.RegisterSentinel("edits.ErrEmptySearch", edits.ErrEmptySearch)
@@ -180,6 +187,8 @@ func init() {
 	rpc.RegisterSentinel("rehearsal.ErrReasonNeeded", rehearsal.ErrReasonNeeded)
 	rpc.RegisterSentinel("rehearsal.ErrRejected", rehearsal.ErrRejected)
 	rpc.RegisterSentinel("rehearsal.ErrTier", rehearsal.ErrTier)
+	rpc.RegisterSentinel("run.ErrActive", run.ErrActive)
+	rpc.RegisterSentinel("run.ErrNotActive", run.ErrNotActive)
 	rpc.RegisterSentinel("textindex.ErrCorrupt", textindex.ErrCorrupt)
 	rpc.RegisterSentinel("textindex.ErrMinHashParams", textindex.ErrMinHashParams)
 	rpc.RegisterSentinel("textindex.ErrMismatch", textindex.ErrMismatch)
