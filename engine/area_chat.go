@@ -120,7 +120,7 @@ func (a *chatArea) Chat() *chat.Service {
 				return p.Path, err
 			},
 			Publish: func(ev chat.Event) {
-				e := Event{Type: EventLog, Topic: TopicChat, Chat: &ev, Text: ev.Text}
+				e := Event{Type: EventLog, Topic: TopicChat, Chat: &ev, Text: ev.Text, Op: ev.Op}
 				switch ev.Type {
 				case chat.EventDelta:
 					e.Type = EventDelta

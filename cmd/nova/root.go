@@ -41,7 +41,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env), newServeCmd(env, nil))
 	root.AddCommand(newImportCmd(env))
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
-	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
+	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env), newChatCmd(env))
 	root.AddCommand(newPlaybookCmd(env))
 	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil), newRunCmd(env, nil))
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))

@@ -78,6 +78,24 @@ type Service struct {
 	tail map[uint64]chan struct{}
 	// active is, per session, the run key of its running turn.
 	active map[uint64]uint64
+	// ops are the Ops of the calls running turns, by run key.
+	ops map[uint64]string
+}
+
+func (s *Service) setOp(key uint64, op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if op == "" {
+		delete(s.ops, key)
+		return
+	}
+	s.ops[key] = op
+}
+
+func (s *Service) opOf(key uint64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ops[key]
 }
 
 // New returns a service; defaults fill what d leaves out.
@@ -103,7 +121,7 @@ func New(d Deps) *Service {
 	if d.Publish == nil {
 		d.Publish = func(Event) {}
 	}
-	return &Service{d: d, tail: map[uint64]chan struct{}{}, active: map[uint64]uint64{}}
+	return &Service{d: d, tail: map[uint64]chan struct{}{}, active: map[uint64]uint64{}, ops: map[uint64]string{}}
 }
 
 // Store is the service's store.
@@ -245,7 +263,7 @@ func (s *Service) save(ctx context.Context, t *Turn, ev bool) {
 	_ = s.d.Store.PutTurn(context.WithoutCancel(ctx), *t)
 	if ev {
 		cp := *t
-		s.d.Publish(Event{Type: EventTurn, Session: t.Session, N: t.N, Turn: &cp})
+		s.d.Publish(Event{Type: EventTurn, Session: t.Session, N: t.N, Turn: &cp, Op: s.opOf(t.RunKey)})
 	}
 }
 
@@ -271,6 +289,8 @@ func (s *Service) turn(ctx context.Context, sess Session, msg string, o SendOpti
 	if err != nil {
 		return t, err
 	}
+	s.setOp(t.RunKey, o.Op)
+	defer s.setOp(t.RunKey, "")
 	defer s.dequeue(sess.ID, done)
 	s.save(ctx, &t, true)
 	if prev != nil {
@@ -358,6 +378,8 @@ func (s *Service) Resume(ctx context.Context, session uint64, o SendOptions) (Tu
 	}()
 	t.Tools, t.Answer, t.Error, t.Attachments, t.Refused, t.Provenance = nil, "", "", nil, nil, nil
 	t.Notes = append(t.Notes, "resumed after nova stopped while it ran")
+	s.setOp(t.RunKey, o.Op)
+	defer s.setOp(t.RunKey, "")
 	s.runTurn(rctx, c, &t, s.d.Roster(), o)
 	return t, nil
 }
@@ -440,17 +462,17 @@ func (s *Service) record(t *Turn, res agents.Run, err error) {
 func (s *Service) onAgentEvent(t *Turn, ev agents.Event) {
 	switch ev.Type {
 	case agents.EventDelta:
-		s.d.Publish(Event{Type: EventDelta, Session: t.Session, N: t.N, Text: ev.Text})
+		s.d.Publish(Event{Type: EventDelta, Session: t.Session, N: t.N, Text: ev.Text, Op: s.opOf(t.RunKey)})
 	case agents.EventToolCall:
 		tc := ToolCall{Tool: ev.Tool, Args: ev.Args}
 		t.Tools = append(t.Tools, tc)
-		s.d.Publish(Event{Type: EventTool, Session: t.Session, N: t.N, Tool: &tc})
+		s.d.Publish(Event{Type: EventTool, Session: t.Session, N: t.N, Tool: &tc, Op: s.opOf(t.RunKey)})
 	case agents.EventToolResult:
 		for i := len(t.Tools) - 1; i >= 0; i-- {
 			if t.Tools[i].Tool == ev.Tool && t.Tools[i].Status == "" {
 				t.Tools[i].Status, t.Tools[i].Result = ev.Status, cut(ev.Text, 2000)
 				tc := t.Tools[i]
-				s.d.Publish(Event{Type: EventTool, Session: t.Session, N: t.N, Tool: &tc})
+				s.d.Publish(Event{Type: EventTool, Session: t.Session, N: t.N, Tool: &tc, Op: s.opOf(t.RunKey)})
 				break
 			}
 		}
@@ -468,7 +490,7 @@ func (s *Service) waitForServer(ctx context.Context, c *run.Control, t *Turn) er
 	}
 	t.Status, t.Error = run.Waiting, "waiting for "+host
 	s.save(ctx, t, true)
-	s.d.Publish(Event{Type: EventWaiting, Session: t.Session, N: t.N, Text: t.Error})
+	s.d.Publish(Event{Type: EventWaiting, Session: t.Session, N: t.N, Text: t.Error, Op: s.opOf(t.RunKey)})
 	if s.d.Ping == nil {
 		return errors.New("the model server went away")
 	}
@@ -519,7 +541,7 @@ func (s *Service) prompt(ctx context.Context, t *Turn, specs []agents.Spec) (str
 			if plan.Compacted {
 				if _, err := s.d.Store.UpdateSession(ctx, t.Session, func(x *Session) { x.Summary, x.SummaryUpTo = plan.Summary, plan.UpTo }); err == nil {
 					t.Compacted = true
-					s.d.Publish(Event{Type: EventCompacted, Session: t.Session, N: t.N,
+					s.d.Publish(Event{Type: EventCompacted, Session: t.Session, N: t.N, Op: s.opOf(t.RunKey),
 						Text: fmt.Sprintf("turns 1–%d were compacted into the session summary to fit the prompt", plan.UpTo)})
 				}
 			}

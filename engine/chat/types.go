@@ -147,4 +147,6 @@ type Event struct {
 	Text    string    `json:"text,omitempty"`
 	Tool    *ToolCall `json:"tool,omitempty"`
 	Turn    *Turn     `json:"turn,omitempty"`
+	// Op is the Op of the call that runs the turn.
+	Op string `json:"op,omitempty"`
 }
