@@ -140,3 +140,25 @@ func TestChatBadInput(t *testing.T) {
 	assert.Contains(t, r.stdout+r.stderr, "empty")
 	_ = time.Second
 }
+
+// `nova init` finds the project's rule files and, asked to, imports each
+// rule as a workspace fact, once.
+func TestInitImportsProjectRulesAsFacts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "go.mod", "module example.com/foo\n\ngo 1.22\n")
+	writeFile(t, dir, "AGENTS.md", "# Rules\n\n- "+chatRule+"\n- Tests use testify.\n")
+	r := runNova(t, dir, nil, "init")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "project rules found: AGENTS.md")
+	assert.Contains(t, r.stdout, "nova init --import-rules", "no terminal: it says how")
+	r = runNova(t, dir, nil, "init", "--import-rules")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "2 rules imported as workspace facts")
+	r = runNova(t, dir, nil, "init", "--import-rules")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "0 rules imported", "never twice")
+	r = runNova(t, dir, nil, "facts", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "rule R-17")
+}

@@ -114,3 +114,85 @@ func truncate(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// RuleStatement is one rule of a project rule file, for importing it as a
+// workspace fact (`nova init`).
+type RuleStatement struct {
+	File string `json:"file"`
+	Text string `json:"text"`
+}
+
+// maxStatementChars bounds one imported rule (a fact holds 2000).
+const maxStatementChars = 1500
+
+// RuleStatements splits the project rule files under root into rules: each
+// list item, or each paragraph that is not a heading, is one. Files that
+// cannot be read are skipped (their errors joined). Code blocks are left
+// out: they illustrate rules, they are not rules.
+func RuleStatements(root string) ([]RuleStatement, []string, error) {
+	var out []RuleStatement
+	var found []string
+	var errs []error
+	for _, rel := range RuleFiles {
+		data, err := readInside(root, rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("rule file %s: %w", rel, err))
+			continue
+		}
+		found = append(found, rel)
+		for _, s := range splitRules(string(data)) {
+			out = append(out, RuleStatement{File: rel, Text: s})
+		}
+	}
+	return out, found, errors.Join(errs...)
+}
+
+// splitRules splits markdown (or plain text) into rule statements.
+func splitRules(text string) []string {
+	var out []string
+	var cur []string
+	flush := func() {
+		s := strings.TrimSpace(strings.Join(cur, " "))
+		cur = cur[:0]
+		if s != "" {
+			out = append(out, truncate(s, maxStatementChars))
+		}
+	}
+	fence := false
+	for line := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			flush()
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		switch {
+		case t == "" || strings.HasPrefix(t, "#"):
+			flush()
+		case isItem(t):
+			flush()
+			cur = append(cur, strings.TrimSpace(strings.TrimLeft(t, "-*+0123456789.) ")))
+		default:
+			cur = append(cur, t)
+		}
+	}
+	flush()
+	return out
+}
+
+func isItem(t string) bool {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}

@@ -80,3 +80,34 @@ func TestProjectRulesWithNoFilesIsEmpty(t *testing.T) {
 	assert.Empty(t, text)
 	assert.Empty(t, items)
 }
+
+func TestRuleStatementsSplitsItemsAndParagraphs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "AGENTS.md", "# Rules\n\n- Wrap errors with %w.\n- Use testify\n  require and assert.\n\n1. Never sleep in tests.\n\nKeep files small\nand focused.\n\n```go\nfunc notARule() {}\n```\n")
+	write(t, dir, ".cursorrules", "tabs, not spaces")
+	got, found, err := promptctx.RuleStatements(dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"AGENTS.md", ".cursorrules"}, found)
+	var texts []string
+	for _, s := range got {
+		texts = append(texts, s.Text)
+	}
+	assert.Equal(t, []string{"Wrap errors with %w.", "Use testify require and assert.", "Never sleep in tests.",
+		"Keep files small and focused.", "tabs, not spaces"}, texts)
+}
+
+func FuzzSplitRules(f *testing.F) {
+	for _, s := range []string{"- a\n- b", "```\nx", "1) y\n\n#", "", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(s), 0o644))
+		got, _, err := promptctx.RuleStatements(dir)
+		require.NoError(t, err)
+		for _, r := range got {
+			assert.NotEmpty(t, strings.TrimSpace(r.Text))
+		}
+	})
+}
