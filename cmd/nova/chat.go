@@ -199,6 +199,8 @@ func runChatExport(ctx context.Context, opts *chatOptions) error {
 	})
 }
 
+func chatSessionID(s string) (uint64, error) { return parseID(s, "chat session", "nova chat list") }
+
 func chatNotFound(err error) error {
 	if errors.Is(err, chat.ErrNotFound) {
 		return fmt.Errorf("%w (list them with `nova chat list`)", err)
@@ -222,6 +224,14 @@ func runChat(ctx context.Context, opts *chatOptions) error {
 					return chatNotFound(err)
 				}
 				printTranscript(opts.IO, tr)
+				if n := len(tr.Turns); n > 0 && tr.Turns[n-1].Status == runpkg.Interrupted {
+					opts.IO.Printf("\nresuming turn %d (nova stopped while it ran)…\n", tr.Turns[n-1].N)
+					t, err := ws.ChatResume(ctx, id, engine.NewOp())
+					if err != nil {
+						return err
+					}
+					printTurn(opts.IO, t, false)
+				}
 			}
 		}
 		c := &chatCLI{opts: opts, ws: ws, session: session}

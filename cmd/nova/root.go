@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui"
+	chatpage "github.com/nova-dev/nova/tui/pages/chat"
 )
 
 // rootCmd is `nova`: the TUI, and every command group.
@@ -108,7 +109,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	// The program's context is not the workspace's: a quit ends the
 	// program, and the workspace closes after it (interrupting what runs
 	// here, unless it was handed over).
-	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link})
+	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link, Start: chatpage.ID})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !engine.IsCanceled(err) {
 		return fmt.Errorf("tui: %w", err)
