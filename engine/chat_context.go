@@ -48,10 +48,10 @@ func (l *Local) promptContext(ctx context.Context, req promptctx.Request) (promp
 			out.Vault = vc.Text
 			vaultIDs = vc.NodeIDs
 			for _, id := range vc.NodeIDs {
-				out.Provenance = append(out.Provenance, promptctx.Item{Block: "vault", Source: "vault", ID: strconv.FormatUint(id, 10), Title: "vault node " + strconv.FormatUint(id, 10)})
+				out.Provenance = append(out.Provenance, promptctx.Item{Block: "vault", Source: "vault", ID: strconv.FormatUint(id, 10), Title: "node " + strconv.FormatUint(id, 10)})
 			}
 			for _, id := range vc.WisdomIDs {
-				out.Provenance = append(out.Provenance, promptctx.Item{Block: "wisdom", Source: "wisdom", ID: strconv.FormatUint(id, 10), Title: "wisdom pattern " + strconv.FormatUint(id, 10)})
+				out.Provenance = append(out.Provenance, promptctx.Item{Block: "wisdom", Source: "wisdom", ID: strconv.FormatUint(id, 10), Title: "pattern " + strconv.FormatUint(id, 10)})
 			}
 		}
 	}

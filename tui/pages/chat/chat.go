@@ -95,6 +95,7 @@ type Model struct {
 	sessions   []chat.Session
 	sessSel    int
 	sending    bool
+	sendOp     string
 	streams    map[int]*strings.Builder
 	liveTools  map[int][]chat.ToolCall
 	expanded   map[string]bool
@@ -368,6 +369,11 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	if c.Type == chat.EventSession {
 		return m.loadSessions(false)
 	}
+	if m.sending && m.sendOp != "" && c.Op == m.sendOp && c.Session != m.session {
+		// The first turn of a new session (this window's): follow it.
+		m.session = c.Session
+		m.tr = chat.Transcript{Session: chat.Session{ID: c.Session}}
+	}
 	if c.Session != m.session || m.session == 0 {
 		return nil
 	}
@@ -433,6 +439,7 @@ func (m *Model) send() tea.Cmd {
 	}
 	src, ctx, id := m.src, m.c.Ctx, m.session
 	op := engine.NewOp()
+	m.sendOp = op
 	return func() tea.Msg {
 		rep, err := src.ChatSend(ctx, engine.ChatSendArgs{Session: id, Text: text, Op: op})
 		return sentMsg{rep: rep, err: err}

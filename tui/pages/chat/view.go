@@ -136,14 +136,15 @@ func (m *Model) transcriptView(w, h int) string {
 		return common.FitHeight(st.Muted.Render("loading…"), h)
 	}
 	if len(m.tr.Turns) == 0 {
-		intro := []string{
-			st.Subtitle.Render("Talk to your team."),
-			st.Muted.Render("Type a request and press enter: a change goes to an agent that writes files, a question"),
-			st.Muted.Render("to a read-only one. The change comes back verified by your checks; press a to apply it."),
-			st.Muted.Render("@path attaches a file · @AGENT chooses the agent · /help lists the commands"),
-		}
-		for _, l := range intro {
-			lines = append(lines, common.Truncate(l, w))
+		lines = append(lines, st.Subtitle.Render("Talk to your team."))
+		for _, p := range []string{
+			"Type a request and press enter: a change goes to an agent that writes files, a question to a read-only one. " +
+				"The change comes back verified by your checks; press a to apply it.",
+			"@path attaches a file · @AGENT chooses the agent · /help lists the commands",
+		} {
+			for _, l := range common.WrapWords(p, w) {
+				lines = append(lines, st.Muted.Render(l))
+			}
 		}
 		return common.FitHeight(strings.Join(lines, "\n"), h)
 	}
