@@ -35,7 +35,9 @@ const (
 
 // newWS is a workspace holding foo.go and an AGENTS.md rule, Ollama
 // pointed at a fake server; the clock is pinned.
-func newWS(t *testing.T, srv *ollamatest.Server) *engine.Local {
+func newWS(t *testing.T, srv *ollamatest.Server) *engine.Local { return newWSb(t, srv) }
+
+func newWSb(t testing.TB, srv *ollamatest.Server) *engine.Local {
 	t.Helper()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "foo.go"), []byte(buggy), 0o644))
