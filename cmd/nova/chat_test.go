@@ -162,3 +162,17 @@ func TestInitImportsProjectRulesAsFacts(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "rule R-17")
 }
+
+// `nova agent run` gets the same context as a chat turn: the project's
+// rule files are in its prompt.
+func TestAgentRunCarriesTheProjectRules(t *testing.T) {
+	t.Parallel()
+	dir, srv, env := chatWorkspace(t)
+	srv.Enqueue(ollamatest.Text("Abs is in foo.go."))
+	r := runNova(t, dir, env, "agent", "run", "researcher", "where is Abs?", "--json")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	reqs := srv.ChatRequests()
+	require.NotEmpty(t, reqs)
+	assert.Contains(t, chatPrompt(reqs[0]), chatRule)
+	assert.Contains(t, chatPrompt(reqs[0]), "<project_rules>")
+}

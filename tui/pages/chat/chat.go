@@ -34,6 +34,7 @@ const ID = "chat"
 const (
 	RehearsalPage = "rehearsal"
 	ChangesPage   = "changes"
+	KnowledgePage = "knowledge"
 )
 
 type focus int
@@ -579,6 +580,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "p":
 		m.showProv = !m.showProv
 		return nil
+	case msg.String() == "o":
+		return m.openProvenance()
 	case msg.String() == "s":
 		m.focus, m.sessSel = focusSessions, 0
 		return m.loadSessions(false)
@@ -615,6 +618,29 @@ func (m *Model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.input.Focus()
 	}
 	return nil
+}
+
+// openProvenance opens what the selected turn's prompt context carried
+// from the vault and the knowledge layer on the Knowledge screen.
+func (m *Model) openProvenance() tea.Cmd {
+	if m.sel < 0 || m.sel >= len(m.tr.Turns) {
+		return nil
+	}
+	t := m.tr.Turns[m.sel]
+	var refs []string
+	for _, p := range t.Provenance {
+		switch p.Block {
+		case "vault":
+			refs = append(refs, "vault:"+p.ID)
+		case "knowledge":
+			refs = append(refs, p.ID)
+		}
+	}
+	if len(refs) == 0 {
+		return common.Toast("this turn's prompt carried no vault or knowledge items (p lists its context)")
+	}
+	arg := common.KnowledgeRefs{Title: fmt.Sprintf("Context of chat %d, turn %d", t.Session, t.N), Refs: refs}
+	return func() tea.Msg { return common.NavigateMsg{Page: KnowledgePage, Arg: arg} }
 }
 
 // selected is the selected turn's pending changeset.
@@ -748,7 +774,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{bind("enter", "send the request"), bind("@path", "attach a file (completes)"), bind("/", "commands: /help"), bind("@AGENT", "choose the agent"),
 			bind("ctrl+c", "cancel the running turn"), bind("tab/esc", "to the turns")},
 		{km.Apply, km.Discard, bind("e", "edit the change in $EDITOR"), bind("A", "apply all of the turn"), bind("enter", "expand tool calls"),
-			bind("p", "context (provenance)"), bind("s", "sessions"), bind("pgup/pgdn", "scroll")},
+			bind("p", "context (provenance)"), bind("o", "open the context on Knowledge"), bind("s", "sessions"), bind("pgup/pgdn", "scroll")},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
@@ -210,4 +211,27 @@ func TestBadInputOnTheScreen(t *testing.T) {
 	l.Send(teaPaste(strings.Repeat("x", 5<<20)))
 	assert.LessOrEqual(t, len(l.m.input.Value()), chat.MaxMessageBytes)
 	assert.Contains(t, strings.Join(l.Toasts, "\n"), "only its first")
+}
+
+// The turn's context is listed (p) and opens on the Knowledge screen (o).
+func TestProvenanceOpensFromTheTurn(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"))
+	ws := newWS(t, srv)
+	l := newLoop(t, ws, nil, 120, 40)
+	l.m.session = 1
+	turn := chat.Turn{Session: 1, N: 1, Request: "why?", Agent: "researcher", Status: run.Done, Answer: "because",
+		Provenance: []promptctx.Item{{Block: "rules", Source: "AGENTS.md", ID: "AGENTS.md", Title: "AGENTS.md", Tokens: 12},
+			{Block: "vault", Source: "vault", ID: "7", Title: "node 7"}, {Block: "knowledge", Source: "knowledge", ID: "fact:f3", Title: "fact:f3"}}}
+	l.m.tr = chat.Transcript{Session: chat.Session{ID: 1}, Turns: []chat.Turn{turn}}
+	l.Send(tuitest.Key("tab"))
+	l.Send(tuitest.Key("p"))
+	out := l.Plain()
+	assert.Contains(t, out, "context of this turn's prompt:")
+	assert.Contains(t, out, "AGENTS.md (12 tokens)")
+	l.Send(tuitest.Key("o"))
+	require.NotEmpty(t, l.Navs)
+	refs, ok := l.Navs[0].Arg.(common.KnowledgeRefs)
+	require.True(t, ok)
+	assert.Equal(t, []string{"vault:7", "fact:f3"}, refs.Refs)
 }

@@ -95,7 +95,7 @@ func (m *Model) hintLine() string {
 		if _, cs, ok := m.selected(); ok && cs.Status == chg.StatusPending {
 			return st.Muted.Render("a apply · x discard · e edit · A apply all of the turn · enter tools · p context · tab type")
 		}
-		return st.Muted.Render("↑/↓ turns · enter tools · p context · s sessions · tab type · ? help")
+		return st.Muted.Render("↑/↓ turns · enter tools · p context · o open it · s sessions · tab type · ? help")
 	case m.focus == focusSessions:
 		return st.Muted.Render("enter open · esc back")
 	}
