@@ -22,6 +22,7 @@ import (
 	chg "github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/run"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/internal/editor"
 	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/tui/common"
@@ -88,15 +89,17 @@ type Model struct {
 	src    Source
 	getenv func(string) string
 
-	session    uint64
-	tr         chat.Transcript
-	changes    map[uint64]chg.Changeset
-	loaded     bool
-	loadErr    error
-	sessions   []chat.Session
-	sessSel    int
-	sending    bool
-	sendOp     string
+	session  uint64
+	tr       chat.Transcript
+	changes  map[uint64]chg.Changeset
+	loaded   bool
+	loadErr  error
+	sessions []chat.Session
+	sessSel  int
+	sending  bool
+	sendOp   string
+	// approval is the command this window's turn wants to run (y/n).
+	approval   *tools.ApprovalRequest
 	streams    map[int]*strings.Builder
 	liveTools  map[int][]chat.ToolCall
 	expanded   map[string]bool
@@ -133,7 +136,7 @@ func New(c *common.Common, src Source) *Model {
 func (m *Model) Title() string { return "Chat" }
 
 // Capturing implements common.Page: the input line owns the keyboard.
-func (m *Model) Capturing() bool { return m.focus == focusInput }
+func (m *Model) Capturing() bool { return m.focus == focusInput || m.approval != nil }
 
 // TakesInterrupt reports whether ctrl+c cancels this screen's running
 // turn rather than quitting nova.
@@ -237,7 +240,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		return m, nil
 	case sentMsg:
-		m.sending = false
+		m.sending, m.approval = false, nil
 		if msg.rep.Session.ID != 0 {
 			m.session = msg.rep.Session.ID
 		}
@@ -360,6 +363,11 @@ func (m *Model) changeState(t chat.Turn) string {
 // another), its streamed text and tool calls, and changes decided
 // elsewhere.
 func (m *Model) event(ev engine.Event) tea.Cmd {
+	if ev.Type == engine.EventNeedsApproval && ev.Approval != nil && m.sending && ev.Op == m.sendOp {
+		r := *ev.Approval
+		m.approval = &r
+		return nil
+	}
 	if ev.Topic == engine.TopicChanges {
 		return m.loadTranscript()
 	}
@@ -496,6 +504,21 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return nil
+	}
+	if m.approval != nil {
+		switch msg.String() {
+		case "y", "n":
+			req, ok := *m.approval, msg.String() == "y"
+			m.approval = nil
+			src, ctx := m.src, m.c.Ctx
+			return func() tea.Msg {
+				if err := src.AnswerApproval(ctx, req.ID, ok); err != nil {
+					return common.ErrMsg{Err: fmt.Errorf("could not answer the approval: %w", err)}
+				}
+				return nil
+			}
+		}
+		return nil // the question has the keys until it is answered
 	}
 	switch {
 	case key.Matches(msg, km.PageUp):

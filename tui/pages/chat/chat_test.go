@@ -19,6 +19,7 @@ import (
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/run"
+	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -234,4 +235,20 @@ func TestProvenanceOpensFromTheTurn(t *testing.T) {
 	refs, ok := l.Navs[0].Arg.(common.KnowledgeRefs)
 	require.True(t, ok)
 	assert.Equal(t, []string{"vault:7", "fact:f3"}, refs.Refs)
+}
+
+// A command the turn's agent wants to run is put to the user: y allows it.
+func TestApprovalIsAskedOnTheScreen(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"))
+	ws := newWS(t, srv)
+	l := newLoop(t, ws, nil, 100, 30)
+	l.m.sending, l.m.sendOp = true, "op-1"
+	l.Send(common.EventMsg{Event: engine.Event{Type: engine.EventNeedsApproval, Topic: engine.TopicAgent, Op: "op-1",
+		Approval: &tools.ApprovalRequest{ID: "nope", Agent: "implementer", Command: "go test ./..."}}})
+	assert.Contains(t, l.Plain(), "implementer wants to run `go test ./...` — y allow · n deny")
+	assert.True(t, l.m.Capturing())
+	l.Send(tuitest.Key("y"))
+	assert.Nil(t, l.m.approval)
+	require.NotEmpty(t, l.Errs, "an approval nobody waits for any more says so")
 }

@@ -19,4 +19,5 @@ type Source interface {
 	ApplyChange(ctx context.Context, id uint64, opts chg.ApplyOptions, reason string) (chg.ApplyReport, error)
 	DiscardChange(ctx context.Context, id uint64, reason string) (chg.Changeset, error)
 	EditChange(ctx context.Context, id uint64, path, content string) (chg.Changeset, error)
+	AnswerApproval(ctx context.Context, id string, approve bool) error
 }

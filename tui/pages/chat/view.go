@@ -88,6 +88,9 @@ func (m *Model) hintLine() string {
 	if m.note != "" {
 		return st.Info.Render(m.note)
 	}
+	if r := m.approval; r != nil {
+		return st.Warning.Render(fmt.Sprintf("%s wants to run `%s` — y allow · n deny", r.Agent, r.Command))
+	}
 	switch {
 	case m.running():
 		return st.Warning.Render("a turn is running · ctrl+c cancels it (the session stays) · you can type the next message")
