@@ -102,6 +102,7 @@ func (a *chatArea) Chat() *chat.Service {
 			},
 			Context:      promptctx.ProviderFunc(l.promptContext),
 			Root:         l.ws.Root,
+			DefaultAgent: cfg.Chat.Agent,
 			PromptTokens: cfg.Budgets.PromptTokens,
 			HistoryShare: cfg.Chat.HistoryShare,
 			AttachShare:  cfg.Chat.AttachShare,

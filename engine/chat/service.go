@@ -48,6 +48,9 @@ type Deps struct {
 	Context promptctx.Provider
 	// Root is the workspace root (mentions resolve inside it).
 	Root string
+	// DefaultAgent takes every turn a message or the session does not give
+	// to another (config chat.agent; "" lets the router pick).
+	DefaultAgent string
 	// PromptTokens is budgets.promptTokens; HistoryShare and AttachShare
 	// the parts of it the history and attachments may take.
 	PromptTokens              int
@@ -279,7 +282,11 @@ func (s *Service) turn(ctx context.Context, sess Session, msg string, o SendOpti
 		notes = append(notes, fmt.Sprintf("the message was %d KB; only its first %d KB were sent", len(rest)>>10, MaxMessageBytes>>10))
 		rest = cutBytes(rest, MaxMessageBytes)
 	}
-	route, err := RouteMessage(specs, rest, named, sess.Agent)
+	chosen := sess.Agent
+	if chosen == "" {
+		chosen = s.d.DefaultAgent
+	}
+	route, err := RouteMessage(specs, rest, named, chosen)
 	if err != nil {
 		return Turn{}, err
 	}

@@ -240,7 +240,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 		return m, nil
 	case sentMsg:
-		m.sending, m.approval = false, nil
+		m.sending, m.approval, m.note = false, nil, ""
 		if msg.rep.Session.ID != 0 {
 			m.session = msg.rep.Session.ID
 		}
@@ -442,6 +442,8 @@ func (m *Model) send() tea.Cmd {
 	m.scroll = 0
 	if !strings.HasPrefix(text, "/") {
 		m.sending = true
+	} else {
+		m.note = strings.Fields(text)[0] + " …"
 	}
 	if strings.HasPrefix(text, "/new") {
 		m.session = 0
