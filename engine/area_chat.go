@@ -285,11 +285,15 @@ func (a *chatArea) completeFiles(prefix string, n int) []string {
 	return out
 }
 
-// chatRunningWork lists the sessions with a running turn (RunningWork).
+// chatRunningWork lists the sessions with a running turn (RunningWork);
+// nil when there is none (the field is left out on the wire).
 func (l *Local) chatRunningWork() []uint64 {
 	ids := l.Chat().Running()
+	if len(ids) == 0 {
+		return nil
+	}
 	slices.Sort(ids)
-	return append([]uint64{}, ids...)
+	return ids
 }
 
 // stopChats interrupts the chat turns running in this process before the

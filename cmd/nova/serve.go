@@ -55,6 +55,9 @@ func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cob
 			if opts.Resume.ChatSessions, err = idsFlag(resumeChats, chatSessionID); err != nil {
 				return err
 			}
+			if len(opts.Resume.ChatSessions) == 0 {
+				opts.Resume.ChatSessions = nil // omitted, as RunningWork leaves it
+			}
 			return pick(runF, runServe)(cmd.Context(), opts)
 		},
 	}
