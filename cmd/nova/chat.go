@@ -392,7 +392,7 @@ func (c *chatCLI) send(ctx context.Context, msg string) (*chat.Turn, error) {
 	}
 	if rep.Turn == nil {
 		if c.opts.JSON {
-			return nil, enc.Encode(rep)
+			return nil, enc.Encode(map[string]any{"type": "reply", "session": rep.Session.ID, "reply": rep})
 		}
 		c.opts.IO.Printf("%s\n", rep.Text)
 		return nil, nil
