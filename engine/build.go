@@ -83,7 +83,7 @@ func noneIfZero(n int) int {
 
 func (l *Local) execBuildTask(ctx context.Context, req build.ExecRequest) (RunResult, error) {
 	autonomy := req.Autonomy
-	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+	r := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: l.withProjectRules(req.Extra), taskID: req.TaskID, buildID: req.BuildID,
 		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks}
 	if p, ok := l.build.policy.Load(req.BuildID); ok {
 		r.Approvals = p.(ApprovalPolicy)

@@ -85,3 +85,18 @@ func (l *Local) promptContext(ctx context.Context, req promptctx.Request) (promp
 	}
 	return out, errors.Join(errs...)
 }
+
+// withProjectRules puts the project's rule files (budgets.rulesShare) before
+// a build task's context blocks: the build assembles the others itself
+// (engine/build/prompt.go). A rule file that cannot be read is left out.
+func (l *Local) withProjectRules(extra []string) []string {
+	cfg := l.Config()
+	if cfg.Budgets.RulesShare <= 0 {
+		return extra
+	}
+	text, _, _ := promptctx.ProjectRules(l.ws.Root, int(float64(cfg.Budgets.PromptTokens)*cfg.Budgets.RulesShare))
+	if text == "" {
+		return extra
+	}
+	return append([]string{text}, extra...)
+}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +24,6 @@ import (
 func TestChatTurnWaitsForTheModelServer(t *testing.T) {
 	t.Parallel()
 	root := newWorkspace(t)
-	require.NoError(t, os.WriteFile(filepath.Join(root, ".nova", "config.yaml"), []byte("ollama:\n  retries: 0\n"), 0o644))
 	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"),
 		ollamatest.WithDefaultReply(ollamatest.Text("Abs is in foo.go.")))
 	gate := ollamatest.NewGate(t, srv)
@@ -40,14 +42,11 @@ func TestChatTurnWaitsForTheModelServer(t *testing.T) {
 		rep, err := ws.ChatSend(ctx, engine.ChatSendArgs{Text: "where is Abs?"})
 		done <- result{rep, err}
 	}()
-	var session uint64
-	for ev := range events {
-		if ev.Topic == engine.TopicChat && ev.Chat != nil && ev.Chat.Type == chat.EventWaiting {
-			assert.Contains(t, ev.Chat.Text, "waiting for")
-			session = ev.Chat.Session
-			break
-		}
-	}
+	ev := waitFor(t, events, func(ev engine.Event) bool {
+		return ev.Topic == engine.TopicChat && ev.Chat != nil && ev.Chat.Type == chat.EventWaiting
+	})
+	assert.Contains(t, ev.Chat.Text, "waiting for")
+	session := ev.Chat.Session
 	running, err := ws.RunningWork(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []uint64{session}, running.ChatSessions, "a waiting turn is running work: a quit offers the hand-over")
@@ -63,11 +62,9 @@ func TestChatTurnWaitsForTheModelServer(t *testing.T) {
 		rep, err := ws.ChatSend(ctx, engine.ChatSendArgs{Session: session, Text: "and where is its test?"})
 		done <- result{rep, err}
 	}()
-	for ev := range events {
-		if ev.Topic == engine.TopicChat && ev.Chat != nil && ev.Chat.Type == chat.EventWaiting {
-			break
-		}
-	}
+	waitFor(t, events, func(ev engine.Event) bool {
+		return ev.Topic == engine.TopicChat && ev.Chat != nil && ev.Chat.Type == chat.EventWaiting
+	})
 	require.NoError(t, ws.ChatCancel(ctx, session))
 	got = <-done
 	require.NoError(t, got.err)
@@ -75,4 +72,44 @@ func TestChatTurnWaitsForTheModelServer(t *testing.T) {
 	tr, err := ws.ChatTranscript(ctx, session)
 	require.NoError(t, err)
 	assert.Len(t, tr.Turns, 2, "the session stays")
+}
+
+// Every run's prompt carries the project's rule files: a build task's too.
+func TestBuildTaskPromptCarriesTheProjectRules(t *testing.T) {
+	t.Parallel()
+	ws, srv, root := openWithFake(t, "")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "CONVENTIONS.md"), []byte("- Name test helpers mustX.\n"), 0o644))
+	srv.SetHandler(func(int, api.ChatRequest) ollamatest.Reply { return ollamatest.Text("Done.") })
+	path := filepath.Join(root, "facade.json")
+	require.NoError(t, os.WriteFile(path, []byte(facadePRD), 0o644))
+	ctx := t.Context()
+	b, err := ws.CreateBuild(ctx, path, engine.BuildOptions{})
+	require.NoError(t, err)
+	_, err = ws.RunBuild(ctx, b.ID, engine.RunBuildOptions{})
+	require.NoError(t, err)
+	reqs := srv.ChatRequests()
+	require.NotEmpty(t, reqs)
+	var all strings.Builder
+	for _, m := range reqs[0].Messages {
+		all.WriteString(m.Content)
+	}
+	assert.Contains(t, all.String(), "Name test helpers mustX.")
+	assert.Contains(t, all.String(), "## CONVENTIONS.md")
+}
+
+// waitFor returns the first event that matches, failing the test after 20 s.
+func waitFor(t *testing.T, events <-chan engine.Event, match func(engine.Event) bool) engine.Event {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if match(ev) {
+				return ev
+			}
+		case <-deadline:
+			t.Fatal("the event never came")
+			return engine.Event{}
+		}
+	}
 }
