@@ -231,7 +231,7 @@ func (l buildArea) RunningWork(ctx context.Context) (RunningWork, error) {
 		return RunningWork{}, err
 	}
 	w := RunningWork{Builds: []uint64{}, GoalRuns: append([]uint64{}, l.runs.Running(run.KindGoal)...),
-		WorkflowRuns: append([]uint64{}, l.runs.Running(run.KindWorkflow)...)}
+		WorkflowRuns: append([]uint64{}, l.runs.Running(run.KindWorkflow)...), ChatSessions: l.chatRunningWork()}
 	// A build that works for a run (a goal run's build, a workflow step's:
 	// its parent in the index of runs) is its run's to resume.
 	idx := l.RunIndex()
@@ -265,19 +265,24 @@ type RunningWork struct {
 	// GoalRuns and WorkflowRuns are the runs going on.
 	GoalRuns     []uint64 `json:"goalRuns"`
 	WorkflowRuns []uint64 `json:"workflowRuns"`
+	// ChatSessions are the chat sessions with a turn running.
+	ChatSessions []uint64 `json:"chatSessions,omitempty"`
 }
 
 // Count is how many builds and runs there are.
-func (w RunningWork) Count() int { return len(w.Builds) + len(w.GoalRuns) + len(w.WorkflowRuns) }
+func (w RunningWork) Count() int {
+	return len(w.Builds) + len(w.GoalRuns) + len(w.WorkflowRuns) + len(w.ChatSessions)
+}
 
-// Keys are the work's runs as keys of the run registry, runs first (their
-// builds are theirs): goal runs, workflow runs, builds.
+// Keys are the work's runs as keys, runs first (their builds are theirs):
+// goal runs, workflow runs, chat sessions (keyed by session: a hand-over
+// resumes a session's running turn), builds.
 func (w RunningWork) Keys() []run.Key {
 	var keys []run.Key
 	for _, k := range []struct {
 		kind run.Kind
 		ids  []uint64
-	}{{run.KindGoal, w.GoalRuns}, {run.KindWorkflow, w.WorkflowRuns}, {run.KindBuild, w.Builds}} {
+	}{{run.KindGoal, w.GoalRuns}, {run.KindWorkflow, w.WorkflowRuns}, {run.KindChat, w.ChatSessions}, {run.KindBuild, w.Builds}} {
 		for _, id := range k.ids {
 			keys = append(keys, run.Key{Kind: k.kind, ID: id})
 		}
@@ -292,7 +297,8 @@ func (w RunningWork) String() string {
 	for _, k := range []struct {
 		one, many string
 		ids       []uint64
-	}{{"build", "builds", w.Builds}, {"goal run", "goal runs", w.GoalRuns}, {"workflow run", "workflow runs", w.WorkflowRuns}} {
+	}{{"build", "builds", w.Builds}, {"goal run", "goal runs", w.GoalRuns}, {"workflow run", "workflow runs", w.WorkflowRuns},
+		{"chat session", "chat sessions", w.ChatSessions}} {
 		ids := make([]string, len(k.ids))
 		for i, id := range k.ids {
 			ids[i] = strconv.FormatUint(id, 10)

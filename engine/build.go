@@ -128,7 +128,7 @@ type taskRunner struct{ l *core }
 // RunTask implements build.Runner.
 func (r taskRunner) RunTask(ctx context.Context, req build.ExecRequest) (agents.Run, error) {
 	autonomy := req.Autonomy
-	rr := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: req.Extra, taskID: req.TaskID, buildID: req.BuildID,
+	rr := runRequest{RunOptions: RunOptions{Tier: req.Tier}, extra: r.l.withProjectRules(req.Extra), taskID: req.TaskID, buildID: req.BuildID,
 		approve: req.Approve, autonomy: &autonomy, board: req.Board, checks: req.Checks, critical: req.Critical}
 	if p, ok := r.l.build.policy.Load(req.BuildID); ok {
 		rr.Approvals = p.(ApprovalPolicy)

@@ -95,7 +95,7 @@
 // # Events
 //
 // `Workspace.Subscribe(ctx)` streams `engine.Event`s: `{type, time, topic, buildId, taskId, runId, goalRunId, op,
-// status, text, done, total, agent, approval, nodes}`, all plain data (an event crosses the socket as one NDJSON line). Each
+// status, text, done, total, agent, approval, nodes, chat}`, all plain data (an event crosses the socket as one NDJSON line). Each
 // event is published after the state it describes is committed. Delivery: `delta` and `progress` events may be
 // dropped for a slow subscriber; every other type is always delivered.
 //
@@ -149,6 +149,7 @@
 //	| `knowledge` | `changed` after every committed facts or docs-cache write (user, agent `remember`/`correct`, facts learned after a build), `log` diagnostics (a source that failed, facts extracted after a build) | text = `facts` or `docs` |
 //	| `board` | `changed` after every committed session-board write (a goal run's or a build's) | text = the board key (`run:3`, `build:7`), status = decision, blocker, resolved, goal, artifact, handoff, summary; buildId or goalRunId |
 //	| `goal` | a goal run: `leadDecision`, `decisionRejected`, `delegation`, `delegationOutcome`, `goalWaiting`, `goalAsking`, `changed` (created, goes on, waits, answered, ends), `done`/`failed` at the end | goalRunId, buildId, taskId, status, done = the turn |
+//	| `chat` | a chat session (engine/chat, `ChatVerbs` in area_chat.go): `progress` when a turn starts or changes state, `done` when it ends, `delta` streamed answer text, `log` tool calls, waits for the model server, compaction of older turns into the session summary, session changes (/agent, /tier, /new) | op = ChatSendArgs.Op; status = the turn's run status; chat = the chat.Event. A turn is a run of kind `chat` in the run registry: ChatCancel cancels it, a quit interrupts it (ChatResume, `nova chat resume`, `nova serve --resume-chat`) |
 //
 // A page gets events as `common.EventMsg` from the root (which subscribes once and broadcasts); a component
 // following its own long work may subscribe itself inside its `tea.Cmd` (the run view does, filtered by its op).

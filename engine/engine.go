@@ -79,6 +79,7 @@ type Local struct {
 	libraryArea
 	rehearsalArea
 	knowledgeArea
+	chatArea
 }
 
 // core holds the services of one open workspace, most of them built on
@@ -113,6 +114,7 @@ type core struct {
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 	lib          libraryState   // skills, workflows, blueprints, built on first use (library.go)
 	mc           mcpState       // MCP servers, started on first use (mcp.go)
+	ch           chatState      // chat sessions, built on first use (area_chat.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -192,6 +194,7 @@ func newLocal(c *core) *Local {
 		libraryArea:   libraryArea{c},
 		rehearsalArea: rehearsalArea{c},
 		knowledgeArea: knowledgeArea{c},
+		chatArea:      chatArea{c},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nova-dev/nova/engine/agents"
+	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/tools"
 )
 
@@ -140,7 +141,7 @@ const (
 func Topics() []Topic {
 	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
 		TopicKnowledge, TopicBoard, TopicGoal},
-		LibraryTopics()...) // skill, workflow, blueprint (library.go)
+		append(LibraryTopics(), TopicChat)...) // skill, workflow, blueprint (library.go); chat (area_chat.go)
 }
 
 // Event is what the engine publishes. Field names follow the CLI's JSON
@@ -173,6 +174,8 @@ type Event struct {
 	// Nodes are the vault node ids an event is about (EventNodesArchived:
 	// the nodes moved to the archive).
 	Nodes []uint64 `json:"nodes,omitempty"`
+	// Chat is a chat session's event (TopicChat, area_chat.go).
+	Chat *chat.Event `json:"chat,omitempty"`
 }
 
 // MaxEventBacklog is how many events may wait for one subscriber before it

@@ -15,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/workspace"
 )
@@ -42,6 +43,11 @@ type runRequest struct {
 	checks *[]string
 	// critical: a timeout hints a larger tier (agents.RunOptions.Critical).
 	critical bool
+	// noContext: the caller built the context blocks (a build task, a chat
+	// turn); otherwise RunAgent adds the workspace's (promptContext).
+	noContext bool
+	// onEvent, when set, hears the run's events too (a chat turn).
+	onEvent func(agents.Event)
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -135,6 +141,23 @@ func (l *core) Runs() *agents.RunStore { return l.runtime().runs }
 // Tools is the tool registry agents run with.
 func (l *core) Tools() *tools.Registry { return l.runtime().tools }
 
+// agentContext builds a standalone run's context blocks and publishes
+// their provenance.
+func (l *core) agentContext(ctx context.Context, agentID, task string, opts runRequest) []string {
+	b, err := l.promptContext(ctx, promptctx.Request{Task: task, Agent: agentID, Tier: opts.Tier, PromptTokens: l.Config().Budgets.PromptTokens})
+	if err != nil {
+		l.Publish(Event{Type: EventLog, Topic: TopicAgent, Op: opts.Op, Text: "context: " + err.Error()})
+	}
+	if len(b.Provenance) > 0 {
+		parts := make([]string, len(b.Provenance))
+		for i, it := range b.Provenance {
+			parts[i] = it.Block + " " + it.Title
+		}
+		l.Publish(Event{Type: EventLog, Topic: TopicAgent, Op: opts.Op, Text: "context: " + strings.Join(parts, ", ")})
+	}
+	return b.List()
+}
+
 func (l *core) runAgent(ctx context.Context, agentID, task string, opts runRequest) (RunResult, error) {
 	rt := l.runtime()
 	roster, loadErrs := l.Agents()
@@ -160,6 +183,9 @@ func (l *core) runAgent(ctx context.Context, agentID, task string, opts runReque
 		}
 		tier = t
 	}
+	if !opts.noContext && opts.buildID == "" && opts.taskID == "" {
+		opts.extra = append(l.agentContext(ctx, spec.ID, task, opts), opts.extra...)
+	}
 	approve := opts.approve
 	if approve == nil {
 		approve = l.approver(opts.Approvals, opts.Op, opts.buildID, opts.taskID)
@@ -174,6 +200,9 @@ func (l *core) runAgent(ctx context.Context, agentID, task string, opts runReque
 		Tier: tier, ExtraContext: opts.extra, Approve: approve,
 		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks, Critical: opts.critical,
 		OnEvent: func(ev agents.Event) {
+			if opts.onEvent != nil {
+				opts.onEvent(ev)
+			}
 			l.logRunEvent(ev)
 			e := engineEvent(ev)
 			e.TaskID, e.BuildID, e.Op = opts.taskID, opts.buildID, opts.Op

@@ -46,4 +46,5 @@ type Workspace interface {
 	LibraryVerbs
 	RehearsalVerbs
 	KnowledgeVerbs
+	ChatVerbs
 }

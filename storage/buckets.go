@@ -88,6 +88,15 @@ var RunIndexKinds = [][]byte{[]byte("build"), []byte("goal"), []byte("workflow")
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
+// Chat buckets (engine/chat), created by migration 9.
+var (
+	BucketChatSessions = []byte("chat_sessions")
+	BucketChatTurns    = []byte("chat_turns")
+)
+
+// ChatBuckets lists the buckets of migration 9.
+var ChatBuckets = [][]byte{BucketChatSessions, BucketChatTurns}
+
 // registryV1 is what migration 1 creates. It never changes: later buckets
 // come with their own migrations.
 var registryV1 = [][]byte{
@@ -110,6 +119,7 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
 	BucketRunIndex, // m9
+	BucketChatSessions, BucketChatTurns, // m10
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds

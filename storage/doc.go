@@ -128,6 +128,12 @@
 //	  workflow           (a goal run's build, a workflow step's build); written by each engine in the
 //	  chat               transaction that changes its own record; running runs read as interrupted
 //	                     on open (Status.OnOpen); hand-over and Home read it
+//	chat_sessions        (m10) chat sessions by id (engine/chat): title, chosen agent and tier, the
+//	                     visible summary of compacted turns, turn count; the bucket's sequence numbers
+//	                     the turns' runs (run.KindChat)
+//	chat_turns           (m10) the turns of a chat session; key = session id (8 bytes) + turn number
+//	                     (8 bytes): request, attachments, routed agent, answer, tool calls, changeset,
+//	                     verdict, provenance of the prompt context
 //
 // # The user-level file
 //
@@ -159,6 +165,7 @@
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
 //	9  run index: run_index and its kind buckets, filled from builds, goal_runs and
 //	   workflow_runs (a goal run's completed is done, its stopped failed)
+//	10 chat: chat_sessions, chat_turns
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -27,6 +27,7 @@ var Migrations = []Migration{
 	{Version: 7, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 	{Version: 8, Name: "signed wisdom: the workspace key and trusted keys", Up: migrateWisdomKeys},
 	{Version: 9, Name: "run index: every build, goal run and workflow run", Up: migrateRunIndex},
+	{Version: 10, Name: "chat: sessions and their turns", Up: createBuckets(ChatBuckets...)},
 }
 
 // createBuckets is the migration that adds new top-level buckets.

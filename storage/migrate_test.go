@@ -455,3 +455,31 @@ func TestMigration9IndexesEveryRun(t *testing.T) {
 	assert.Equal(t, "running", got["workflow1"].Status, "the index keeps what was stored; an open makes it interrupted")
 	require.NoError(t, db.Update(migrateRunIndex))
 }
+
+// Migration 10 adds the chat buckets to a schema-9 database and keeps what
+// the earlier migrations made.
+func TestMigration10CreatesChatBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:9]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketChatSessions), "chat_sessions belongs to migration 10")
+		assert.Nil(t, tx.Bucket(BucketChatTurns), "chat_turns belongs to migration 10")
+		return tx.Bucket(BucketRuns).Put(Key(1), []byte("kept"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:10]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 10, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketChatSessions))
+		assert.NotNil(t, tx.Bucket(BucketChatTurns))
+		assert.NotNil(t, tx.Bucket(BucketRunIndex))
+		assert.Equal(t, "kept", string(tx.Bucket(BucketRuns).Get(Key(1))))
+		return nil
+	}))
+}

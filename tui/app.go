@@ -25,6 +25,7 @@ import (
 	agentspage "github.com/nova-dev/nova/tui/pages/agents"
 	buildpage "github.com/nova-dev/nova/tui/pages/build"
 	changespage "github.com/nova-dev/nova/tui/pages/changes"
+	chatpage "github.com/nova-dev/nova/tui/pages/chat"
 	"github.com/nova-dev/nova/tui/pages/home"
 	"github.com/nova-dev/nova/tui/pages/importwiz"
 	knowledgepage "github.com/nova-dev/nova/tui/pages/knowledge"
@@ -104,6 +105,9 @@ type Options struct {
 	Link Link
 	// Now is the clock screens show ages with; nil is time.Now (tests pin it).
 	Now func() time.Time
+	// Start is the screen shown first ("" = the first page; `nova` starts
+	// on the Chat screen).
+	Start string
 }
 
 // DefaultPages lists nova's screens in tab order.
@@ -120,6 +124,7 @@ func DefaultPages() []PageFactory {
 		{ID: knowledgepage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return knowledgepage.New(c, ws) }},
 		{ID: runpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return runpage.New(c, ws) }},
 		{ID: librarypage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return librarypage.New(c, ws) }},
+		{ID: chatpage.ID, New: func(c *common.Common, ws engine.Workspace) common.Page { return chatpage.New(c, ws) }},
 	}
 }
 
@@ -139,6 +144,7 @@ type Model struct {
 	link    Link
 	link0   LinkStatus
 	runs    *runSet // builds this TUI runs (RunBuild calls in flight)
+	chats   *runSet // chat sessions this TUI runs a turn of (ChatSend calls in flight)
 	goals   *runSet // goal runs this TUI runs (RunGoal calls in flight)
 	flows   *runSet // workflow runs this TUI runs (RunWorkflow calls in flight)
 
@@ -187,11 +193,14 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		factories = DefaultPages()
 	}
 	m := &Model{c: c, ws: ws, themes: reg, help: help.New(), quit: confirm.New(c), startErrs: opts.ThemeErrors,
-		link: opts.Link, runs: &runSet{}, goals: &runSet{}, flows: &runSet{}}
-	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals, flows: m.flows}
+		link: opts.Link, runs: &runSet{}, goals: &runSet{}, flows: &runSet{}, chats: &runSet{}}
+	pagesWS := tracked{Workspace: ws, runs: m.runs, goals: m.goals, flows: m.flows, chats: m.chats}
 	for _, f := range factories {
 		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
+	}
+	if i := m.index(opts.Start); opts.Start != "" && i >= 0 {
+		m.active = i
 	}
 	m.help.Styles = c.Styles.Help
 	m.helpv = helpview.New(c)
@@ -387,6 +396,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.toggleHelp(!m.showHelp)
 		return m, nil
 
+	case common.HelpMsg:
+		m.toggleHelp(true)
+		return m, nil
+
 	case openPaletteMsg:
 		return m, m.openPalette(msg.filter)
 
@@ -502,6 +515,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if key.Matches(msg, km.ForceQuit) {
+		// ctrl+c cancels what the screen runs (a chat turn), not nova.
+		if in, ok := m.pages[m.active].(interface{ TakesInterrupt() bool }); ok && !m.showPalette && !m.showHelp && in.TakesInterrupt() {
+			_, cmd := m.pages[m.active].Update(msg)
+			return m, cmd
+		}
 		return m, m.checkQuit()
 	}
 	if m.showPalette {
@@ -585,7 +603,7 @@ const quitDialogID = "quit"
 // checkQuit asks which builds a quit would stop and who else works through
 // this nova; quitCheckMsg quits or asks.
 func (m *Model) checkQuit() tea.Cmd {
-	ws, ctx, link, runs, goals, flows := m.ws, m.c.Ctx, m.link, m.runs, m.goals, m.flows
+	ws, ctx, link, runs, goals, flows, chats := m.ws, m.c.Ctx, m.link, m.runs, m.goals, m.flows, m.chats
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, quitCheckTimeout)
 		defer cancel()
@@ -597,7 +615,7 @@ func (m *Model) checkQuit() tea.Cmd {
 		if !msg.owner {
 			// A client stops only the builds and runs it runs: its calls
 			// end with it.
-			msg.work = engine.RunningWork{Builds: runs.list(), GoalRuns: goals.list(), WorkflowRuns: flows.list()}
+			msg.work = engine.RunningWork{Builds: runs.list(), GoalRuns: goals.list(), WorkflowRuns: flows.list(), ChatSessions: chats.list()}
 			return msg
 		}
 		msg.work, msg.err = ws.RunningWork(ctx)

@@ -216,6 +216,16 @@ type tracked struct {
 	runs  *runSet
 	goals *runSet
 	flows *runSet
+	chats *runSet
+}
+
+// ChatSend sends a chat message, noted while its turn runs.
+func (t tracked) ChatSend(ctx context.Context, a engine.ChatSendArgs) (engine.ChatReply, error) {
+	if a.Session != 0 && t.chats != nil {
+		t.chats.add(a.Session)
+		defer t.chats.done(a.Session)
+	}
+	return t.Workspace.ChatSend(ctx, a)
 }
 
 // RunBuild runs a build, noted while it runs.

@@ -93,6 +93,7 @@ func describeWork(w engine.RunningWork) workText {
 		{w.Builds, "build", "Quit while a build runs?", "nova build resume", "ID", " (or p on the Build screen)"},
 		{w.GoalRuns, "goal run", "Quit while a goal run goes on?", "nova run resume", "ID", " (or p on the Run screen)"},
 		{w.WorkflowRuns, "workflow run", "Quit while a workflow runs?", "nova workflow resume", "RUN", " (or R on the Library screen)"},
+		{w.ChatSessions, "chat session", "Quit while a chat turn runs?", "nova chat resume", "ID", ""},
 	} {
 		if len(k.ids) > 0 {
 			present = append(present, k)

@@ -73,3 +73,13 @@ func TestQuitQuestionNamesTheWork(t *testing.T) {
 	require.True(t, ask)
 	assert.Equal(t, "Quit while other windows use this nova?", o.Title)
 }
+
+func TestQuitWhileAChatTurnRunsOffersTheHandOver(t *testing.T) {
+	t.Parallel()
+	opts, ask := quitQuestion(engine.RunningWork{ChatSessions: []uint64{4}}, true, true, nil)
+	require.True(t, ask)
+	assert.Equal(t, "Quit while a chat turn runs?", opts.Title)
+	assert.Contains(t, opts.Body, "Chat session 4 is running")
+	assert.Contains(t, opts.Body, "`nova chat resume 4`")
+	assert.Equal(t, "Hand over", opts.Alt)
+}

@@ -11,6 +11,8 @@ import (
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/workspace"
 )
 
@@ -19,6 +21,9 @@ type initOptions struct {
 	*Env
 	Dir  string
 	JSON bool
+	// ImportRules imports the project's rule files (AGENTS.md, …) as
+	// workspace facts without asking; NoImportRules never does.
+	ImportRules, NoImportRules bool
 }
 
 func newInitCmd(env *Env, runF func(context.Context, *initOptions) error) *cobra.Command {
@@ -36,6 +41,8 @@ func newInitCmd(env *Env, runF func(context.Context, *initOptions) error) *cobra
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.ImportRules, "import-rules", false, "import the project's rule files (AGENTS.md, CLAUDE.md, …) as workspace facts without asking")
+	cmd.Flags().BoolVar(&opts.NoImportRules, "no-import-rules", false, "do not offer to import the project's rule files as facts")
 	return cmd
 }
 
@@ -69,6 +76,11 @@ func runInit(ctx context.Context, opts *initOptions) error {
 		return err
 	}
 	if opts.JSON {
+		if opts.ImportRules {
+			if _, err := importRules(ctx, opts, rep.Root, false); err != nil {
+				return err
+			}
+		}
 		return opts.IO.PrintJSON(initJSON{InitReport: rep, StarterPatterns: starter})
 	}
 	opts.IO.Printf("nova workspace ready in %s\n", filepath.Join(rep.Root, workspace.DirName))
@@ -84,8 +96,69 @@ func runInit(ctx context.Context, opts *initOptions) error {
 	if starter.Forgotten > 0 {
 		opts.IO.Printf("  %s you forgot stay forgotten\n", plural(starter.Forgotten, "starter pattern", "starter patterns"))
 	}
+	if !opts.NoImportRules {
+		if _, err := importRules(ctx, opts, rep.Root, !opts.ImportRules); err != nil {
+			return err
+		}
+	}
 	opts.IO.Printf("next: `nova doctor` to check Ollama, then `nova` to open the workbench\n")
 	return nil
+}
+
+// importRules offers (ask) or goes on to import the project's rule files
+// as workspace facts, one fact per rule. Whatever the answer, the files go
+// into every prompt under budgets.rulesShare. Without a terminal it only
+// says how to import them.
+func importRules(ctx context.Context, opts *initOptions, root string, ask bool) (int, error) {
+	stmts, found, err := promptctx.RuleStatements(root)
+	if err != nil {
+		opts.IO.Logf("warning: %v\n", err)
+	}
+	if len(found) == 0 {
+		return 0, nil
+	}
+	if !opts.JSON {
+		opts.IO.Printf("  project rules found: %s (they go into every prompt, budgets.rulesShare)\n", strings.Join(found, ", "))
+	}
+	if len(stmts) == 0 {
+		return 0, nil
+	}
+	if ask {
+		if !opts.IO.InTTY {
+			opts.IO.Printf("  import them as workspace facts too: nova init --import-rules\n")
+			return 0, nil
+		}
+		ok, err := opts.Prompt(ctx, fmt.Sprintf("Import the %s of %s as workspace facts?", plural(len(stmts), "rule", "rules"), strings.Join(found, ", ")))
+		if err != nil || !ok {
+			return 0, err
+		}
+	}
+	n := 0
+	err = opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		have, err := ws.ListFacts(ctx, facts.ListOptions{})
+		if err != nil {
+			return err
+		}
+		known := map[string]bool{}
+		for _, f := range have.Facts {
+			known[f.Content] = true
+		}
+		for _, s := range stmts {
+			if known[s.Text] {
+				continue
+			}
+			if _, err := ws.AddFact(ctx, facts.NewFact{Content: s.Text, Tags: []string{"rules", s.File}}); err != nil {
+				opts.IO.Logf("warning: rule of %s not imported: %v\n", s.File, err)
+				continue
+			}
+			n++
+		}
+		return nil
+	})
+	if err == nil && !opts.JSON {
+		opts.IO.Printf("  %s imported as workspace facts (nova facts list)\n", plural(n, "rule", "rules"))
+	}
+	return n, err
 }
 
 // checksLine says what init detected as the workspace's checks ("" when

@@ -108,7 +108,7 @@ func (l *link) Handover(ctx context.Context, work engine.RunningWork) (string, e
 	for _, f := range []struct {
 		flag string
 		ids  []uint64
-	}{{"--resume", work.Builds}, {"--resume-goal-runs", work.GoalRuns}, {"--resume-workflow-runs", work.WorkflowRuns}} {
+	}{{"--resume", work.Builds}, {"--resume-goal-runs", work.GoalRuns}, {"--resume-workflow-runs", work.WorkflowRuns}, {"--resume-chat", work.ChatSessions}} {
 		if len(f.ids) > 0 {
 			args = append(args, f.flag, joinIDs(f.ids, ","))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui"
+	chatpage "github.com/nova-dev/nova/tui/pages/chat"
 )
 
 // rootCmd is `nova`: the TUI, and every command group.
@@ -41,7 +42,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newInitCmd(env, nil), newVersionCmd(env, nil), newDoctorCmd(env, nil), newDBCmd(env), newServeCmd(env, nil))
 	root.AddCommand(newImportCmd(env))
 	root.AddCommand(newVaultCmd(env), newWisdomCmd(env))
-	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env))
+	root.AddCommand(newAgentCmd(env), newAgentsCmd(env), newChangesCmd(env), newChatCmd(env))
 	root.AddCommand(newPlaybookCmd(env))
 	root.AddCommand(newBuildCmd(env), newPlanCmd(env, nil), newRunCmd(env, nil))
 	root.AddCommand(newRehearseCmd(env, nil), newRehearsalCmd(env))
@@ -108,7 +109,7 @@ func runTUI(ctx context.Context, opts *tuiOptions) error {
 	// The program's context is not the workspace's: a quit ends the
 	// program, and the workspace closes after it (interrupting what runs
 	// here, unless it was handed over).
-	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link})
+	m := tui.New(ctx, s.ws, tui.Options{Themes: reg, ThemeErrors: themeErrs, Link: link, Start: chatpage.ID})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !engine.IsCanceled(err) {
 		return fmt.Errorf("tui: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/owner"
 	runengine "github.com/nova-dev/nova/engine/run"
@@ -31,7 +32,7 @@ type serveOptions struct {
 
 func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{Env: env}
-	var resume, resumeGoals, resumeWorkflows string
+	var resume, resumeGoals, resumeWorkflows, resumeChats string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Own the workspace without a TUI and serve it to other nova processes",
@@ -52,6 +53,12 @@ func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cob
 			if opts.Resume.WorkflowRuns, err = idsFlag(resumeWorkflows, workflowRunID); err != nil {
 				return err
 			}
+			if opts.Resume.ChatSessions, err = idsFlag(resumeChats, chatSessionID); err != nil {
+				return err
+			}
+			if len(opts.Resume.ChatSessions) == 0 {
+				opts.Resume.ChatSessions = nil // omitted, as RunningWork leaves it
+			}
 			return pick(runF, runServe)(cmd.Context(), opts)
 		},
 	}
@@ -59,6 +66,7 @@ func newServeCmd(env *Env, runF func(context.Context, *serveOptions) error) *cob
 	cmd.Flags().StringVar(&resume, "resume", "", "resume these builds (comma-separated ids) once serving, unattended")
 	cmd.Flags().StringVar(&resumeGoals, "resume-goal-runs", "", "resume these goal runs (comma-separated ids) once serving, unattended")
 	cmd.Flags().StringVar(&resumeWorkflows, "resume-workflow-runs", "", "resume these workflow runs (comma-separated ids) once serving, unattended")
+	cmd.Flags().StringVar(&resumeChats, "resume-chat", "", "resume the interrupted turns of these chat sessions (comma-separated ids) once serving")
 	cmd.Flags().BoolVar(&opts.UntilIdle, "until-idle", false, "stop once the resumed work ended and no other nova is attached")
 	return cmd
 }
@@ -174,6 +182,13 @@ var resumers = map[runengine.Kind]struct {
 			return "done (before the hand-over)", nil
 		}
 		return strings.TrimSpace(string(r.Status) + " " + r.Reason), err
+	}},
+	runengine.KindChat: {"chat session", func(ctx context.Context, ws engine.Workspace, id uint64) (string, error) {
+		t, err := ws.ChatResume(ctx, id, "")
+		if errors.Is(err, chat.ErrNothingToResume) {
+			return "done (before the hand-over)", nil
+		}
+		return strings.TrimSpace(fmt.Sprintf("turn %d %s", t.N, t.Status)), err
 	}},
 	runengine.KindBuild: {"build", func(ctx context.Context, ws engine.Workspace, id uint64) (string, error) {
 		b, err := ws.RunBuild(ctx, id, engine.RunBuildOptions{Approvals: engine.ApproveNone})

@@ -101,3 +101,21 @@ func (b Blocks) IDs(block string) []string {
 	}
 	return out
 }
+
+// List returns the non-empty blocks in prompt order: the project's rules
+// first, then the vault, wisdom, playbook, knowledge and the code map.
+func (b Blocks) List() []string {
+	var out []string
+	for _, s := range []string{b.Rules, b.Vault, b.Wisdom, b.Playbook, b.Knowledge, b.CodeMap} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ProviderFunc adapts a function to Provider.
+type ProviderFunc func(ctx context.Context, req Request) (Blocks, error)
+
+// Blocks implements Provider.
+func (f ProviderFunc) Blocks(ctx context.Context, req Request) (Blocks, error) { return f(ctx, req) }

@@ -10,6 +10,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/checks"
 	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/engine/failure"
@@ -82,6 +83,11 @@ func init() {
 	rpc.RegisterSentinel("changes.ErrNotPending", changes.ErrNotPending)
 	rpc.RegisterSentinel("changes.ErrNothingToRevert", changes.ErrNothingToRevert)
 	rpc.RegisterSentinel("changes.ErrReverted", changes.ErrReverted)
+	rpc.RegisterSentinel("chat.ErrEmptyMessage", chat.ErrEmptyMessage)
+	rpc.RegisterSentinel("chat.ErrNoAgent", chat.ErrNoAgent)
+	rpc.RegisterSentinel("chat.ErrNotFound", chat.ErrNotFound)
+	rpc.RegisterSentinel("chat.ErrNothingToResume", chat.ErrNothingToResume)
+	rpc.RegisterSentinel("chat.ErrNothingToUndo", chat.ErrNothingToUndo)
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
 	rpc.RegisterSentinel("edits.ErrAmbiguous", edits.ErrAmbiguous)
 	rpc.RegisterSentinel("edits.ErrEmptySearch", edits.ErrEmptySearch)

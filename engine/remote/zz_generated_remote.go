@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
@@ -135,6 +136,60 @@ func (r *Workspace) CancelGoalRun(ctx context.Context, id uint64) error {
 // CancelWorkflowRun calls CancelWorkflowRun in the owning nova process.
 func (r *Workspace) CancelWorkflowRun(ctx context.Context, runID uint64) error {
 	return r.c.Call(ctx, "CancelWorkflowRun", []any{runID}, nil, rpc.CallOptions{})
+}
+
+// ChatCancel calls ChatCancel in the owning nova process.
+func (r *Workspace) ChatCancel(ctx context.Context, session uint64) error {
+	return r.c.Call(ctx, "ChatCancel", []any{session}, nil, rpc.CallOptions{})
+}
+
+// ChatComplete calls ChatComplete in the owning nova process.
+func (r *Workspace) ChatComplete(ctx context.Context, word string) ([]engine.ChatCompletion, error) {
+	var res0 []engine.ChatCompletion
+	err := r.c.Call(ctx, "ChatComplete", []any{word}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ChatExport calls ChatExport in the owning nova process.
+func (r *Workspace) ChatExport(ctx context.Context, session uint64) (string, error) {
+	var res0 string
+	err := r.c.Call(ctx, "ChatExport", []any{session}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ChatResume calls ChatResume in the owning nova process.
+func (r *Workspace) ChatResume(ctx context.Context, session uint64, op string) (chat.Turn, error) {
+	var res0 chat.Turn
+	err := r.c.Call(ctx, "ChatResume", []any{session, op}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ChatRunning calls ChatRunning in the owning nova process.
+func (r *Workspace) ChatRunning(ctx context.Context) ([]uint64, error) {
+	var res0 []uint64
+	err := r.c.Call(ctx, "ChatRunning", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ChatSend calls ChatSend in the owning nova process.
+func (r *Workspace) ChatSend(ctx context.Context, a engine.ChatSendArgs) (engine.ChatReply, error) {
+	var res0 engine.ChatReply
+	err := r.c.Call(ctx, "ChatSend", []any{a}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// ChatSessions calls ChatSessions in the owning nova process.
+func (r *Workspace) ChatSessions(ctx context.Context) ([]chat.Session, error) {
+	var res0 []chat.Session
+	err := r.c.Call(ctx, "ChatSessions", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
+// ChatTranscript calls ChatTranscript in the owning nova process.
+func (r *Workspace) ChatTranscript(ctx context.Context, session uint64) (chat.Transcript, error) {
+	var res0 chat.Transcript
+	err := r.c.Call(ctx, "ChatTranscript", []any{session}, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
 }
 
 // CheckDB calls CheckDB in the owning nova process.

@@ -55,6 +55,20 @@ type Config struct {
 	// MCP lists Model Context Protocol servers whose tools agents may opt
 	// into (engine/mcp).
 	MCP MCPConfig `yaml:"mcp" json:"mcp"`
+	// Chat governs chat sessions (`nova chat`, the Chat screen).
+	Chat ChatConfig `yaml:"chat" json:"chat"`
+}
+
+// ChatConfig is the chat: section.
+type ChatConfig struct {
+	// Agent is the agent every turn goes to ("" lets the router pick: a
+	// writing specialist for a change, a read-only one for a question).
+	Agent string `yaml:"agent" json:"agent"`
+	// HistoryShare is the part of the prompt budget the session history may
+	// take; older turns are compacted into a visible summary past it.
+	HistoryShare float64 `yaml:"historyShare" json:"historyShare"`
+	// AttachShare is the part of the prompt budget @path attachments may take.
+	AttachShare float64 `yaml:"attachShare" json:"attachShare"`
 }
 
 // MCPConfig is the mcp: section.
@@ -245,8 +259,12 @@ type BudgetsConfig struct {
 	// KnowledgeShare is the part of a build prompt given to knowledge
 	// (facts, docs, patterns); 0 turns build knowledge off.
 	KnowledgeShare float64 `yaml:"knowledgeShare" json:"knowledgeShare"`
-	BuildTokens    int     `yaml:"buildTokens" json:"buildTokens"`
-	ToolOutput     int     `yaml:"toolOutput" json:"toolOutput"`
+	// RulesShare is the part of every prompt given to the project's rule
+	// files (AGENTS.md, CLAUDE.md, CONVENTIONS.md, .cursorrules,
+	// .github/copilot-instructions.md); 0 leaves them out.
+	RulesShare  float64 `yaml:"rulesShare" json:"rulesShare"`
+	BuildTokens int     `yaml:"buildTokens" json:"buildTokens"`
+	ToolOutput  int     `yaml:"toolOutput" json:"toolOutput"`
 	// ReplyReserve is the room (tokens) every prompt leaves for the reply
 	// inside the model's context.
 	ReplyReserve int `yaml:"replyReserve" json:"replyReserve"`
@@ -381,6 +399,7 @@ func Defaults() Config {
 			VaultShare:     0.15,
 			PlaybookShare:  0.10,
 			KnowledgeShare: 0.10,
+			RulesShare:     0.05,
 			ToolOutput:     800,
 			ReplyReserve:   1024,
 		},
@@ -403,6 +422,7 @@ func Defaults() Config {
 			MaxDuration: Duration(30 * time.Minute), MinConfidence: 0.3,
 			BudgetShares: BudgetShares{Lead: 10, Research: 30, Implement: 60}},
 		Agents: AgentsConfig{EditFormat: EditFormatAuto},
+		Chat:   ChatConfig{HistoryShare: 0.35, AttachShare: 0.25},
 	}
 }
 
@@ -560,6 +580,15 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Budgets.KnowledgeShare < 0 || c.Budgets.KnowledgeShare > 0.10 {
 		bad("budgets.knowledgeShare", "must be between 0 and 0.10 (0 turns build knowledge off), got %g", c.Budgets.KnowledgeShare)
+	}
+	if c.Budgets.RulesShare < 0 || c.Budgets.RulesShare > 0.10 {
+		bad("budgets.rulesShare", "must be between 0 and 0.10 (0 leaves the project's rule files out), got %g", c.Budgets.RulesShare)
+	}
+	if c.Chat.HistoryShare < 0 || c.Chat.HistoryShare > 0.6 {
+		bad("chat.historyShare", "must be between 0 and 0.6, got %g", c.Chat.HistoryShare)
+	}
+	if c.Chat.AttachShare < 0 || c.Chat.AttachShare > 0.5 {
+		bad("chat.attachShare", "must be between 0 and 0.5, got %g", c.Chat.AttachShare)
 	}
 	if c.Docs.MaxTokens < 100 || c.Docs.MaxTokens > 32000 {
 		bad("docs.maxTokens", "must be between 100 and 32000, got %d", c.Docs.MaxTokens)

@@ -209,3 +209,7 @@ func (d *Debouncer) Fire(msg DebounceMsg, now time.Time) (ready bool, cmd tea.Cm
 	d.armed = false
 	return true, nil
 }
+
+// HelpMsg asks the root to show the active screen's help (a screen whose
+// input line owns the keyboard sends it for `?` on an empty line).
+type HelpMsg struct{}

@@ -13,10 +13,11 @@ import (
 type KeyMap struct {
 	// Global.
 	Quit, ForceQuit, Help, Palette, Back, NextPage, PrevPage, Refresh key.Binding
-	// GoTo[i] shows screen i+1: alt+1 … alt+9, then alt+0 for the tenth and
-	// alt+l for the eleventh (the Library: no digit is left).
+	// GoTo[i] shows screen i+1: alt+1 … alt+9, then alt+0 for the tenth,
+	// alt+l for the eleventh (the Library: no digit is left) and alt+c for
+	// the twelfth (Chat).
 	// Digits alone stay page keys (rehearsal branches, graph depth).
-	GoTo [11]key.Binding
+	GoTo [12]key.Binding
 
 	// Navigation.
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
@@ -76,11 +77,11 @@ func DefaultKeyMap() *KeyMap {
 		PrevPage:  b("ctrl+←/[", "prev screen", "ctrl+left", "["),
 		Refresh:   b("ctrl+r", "refresh", "ctrl+r"),
 
-		GoTo: [11]key.Binding{
+		GoTo: [12]key.Binding{
 			b("alt+1", "screen 1", "alt+1"), b("alt+2", "screen 2", "alt+2"), b("alt+3", "screen 3", "alt+3"),
 			b("alt+4", "screen 4", "alt+4"), b("alt+5", "screen 5", "alt+5"), b("alt+6", "screen 6", "alt+6"),
 			b("alt+7", "screen 7", "alt+7"), b("alt+8", "screen 8", "alt+8"), b("alt+9", "screen 9", "alt+9"),
-			b("alt+0", "screen 10", "alt+0"), b("alt+l", "screen 11", "alt+l"),
+			b("alt+0", "screen 10", "alt+0"), b("alt+l", "screen 11", "alt+l"), b("alt+c", "screen 12", "alt+c"),
 		},
 
 		Up:       b("↑/k", "up", "up", "k"),

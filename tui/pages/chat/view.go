@@ -1,0 +1,337 @@
+package chat
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	chg "github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/chat"
+	"github.com/nova-dev/nova/engine/run"
+	"github.com/nova-dev/nova/tui/common"
+)
+
+// maxDiffLines bounds one file's diff in the transcript (enter shows all).
+const maxDiffLines = 30
+
+// maxComps is how many completions show above the input line.
+const maxComps = 5
+
+func (m *Model) inputHeight() int {
+	return 2 + min(len(m.comps), maxComps) // completions, the input line, the hint line
+}
+
+func (m *Model) transcriptHeight() int { return max(1, m.height-1-m.inputHeight()) }
+
+// View implements common.Component.
+func (m *Model) View() string {
+	w := max(20, m.width)
+	st := m.c.Styles
+	header := m.headerLine(w)
+	var body string
+	switch {
+	case m.focus == focusSessions:
+		body = m.sessionsView(w, m.transcriptHeight())
+	case m.loadErr != nil:
+		body = common.FitHeight(m.c.Empty("Could not load the chat", m.loadErr.Error()), m.transcriptHeight())
+	default:
+		body = m.transcriptView(w, m.transcriptHeight())
+	}
+	var b strings.Builder
+	b.WriteString(header + "\n" + body + "\n")
+	for i, c := range m.comps {
+		if i == maxComps {
+			break
+		}
+		line := fmt.Sprintf("  %-24s %s", c.Text, st.Muted.Render(c.Kind+" "+c.Help))
+		if i == m.compSel {
+			line = st.Selected.Render(common.Truncate(fmt.Sprintf("▸ %-24s %s", c.Text, c.Kind+" "+c.Help), w))
+		}
+		b.WriteString(common.Truncate(line, w) + "\n")
+	}
+	in := m.input.View()
+	if m.focus != focusInput {
+		in = st.Muted.Render(common.Truncate("› "+m.input.Value(), w))
+	}
+	b.WriteString(in + "\n")
+	b.WriteString(common.Truncate(m.hintLine(), w))
+	return b.String()
+}
+
+func (m *Model) headerLine(w int) string {
+	st := m.c.Styles
+	s := m.tr.Session
+	title := "New chat"
+	if m.session != 0 {
+		title = fmt.Sprintf("Chat %d", m.session)
+		if s.Title != "" {
+			title += " · " + s.Title
+		}
+	}
+	agent := s.Agent
+	if agent == "" {
+		agent = "auto"
+	}
+	tier := s.Tier
+	if tier == "" {
+		tier = "auto"
+	}
+	right := fmt.Sprintf("agent %s · tier %s · %d sessions", agent, tier, len(m.sessions))
+	left := common.Truncate(title, max(10, w-lipgloss.Width(right)-2))
+	gap := max(1, w-lipgloss.Width(left)-lipgloss.Width(right))
+	return st.Title.Render(left) + strings.Repeat(" ", gap) + st.Muted.Render(right)
+}
+
+func (m *Model) hintLine() string {
+	st := m.c.Styles
+	if m.note != "" {
+		return st.Info.Render(m.note)
+	}
+	if r := m.approval; r != nil {
+		return st.Warning.Render(fmt.Sprintf("%s wants to run `%s` — y allow · n deny", r.Agent, r.Command))
+	}
+	switch {
+	case m.running():
+		return st.Warning.Render("a turn is running · ctrl+c cancels it (the session stays) · you can type the next message")
+	case m.focus == focusTranscript:
+		if _, cs, ok := m.selected(); ok && cs.Status == chg.StatusPending {
+			return st.Muted.Render("a apply · x discard · e edit · A apply all of the turn · enter tools · p context · tab type")
+		}
+		return st.Muted.Render("↑/↓ turns · enter tools · p context · o open it · s sessions · tab type · ? help")
+	case m.focus == focusSessions:
+		return st.Muted.Render("enter open · esc back")
+	}
+	return st.Muted.Render("enter send · @ attach a file · / commands · tab to the turns · ? help (empty line)")
+}
+
+func (m *Model) sessionsView(w, h int) string {
+	st := m.c.Styles
+	if len(m.sessions) == 0 {
+		return common.FitHeight(m.c.Empty("No sessions yet", "type a request to start one"), h)
+	}
+	lines := []string{st.Subtitle.Render("Sessions")}
+	for i, s := range m.sessions {
+		line := fmt.Sprintf("%4d  %-9s %s  %s", s.ID, plural(s.Turns, "turn", "turns"), s.UpdatedAt.Local().Format("01-02 15:04"), s.Title)
+		line = common.Truncate(line, w-2)
+		if i == m.sessSel {
+			line = st.Selected.Render("▸ " + line)
+		} else {
+			line = "  " + line
+		}
+		lines = append(lines, line)
+	}
+	return common.FitHeight(strings.Join(lines, "\n"), h)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// transcriptView renders the turns, newest at the bottom, scrolled.
+func (m *Model) transcriptView(w, h int) string {
+	st := m.c.Styles
+	var lines []string
+	if !m.loaded {
+		return common.FitHeight(st.Muted.Render("loading…"), h)
+	}
+	if len(m.tr.Turns) == 0 {
+		lines = append(lines, st.Subtitle.Render("Talk to your team."))
+		for _, p := range []string{
+			"Type a request and press enter: a change goes to an agent that writes files, a question to a read-only one. " +
+				"The change comes back verified by your checks; press a to apply it.",
+			"@path attaches a file · @AGENT chooses the agent · /help lists the commands",
+		} {
+			for _, l := range common.WrapWords(p, w) {
+				lines = append(lines, st.Muted.Render(l))
+			}
+		}
+		return common.FitHeight(strings.Join(lines, "\n"), h)
+	}
+	if s := m.tr.Session; s.Summary != "" {
+		lines = append(lines, st.Muted.Render(common.Truncate(fmt.Sprintf("⋯ turns 1–%d compacted into this summary (the prompt carries it; `nova chat show %d` has them all):", s.SummaryUpTo, s.ID), w)))
+		for _, l := range strings.Split(s.Summary, "\n") {
+			for _, wl := range common.WrapWords(l, w-2) {
+				lines = append(lines, st.Subtle.Render("  "+wl))
+			}
+		}
+		lines = append(lines, "")
+	}
+	for i, t := range m.tr.Turns {
+		lines = append(lines, m.turnLines(i, t, w)...)
+		lines = append(lines, "")
+	}
+	m.lastRender = len(lines)
+	// The bottom is the newest; scroll counts lines up from it.
+	end := max(0, len(lines)-m.scroll)
+	if m.scroll > len(lines)-h {
+		m.scroll = max(0, len(lines)-h)
+		end = max(0, len(lines)-m.scroll)
+	}
+	start := max(0, end-h)
+	return common.FitHeight(strings.Join(lines[start:end], "\n"), h)
+}
+
+func (m *Model) turnLines(i int, t chat.Turn, w int) []string {
+	st := m.c.Styles
+	var out []string
+	mark := "  "
+	if m.focus == focusTranscript && i == m.sel {
+		mark = st.Accent.Render("▌ ")
+	}
+	for j, l := range common.WrapWords(t.Request, w-4) {
+		prefix := "› "
+		if j > 0 {
+			prefix = "  "
+		}
+		out = append(out, mark+st.Bold.Render(prefix+l))
+	}
+	for _, n := range t.Notes {
+		out = append(out, mark+st.Warning.Render(common.Truncate("  note: "+n, w-2)))
+	}
+	for _, a := range t.Attachments {
+		out = append(out, mark+st.Muted.Render(common.Truncate(fmt.Sprintf("  @%s attached (%d bytes)", a.Path, a.Bytes), w-2)))
+	}
+	for _, r := range t.Refused {
+		out = append(out, mark+st.Warning.Render(common.Truncate(fmt.Sprintf("  @%s not attached: %s", r.Path, r.Reason), w-2)))
+	}
+	status := string(t.Status)
+	if t.Display != "" {
+		status = t.Display
+	}
+	badge := st.BadgeInfo
+	switch t.Status {
+	case run.Done:
+		badge = st.BadgeOK
+	case run.Failed, run.Canceled, run.Interrupted:
+		badge = st.BadgeErr
+	case run.Waiting:
+		badge = st.BadgeWarn
+	}
+	head := fmt.Sprintf("%s · %s", t.Agent, t.Route)
+	out = append(out, mark+st.Primary.Render(common.Truncate(head, w-lipgloss.Width(status)-6))+" "+badge.Render(status))
+	tools := t.Tools
+	if !t.Finished() && len(m.liveTools[t.N]) > len(tools) {
+		tools = m.liveTools[t.N]
+	}
+	open := m.expanded[fmt.Sprint(t.N)]
+	for _, tc := range tools {
+		sign := st.Muted.Render("▸")
+		if open {
+			sign = st.Muted.Render("▾")
+		}
+		state := tc.Status
+		if state == "" {
+			state = "…"
+		}
+		out = append(out, mark+"  "+sign+" "+common.Truncate(tc.Tool+" "+oneLine(tc.Args), w-lipgloss.Width(state)-8)+" "+st.Muted.Render(state))
+		if open && tc.Result != "" {
+			for _, l := range common.WrapWords(tc.Result, w-8) {
+				out = append(out, mark+st.Subtle.Render("      "+l))
+			}
+		}
+	}
+	answer := t.Answer
+	if !t.Finished() {
+		if b := m.streams[t.N]; b != nil {
+			answer = b.String()
+		}
+	}
+	if answer = strings.TrimSpace(answer); answer != "" {
+		// Wrapped on word boundaries as a whole, so a word split over
+		// two streamed chunks never breaks a line.
+		for _, l := range common.WrapWords(answer, w-4) {
+			out = append(out, mark+"  "+l)
+		}
+	} else if !t.Finished() {
+		out = append(out, mark+st.Muted.Render("  …"))
+	}
+	if t.Error != "" {
+		for _, l := range common.WrapWords(t.Error, w-4) {
+			out = append(out, mark+st.Error.Render("  "+l))
+		}
+	}
+	if t.ChangesetID != 0 {
+		out = append(out, m.changeLines(mark, t, w)...)
+	}
+	if len(t.Provenance) > 0 {
+		if m.showProv && i == m.sel {
+			out = append(out, mark+st.Muted.Render("  context of this turn's prompt:"))
+			for _, p := range t.Provenance {
+				tok := ""
+				if p.Tokens > 0 {
+					tok = fmt.Sprintf(" (%d tokens)", p.Tokens)
+				}
+				out = append(out, mark+st.Muted.Render(common.Truncate(fmt.Sprintf("    %-9s %s — %s%s", p.Block, p.Title, p.Source, tok), w-2)))
+			}
+		} else {
+			parts := make([]string, 0, len(t.Provenance))
+			for _, p := range t.Provenance {
+				parts = append(parts, p.Block+" "+p.Title)
+			}
+			out = append(out, mark+st.Subtle.Render(common.Truncate("  context: "+strings.Join(parts, ", "), w-2)))
+		}
+	}
+	return out
+}
+
+func (m *Model) changeLines(mark string, t chat.Turn, w int) []string {
+	st := m.c.Styles
+	state := m.changeState(t)
+	verified := "unverified"
+	if t.Verified {
+		verified = "verified"
+	}
+	head := fmt.Sprintf("  ┌ changeset %d · %s · %s · %s", t.ChangesetID, strings.Join(t.Files, ", "), state, verified)
+	out := []string{mark + st.Accent.Render(common.Truncate(head, w-2))}
+	cs, ok := m.changes[t.ChangesetID]
+	if ok && state == "pending" {
+		open := m.expanded[fmt.Sprint(t.N)]
+		for _, f := range cs.Files {
+			lines := strings.Split(strings.TrimRight(f.Diff(), "\n"), "\n")
+			cut := 0
+			if !open && len(lines) > maxDiffLines {
+				cut, lines = len(lines)-maxDiffLines, lines[:maxDiffLines]
+			}
+			for _, l := range lines {
+				style := st.DiffCtx
+				switch {
+				case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+					style = st.Muted
+				case strings.HasPrefix(l, "+"):
+					style = st.DiffAdd
+				case strings.HasPrefix(l, "-"):
+					style = st.DiffDel
+				case strings.HasPrefix(l, "@@"):
+					style = st.DiffHunk
+				}
+				out = append(out, mark+st.Accent.Render("  │ ")+style.Render(common.Truncate(strings.ReplaceAll(l, "\t", "    "), w-6)))
+			}
+			if cut > 0 {
+				out = append(out, mark+st.Accent.Render("  │ ")+st.Muted.Render(fmt.Sprintf("… %d more lines (enter shows them)", cut)))
+			}
+		}
+		out = append(out, mark+st.Accent.Render("  └ ")+st.Key.Render("a")+st.Muted.Render(" apply  ")+st.Key.Render("x")+
+			st.Muted.Render(" discard  ")+st.Key.Render("e")+st.Muted.Render(" edit  ")+st.Key.Render("A")+st.Muted.Render(" apply all of this turn"))
+	} else {
+		out = append(out, mark+st.Accent.Render("  └ ")+st.Muted.Render(changeNote(state)))
+	}
+	return out
+}
+
+func changeNote(state string) string {
+	switch state {
+	case "applied":
+		return "applied to your files (/undo reverts it)"
+	case "discarded":
+		return "discarded"
+	case "reverted":
+		return "reverted"
+	}
+	return "see the Changes screen"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
