@@ -107,12 +107,14 @@ func TestStartBuildPublishesCommittedTransitions(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, ".nova", "output", "1", "f-2.md"))
 	assert.NoError(t, err)
 
+	// The run has ended once RunBuild returns (its done event is published
+	// just before the run lets go of the build).
+	require.NoError(t, <-ran)
 	sum, err := ws.Summary(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, sum.Builds)
 	assert.Zero(t, sum.RunningBuilds)
 
-	require.NoError(t, <-ran)
 	_, err = ws.RunBuild(ctx, 42, engine.RunBuildOptions{})
 	assert.ErrorIs(t, err, build.ErrNotFound)
 }

@@ -165,7 +165,7 @@
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
 //	9  run index: run_index and its kind buckets, filled from builds, goal_runs and
 //	   workflow_runs (a goal run's completed is done, its stopped failed)
-//	10 chat: chat_sessions, chat_turns
+//	10  chat: chat_sessions, chat_turns
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].
