@@ -77,6 +77,20 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
+// Team buckets (engine/team), created by migration 9.
+var (
+	BucketTeamRecords  = []byte("team_records")
+	BucketTeamSubjects = []byte("team_subjects")
+	BucketTeamOutbox   = []byte("team_outbox")
+	BucketTeamState    = []byte("team_state")
+	BucketTeamMembers  = []byte("team_members")
+	BucketTeamRefused  = []byte("team_refused")
+)
+
+// TeamBuckets lists the buckets of migration 9.
+var TeamBuckets = [][]byte{BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState,
+	BucketTeamMembers, BucketTeamRefused}
+
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
@@ -101,6 +115,8 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
+	BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState, // m9
+	BucketTeamMembers, BucketTeamRefused, // m9
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds

@@ -122,6 +122,22 @@
 //	                     key = name 0x00 version (8 bytes)
 //	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
+//	team_records         (m9) shared team records (engine/team) by record hash (32 bytes, the
+//	                     SHA-256 of the record's canonical encoding) → the canonical record;
+//	                     this workspace's and its teammates', each stored once
+//	team_subjects        (m9) index of team_records: kind 0x00 subject 0x00 record hash → empty
+//	                     (every record of one shared item, merged when read)
+//	team_outbox          (m9) records written here and not yet acknowledged by the hub;
+//	                     key = 8-byte sequence → record hash; written in the transaction that
+//	                     made the record, deleted once JetStream acknowledged it
+//	team_state           (m9) sync state: "hlc" (the hybrid logical clock), "pos" (the stream
+//	                     sequence applied, written with the records it brought), "stream" (the
+//	                     stream's creation time, to notice a stream made anew), "lastSync",
+//	                     "refused.<reason>" counters (8 bytes), "admin" (the team's admin key)
+//	team_members         (m9) the team's membership list as the admin signed it: key "doc" → the
+//	                     signed document; public key ("ed25519:" base64) → "1" for each member
+//	team_refused         (m9) the newest refused records (bad signature, non-member, future
+//	                     clock, too large); key = 8-byte sequence → reason and record summary
 //
 // # The user-level file
 //
@@ -151,6 +167,8 @@
 //	   transaction.
 //	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
+//	9  team: team_records, team_subjects, team_outbox, team_state, team_members,
+//	   team_refused
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].
