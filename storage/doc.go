@@ -134,6 +134,8 @@
 //	                     sequence applied, written with the records it brought), "stream" (the
 //	                     stream's creation time, to notice a stream made anew), "lastSync",
 //	                     "refused.<reason>" counters (8 bytes), "admin" (the team's admin key)
+//	                     and links "link" 0x00 namespace 0x00 key: "w" pattern subject → 8-byte
+//	                     wisdom pattern id, "f" fact subject 0x00 version id → local fact id
 //	team_members         (m9) the team's membership list as the admin signed it: key "doc" → the
 //	                     signed document; public key ("ed25519:" base64) → "1" for each member
 //	team_refused         (m9) the newest refused records (bad signature, non-member, future

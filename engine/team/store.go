@@ -154,8 +154,8 @@ func (s *Store) Write(ctx context.Context, kind Kind, subject string, body any) 
 }
 
 // WriteTx is Write inside the caller's write transaction (a store that
-// changed its own data in tx, e.g. the vault endorsing a pattern). Call
-// Kick after the transaction committed.
+// changed its own data in tx, e.g. the vault endorsing a pattern); the
+// publisher is woken when tx commits.
 func (s *Store) WriteTx(tx *bolt.Tx, kind Kind, subject string, body any) (Record, ID, error) {
 	if !kind.valid() {
 		return Record{}, ID{}, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
@@ -196,6 +196,7 @@ func (s *Store) WriteTx(tx *bolt.Tx, kind Kind, subject string, body any) (Recor
 	if err := s.saveClock(tx); err != nil {
 		return Record{}, ID{}, err
 	}
+	tx.OnCommit(s.signal)
 	if s.project != nil {
 		if err := s.project(tx, s, []Item{{Kind: rec.Kind.item(), Subject: rec.Subject}}, false); err != nil {
 			return Record{}, ID{}, fmt.Errorf("project %s %s: %w", rec.Kind, rec.Subject, err)

@@ -306,7 +306,7 @@ func (s *Store) BackPattern(ctx context.Context, p WisdomBody, harm bool) (strin
 	var subject string
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var err error
-		subject, err = s.BackPatternTx(tx, p, harm)
+		subject, err = s.BackPatternTx(tx, "", p, harm)
 		return err
 	})
 	if err == nil {
@@ -316,12 +316,14 @@ func (s *Store) BackPattern(ctx context.Context, p WisdomBody, harm bool) (strin
 }
 
 // BackPatternTx is BackPattern in the caller's transaction (call Kick after
-// it committed).
-func (s *Store) BackPatternTx(tx *bolt.Tx, p WisdomBody, harm bool) (string, error) {
+// it committed), under subject ("": WisdomSubject of the content).
+func (s *Store) BackPatternTx(tx *bolt.Tx, subject string, p WisdomBody, harm bool) (string, error) {
 	if strings.TrimSpace(p.Content) == "" {
 		return "", fmt.Errorf("%w: a pattern needs content", ErrInvalid)
 	}
-	subject := WisdomSubject(p.Content)
+	if subject == "" {
+		subject = WisdomSubject(p.Content)
+	}
 	kind := KindWisdomBack
 	if harm {
 		kind = KindWisdomHarm
