@@ -99,6 +99,8 @@ type Local struct {
 	// runs holds the runs active in this process, of every kind (builds,
 	// goal runs, workflow runs, chat turns): one registry (engine/run).
 	runs *run.Registry
+
+	teamArea // team share over NATS JetStream (area_team.go)
 }
 
 // RunRegistry returns the registry of the runs active in this process.
@@ -148,6 +150,12 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	}
 	l.initKnowledge()
 	l.initBoard()
+	l.teamArea.l = l
+	if !opts.ReadOnly {
+		if err := l.startTeam(); err != nil {
+			l.Publish(Event{Type: EventLog, Topic: TopicTeam, Text: "team: " + err.Error()})
+		}
+	}
 	return l, nil
 }
 
@@ -250,6 +258,7 @@ func RedactEvent(ev Event) Event {
 // running in this process are interrupted first (resumable; bounded wait),
 // so none is left "running".
 func (l *Local) Close() error {
+	l.stopTeam()
 	l.stopWorkflowRuns()
 	l.stopGoalRuns()
 	l.stopBuilds()

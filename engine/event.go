@@ -38,6 +38,9 @@ const (
 	// many events it was behind; Text says so. Subscribe again and reload
 	// what is shown: the events in between are lost.
 	EventDropped EventType = "dropped"
+	// EventTeamRecord: a teammate's record arrived (Op: its kind, Status:
+	// the author's short key name, Text: what it says, clipped).
+	EventTeamRecord EventType = "teamRecord"
 
 	// EventNodesArchived: the tier cap moved vault nodes to the archive to
 	// make room for learned ones, reported once per write: Done is the count,
@@ -130,6 +133,9 @@ const (
 	// decision, blocker, resolved, goal, artifact, handoff, summary; BuildID
 	// or GoalRunID names the owner).
 	TopicBoard Topic = "board"
+	// TopicTeam: the team share (engine/team): records that arrived, sync
+	// notices.
+	TopicTeam Topic = "team"
 	// TopicGoal: a goal run's progress (GoalRunID set): the lead's
 	// decisions and rejections, delegations and their outcomes, waits,
 	// escalations, the end (see the goal run event types).

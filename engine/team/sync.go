@@ -617,3 +617,91 @@ func (y *Syncer) apply(ctx context.Context, batch []jetstream.Msg) error {
 	}
 	return nil
 }
+
+// Pending asks the servers how many of the team's records this workspace
+// has not applied yet (the consumer's pending and unacknowledged messages)
+// and the stream's last sequence. ok is false when not connected.
+func (y *Syncer) Pending(ctx context.Context) (pending, last uint64, ok bool) {
+	y.mu.Lock()
+	js, nc := y.js, y.nc
+	y.mu.Unlock()
+	if js == nil || nc == nil || !nc.IsConnected() {
+		return 0, 0, false
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	s, err := js.Stream(cctx, y.cfg.StreamName())
+	if err != nil {
+		return 0, 0, false
+	}
+	if c := s.CachedInfo(); c != nil {
+		last = c.State.LastSeq
+	}
+	c, err := js.Consumer(cctx, y.cfg.StreamName(), y.ConsumerName())
+	if err != nil {
+		return 0, last, false
+	}
+	info := c.CachedInfo()
+	if info == nil {
+		return 0, last, false
+	}
+	return info.NumPending + uint64(info.NumAckPending), last, true
+}
+
+// Idle waits until the outbox is empty and nothing is pending, or ctx ends.
+func (y *Syncer) Idle(ctx context.Context) error {
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		st, err := y.store.LocalStatus(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Outbox == 0 {
+			if p, _, ok := y.Pending(ctx); ok && p == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// InitMembers writes the team's first membership list (no members yet),
+// signed by admin, when the bucket holds none: a workspace joining pins the
+// admin key from it.
+func InitMembers(ctx context.Context, js jetstream.JetStream, c Config, admin ed25519.PrivateKey) (Membership, error) {
+	kv, err := EnsureMembers(ctx, js, c, c.Replicas)
+	if err != nil {
+		return Membership{}, err
+	}
+	if e, err := kv.Get(ctx, MembersKey); err == nil {
+		return ParseMembership(e.Value())
+	} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return Membership{}, fmt.Errorf("read the membership list: %w", err)
+	}
+	m, data, err := SignMembership(Membership{Team: c.team(), Version: 1, Members: []string{}, At: time.Now()}, admin)
+	if err != nil {
+		return Membership{}, err
+	}
+	if _, err := kv.Create(ctx, MembersKey, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return Membership{}, fmt.Errorf("write the membership list: %w", err)
+	}
+	return m, nil
+}
+
+// FetchMembership reads the team's membership list from the servers.
+func FetchMembership(ctx context.Context, js jetstream.JetStream, c Config) (Membership, error) {
+	kv, err := js.KeyValue(ctx, c.MembersBucket())
+	if err != nil {
+		return Membership{}, fmt.Errorf("team members bucket: %w", err)
+	}
+	e, err := kv.Get(ctx, MembersKey)
+	if err != nil {
+		return Membership{}, fmt.Errorf("read the membership list: %w", err)
+	}
+	return ParseMembership(e.Value())
+}

@@ -155,13 +155,26 @@ func (w *Wisdom) PutTeamPatternTx(tx *bolt.Tx, id uint64, tp TeamPattern) (uint6
 			keys[b] = k
 		}
 	}
+	// This workspace backs or reports as its identity (me) and signs as its
+	// key: one backer, shown once.
+	self := ""
+	if priv, err := signingKeyTx(tx); err == nil && priv != nil {
+		self = FormatKey(priv.Public().(ed25519.PublicKey))
+	}
+	me := w.Me()
 	for _, k := range tp.Backers {
+		if k == self && slices.Contains(backers, me) {
+			continue
+		}
 		name := TeamBackerName(k)
 		backers = append(backers, name)
 		keys[name] = k
 	}
 	harm := slices.DeleteFunc(slices.Clone(p.HarmReports), func(r HarmReport) bool { return strings.HasPrefix(r.UserID, "k-") })
 	for _, r := range tp.Harm {
+		if r.Key == self && slices.ContainsFunc(harm, func(h HarmReport) bool { return h.UserID == me }) {
+			continue
+		}
 		harm = append(harm, HarmReport{UserID: TeamBackerName(r.Key), Reason: oneLine(cleanText(r.Reason), 500), At: r.At})
 	}
 	changed := !slices.Equal(backers, p.Backers) || len(harm) != len(p.HarmReports)

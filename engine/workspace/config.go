@@ -55,6 +55,9 @@ type Config struct {
 	// MCP lists Model Context Protocol servers whose tools agents may opt
 	// into (engine/mcp).
 	MCP MCPConfig `yaml:"mcp" json:"mcp"`
+	// Team is how the workspace shares with its team over NATS JetStream
+	// (engine/team); empty: nothing is shared.
+	Team TeamConfig `yaml:"team" json:"team"`
 }
 
 // MCPConfig is the mcp: section.
@@ -615,6 +618,7 @@ func (c *Config) validate() []*ConfigError {
 		bad("import.baseConfidence", "must be between 0 and 1, got %g", c.Import.BaseConfidence)
 	}
 	c.MCP.validate(bad)
+	c.Team.validate(bad)
 	return errs
 }
 

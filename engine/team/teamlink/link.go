@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -26,6 +27,7 @@ const (
 // Linker projects team views and shares local actions.
 type Linker struct {
 	store  *team.Store
+	mu     sync.Mutex
 	wisdom *vault.Wisdom
 }
 
@@ -35,6 +37,19 @@ func New(store *team.Store, wisdom *vault.Wisdom) *Linker {
 	l := &Linker{store: store, wisdom: wisdom}
 	store.SetProjector(l.Project)
 	return l
+}
+
+// SetWisdom links the vault's wisdom (patterns are projected into it).
+func (l *Linker) SetWisdom(w *vault.Wisdom) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.wisdom = w
+}
+
+func (l *Linker) wis() *vault.Wisdom {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.wisdom
 }
 
 // Project applies the merged views of items to wisdom and facts.
@@ -51,14 +66,15 @@ func (l *Linker) Project(tx *bolt.Tx, s *team.Store, items []team.Item, all bool
 			return err
 		}
 	}
-	if all && l.wisdom != nil {
-		return l.wisdom.RestatusTx(tx)
+	if w := l.wis(); all && w != nil {
+		return w.RestatusTx(tx)
 	}
 	return nil
 }
 
 func (l *Linker) projectPattern(tx *bolt.Tx, s *team.Store, subject string) error {
-	if l.wisdom == nil {
+	w := l.wis()
+	if w == nil {
 		return nil
 	}
 	v, err := s.WisdomTx(tx, subject)
@@ -78,7 +94,7 @@ func (l *Linker) projectPattern(tx *bolt.Tx, s *team.Store, subject string) erro
 	for _, h := range v.Harm {
 		tp.Harm = append(tp.Harm, vault.TeamHarmReport{Key: h.Author, Reason: h.Reason, At: h.Clock.Time()})
 	}
-	nid, err := l.wisdom.PutTeamPatternTx(tx, id, tp)
+	nid, err := w.PutTeamPatternTx(tx, id, tp)
 	if err != nil {
 		return fmt.Errorf("team pattern %s: %w", subject, err)
 	}
@@ -136,7 +152,7 @@ func (l *Linker) WisdomHook(tx *bolt.Tx, op vault.TeamOp, p vault.WisdomPattern)
 		Tags: p.Node.Tags, Language: p.Node.Language, Confidence: p.Node.Confidence}
 	harm := op == vault.TeamHarm
 	if harm {
-		me := l.wisdom.Me()
+		me := l.wis().Me()
 		for _, r := range p.HarmReports {
 			if r.UserID == me {
 				body.Reason = r.Reason
