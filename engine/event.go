@@ -145,7 +145,7 @@ const (
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
 	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
-		TopicKnowledge, TopicBoard, TopicGoal},
+		TopicKnowledge, TopicBoard, TopicGoal, TopicTeam},
 		LibraryTopics()...) // skill, workflow, blueprint (facade_library.go)
 }
 

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,16 +133,36 @@ func assertPlain(t *testing.T, typ reflect.Type, path string, seen map[reflect.T
 // people) read the interface file; every method has a doc comment.
 func TestWorkspaceMethodsDocumented(t *testing.T) {
 	t.Parallel()
-	f, err := parser.ParseFile(token.NewFileSet(), "workspace_iface.go", nil, parser.ParseComments)
+	// The Workspace interface, and the area interfaces it embeds
+	// (area_<area>.go: TeamVerbs, ...).
+	files, err := filepath.Glob("area_*.go")
 	require.NoError(t, err)
 	found := false
+	for _, file := range append([]string{"workspace_iface.go"}, files...) {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ParseComments)
+		require.NoError(t, err)
+		inspectDocs(t, f, &found)
+	}
+	assert.True(t, found)
+}
+
+func inspectDocs(t *testing.T, f *ast.File, found *bool) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		ts, ok := n.(*ast.TypeSpec)
-		if !ok || ts.Name.Name != "Workspace" {
+		if !ok || (ts.Name.Name != "Workspace" && !strings.HasSuffix(ts.Name.Name, "Verbs")) {
 			return true
 		}
-		found = true
-		for _, m := range ts.Type.(*ast.InterfaceType).Methods.List {
+		if ts.Name.Name == "Workspace" {
+			*found = true
+		}
+		it, ok := ts.Type.(*ast.InterfaceType)
+		if !ok {
+			return false
+		}
+		for _, m := range it.Methods.List {
+			if len(m.Names) == 0 {
+				continue // an embedded area interface, checked in its own file
+			}
 			name := m.Names[0].Name
 			doc := ""
 			if m.Doc != nil {
@@ -151,7 +172,6 @@ func TestWorkspaceMethodsDocumented(t *testing.T) {
 		}
 		return false
 	})
-	assert.True(t, found)
 }
 
 // TestEventsCrossAProcessBoundary: an event survives JSON unchanged.

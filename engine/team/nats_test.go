@@ -382,3 +382,47 @@ func TestClusterOfThreeHealsWithoutLossOrDoubles(t *testing.T) {
 	}
 	assert.Len(t, v.Facts, 180)
 }
+
+// The whole stream published again (as a replay, without message ids, in
+// reverse order) doubles nothing.
+func TestAReplayedStreamDoublesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	hub := startTestHub(t, dir, 0)
+	admin, _, err := AdminKey(dir)
+	require.NoError(t, err)
+	c := Config{URL: hub.URL, Name: "replay"}
+	a, b := newStore(t, nil), newStore(t, nil)
+	addMembers(t, c, admin, a, b)
+	ma, mb := startMember(t, a, c), startMember(t, b, c)
+	membersKnown(t, 2, ma, mb)
+	for i := range 20 {
+		_, err := a.AddFact(ctx, FactBody{Content: fmt.Sprintf("fact %d", i)})
+		require.NoError(t, err)
+	}
+	converged(t, 20, 10*time.Second, ma, mb)
+	nc, err := Connect(ctx, c, "replayer")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	s, err := js.Stream(ctx, c.StreamName())
+	require.NoError(t, err)
+	var old [][]byte
+	for seq := uint64(1); seq <= 20; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		require.NoError(t, err)
+		old = append(old, m.Data)
+	}
+	for i := len(old) - 1; i >= 0; i-- {
+		_, err := js.Publish(ctx, c.subject(KindFact), old[i])
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool {
+		_, p, ok := mb.syncer.Pending(ctx)
+		st, err := b.LocalStatus(ctx)
+		return ok && err == nil && p == 40 && st.Position == 40
+	}, 10*time.Second, 20*time.Millisecond)
+	converged(t, 20, 5*time.Second, ma, mb)
+}

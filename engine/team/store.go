@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -282,17 +283,54 @@ func (s *Store) Apply(ctx context.Context, batch []Incoming) (ApplyResult, error
 	if err := ctx.Err(); err != nil {
 		return ApplyResult{}, err
 	}
+	checked := checkBatch(batch, s.now())
 	var res ApplyResult
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		res = ApplyResult{}
 		var err error
-		res, err = s.applyTx(tx, batch)
+		res, err = s.applyTx(tx, batch, checked)
 		return err
 	})
 	return res, err
 }
 
-func (s *Store) applyTx(tx *bolt.Tx, batch []Incoming) (ApplyResult, error) {
+// checked is a message decoded and checked outside the transaction.
+type checked struct {
+	rec    Record
+	reason string
+}
+
+// checkBatch decodes and verifies a batch, the signatures (most of the
+// cost) on every core.
+func checkBatch(batch []Incoming, now time.Time) []checked {
+	out := make([]checked, len(batch))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(batch)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(batch); i += workers {
+				rec, err := Decode(batch[i].Data)
+				reason := ""
+				switch {
+				case errors.Is(err, ErrTooLarge):
+					reason = ReasonTooLarge
+				case err != nil:
+					reason = ReasonMalformed
+				case rec.Verify() != nil:
+					reason = ReasonBadSignature
+				case rec.CheckClock(now) != nil:
+					reason = ReasonFutureClock
+				}
+				out[i] = checked{rec: rec, reason: reason}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (s *Store) applyTx(tx *bolt.Tx, batch []Incoming, pre []checked) (ApplyResult, error) {
 	res := ApplyResult{Refused: map[string]int{}}
 	state, err := bucket(tx, storage.BucketTeamState)
 	if err != nil {
@@ -302,22 +340,11 @@ func (s *Store) applyTx(tx *bolt.Tx, batch []Incoming) (ApplyResult, error) {
 	pos := getUint(state, statePos)
 	seen := map[Item]bool{}
 	now := s.now()
-	for _, in := range batch {
+	for i, in := range batch {
 		if in.Seq > pos {
 			pos = in.Seq
 		}
-		rec, err := Decode(in.Data)
-		reason := ""
-		switch {
-		case errors.Is(err, ErrTooLarge):
-			reason = ReasonTooLarge
-		case err != nil:
-			reason = ReasonMalformed
-		case rec.Verify() != nil:
-			reason = ReasonBadSignature
-		case rec.CheckClock(now) != nil:
-			reason = ReasonFutureClock
-		}
+		rec, reason := pre[i].rec, pre[i].reason
 		if reason != "" {
 			res.Refused[reason]++
 			if err := refuseTx(tx, reason, rec, in.Data, now); err != nil {
