@@ -305,9 +305,17 @@ func teamRecordSummary(rec team.Record) string {
 	if s == "" {
 		s = body.Text
 	}
+	// A teammate's text is data: no control characters (no terminal
+	// escapes) reach a screen.
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:117]) + "..."
 	}
 	return s
 }
