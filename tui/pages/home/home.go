@@ -67,7 +67,9 @@ func (m *Model) Title() string { return "Home" }
 func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam()) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam())
+}
 
 // teamMsg carries the team state.
 type teamMsg struct{ st engine.TeamStatus }
