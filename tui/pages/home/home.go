@@ -229,7 +229,8 @@ func (m *Model) compactView() string {
 		facts += " " + s.BadgeWarn.Render("read-only")
 	}
 	if m.team != nil && m.team.Joined {
-		facts += "  " + m.teamLine(inner)
+		// The team state matters more than where the database is.
+		facts = kv(s, "tier", cfg.Tier) + "  " + kv(s, "autonomy", fmt.Sprintf("%d", cfg.Autonomy)) + "  " + m.teamLine(inner)
 	}
 	wsPanel := s.Panel.Width(m.width).Render(ansi.Truncate(ws, inner, "…") + "\n" + ansi.Truncate(facts, inner, "…"))
 	olPanel := s.Panel.Width(m.width).Render(m.ollamaCompact(inner))
@@ -391,6 +392,9 @@ func describe(ev engine.Event) string {
 	case engine.EventChanged:
 		if ev.Topic == engine.TopicBuild && ev.Status == "waiting" {
 			return "" // the build-level echo of a task's wait
+		}
+		if ev.Topic == engine.TopicTeam {
+			return "" // each teammate's record has its own line
 		}
 	}
 	var parts []string

@@ -138,6 +138,7 @@ func TestTeamRecordsAndStateOnHome(t *testing.T) {
 	assert.Equal(t, "team · k-1a2b3c4d shared a fact: The staging database is read-only on Fridays", describe(ev))
 	ev.Op = "wisdom.back"
 	assert.Contains(t, describe(ev), "backs a pattern")
+	assert.Empty(t, describe(engine.Event{Type: engine.EventChanged, Topic: engine.TopicTeam, Text: "records"}), "the echo adds no line")
 
 	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
 	m := New(c, nil)
