@@ -212,8 +212,8 @@ func (l *Local) attachTeamWisdom(v *vault.Vault) {
 	if _, err := l.teamStore(); err != nil {
 		return
 	}
-	l.teamArea.linker.SetWisdom(v.Wisdom())
-	v.Wisdom().SetTeamHook(l.teamArea.linker.WisdomHook)
+	l.linker.SetWisdom(v.Wisdom())
+	v.Wisdom().SetTeamHook(l.linker.WisdomHook)
 }
 
 // startTeam starts the background sync of a joined, writable workspace
@@ -276,7 +276,7 @@ func (l *Local) stopTeam() {
 // publishTeamRecords tells the activity feed what teammates shared.
 func (l *Local) publishTeamRecords(r team.ApplyResult) {
 	for _, rec := range r.Records {
-		if rec.Author == l.teamArea.store.Self() {
+		if rec.Author == l.store.Self() {
 			continue
 		}
 		l.Publish(Event{Type: EventTeamRecord, Topic: TopicTeam, Op: string(rec.Kind), Status: team.ShortKey(rec.Author),
@@ -613,5 +613,5 @@ func (l *Local) attachTeamFacts(fs *facts.Service) {
 	if _, err := l.teamStore(); err != nil {
 		return
 	}
-	fs.SetTeam(l.teamArea.linker)
+	fs.SetTeam(l.linker)
 }

@@ -64,7 +64,7 @@ func TestTeamVerbsShareAFactBetweenWorkspaces(t *testing.T) {
 	res, err := ws[1].Knowledge().Facts().Search(ctx, "release branches Tuesdays", facts.SearchOptions{Scope: facts.Workspace()})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Facts)
-	assert.Equal(t, facts.Team(), res.Facts[0].Fact.Scope)
+	assert.Equal(t, facts.Team(), res.Facts[0].Scope)
 	st, err := ws[1].TeamStatus(ctx)
 	require.NoError(t, err)
 	assert.True(t, st.Member)

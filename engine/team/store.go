@@ -53,8 +53,7 @@ type Store struct {
 	now     func() time.Time
 	project Projector
 
-	kickMu sync.Mutex
-	kick   chan struct{}
+	kick chan struct{}
 }
 
 // State keys (team_state).

@@ -136,7 +136,7 @@ func TestTeamFactsReachEveryWorkspaceAtTheTeamScope(t *testing.T) {
 	res, err = a.facts.Search(ctx, "CI runners cores", facts.SearchOptions{Scope: facts.Workspace()})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Facts)
-	assert.Contains(t, res.Facts[0].Fact.Content, "4 cores")
+	assert.Contains(t, res.Facts[0].Content, "4 cores")
 	old, err := a.facts.Get(ctx, f.ID)
 	require.NoError(t, err)
 	assert.Equal(t, facts.StatusSuperseded, old.Status, "never overwritten: the first version is kept, superseded")
