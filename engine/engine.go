@@ -150,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	}
 	l.initKnowledge()
 	l.initBoard()
-	l.teamArea.l = l
+	l.teamArea = teamArea{l: l}
 	if !opts.ReadOnly {
 		if err := l.startTeam(); err != nil {
 			l.Publish(Event{Type: EventLog, Topic: TopicTeam, Text: "team: " + err.Error()})
