@@ -260,6 +260,10 @@ func canonicalBody(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: body: %w", ErrInvalid, err)
 	}
+	if len(raw) > MaxRecordBytes {
+		// Refused before the redaction pass reads it all.
+		return nil, fmt.Errorf("%w: a body of %d bytes (a record holds at most %d)", ErrTooLarge, len(raw), MaxRecordBytes)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
