@@ -94,7 +94,7 @@ func runHub(ctx context.Context, opts *hubOptions) error {
 		opts.IO.Printf("nova hub: %s (team %q, data in %s)\n", rep.URL, rep.Team, rep.Dir)
 		opts.IO.Printf("admin key: %s\n  (private part: %s — keep it on this machine)\n\n", rep.Admin, rep.AdminKey)
 		opts.IO.Printf("In each workspace:   nova team join %s\n", rep.URL)
-		opts.IO.Printf("Then, here, for each key that `nova team join` printed:\n")
+		opts.IO.Printf("Then, from a workspace on this machine that joined, for each key `nova team join` printed:\n")
 		opts.IO.Printf("                     nova team members add KEY --admin-key %s\n", rep.AdminKey)
 		opts.IO.Printf("Ctrl-C stops the hub; workspaces keep working and sync when it is back.\n")
 	}
