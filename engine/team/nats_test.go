@@ -426,3 +426,47 @@ func TestAReplayedStreamDoublesNothing(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond)
 	converged(t, 20, 5*time.Second, ma, mb)
 }
+
+// A member removed while offline: what it wrote before counts nowhere any
+// more, what it writes offline is refused and counted when it reconnects,
+// and it learns it is no longer a member.
+func TestAMemberRemovedWhileOffline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	hub := startTestHub(t, dir, 0)
+	admin, _, err := AdminKey(dir)
+	require.NoError(t, err)
+	c := Config{URL: hub.URL, Name: "removed"}
+	a, b := newStore(t, nil), newStore(t, nil)
+	addMembers(t, c, admin, a, b)
+	ma, mb := startMember(t, a, c), startMember(t, b, c)
+	membersKnown(t, 2, ma, mb)
+	_, err = b.AddFact(ctx, FactBody{Content: "written while a member"})
+	require.NoError(t, err)
+	converged(t, 1, 10*time.Second, ma, mb)
+	mb.stop()
+	nc, err := Connect(ctx, c, "admin")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	_, err = ChangeMembers(ctx, js, c, admin, b.Self(), false)
+	require.NoError(t, err)
+	for i := range 3 {
+		_, err := b.AddFact(ctx, FactBody{Content: fmt.Sprintf("written offline after removal %d", i)})
+		require.NoError(t, err)
+	}
+	mb = startMember(t, b, c)
+	require.Eventually(t, func() bool {
+		st, err := a.LocalStatus(ctx)
+		bs, berr := b.LocalStatus(ctx)
+		return err == nil && berr == nil && st.Refused[ReasonNotMember] == 3 && bs.Outbox == 0 && len(bs.Members) == 1
+	}, 15*time.Second, 20*time.Millisecond)
+	v, err := a.Views(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, v.Facts, "a removed member's records count nowhere")
+	_, n, err := a.Digest(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "kept (they count again if the admin adds the key back), never applied")
+}
