@@ -61,6 +61,7 @@ func (l workspaceArea) Subscribe(ctx context.Context) <-chan Event { return l.bu
 // running in this process are interrupted first (resumable; bounded wait),
 // so none is left "running".
 func (l workspaceArea) Close() error {
+	l.stopTeam()
 	l.stopChats()
 	l.stopWorkflowRuns()
 	l.stopGoalRuns()

@@ -80,6 +80,7 @@ type Local struct {
 	rehearsalArea
 	knowledgeArea
 	chatArea
+	teamArea
 }
 
 // core holds the services of one open workspace, most of them built on
@@ -121,6 +122,8 @@ type core struct {
 	// runs holds the runs active in this process, of every kind (builds,
 	// goal runs, workflow runs, chat turns): one registry (engine/run).
 	runs *run.Registry
+
+	tm teamState // team share over NATS JetStream (area_team.go)
 }
 
 // RunRegistry returns the registry of the runs active in this process.
@@ -173,6 +176,11 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		l.recoverApplies(ctx)
 		l.interruptRuns(ctx, opts.Logf)
 	}
+	if !opts.ReadOnly {
+		if err := l.startTeam(); err != nil {
+			l.Publish(Event{Type: EventLog, Topic: TopicTeam, Text: "team: " + err.Error()})
+		}
+	}
 	return newLocal(l), nil
 }
 
@@ -195,6 +203,7 @@ func newLocal(c *core) *Local {
 		rehearsalArea: rehearsalArea{c},
 		knowledgeArea: knowledgeArea{c},
 		chatArea:      chatArea{c},
+		teamArea:      teamArea{c},
 	}
 }
 

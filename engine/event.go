@@ -39,6 +39,9 @@ const (
 	// many events it was behind; Text says so. Subscribe again and reload
 	// what is shown: the events in between are lost.
 	EventDropped EventType = "dropped"
+	// EventTeamRecord: a teammate's record arrived (Op: its kind, Status:
+	// the author's short key name, Text: what it says, clipped).
+	EventTeamRecord EventType = "teamRecord"
 
 	// EventNodesArchived: the tier cap moved vault nodes to the archive to
 	// make room for learned ones, reported once per write: Done is the count,
@@ -131,6 +134,9 @@ const (
 	// decision, blocker, resolved, goal, artifact, handoff, summary; BuildID
 	// or GoalRunID names the owner).
 	TopicBoard Topic = "board"
+	// TopicTeam: the team share (engine/team): records that arrived, sync
+	// notices.
+	TopicTeam Topic = "team"
 	// TopicGoal: a goal run's progress (GoalRunID set): the lead's
 	// decisions and rejections, delegations and their outcomes, waits,
 	// escalations, the end (see the goal run event types).
@@ -140,7 +146,7 @@ const (
 // Topics lists every topic, in the order of the constants above.
 func Topics() []Topic {
 	return append([]Topic{TopicWorkspace, TopicVault, TopicImport, TopicAgent, TopicChanges, TopicBuild, TopicPlaybooks, TopicRehearsal,
-		TopicKnowledge, TopicBoard, TopicGoal},
+		TopicKnowledge, TopicBoard, TopicGoal, TopicTeam},
 		append(LibraryTopics(), TopicChat)...) // skill, workflow, blueprint (library.go); chat (area_chat.go)
 }
 

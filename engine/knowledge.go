@@ -36,6 +36,7 @@ func (l *core) Knowledge() *knowledge.Service {
 		fs := facts.New(facts.Options{
 			DB: l.db, UserPath: facts.UserPath(l.getenv), Root: l.ws.Root, Author: cfg.UserID, Now: l.now,
 		})
+		l.attachTeamFacts(fs)
 		fetcher := docs.New(l.db, docs.Options{
 			Root: l.ws.Root, Getenv: l.getenv,
 			BaseURL: cfg.Docs.Context7.URL, APIKey: cfg.Docs.Context7.APIKey,

@@ -65,6 +65,7 @@ func (l *core) Vault() *vault.Vault {
 			}
 		}
 		l.vs.v = vault.New(l.db, opts)
+		l.attachTeamWisdom(l.vs.v)
 	}
 	return l.vs.v
 }

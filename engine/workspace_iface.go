@@ -47,4 +47,5 @@ type Workspace interface {
 	RehearsalVerbs
 	KnowledgeVerbs
 	ChatVerbs
+	TeamVerbs
 }

@@ -85,6 +85,20 @@ var BucketRunIndex = []byte("run_index")
 // (engine/run's Kind values).
 var RunIndexKinds = [][]byte{[]byte("build"), []byte("goal"), []byte("workflow"), []byte("chat")}
 
+// Team buckets (engine/team), created by migration 11.
+var (
+	BucketTeamRecords  = []byte("team_records")
+	BucketTeamSubjects = []byte("team_subjects")
+	BucketTeamOutbox   = []byte("team_outbox")
+	BucketTeamState    = []byte("team_state")
+	BucketTeamMembers  = []byte("team_members")
+	BucketTeamRefused  = []byte("team_refused")
+)
+
+// TeamBuckets lists the buckets of migration 11.
+var TeamBuckets = [][]byte{BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState,
+	BucketTeamMembers, BucketTeamRefused}
+
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
@@ -118,8 +132,10 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
-	BucketRunIndex, // m9
+	BucketRunIndex,                      // m9
 	BucketChatSessions, BucketChatTurns, // m10
+	BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState, // m11
+	BucketTeamMembers, BucketTeamRefused, // m11
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds

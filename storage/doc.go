@@ -134,6 +134,24 @@
 //	chat_turns           (m10) the turns of a chat session; key = session id (8 bytes) + turn number
 //	                     (8 bytes): request, attachments, routed agent, answer, tool calls, changeset,
 //	                     verdict, provenance of the prompt context
+//	team_records         (m11) shared team records (engine/team) by record hash (32 bytes, the
+//	                     SHA-256 of the record's canonical encoding) → the canonical record;
+//	                     this workspace's and its teammates', each stored once
+//	team_subjects        (m11) index of team_records: kind 0x00 subject 0x00 record hash → empty
+//	                     (every record of one shared item, merged when read)
+//	team_outbox          (m11) records written here and not yet acknowledged by the hub;
+//	                     key = 8-byte sequence → record hash; written in the transaction that
+//	                     made the record, deleted once JetStream acknowledged it
+//	team_state           (m11) sync state: "hlc" (the hybrid logical clock), "pos" (the stream
+//	                     sequence applied, written with the records it brought), "stream" (the
+//	                     stream's creation time, to notice a stream made anew), "lastSync",
+//	                     "refused.<reason>" counters (8 bytes), "admin" (the team's admin key)
+//	                     and links "link" 0x00 namespace 0x00 key: "w" pattern subject → 8-byte
+//	                     wisdom pattern id, "f" fact subject 0x00 version id → local fact id
+//	team_members         (m11) the team's membership list as the admin signed it: key "doc" → the
+//	                     signed document; public key ("ed25519:" base64) → "1" for each member
+//	team_refused         (m11) the newest refused records (bad signature, non-member, future
+//	                     clock, too large); key = 8-byte sequence → reason and record summary
 //
 // # The user-level file
 //
@@ -166,6 +184,8 @@
 //	9  run index: run_index and its kind buckets, filled from builds, goal_runs and
 //	   workflow_runs (a goal run's completed is done, its stopped failed)
 //	10  chat: chat_sessions, chat_turns
+//	11  team: team_records, team_subjects, team_outbox, team_state, team_members,
+//	    team_refused
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -28,6 +28,7 @@ var Migrations = []Migration{
 	{Version: 8, Name: "signed wisdom: the workspace key and trusted keys", Up: migrateWisdomKeys},
 	{Version: 9, Name: "run index: every build, goal run and workflow run", Up: migrateRunIndex},
 	{Version: 10, Name: "chat: sessions and their turns", Up: createBuckets(ChatBuckets...)},
+	{Version: 11, Name: "team: shared records, their outbox, sync state, members and refusals", Up: createBuckets(TeamBuckets...)},
 }
 
 // createBuckets is the migration that adds new top-level buckets.

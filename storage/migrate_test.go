@@ -483,3 +483,33 @@ func TestMigration10CreatesChatBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 11 adds the team buckets to a schema-10 database and keeps what
+// the earlier migrations made.
+func TestMigration11CreatesTeamBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:10]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		for _, name := range TeamBuckets {
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 11", name)
+		}
+		return tx.Bucket(BucketWisdom).Bucket(WisdomKeys).Put([]byte("self"), []byte("seed"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:11]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range TeamBuckets {
+			assert.NotNil(t, tx.Bucket(name), "migration 11 creates %s", name)
+		}
+		assert.NotNil(t, tx.Bucket(BucketChatSessions))
+		assert.Equal(t, "seed", string(tx.Bucket(BucketWisdom).Bucket(WisdomKeys).Get([]byte("self"))))
+		return nil
+	}))
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 11, v)
+}

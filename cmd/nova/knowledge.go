@@ -509,7 +509,8 @@ func newFactsCmd(env *Env) *cobra.Command {
 		Use:   "facts",
 		Short: "Scoped facts that change over time: add, search, correct, history, promote",
 		Long: "A fact is a short statement with a scope, from broad to narrow: user (all your workspaces, kept\n" +
-			"in the user-level file under $NOVA_HOME or the XDG data dir), workspace, build:ID and agent:NAME.\n" +
+			"in the user-level file under $NOVA_HOME or the XDG data dir), team (shared with your team's\n" +
+			"workspaces once you `nova team join`), workspace, build:ID and agent:NAME.\n" +
 			"A search at a narrow scope sees the broader scopes too, never the reverse. Facts are never\n" +
 			"overwritten: `correct` closes one (with a reason) and links its replacement; `history` shows the\n" +
 			"chain. Builds learn facts at build scope; `promote` moves one outward.",
@@ -611,7 +612,7 @@ func newFactsAddCmd(env *Env, runF func(context.Context, *factsAddOptions) error
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&scope, "scope", "", "user, workspace (default), build:ID or agent:NAME")
+	f.StringVar(&scope, "scope", "", "user, team (shared with your team), workspace (default), build:ID or agent:NAME")
 	f.StringVar(&tags, "tags", "", "tags, separated by commas")
 	f.Float64Var(&conf, "confidence", 0.9, "confidence 0–1")
 	f.StringVar(&opts.Fact.Problem, "problem", "", "the problem this fact solves (CONTENT is then the solution)")

@@ -49,6 +49,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
 	root.AddCommand(newMCPCmd(env))
+	root.AddCommand(newHubCmd(env, nil), newTeamCmd(env))
 	guideUsage(root)
 	return root
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
 	"github.com/nova-dev/nova/engine/run"
+	"github.com/nova-dev/nova/engine/team"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -116,6 +117,7 @@ func init() {
 	rpc.RegisterSentinel("docs.ErrUnavailable", docs.ErrUnavailable)
 	rpc.RegisterSentinel("facts.ErrAlreadyInvalidated", facts.ErrAlreadyInvalidated)
 	rpc.RegisterSentinel("facts.ErrInvalid", facts.ErrInvalid)
+	rpc.RegisterSentinel("facts.ErrNoTeam", facts.ErrNoTeam)
 	rpc.RegisterSentinel("facts.ErrNotAllowed", facts.ErrNotAllowed)
 	rpc.RegisterSentinel("facts.ErrNotFound", facts.ErrNotFound)
 	rpc.RegisterSentinel("facts.ErrUserUnavailable", facts.ErrUserUnavailable)
@@ -190,6 +192,14 @@ func init() {
 	rpc.RegisterSentinel("run.ErrActive", run.ErrActive)
 	rpc.RegisterSentinel("run.ErrNoRecord", run.ErrNoRecord)
 	rpc.RegisterSentinel("run.ErrNotActive", run.ErrNotActive)
+	rpc.RegisterSentinel("team.ErrBadSignature", team.ErrBadSignature)
+	rpc.RegisterSentinel("team.ErrFutureClock", team.ErrFutureClock)
+	rpc.RegisterSentinel("team.ErrInvalid", team.ErrInvalid)
+	rpc.RegisterSentinel("team.ErrNotAdmin", team.ErrNotAdmin)
+	rpc.RegisterSentinel("team.ErrNotFound", team.ErrNotFound)
+	rpc.RegisterSentinel("team.ErrNotJoined", team.ErrNotJoined)
+	rpc.RegisterSentinel("team.ErrNotMember", team.ErrNotMember)
+	rpc.RegisterSentinel("team.ErrTooLarge", team.ErrTooLarge)
 	rpc.RegisterSentinel("textindex.ErrCorrupt", textindex.ErrCorrupt)
 	rpc.RegisterSentinel("textindex.ErrMinHashParams", textindex.ErrMinHashParams)
 	rpc.RegisterSentinel("textindex.ErrMismatch", textindex.ErrMismatch)

@@ -22,6 +22,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
+	"github.com/nova-dev/nova/engine/team"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -1003,6 +1004,55 @@ func (r *Workspace) SweepFacts(ctx context.Context) (facts.SweepReport, error) {
 func (r *Workspace) TakeRecoveredApplies(ctx context.Context) (engine.Recovery, error) {
 	var res0 engine.Recovery
 	err := r.c.Call(ctx, "TakeRecoveredApplies", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamJoin calls TeamJoin in the owning nova process.
+func (r *Workspace) TeamJoin(ctx context.Context, req engine.TeamJoinRequest) (engine.TeamStatus, error) {
+	var res0 engine.TeamStatus
+	err := r.c.Call(ctx, "TeamJoin", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamMembersChange calls TeamMembersChange in the owning nova process.
+func (r *Workspace) TeamMembersChange(ctx context.Context, req engine.TeamMembersRequest) (team.Membership, error) {
+	var res0 team.Membership
+	err := r.c.Call(ctx, "TeamMembersChange", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamShareNode calls TeamShareNode in the owning nova process.
+func (r *Workspace) TeamShareNode(ctx context.Context, id uint64) (engine.TeamShareResult, error) {
+	var res0 engine.TeamShareResult
+	err := r.c.Call(ctx, "TeamShareNode", []any{id}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamShareRule calls TeamShareRule in the owning nova process.
+func (r *Workspace) TeamShareRule(ctx context.Context, req engine.TeamShareRuleRequest) (engine.TeamShareResult, error) {
+	var res0 engine.TeamShareResult
+	err := r.c.Call(ctx, "TeamShareRule", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamShared calls TeamShared in the owning nova process.
+func (r *Workspace) TeamShared(ctx context.Context) (team.Views, error) {
+	var res0 team.Views
+	err := r.c.Call(ctx, "TeamShared", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamStatus calls TeamStatus in the owning nova process.
+func (r *Workspace) TeamStatus(ctx context.Context) (engine.TeamStatus, error) {
+	var res0 engine.TeamStatus
+	err := r.c.Call(ctx, "TeamStatus", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamSync calls TeamSync in the owning nova process.
+func (r *Workspace) TeamSync(ctx context.Context, req engine.TeamSyncRequest) (engine.TeamStatus, error) {
+	var res0 engine.TeamStatus
+	err := r.c.Call(ctx, "TeamSync", []any{req}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

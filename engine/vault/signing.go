@@ -207,6 +207,16 @@ func trustTx(tx *bolt.Tx) trustSet {
 			return nil
 		})
 	}
+	// The team's members (engine/team keeps the list the admin signed) are
+	// trusted as well.
+	if b := tx.Bucket(storage.BucketTeamMembers); b != nil {
+		_ = b.ForEach(func(k, _ []byte) error {
+			if strings.HasPrefix(string(k), KeyPrefix) {
+				s.trusted[string(k)] = true
+			}
+			return nil
+		})
+	}
 	return s
 }
 

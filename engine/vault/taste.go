@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/nova-dev/nova/engine/untrusted"
 )
 
 // ConflictStrength is the strength of contradicts edges made by Learn.
@@ -244,7 +246,9 @@ func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string,
 		return vc, err
 	}
 	for _, p := range patterns {
-		global = append(global, entry{line: "- " + oneLine(p.Node.Content, contextEntryLen), id: p.ID, global: true})
+		// Other people's words (bundles, teammates): markers that could
+		// close or open a prompt block are neutralised.
+		global = append(global, entry{line: "- " + untrusted.Neutralize(oneLine(p.Node.Content, contextEntryLen)), id: p.ID, global: true})
 	}
 	render := func(ps, gs []entry) string {
 		if len(ps)+len(gs) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nova-dev/nova/storage"
@@ -109,6 +110,7 @@ type Vault struct {
 	emb       *embedState
 	wisdom    *Wisdom
 	identity  func() string // Options.Identity, resolved once (identityOf)
+	teamHook  atomic.Pointer[TeamHook]
 
 	bgCtx    context.Context
 	bgCancel context.CancelFunc

@@ -81,6 +81,9 @@ type WisdomPattern struct {
 	Score     float64   `json:"score"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// TeamSubject links the pattern to the team's records of it (engine/team;
+	// "" when it was never shared).
+	TeamSubject string `json:"teamSubject,omitempty"`
 }
 
 // WisdomScore is helpful×0.6 + diversity×0.3 + recency×0.1, clamped to 0–1:
@@ -323,6 +326,12 @@ func (w *Wisdom) promoteTx(tx *bolt.Tx, nodeID uint64) (PromoteResult, error) {
 	if err := promos.Put(append(promotionKey(me, now), storage.Key(nodeID)...), storage.Key(p.ID)); err != nil {
 		return PromoteResult{}, err
 	}
+	if err := w.teamTx(tx, TeamBack, p.ID); err != nil {
+		return PromoteResult{}, err
+	}
+	if res.Pattern, err = getPattern(tx, p.ID); err != nil {
+		return PromoteResult{}, err
+	}
 	return res, nil
 }
 
@@ -414,7 +423,7 @@ func (w *Wisdom) putModified(tx *bolt.Tx, id uint64, p WisdomPattern, fn func(p 
 // counts once). Other users' backing arrives through ImportBundle.
 func (w *Wisdom) Endorse(ctx context.Context, id uint64) (WisdomPattern, error) {
 	me := w.Me()
-	return w.modify(ctx, "endorse", id, func(p *WisdomPattern) error {
+	return w.modifyShared(ctx, "endorse", TeamBack, id, func(p *WisdomPattern) error {
 		if !slices.Contains(p.Backers, me) {
 			p.Backers = append(p.Backers, me)
 			p.UpdatedAt = w.v.now()
@@ -427,12 +436,9 @@ func (w *Wisdom) Endorse(ctx context.Context, id uint64) (WisdomPattern, error) 
 // harm. Reports from three distinct authors (the others arrive through
 // ImportBundle) demote it for good; a repeated report counts once.
 func (w *Wisdom) ReportHarm(ctx context.Context, id uint64, reason string) (WisdomPattern, error) {
-	return w.reportHarm(ctx, id, w.Me(), reason)
-}
-
-func (w *Wisdom) reportHarm(ctx context.Context, id uint64, author, reason string) (WisdomPattern, error) {
-	return w.modify(ctx, "report", id, func(p *WisdomPattern) error {
-		addHarm(p, author, reason, w.v.now())
+	me := w.Me()
+	return w.modifyShared(ctx, "report", TeamHarm, id, func(p *WisdomPattern) error {
+		addHarm(p, me, reason, w.v.now())
 		return nil
 	})
 }

@@ -57,6 +57,9 @@ type Config struct {
 	MCP MCPConfig `yaml:"mcp" json:"mcp"`
 	// Chat governs chat sessions (`nova chat`, the Chat screen).
 	Chat ChatConfig `yaml:"chat" json:"chat"`
+	// Team is how the workspace shares with its team over NATS JetStream
+	// (engine/team); empty: nothing is shared.
+	Team TeamConfig `yaml:"team" json:"team"`
 }
 
 // ChatConfig is the chat: section.
@@ -669,6 +672,7 @@ func (c *Config) validate() []*ConfigError {
 		bad("import.baseConfidence", "must be between 0 and 1, got %g", c.Import.BaseConfidence)
 	}
 	c.MCP.validate(bad)
+	c.Team.validate(bad)
 	return errs
 }
 

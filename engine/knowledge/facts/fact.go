@@ -45,6 +45,7 @@ const (
 	SourceBuild    SourceType = "build"    // extracted from a build's results
 	SourceAgent    SourceType = "agent"    // an agent's remember (or correct)
 	SourcePromoted SourceType = "promoted" // a promotion to a broader scope
+	SourceTeam     SourceType = "team"     // a version of a team fact chain (engine/team)
 )
 
 // Source is a fact's origin.
@@ -55,6 +56,11 @@ type Source struct {
 	Agent   string     `json:"agent,omitempty"`
 	// FromFactID is the fact a promotion copied.
 	FromFactID string `json:"fromFactId,omitempty"`
+	// TeamSubject and TeamID name a team fact's chain and the record of
+	// this version (facts at the team scope; Author is then the short
+	// name of the author's key).
+	TeamSubject string `json:"teamSubject,omitempty"`
+	TeamID      string `json:"teamId,omitempty"`
 }
 
 // Category is what kind of knowledge a fact is (the seed's FAQ entries).

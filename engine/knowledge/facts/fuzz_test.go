@@ -12,10 +12,25 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 )
 
+// The team scope sits between user and workspace: a narrower search sees
+// team facts, a team search never sees workspace ones.
+func TestTeamScopeIsBetweenUserAndWorkspace(t *testing.T) {
+	t.Parallel()
+	assert.True(t, facts.User().Broader(facts.Team()))
+	assert.True(t, facts.Team().Broader(facts.Workspace()))
+	for _, narrow := range []facts.Scope{facts.Workspace(), facts.Build("7"), facts.Agent("CODER")} {
+		assert.True(t, facts.Visible(facts.Team(), facts.Chain(narrow, "7")), narrow.String())
+	}
+	team := facts.Chain(facts.Team(), "")
+	assert.True(t, facts.Visible(facts.User(), team))
+	assert.False(t, facts.Visible(facts.Workspace(), team))
+	assert.False(t, facts.Visible(facts.Team(), facts.Chain(facts.User(), "")))
+}
+
 func TestParseScope(t *testing.T) {
 	t.Parallel()
 	good := map[string]facts.Scope{
-		"user": facts.User(), " Workspace ": facts.Workspace(), "build:42": facts.Build("42"),
+		"user": facts.User(), "Team": facts.Team(), " Workspace ": facts.Workspace(), "build:42": facts.Build("42"),
 		"BUILD:b-7.x": facts.Build("b-7.x"), "agent:mars": facts.Agent("MARS"), "agent:Code_Reviewer-2": facts.Agent("CODE_REVIEWER-2"),
 	}
 	for in, want := range good {
@@ -26,7 +41,7 @@ func TestParseScope(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, got, back)
 	}
-	for _, in := range []string{"", "team", "user:me", "workspace:x", "build:", "build:../x", "agent:", "agent:9lives",
+	for _, in := range []string{"", "team:x", "user:me", "workspace:x", "build:", "build:../x", "agent:", "agent:9lives",
 		"agent:a b", "build:" + strings.Repeat("9", 80), "platform", "agent:\x00"} {
 		_, err := facts.ParseScope(in)
 		require.ErrorIs(t, err, facts.ErrInvalid, "%q", in)

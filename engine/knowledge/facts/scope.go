@@ -18,12 +18,14 @@ type Level int
 // Scope levels, broadest first.
 const (
 	LevelUser      Level = iota + 1 // every workspace of this user
+	LevelTeam                       // the team's workspaces (engine/team); held in each workspace file
 	LevelWorkspace                  // this workspace
 	LevelBuild                      // one build
 	LevelAgent                      // one agent
 )
 
-// Scope is where a fact holds: user ⊃ workspace ⊃ build:ID ⊃ agent:NAME.
+// Scope is where a fact holds: user ⊃ team ⊃ workspace ⊃ build:ID ⊃
+// agent:NAME.
 // The zero Scope means "any scope" in searches and listings.
 type Scope struct {
 	Level Level
@@ -33,6 +35,10 @@ type Scope struct {
 
 // User is the user scope (all of this user's workspaces).
 func User() Scope { return Scope{Level: LevelUser} }
+
+// Team is the team scope: facts shared with the team's workspaces
+// (engine/team), seen by every narrower search, never the reverse.
+func Team() Scope { return Scope{Level: LevelTeam} }
 
 // Workspace is the workspace scope.
 func Workspace() Scope { return Scope{Level: LevelWorkspace} }
@@ -56,9 +62,9 @@ var (
 )
 
 // ScopeHelp lists the accepted spellings, for error messages and help.
-const ScopeHelp = "user, workspace, build:ID or agent:NAME"
+const ScopeHelp = "user, team, workspace, build:ID or agent:NAME"
 
-// ParseScope reads "user", "workspace", "build:ID" or "agent:NAME" (the
+// ParseScope reads "user", "team", "workspace", "build:ID" or "agent:NAME" (the
 // kind in any case). Anything else wraps ErrInvalid.
 func ParseScope(s string) (Scope, error) {
 	raw := strings.TrimSpace(s)
@@ -69,12 +75,15 @@ func ParseScope(s string) (Scope, error) {
 		return Scope{}, fmt.Errorf("%w: scope %q %s (want %s)", ErrInvalid, clip(raw, 80), why, ScopeHelp)
 	}
 	switch kind {
-	case "user", "workspace":
+	case "user", "team", "workspace":
 		if hasName {
 			return bad("takes no name")
 		}
-		if kind == "user" {
+		switch kind {
+		case "user":
 			return User(), nil
+		case "team":
+			return Team(), nil
 		}
 		return Workspace(), nil
 	case "build":
@@ -99,6 +108,8 @@ func (s Scope) String() string {
 	switch s.Level {
 	case LevelUser:
 		return "user"
+	case LevelTeam:
+		return "team"
 	case LevelWorkspace:
 		return "workspace"
 	case LevelBuild:
@@ -133,12 +144,14 @@ func Chain(s Scope, build string) []Scope {
 	switch s.Level {
 	case LevelUser:
 		return []Scope{User()}
+	case LevelTeam:
+		return []Scope{User(), Team()}
 	case LevelWorkspace:
-		return []Scope{User(), Workspace()}
+		return []Scope{User(), Team(), Workspace()}
 	case LevelBuild:
-		return []Scope{User(), Workspace(), s}
+		return []Scope{User(), Team(), Workspace(), s}
 	case LevelAgent:
-		out := []Scope{User(), Workspace()}
+		out := []Scope{User(), Team(), Workspace()}
 		if build != "" {
 			out = append(out, Build(build))
 		}

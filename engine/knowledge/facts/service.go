@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -61,6 +62,8 @@ type Service struct {
 	root string
 	auth string
 	now  func() time.Time
+	// team shares team-scope facts (SetTeam; nil: no team joined).
+	team atomic.Pointer[teamHolder]
 
 	mu  sync.RWMutex
 	mem memState
@@ -134,6 +137,9 @@ func (s *Service) Add(ctx context.Context, in NewFact) (Fact, error) {
 	f, err := s.prepare(in)
 	if err != nil {
 		return Fact{}, err
+	}
+	if f.Scope.Level == LevelTeam {
+		return s.addTeam(ctx, f)
 	}
 	err = s.write(ctx, f.Scope.Level == LevelUser, func(tx *bolt.Tx) ([]Fact, error) {
 		if err := putFact(tx, f.Scope.Level == LevelUser, &f, nil); err != nil {
@@ -349,6 +355,11 @@ func (s *Service) Correct(ctx context.Context, id, reason, replacement string, b
 	if fid.user && by.Type == SourceAgent {
 		return Correction{}, fmt.Errorf("%w: %s is a user-level fact; only the user can correct it (nova facts correct %s)", ErrNotAllowed, fid, fid)
 	}
+	if !fid.user {
+		if old, err := s.Get(ctx, fid.String()); err == nil && old.Scope.Level == LevelTeam {
+			return s.correctTeam(ctx, old, reason, repl)
+		}
+	}
 	var out Correction
 	err = s.write(ctx, fid.user, func(tx *bolt.Tx) ([]Fact, error) {
 		old, err := getFact(tx, fid)
@@ -421,6 +432,9 @@ func (s *Service) Promote(ctx context.Context, id string, to Scope) (Correction,
 	}
 	if !to.Broader(old.Scope) {
 		return Correction{}, fmt.Errorf("%w: %s is at %s; promote it to a broader scope (%s is not)", ErrInvalid, old.ID, old.Scope, to)
+	}
+	if to.Level == LevelTeam {
+		return s.promoteToTeam(ctx, old)
 	}
 	toUser := to.Level == LevelUser
 	// Redacted again: a fact stored before facts were redacted on write

@@ -35,6 +35,8 @@ type Source interface {
 	Summary(ctx context.Context) (engine.Summary, error)
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	ListBuilds(ctx context.Context) ([]build.Build, error)
+	// TeamStatus is read only when the workspace joined a team.
+	TeamStatus(ctx context.Context) (engine.TeamStatus, error)
 }
 
 // Model is the Home page.
@@ -51,6 +53,8 @@ type Model struct {
 	work *workMsg
 	// activity is the session's event feed, oldest first.
 	activity []activity
+	// team is the team state (nil until fetched, or not joined).
+	team *engine.TeamStatus
 }
 
 // New builds the page.
@@ -63,7 +67,28 @@ func (m *Model) Title() string { return "Home" }
 func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork()) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam())
+}
+
+// teamMsg carries the team state.
+type teamMsg struct{ st engine.TeamStatus }
+
+// fetchTeam reads the team state off the UI goroutine (nil when the
+// workspace has not joined a team).
+func (m *Model) fetchTeam() tea.Cmd {
+	if m.src == nil || !m.src.Config().Team.Joined() {
+		return nil
+	}
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		st, err := src.TeamStatus(ctx)
+		if err != nil {
+			return nil
+		}
+		return teamMsg{st: st}
+	}
+}
 
 // workMsg carries the running builds (none when they cannot be listed:
 // the summary still counts them).
@@ -103,6 +128,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.summary, m.sumErr = &s, nil
 	case workMsg:
 		m.work = &msg
+	case teamMsg:
+		st := msg.st
+		m.team = &st
 	case common.OllamaMsg:
 		st := msg.Status
 		m.ollama = &st
@@ -116,11 +144,11 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 	case refreshMsg:
 		if msg.seq == m.seq {
-			return m, tea.Batch(m.c.FetchSummary(m.src), m.fetchWork())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam())
 		}
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.c.KeyMap.Refresh) {
-			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork(), m.fetchTeam())
 		}
 	}
 	return m, nil
@@ -161,6 +189,9 @@ func (m *Model) View() string {
 	for _, o := range info.Overrides {
 		ws.WriteString("\n" + s.Subtle.Render(fmt.Sprintf("%s overrides %s", o.Env, o.Field)))
 	}
+	if line := m.teamLine(colW - 4); line != "" {
+		ws.WriteString("\n" + line)
+	}
 	wsPanel := s.Panel.Width(colW).Render(ws.String())
 
 	olPanel := s.Panel.Width(colW2).Render(m.ollamaView(colW2 - 4))
@@ -196,6 +227,10 @@ func (m *Model) compactView() string {
 	}
 	if info.ReadOnly {
 		facts += " " + s.BadgeWarn.Render("read-only")
+	}
+	if m.team != nil && m.team.Joined {
+		// The team state matters more than where the database is.
+		facts = kv(s, "tier", cfg.Tier) + "  " + kv(s, "autonomy", fmt.Sprintf("%d", cfg.Autonomy)) + "  " + m.teamLine(inner)
 	}
 	wsPanel := s.Panel.Width(m.width).Render(ansi.Truncate(ws, inner, "…") + "\n" + ansi.Truncate(facts, inner, "…"))
 	olPanel := s.Panel.Width(m.width).Render(m.ollamaCompact(inner))
@@ -296,9 +331,46 @@ func (m *Model) record(ev engine.Event) {
 	}
 }
 
+// teamLine is the team state in one line ("" when not in a team).
+func (m *Model) teamLine(w int) string {
+	if m.team == nil || !m.team.Joined {
+		return ""
+	}
+	s, t := m.c.Styles, m.team
+	link := s.BadgeOK.Render("online")
+	if !t.Connected {
+		link = s.BadgeWarn.Render("offline")
+	}
+	lag := "?"
+	if t.LagKnown {
+		lag = fmt.Sprint(t.Lag)
+	}
+	line := kv(s, "team", t.Team) + " " + link + s.Muted.Render(fmt.Sprintf(" · %s · lag %s · outbox %d · %d shared",
+		plural(len(t.Members), "member", "members"), lag, t.Outbox, t.Shared.Patterns+t.Shared.Facts+t.Shared.Rules+t.Shared.Nodes))
+	if t.RefusedTotal > 0 {
+		line += " " + s.BadgeWarn.Render(fmt.Sprintf("%d refused", t.RefusedTotal))
+	}
+	if !t.Member {
+		line += " " + s.Subtle.Render("(not a member yet)")
+	}
+	return ansi.Truncate(line, w, "…")
+}
+
+// teamKinds names what a teammate's record shares.
+var teamKinds = map[string]string{
+	"wisdom.back": "backs a pattern", "wisdom.harm": "reports a pattern as harmful", "fact": "shared a fact",
+	"fact.correct": "corrected a fact", "rule": "shared a rule", "vault.node": "shared a node",
+}
+
 // describe turns an event into one line for the feed ("" to skip).
 func describe(ev engine.Event) string {
 	switch ev.Type {
+	case engine.EventTeamRecord:
+		what := teamKinds[ev.Op]
+		if what == "" {
+			what = "shared " + ev.Op
+		}
+		return fmt.Sprintf("team · %s %s: %s", ev.Status, what, firstLine(ev.Text))
 	case engine.EventDelta, engine.EventProgress, engine.EventOllama:
 		return ""
 	case engine.EventThemeChanged:
@@ -320,6 +392,9 @@ func describe(ev engine.Event) string {
 	case engine.EventChanged:
 		if ev.Topic == engine.TopicBuild && ev.Status == "waiting" {
 			return "" // the build-level echo of a task's wait
+		}
+		if ev.Topic == engine.TopicTeam {
+			return "" // each teammate's record has its own line
 		}
 	}
 	var parts []string

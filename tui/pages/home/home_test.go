@@ -128,3 +128,27 @@ func TestCardsCountWorkflowRunsAndBlueprints(t *testing.T) {
 	_, _ = m.Update(common.SummaryMsg{Summary: engine.Summary{VaultNodes: 1, Builds: 1, WorkflowRuns: 4}})
 	assert.NotContains(t, ansi.Strip(m.nextStepsView()), "resumed", "nothing waits")
 }
+
+// A teammate's record is one line in the feed; Home's workspace panel
+// carries the team state once the workspace joined a team.
+func TestTeamRecordsAndStateOnHome(t *testing.T) {
+	t.Parallel()
+	ev := engine.Event{Type: engine.EventTeamRecord, Topic: engine.TopicTeam, Op: "fact", Status: "k-1a2b3c4d",
+		Text: "The staging database is read-only on Fridays"}
+	assert.Equal(t, "team · k-1a2b3c4d shared a fact: The staging database is read-only on Fridays", describe(ev))
+	ev.Op = "wisdom.back"
+	assert.Contains(t, describe(ev), "backs a pattern")
+	assert.Empty(t, describe(engine.Event{Type: engine.EventChanged, Topic: engine.TopicTeam, Text: "records"}), "the echo adds no line")
+
+	c := &common.Common{Ctx: context.Background(), Styles: themes.Build(themes.NovaDark), KeyMap: keymap.DefaultKeyMap()}
+	m := New(c, nil)
+	assert.Empty(t, m.teamLine(80), "not in a team: no line")
+	_, _ = m.Update(teamMsg{st: engine.TeamStatus{Joined: true, Team: "core", Connected: true, Member: true, LagKnown: true, Lag: 2,
+		Outbox: 1, RefusedTotal: 3, Members: []engine.TeamMember{{Key: "a"}, {Key: "b"}, {Key: "c"}},
+		Shared: engine.TeamCounts{Patterns: 2, Facts: 5}}})
+	line := ansi.Strip(m.teamLine(200))
+	for _, want := range []string{"team core", "online", "3 members", "lag 2", "outbox 1", "7 shared", "3 refused"} {
+		assert.Contains(t, line, want)
+	}
+	assert.LessOrEqual(t, ansi.StringWidth(m.teamLine(40)), 40)
+}

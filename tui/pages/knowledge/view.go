@@ -462,7 +462,11 @@ func (m *Model) previewHint(w, h int) string {
 			for _, l := range strings.Split(lipgloss.Wrap(f.Content, w, " "), "\n") {
 				lines = append(lines, s.Text.Render(l))
 			}
-			lines = append(lines, "", s.Muted.Render(f.Scope.String()+" · from "+sourceText(f.Source)+fmt.Sprintf(" · confidence %.2f", f.Confidence)),
+			from := sourceText(f.Source)
+			if f.Source.Type == facts.SourceTeam && f.Author != "" {
+				from = "teammate " + f.Author
+			}
+			lines = append(lines, "", s.Muted.Render(f.Scope.String()+" · from "+from+fmt.Sprintf(" · confidence %.2f", f.Confidence)),
 				s.Subtle.Render("enter shows its history"))
 		} else {
 			lines = []string{s.PanelTitle.Render("Detail"), "", s.Muted.Render("Facts show here with their history.")}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startTestHubCmd runs `nova hub` in this process until the test ends.
+func startTestHubCmd(t *testing.T) hubReport {
+	t.Helper()
+	ready := make(chan hubReport, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	e, _, _ := newTestEnv(t, t.TempDir(), nil, "")
+	opts := &hubOptions{Env: e, Dir: t.TempDir(), Host: "127.0.0.1", Port: 0, Name: "nova", ready: func(r hubReport) { ready <- r }}
+	done := make(chan error, 1)
+	go func() { done <- runHub(ctx, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case r := <-ready:
+		return r
+	case err := <-done:
+		t.Fatalf("nova hub: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("nova hub did not start in 20s")
+	}
+	return hubReport{}
+}
+
+// As a user would on one machine: a hub, three workspaces that join it; a
+// pattern promoted in one and endorsed in the two others is active in all
+// three; a team fact added in one is found in the others.
+func TestTeamPromoteHereEndorseThereAsAUserWould(t *testing.T) {
+	t.Parallel()
+	hub := startTestHubCmd(t)
+	var dirs []string
+	for range 3 {
+		dir := initDir(t)
+		out := novaOK(t, dir, "team", "join", hub.URL)
+		assert.Contains(t, out, "not a member yet")
+		var st struct {
+			Key string `json:"key"`
+		}
+		novaJSON(t, dir, &st, "team", "status")
+		require.True(t, strings.HasPrefix(st.Key, "ed25519:"))
+		novaOK(t, dir, "team", "members", "add", st.Key, "--admin-key", hub.AdminKey)
+		dirs = append(dirs, dir)
+	}
+	for _, dir := range dirs {
+		novaOK(t, dir, "wisdom", "optin", "on")
+	}
+	var node struct {
+		ID uint64 `json:"id"`
+	}
+	novaJSON(t, dirs[0], &node, "vault", "add", "--type", "Pattern", "--confidence", "0.9",
+		"--content", "Close response bodies in a defer right after the error check")
+	novaOK(t, dirs[0], "wisdom", "promote", fmt.Sprint(node.ID))
+	novaOK(t, dirs[0], "facts", "add", "--scope", "team", "The integration tests need Docker running")
+	type pattern struct {
+		ID     uint64 `json:"id"`
+		Status string `json:"status"`
+	}
+	for _, dir := range dirs[1:] {
+		var ps []pattern
+		require.Eventually(t, func() bool {
+			novaOK(t, dir, "team", "sync", "--timeout", "2s")
+			ps = nil
+			novaJSON(t, dir, &ps, "wisdom", "list")
+			return len(ps) == 1
+		}, 20*time.Second, 100*time.Millisecond)
+		novaOK(t, dir, "wisdom", "endorse", fmt.Sprint(ps[0].ID))
+		novaOK(t, dir, "team", "sync", "--timeout", "2s")
+	}
+	for i, dir := range dirs {
+		require.Eventually(t, func() bool {
+			novaOK(t, dir, "team", "sync", "--timeout", "2s")
+			var ps []pattern
+			novaJSON(t, dir, &ps, "wisdom", "list")
+			return len(ps) == 1 && ps[0].Status == "active"
+		}, 20*time.Second, 100*time.Millisecond, "workspace %d", i)
+	}
+	out := novaOK(t, dirs[2], "facts", "search", "integration tests Docker")
+	assert.Contains(t, out, "team")
+	assert.Contains(t, out, "Docker running")
+	st := novaOK(t, dirs[1], "team", "status")
+	assert.Contains(t, st, "members (3)")
+	assert.Contains(t, st, "refused: 0")
+}
+
+func TestTeamStatusOutsideATeam(t *testing.T) {
+	t.Parallel()
+	dir := initDir(t)
+	out := novaOK(t, dir, "team", "status")
+	assert.Contains(t, out, "not in a team")
+	r := runNova(t, dir, nil, "team", "members", "add", "ed25519:AAAA")
+	assert.NotEqual(t, 0, r.code)
+	r = runNova(t, dir, nil, "facts", "add", "--scope", "team", "x")
+	assert.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "nova team join")
+}
