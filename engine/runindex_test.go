@@ -148,7 +148,7 @@ func TestRunsOfAnOlderDatabaseResumeAfterTheUpgrade(t *testing.T) {
 	t.Cleanup(func() { _ = ws.Close() })
 	v, err := ws.DB().SchemaVersion()
 	require.NoError(t, err)
-	assert.Equal(t, 9, v)
+	assert.Equal(t, storage.SchemaVersion, v)
 
 	recs, err := ws.RunIndex().List(ctx)
 	require.NoError(t, err)
