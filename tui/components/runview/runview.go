@@ -169,6 +169,7 @@ type Model struct {
 	tier    string
 	model   string
 	started time.Time
+	ended   time.Time // when the view learnt the run was over
 
 	items  []*item
 	text   *item // the text item deltas append to
@@ -595,6 +596,9 @@ func (m *Model) finish(run agents.Run, err error) {
 	}
 	m.approval = nil
 	m.text = nil
+	if m.ended.IsZero() && (err != nil || run.ID != 0) {
+		m.ended = m.now()
+	}
 	switch {
 	case err != nil:
 		m.err = err
@@ -775,11 +779,19 @@ func (m *Model) header() string {
 	if m.tier != "" || m.model != "" {
 		parts = append(parts, strings.TrimSpace(m.tier+" "+m.model))
 	}
-	elapsed := m.now().Sub(m.started)
-	if m.result != nil {
-		elapsed = m.result.Outcome.Meta.Duration
+	// The time is the wall clock from start to end as the user saw it (the
+	// run's own measure leaves out the set-up and the final events), to the
+	// tenth of a second once it is over: a one-second run never reads 0s and
+	// the figure never drops when the run ends.
+	if m.ended.IsZero() {
+		parts = append(parts, formatDuration(m.now().Sub(m.started)))
+	} else {
+		elapsed := m.ended.Sub(m.started)
+		if m.result != nil {
+			elapsed = max(elapsed, m.result.Outcome.Meta.Duration)
+		}
+		parts = append(parts, formatElapsed(elapsed))
 	}
-	parts = append(parts, formatDuration(elapsed))
 	state := m.statusLabel()
 	line := s.Title.Render(name) + " " + s.Band(state).Render(state) + " " +
 		s.Muted.Render(strings.Join(parts, " · "))
@@ -924,6 +936,15 @@ func formatTokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprintf("%d", n)
+}
+
+// formatElapsed is formatDuration to the tenth of a second under ten
+// seconds (a finished run's time).
+func formatElapsed(d time.Duration) string {
+	if d >= 0 && d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", float64(d.Truncate(100*time.Millisecond))/float64(time.Second))
+	}
+	return formatDuration(d)
 }
 
 func formatDuration(d time.Duration) string {
