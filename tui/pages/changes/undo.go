@@ -73,7 +73,8 @@ func (m *Model) askRevertNewest() tea.Cmd {
 	if newest < 0 {
 		return common.Toast("no applied changeset to revert")
 	}
-	m.sel, m.fileSel, m.focus = newest, 0, focusSets
+	m.selectIndex(newest)
+	m.fileSel, m.focus = 0, focusSets
 	return tea.Batch(m.showFile(), m.askRevert())
 }
 
