@@ -50,7 +50,9 @@ func (l *Local) Knowledge() *knowledge.Service {
 			Logf: func(format string, a ...any) {
 				l.Publish(Event{Type: EventLog, Topic: TopicKnowledge, Text: fmt.Sprintf(format, a...)})
 			},
-			OnChange: l.knowledgeChanged,
+			OnChange:     l.knowledgeChanged,
+			Dependencies: l.projectStack().Dependencies,
+			Foreign:      l.projectStack().Foreign,
 		})
 	})
 	return l.kn.svc

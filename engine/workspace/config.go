@@ -55,6 +55,10 @@ type Config struct {
 	// MCP lists Model Context Protocol servers whose tools agents may opt
 	// into (engine/mcp).
 	MCP MCPConfig `yaml:"mcp" json:"mcp"`
+	// Stack names the project's languages and frameworks when detection
+	// (DetectStack) gets them wrong: patterns about other stacks stay out
+	// of prompts.
+	Stack StackConfig `yaml:"stack" json:"stack"`
 }
 
 // MCPConfig is the mcp: section.
