@@ -15,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/changes"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
@@ -88,8 +89,9 @@ func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
 // buildResumeOptions is `nova build resume ID`.
 type buildResumeOptions struct {
 	*Env
-	ID   uint64
-	JSON bool
+	ID       uint64
+	JSON     bool
+	Headless bool // accepted as for `build run`: resume always runs headless
 }
 
 func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions) error) *cobra.Command {
@@ -108,6 +110,7 @@ func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON event per line")
+	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "no TUI: print progress lines (the default for this command, as for `build run`)")
 	return cmd
 }
 
@@ -227,7 +230,7 @@ func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
 				Board  engine.BoardView `json:"board"`
 			}{Build: b.Summary(), Phases: build.GroupByPhase(tasks), Board: v})
 		}
-		printBuild(opts.IO, b, tasks)
+		printBuild(opts.IO, b, tasks, changesetStates(ctx, ws, tasks))
 		bd := v.Board
 		opts.IO.Printf("\nboard %s: %s, %s, %s, %s (nova build board %d)\n", bd.Key,
 			plural(len(bd.Decisions), "key decision", "key decisions"), plural(len(bd.Blockers), "open blocker", "open blockers"),
@@ -326,7 +329,25 @@ func eventLine(ev engine.Event) string {
 	}
 }
 
-func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
+// changesetStates reads the status of each task's changeset as it is now
+// (applied, reverted, discarded since the task ended); one that cannot be
+// read is left out.
+func changesetStates(ctx context.Context, ws engine.Workspace, tasks []build.Task) map[uint64]changes.Status {
+	out := map[uint64]changes.Status{}
+	for _, t := range tasks {
+		if t.ChangesetID == 0 {
+			continue
+		}
+		if cs, err := ws.GetChange(ctx, t.ChangesetID); err == nil {
+			out[t.ChangesetID] = cs.Status
+		}
+	}
+	return out
+}
+
+// printBuild prints a build and its tasks; states are the tasks'
+// changesets' statuses now (changesetStates), the task's record otherwise.
+func printBuild(io *IOStreams, b build.Build, tasks []build.Task, states map[uint64]changes.Status) {
 	p := io.Printf
 	p("build %d: %s\n", b.ID, b.Name)
 	p("status:   %s", b.Status)
@@ -348,6 +369,9 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 				state := "pending"
 				if t.Applied {
 					state = "applied"
+				}
+				if st, ok := states[t.ChangesetID]; ok {
+					state = string(st)
 				}
 				line += fmt.Sprintf("  changeset %d (%s)", t.ChangesetID, state)
 			}
