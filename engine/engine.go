@@ -386,7 +386,6 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 		dst    *int
 	}{
 		{storage.BucketPlaybooks, &s.Playbooks},
-		{storage.BucketBuilds, &s.Builds},
 		{storage.BucketImports, &s.Imports},
 		{storage.BucketRehearsals, &s.Rehearsals},
 	}
@@ -396,6 +395,9 @@ func (l *Local) Summary(ctx context.Context) (Summary, error) {
 			return s, fmt.Errorf("count %s: %w", c.bucket, err)
 		}
 		*c.dst = n
+	}
+	if s.Builds, err = l.countPlanBuilds(ctx); err != nil {
+		return s, err
 	}
 	pending, err := l.pendingApprovals(ctx)
 	if err != nil {

@@ -127,6 +127,12 @@ func runBuildResume(ctx context.Context, opts *buildResumeOptions) error {
 			opts.IO.Printf("build %d is already done (%d/%d tasks)\n", b.ID, b.Counts[build.TaskDone], b.Total)
 			return nil
 		}
+		if b.Led {
+			// A goal run's build holds the lead's delegations: run on its
+			// own it has nothing to do and would "finish" an unfinished run.
+			return usagef("build %d carries the delegations of %s: resume the goal run with `nova run resume %s`",
+				b.ID, goalRunOf(ctx, ws, b.ID, "a goal run"), goalRunOf(ctx, ws, b.ID, "ID"))
+		}
 		if !opts.JSON {
 			opts.IO.Printf("resuming build %d: %s (%d/%d done)\n", b.ID, b.Name, b.Counts[build.TaskDone], b.Total)
 		}
@@ -327,6 +333,24 @@ func eventLine(ev engine.Event) string {
 	default:
 		return ev.Text
 	}
+}
+
+// goalRunOf names the goal run whose delegations build id carries ("goal
+// run 3", or just "3" when unknown is "ID"), or unknown when none is found.
+func goalRunOf(ctx context.Context, ws engine.Workspace, id uint64, unknown string) string {
+	runs, err := ws.ListGoalRuns(ctx)
+	if err != nil {
+		return unknown
+	}
+	for _, r := range runs {
+		if r.BuildID == id {
+			if unknown == "ID" {
+				return strconv.FormatUint(r.ID, 10)
+			}
+			return fmt.Sprintf("goal run %d", r.ID)
+		}
+	}
+	return unknown
 }
 
 // changesetStates reads the status of each task's changeset as it is now

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
@@ -52,4 +56,29 @@ func TestBuildShowPrintsChangesetsAsTheyAreNow(t *testing.T) {
 	assert.Contains(t, lines["t2"], "changeset 5 (reverted)")
 	assert.Contains(t, lines["t3"], "changeset 6 (pending)")
 	assert.Contains(t, lines["t4"], "changeset 7 (pending)", "unreadable: the task's own record")
+}
+
+// Issue 32: `nova build resume` of a goal run's build (a stopped goal run
+// leaves it paused 0/0) does not "finish" it: it points to the goal run.
+func TestBuildResumeOfAGoalRunsBuildPointsToTheRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.Equal(t, 0, runNova(t, dir, nil, "init").code)
+	stopTestOwner(t, dir)
+	ws, err := engine.Open(t.Context(), engine.Options{Root: dir, Getenv: testGetenv(dir, nil), NoSync: true})
+	require.NoError(t, err)
+	r, err := ws.CreateGoalRun(t.Context(), "add a health check endpoint", engine.GoalRunOptions{})
+	require.NoError(t, err)
+	require.NoError(t, ws.Close())
+
+	res := runNova(t, dir, nil, "build", "resume", strconv.FormatUint(r.BuildID, 10))
+	assert.Equal(t, 2, res.code, res.stdout+res.stderr)
+	assert.Contains(t, res.stderr, fmt.Sprintf("resume the goal run with `nova run resume %d`", r.ID))
+	res = runNova(t, dir, nil, "build", "show", strconv.FormatUint(r.BuildID, 10), "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var shown struct {
+		Status string `json:"status"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &shown))
+	assert.Equal(t, "paused", shown.Status, "the build was not finished")
 }
