@@ -468,7 +468,11 @@ func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
 		switch cs.Status {
 		case changes.StatusApplied:
 		case changes.StatusReverted:
-			return fmt.Errorf("changeset %d was already reverted by changeset %d; revert %d to bring the change back", id, cs.RevertedBy, cs.RevertedBy)
+			last, back, err := changes.FollowReverts(ctx, ws.GetChange, cs)
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("changeset %d was %s", id, changes.RevertedHint(cs, last, back))
 		default:
 			return fmt.Errorf("changeset %d is %s; only applied changesets can be reverted", id, cs.Status)
 		}
@@ -494,17 +498,43 @@ func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
 			return opts.IO.PrintJSON(rep)
 		}
 		opts.IO.Printf("reverted changeset %d with changeset %d\n", id, rep.Revert.ID)
-		if len(rep.Restored) > 0 {
-			opts.IO.Printf("  restored %s\n", strings.Join(rep.Restored, ", "))
+		// One line per file: a file --force overwrote says so on its own
+		// line, with what happened to it.
+		over := map[string]string{}
+		for _, c := range rep.Overwritten {
+			over[c.Path] = c.Reason
 		}
-		if len(rep.Removed) > 0 {
-			opts.IO.Printf("  removed %s (created by the change)\n", strings.Join(rep.Removed, ", "))
+		plain := func(paths []string) (out []string) {
+			for _, p := range paths {
+				if _, ok := over[p]; !ok {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+		if ps := plain(rep.Restored); len(ps) > 0 {
+			opts.IO.Printf("  restored %s\n", strings.Join(ps, ", "))
+		}
+		if ps := plain(rep.Removed); len(ps) > 0 {
+			opts.IO.Printf("  removed %s (created by the change)\n", strings.Join(ps, ", "))
 		}
 		if len(rep.Unchanged) > 0 {
 			opts.IO.Printf("  already as before: %s\n", strings.Join(rep.Unchanged, ", "))
 		}
+		for _, p := range rep.Removed {
+			if r, ok := over[p]; ok {
+				opts.IO.Printf("  removed %s (created by the change; %s: those changes are gone)\n", p, r)
+			}
+		}
+		for _, p := range rep.Restored {
+			if r, ok := over[p]; ok {
+				opts.IO.Printf("  restored %s (%s: those changes were overwritten)\n", p, r)
+			}
+		}
 		for _, c := range rep.Overwritten {
-			opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+			if !slices.Contains(rep.Removed, c.Path) && !slices.Contains(rep.Restored, c.Path) {
+				opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+			}
 		}
 		if rep.Learned {
 			opts.IO.Printf("  learned as a rejection by %s's playbook", cs.Agent)
