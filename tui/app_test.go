@@ -385,3 +385,19 @@ func TestAltLOpensTheLibrary(t *testing.T) {
 	m.Type("Libr")
 	assert.Contains(t, m.Plain(), "alt+l")
 }
+
+// Issue 32: at 120 columns the tab bar shows every screen (the key only on
+// the active tab); at 80 it scrolls.
+func TestEveryTabFitsAt120Columns(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 120, 40)
+	head := strings.Split(m.Plain(), "\n")[0]
+	for _, title := range []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge", "Run", "Library"} {
+		assert.Contains(t, head, title)
+	}
+	assert.Contains(t, head, "alt+1 Home", "the active tab keeps its key")
+	assert.NotContains(t, head, "›")
+	assert.NotContains(t, head, "‹")
+	small := strings.Split(newModel(t, newFake(t), 80, 24).Plain(), "\n")[0]
+	assert.Contains(t, small, "›", "at 80 columns the bar scrolls")
+}
