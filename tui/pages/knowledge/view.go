@@ -618,6 +618,9 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 			return strings.Split(out, "\n")
 		}
 	}
+	if it.Docs != nil {
+		return reflowDoc(text, width)
+	}
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.ReplaceAll(l, "\t", "    ")
@@ -628,6 +631,71 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 		out = append(out, wrapLines(l, width)...)
 	}
 	return out
+}
+
+// reflowDoc lays out local docs (go doc's text: prose already broken at
+// about 80 columns, declarations, indented examples) at width: the lines of
+// a prose paragraph are joined and wrapped again at width, so a narrower
+// panel shows even lines rather than each line wrapped on its own (a long
+// piece and a stub, over and over); declarations, headings, list items and
+// deeper-indented examples stay as they are.
+func reflowDoc(text string, width int) []string {
+	var out []string
+	var para strings.Builder
+	paraIndent := ""
+	flush := func() {
+		if para.Len() == 0 {
+			return
+		}
+		for _, l := range common.WrapWords(para.String(), max(1, width-len(paraIndent))) {
+			out = append(out, paraIndent+l)
+		}
+		para.Reset()
+	}
+	verbatim := func(l string) {
+		flush()
+		if ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			return
+		}
+		out = append(out, wrapLines(l, width)...)
+	}
+	for _, raw := range strings.Split(text, "\n") {
+		l := strings.ReplaceAll(raw, "\t", "    ")
+		content := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(content)]
+		switch {
+		case content == "" || len(indent) > 4 || isDocCode(content):
+			verbatim(l)
+			continue
+		case para.Len() > 0 && indent != paraIndent:
+			flush()
+		}
+		if strings.HasPrefix(content, "- ") || strings.HasPrefix(content, "* ") {
+			flush() // a list item starts its own paragraph
+		}
+		if para.Len() > 0 {
+			para.WriteByte(' ')
+		}
+		paraIndent = indent
+		para.WriteString(strings.TrimRight(content, " "))
+	}
+	flush()
+	return out
+}
+
+// isDocCode reports a go doc line that is not prose: a declaration, a
+// closing brace, a heading in capitals (FUNCTIONS, TYPES).
+func isDocCode(l string) bool {
+	for _, p := range []string{"func ", "type ", "var ", "const ", "package ", "}", ")", "//"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	if strings.HasSuffix(l, "{") || strings.HasSuffix(l, "(") {
+		return true
+	}
+	return l == strings.ToUpper(l) && strings.ToLower(l) != l // a heading
 }
 
 func wrapLines(s string, width int) []string {
