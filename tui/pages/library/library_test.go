@@ -237,7 +237,9 @@ func TestFormValidatesAsYouType(t *testing.T) {
 	assert.Equal(t, viewPreview, l.m.view)
 }
 
-// A required field is marked and empty until filled; esc closes the form.
+// A required field is marked and empty until filled; it says "✗ required"
+// only once a run was tried (issue 32: not before anything is typed); esc
+// closes the form.
 func TestRequiredFieldsAreMarked(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, cannedSource(t), 120, 37)
@@ -245,8 +247,12 @@ func TestRequiredFieldsAreMarked(t *testing.T) {
 	require.NotNil(t, l.m.form)
 	out := l.Plain()
 	assert.Contains(t, out, "* Which file needs tests? target")
-	assert.Contains(t, out, "✗ required")
+	assert.NotContains(t, out, "✗", "nothing typed yet: no error")
+	assert.Contains(t, out, "fill in the fields marked *")
 	assert.False(t, l.m.form.Valid())
+	l.PressAsync("enter")
+	require.NotNil(t, l.m.form)
+	assert.Contains(t, l.Plain(), "✗ required", "a run was tried: the empty required field says why")
 	assert.True(t, l.m.Capturing(), "the form takes the keyboard")
 	l.PressAsync("esc")
 	assert.Nil(t, l.m.form)
