@@ -56,3 +56,16 @@ func TestGoDocReflowsByParagraph(t *testing.T) {
 	}
 	assert.True(t, found)
 }
+
+// Issue 32: the docs footer counts in words that agree with the number
+// ("1 entry", never "1 entries").
+func TestDocsFooterCountsAgree(t *testing.T) {
+	t.Parallel()
+	l, _ := seeded(t, 120, 21)
+	l.PressAsync("tab", "tab")
+	l.m.docsStats.Entries, l.m.docsStats.Tokens = 1, 1
+	foot := strings.Join(l.m.docLines(110, 10)[:1], "")
+	assert.Contains(t, ansi.Strip(foot), "1 entry · ")
+	assert.Contains(t, ansi.Strip(foot), "1 token · ")
+	assert.NotContains(t, ansi.Strip(foot), "1 entries")
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/internal/plural"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/markdown"
 )
@@ -397,8 +398,9 @@ func validity(f facts.Fact) string {
 func (m *Model) docLines(w, h int) []string {
 	s := m.c.Styles
 	st := m.docsStats
-	foot := s.Muted.Render(fmt.Sprintf("%d entries · %d stale · %s · %d tokens · local %d · context7 %d",
-		st.Entries, st.Stale, sizeText(st.Bytes), st.Tokens, st.BySource[docs.SourceLocal], st.BySource[docs.SourceContext7]))
+	foot := s.Muted.Render(fmt.Sprintf("%s · %d stale · %s · %s · local %d · context7 %d",
+		plural.Count(st.Entries, "entry", "entries"), st.Stale, sizeText(st.Bytes), plural.Count(st.Tokens, "token", "tokens"),
+		st.BySource[docs.SourceLocal], st.BySource[docs.SourceContext7]))
 	out := []string{common.Truncate(foot, w)}
 	switch {
 	case !m.docsLoaded:
