@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,4 +82,22 @@ func TestBuildResumeOfAGoalRunsBuildPointsToTheRun(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &shown))
 	assert.Equal(t, "paused", shown.Status, "the build was not finished")
+}
+
+// Issue 32: doctor's details line up in one column, "capabilities" too.
+func TestDoctorChecksLineUp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	printChecks(&IOStreams{Out: &out, ErrOut: &out}, []engine.Check{
+		{Name: "workspace", Status: "pass", Detail: "/w"},
+		{Name: "capabilities", Status: "pass", Detail: "small=q (tools)"},
+		{Name: "ollama", Status: "fail", Detail: "down", Hint: "start it"},
+	})
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	require.Len(t, lines, 4)
+	at := func(line, sub string) int { return utf8.RuneCountInString(line[:strings.Index(line, sub)]) }
+	col := at(lines[0], "/w")
+	assert.Equal(t, col, at(lines[1], "small=q"))
+	assert.Equal(t, col, at(lines[2], "down"))
+	assert.Equal(t, col, at(lines[3], "→"), "the hint's arrow starts in the column")
 }
