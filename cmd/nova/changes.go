@@ -77,9 +77,13 @@ func runChangesList(ctx context.Context, opts *changesListOptions) error {
 			opts.IO.Printf("no changesets\n")
 			return nil
 		}
-		opts.IO.Printf("%-5s %-10s %-9s %-5s %-6s %-17s %s\n", "ID", "STATUS", "AGENT", "RUN", "FILES", "CREATED", "TASK")
+		agentW := 9 // as wide as the longest agent id ("implementer")
 		for _, cs := range list {
-			opts.IO.Printf("%-5d %-10s %-9s %-5d %-6d %-17s %s\n", cs.ID, cs.Status, cs.Agent, cs.RunID, len(cs.Files),
+			agentW = max(agentW, utf8.RuneCountInString(cs.Agent))
+		}
+		opts.IO.Printf("%-5s %-10s %-*s %-5s %-6s %-17s %s\n", "ID", "STATUS", agentW, "AGENT", "RUN", "FILES", "CREATED", "TASK")
+		for _, cs := range list {
+			opts.IO.Printf("%-5d %-10s %-*s %-5d %-6d %-17s %s\n", cs.ID, cs.Status, agentW, cs.Agent, cs.RunID, len(cs.Files),
 				cs.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(cs.Task, 50))
 		}
 		return nil
