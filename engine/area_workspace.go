@@ -116,7 +116,6 @@ func (l workspaceArea) Summary(ctx context.Context) (Summary, error) {
 		dst    *int
 	}{
 		{storage.BucketPlaybooks, &s.Playbooks},
-		{storage.BucketBuilds, &s.Builds},
 		{storage.BucketImports, &s.Imports},
 		{storage.BucketRehearsals, &s.Rehearsals},
 	}
@@ -126,6 +125,9 @@ func (l workspaceArea) Summary(ctx context.Context) (Summary, error) {
 			return s, fmt.Errorf("count %s: %w", c.bucket, err)
 		}
 		*c.dst = n
+	}
+	if s.Builds, err = l.countPlanBuilds(ctx); err != nil {
+		return s, err
 	}
 	pending, err := l.pendingApprovals(ctx)
 	if err != nil {

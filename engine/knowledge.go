@@ -51,7 +51,9 @@ func (l *core) Knowledge() *knowledge.Service {
 			Logf: func(format string, a ...any) {
 				l.Publish(Event{Type: EventLog, Topic: TopicKnowledge, Text: fmt.Sprintf(format, a...)})
 			},
-			OnChange: l.knowledgeChanged,
+			OnChange:     l.knowledgeChanged,
+			Dependencies: l.projectStack().Dependencies,
+			Foreign:      l.projectStack().Foreign,
 		})
 	})
 	return l.kn.svc

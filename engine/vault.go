@@ -23,6 +23,10 @@ type vaultState struct {
 
 	identityOnce sync.Once
 	identity     string
+
+	// The project's stack (projectStack), detected once.
+	stackOnce sync.Once
+	stack     workspace.Stack
 }
 
 // Identity is the workspace identity (config userId, or git's user.email
@@ -52,6 +56,7 @@ func (l *core) Vault() *vault.Vault {
 			OptInGlobal:  cfg.Vault.OptInGlobal,
 			Now:          l.now,
 			ProjectTerms: projectTerms(l.ws.Root),
+			Foreign:      l.projectStack().Foreign,
 			OnChange: func(c vault.Change) {
 				l.Publish(Event{Type: EventChanged, Topic: TopicVault, Text: c.Op})
 				l.publishCapEvents(c)

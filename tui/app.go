@@ -782,15 +782,31 @@ func (m *Model) tabsView(width int) string {
 	s := m.c.Styles
 	tabs := make([]string, len(m.pages))
 	widths := make([]int, len(m.pages))
-	for i, p := range m.pages {
-		k := m.goKey(i)
-		var t string
-		if i == m.active {
-			t = s.TabActive.Render(strings.TrimSpace(k + " " + p.Title()))
-		} else {
-			t = s.Tab.Render(strings.TrimSpace(k + " " + p.Title()))
+	// keys: 2 every tab's key, 1 the active tab's, 0 none.
+	draw := func(keys int) int {
+		total := len(m.pages) - 1 // separators
+		for i, p := range m.pages {
+			k := ""
+			if keys == 2 || keys == 1 && i == m.active {
+				k = m.goKey(i)
+			}
+			var t string
+			if i == m.active {
+				t = s.TabActive.Render(strings.TrimSpace(k + " " + p.Title()))
+			} else {
+				t = s.Tab.Render(strings.TrimSpace(k + " " + p.Title()))
+			}
+			tabs[i], widths[i] = t, lipgloss.Width(t)
+			total += widths[i]
 		}
-		tabs[i], widths[i] = t, lipgloss.Width(t)
+		return total
+	}
+	// Every tab with its key when they fit; else every tab, the key only
+	// on the active one, else no key (the help and the palette list the
+	// keys), so a 120-column screen shows every screen; narrower, a window
+	// of them (the active tab with its key).
+	if draw(2) > width && draw(1) > width && draw(0) > width {
+		draw(1)
 	}
 	sep := s.TabSep.Render("│")
 	span := func(lo, hi int) int { // tabs lo..hi with separators and the markers

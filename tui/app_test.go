@@ -264,8 +264,12 @@ func TestHomeShowsRunningBuildsAndApprovals(t *testing.T) {
 	out := newModel(t, ws, 120, 40).Plain()
 	assert.Contains(t, out, "1 build running")
 	assert.Contains(t, out, "2 approvals wait for you")
-	assert.Contains(t, out, "alt+6 Build", "tab labels name the real keys")
-	assert.Contains(t, out, "alt+7 Playbooks")
+	// Where every tab fits with its key (200 columns), the labels name the
+	// real keys; narrower, keys give way first (issue 32: every screen
+	// stays in view).
+	wide := newModel(t, ws, 200, 48).Plain()
+	assert.Contains(t, wide, "alt+6 Build", "tab labels name the real keys")
+	assert.Contains(t, wide, "alt+7 Playbooks")
 }
 
 func TestBuildAndPlaybooksPagesFitAndHelp(t *testing.T) {
@@ -350,7 +354,7 @@ func TestGoldenQuitQuestion(t *testing.T) {
 // tab bar and the palette name the same keys.
 func TestAltZeroOpensTheTenthScreen(t *testing.T) {
 	t.Parallel()
-	m := newModel(t, newFake(t), 180, 48)
+	m := newModel(t, newFake(t), 200, 48)
 	assert.Contains(t, m.Plain(), "alt+0 Run")
 	for _, page := range []struct {
 		key, title string
@@ -384,4 +388,22 @@ func TestAltLOpensTheLibrary(t *testing.T) {
 	m.Press("ctrl+p")
 	m.Type("Libr")
 	assert.Contains(t, m.Plain(), "alt+l")
+}
+
+// Issue 32: at 120 columns the tab bar shows every screen (keys are left
+// out where they do not fit: the help and the palette list them); at 80 it
+// scrolls.
+func TestEveryTabFitsAt120Columns(t *testing.T) {
+	t.Parallel()
+	m := newModel(t, newFake(t), 120, 40)
+	head := strings.Split(m.Plain(), "\n")[0]
+	for _, title := range []string{"Home", "Vault", "Import", "Agents", "Changes", "Build", "Playbooks", "Rehearsal", "Knowledge", "Run", "Library", "Chat"} {
+		assert.Contains(t, head, title)
+	}
+	wide := strings.Split(newModel(t, newFake(t), 180, 50).Plain(), "\n")[0]
+	assert.Contains(t, wide, "alt+1 Home", "wider, the active tab keeps its key")
+	assert.NotContains(t, head, "›")
+	assert.NotContains(t, head, "‹")
+	small := strings.Split(newModel(t, newFake(t), 80, 24).Plain(), "\n")[0]
+	assert.Contains(t, small, "›", "at 80 columns the bar scrolls")
 }

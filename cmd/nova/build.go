@@ -15,6 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/changes"
 )
 
 func newBuildCmd(env *Env) *cobra.Command {
@@ -88,8 +89,9 @@ func runBuildRun(ctx context.Context, opts *buildRunOptions) error {
 // buildResumeOptions is `nova build resume ID`.
 type buildResumeOptions struct {
 	*Env
-	ID   uint64
-	JSON bool
+	ID       uint64
+	JSON     bool
+	Headless bool // accepted as for `build run`: resume always runs headless
 }
 
 func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions) error) *cobra.Command {
@@ -108,6 +110,7 @@ func newBuildResumeCmd(env *Env, runF func(context.Context, *buildResumeOptions)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON event per line")
+	cmd.Flags().BoolVar(&opts.Headless, "headless", false, "no TUI: print progress lines (the default for this command, as for `build run`)")
 	return cmd
 }
 
@@ -123,6 +126,12 @@ func runBuildResume(ctx context.Context, opts *buildResumeOptions) error {
 			}
 			opts.IO.Printf("build %d is already done (%d/%d tasks)\n", b.ID, b.Counts[build.TaskDone], b.Total)
 			return nil
+		}
+		if b.Led {
+			// A goal run's build holds the lead's delegations: run on its
+			// own it has nothing to do and would "finish" an unfinished run.
+			return usagef("build %d carries the delegations of %s: resume the goal run with `nova run resume %s`",
+				b.ID, goalRunOf(ctx, ws, b.ID, "a goal run"), goalRunOf(ctx, ws, b.ID, "ID"))
 		}
 		if !opts.JSON {
 			opts.IO.Printf("resuming build %d: %s (%d/%d done)\n", b.ID, b.Name, b.Counts[build.TaskDone], b.Total)
@@ -227,7 +236,7 @@ func runBuildShow(ctx context.Context, opts *buildShowOptions) error {
 				Board  engine.BoardView `json:"board"`
 			}{Build: b.Summary(), Phases: build.GroupByPhase(tasks), Board: v})
 		}
-		printBuild(opts.IO, b, tasks)
+		printBuild(opts.IO, b, tasks, changesetStates(ctx, ws, tasks))
 		bd := v.Board
 		opts.IO.Printf("\nboard %s: %s, %s, %s, %s (nova build board %d)\n", bd.Key,
 			plural(len(bd.Decisions), "key decision", "key decisions"), plural(len(bd.Blockers), "open blocker", "open blockers"),
@@ -326,7 +335,43 @@ func eventLine(ev engine.Event) string {
 	}
 }
 
-func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
+// goalRunOf names the goal run whose delegations build id carries ("goal
+// run 3", or just "3" when unknown is "ID"), or unknown when none is found.
+func goalRunOf(ctx context.Context, ws engine.Workspace, id uint64, unknown string) string {
+	runs, err := ws.ListGoalRuns(ctx)
+	if err != nil {
+		return unknown
+	}
+	for _, r := range runs {
+		if r.BuildID == id {
+			if unknown == "ID" {
+				return strconv.FormatUint(r.ID, 10)
+			}
+			return fmt.Sprintf("goal run %d", r.ID)
+		}
+	}
+	return unknown
+}
+
+// changesetStates reads the status of each task's changeset as it is now
+// (applied, reverted, discarded since the task ended); one that cannot be
+// read is left out.
+func changesetStates(ctx context.Context, ws engine.Workspace, tasks []build.Task) map[uint64]changes.Status {
+	out := map[uint64]changes.Status{}
+	for _, t := range tasks {
+		if t.ChangesetID == 0 {
+			continue
+		}
+		if cs, err := ws.GetChange(ctx, t.ChangesetID); err == nil {
+			out[t.ChangesetID] = cs.Status
+		}
+	}
+	return out
+}
+
+// printBuild prints a build and its tasks; states are the tasks'
+// changesets' statuses now (changesetStates), the task's record otherwise.
+func printBuild(io *IOStreams, b build.Build, tasks []build.Task, states map[uint64]changes.Status) {
 	p := io.Printf
 	p("build %d: %s\n", b.ID, b.Name)
 	p("status:   %s", b.Status)
@@ -348,6 +393,9 @@ func printBuild(io *IOStreams, b build.Build, tasks []build.Task) {
 				state := "pending"
 				if t.Applied {
 					state = "applied"
+				}
+				if st, ok := states[t.ChangesetID]; ok {
+					state = string(st)
 				}
 				line += fmt.Sprintf("  changeset %d (%s)", t.ChangesetID, state)
 			}

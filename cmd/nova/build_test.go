@@ -372,7 +372,8 @@ func TestBuildCtrlCLeavesAResumableBuild(t *testing.T) {
 	assert.Equal(t, "interrupted", last.Status, "the last event says the build is interrupted (resumable)")
 	assert.NotContains(t, stderr.String(), "context canceled", "it ends as an interrupted build, also through an owner")
 
-	r := runNova(t, dir, env, "build", "resume", "1")
+	// --headless is accepted as by `build run` (issue 32).
+	r := runNova(t, dir, env, "build", "resume", "1", "--headless")
 	require.Equal(t, 0, r.code, r.stderr+r.stdout)
 	assert.Equal(t, 1, s.count("s-1"))
 	r = runNova(t, dir, env, "build", "resume", "1")

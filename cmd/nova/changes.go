@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -74,9 +77,13 @@ func runChangesList(ctx context.Context, opts *changesListOptions) error {
 			opts.IO.Printf("no changesets\n")
 			return nil
 		}
-		opts.IO.Printf("%-5s %-10s %-9s %-5s %-6s %-17s %s\n", "ID", "STATUS", "AGENT", "RUN", "FILES", "CREATED", "TASK")
+		agentW := 9 // as wide as the longest agent id ("implementer")
 		for _, cs := range list {
-			opts.IO.Printf("%-5d %-10s %-9s %-5d %-6d %-17s %s\n", cs.ID, cs.Status, cs.Agent, cs.RunID, len(cs.Files),
+			agentW = max(agentW, utf8.RuneCountInString(cs.Agent))
+		}
+		opts.IO.Printf("%-5s %-10s %-*s %-5s %-6s %-17s %s\n", "ID", "STATUS", agentW, "AGENT", "RUN", "FILES", "CREATED", "TASK")
+		for _, cs := range list {
+			opts.IO.Printf("%-5d %-10s %-*s %-5d %-6d %-17s %s\n", cs.ID, cs.Status, agentW, cs.Agent, cs.RunID, len(cs.Files),
 				cs.CreatedAt.Local().Format("2006-01-02 15:04"), clipLine(cs.Task, 50))
 		}
 		return nil
@@ -150,27 +157,52 @@ type changesDecideOptions struct {
 	Reason string
 	Yes    bool
 	JSON   bool
+	// apply only: more ids, or every pending changeset of a build or of a
+	// goal run.
+	IDs   []uint64
+	Build uint64
+	Run   uint64
 }
 
 func newChangesApplyCmd(env *Env, runF func(context.Context, *changesDecideOptions) error) *cobra.Command {
 	opts := &changesDecideOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "apply ID",
-		Short: "Write a pending changeset to the working tree (asks first unless --yes)",
+		Use:   "apply ID... | --build N | --run N",
+		Short: "Write pending changesets to the working tree (asks first unless --yes)",
 		Long: "Writes each file atomically. A file changed on disk since it was staged stops the apply\n" +
-			"with a conflict naming it, unless --force. On a terminal it asks for confirmation; elsewhere\n" +
-			"--yes is required.",
-		Args: exactArgs(1, "a changeset id"),
+			"with a conflict naming it, unless --force. Several ids, or --build N (every pending changeset\n" +
+			"of build N) or --run N (of goal run N), apply oldest first, one question for all; the first\n" +
+			"that fails stops the rest, and what was applied stays applied. On a terminal it asks for\n" +
+			"confirmation; elsewhere --yes is required.",
+		Example: "  nova changes apply 3\n  nova changes apply 3 4 7 --yes\n  nova changes apply --build 12",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := changesetID(args[0])
-			if err != nil {
-				return err
+			switch {
+			case opts.Build != 0 && opts.Run != 0:
+				return usagef("--build and --run name different things: pass one")
+			case (opts.Build != 0 || opts.Run != 0) && len(args) > 0:
+				return usagef("pass changeset ids or --build/--run, not both")
+			case opts.Build == 0 && opts.Run == 0 && len(args) == 0:
+				return usagef("expected a changeset id (or several, or --build N, or --run N), got 0 arguments")
 			}
-			opts.ID = id
+			opts.IDs = nil
+			for _, a := range args {
+				id, err := changesetID(a)
+				if err != nil {
+					return err
+				}
+				if !slices.Contains(opts.IDs, id) {
+					opts.IDs = append(opts.IDs, id)
+				}
+			}
+			if len(opts.IDs) > 0 {
+				opts.ID = opts.IDs[0]
+			}
 			return pick(runF, runChangesApply)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite files that changed on disk since they were staged")
+	cmd.Flags().Uint64Var(&opts.Build, "build", 0, "apply every pending changeset of this build")
+	cmd.Flags().Uint64Var(&opts.Run, "run", 0, "apply every pending changeset of this goal run (`nova run`)")
 	decideFlags(cmd, opts)
 	return cmd
 }
@@ -193,41 +225,134 @@ func pendingChange(ctx context.Context, ws engine.Workspace, id uint64, verb str
 	return cs, nil
 }
 
+// applyTargets resolves what `nova changes apply` applies: the ids given
+// (each must be pending), or the pending changesets of a build or a goal
+// run, oldest first.
+func applyTargets(ctx context.Context, ws engine.Workspace, opts *changesDecideOptions) ([]changes.Changeset, error) {
+	build, what := "", ""
+	switch {
+	case opts.Build != 0:
+		if _, err := ws.GetBuild(ctx, opts.Build); err != nil {
+			return nil, err
+		}
+		build, what = strconv.FormatUint(opts.Build, 10), fmt.Sprintf("build %d", opts.Build)
+	case opts.Run != 0:
+		d, err := ws.GetGoalRun(ctx, opts.Run)
+		if err != nil {
+			return nil, err
+		}
+		if d.Run.BuildID == 0 {
+			return nil, fmt.Errorf("goal run %d has staged nothing yet", opts.Run)
+		}
+		build, what = strconv.FormatUint(d.Run.BuildID, 10), fmt.Sprintf("goal run %d", opts.Run)
+	default:
+		ids := opts.IDs
+		if len(ids) == 0 {
+			ids = []uint64{opts.ID}
+		}
+		out := make([]changes.Changeset, 0, len(ids))
+		for _, id := range ids {
+			cs, err := pendingChange(ctx, ws, id, "applied")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cs)
+		}
+		slices.SortFunc(out, func(a, b changes.Changeset) int { return cmp.Compare(a.ID, b.ID) })
+		return out, nil
+	}
+	list, err := ws.ListChanges(ctx, changes.Filter{Status: changes.StatusPending})
+	if err != nil {
+		return nil, err
+	}
+	var out []changes.Changeset
+	for _, cs := range list {
+		if cs.BuildID == build {
+			out = append(out, cs)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no pending changesets (see `nova changes list`)", what)
+	}
+	slices.SortFunc(out, func(a, b changes.Changeset) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
 func runChangesApply(ctx context.Context, opts *changesDecideOptions) error {
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
-		id := opts.ID
-		cs, err := pendingChange(ctx, ws, id, "applied")
+		targets, err := applyTargets(ctx, ws, opts)
 		if err != nil {
 			return err
 		}
-		q := fmt.Sprintf("Apply changeset %d (%s: %s) to the working tree?", id, plural(len(cs.Files), "file", "files"), strings.Join(cs.Paths(), ", "))
+		var q string
+		if len(targets) == 1 {
+			cs := targets[0]
+			q = fmt.Sprintf("Apply changeset %d (%s: %s) to the working tree?", cs.ID, plural(len(cs.Files), "file", "files"), strings.Join(cs.Paths(), ", "))
+		} else {
+			ids, files := make([]string, len(targets)), 0
+			for i, cs := range targets {
+				ids[i] = strconv.FormatUint(cs.ID, 10)
+				files += len(cs.Files)
+			}
+			q = fmt.Sprintf("Apply %d changesets (%s; %s) to the working tree?", len(targets), strings.Join(ids, ", "), plural(files, "file", "files"))
+		}
 		if err := opts.confirm(ctx, opts.Yes, q, "apply", "applied"); err != nil {
 			return err
 		}
-		// The user's decision is learned (playbooks, vault) by ApplyChange.
-		rep, err := ws.ApplyChange(ctx, id, changes.ApplyOptions{Force: opts.Force}, opts.Reason)
-		if err != nil {
-			var ce *changes.ConflictError
-			if errors.As(err, &ce) {
-				if opts.JSON {
-					_ = opts.IO.PrintJSON(map[string]any{"ok": false, "id": id, "error": err.Error(), "conflicts": ce.Conflicts})
-					return &reportedError{msg: err.Error()}
-				}
-				return fmt.Errorf("%w\n(review with `nova changes show %d`; apply anyway with --force)", err, id)
+		var reports []changes.ApplyReport
+		for i, cs := range targets {
+			// The user's decision is learned (playbooks, vault) by ApplyChange.
+			rep, err := ws.ApplyChange(ctx, cs.ID, changes.ApplyOptions{Force: opts.Force}, opts.Reason)
+			if err != nil {
+				return applyFailed(opts, cs.ID, targets[i+1:], reports, err)
 			}
-			return err
+			if opts.JSON {
+				rep.Changeset = rep.Changeset.Summary()
+				reports = append(reports, rep)
+				continue
+			}
+			opts.IO.Printf("applied changeset %d: %s\n", cs.ID, strings.Join(rep.Applied, ", "))
+			for _, c := range rep.Overwritten {
+				opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+			}
+			printCommit(opts.Env, rep.Commit, rep.CommitError)
 		}
 		if opts.JSON {
-			rep.Changeset = rep.Changeset.Summary()
-			return opts.IO.PrintJSON(rep)
+			if len(opts.IDs) <= 1 && opts.Build == 0 && opts.Run == 0 {
+				return opts.IO.PrintJSON(reports[0]) // one id: one report, as before
+			}
+			return opts.IO.PrintJSON(reports)
 		}
-		opts.IO.Printf("applied changeset %d: %s\n", id, strings.Join(rep.Applied, ", "))
-		for _, c := range rep.Overwritten {
-			opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+		if len(targets) > 1 {
+			opts.IO.Printf("applied %d changesets\n", len(targets))
 		}
-		printCommit(opts.Env, rep.Commit, rep.CommitError)
 		return nil
 	})
+}
+
+// applyFailed reports the changeset whose apply failed, and what was not
+// tried after it.
+func applyFailed(opts *changesDecideOptions, id uint64, rest []changes.Changeset, done []changes.ApplyReport, err error) error {
+	left := ""
+	if len(rest) > 0 {
+		ids := make([]string, len(rest))
+		for i, cs := range rest {
+			ids[i] = strconv.FormatUint(cs.ID, 10)
+		}
+		left = fmt.Sprintf("\nnot applied, still pending: %s", strings.Join(ids, ", "))
+	}
+	var ce *changes.ConflictError
+	if errors.As(err, &ce) {
+		if opts.JSON {
+			_ = opts.IO.PrintJSON(map[string]any{"ok": false, "id": id, "error": err.Error(), "conflicts": ce.Conflicts, "applied": done})
+			return &reportedError{msg: err.Error()}
+		}
+		return fmt.Errorf("%w\n(review with `nova changes show %d`; apply anyway with --force)%s", err, id, left)
+	}
+	if left != "" {
+		return fmt.Errorf("changeset %d: %w%s", id, err, left)
+	}
+	return err
 }
 
 func newChangesDiscardCmd(env *Env, runF func(context.Context, *changesDecideOptions) error) *cobra.Command {
@@ -347,7 +472,11 @@ func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
 		switch cs.Status {
 		case changes.StatusApplied:
 		case changes.StatusReverted:
-			return fmt.Errorf("changeset %d was already reverted by changeset %d; revert %d to bring the change back", id, cs.RevertedBy, cs.RevertedBy)
+			last, back, err := changes.FollowReverts(ctx, ws.GetChange, cs)
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("changeset %d was %s", id, changes.RevertedHint(cs, last, back))
 		default:
 			return fmt.Errorf("changeset %d is %s; only applied changesets can be reverted", id, cs.Status)
 		}
@@ -373,17 +502,43 @@ func runChangesRevert(ctx context.Context, opts *changesRevertOptions) error {
 			return opts.IO.PrintJSON(rep)
 		}
 		opts.IO.Printf("reverted changeset %d with changeset %d\n", id, rep.Revert.ID)
-		if len(rep.Restored) > 0 {
-			opts.IO.Printf("  restored %s\n", strings.Join(rep.Restored, ", "))
+		// One line per file: a file --force overwrote says so on its own
+		// line, with what happened to it.
+		over := map[string]string{}
+		for _, c := range rep.Overwritten {
+			over[c.Path] = c.Reason
 		}
-		if len(rep.Removed) > 0 {
-			opts.IO.Printf("  removed %s (created by the change)\n", strings.Join(rep.Removed, ", "))
+		plain := func(paths []string) (out []string) {
+			for _, p := range paths {
+				if _, ok := over[p]; !ok {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+		if ps := plain(rep.Restored); len(ps) > 0 {
+			opts.IO.Printf("  restored %s\n", strings.Join(ps, ", "))
+		}
+		if ps := plain(rep.Removed); len(ps) > 0 {
+			opts.IO.Printf("  removed %s (created by the change)\n", strings.Join(ps, ", "))
 		}
 		if len(rep.Unchanged) > 0 {
 			opts.IO.Printf("  already as before: %s\n", strings.Join(rep.Unchanged, ", "))
 		}
+		for _, p := range rep.Removed {
+			if r, ok := over[p]; ok {
+				opts.IO.Printf("  removed %s (created by the change; %s: those changes are gone)\n", p, r)
+			}
+		}
+		for _, p := range rep.Restored {
+			if r, ok := over[p]; ok {
+				opts.IO.Printf("  restored %s (%s: those changes were overwritten)\n", p, r)
+			}
+		}
 		for _, c := range rep.Overwritten {
-			opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+			if !slices.Contains(rep.Removed, c.Path) && !slices.Contains(rep.Restored, c.Path) {
+				opts.IO.Printf("  overwrote %s (%s)\n", c.Path, c.Reason)
+			}
 		}
 		if rep.Learned {
 			opts.IO.Printf("  learned as a rejection by %s's playbook", cs.Agent)

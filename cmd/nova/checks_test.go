@@ -196,7 +196,7 @@ func TestBuildShowMarksUnverifiedTasks(t *testing.T) {
 		{ID: "t3", Agent: "EARTH", Phase: 1, Status: build.TaskDone, Title: "a spec, no files"},
 		{ID: "t4", Agent: "MARS", Phase: 1, Status: build.TaskBlocked, ChangesetID: 6, Title: "blocked"},
 	}
-	printBuild(io, build.Build{ID: 2, Name: "b", Status: build.StatusDone, Total: 4}, tasks)
+	printBuild(io, build.Build{ID: 2, Name: "b", Status: build.StatusDone, Total: 4}, tasks, nil)
 	lines := map[string]string{}
 	for line := range strings.Lines(out.String()) {
 		if f := strings.Fields(line); len(f) > 0 {

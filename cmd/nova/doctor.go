@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -58,13 +59,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 			return err
 		}
 	} else {
-		for _, c := range rep.Checks {
-			mark := map[string]string{"pass": "✓", "warn": "!", "fail": "✗", "skip": "-"}[c.Status]
-			opts.IO.Printf("%s %-9s %s\n", mark, c.Name, c.Detail)
-			if c.Hint != "" && c.Status != "pass" {
-				opts.IO.Printf("  %-9s → %s\n", "", c.Hint)
-			}
-		}
+		printChecks(opts.IO, rep.Checks)
 		if len(rep.Ollama.Models) > 0 {
 			opts.IO.Printf("\nmodels in Ollama:\n")
 			for _, m := range rep.Ollama.Models {
@@ -76,4 +71,20 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		return &reportedError{msg: "doctor found problems"}
 	}
 	return nil
+}
+
+// printChecks prints one line per check, the details in one column as wide
+// as the longest name needs ("capabilities" included), hints under them.
+func printChecks(io *IOStreams, checks []engine.Check) {
+	col := 9
+	for _, c := range checks {
+		col = max(col, utf8.RuneCountInString(c.Name))
+	}
+	for _, c := range checks {
+		mark := map[string]string{"pass": "✓", "warn": "!", "fail": "✗", "skip": "-"}[c.Status]
+		io.Printf("%s %-*s %s\n", mark, col, c.Name, c.Detail)
+		if c.Hint != "" && c.Status != "pass" {
+			io.Printf("  %-*s → %s\n", col, "", c.Hint)
+		}
+	}
 }

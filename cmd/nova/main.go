@@ -67,7 +67,11 @@ func run(ctx context.Context, env *Env, args []string) int {
 	env.helpPath = helpPath(root, args)
 	root.SetArgs(args)
 	root.SetIn(env.IO.In)
-	root.SetOut(env.IO.Out)
+	// Help and usage (what cobra and fang write) lose fang's padding at
+	// line ends; commands print through env.IO, untouched.
+	out := &trimWriter{w: env.IO.Out}
+	defer func() { _ = out.Flush() }()
+	root.SetOut(out)
 	root.SetErr(env.IO.ErrOut)
 	opts := []fang.Option{fang.WithVersion(env.Version), fang.WithErrorHandler(env.errorHandler)}
 	if env.Commit != "" {

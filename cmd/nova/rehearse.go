@@ -50,9 +50,28 @@ func runRehearse(ctx context.Context, opts *rehearseOptions) error {
 	}
 	t, ok := p.Task(opts.TaskID)
 	if !ok {
-		return usagef("task %q is not in %s", opts.TaskID, opts.PRD)
+		ids := make([]string, len(p.Tasks))
+		for i, x := range p.Tasks {
+			ids[i] = x.ID
+		}
+		return usagef("task %q is not in %s (its tasks: %s)", opts.TaskID, opts.PRD, strings.Join(ids, ", "))
 	}
 	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		// What would refuse the rehearsal is said before it is announced.
+		if err := rehearsal.CheckTier(ws.Config().Tier); err != nil {
+			return err
+		}
+		if r, err := ws.ListAgents(ctx); err == nil {
+			ids := make([]string, 0, len(r.Agents))
+			known := false
+			for _, a := range r.Agents {
+				ids = append(ids, a.ID)
+				known = known || strings.EqualFold(a.ID, t.Agent)
+			}
+			if !known {
+				return fmt.Errorf("task %s names agent %q, which is not on the team (the agents: %s)", t.ID, t.Agent, strings.Join(ids, ", "))
+			}
+		}
 		opts.IO.Logf("rehearsing task %s (%s)…\n", t.ID, t.Title)
 		ss, err := ws.Rehearse(ctx, rehearsal.Request{
 			Task: t, Agent: t.Agent, Branches: opts.Branches, Force: true, ApplyAuto: true,

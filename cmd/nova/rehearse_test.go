@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,8 +125,19 @@ func TestRehearseCLIRejectAndTier(t *testing.T) {
 	r = runNova(t, dir, env, "rehearse", "prd.json", "T1")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "premium")
+	assert.NotContains(t, r.stderr, "rehearsing", "refused before it is announced (issue 32)")
 	r = runNova(t, dir, env, "rehearse", "prd.json", "NOPE")
 	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "(its tasks: T1)", "the valid ids are listed")
+
+	// A PRD naming an agent that is not on the team: the agents are listed.
+	env["NOVA_TIER"] = "premium"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ghost.json"), []byte(strings.Replace(rehearsePRD, `"MARS"`, `"GHOST"`, 1)), 0o644))
+	r = runNova(t, dir, env, "rehearse", "ghost.json", "T1")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `task T1 names agent "GHOST", which is not on the team (the agents: `)
+	assert.Contains(t, r.stderr, "MARS")
+	assert.NotContains(t, r.stderr, "rehearsing")
 	r = runNova(t, dir, env, "rehearse", "prd.json", "T1", "--branches", "5")
 	assert.Equal(t, 2, r.code)
 }

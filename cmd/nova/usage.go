@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/nova-dev/nova/internal/lazyre"
 )
 
 // Bad usage that guides: a mistyped command gets suggestions, a bad flag
@@ -119,4 +123,53 @@ func helpPath(root *cobra.Command, args []string) string {
 		return root.CommandPath()
 	}
 	return c.CommandPath()
+}
+
+// trailingBlank is the blank at the end of a line, before any closing
+// colour sequences: fang pads help lines to a block's width.
+var trailingBlank = lazyre.New(`[ \t]+((?:\x1b\[[0-9;]*m)*)$`)
+
+// trimWriter strips the blanks at the end of each line written to w (the
+// help and usage text cobra and fang write): a help is copied and diffed,
+// and trailing spaces are noise there. The last, unterminated line is
+// written by Flush.
+type trimWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	for {
+		i := bytes.IndexByte(t.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := trimLine(t.buf[:i])
+		t.buf = t.buf[i+1:]
+		if _, err := t.w.Write(append(line, '\n')); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+// Flush writes what is left of an unterminated line.
+func (t *trimWriter) Flush() error {
+	if len(t.buf) == 0 {
+		return nil
+	}
+	line := trimLine(t.buf)
+	t.buf = nil
+	_, err := t.w.Write(line)
+	return err
+}
+
+func trimLine(line []byte) []byte {
+	for {
+		next := trailingBlank.ReplaceAll(line, []byte("$1"))
+		if bytes.Equal(next, line) {
+			return append([]byte{}, line...)
+		}
+		line = next
+	}
 }

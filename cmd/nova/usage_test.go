@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -226,4 +227,25 @@ func TestDoctorJSONGivesTheLatencyInMilliseconds(t *testing.T) {
 	require.True(t, ok, "latencyMs is a number: %v", rep.Ollama)
 	assert.Greater(t, ms, 0.0)
 	assert.Less(t, ms, 60_000.0, "milliseconds, not nanoseconds")
+}
+
+// Issue 32: help text has no trailing blanks (fang pads its blocks).
+func TestHelpHasNoTrailingSpaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"--help"}, {"changes", "apply", "--help"}, {"build", "--help"}} {
+		r := runNova(t, dir, nil, args...)
+		require.Equal(t, 0, r.code, r.stderr)
+		require.NotEmpty(t, r.stdout)
+		for i, line := range strings.Split(r.stdout, "\n") {
+			assert.Equal(t, strings.TrimRight(line, " \t"), line, "%v line %d", args, i)
+		}
+	}
+	assert.Equal(t, []byte("a\n  b\x1b[m\nc"), func() []byte {
+		var buf bytes.Buffer
+		w := &trimWriter{w: &buf}
+		_, _ = w.Write([]byte("a   \n  b  \x1b[m\nc  "))
+		_ = w.Flush()
+		return buf.Bytes()
+	}())
 }

@@ -645,6 +645,25 @@ func (e *Engine) stagedFiles(ctx context.Context, id uint64) map[string]string {
 	return out
 }
 
+// lessonFacts are what a passed attempt's lesson is made of: the files its
+// changeset touched and the commands that executed them and passed (never
+// the model's output: vault.BuildLessons).
+func (e *Engine) lessonFacts(ctx context.Context, res attemptResult) (files, checks []string) {
+	if res.changesetID != 0 && e.d.Changes != nil {
+		if cs, err := e.d.Changes.Get(ctx, res.changesetID); err == nil {
+			files = cs.Paths()
+		}
+	}
+	if res.verdict != nil {
+		for _, c := range res.verdict.Checks {
+			if c.Tier == agents.TierExecution && c.Status == agents.VerdictPassed && c.Subject != "" {
+				checks = append(checks, c.Subject)
+			}
+		}
+	}
+	return files, checks
+}
+
 // learn feeds the outcome to the vault: lessons (a failure becomes a
 // Mistake), and a success reinforces the injected nodes.
 func (e *Engine) learn(ctx context.Context, t Task, res attemptResult, passed bool, reason string) WisdomImpact {
@@ -664,7 +683,11 @@ func (e *Engine) learn(ctx context.Context, t Task, res attemptResult, passed bo
 	if passed {
 		inj = vault.Injected{NodeIDs: t.VaultNodeIDs, WisdomIDs: t.WisdomIDs}
 	}
-	lr, err := v.LearnFromTask(ctx, vault.Task{BuildID: idString(t.BuildID), ID: t.ID, Title: t.Title, Description: t.Description}, t.Agent, out, passed, inj)
+	vt := vault.Task{BuildID: idString(t.BuildID), ID: t.ID, Title: t.Title, Description: t.Description}
+	if passed {
+		vt.Files, vt.Checks = e.lessonFacts(ctx, res)
+	}
+	lr, err := v.LearnFromTask(ctx, vt, t.Agent, out, passed, inj)
 	if err != nil {
 		e.logf(t.BuildID, t.ID, "vault learn: %v", err)
 	} else {

@@ -187,7 +187,7 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 
 	var conflicts []Conflict
 	already := map[string]bool{} // pending files whose disk already holds the proposal
-	var toWrite []File
+	var toWrite, held []File
 	for _, f := range cs.Files {
 		if f.Status != FilePending {
 			continue
@@ -201,6 +201,7 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 		}
 		if cur, err := diskHash(root, f.Path); err == nil && cur == f.ProposedHash {
 			already[f.Path] = true
+			held = append(held, f)
 			continue
 		}
 		toWrite = append(toWrite, f)
@@ -213,8 +214,11 @@ func (s *Store) Apply(ctx context.Context, id uint64, opts ApplyOptions) (ApplyR
 	// The apply record, with the original contents, is committed before the
 	// first file is written: a kill at any later moment is completed by
 	// Recover at the next open, and revert restores from the same record.
-	if len(toWrite) > 0 {
-		if err := s.beginJournal(root, id, toWrite); err != nil {
+	// Files the disk already held in their proposed form are recorded too,
+	// with the content they were staged over: without them an apply that
+	// wrote nothing left no record, and its revert blamed an older nova.
+	if len(toWrite) > 0 || len(held) > 0 {
+		if err := s.beginJournal(root, id, toWrite, held...); err != nil {
 			return rep, err
 		}
 	}

@@ -106,9 +106,25 @@ func (s *Store) Journal(ctx context.Context, id uint64) (Applied, error) {
 // beginJournal captures the current disk content of every file about to be
 // written and commits the record (state applying) before anything is
 // written. Files already in an earlier record of the same changeset keep
-// their first Before: that is the true original.
-func (s *Store) beginJournal(root *os.Root, id uint64, files []File) error {
-	captured := make([]AppliedFile, 0, len(files))
+// their first Before: that is the true original. held are files the disk
+// already holds in their proposed form: they are recorded with the content
+// they were staged over (what a revert gives back), except a binary one,
+// whose staged original is not kept.
+func (s *Store) beginJournal(root *os.Root, id uint64, files []File, held ...File) error {
+	captured := make([]AppliedFile, 0, len(files)+len(held))
+	for _, f := range held {
+		if f.OriginalBinary {
+			continue
+		}
+		af := AppliedFile{Path: f.Path, Op: f.Op, AfterHash: f.ProposedHash, BeforeHash: f.BaseHash, BeforeMode: f.Mode}
+		if f.BaseHash != Absent {
+			af.Before = []byte(f.Original)
+		}
+		if _, mode, err := readRegular(root, f.Path, tools.MaxReadBytes); err == nil {
+			af.BeforeMode = mode
+		}
+		captured = append(captured, af)
+	}
 	for _, f := range files {
 		af := AppliedFile{Path: f.Path, Op: f.Op, AfterHash: f.ProposedHash}
 		data, mode, err := readRegular(root, f.Path, tools.MaxReadBytes)

@@ -73,7 +73,11 @@ func (s *Store) Revert(ctx context.Context, id uint64, opts RevertOptions) (Reve
 	switch cs.Status {
 	case StatusApplied:
 	case StatusReverted:
-		return rep, fmt.Errorf("revert changeset %d: %w by changeset %d (revert %d to bring the change back)", id, ErrReverted, cs.RevertedBy, cs.RevertedBy)
+		last, back, err := FollowReverts(ctx, s.Get, cs)
+		if err != nil {
+			return rep, err
+		}
+		return rep, fmt.Errorf("revert changeset %d: %w: it was %s", id, ErrReverted, RevertedHint(cs, last, back))
 	default:
 		return rep, fmt.Errorf("revert changeset %d: %w (it is %s; only applied changesets can be reverted)", id, ErrNotApplied, cs.Status)
 	}
@@ -118,7 +122,19 @@ func (s *Store) Revert(ctx context.Context, id uint64, opts RevertOptions) (Reve
 	case err != nil:
 		return rep, fmt.Errorf("revert changeset %d: %w (changeset %d holds the rest of the revert: apply it to finish)", id, err, rv.ID)
 	}
-	rep.Revert, rep.Overwritten = ap.Changeset, ap.Overwritten
+	// What force overwrote, in the revert's words ("modified since the
+	// apply"), not the apply's ("modified on disk" against the revert's own
+	// staging); one entry per file.
+	rep.Revert, rep.Overwritten = ap.Changeset, conflicts
+	seen := map[string]bool{}
+	for _, c := range conflicts {
+		seen[c.Path] = true
+	}
+	for _, c := range ap.Overwritten {
+		if !seen[c.Path] {
+			rep.Overwritten = append(rep.Overwritten, c)
+		}
+	}
 	rep.Commit, rep.CommitError = ap.Commit, ap.CommitError
 	for _, f := range rv.Files {
 		if f.Op == OpDelete {
@@ -313,4 +329,36 @@ func (s *Store) EditFile(ctx context.Context, id uint64, path, content string) (
 	}
 	s.notify(Notice{ID: id, Action: "edited", Status: cs.Status, Files: len(cs.Files)})
 	return cs, nil
+}
+
+// FollowReverts follows a reverted changeset's chain of reverts (cs reverted
+// by R1, R1 reverted by R2, …) to its last link, the one applied now, and
+// reports whether the change is back in place (an even number of reverts
+// after cs: the last one brought it back) or undone. get reads a
+// changeset; a chain longer than the store, or a broken link, ends there.
+func FollowReverts(ctx context.Context, get func(context.Context, uint64) (Changeset, error), cs Changeset) (last Changeset, back bool, err error) {
+	last, back = cs, true
+	seen := map[uint64]bool{cs.ID: true}
+	for last.Status == StatusReverted && last.RevertedBy != 0 && !seen[last.RevertedBy] {
+		next, err := get(ctx, last.RevertedBy)
+		if err != nil {
+			return Changeset{}, false, err
+		}
+		seen[next.ID] = true
+		last, back = next, !back
+	}
+	return last, back, nil
+}
+
+// RevertedHint says, after "changeset N was ", what became of the reverted
+// changeset cs and what to revert to undo or bring back its change, from the
+// end of its chain (FollowReverts).
+func RevertedHint(cs, last Changeset, back bool) string {
+	switch {
+	case last.ID == cs.RevertedBy:
+		return fmt.Sprintf("already reverted by changeset %d; revert %d to bring the change back", last.ID, last.ID)
+	case back:
+		return fmt.Sprintf("reverted by changeset %d and brought back by changeset %d; revert %d to undo the change again", cs.RevertedBy, last.ID, last.ID)
+	}
+	return fmt.Sprintf("reverted by changeset %d, brought back, and undone again by changeset %d; revert %d to bring the change back", cs.RevertedBy, last.ID, last.ID)
 }

@@ -79,7 +79,25 @@ type SearchOptions struct {
 // a doc passage is relevant text without a confidence.
 const (
 	docsWeight = 0.8
+	// depDocsWeight weighs docs of one of the project's own dependencies
+	// (Options.Dependencies): the library the code imports is the one
+	// whose docs answer its questions.
+	depDocsWeight = 1.0
+	// foreignWeight weighs a vault node about another stack (a TypeScript
+	// pattern in a Go project: Options.Foreign).
+	foreignWeight = 0.5
 )
+
+// isDependency reports whether a docs library (a Go package path, an npm
+// package) is one of deps or a package inside one of them.
+func isDependency(library string, deps []string) bool {
+	for _, d := range deps {
+		if library == d || strings.HasPrefix(library, d+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 // MinCoverage: a fact or doc containing less of the query than this share
 // (on an absolute scale, see textindex.CoverageShare) is not a hit, and the
@@ -233,8 +251,12 @@ func (s *Service) searchVault(ctx context.Context, query string, o SearchOptions
 		if title == "" {
 			title = firstLine(n.Content, 80)
 		}
+		score := n.Score
+		if s.foreign != nil && s.foreign(n.Language, n.Tags) {
+			score *= foreignWeight
+		}
 		out = append(out, Hit{Source: SourceVault, Title: fmt.Sprintf("%s (%s)", title, vaultLabel(n.Node)),
-			Snippet: docs.Snippet(n.Content, query, 300), Score: clamp01(n.Score),
+			Snippet: docs.Snippet(n.Content, query, 300), Score: clamp01(score),
 			Ref: "vault:" + strconv.FormatUint(n.ID, 10)})
 	}
 	return out, nil, nil
@@ -302,7 +324,11 @@ func (s *Service) searchDocs(ctx context.Context, query string, o SearchOptions)
 		if h.Version != "" && !strings.Contains(title, h.Version) {
 			title += " " + h.Version
 		}
-		out = append(out, Hit{Source: SourceDocs, Title: title, Snippet: h.Snippet, Score: clamp01(h.Score * docsWeight),
+		weight := docsWeight
+		if isDependency(h.Library, s.deps) {
+			weight = depDocsWeight
+		}
+		out = append(out, Hit{Source: SourceDocs, Title: title, Snippet: h.Snippet, Score: clamp01(h.Score * weight),
 			Ref: h.Key.Ref()})
 	}
 	return out, nil, nil

@@ -38,6 +38,13 @@ type Options struct {
 	// OnChange is told after the agent tools or a build's extraction wrote
 	// facts ("facts") or docs ("docs") (nil: nobody).
 	OnChange func(what string)
+	// Dependencies are the project's direct dependencies (Go module paths,
+	// npm package names: workspace.Stack.Dependencies): their docs weigh
+	// more in a search than docs of libraries the project does not use.
+	Dependencies []string
+	// Foreign, when set, reports a vault node about another stack than the
+	// project's (workspace.Stack.Foreign): it weighs less in a search.
+	Foreign func(language string, tags []string) bool
 }
 
 // Service is nova's knowledge layer: one search over the vault, facts and
@@ -51,6 +58,8 @@ type Service struct {
 	timeout    time.Duration
 	logf       func(string, ...any)
 	onChange   func(string)
+	deps       []string
+	foreign    func(string, []string) bool
 
 	// used remembers the facts build tasks pulled with recall and
 	// queryKnowledge, so that the task's outcome credits them too.
@@ -118,7 +127,7 @@ func New(o Options) *Service {
 		o.OnChange = func(string) {}
 	}
 	return &Service{vault: o.Vault, facts: o.Facts, docs: o.Docs, llm: o.LLM, smallModel: o.SmallModel,
-		timeout: o.SourceTimeout, logf: o.Logf, onChange: o.OnChange}
+		timeout: o.SourceTimeout, logf: o.Logf, onChange: o.OnChange, deps: o.Dependencies, foreign: o.Foreign}
 }
 
 // Facts is the facts service (nil when off).

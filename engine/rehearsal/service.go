@@ -331,6 +331,15 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// CheckTier returns an error wrapping ErrTier unless tier is premium (a
+// command checks it before it announces a rehearsal).
+func CheckTier(tier string) error {
+	if tier != workspace.TierPremium {
+		return tierError(tier)
+	}
+	return nil
+}
+
 // TierAllows returns an error wrapping ErrTier unless the tier is premium.
 func (s *Service) TierAllows() error {
 	cfg := s.Config()

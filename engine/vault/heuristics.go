@@ -175,16 +175,19 @@ func DetectPatterns(code, language string) []Node {
 	return out
 }
 
-// maxLessonBody bounds the output kept in a learned node's body.
-const maxLessonBody = 8 << 10
+// maxLessonFiles bounds the paths a lesson names.
+const maxLessonFiles = 6
 
 // BuildLessons derives nodes from one task result without storing them.
 // On success: requireAuth → Strategy; companyId from PLUTO → Pattern;
 // Math.floor → Decision; z.object → Pattern; the static Go/TypeScript
-// signals of DetectPatterns; and, for output longer than 200 characters, a
-// general Pattern recording the approach. On failure: one Mistake with
-// confidence 0.9. Every node's source is the task ("build:ID/task:ID") and
-// it is tagged with the agent.
+// signals of DetectPatterns; and, for a task that changed files, one
+// distilled Pattern: which agent did the task, the files it changed and the
+// checks that passed. On failure: one Mistake with confidence 0.9 naming
+// the reason (the first line of output). No node ever carries the model's
+// output itself: it is what a model said once, not a lesson, and it would
+// reach later prompts. Every node's source is the task
+// ("build:ID/task:ID") and it is tagged with the agent.
 func BuildLessons(task Task, agent, output string, success bool) []Node {
 	agentTag := strings.ToLower(strings.TrimSpace(agent))
 	source := BuildSource(task.BuildID, task.ID)
@@ -208,7 +211,6 @@ func BuildLessons(task Task, agent, output string, success bool) []Node {
 			Type: Mistake, Confidence: 0.9, Source: source, Tags: tag("failure"),
 			Title:   oneLine(fmt.Sprintf("%s failed: %s", agentOr(agent), title), 120),
 			Content: oneLine(fmt.Sprintf("%s failed on %q: %s", agentOr(agent), title, reason), 600),
-			Body:    truncate(output, maxLessonBody),
 		})
 		return out
 	}
@@ -237,12 +239,22 @@ func BuildLessons(task Task, agent, output string, success bool) []Node {
 	for _, n := range DetectPatterns(output, "") {
 		add(n)
 	}
-	if len([]rune(output)) > 200 {
+	if len(task.Files) > 0 {
+		files := task.Files
+		more := ""
+		if len(files) > maxLessonFiles {
+			files, more = files[:maxLessonFiles], fmt.Sprintf(" and %d more", len(task.Files)-maxLessonFiles)
+		}
+		lesson := fmt.Sprintf("%s completed %q by changing %s%s", agentOr(agent), title, strings.Join(files, ", "), more)
+		if len(task.Checks) > 0 {
+			lesson += "; verified by " + strings.Join(task.Checks, ", ")
+		} else {
+			lesson += "; nothing executed the change"
+		}
 		out = append(out, Node{
 			Type: Pattern, Confidence: DefaultConfidence, Source: source, Tags: tag("build"),
 			Title:   oneLine(fmt.Sprintf("Approach that passed: %s", title), 120),
-			Content: oneLine(fmt.Sprintf("%s completed %q: %s", agentOr(agent), title, firstLine(output)), 600),
-			Body:    truncate(output, maxLessonBody),
+			Content: oneLine(lesson+".", 600),
 		})
 	}
 	return out

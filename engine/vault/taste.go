@@ -163,6 +163,11 @@ type Task struct {
 	ID          string `json:"id"`
 	Title       string `json:"title"`
 	Description string `json:"description"`
+	// Files are the paths the task's changes touched and Checks the
+	// commands that executed them and passed: a passed task's lesson is
+	// made of them (BuildLessons), never of the model's output.
+	Files  []string `json:"files,omitempty"`
+	Checks []string `json:"checks,omitempty"`
 }
 
 // LearnFromBuildResult turns a task's outcome into vault nodes (see
@@ -230,11 +235,21 @@ func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string,
 	var personal, global []entry
 	query := strings.TrimSpace(task + " " + agent)
 	if query != "" {
-		hits, err := v.GetRelevantPatterns(ctx, query, contextPersonal)
+		ask := contextPersonal
+		if v.opts.Foreign != nil {
+			ask *= 3 // room for the hits about other stacks, dropped below
+		}
+		hits, err := v.GetRelevantPatterns(ctx, query, ask)
 		if err != nil {
 			return vc, err
 		}
 		for _, h := range hits {
+			if len(personal) == contextPersonal {
+				break
+			}
+			if v.foreign(h.Node) {
+				continue
+			}
 			personal = append(personal, entry{
 				line: fmt.Sprintf("- [%s, confidence %.2f] %s", h.Type, h.Confidence, oneLine(h.Content, contextEntryLen)),
 				id:   h.ID,
@@ -246,6 +261,9 @@ func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string,
 		return vc, err
 	}
 	for _, p := range patterns {
+		if v.foreign(p.Node) {
+			continue
+		}
 		// Other people's words (bundles, teammates): markers that could
 		// close or open a prompt block are neutralised.
 		global = append(global, entry{line: "- " + untrusted.Neutralize(oneLine(p.Node.Content, contextEntryLen)), id: p.ID, global: true})
@@ -291,6 +309,11 @@ func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string,
 		vc.WisdomIDs = append(vc.WisdomIDs, e.id)
 	}
 	return vc, nil
+}
+
+// foreign reports a node about another stack (Options.Foreign).
+func (v *Vault) foreign(n Node) bool {
+	return v.opts.Foreign != nil && v.opts.Foreign(n.Language, n.Tags)
 }
 
 func oneLine(s string, n int) string {

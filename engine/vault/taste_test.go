@@ -144,7 +144,7 @@ func TestDetectConflict(t *testing.T) {
 func TestLearnFromBuildResultSeedHeuristics(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	task := vault.Task{BuildID: "7", ID: "t3", Title: "Add invoices endpoint"}
+	task := vault.Task{BuildID: "7", ID: "t3", Title: "Create invoices", Files: []string{"convex/invoices.ts"}, Checks: []string{"npm test"}}
 	output := `export const create = mutation({
   handler: async (ctx, args) => {
     await requireAuth(ctx);
@@ -183,11 +183,15 @@ func TestLearnFromBuildResultSeedHeuristics(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, vault.Pattern, n.Type)
 	n, ok = find("completed")
-	require.True(t, ok, "output over 200 characters records the approach")
+	require.True(t, ok, "a task that changed files leaves a distilled lesson")
 	assert.Equal(t, vault.Pattern, n.Type)
+	assert.Equal(t, `PLUTO completed "Create invoices" by changing convex/invoices.ts; verified by npm test.`, n.Content)
 	full, err := e.v.Get(t.Context(), n.ID)
 	require.NoError(t, err)
-	assert.Contains(t, full.Body, "requireAuth(ctx)")
+	assert.Empty(t, full.Body, "the model's output is never stored as a lesson")
+	for _, r := range res {
+		assert.NotContains(t, r.Node.Content+r.Node.Body, "ctx.db.insert", "no node holds raw model output")
+	}
 
 	other, err := e.v.LearnFromBuildResult(t.Context(), task, "MARS", "uses companyId here", true)
 	require.NoError(t, err)
@@ -209,9 +213,14 @@ func TestLearnFromBuildResultFailureIsAMistake(t *testing.T) {
 	assert.Contains(t, n.Content, "Migrate schema")
 	assert.Contains(t, n.Content, "undefined: Store")
 	assert.Equal(t, "task:t9", n.Source)
+	assert.Empty(t, n.Body, "the failed output is not kept: the reason is the lesson")
 	empty, err := e.v.LearnFromBuildResult(t.Context(), vault.Task{ID: "t1"}, "", "", true)
 	require.NoError(t, err)
-	assert.Empty(t, empty, "a short successful output teaches nothing")
+	assert.Empty(t, empty, "a successful task that changed nothing teaches nothing")
+	long := strings.Repeat("I looked at the code and it seems fine to me. ", 20)
+	none, err := e.v.LearnFromBuildResult(t.Context(), vault.Task{ID: "t2", Title: "Review"}, "MARS", long, true)
+	require.NoError(t, err)
+	assert.Empty(t, none, "long model prose without changed files is not a lesson")
 }
 
 func TestRepeatedBuildSignalsReinforce(t *testing.T) {

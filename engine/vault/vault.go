@@ -78,6 +78,11 @@ type Options struct {
 	// ProjectTerms are project-specific words (workspace name, module path)
 	// that the wisdom sanitizer replaces.
 	ProjectTerms []string
+	// Foreign, when set, reports a node about another stack than the
+	// project's (its code language, or a language or framework its tags
+	// name: workspace.Stack.Foreign); such nodes stay out of prompt context
+	// (BuildVaultContext), though search and the browser still find them.
+	Foreign func(language string, tags []string) bool
 	// Embedder and EmbedModel enable re-ranking of search results with
 	// embeddings; both must be set. Any failure falls back silently.
 	Embedder   Embedder

@@ -60,6 +60,10 @@ type Config struct {
 	// Team is how the workspace shares with its team over NATS JetStream
 	// (engine/team); empty: nothing is shared.
 	Team TeamConfig `yaml:"team" json:"team"`
+	// Stack names the project's languages and frameworks when detection
+	// (DetectStack) gets them wrong: patterns about other stacks stay out
+	// of prompts.
+	Stack StackConfig `yaml:"stack" json:"stack"`
 }
 
 // ChatConfig is the chat: section.

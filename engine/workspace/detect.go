@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/internal/safefile"
@@ -363,4 +364,246 @@ func yamlScalar(s string) string {
 	}
 	q, _ := json.Marshal(s)
 	return string(q)
+}
+
+// Stack is what a project is written in and with: its languages ("go",
+// "typescript", "python", "rust", …) and the frameworks and libraries nova
+// knows by name ("bbolt", "bubbletea", "zod", "react", …), plus every
+// dependency its manifests name (module paths, package names). It decides
+// which patterns reach a prompt (a Go project's prompts carry no Zod
+// pattern) and which docs weigh more in a knowledge search.
+type Stack struct {
+	Languages  []string `yaml:"languages" json:"languages"`
+	Frameworks []string `yaml:"frameworks" json:"frameworks"`
+	// Dependencies are the module paths (go.mod) and package names
+	// (package.json) of the project's direct dependencies.
+	Dependencies []string `yaml:"-" json:"dependencies,omitempty"`
+}
+
+// StackConfig is the stack: section of config.yaml: the languages and
+// frameworks the project uses, when the detected ones are wrong or
+// incomplete. Empty lists keep the detected ones.
+type StackConfig struct {
+	Languages  []string `yaml:"languages" json:"languages,omitempty"`
+	Frameworks []string `yaml:"frameworks" json:"frameworks,omitempty"`
+}
+
+// Merge is the stack with the configured languages or frameworks in place
+// of the detected ones (each list replaced only when configured).
+func (c StackConfig) Merge(detected Stack) Stack {
+	out := detected
+	if len(c.Languages) > 0 {
+		out.Languages = normalizeNames(c.Languages)
+	}
+	if len(c.Frameworks) > 0 {
+		out.Frameworks = normalizeNames(c.Frameworks)
+	}
+	return out
+}
+
+// knownLanguages are the tags that name a programming language, each
+// mapped to the language it is (aliases folded).
+var knownLanguages = map[string]string{
+	"go": "go", "golang": "go", "typescript": "typescript", "ts": "typescript", "javascript": "javascript", "js": "javascript",
+	"node": "javascript", "nodejs": "javascript", "python": "python", "py": "python", "rust": "rust", "ruby": "ruby",
+	"java": "java", "kotlin": "kotlin", "csharp": "csharp", "c#": "csharp", "swift": "swift", "php": "php",
+	"cpp": "cpp", "c++": "cpp", "elixir": "elixir", "scala": "scala", "dart": "dart",
+}
+
+// knownFrameworks maps a dependency (a Go module path prefix, an npm or a
+// PyPI package name) to the name patterns tag the framework with.
+var knownFrameworks = map[string]string{
+	"go.etcd.io/bbolt": "bbolt", "github.com/boltdb/bolt": "bbolt",
+	"github.com/charmbracelet/bubbletea": "bubbletea", "charm.land/bubbletea": "bubbletea",
+	"github.com/charmbracelet/lipgloss": "lipgloss", "charm.land/lipgloss": "lipgloss",
+	"github.com/stretchr/testify": "testify", "github.com/spf13/cobra": "cobra",
+	"github.com/gin-gonic/gin": "gin", "github.com/labstack/echo": "echo", "github.com/gofiber/fiber": "fiber",
+	"gorm.io/gorm": "gorm", "github.com/jackc/pgx": "pgx", "github.com/mattn/go-sqlite3": "sqlite", "modernc.org/sqlite": "sqlite",
+	"google.golang.org/grpc": "grpc", "github.com/ollama/ollama": "ollama",
+	"zod": "zod", "react": "react", "react-dom": "react", "next": "nextjs", "vue": "vue", "svelte": "svelte",
+	"@angular/core": "angular", "express": "express", "fastify": "fastify", "jest": "jest", "vitest": "vitest",
+	"tailwindcss": "tailwind", "prisma": "prisma", "@prisma/client": "prisma", "ollama": "ollama",
+	"django": "django", "flask": "flask", "fastapi": "fastapi", "pytest": "pytest", "pydantic": "pydantic",
+	"tokio": "tokio", "serde": "serde", "axum": "axum",
+}
+
+// FrameworkTag reports whether a pattern tag names a framework or library
+// nova knows, and which.
+func FrameworkTag(tag string) (string, bool) {
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	for _, name := range knownFrameworks {
+		if name == tag {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// LanguageTag reports whether a tag (or a node's language) names a
+// programming language, and which.
+func LanguageTag(tag string) (string, bool) {
+	l, ok := knownLanguages[strings.ToLower(strings.TrimSpace(tag))]
+	return l, ok
+}
+
+// Foreign reports whether a pattern with this code language and these tags
+// is about another stack: its language, or a language or framework its tags
+// name, is not the project's. A pattern that names no language nor known
+// framework is never foreign; an empty stack (nothing detected) finds
+// nothing foreign.
+func (s Stack) Foreign(language string, tags []string) bool {
+	if len(s.Languages) == 0 && len(s.Frameworks) == 0 {
+		return false
+	}
+	has := func(list []string, x string) bool {
+		for _, y := range list {
+			if y == x {
+				return true
+			}
+		}
+		return false
+	}
+	lang := func(l string) bool {
+		// A TypeScript project writes JavaScript too.
+		return has(s.Languages, l) || l == "javascript" && has(s.Languages, "typescript")
+	}
+	if l, ok := LanguageTag(language); ok && !lang(l) {
+		return true
+	}
+	for _, t := range tags {
+		if l, ok := LanguageTag(t); ok && !lang(l) {
+			return true
+		}
+		if f, ok := FrameworkTag(t); ok && !has(s.Frameworks, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// DetectStack reads the project's manifests in root (go.mod, package.json,
+// tsconfig.json, pyproject.toml, requirements.txt, setup.py, Cargo.toml) and
+// names its languages, known frameworks and direct dependencies. Unreadable
+// or malformed manifests are skipped (DetectChecks reports them); it never
+// fails and never panics.
+func DetectStack(root string) Stack {
+	var s Stack
+	read := func(name string) ([]byte, bool) {
+		data, err := safefile.ReadFile(filepath.Join(root, name), MaxManifestSize)
+		return data, err == nil && bytes.IndexByte(data, 0) < 0
+	}
+	addDep := func(dep string) {
+		s.Dependencies = append(s.Dependencies, dep)
+		for prefix, name := range knownFrameworks {
+			if dep == prefix || strings.HasPrefix(dep, prefix+"/") {
+				s.Frameworks = append(s.Frameworks, name)
+			}
+		}
+	}
+	if data, ok := read("go.mod"); ok && hasGoModule(data) {
+		s.Languages = append(s.Languages, "go")
+		for _, dep := range GoRequires(data) {
+			addDep(dep)
+		}
+	}
+	if data, ok := read("package.json"); ok && json.Valid(data) {
+		s.Languages = append(s.Languages, "javascript")
+		deps := PackageDependencies(data)
+		for _, dep := range deps {
+			addDep(dep)
+			if dep == "typescript" {
+				s.Languages = append(s.Languages, "typescript")
+			}
+		}
+	}
+	if exists(filepath.Join(root, "tsconfig.json")) {
+		s.Languages = append(s.Languages, "typescript")
+	}
+	for _, name := range []string{"pyproject.toml", "requirements.txt", "setup.py", "setup.cfg", "pytest.ini"} {
+		if exists(filepath.Join(root, name)) {
+			s.Languages = append(s.Languages, "python")
+			break
+		}
+	}
+	if data, ok := read("requirements.txt"); ok {
+		for line := range strings.Lines(string(data)) {
+			name := strings.TrimSpace(line)
+			if i := strings.IndexAny(name, "=<>!~[;# "); i >= 0 {
+				name = name[:i]
+			}
+			if name != "" && !strings.HasPrefix(name, "-") {
+				addDep(strings.ToLower(name))
+			}
+		}
+	}
+	if exists(filepath.Join(root, "Cargo.toml")) {
+		s.Languages = append(s.Languages, "rust")
+	}
+	s.Languages, s.Frameworks = normalizeNames(s.Languages), normalizeNames(s.Frameworks)
+	return s
+}
+
+// normalizeNames lowercases, trims, de-duplicates and sorts names.
+func normalizeNames(in []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, n := range in {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if l, ok := knownLanguages[n]; ok {
+			n = l
+		}
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// GoRequires returns the module paths a go.mod requires (single lines and
+// require blocks, indirect ones included). It never panics.
+func GoRequires(data []byte) []string {
+	var out []string
+	block := false
+	for line := range strings.Lines(string(data)) {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case block && f[0] == ")":
+			block = false
+		case block:
+			out = append(out, f[0])
+		case f[0] == "require" && len(f) >= 2 && f[1] == "(":
+			block = true
+		case f[0] == "require" && len(f) >= 3:
+			out = append(out, f[1])
+		}
+	}
+	return out
+}
+
+// PackageDependencies returns the names in a package.json's dependencies,
+// devDependencies and peerDependencies, sorted; nil for malformed JSON. It
+// never panics.
+func PackageDependencies(data []byte) []string {
+	var pkg struct {
+		Deps map[string]json.RawMessage `json:"dependencies"`
+		Dev  map[string]json.RawMessage `json:"devDependencies"`
+		Peer map[string]json.RawMessage `json:"peerDependencies"`
+	}
+	if json.Unmarshal(data, &pkg) != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range []map[string]json.RawMessage{pkg.Deps, pkg.Dev, pkg.Peer} {
+		for name := range m {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/spinner"
@@ -111,7 +112,8 @@ func (c *Common) Empty(title, hint string) string {
 // (lipgloss's and ansi's wrappers also break after hyphens and, on some
 // input, inside words; streamed prose must keep its words whole). Newlines
 // are kept, runs of spaces and leading indentation too; a word wider than
-// width is cut hard. Hand-written for that guarantee.
+// width is cut after a hyphen, slash, underscore or dot when it has one
+// (softCut), else hard. Hand-written for that guarantee.
 func WrapWords(text string, width int) []string {
 	width = max(1, width)
 	var out []string
@@ -137,7 +139,7 @@ func WrapWords(text string, width int) []string {
 				if lw > 0 {
 					flush()
 				}
-				cut := ansi.Truncate(word, width, "")
+				cut := softCut(ansi.Truncate(word, width, ""), width)
 				out = append(out, cut)
 				word = strings.TrimPrefix(word, cut)
 				ww = lipgloss.Width(word)
@@ -153,6 +155,41 @@ func WrapWords(text string, width int) []string {
 		flush()
 	}
 	return out
+}
+
+// softCut shortens the head of a word too wide for its line to end after
+// the last hyphen, slash, underscore or dot in it (a path, a slug, a
+// qualified name), so the word breaks where a reader expects; a head
+// without one (or with one only near its start) is cut as it is.
+func softCut(head string, width int) string {
+	if i := strings.LastIndexAny(head, "-/_.:,"); i >= 0 && i+1 < len(head) && lipgloss.Width(head[:i+1]) >= max(1, width/3) {
+		return head[:i+1]
+	}
+	return head
+}
+
+// TailFrom returns the end of text, at most n bytes of it, starting at the
+// beginning of a line when one starts within that end (else after a space,
+// else at a rune): a stream kept to its tail never shows a word cut in two
+// or a broken character at its top.
+func TailFrom(text string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(text) <= n {
+		return text
+	}
+	tail := text[len(text)-n:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		return tail[i+1:]
+	}
+	if i := strings.IndexByte(tail, ' '); i >= 0 && i+1 < len(tail) {
+		return tail[i+1:]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return tail
 }
 
 // ViewCache keeps the rendering of what lies under a dialog while the

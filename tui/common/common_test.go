@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -65,4 +66,30 @@ func TestChangesNothing(t *testing.T) {
 	assert.True(t, common.ChangesNothing(nil))
 	assert.False(t, common.ChangesNothing(common.ToastMsg{Text: "x"}))
 	assert.False(t, common.ChangesNothing(tea.KeyPressMsg{Code: 'a'}))
+}
+
+// TestWrapWordsBreaksLongWordsWhereReadersDo: a slug or a path wider than
+// the line breaks after a hyphen or a slash, never inside a word part.
+func TestWrapWordsBreaksLongWordsWhereReadersDo(t *testing.T) {
+	t.Parallel()
+	lines := common.WrapWords("// add-an-endpoint-that-archives-a-project-directory: done", 24)
+	assert.Equal(t, []string{"//", "add-an-endpoint-that-", "archives-a-project-", "directory: done"}, lines)
+	for _, l := range lines {
+		assert.LessOrEqual(t, ansi.StringWidth(l), 24)
+	}
+	assert.Equal(t, "add-an-endpoint-that-archives-a-project-directory:",
+		strings.Join(common.WrapWords("add-an-endpoint-that-archives-a-project-directory:", 24), ""), "nothing is lost")
+}
+
+// TestTailFromStartsAtALine: a stream kept to its tail starts at a line (or
+// a word), never inside a word or a character.
+func TestTailFromStartsAtALine(t *testing.T) {
+	t.Parallel()
+	text := "first line with words\nsecond line-that-archives\nthird"
+	assert.Equal(t, text, common.TailFrom(text, len(text)))
+	assert.Equal(t, "third", common.TailFrom(text, 20), "the cut moves to the next line")
+	assert.Equal(t, "words", common.TailFrom("first line with words", 8), "no line: the next word")
+	assert.Equal(t, "é", common.TailFrom("ééé", 3), "no space: a whole character")
+	assert.True(t, utf8.ValidString(common.TailFrom("日本語日本語", 7)))
+	assert.Empty(t, common.TailFrom(text, 0))
 }

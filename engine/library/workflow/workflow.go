@@ -158,6 +158,11 @@ func Parse(name string, data []byte, env Env) (Workflow, []error) {
 	if len(errs) > 0 {
 		return w, errs
 	}
+	if w.Schema == "" {
+		// A file that leaves the schema out is of the one schema there is
+		// (as agent files are): written by hand, it is not refused for it.
+		w.Schema = SchemaV1
+	}
 	for _, e := range Validate(w, env) {
 		errs = append(errs, &yamldoc.Error{File: name, Line: doc.Line(e.Field), Field: e.Field, Msg: e.Msg})
 	}

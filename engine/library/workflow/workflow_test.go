@@ -476,3 +476,17 @@ func TestRunsHaveTheirOwnIDsAndList(t *testing.T) {
 	_, err = h.eng.Get(ctx, 42)
 	assert.ErrorIs(t, err, ErrRunNotFound)
 }
+
+// Issue 32: a workflow file written without `schema:` is of the one schema
+// there is, not refused; a wrong schema still is.
+func TestWorkflowSchemaDefaults(t *testing.T) {
+	t.Parallel()
+	env := realEnv(t)
+	body := strings.TrimPrefix(base, "schema: nova.workflow/1\n") + "  - {id: a, agent: MARS, task: x}\n"
+	w, errs := Parse("x.yaml", []byte(body), env)
+	require.Empty(t, errs)
+	assert.Equal(t, SchemaV1, w.Schema)
+	_, errs = Parse("x.yaml", []byte("schema: nova.workflow/9\n"+body), env)
+	require.NotEmpty(t, errs)
+	assert.Contains(t, errors.Join(errs...).Error(), `unsupported schema "nova.workflow/9"`)
+}

@@ -159,18 +159,19 @@ type Model struct {
 	height int
 	now    func() time.Time
 
-	spec   agents.Spec
-	task   string
-	st     *stream
-	cancel context.CancelFunc
-	state  State
-	runID  uint64
+	spec    agents.Spec
+	task    string
+	st      *stream
+	cancel  context.CancelFunc
+	state   State
+	runID   uint64
+	step    int
+	tier    string
+	model   string
+	started time.Time
+	ended   time.Time // when the view learnt the run was over
 	// progress is the run's last progress estimate (header).
 	progress *agents.Progress
-	step     int
-	tier     string
-	model    string
-	started  time.Time
 
 	items  []*item
 	text   *item // the text item deltas append to
@@ -605,6 +606,9 @@ func (m *Model) finish(run agents.Run, err error) {
 	}
 	m.approval = nil
 	m.text = nil
+	if m.ended.IsZero() && (err != nil || run.ID != 0) {
+		m.ended = m.now()
+	}
 	switch {
 	case err != nil:
 		m.err = err
@@ -792,11 +796,19 @@ func (m *Model) header() string {
 		}
 		parts = append(parts, est)
 	}
-	elapsed := m.now().Sub(m.started)
-	if m.result != nil {
-		elapsed = m.result.Outcome.Meta.Duration
+	// The time is the wall clock from start to end as the user saw it (the
+	// run's own measure leaves out the set-up and the final events), to the
+	// tenth of a second once it is over: a one-second run never reads 0s and
+	// the figure never drops when the run ends.
+	if m.ended.IsZero() {
+		parts = append(parts, formatDuration(m.now().Sub(m.started)))
+	} else {
+		elapsed := m.ended.Sub(m.started)
+		if m.result != nil {
+			elapsed = max(elapsed, m.result.Outcome.Meta.Duration)
+		}
+		parts = append(parts, formatElapsed(elapsed))
 	}
-	parts = append(parts, formatDuration(elapsed))
 	state := m.statusLabel()
 	line := s.Title.Render(name) + " " + s.Band(state).Render(state) + " " +
 		s.Muted.Render(strings.Join(parts, " · "))
@@ -941,6 +953,15 @@ func formatTokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprintf("%d", n)
+}
+
+// formatElapsed is formatDuration to the tenth of a second under ten
+// seconds (a finished run's time).
+func formatElapsed(d time.Duration) string {
+	if d >= 0 && d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", float64(d.Truncate(100*time.Millisecond))/float64(time.Second))
+	}
+	return formatDuration(d)
 }
 
 func formatDuration(d time.Duration) string {

@@ -3,6 +3,7 @@ package runview
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
@@ -40,4 +41,26 @@ func TestStreamsWrapByWords(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestElapsedIsWallClock: the header's time is the run's wall clock as the
+// view saw it, to the tenth once it is over: a run of 1.3 s reads 1.3s (never
+// 0s), and the figure never drops when the run ends, though the run's own
+// measure (Meta.Duration) is shorter.
+func TestElapsedIsWallClock(t *testing.T) {
+	t.Parallel()
+	m := newModel(&fakeWS{}, 100, 30)
+	st := script(m)
+	now := epoch.Add(1200 * time.Millisecond)
+	m.now = func() time.Time { return now }
+	feed(m, st, progress[:4]...)
+	assert.Contains(t, ansi.Strip(m.View()), "· 1s\n", "running: whole seconds")
+	now = epoch.Add(1350 * time.Millisecond)
+	run := finished
+	run.Outcome.Meta.Duration = 400 * time.Millisecond
+	m.Update(finishedMsg{st: st, run: run})
+	head := strings.Split(ansi.Strip(m.View()), "\n")[0]
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(head), "· 1.3s"), head)
+	now = epoch.Add(time.Hour)
+	assert.Equal(t, head, strings.Split(ansi.Strip(m.View()), "\n")[0], "a finished run's time stays put")
 }

@@ -97,6 +97,8 @@ type Model[T any] struct {
 	focused            bool
 	scrollbar          bool
 	exact              bool
+	marker             bool
+	rowHeight          int
 	emptyText          string
 }
 
@@ -106,9 +108,38 @@ func New[T any](c *common.Common, render RenderFunc[T]) *Model[T] {
 		c: c, id: ids.Add(1), render: render, total: 0, isStat: true,
 		pages: map[int]*page[T]{}, inflight: map[int]uint64{},
 		pageSize: DefaultPageSize, maxPages: DefaultMaxPages,
-		focused: true, scrollbar: true, emptyText: "nothing here",
+		focused: true, scrollbar: true, emptyText: "nothing here", rowHeight: 1,
 	}
 }
+
+// SetMarker puts a "›" before the cursor row (two cells of every row go to
+// the gutter): the selection shows by more than colour.
+func (m *Model[T]) SetMarker(on bool) { m.marker = on }
+
+// SetRowHeight makes every row n lines tall (the render function returns
+// n lines joined by newlines; missing lines are blank, extra ones dropped).
+func (m *Model[T]) SetRowHeight(n int) {
+	m.rowHeight = max(1, n)
+	m.clamp()
+}
+
+// visible is how many rows fit the height.
+func (m *Model[T]) visible() int { return max(1, m.height/m.rowHeight) }
+
+// Position is "cursor/total" (1-based), "" for an empty list: the place in
+// a list taller than its panel, for the panel's title.
+func (m *Model[T]) Position() string {
+	if m.Len() == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", m.cursor+1, m.Len())
+}
+
+// Above and Below count the rows scrolled out of view on each side.
+func (m *Model[T]) Above() int { return m.top }
+
+// Below counts the rows under the window.
+func (m *Model[T]) Below() int { return max(0, m.Len()-m.top-m.visible()) }
 
 // SetPageSize changes how many rows one fetch asks for (before SetSource).
 func (m *Model[T]) SetPageSize(n int) { m.pageSize = max(1, n) }
@@ -154,6 +185,24 @@ func (m *Model[T]) SetRows(rows []T) {
 	m.inflight = map[int]uint64{}
 	m.total, m.err = len(rows), nil
 	m.cursor, m.top = 0, 0
+}
+
+// ReplaceRows shows rows (no fetching) keeping the cursor on the row keep
+// finds (nil, or no row found: the same index, clamped): a refreshed list
+// does not jump.
+func (m *Model[T]) ReplaceRows(rows []T, keep func(T) bool) {
+	cur, top := m.cursor, m.top
+	m.SetRows(rows)
+	m.cursor, m.top = cur, top
+	if keep != nil {
+		for i, r := range rows {
+			if keep(r) {
+				m.cursor = i
+				break
+			}
+		}
+	}
+	m.clamp()
 }
 
 // Refresh fetches the pages around the window again, keeping the cursor.
@@ -249,7 +298,7 @@ func (m *Model[T]) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if n == 0 {
 		return nil
 	}
-	step := max(1, m.height-1)
+	step := max(1, m.visible()-1)
 	switch {
 	case key.Matches(msg, km.Up):
 		m.cursor--
@@ -275,7 +324,7 @@ func (m *Model[T]) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model[T]) clamp() {
 	n := m.Len()
 	m.cursor = min(max(m.cursor, 0), max(0, n-1))
-	h := max(1, m.height)
+	h := m.visible()
 	if m.cursor < m.top {
 		m.top = m.cursor
 	}
@@ -328,7 +377,7 @@ func (m *Model[T]) window() (lo, hi int) {
 	}
 	margin := m.pageSize / 2
 	first := max(0, m.top-margin)
-	last := min(m.top+max(1, m.height)+margin, m.total-1)
+	last := min(m.top+m.visible()+margin, m.total-1)
 	return first / m.pageSize, last / m.pageSize
 }
 
@@ -412,41 +461,63 @@ func (m *Model[T]) View() string {
 			lines = append(lines, ansi.Truncate(l, m.width, "…"))
 		}
 	}
-	bar := m.scrollbar && n > m.height
+	vis := m.visible()
+	bar := m.scrollbar && n > vis
 	rowW := m.width
 	if bar {
 		rowW--
+	}
+	gutter := ""
+	if m.marker {
+		rowW = max(1, rowW-2)
+		gutter = "  "
 	}
 	var thumbLo, thumbHi int
 	var thumb, track string
 	if bar {
 		thumb, track = s.BarFull.Render("┃"), s.BarEmpty.Render("│")
-		size := max(1, m.height*m.height/n)
+		size := max(1, m.height*vis/n)
 		pos := 0
-		if n > m.height {
-			pos = (m.height - size) * m.top / (n - m.height)
+		if n > vis {
+			pos = (m.height - size) * m.top / (n - vis)
 		}
 		thumbLo, thumbHi = pos, pos+size
 	}
-	for i := 0; i < m.height && m.top+i < n && len(lines) < m.height; i++ {
+	for i := 0; i < vis && m.top+i < n && len(lines) < m.height; i++ {
 		idx := m.top + i
-		var line string
-		if row, ok := m.Row(idx); ok {
-			line = m.render(row, idx, idx == m.cursor, m.focused, rowW)
-			if !m.exact {
+		var row []string
+		if r, ok := m.Row(idx); ok {
+			row = strings.Split(m.render(r, idx, idx == m.cursor, m.focused, rowW), "\n")
+		} else {
+			row = []string{s.Subtle.Render("  ·")}
+		}
+		for j := 0; j < m.rowHeight && len(lines) < m.height; j++ {
+			line := ""
+			if j < len(row) {
+				line = row[j]
+			}
+			if !m.exact || j >= len(row) {
 				line = fit(line, rowW)
 			}
-		} else {
-			line = fit(s.Subtle.Render("  ·"), rowW)
-		}
-		if bar {
-			if i >= thumbLo && i < thumbHi {
-				line += thumb
-			} else {
-				line += track
+			if m.marker {
+				mark := gutter
+				if idx == m.cursor && j == 0 {
+					mark = s.Selected.Render("›") + " "
+					if !m.focused {
+						mark = s.Bold.Render("›") + " "
+					}
+				}
+				line = mark + line
 			}
+			if bar {
+				if k := len(lines); k >= thumbLo && k < thumbHi {
+					line += thumb
+				} else {
+					line += track
+				}
+			}
+			lines = append(lines, line)
 		}
-		lines = append(lines, line)
 	}
 	for len(lines) < m.height {
 		lines = append(lines, "")

@@ -139,7 +139,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.err = msg.err
 		if msg.err == nil {
 			keep := m.selectedID()
-			m.specs, m.implicit, m.loadErrs = msg.specs, msg.implicit, msg.errs
+			if keep == "" {
+				keep = startAgent // a first look starts on the one that does the work
+			}
+			m.specs, m.implicit, m.loadErrs = groupWriters(msg.specs), msg.implicit, msg.errs
 			m.sel = 0
 			for i, s := range m.specs {
 				if s.ID == keep {
@@ -321,6 +324,27 @@ func (m *Model) baseView() string {
 	return common.FitHeight(body, m.height)
 }
 
+// startAgent is the agent the screen starts on: the roster's general
+// implementer (the first agent that writes when there is none).
+const startAgent = "implementer"
+
+// groupWriters puts the agents that change files (or run commands) before
+// the read-only ones, each group in its order.
+func groupWriters(specs []eng.Spec) []eng.Spec {
+	out := make([]eng.Spec, 0, len(specs))
+	for _, sp := range specs {
+		if !sp.ReadOnly() {
+			out = append(out, sp)
+		}
+	}
+	for _, sp := range specs {
+		if sp.ReadOnly() {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
 // rosterView lists the agents, then the files that failed to load.
 func (m *Model) rosterView(w, h int) string {
 	s := m.c.Styles
@@ -344,9 +368,38 @@ func (m *Model) rosterView(w, h int) string {
 		}
 	}
 	rows := max(1, h-3-len(errLines))
-	start := max(0, min(m.sel-rows+1, len(m.specs)-rows))
+	// The roster in lines: a heading before each group (agents that write,
+	// read-only ones), then the agents; the window keeps the selection.
+	type entry struct {
+		agent   int // -1: a heading
+		heading string
+	}
+	var all []entry
+	selLine := 0
+	for i, sp := range m.specs {
+		switch {
+		case i == 0 && !sp.ReadOnly():
+			all = append(all, entry{agent: -1, heading: "write files or run commands"})
+		case sp.ReadOnly() && (i == 0 || !m.specs[i-1].ReadOnly()):
+			all = append(all, entry{agent: -1, heading: "read-only"})
+		}
+		if i == m.sel {
+			selLine = len(all)
+		}
+		all = append(all, entry{agent: i})
+	}
+	start := max(0, min(selLine-rows+1, len(all)-rows))
+	if selLine-1 >= 0 && selLine-1 < start+rows && all[selLine-1].agent < 0 && start == selLine {
+		start = selLine - 1 // keep the group's heading in view with its first agent
+	}
 	var lines []string
-	for i := start; i < len(m.specs) && i < start+rows; i++ {
+	for li := start; li < len(all) && li < start+rows; li++ {
+		if all[li].agent < 0 {
+			label := common.Truncate("── "+all[li].heading+" ", inner)
+			lines = append(lines, s.Subtle.Render(label+strings.Repeat("─", max(0, inner-lipgloss.Width(label)))))
+			continue
+		}
+		i := all[li].agent
 		sp := m.specs[i].WithDefaults()
 		emoji := sp.Display.Emoji
 		if emoji == "" {
@@ -643,9 +696,30 @@ func (m *Model) inputView() string {
 	b.WriteString(s.DialogTitle.Render("New run — "+name) + "\n\n")
 	b.WriteString(s.Text.Render("What should it do?") + "\n")
 	b.WriteString(m.input.View() + "\n\n")
-	b.WriteString(s.Subtle.Render(common.Truncate("File writes are staged as a changeset; commands ask for approval.", w-6)) + "\n")
+	b.WriteString(s.Subtle.Render(common.Truncate(runPromise(m.selectedSpec()), w-6)) + "\n")
 	b.WriteString(s.Key.Render("enter") + " " + s.KeyDesc.Render("start") + s.Subtle.Render("  ·  ") + s.Key.Render("esc") + " " + s.KeyDesc.Render("cancel"))
 	return s.Dialog.Width(w).Render(b.String())
+}
+
+// selectedSpec is the selected agent (zero when none).
+func (m *Model) selectedSpec() eng.Spec {
+	sp, _ := m.selected()
+	return sp
+}
+
+// runPromise says what a run of sp may do to the workspace: only what its
+// tools allow (a read-only agent stages nothing and runs nothing).
+func runPromise(sp eng.Spec) string {
+	writes, runs := sp.CanWrite(), sp.HasTool(eng.ToolRunCommand)
+	switch {
+	case writes && runs:
+		return "File writes are staged as a changeset; commands ask for approval."
+	case writes:
+		return "File writes are staged as a changeset; it runs no commands."
+	case runs:
+		return "Commands ask for approval; it stages no files."
+	}
+	return "Read-only: it reads the workspace and answers; it changes no files and runs no commands."
 }
 
 // ShortHelp implements help.KeyMap.

@@ -286,3 +286,31 @@ func TestSeedAgentDetails(t *testing.T) {
 	assert.Contains(t, out, "fs:list → listFiles, searchFiles (kb.specialist/1 name)")
 	assert.Contains(t, out, "note: name: read as display.name")
 }
+
+// Issue 32: the screen starts on the roster's implementer, agents that
+// write come first (under a heading, read-only ones under theirs), and a
+// read-only agent's run dialog promises no staged writes.
+func TestStartsOnTheImplementerAndGroupsWriters(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, newWS(t, nil), 100, 27)
+	sp, ok := l.m.selected()
+	require.True(t, ok)
+	assert.Equal(t, "implementer", sp.ID)
+	seenReadOnly := false
+	for _, s := range l.m.specs {
+		if s.ReadOnly() {
+			seenReadOnly = true
+		} else {
+			assert.False(t, seenReadOnly, "%s writes but comes after a read-only agent", s.ID)
+		}
+	}
+	assert.True(t, seenReadOnly)
+	out := l.plain()
+	assert.Contains(t, out, "── write files or run commands")
+
+	selectAgent(l, "ANDROMEDA")
+	l.press("n")
+	out = l.plain()
+	assert.Contains(t, out, "Read-only: it reads the workspace and answers")
+	assert.NotContains(t, out, "staged as a changeset")
+}

@@ -531,7 +531,7 @@ func (m *Model) flush() {
 		}
 		sb.WriteString(p.text.String())
 		if sb.Len() > maxStream {
-			tail := sb.String()[sb.Len()-maxStream/2:]
+			tail := common.TailFrom(sb.String(), maxStream/2)
 			sb.Reset()
 			sb.WriteString("…")
 			sb.WriteString(tail)

@@ -178,17 +178,27 @@ type RuleRef struct {
 	Content string
 }
 
-// Duration is how long the task ran (until now when it still runs).
+// Duration is how long the task ran (until now when it still runs): the
+// finished attempts plus the one under way while it runs, and once it is
+// over the same wall clock up to its end, so the figure never drops when the
+// task finishes (an attempt's stored time stops before its learning step,
+// which the live figure counted).
 func (t Task) Duration(now time.Time) time.Duration {
 	switch {
-	case t.Status != StatusRunning && t.Elapsed > 0:
-		return t.Elapsed
 	case t.Started.IsZero():
-		return 0
-	case !t.Finished.IsZero():
-		return t.Finished.Sub(t.Started)
+		return t.Elapsed
+	case t.Status == StatusRunning:
+		return t.Elapsed + max(0, now.Sub(t.Started))
+	case !t.Finished.IsZero() && !t.Finished.Before(t.Started):
+		prior := t.Elapsed
+		if n := len(t.History); n > 0 && t.History[n-1].Duration <= prior {
+			prior -= t.History[n-1].Duration // the last attempt counts by the wall clock
+		}
+		return max(t.Elapsed, prior+t.Finished.Sub(t.Started))
+	case t.Elapsed > 0:
+		return t.Elapsed
 	}
-	return now.Sub(t.Started)
+	return max(0, now.Sub(t.Started))
 }
 
 // Live reports whether a build still runs (or is paused).

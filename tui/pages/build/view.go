@@ -498,10 +498,7 @@ func (m *Model) outputView(w, h int) string {
 		lines = []string{s.Muted.Render(msg)}
 	} else {
 		// Only the tail is wrapped: a long stream costs what the screen shows.
-		tail := text
-		if len(tail) > 8*inner*room {
-			tail = tail[len(tail)-8*inner*room:]
-		}
+		tail := common.TailFrom(text, 8*inner*room)
 		all := common.WrapWords(strings.TrimRight(tail, "\n"), inner)
 		end := max(0, len(all)-m.scroll)
 		start := max(0, end-room)

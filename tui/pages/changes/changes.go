@@ -22,6 +22,7 @@ import (
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/diffview"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -54,6 +55,16 @@ type loadedMsg struct {
 
 type refreshMsg struct{ seq int }
 
+// appliedAllMsg is the result of applying every pending changeset of a
+// build (oldest first, stopping at the first failure).
+type appliedAllMsg struct {
+	what    string
+	applied []uint64
+	failed  uint64 // the changeset whose apply failed (0: none)
+	rest    int    // pending changesets not tried after it
+	err     error
+}
+
 // actionMsg is the result of an apply or a discard.
 type actionMsg struct {
 	apply  bool
@@ -81,12 +92,17 @@ const (
 	dialogConflict
 	dialogRevert
 	dialogRevertConflict
+	dialogApplyAll
 )
 
 type dialog struct {
 	kind      dialogKind
 	set       chg.Changeset
 	conflicts []chg.Conflict
+	// dialogApplyAll: the pending changesets of the build, oldest first,
+	// and what they belong to ("build 12").
+	group []chg.Changeset
+	what  string
 }
 
 // Model is the Changes page.
@@ -103,7 +119,8 @@ type Model struct {
 	loadErr error
 	pending int
 
-	sel     int
+	list    *vlist.Model[chg.Changeset]
+	moved   bool // the user moved in the list: a refresh keeps the selection, else it follows the newest
 	fileSel int
 	focus   focus
 	want    uint64 // changeset to select once loaded (NavigateMsg)
@@ -124,7 +141,11 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
+	m := &Model{c: c, src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
+	m.list = vlist.New(c, m.renderSet)
+	m.list.SetRowHeight(2)
+	m.list.SetMarker(true)
+	return m
 }
 
 // Title implements common.Page.
@@ -224,6 +245,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, m.actionDone(msg)
 	case revertedMsg:
 		return m, m.revertDone(msg)
+	case appliedAllMsg:
+		return m, m.appliedAll(msg)
 	case editReadyMsg:
 		return m, m.runEditor(msg)
 	case editDoneMsg:
@@ -295,15 +318,22 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 			m.pending++
 		}
 	}
-	m.sel, m.fileSel = 0, 0
-	for i, cs := range m.sets {
-		if cs.ID == keepID {
-			m.sel = i
-			m.want = 0
-			for j, f := range cs.Files {
-				if f.Path == keepPath {
-					m.fileSel = j
-				}
+	if !m.moved && m.want == 0 {
+		keepID, keepPath = 0, "" // not moved by the user: the newest (pending first)
+	}
+	m.fileSel = 0
+	m.list.ReplaceRows(m.sets, func(cs chg.Changeset) bool { return cs.ID == keepID })
+	if keepID == 0 {
+		m.list.SetCursor(0)
+	}
+	if cs, ok := m.current(); ok && cs.ID == keepID {
+		if m.want != 0 {
+			m.moved = true // opened on a changeset: keep it
+		}
+		m.want = 0
+		for j, f := range cs.Files {
+			if f.Path == keepPath {
+				m.fileSel = j
 			}
 		}
 	}
@@ -319,11 +349,12 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) current() (chg.Changeset, bool) {
-	if m.sel < 0 || m.sel >= len(m.sets) {
-		return chg.Changeset{}, false
-	}
-	return m.sets[m.sel], true
+func (m *Model) current() (chg.Changeset, bool) { return m.list.Selected() }
+
+// selectIndex moves the list's cursor to the changeset at i.
+func (m *Model) selectIndex(i int) {
+	m.list.SetCursor(i)
+	m.moved = true
 }
 
 func (m *Model) currentFile() (chg.File, bool) {
@@ -370,6 +401,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.dv.ToggleMode()
 		m.userMode = true
 		return nil
+	case key.Matches(msg, applyAllKey):
+		return m.askApplyAll()
 	case key.Matches(msg, km.Apply):
 		return m.ask(dialogApply)
 	case key.Matches(msg, km.Discard):
@@ -394,9 +427,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		_, cmd := m.dv.Update(msg)
 		return cmd
 	case focusSets:
-		if n := m.move(msg, m.sel, len(m.sets)); n != m.sel {
-			m.sel, m.fileSel = n, 0
-			return m.showFile()
+		before := m.list.Cursor()
+		if ok, cmd := m.list.HandleKey(msg); ok && m.list.Cursor() != before {
+			m.moved, m.fileSel = true, 0
+			return tea.Batch(cmd, m.showFile())
 		}
 	case focusFiles:
 		cs, _ := m.current()
@@ -460,7 +494,7 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Cancel):
 		m.dialog = nil
 		return nil
-	case msg.String() == "enter" && d.kind != dialogApply:
+	case msg.String() == "enter" && d.kind != dialogApply && d.kind != dialogApplyAll:
 		// Discarding and overwriting lose work: only y does them, enter is
 		// the safe answer.
 		m.dialog = nil
@@ -470,6 +504,8 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		switch d.kind {
 		case dialogApply:
 			return m.apply(d.set.ID, false)
+		case dialogApplyAll:
+			return m.applyAll(d.what, d.group)
 		case dialogConflict:
 			return m.apply(d.set.ID, true)
 		case dialogDiscard:
@@ -572,38 +608,60 @@ func (m *Model) setsView(w, h int) string {
 	}
 	inner := w - 4
 	head := title.Render("Changesets") + " " + s.Muted.Render(fmt.Sprintf("%d pending", m.pending))
-	rows := max(1, (h-3)/2)
-	start := max(0, min(m.sel-rows+1, len(m.sets)-rows))
-	var lines []string
-	for i := start; i < len(m.sets) && i < start+rows; i++ {
-		cs := m.sets[i]
-		agent := cs.Agent
-		switch {
-		case cs.RevertOf != 0:
-			agent = fmt.Sprintf("revert #%d", cs.RevertOf)
-		case agent == "":
-			agent = "manual"
+	// The list's own scrollbar and a last line (the position, how many lie
+	// above and below) show that more changesets exist than fit.
+	rows := max(2, h-3)
+	m.list.SetFocused(m.focus == focusSets)
+	m.list.SetSize(inner, rows)
+	more := ""
+	if m.list.Below() > 0 || m.list.Above() > 0 {
+		m.list.SetSize(inner, rows-1)
+		parts := []string{m.list.Position()}
+		if n := m.list.Above(); n > 0 {
+			parts = append(parts, fmt.Sprintf("↑ %d", n))
 		}
-		l1 := fmt.Sprintf("#%d %s", cs.ID, agent)
-		badge := statusBadge(s, cs.Status)
-		l1 = common.Truncate(l1, inner-lipgloss.Width(badge)-1)
-		l1 += strings.Repeat(" ", max(1, inner-lipgloss.Width(l1)-lipgloss.Width(badge))) + badge
-		meta := fmt.Sprintf("%d file%s · %s", len(cs.Files), plural(len(cs.Files)), age(m.now(), cs.CreatedAt))
-		if cs.RunID != 0 {
-			meta += fmt.Sprintf(" · run %d", cs.RunID)
+		if n := m.list.Below(); n > 0 {
+			parts = append(parts, fmt.Sprintf("↓ %d more", n))
 		}
-		l2 := "  " + common.Truncate(meta, inner-2)
-		if i == m.sel {
-			st := s.Selected
-			if m.focus != focusSets {
-				st = s.Bold
-			}
-			lines = append(lines, st.Width(inner).Render(l1), s.Muted.Render(l2))
-		} else {
-			lines = append(lines, s.Text.Render(l1), s.Subtle.Render(l2))
-		}
+		more = s.Subtle.Render(common.Truncate("  "+strings.Join(parts, " · "), inner))
 	}
-	return panel.Width(w).Height(h).Render(head + "\n" + strings.Join(lines, "\n"))
+	body := m.list.View()
+	if more != "" {
+		body += "\n" + more
+	}
+	return panel.Width(w).Height(h).Render(head + "\n" + body)
+}
+
+// renderSet draws one changeset in two lines: id, agent and status; files,
+// age, run and build.
+func (m *Model) renderSet(cs chg.Changeset, _ int, selected, focused bool, inner int) string {
+	s := m.c.Styles
+	agent := cs.Agent
+	switch {
+	case cs.RevertOf != 0:
+		agent = fmt.Sprintf("revert #%d", cs.RevertOf)
+	case agent == "":
+		agent = "manual"
+	}
+	l1 := fmt.Sprintf("#%d %s", cs.ID, agent)
+	badge := statusBadge(s, cs.Status)
+	l1 = common.Truncate(l1, inner-lipgloss.Width(badge)-1)
+	l1 += strings.Repeat(" ", max(1, inner-lipgloss.Width(l1)-lipgloss.Width(badge))) + badge
+	meta := fmt.Sprintf("%d file%s · %s", len(cs.Files), plural(len(cs.Files)), age(m.now(), cs.CreatedAt))
+	if cs.BuildID != "" {
+		meta += " · build " + cs.BuildID
+	} else if cs.RunID != 0 {
+		meta += fmt.Sprintf(" · run %d", cs.RunID)
+	}
+	l2 := "  " + common.Truncate(meta, inner-2)
+	if selected {
+		st := s.Selected
+		if !focused {
+			st = s.Bold
+		}
+		return st.Width(inner).Render(l1) + "\n" + s.Muted.Render(l2)
+	}
+	return s.Text.Render(l1) + "\n" + s.Subtle.Render(l2)
 }
 
 func (m *Model) filesView(w, h int) string {
@@ -668,6 +726,8 @@ func (m *Model) dialogView() string {
 		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Apply changeset #%d?", d.set.ID)) + "\n\n")
 		b.WriteString(s.Text.Render(common.Truncate("Writes "+files+" to the working tree:", inner)) + "\n")
 		b.WriteString(m.pathList(d.set, inner))
+	case dialogApplyAll:
+		b.WriteString(m.applyAllView(d, inner))
 	case dialogDiscard:
 		b.WriteString(s.DialogTitle.Render(fmt.Sprintf("Discard changeset #%d?", d.set.ID)) + "\n\n")
 		b.WriteString(s.Text.Render(common.Truncate("Drops the "+files+" it staged. Nothing on disk changes;", inner)) + "\n")
@@ -711,6 +771,8 @@ func (m *Model) dialogView() string {
 	yes, no := km.Confirm.Help().Key, km.Cancel.Help().Key
 	confirm := "apply"
 	switch d.kind {
+	case dialogApplyAll:
+		confirm = "apply all"
 	case dialogDiscard:
 		yes, no, confirm = "y", "n/esc/enter", "discard"
 	case dialogRevert:
@@ -742,7 +804,11 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.dialog != nil {
 		return []key.Binding{km.Confirm, km.Cancel}
 	}
-	return []key.Binding{withHelp(km.Tab, "next pane"), km.Apply, km.Discard, withHelp(km.Edit, "edit file"), km.Revert, km.SplitToggle}
+	short := []key.Binding{withHelp(km.Tab, "next pane"), km.Apply}
+	if cs, ok := m.current(); ok && cs.BuildID != "" && cs.Status == chg.StatusPending {
+		short = append(short, applyAllKey)
+	}
+	return append(short, km.Discard, withHelp(km.Edit, "edit file"), km.Revert, km.SplitToggle)
 }
 
 // FullHelp implements help.KeyMap.
@@ -750,7 +816,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km := m.c.KeyMap
 	return [][]key.Binding{
 		{km.Up, km.Down, withHelp(km.Tab, "next pane"), withHelp(km.ShiftTab, "previous pane"), withHelp(km.Enter, "open"), km.Back},
-		{km.Apply, km.Discard, withHelp(km.Edit, "edit file in $EDITOR"), withHelp(km.Revert, "revert (undo an apply)"), km.SplitToggle, km.Refresh},
+		{km.Apply, applyAllKey, km.Discard, withHelp(km.Edit, "edit file in $EDITOR"), withHelp(km.Revert, "revert (undo an apply)"), km.SplitToggle, km.Refresh},
 		{km.PageDown, km.PageUp, km.Top, km.Bottom, km.Left, km.Right},
 	}
 }

@@ -50,7 +50,24 @@ func (m *Model) askRevert() tea.Cmd {
 	switch cs.Status {
 	case chg.StatusApplied:
 	case chg.StatusReverted:
-		return common.Toast(fmt.Sprintf("changeset #%d was already reverted by #%d (R on #%d brings it back)", cs.ID, cs.RevertedBy, cs.RevertedBy))
+		// Follow the chain in the loaded list (no I/O here): a change
+		// reverted and brought back is undone by reverting the last link.
+		get := func(_ context.Context, id uint64) (chg.Changeset, error) {
+			for _, x := range m.sets {
+				if x.ID == id {
+					return x, nil
+				}
+			}
+			return chg.Changeset{}, chg.ErrNotFound
+		}
+		last, back, err := chg.FollowReverts(m.c.Ctx, get, cs)
+		switch {
+		case err != nil || last.ID == cs.RevertedBy:
+			return common.Toast(fmt.Sprintf("changeset #%d was already reverted by #%d (R on #%d brings it back)", cs.ID, cs.RevertedBy, cs.RevertedBy))
+		case back:
+			return common.Toast(fmt.Sprintf("changeset #%d was reverted by #%d and brought back by #%d (R on #%d undoes it again)", cs.ID, cs.RevertedBy, last.ID, last.ID))
+		}
+		return common.Toast(fmt.Sprintf("changeset #%d was reverted, brought back and undone again by #%d (R on #%d brings it back)", cs.ID, last.ID, last.ID))
 	default:
 		return common.Toast(fmt.Sprintf("only applied changesets can be reverted; #%d is %s", cs.ID, cs.Status))
 	}
@@ -73,7 +90,8 @@ func (m *Model) askRevertNewest() tea.Cmd {
 	if newest < 0 {
 		return common.Toast("no applied changeset to revert")
 	}
-	m.sel, m.fileSel, m.focus = newest, 0, focusSets
+	m.selectIndex(newest)
+	m.fileSel, m.focus = 0, focusSets
 	return tea.Batch(m.showFile(), m.askRevert())
 }
 

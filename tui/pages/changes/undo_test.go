@@ -65,7 +65,7 @@ func TestRevertAfterConfirmation(t *testing.T) {
 	// R again on the reverted one says what to do instead.
 	for i, s := range h.m.sets {
 		if s.ID == id {
-			h.m.sel = i
+			h.m.selectIndex(i)
 		}
 	}
 	h.press("R")

@@ -318,16 +318,52 @@ func (m *Model) record(ev engine.Event) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	// The same event reported twice (a run and its build task, a retry)
-	// is one line.
-	if n := len(m.activity); n > 0 && m.activity[n-1].text == text {
-		m.activity[n-1].at = at
-		m.activity[n-1].times++
-		return
+	// The same event delivered twice (the same line at the same time) is
+	// shown once; the same line again shortly after (a run and its build
+	// task, a retry) is one line that counts.
+	for i := len(m.activity) - 1; i >= 0 && i >= len(m.activity)-activityMerge; i-- {
+		a := &m.activity[i]
+		if a.text != text {
+			continue
+		}
+		if a.at.Equal(at) {
+			return
+		}
+		if d := at.Sub(a.at); d > -activityWindow && d < activityWindow {
+			a.times++
+			if at.After(a.at) {
+				a.at = at
+				m.sortActivity(i)
+			}
+			return
+		}
 	}
+	// Events from several processes or sources may arrive out of order:
+	// the feed stays in the order they happened.
 	m.activity = append(m.activity, activity{at: at, text: text, times: 1})
+	m.sortActivity(len(m.activity) - 1)
 	if len(m.activity) > maxActivity {
 		m.activity = m.activity[len(m.activity)-maxActivity:]
+	}
+}
+
+// Merging: the same line within activityWindow among the last activityMerge
+// lines is one line.
+const (
+	activityMerge  = 8
+	activityWindow = 5 * time.Second
+)
+
+// sortActivity moves the entry at i to its place by time (the rest is in
+// order): later entries are shifted after it, earlier ones before.
+func (m *Model) sortActivity(i int) {
+	for i > 0 && m.activity[i-1].at.After(m.activity[i].at) {
+		m.activity[i-1], m.activity[i] = m.activity[i], m.activity[i-1]
+		i--
+	}
+	for i < len(m.activity)-1 && m.activity[i+1].at.Before(m.activity[i].at) {
+		m.activity[i+1], m.activity[i] = m.activity[i], m.activity[i+1]
+		i++
 	}
 }
 

@@ -152,3 +152,35 @@ func TestTeamRecordsAndStateOnHome(t *testing.T) {
 	}
 	assert.LessOrEqual(t, ansi.StringWidth(m.teamLine(40)), 40)
 }
+
+// Issue 32: the Activity feed is in the order events happened, whatever
+// order they arrive in, and an event delivered twice is one line.
+func TestActivityInOrderAndOnce(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+	ev := func(sec int, task, status string) engine.Event {
+		return engine.Event{Type: engine.EventTask, Topic: engine.TopicBuild, BuildID: "3", TaskID: task, Status: status,
+			Time: at.Add(time.Duration(sec) * time.Second)}
+	}
+	m := &Model{}
+	for _, e := range []engine.Event{
+		ev(0, "t1", "running"), ev(10, "t1", "done"), ev(5, "t2", "running"), // t2 started before t1 ended: late
+		ev(10, "t1", "done"), // delivered twice
+		ev(20, "t2", "done"), ev(15, "t3", "running"),
+	} {
+		m.record(e)
+	}
+	var got []string
+	for _, a := range m.activity {
+		got = append(got, a.text)
+		assert.Equal(t, 1, a.times, a.text)
+	}
+	assert.Equal(t, []string{"build t1 running", "build t2 running", "build t1 done", "build t3 running", "build t2 done"}, got)
+
+	// The same line again shortly after is one line that counts.
+	m.record(engine.Event{Type: engine.EventChanged, Topic: engine.TopicVault, Status: "learn", Time: at.Add(30 * time.Second)})
+	m.record(engine.Event{Type: engine.EventChanged, Topic: engine.TopicVault, Status: "learn", Time: at.Add(31 * time.Second)})
+	last := m.activity[len(m.activity)-1]
+	assert.Equal(t, 2, last.times)
+	assert.Len(t, m.activity, 6)
+}

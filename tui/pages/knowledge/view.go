@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
+	"github.com/nova-dev/nova/internal/plural"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/markdown"
 )
@@ -397,8 +398,9 @@ func validity(f facts.Fact) string {
 func (m *Model) docLines(w, h int) []string {
 	s := m.c.Styles
 	st := m.docsStats
-	foot := s.Muted.Render(fmt.Sprintf("%d entries · %d stale · %s · %d tokens · local %d · context7 %d",
-		st.Entries, st.Stale, sizeText(st.Bytes), st.Tokens, st.BySource[docs.SourceLocal], st.BySource[docs.SourceContext7]))
+	foot := s.Muted.Render(fmt.Sprintf("%s · %d stale · %s · %s · local %d · context7 %d",
+		plural.Count(st.Entries, "entry", "entries"), st.Stale, sizeText(st.Bytes), plural.Count(st.Tokens, "token", "tokens"),
+		st.BySource[docs.SourceLocal], st.BySource[docs.SourceContext7]))
 	out := []string{common.Truncate(foot, w)}
 	switch {
 	case !m.docsLoaded:
@@ -622,6 +624,9 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 			return strings.Split(out, "\n")
 		}
 	}
+	if it.Docs != nil {
+		return reflowDoc(text, width)
+	}
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.ReplaceAll(l, "\t", "    ")
@@ -632,6 +637,71 @@ func renderBody(it knowledge.Item, width int, dark bool) []string {
 		out = append(out, wrapLines(l, width)...)
 	}
 	return out
+}
+
+// reflowDoc lays out local docs (go doc's text: prose already broken at
+// about 80 columns, declarations, indented examples) at width: the lines of
+// a prose paragraph are joined and wrapped again at width, so a narrower
+// panel shows even lines rather than each line wrapped on its own (a long
+// piece and a stub, over and over); declarations, headings, list items and
+// deeper-indented examples stay as they are.
+func reflowDoc(text string, width int) []string {
+	var out []string
+	var para strings.Builder
+	paraIndent := ""
+	flush := func() {
+		if para.Len() == 0 {
+			return
+		}
+		for _, l := range common.WrapWords(para.String(), max(1, width-len(paraIndent))) {
+			out = append(out, paraIndent+l)
+		}
+		para.Reset()
+	}
+	verbatim := func(l string) {
+		flush()
+		if ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			return
+		}
+		out = append(out, wrapLines(l, width)...)
+	}
+	for _, raw := range strings.Split(text, "\n") {
+		l := strings.ReplaceAll(raw, "\t", "    ")
+		content := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(content)]
+		switch {
+		case content == "" || len(indent) > 4 || isDocCode(content):
+			verbatim(l)
+			continue
+		case para.Len() > 0 && indent != paraIndent:
+			flush()
+		}
+		if strings.HasPrefix(content, "- ") || strings.HasPrefix(content, "* ") {
+			flush() // a list item starts its own paragraph
+		}
+		if para.Len() > 0 {
+			para.WriteByte(' ')
+		}
+		paraIndent = indent
+		para.WriteString(strings.TrimRight(content, " "))
+	}
+	flush()
+	return out
+}
+
+// isDocCode reports a go doc line that is not prose: a declaration, a
+// closing brace, a heading in capitals (FUNCTIONS, TYPES).
+func isDocCode(l string) bool {
+	for _, p := range []string{"func ", "type ", "var ", "const ", "package ", "}", ")", "//"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	if strings.HasSuffix(l, "{") || strings.HasSuffix(l, "(") {
+		return true
+	}
+	return l == strings.ToUpper(l) && strings.ToLower(l) != l // a heading
 }
 
 func wrapLines(s string, width int) []string {

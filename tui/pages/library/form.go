@@ -32,6 +32,9 @@ type form struct {
 	// note is shown under the fields (a refusal from the engine).
 	note  string
 	width int
+	// tried: the user pressed enter once; from then on every invalid field
+	// shows why.
+	tried bool
 }
 
 // field is one parameter (or the agent of a skill).
@@ -42,6 +45,9 @@ type field struct {
 	choices []string // enum values, booleans, agents; "" = not set
 	choice  int
 	err     string
+	// touched: the user typed in it or changed its choice. An untouched
+	// empty required field says "required" only once a submit was tried.
+	touched bool
 }
 
 func (f *field) isChoice() bool { return f.choices != nil }
@@ -221,6 +227,7 @@ func (f *form) Key(msg tea.KeyPressMsg) (formResult, tea.Cmd) {
 	case key.Matches(msg, km.Back):
 		return formCancel, nil
 	case msg.String() == "enter":
+		f.tried = true
 		for _, fd := range f.fields {
 			fd.validate()
 		}
@@ -250,11 +257,14 @@ func (f *form) Key(msg tea.KeyPressMsg) (formResult, tea.Cmd) {
 		case "left", "h":
 			cur.choice = (cur.choice + len(cur.choices) - 1) % len(cur.choices)
 		}
+		cur.touched = true
 		cur.validate()
 		return formStay, nil
 	}
 	var cmd tea.Cmd
+	before := cur.input.Value()
 	cur.input, cmd = cur.input.Update(msg)
+	cur.touched = cur.touched || cur.input.Value() != before
 	cur.validate()
 	f.note = ""
 	return formStay, cmd
@@ -371,7 +381,7 @@ func (f *form) fieldLines(i int, fd *field, inner int) []string {
 		lines = append(lines, "  "+fd.input.View())
 	}
 	switch {
-	case fd.err != "" && (fd.value() != "" || i == f.focus || f.note != ""):
+	case fd.err != "" && (fd.value() != "" || fd.touched || f.tried || f.note != ""):
 		lines = append(lines, "  "+s.Error.Render(common.Truncate("✗ "+fd.err, inner-2)))
 	default:
 		lines = append(lines, "  "+s.Subtle.Render(common.Truncate(fieldHint(fd), inner-2)))

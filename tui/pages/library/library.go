@@ -716,7 +716,7 @@ func (m *Model) appendStream(build, text string) {
 	sb := m.stream(build)
 	sb.WriteString(text)
 	if sb.Len() > maxStream {
-		tail := sb.String()[sb.Len()-maxStream/2:]
+		tail := common.TailFrom(sb.String(), maxStream/2)
 		sb.Reset()
 		sb.WriteString("…")
 		sb.WriteString(tail)

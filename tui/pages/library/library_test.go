@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/assert"
@@ -236,7 +237,9 @@ func TestFormValidatesAsYouType(t *testing.T) {
 	assert.Equal(t, viewPreview, l.m.view)
 }
 
-// A required field is marked and empty until filled; esc closes the form.
+// A required field is marked and empty until filled; it says "✗ required"
+// only once a run was tried (issue 32: not before anything is typed); esc
+// closes the form.
 func TestRequiredFieldsAreMarked(t *testing.T) {
 	t.Parallel()
 	l := newLoop(t, cannedSource(t), 120, 37)
@@ -244,8 +247,12 @@ func TestRequiredFieldsAreMarked(t *testing.T) {
 	require.NotNil(t, l.m.form)
 	out := l.Plain()
 	assert.Contains(t, out, "* Which file needs tests? target")
-	assert.Contains(t, out, "✗ required")
+	assert.NotContains(t, out, "✗", "nothing typed yet: no error")
+	assert.Contains(t, out, "fill in the fields marked *")
 	assert.False(t, l.m.form.Valid())
+	l.PressAsync("enter")
+	require.NotNil(t, l.m.form)
+	assert.Contains(t, l.Plain(), "✗ required", "a run was tried: the empty required field says why")
 	assert.True(t, l.m.Capturing(), "the form takes the keyboard")
 	l.PressAsync("esc")
 	assert.Nil(t, l.m.form)
@@ -391,4 +398,32 @@ func TestBlueprintPreviewThenRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, bs[0].Status.UsageCount)
 	assert.Equal(t, 1, bs[0].Evidence.Succeeded)
+}
+
+// TestLiveOutputWrapsByWords: a workflow step's live output, streamed in
+// chunks that end inside words, wraps at spaces: every word on screen is a
+// whole word of the stream.
+func TestLiveOutputWrapsByWords(t *testing.T) {
+	t.Parallel()
+	text := "I will read parse.go first, then write the table of cases for the parser and run go test on the package before I hand it back."
+	words := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		words[w] = true
+	}
+	l := newLoop(t, cannedSource(t), 80, 21)
+	l.PressAsync("tab", "tab", "enter")
+	l.Until(func() bool { return l.m.run != nil && l.m.run.Workflow != "" })
+	l.m.builds["test"] = "7"
+	for i := 0; i < len(text); i += 7 {
+		l.m.appendStream("7", text[i:min(len(text), i+7)])
+	}
+	out := l.m.outputView(40, 12)
+	seen := 0
+	for _, line := range strings.Split(ansi.Strip(out), "\n")[2:] {
+		for _, w := range strings.Fields(strings.Trim(line, "│╰─╯ ")) {
+			seen++
+			assert.True(t, words[w], "%q is not a word of the stream", w)
+		}
+	}
+	assert.Greater(t, seen, 10)
 }

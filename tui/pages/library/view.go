@@ -18,6 +18,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/runview"
 )
 
 // View implements common.Component.
@@ -738,11 +739,10 @@ func (m *Model) outputView(w, h int) string {
 	}
 	inner := w - 4
 	var lines []string
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		l = strings.ReplaceAll(l, "\t", "    ")
-		for _, wl := range strings.Split(ansi.Hardwrap(l, inner, true), "\n") {
-			lines = append(lines, s.Text.Render(wl))
-		}
+	// Streamed output wraps at spaces (a word never breaks where a stream
+	// chunk ended); a model's control characters go.
+	for _, wl := range common.WrapWords(runview.Sanitize(strings.ReplaceAll(strings.TrimRight(text, "\n"), "\t", "    ")), inner) {
+		lines = append(lines, s.Text.Render(wl))
 	}
 	room := max(1, h-3)
 	// Follow the end; pgup scrolls back.

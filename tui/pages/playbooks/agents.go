@@ -5,12 +5,12 @@ import (
 	"sort"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // agentRow is one agent of the left list.
@@ -20,13 +20,24 @@ type agentRow struct {
 }
 
 // agentList is the left panel: the agents with a playbook, then the rest
-// of the roster.
+// of the roster, in nova's list component (vlist: two lines an agent, a ›
+// marker, a scrollbar when they do not fit).
 type agentList struct {
 	c      *common.Common
 	rows   []agentRow
-	sel    int
+	list   *vlist.Model[agentRow]
 	err    error
 	loaded bool
+}
+
+// lst is the list component, built on first use.
+func (a *agentList) lst() *vlist.Model[agentRow] {
+	if a.list == nil {
+		a.list = vlist.New(a.c, a.renderRow)
+		a.list.SetRowHeight(2)
+		a.list.SetMarker(true)
+	}
+	return a.list
 }
 
 // set replaces the list, keeping the selected agent.
@@ -36,30 +47,23 @@ func (a *agentList) set(sums []ace.Summary, roster []string) {
 		keep = r.Agent
 	}
 	a.rows = mergeAgents(sums, roster)
-	a.sel = 0
-	for i, r := range a.rows {
-		if r.Agent == keep {
-			a.sel = i
-		}
+	a.lst().ReplaceRows(a.rows, func(r agentRow) bool { return r.Agent == keep })
+	if keep == "" {
+		a.lst().SetCursor(0)
 	}
 }
 
-func (a *agentList) selected() (agentRow, bool) {
-	if a.sel >= 0 && a.sel < len(a.rows) {
-		return a.rows[a.sel], true
-	}
-	return agentRow{}, false
-}
+func (a *agentList) selected() (agentRow, bool) { return a.lst().Selected() }
 
 // choose selects agent (any case); it reports whether it is listed.
 func (a *agentList) choose(agent string) bool {
-	found := false
 	for i, r := range a.rows {
 		if strings.EqualFold(r.Agent, agent) {
-			a.sel, found = i, true
+			a.lst().SetCursor(i)
+			return true
 		}
 	}
-	return found
+	return false
 }
 
 // withPlaybook lists the agents that have a playbook.
@@ -75,20 +79,9 @@ func (a *agentList) withPlaybook() []string {
 
 // key moves the selection; it reports whether the selected agent changed.
 func (a *agentList) key(k tea.KeyPressMsg) bool {
-	km := a.c.KeyMap
-	prev := a.sel
-	switch {
-	case key.Matches(k, km.Down):
-		a.sel = min(a.sel+1, len(a.rows)-1)
-	case key.Matches(k, km.Up):
-		a.sel = max(a.sel-1, 0)
-	case key.Matches(k, km.Top):
-		a.sel = 0
-	case key.Matches(k, km.Bottom):
-		a.sel = len(a.rows) - 1
-	}
-	a.sel = max(0, a.sel)
-	return a.sel != prev
+	prev := a.lst().Cursor()
+	ok, _ := a.lst().HandleKey(k) // a static list fetches nothing
+	return ok && a.lst().Cursor() != prev
 }
 
 // mergeAgents lists the agents with a playbook, then the roster's others.
@@ -120,29 +113,33 @@ func (a *agentList) view(w, h int, focused bool) string {
 		title, st = s.PanelTitleActive.Render("Agents"), s.PanelFocused
 	}
 	title += " " + s.Muted.Render(fmt.Sprintf("%d", len(a.rows)))
-	rows := max(1, (h-3)/2)
-	start := max(0, min(a.sel-rows+1, len(a.rows)-rows))
-	var lines []string
-	for i := start; i < len(a.rows) && i < start+rows; i++ {
-		r := a.rows[i]
-		name := common.Truncate(r.Agent, inner-2)
-		meta := "no rules yet"
-		if r.hasPlaybook {
-			meta = fmt.Sprintf("v%d · %s", r.Version, plural(r.Rules, "rule"))
-			if r.Tasks > 0 {
-				meta += fmt.Sprintf(" · %.0f%% ok", r.SuccessRate*100)
-			}
-		}
-		meta = common.Truncate(meta, inner-2)
-		switch {
-		case i == a.sel:
-			lines = append(lines, s.Cursor.Render("›")+" "+s.Selected.Render(name+strings.Repeat(" ", max(0, inner-2-lipgloss.Width(name)))))
-		case r.hasPlaybook:
-			lines = append(lines, "  "+s.Bold.Render(name))
-		default:
-			lines = append(lines, "  "+s.Muted.Render(name))
-		}
-		lines = append(lines, "  "+s.Subtle.Render(meta))
+	l := a.lst()
+	l.SetFocused(focused)
+	l.SetSize(inner, max(2, h-3))
+	if l.Above() > 0 || l.Below() > 0 {
+		title += s.Subtle.Render(" · " + l.Position())
 	}
-	return st.Width(w).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
+	return st.Width(w).Height(h).Render(title + "\n" + l.View())
+}
+
+// renderRow draws one agent: its name, then its playbook's version, rules
+// and success rate.
+func (a *agentList) renderRow(r agentRow, _ int, selected, _ bool, width int) string {
+	s := a.c.Styles
+	name := common.Truncate(r.Agent, width)
+	meta := "no rules yet"
+	if r.hasPlaybook {
+		meta = fmt.Sprintf("v%d · %s", r.Version, plural(r.Rules, "rule"))
+		if r.Tasks > 0 {
+			meta += fmt.Sprintf(" · %.0f%% ok", r.SuccessRate*100)
+		}
+	}
+	meta = s.Subtle.Render(common.Truncate(meta, width))
+	switch {
+	case selected:
+		return s.Selected.Render(name+strings.Repeat(" ", max(0, width-lipgloss.Width(name)))) + "\n" + meta
+	case r.hasPlaybook:
+		return s.Bold.Render(name) + "\n" + meta
+	}
+	return s.Muted.Render(name) + "\n" + meta
 }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // historyPane is the selected agent's playbook versions, newest first, and
@@ -18,7 +18,16 @@ type historyPane struct {
 	c        *common.Common
 	versions []ace.Version
 	err      error
-	sel      int
+	list     *vlist.Model[ace.Version] // nova's list component (newest first, › marker)
+}
+
+// lst is the versions' list component, built on first use.
+func (p *historyPane) lst() *vlist.Model[ace.Version] {
+	if p.list == nil {
+		p.list = vlist.New(p.c, p.renderRow)
+		p.list.SetMarker(true)
+	}
+	return p.list
 }
 
 // set shows versions; a new agent starts at the newest.
@@ -27,25 +36,30 @@ func (p *historyPane) set(versions []ace.Version, err error, newAgent bool) {
 	if err != nil {
 		return
 	}
-	if newAgent {
-		p.sel = 0
-	}
 	p.versions = versions
+	p.lst().ReplaceRows(versions, nil)
+	if newAgent {
+		p.lst().SetCursor(0)
+	}
 }
 
 func (p *historyPane) key(k tea.KeyPressMsg) {
-	km := p.c.KeyMap
-	switch {
-	case key.Matches(k, km.Down):
-		p.sel = min(p.sel+1, len(p.versions)-1)
-	case key.Matches(k, km.Up):
-		p.sel = max(p.sel-1, 0)
-	case key.Matches(k, km.Top):
-		p.sel = 0
-	case key.Matches(k, km.Bottom):
-		p.sel = len(p.versions) - 1
+	_, _ = p.lst().HandleKey(k) // a static list fetches nothing
+}
+
+// sel is the index of the chosen version.
+func (p *historyPane) sel() int { return p.lst().Cursor() }
+
+// renderRow draws one version: number, time, origin and its counts.
+func (p *historyPane) renderRow(v ace.Version, _ int, selected, focused bool, _ int) string {
+	s := p.c.Styles
+	add, rem, mod := counts(v.Changes)
+	line := fmt.Sprintf("v%-3d %s  %-10s", v.Version, v.At.Format("2006-01-02 15:04"), common.Truncate(v.Origin, 10))
+	stats := s.Success.Render(fmt.Sprintf("+%d", add)) + " " + s.Error.Render(fmt.Sprintf("−%d", rem)) + " " + s.Warning.Render(fmt.Sprintf("~%d", mod))
+	if selected && focused {
+		return s.Selected.Render(line) + " " + stats
 	}
-	p.sel = max(0, p.sel)
+	return s.Text.Render(line) + " " + stats
 }
 
 // view lists the versions and what the selected one changed, in w×h.
@@ -58,26 +72,18 @@ func (p *historyPane) view(w, h int, focused bool) []string {
 		return []string{"", s.Muted.Render("No versions yet."), s.Subtle.Render(common.Truncate("Every change of the rules (learned, approved or by hand) makes a version.", w))}
 	}
 	listH := max(3, min(len(p.versions), h/3))
-	start := max(0, min(p.sel-listH+1, len(p.versions)-listH))
-	var out []string
-	for i := start; i < len(p.versions) && i < start+listH; i++ {
-		v := p.versions[i]
-		add, rem, mod := counts(v.Changes)
-		line := fmt.Sprintf("v%-3d %s  %-10s", v.Version, v.At.Format("2006-01-02 15:04"), common.Truncate(v.Origin, 10))
-		stats := s.Success.Render(fmt.Sprintf("+%d", add)) + " " + s.Error.Render(fmt.Sprintf("−%d", rem)) + " " + s.Warning.Render(fmt.Sprintf("~%d", mod))
-		if i == p.sel && focused {
-			out = append(out, s.Cursor.Render("›")+" "+s.Selected.Render(line)+" "+stats)
-		} else {
-			out = append(out, "  "+s.Text.Render(line)+" "+stats)
-		}
-	}
-	if p.sel >= len(p.versions) {
+	l := p.lst()
+	l.SetFocused(focused)
+	l.SetSize(w, listH)
+	out := strings.Split(l.View(), "\n")
+	sel := p.sel()
+	if sel >= len(p.versions) {
 		return out
 	}
-	v := p.versions[p.sel]
+	v := p.versions[sel]
 	prev := "nothing"
-	if p.sel+1 < len(p.versions) {
-		prev = fmt.Sprintf("v%d", p.versions[p.sel+1].Version)
+	if sel+1 < len(p.versions) {
+		prev = fmt.Sprintf("v%d", p.versions[sel+1].Version)
 	}
 	out = append(out, s.Subtle.Render(strings.Repeat("─", w)),
 		s.Subtitle.Render(fmt.Sprintf("v%d", v.Version))+s.Muted.Render(common.Truncate(fmt.Sprintf(" against %s · %s", prev, v.Origin), max(0, w-6))))

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // pendingPane is the queue of deltas the curator left for a human.
@@ -19,33 +19,47 @@ type pendingPane struct {
 	items []ace.Pending
 	rules map[uint64]string // pending id -> current text of the rule it updates or removes
 	err   error
-	sel   int
+	// list is nova's list component over items (› marker, scrollbar); now
+	// is the clock of the rows being drawn.
+	list *vlist.Model[ace.Pending]
+	now  time.Time
+}
+
+// lst is the queue's list component, built on first use.
+func (p *pendingPane) lst() *vlist.Model[ace.Pending] {
+	if p.list == nil {
+		p.list = vlist.New(p.c, p.renderRow)
+		p.list.SetMarker(true)
+	}
+	return p.list
 }
 
 func (p *pendingPane) set(msg pendingMsg) {
 	p.err = msg.err
 	if msg.err == nil {
 		p.items, p.rules = msg.items, msg.rules
-		p.sel = min(p.sel, max(0, len(p.items)-1))
+		p.lst().ReplaceRows(p.items, nil) // the same place, clamped
 	}
 }
 
-func (p *pendingPane) selected() (ace.Pending, bool) {
-	if p.sel >= 0 && p.sel < len(p.items) {
-		return p.items[p.sel], true
-	}
-	return ace.Pending{}, false
-}
+func (p *pendingPane) selected() (ace.Pending, bool) { return p.lst().Selected() }
 
 func (p *pendingPane) key(k tea.KeyPressMsg) {
-	km := p.c.KeyMap
-	switch {
-	case key.Matches(k, km.Down):
-		p.sel = min(p.sel+1, len(p.items)-1)
-	case key.Matches(k, km.Up):
-		p.sel = max(p.sel-1, 0)
+	_, _ = p.lst().HandleKey(k) // a static list fetches nothing
+}
+
+// renderRow draws one queued delta: id, agent, op, what it changes, its
+// confidence and age.
+func (p *pendingPane) renderRow(d ace.Pending, _ int, selected, focused bool, w int) string {
+	s := p.c.Styles
+	op := p.opStyle(d.Delta.Op).Render(fmt.Sprintf("%-6s", d.Delta.Op))
+	head := fmt.Sprintf("#%-3d %-8s ", d.ID, common.Truncate(d.Agent, 8))
+	meta := fmt.Sprintf(" %.2f · %s", d.Delta.Confidence, age(p.now, d.CreatedAt))
+	text := common.Truncate(oneLine(p.text(d)), max(0, w-lipgloss.Width(head)-7-lipgloss.Width(meta)))
+	if selected && focused {
+		return s.Selected.Render(head) + op + " " + s.Selected.Render(text) + s.Muted.Render(meta)
 	}
-	p.sel = max(0, p.sel)
+	return s.Muted.Render(head) + op + " " + s.Text.Render(text) + s.Muted.Render(meta)
 }
 
 // text describes what a pending delta changes: its content, or the rule it
@@ -76,21 +90,11 @@ func (p *pendingPane) view(w, h int, focused bool, now time.Time) []string {
 			s.Subtle.Render(common.Truncate("Below autonomy 3 the curator queues the rules it proposes here.", w))}
 	}
 	listH := max(3, h-7)
-	start := max(0, min(p.sel-listH+1, len(p.items)-listH))
-	var out []string
-	for i := start; i < len(p.items) && i < start+listH; i++ {
-		d := p.items[i]
-		op := p.opStyle(d.Delta.Op).Render(fmt.Sprintf("%-6s", d.Delta.Op))
-		head := fmt.Sprintf("#%-3d %-8s ", d.ID, common.Truncate(d.Agent, 8))
-		meta := fmt.Sprintf(" %.2f · %s", d.Delta.Confidence, age(now, d.CreatedAt))
-		text := p.text(d)
-		text = common.Truncate(oneLine(text), max(0, w-2-lipgloss.Width(head)-7-lipgloss.Width(meta)))
-		if i == p.sel && focused {
-			out = append(out, s.Cursor.Render("›")+" "+s.Selected.Render(head)+op+" "+s.Selected.Render(text)+s.Muted.Render(meta))
-		} else {
-			out = append(out, "  "+s.Muted.Render(head)+op+" "+s.Text.Render(text)+s.Muted.Render(meta))
-		}
-	}
+	l := p.lst()
+	p.now = now
+	l.SetFocused(focused)
+	l.SetSize(w, min(listH, len(p.items)))
+	out := strings.Split(l.View(), "\n")
 	if d, ok := p.selected(); ok {
 		delta := d.Delta
 		out = append(out, s.Subtle.Render(strings.Repeat("─", w)))

@@ -502,7 +502,7 @@ func (m *Model) flush() {
 		}
 		sb.WriteString(p.String())
 		if sb.Len() > maxStream {
-			tail := sb.String()[sb.Len()-maxStream/2:]
+			tail := common.TailFrom(sb.String(), maxStream/2)
 			sb.Reset()
 			sb.WriteString("…" + tail)
 		}

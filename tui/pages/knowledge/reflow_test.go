@@ -1,0 +1,71 @@
+package knowledge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+)
+
+// Issue 32: local Go docs shown in a panel narrower than go doc's lines
+// are re-flowed by paragraph: even lines, every word kept in order, and the
+// declarations and the example code as they were.
+func TestGoDocReflowsByParagraph(t *testing.T) {
+	t.Parallel()
+	doc := "package uniseg // import \"github.com/rivo/uniseg\"\n\n" +
+		"Package uniseg implements Unicode Text Segmentation, Unicode Line Breaking, and\n" +
+		"string width calculation for monospace fonts. Unicode Text Segmentation conforms\n" +
+		"to Unicode Standard Annex #29.\n\n" +
+		"FUNCTIONS\n\n" +
+		"func StringWidth(s string) (width int)\n" +
+		"    StringWidth returns the monospace width for the given string, that is, the\n" +
+		"    number of same-size cells to be occupied by the string.\n\n" +
+		"        width := uniseg.StringWidth(\"🇩🇪🏳️‍🌈\")\n"
+	const width = 50
+	lines := reflowDoc(doc, width)
+	for _, l := range lines {
+		assert.LessOrEqual(t, ansi.StringWidth(l), width, l)
+	}
+	assert.Contains(t, lines, "func StringWidth(s string) (width int)")
+	assert.Contains(t, lines, "FUNCTIONS")
+	assert.Contains(t, lines, "        width := uniseg.StringWidth(\"🇩🇪🏳️‍🌈\")")
+	assert.Equal(t, strings.Fields(doc), strings.Fields(strings.Join(lines, "\n")), "every word, in order")
+	// The package paragraph: full lines but its last (no stub after each
+	// long piece, as wrapping go doc's lines one by one gave).
+	var para []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Package uniseg") || len(para) > 0 {
+			if l == "" {
+				break
+			}
+			para = append(para, l)
+		}
+	}
+	assert.GreaterOrEqual(t, len(para), 4)
+	for _, l := range para[:len(para)-1] {
+		assert.Greater(t, ansi.StringWidth(l), width-15, "an even line: %q", l)
+	}
+	found := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "    StringWidth returns") {
+			found = true
+			assert.True(t, strings.HasPrefix(lines[i+1], "    "), "the doc under a declaration keeps its indent: %q", lines[i+1])
+			assert.Greater(t, ansi.StringWidth(l), width-15)
+		}
+	}
+	assert.True(t, found)
+}
+
+// Issue 32: the docs footer counts in words that agree with the number
+// ("1 entry", never "1 entries").
+func TestDocsFooterCountsAgree(t *testing.T) {
+	t.Parallel()
+	l, _ := seeded(t, 120, 21)
+	l.PressAsync("tab", "tab")
+	l.m.docsStats.Entries, l.m.docsStats.Tokens = 1, 1
+	foot := strings.Join(l.m.docLines(110, 10)[:1], "")
+	assert.Contains(t, ansi.Strip(foot), "1 entry · ")
+	assert.Contains(t, ansi.Strip(foot), "1 token · ")
+	assert.NotContains(t, ansi.Strip(foot), "1 entries")
+}
