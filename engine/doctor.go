@@ -372,7 +372,7 @@ const doctorShowTimeout = 5 * time.Second
 // the slower text format), the embed tier needs "embedding". The "context"
 // check compares each chat model's real window, min(ollama.numCtx, the
 // model's context length), with the prompt budget plus the reply reserve.
-func capabilityChecks(ctx context.Context, client *llm.Client, cfg workspace.Config, st OllamaStatus) []Check {
+func capabilityChecks(ctx context.Context, client llm.Provider, cfg workspace.Config, st OllamaStatus) []Check {
 	var fails, warns, oks []string
 	var ctxFails, ctxWarns, ctxOKs []string
 	seen := map[string]llm.ModelInfo{}

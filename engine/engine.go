@@ -67,7 +67,7 @@ type Local struct {
 	ws  *workspace.Workspace
 	db  *storage.DB
 	bus *events.Broker[Event]
-	llm *llm.Client
+	llm llm.Provider
 
 	mu  sync.RWMutex
 	cfg workspace.Config
@@ -152,7 +152,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 }
 
 // NewLLMClient builds the Ollama client from a config.
-func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
+func NewLLMClient(cfg workspace.Config) (llm.Provider, error) {
 	retries := cfg.Ollama.Retries
 	if retries == 0 {
 		retries = -1 // llm: 0 means its default, negative means none
@@ -198,7 +198,7 @@ func (l *Local) Config() workspace.Config {
 func (l *Local) DB() *storage.DB { return l.db }
 
 // LLM exposes the model client.
-func (l *Local) LLM() *llm.Client { return l.llm }
+func (l *Local) LLM() llm.Provider { return l.llm }
 
 // Dir returns the workspace's .nova path.
 func (l *Local) Dir() string { return l.ws.Dir() }
@@ -318,7 +318,7 @@ func (l *Local) Ollama(ctx context.Context) (OllamaStatus, error) {
 
 // probeOllama probes the server; the error is the probe's failure (for
 // Doctor's root cause), already described in the status.
-func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) (OllamaStatus, error) {
+func probeOllama(ctx context.Context, c llm.Provider, cfg workspace.Config) (OllamaStatus, error) {
 	p := c.Probe(ctx)
 	st := OllamaStatus{Host: p.Host, Reachable: p.Reachable, Version: p.Version, Models: p.Models, LatencyMs: float64(p.Latency.Microseconds()) / 1000, Error: p.Error}
 	for _, tm := range []TierModel{

@@ -111,7 +111,7 @@ func (s Settings) withDefaults() Settings {
 // is verified (Verify) and stored with the run. It is safe for concurrent
 // runs.
 type Runner struct {
-	LLM      *llm.Client
+	LLM      llm.Provider
 	Models   llm.Models
 	Tools    *tools.Registry
 	Changes  *changes.Store
