@@ -40,4 +40,5 @@ type Provider interface {
 
 var (
 	_ Provider = (*Client)(nil)
+	_ Provider = (*OpenAI)(nil)
 )
