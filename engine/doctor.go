@@ -34,6 +34,9 @@ type DoctorReport struct {
 	OK        bool         `json:"ok"`
 	Checks    []Check      `json:"checks"`
 	Ollama    OllamaStatus `json:"ollama"`
+	// Hosts are the hosts of the configured providers (empty without
+	// providers: in the config).
+	Hosts []llm.HostStatus `json:"hosts,omitempty"`
 	// Author is the pseudonymous author id of the workspace identity (what
 	// wisdom bundles carry; never the identity itself, which may be an
 	// e-mail).
@@ -132,10 +135,23 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		}
 	}
 
-	client, err := NewLLMClient(cfg)
-	if err != nil {
+	client, err := NewLLMClient(cfg, getenv)
+	router, routed := client.(*llm.Router)
+	switch {
+	case err != nil:
 		add(Check{Name: "ollama", Detail: err.Error(), Hint: "set ollama.host in .nova/config.yaml or OLLAMA_HOST to host:port"})
-	} else {
+	case routed:
+		checks, hosts, st := providerChecks(ctx, router, cfg)
+		rep.Hosts, rep.Ollama = hosts, st
+		for _, c := range checks {
+			add(c)
+		}
+		if st.Reachable {
+			for _, c := range capabilityChecks(ctx, client, cfg, st) {
+				add(c)
+			}
+		}
+	default:
 		st, probeErr := probeOllama(ctx, client, cfg)
 		rep.Ollama = st
 		if !st.Reachable {
@@ -400,6 +416,8 @@ func capabilityChecks(ctx context.Context, client llm.Provider, cfg workspace.Co
 		}
 		caps := strings.Join(info.Capabilities, ", ")
 		switch {
+		case len(info.Capabilities) == 0 && routedTo(cfg, tm.Model) == workspace.ProviderOpenAI:
+			oks = append(oks, fmt.Sprintf("%s=%s (an OpenAI-compatible server reports no capabilities: agents try tools and fall back to text)", tm.Tier, tm.Model))
 		case len(info.Capabilities) == 0:
 			warns = append(warns, fmt.Sprintf("%s=%s: the server reports no capabilities (Ollama older than 0.6?)", tm.Tier, tm.Model))
 		case tm.Tier == string(llm.TierEmbed) && !info.Can("embedding"):
@@ -416,7 +434,11 @@ func capabilityChecks(ctx context.Context, client llm.Provider, cfg workspace.Co
 		if tm.Tier == string(llm.TierEmbed) || !info.Can("completion") && len(info.Capabilities) > 0 {
 			continue
 		}
-		w, err := client.Window(ctx, tm.Model, cfg.Ollama.NumCtx)
+		numCtx := cfg.Ollama.NumCtx
+		if routedTo(cfg, tm.Model) != "" {
+			numCtx = 0 // the provider's own contextSize
+		}
+		w, err := client.Window(ctx, tm.Model, numCtx)
 		if err != nil && w.Tokens == 0 {
 			continue
 		}
@@ -492,4 +514,14 @@ func sandboxCheck(cfg workspace.Config) Check {
 		c.Hint = "agent commands run unconfined here; keep the command allowlist short"
 	}
 	return c
+}
+
+// routedTo is the type of the provider a model names with a prefix ("" for
+// the ollama: section's server).
+func routedTo(cfg workspace.Config, model string) string {
+	p, _ := llm.SplitModel(model, cfg.ProviderNames())
+	if p == "" {
+		return ""
+	}
+	return cfg.Providers[p].Type
 }

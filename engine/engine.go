@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/vault"
@@ -121,7 +122,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := NewLLMClient(ws.Config)
+	client, err := NewLLMClient(ws.Config, opts.Getenv)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -151,8 +152,68 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	return l, nil
 }
 
-// NewLLMClient builds the Ollama client from a config.
-func NewLLMClient(cfg workspace.Config) (llm.Provider, error) {
+// NewLLMClient builds the model provider from a config: without
+// providers: the Ollama client of the ollama: section, exactly as before;
+// with providers: a router over them (each a pool of its hosts), where
+// models without a provider prefix go to the ollama: section's host (or to
+// a provider named "ollama"). ${VAR} in apiKey is read with getenv (nil:
+// os.Getenv).
+func NewLLMClient(cfg workspace.Config, getenv func(string) string) (llm.Provider, error) {
+	base := llmConfig(cfg)
+	c, err := llm.New(base)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)
+	}
+	if len(cfg.Providers) == 0 {
+		return c, nil
+	}
+	getenv = Getenv(getenv)
+	providers := map[string]llm.Provider{}
+	if _, ok := cfg.Providers[workspace.ProviderOllama]; !ok {
+		def, err := llm.NewPool(llm.PoolConfig{Name: workspace.ProviderOllama, Type: workspace.ProviderOllama}, c)
+		if err != nil {
+			return nil, err
+		}
+		providers[workspace.ProviderOllama] = def
+	}
+	for _, name := range cfg.ProviderNames() {
+		pc := cfg.Providers[name]
+		hc := base
+		if pc.ContextSize > 0 {
+			hc.NumCtx = pc.ContextSize
+		}
+		var hosts []llm.Provider
+		for _, u := range pc.URLs() {
+			switch pc.Type {
+			case workspace.ProviderOpenAI:
+				if pc.ContextSize == 0 {
+					hc.NumCtx = 0 // the server's report, else nothing
+				}
+				h, err := llm.NewOpenAI(name, u, mcp.Expand(pc.APIKey, getenv), hc)
+				if err != nil {
+					return nil, fmt.Errorf("providers.%s: %w", name, err)
+				}
+				hosts = append(hosts, h)
+			default:
+				hc.Host = u
+				h, err := llm.New(hc)
+				if err != nil {
+					return nil, fmt.Errorf("providers.%s: host %q: %w", name, u, err)
+				}
+				hosts = append(hosts, h)
+			}
+		}
+		p, err := llm.NewPool(llm.PoolConfig{Name: name, Type: pc.Type, Slots: pc.Slots}, hosts...)
+		if err != nil {
+			return nil, fmt.Errorf("providers.%s: %w", name, err)
+		}
+		providers[name] = p
+	}
+	return llm.NewRouter(workspace.ProviderOllama, providers)
+}
+
+// llmConfig is the client config of the ollama: section.
+func llmConfig(cfg workspace.Config) llm.Config {
 	retries := cfg.Ollama.Retries
 	if retries == 0 {
 		retries = -1 // llm: 0 means its default, negative means none
@@ -161,7 +222,7 @@ func NewLLMClient(cfg workspace.Config) (llm.Provider, error) {
 	if idle == 0 {
 		idle = -1 // config 0 means none; llm: 0 means its default
 	}
-	c, err := llm.New(llm.Config{
+	return llm.Config{
 		Host:         cfg.Ollama.Host,
 		ChatTimeout:  cfg.Ollama.Timeout.D(),
 		IdleTimeout:  idle,
@@ -170,11 +231,7 @@ func NewLLMClient(cfg workspace.Config) (llm.Provider, error) {
 		KeepAlive:    cfg.Ollama.KeepAlive.D(),
 		ReplyReserve: cfg.Budgets.ReplyReserve,
 		MaxReply:     cfg.Ollama.MaxReply,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)
 	}
-	return c, nil
 }
 
 // Info implements Workspace.
