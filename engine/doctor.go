@@ -34,9 +34,6 @@ type DoctorReport struct {
 	OK        bool         `json:"ok"`
 	Checks    []Check      `json:"checks"`
 	Ollama    OllamaStatus `json:"ollama"`
-	// Hosts are the hosts of the configured providers (empty without
-	// providers: in the config).
-	Hosts []llm.HostStatus `json:"hosts,omitempty"`
 	// Author is the pseudonymous author id of the workspace identity (what
 	// wisdom bundles carry; never the identity itself, which may be an
 	// e-mail).
@@ -142,7 +139,8 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		add(Check{Name: "ollama", Detail: err.Error(), Hint: "set ollama.host in .nova/config.yaml or OLLAMA_HOST to host:port"})
 	case routed:
 		checks, hosts, st := providerChecks(ctx, router, cfg)
-		rep.Hosts, rep.Ollama = hosts, st
+		st.Hosts = hosts
+		rep.Ollama = st
 		for _, c := range checks {
 			add(c)
 		}

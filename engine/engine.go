@@ -346,7 +346,14 @@ type OllamaStatus struct {
 	Error     string  `json:"error,omitempty"`
 	// Tiers maps tier name to model name and whether it is installed.
 	Tiers []TierModel `json:"tiers"`
+	// Hosts are the hosts of the configured providers, each with its
+	// models and load (empty without providers: in the config).
+	Hosts []HostStatus `json:"hosts,omitempty"`
 }
+
+// HostStatus is one host of a configured provider: reachable, its models,
+// the models it has loaded, and its load (llm.HostStatus).
+type HostStatus = llm.HostStatus
 
 // HasModel reports whether name is installed ("llama3.2" matches
 // "llama3.2:latest").
@@ -369,6 +376,11 @@ type TierModel struct {
 
 // Ollama implements Workspace.
 func (l *Local) Ollama(ctx context.Context) (OllamaStatus, error) {
+	if r, ok := l.llm.(*llm.Router); ok {
+		_, hosts, st := providerChecks(ctx, r, l.Config())
+		st.Hosts = hosts
+		return st, nil
+	}
 	st, _ := probeOllama(ctx, l.llm, l.Config())
 	return st, nil
 }

@@ -44,7 +44,7 @@ func TestDoctorShowsEachHostOfEachProvider(t *testing.T) {
 	env := envOf(map[string]string{"LMS_KEY": "k3y", "OLLAMA_HOST": "http://127.0.0.1:1"})
 	rep := engine.Doctor(context.Background(), engine.DoctorOptions{Explicit: root, Getenv: env})
 	assert.True(t, rep.OK, "%+v", rep.Checks)
-	require.Len(t, rep.Hosts, 3, "the unused ollama: host is not listed")
+	require.Len(t, rep.Ollama.Hosts, 3, "the unused ollama: host is not listed")
 	var lines []string
 	for _, c := range rep.Checks {
 		if c.Name == "host" {

@@ -205,6 +205,9 @@ func (m *Model) compactView() string {
 // ollamaCompact is Ollama's state in two lines.
 func (m *Model) ollamaCompact(w int) string {
 	s := m.c.Styles
+	if m.ollama != nil && len(m.ollama.Hosts) > 0 {
+		return m.hostsCompact(w)
+	}
 	title := s.PanelTitleActive.Render("Ollama") + " "
 	switch {
 	case m.ollama == nil:
@@ -235,6 +238,35 @@ func (m *Model) ollamaCompact(w int) string {
 		line += s.Subtle.Render("  · " + pull)
 	}
 	return ansi.Truncate(head, w, "…") + "\n" + ansi.Truncate(line, w, "…")
+}
+
+// hostsCompact is the model hosts in two lines: each host's mark and load,
+// then the tiers.
+func (m *Model) hostsCompact(w int) string {
+	s := m.c.Styles
+	var hosts []string
+	for _, h := range m.ollama.Hosts {
+		addr := strings.TrimPrefix(strings.TrimPrefix(h.URL, "http://"), "https://")
+		if h.Up {
+			hosts = append(hosts, s.Success.Render("●")+" "+s.Text.Render(addr)+s.Muted.Render(fmt.Sprintf(" %d/%d", h.InFlight, h.Slots)))
+		} else {
+			hosts = append(hosts, s.Error.Render("✗")+" "+s.Text.Render(addr)+s.Error.Render(" down"))
+		}
+	}
+	head := s.PanelTitleActive.Render("Hosts") + " " + strings.Join(hosts, "  ")
+	var tiers []string
+	for _, t := range m.ollama.Tiers {
+		mark := s.Success.Render("✓")
+		switch {
+		case t.Installed:
+		case t.Optional:
+			mark = s.Warning.Render("○")
+		default:
+			mark = s.Error.Render("✗")
+		}
+		tiers = append(tiers, mark+" "+s.Muted.Render(t.Tier))
+	}
+	return ansi.Truncate(head, w, "…") + "\n" + ansi.Truncate(strings.Join(tiers, "  "), w, "…")
 }
 
 // withActivity adds the activity feed under body when there is room.
@@ -358,8 +390,65 @@ func firstLine(text string) string {
 
 func kv(s *themes.Styles, k, v string) string { return s.Muted.Render(k+" ") + s.Text.Render(v) }
 
+// maxHostLines bounds the hosts listed in the hosts panel.
+const maxHostLines = 4
+
+// hostsView is the model hosts of the configured providers: one line per
+// host (up or down, provider, address, models, loaded models, load), then
+// the tiers.
+func (m *Model) hostsView(w int) string {
+	s := m.c.Styles
+	var b strings.Builder
+	up := 0
+	for _, h := range m.ollama.Hosts {
+		if h.Up {
+			up++
+		}
+	}
+	b.WriteString(s.PanelTitleActive.Render("Model hosts") + " " + s.Muted.Render(fmt.Sprintf("%d of %d up", up, len(m.ollama.Hosts))))
+	for i, h := range m.ollama.Hosts {
+		if i == maxHostLines {
+			b.WriteString("\n" + s.Subtle.Render(fmt.Sprintf("… %d more (nova doctor lists them)", len(m.ollama.Hosts)-maxHostLines)))
+			break
+		}
+		b.WriteString("\n" + ansi.Truncate(hostLine(s, h), w, "…"))
+	}
+	for _, t := range m.ollama.Tiers {
+		mark := s.Success.Render("✓")
+		if !t.Installed {
+			mark = s.Error.Render("✗")
+			if t.Optional {
+				mark = s.Warning.Render("○")
+			}
+		}
+		b.WriteString("\n" + ansi.Truncate(mark+" "+s.Muted.Render(fmt.Sprintf("%-6s", t.Tier))+" "+s.Text.Render(t.Model), w, "…"))
+	}
+	return b.String()
+}
+
+// hostLine is one host: "● local 127.0.0.1:11434  2 models · load 1/1 · qwen2.5-coder:7b".
+func hostLine(s *themes.Styles, h engine.HostStatus) string {
+	addr := strings.TrimPrefix(strings.TrimPrefix(h.URL, "http://"), "https://")
+	if !h.Up {
+		return s.Error.Render("✗") + " " + s.Muted.Render(h.Provider) + " " + s.Text.Render(addr) + "  " + s.Error.Render("down")
+	}
+	load := s.Muted.Render(fmt.Sprintf("load %d/%d", h.InFlight, h.Slots))
+	if h.InFlight >= h.Slots {
+		load = s.Warning.Render(fmt.Sprintf("load %d/%d", h.InFlight, h.Slots))
+	}
+	line := s.Success.Render("●") + " " + s.Muted.Render(h.Provider) + " " + s.Text.Render(addr) + "  " +
+		s.Muted.Render(plural(len(h.Models), "model", "models")+" · ") + load
+	if len(h.Loaded) > 0 && h.Type == "ollama" {
+		line += s.Subtle.Render(" · " + strings.Join(h.Loaded, ", "))
+	}
+	return line
+}
+
 func (m *Model) ollamaView(w int) string {
 	s := m.c.Styles
+	if m.ollama != nil && len(m.ollama.Hosts) > 0 {
+		return m.hostsView(w)
+	}
 	var b strings.Builder
 	b.WriteString(s.PanelTitleActive.Render("Ollama") + "\n")
 	switch {
