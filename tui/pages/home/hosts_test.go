@@ -22,7 +22,9 @@ import (
 // hostsSource is a Source with a workspace of three model hosts.
 type hostsSource struct{}
 
-func (hostsSource) Info() engine.Info { return engine.Info{Root: "/work/demo", Dir: "/work/demo/.nova"} }
+func (hostsSource) Info() engine.Info {
+	return engine.Info{Root: "/work/demo", Dir: "/work/demo/.nova"}
+}
 func (hostsSource) Config() workspace.Config {
 	return workspace.Defaults()
 }
