@@ -710,8 +710,11 @@ func (o *OpenAI) toParams(req ChatRequest) (openai.ChatCompletionNewParams, erro
 			if err := json.Unmarshal(req.Format, &schema); err != nil {
 				return p, bad("format is neither \"json\" nor a JSON schema object")
 			}
+			// Sent as written: a map would sort the properties, and servers
+			// that derive a grammar from the schema keep its key order (the
+			// order a model is asked to write them in).
 			p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "nova_output", Schema: schema},
+				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "nova_output", Schema: json.RawMessage(req.Format)},
 			}
 		}
 	}

@@ -338,3 +338,17 @@ func FuzzModelContextFromJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestOpenAISchemaKeepsItsKeyOrder(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.WithReplies(openaitest.Text(`{"zeta": 1, "alpha": 2}`)))
+	c := newOpenAI(t, srv, "")
+	schema := `{"type":"object","properties":{"zeta":{"type":"integer"},"alpha":{"type":"integer"}}}`
+	_, err := c.Chat(t.Context(), llm.ChatRequest{Model: oaModel, Messages: user("q"), Format: json.RawMessage(schema)}, nil)
+	require.NoError(t, err)
+	raw, err := json.Marshal(srv.Requests()[0].Body["response_format"])
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"json_schema"`)
+	sent := srv.RawRequests()[0]
+	assert.Less(t, strings.Index(sent, `"zeta"`), strings.Index(sent, `"alpha"`), "properties in the order written: %s", sent)
+}

@@ -29,6 +29,7 @@ package openaitest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -98,7 +99,9 @@ func HTTPError(status int, message string) Reply { return Reply{Status: status, 
 // Request is one recorded chat request body.
 type Request struct {
 	Body map[string]any
-	At   time.Time
+	// Raw is the body as sent.
+	Raw string
+	At  time.Time
 }
 
 // Option configures a Server.
@@ -199,6 +202,17 @@ func (s *Server) Enqueue(rs ...Reply) {
 	s.queue = append(s.queue, rs...)
 }
 
+// RawRequests are the chat request bodies as sent.
+func (s *Server) RawRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.requests))
+	for _, r := range s.requests {
+		out = append(out, r.Raw)
+	}
+	return out
+}
+
 // Requests are the chat requests received.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -270,13 +284,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<20))
 	var body map[string]any
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20)).Decode(&body); err != nil {
+	if err == nil {
+		err = json.Unmarshal(raw, &body)
+	}
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error(), "invalid_request_error")
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Body: body, At: time.Now()})
+	s.requests = append(s.requests, Request{Body: body, Raw: string(raw), At: time.Now()})
 	s.mu.Unlock()
 	id, _ := body["model"].(string)
 	m, ok := s.model(id)
