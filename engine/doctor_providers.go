@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/llm"
@@ -16,10 +17,11 @@ import (
 func providerChecks(ctx context.Context, r *llm.Router, cfg workspace.Config) ([]Check, []llm.HostStatus, OllamaStatus) {
 	var out []Check
 	tiers := tierModels(cfg)
-	used := map[string]bool{}
+	used, needed := map[string]bool{}, map[string]bool{}
 	for _, tm := range tiers {
 		_, p, _ := r.Resolve(tm.Model)
 		used[p] = true
+		needed[p] = needed[p] || !tm.Optional
 	}
 	hosts := r.Hosts(ctx)
 	byProvider := map[string][]llm.HostStatus{}
@@ -50,8 +52,8 @@ func providerChecks(ctx context.Context, r *llm.Router, cfg workspace.Config) ([
 					c.Hint = "start it with `ollama serve`, or point nova at it with OLLAMA_HOST=host:port or ollama.host in .nova/config.yaml"
 				}
 				switch {
-				case !used[name]:
-					c.Status = "warn" // no tier needs it
+				case !needed[name]:
+					c.Status = "warn" // no chat tier needs it
 				case up > 0:
 					c.Status = "warn"
 					c.Detail += fmt.Sprintf("; %d of %d hosts of %s serve meanwhile", up, len(hs), name)
@@ -86,10 +88,10 @@ func providerChecks(ctx context.Context, r *llm.Router, cfg workspace.Config) ([
 		switch {
 		case tm.Installed:
 			have = append(have, fmt.Sprintf("%s=%s (%d of %d hosts)", tm.Tier, tm.Model, n, total))
-		case total == 0:
-			missing = append(missing, fmt.Sprintf("%s=%s (no host of %s is up)", tm.Tier, tm.Model, p))
 		case tm.Optional:
 			optional = append(optional, tm.Model)
+		case total == 0:
+			missing = append(missing, fmt.Sprintf("%s=%s (no host of %s is up)", tm.Tier, tm.Model, p))
 		default:
 			missing = append(missing, tm.Tier+"="+tm.Model)
 			if cfg.Providers[p].Type == workspace.ProviderOpenAI {
@@ -103,7 +105,9 @@ func providerChecks(ctx context.Context, r *llm.Router, cfg workspace.Config) ([
 		if h.Up {
 			st.Reachable = true
 			for _, m := range h.Models {
-				st.Models = append(st.Models, llm.Model{Name: m})
+				if !slices.ContainsFunc(st.Models, func(x llm.Model) bool { return llm.SameModel(x.Name, m) }) {
+					st.Models = append(st.Models, llm.Model{Name: m})
+				}
 			}
 		}
 	}

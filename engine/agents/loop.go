@@ -836,6 +836,8 @@ func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Durat
 		return st.failAs(class, FailUnknown, "prompt_too_long", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBudgetExceeded):
 		return st.failAs(class, FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
+	case errors.Is(err, llm.ErrAuth):
+		return st.failAs(class, FailUnknown, "auth", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBadRequest):
 		return st.failAs(class, FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
 	case errors.Is(err, llm.ErrServer):

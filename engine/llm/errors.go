@@ -38,6 +38,10 @@ var (
 	// request as invalid (4xx other than 404), e.g. a model that does not
 	// support tools. Retrying the same request will not help.
 	ErrBadRequest error = failure.NewSentinel(failure.Misconfigured, "ollama rejected the request")
+	// ErrAuth: an OpenAI-compatible server refused nova's credentials (401
+	// or 403): the provider's apiKey is missing or wrong. Not retried, and
+	// not taken for a model that cannot do tools.
+	ErrAuth error = failure.NewSentinel(failure.Misconfigured, "the server refused the credentials")
 	// ErrPromptTooLong: the prompt does not fit the model's context (the
 	// server refused it, or nova's fitting found no room). Callers may trim
 	// and try again; otherwise it is a configuration problem.

@@ -270,8 +270,35 @@ func (o *OpenAI) wrap(op, model string, k kind, err error) error {
 	case kindNotFound:
 		return &ModelNotFoundError{Model: model, Host: o.Host(), Provider: o.name}
 	}
-	return o.core.wrap(op+" ("+o.name+" at "+o.Host()+")", model, k, err)
+	where := op + " (" + o.name + " at " + o.Host() + ")"
+	var se api.StatusError
+	if k == kindBadRequest && errors.As(err, &se) && (se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden) {
+		hint := "set providers." + o.name + ".apiKey (e.g. ${ENV_VAR})"
+		if o.key != "" {
+			hint = "check providers." + o.name + ".apiKey"
+		}
+		return &providerError{err: fmt.Errorf("%w: %s: %s: %s", ErrAuth, where, describe(err), hint), name: o.name}
+	}
+	return &providerError{err: o.core.wrap(where, model, k, err), name: o.name}
 }
+
+// providerError is an error of an OpenAI-compatible provider: the same
+// sentinels as Ollama's (errors.Is sees through it), its text naming the
+// provider where the sentinel says "ollama".
+type providerError struct {
+	err  error
+	name string
+}
+
+func (e *providerError) Error() string {
+	msg := e.err.Error()
+	if rest, ok := strings.CutPrefix(msg, "ollama "); ok {
+		return "provider " + e.name + " " + rest
+	}
+	return msg
+}
+
+func (e *providerError) Unwrap() error { return e.err }
 
 // asStatus turns the SDK's API error into the api.StatusError the package's
 // classification understands; other errors pass through.

@@ -221,7 +221,9 @@ func TestOpenAIFailureKinds(t *testing.T) {
 	assert.Contains(t, err.Error(), "lms")
 
 	_, err = newOpenAI(t, srv, "wrong").Chat(ctx, llm.ChatRequest{Model: oaModel, Messages: user("hi")}, nil)
-	require.ErrorIs(t, err, llm.ErrBadRequest, "a bad key is misconfigured, not retried")
+	require.ErrorIs(t, err, llm.ErrAuth, "a bad key is misconfigured, not retried")
+	require.NotErrorIs(t, err, llm.ErrBadRequest, "not taken for a model without tools")
+	assert.Contains(t, err.Error(), "providers.lms.apiKey")
 	assert.Equal(t, failure.Misconfigured, failure.Of(err))
 
 	res, err := newOpenAI(t, srv, "sekret").Chat(ctx, llm.ChatRequest{Model: oaModel, Messages: user("hi")}, nil)

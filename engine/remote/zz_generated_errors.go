@@ -31,6 +31,7 @@ import (
 	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -133,6 +134,7 @@ func init() {
 	rpc.RegisterSentinel("workflow.ErrNotFound", workflow.ErrNotFound)
 	rpc.RegisterSentinel("workflow.ErrRunNotFound", workflow.ErrRunNotFound)
 	rpc.RegisterType[workflow.FieldError]("workflow.FieldError")
+	rpc.RegisterSentinel("llm.ErrAuth", llm.ErrAuth)
 	rpc.RegisterSentinel("llm.ErrBadRequest", llm.ErrBadRequest)
 	rpc.RegisterSentinel("llm.ErrBudgetExceeded", llm.ErrBudgetExceeded)
 	rpc.RegisterSentinel("llm.ErrInvalidOutput", llm.ErrInvalidOutput)
@@ -180,6 +182,8 @@ func init() {
 	rpc.RegisterSentinel("rehearsal.ErrReasonNeeded", rehearsal.ErrReasonNeeded)
 	rpc.RegisterSentinel("rehearsal.ErrRejected", rehearsal.ErrRejected)
 	rpc.RegisterSentinel("rehearsal.ErrTier", rehearsal.ErrTier)
+	rpc.RegisterSentinel("run.ErrActive", run.ErrActive)
+	rpc.RegisterSentinel("run.ErrNotActive", run.ErrNotActive)
 	rpc.RegisterSentinel("textindex.ErrCorrupt", textindex.ErrCorrupt)
 	rpc.RegisterSentinel("textindex.ErrMinHashParams", textindex.ErrMinHashParams)
 	rpc.RegisterSentinel("textindex.ErrMismatch", textindex.ErrMismatch)
