@@ -94,6 +94,7 @@ type Local struct {
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
 	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
+	mcpArea                     // MCP verbs (area_mcp.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -138,6 +139,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 		getenv:   Getenv(opts.Getenv),
 		runs:     run.NewRegistry(),
 	}
+	l.mcpArea = mcpArea{l: l}
 	if l.now == nil {
 		l.now = time.Now
 	}

@@ -50,6 +50,7 @@ import (
 // Methods are grouped by area; keep new verbs in their group, with a doc
 // comment each.
 type Workspace interface {
+	MCPVerbs
 	// ---- Workspace ----
 
 	// Info describes the workspace. It does no I/O (a remote implementation

@@ -630,6 +630,13 @@ func (r *Workspace) ListWorkflows(ctx context.Context) (engine.WorkflowList, err
 	return res0, err
 }
 
+// MCPServers calls MCPServers in the owning nova process.
+func (r *Workspace) MCPServers(ctx context.Context) ([]engine.MCPServerStatus, error) {
+	var res0 []engine.MCPServerStatus
+	err := r.c.Call(ctx, "MCPServers", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // MatchWorkflows calls MatchWorkflows in the owning nova process.
 func (r *Workspace) MatchWorkflows(ctx context.Context, text string) ([]workflow.Match, error) {
 	var res0 []workflow.Match

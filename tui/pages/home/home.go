@@ -17,6 +17,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -35,6 +36,8 @@ type Source interface {
 	Summary(ctx context.Context) (engine.Summary, error)
 	Ollama(ctx context.Context) (engine.OllamaStatus, error)
 	ListBuilds(ctx context.Context) ([]build.Build, error)
+	// MCPServers lists the MCP servers and their state, starting none.
+	MCPServers(ctx context.Context) ([]engine.MCPServerStatus, error)
 }
 
 // Model is the Home page.
@@ -51,6 +54,24 @@ type Model struct {
 	work *workMsg
 	// activity is the session's event feed, oldest first.
 	activity []activity
+	// mcp are the MCP servers (nil until fetched).
+	mcp []engine.MCPServerStatus
+}
+
+// mcpMsg carries the MCP servers' state.
+type mcpMsg struct{ servers []engine.MCPServerStatus }
+
+// fetchMCP lists the MCP servers off the UI goroutine (none when they
+// cannot be listed).
+func (m *Model) fetchMCP() tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		st, err := src.MCPServers(ctx)
+		if err != nil {
+			return mcpMsg{}
+		}
+		return mcpMsg{servers: st}
+	}
 }
 
 // New builds the page.
@@ -63,7 +84,9 @@ func (m *Model) Title() string { return "Home" }
 func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork()) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchMCP())
+}
 
 // workMsg carries the running builds (none when they cannot be listed:
 // the summary still counts them).
@@ -103,6 +126,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.summary, m.sumErr = &s, nil
 	case workMsg:
 		m.work = &msg
+	case mcpMsg:
+		m.mcp = msg.servers
 	case common.OllamaMsg:
 		st := msg.Status
 		m.ollama = &st
@@ -120,7 +145,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.c.KeyMap.Refresh) {
-			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork(), m.fetchMCP())
 		}
 	}
 	return m, nil
@@ -445,6 +470,35 @@ func hostLine(s *themes.Styles, h engine.HostStatus) string {
 }
 
 func (m *Model) ollamaView(w int) string {
+	if line := m.mcpLine(w); line != "" {
+		return m.modelView(w) + "\n" + line
+	}
+	return m.modelView(w)
+}
+
+// mcpLine is the MCP servers and their state in one line ("" without
+// servers): ready with its tool count, not started (it starts on first
+// use), failed or closed.
+func (m *Model) mcpLine(w int) string {
+	if len(m.mcp) == 0 {
+		return ""
+	}
+	s := m.c.Styles
+	parts := []string{s.PanelTitleActive.Render("MCP")}
+	for _, st := range m.mcp {
+		switch {
+		case st.State == mcp.StateFailed:
+			parts = append(parts, s.Error.Render("✗")+" "+s.Text.Render(st.Name)+" "+s.Error.Render("failed"))
+		case st.State == mcp.StateReady:
+			parts = append(parts, s.Success.Render("●")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(plural(st.Tools, "tool", "tools")))
+		default:
+			parts = append(parts, s.Muted.Render("○")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(string(st.State)))
+		}
+	}
+	return ansi.Truncate(strings.Join(parts, "  "), w, "…")
+}
+
+func (m *Model) modelView(w int) string {
 	s := m.c.Styles
 	if m.ollama != nil && len(m.ollama.Hosts) > 0 {
 		return m.hostsView(w)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -33,6 +34,13 @@ func (hostsSource) Ollama(context.Context) (engine.OllamaStatus, error) {
 	return hostsStatus(), nil
 }
 func (hostsSource) ListBuilds(context.Context) ([]build.Build, error) { return nil, nil }
+func (hostsSource) MCPServers(context.Context) ([]engine.MCPServerStatus, error) {
+	return []engine.MCPServerStatus{
+		{Name: "everything", Transport: "stdio", State: mcp.StateReady, Tools: 13},
+		{Name: "docs", Transport: "http", State: mcp.StateIdle},
+		{Name: "flaky", Transport: "stdio", State: mcp.StateFailed, Error: "initialize: no answer within 30s"},
+	}, nil
+}
 
 func hostsStatus() engine.OllamaStatus {
 	return engine.OllamaStatus{Reachable: true, Hosts: []engine.HostStatus{
@@ -49,7 +57,7 @@ func hostsStatus() engine.OllamaStatus {
 }
 
 // Home shows each model host, its models, what it has loaded and its load,
-// in a panel that fits every size.
+// and the MCP servers with their state, in a panel that fits every size.
 func TestGoldenHostsPanel(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {180, 50}} {
@@ -60,6 +68,8 @@ func TestGoldenHostsPanel(t *testing.T) {
 			m.SetSize(size[0], size[1])
 			_, _ = m.Update(common.SummaryMsg{Summary: engine.Summary{VaultNodes: 3, Builds: 1}})
 			_, _ = m.Update(common.OllamaMsg{Status: hostsStatus()})
+			servers, _ := hostsSource{}.MCPServers(context.Background())
+			_, _ = m.Update(mcpMsg{servers: servers})
 			view := m.View()
 			plain := ansi.Strip(view)
 			assert.Contains(t, plain, "gpu1:11434")
@@ -69,6 +79,10 @@ func TestGoldenHostsPanel(t *testing.T) {
 				assert.Contains(t, plain, "Model hosts 2 of 3 up")
 				assert.Contains(t, plain, "load 1/1 · qwen2.5-coder")
 				assert.Contains(t, plain, "lms 127.0.0.1:1234/v1")
+				assert.Contains(t, plain, "MCP  ● everything 13 tools  ○ docs not started")
+			}
+			if size[0] >= 180 {
+				assert.Contains(t, plain, "✗ flaky failed")
 			}
 			for _, l := range strings.Split(plain, "\n") {
 				assert.LessOrEqual(t, ansi.StringWidth(l), size[0])
