@@ -52,6 +52,9 @@ type Pool struct {
 	hosts []*poolHost
 
 	once sync.Once
+	// pickMu makes choosing a host and counting the request on it one
+	// step: two calls at once never both take the same free host.
+	pickMu sync.Mutex
 }
 
 type poolHost struct {
@@ -200,6 +203,8 @@ func (p *Pool) refresh(ctx context.Context) {
 // pick chooses the host for model among those not in tried, and counts
 // the request in flight. nil: none left.
 func (p *Pool) pick(model string, tried map[*poolHost]bool) *poolHost {
+	p.pickMu.Lock()
+	defer p.pickMu.Unlock()
 	now := p.cfg.Now()
 	type cand struct {
 		h      *poolHost
