@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/storage"
@@ -92,6 +93,11 @@ func (l workspaceArea) SetTheme(ctx context.Context, name string) error {
 
 // Ollama implements WorkspaceVerbs.
 func (l workspaceArea) Ollama(ctx context.Context) (OllamaStatus, error) {
+	if r, ok := l.llm.(*llm.Router); ok {
+		_, hosts, st := providerChecks(ctx, r, l.Config())
+		st.Hosts = hosts
+		return st, nil
+	}
 	st, _ := probeOllama(ctx, l.llm, l.Config())
 	return st, nil
 }

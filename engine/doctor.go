@@ -132,10 +132,24 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 		}
 	}
 
-	client, err := NewLLMClient(cfg)
-	if err != nil {
+	client, err := NewLLMClient(cfg, getenv)
+	router, routed := client.(*llm.Router)
+	switch {
+	case err != nil:
 		add(Check{Name: "ollama", Detail: err.Error(), Hint: "set ollama.host in .nova/config.yaml or OLLAMA_HOST to host:port"})
-	} else {
+	case routed:
+		checks, hosts, st := providerChecks(ctx, router, cfg)
+		st.Hosts = hosts
+		rep.Ollama = st
+		for _, c := range checks {
+			add(c)
+		}
+		if st.Reachable {
+			for _, c := range capabilityChecks(ctx, client, cfg, st) {
+				add(c)
+			}
+		}
+	default:
 		st, probeErr := probeOllama(ctx, client, cfg)
 		rep.Ollama = st
 		if !st.Reachable {
@@ -372,7 +386,7 @@ const doctorShowTimeout = 5 * time.Second
 // the slower text format), the embed tier needs "embedding". The "context"
 // check compares each chat model's real window, min(ollama.numCtx, the
 // model's context length), with the prompt budget plus the reply reserve.
-func capabilityChecks(ctx context.Context, client *llm.Client, cfg workspace.Config, st OllamaStatus) []Check {
+func capabilityChecks(ctx context.Context, client llm.Provider, cfg workspace.Config, st OllamaStatus) []Check {
 	var fails, warns, oks []string
 	var ctxFails, ctxWarns, ctxOKs []string
 	seen := map[string]llm.ModelInfo{}
@@ -400,6 +414,8 @@ func capabilityChecks(ctx context.Context, client *llm.Client, cfg workspace.Con
 		}
 		caps := strings.Join(info.Capabilities, ", ")
 		switch {
+		case len(info.Capabilities) == 0 && routedTo(cfg, tm.Model) == workspace.ProviderOpenAI:
+			oks = append(oks, fmt.Sprintf("%s=%s (an OpenAI-compatible server reports no capabilities: agents try tools and fall back to text)", tm.Tier, tm.Model))
 		case len(info.Capabilities) == 0:
 			warns = append(warns, fmt.Sprintf("%s=%s: the server reports no capabilities (Ollama older than 0.6?)", tm.Tier, tm.Model))
 		case tm.Tier == string(llm.TierEmbed) && !info.Can("embedding"):
@@ -416,7 +432,11 @@ func capabilityChecks(ctx context.Context, client *llm.Client, cfg workspace.Con
 		if tm.Tier == string(llm.TierEmbed) || !info.Can("completion") && len(info.Capabilities) > 0 {
 			continue
 		}
-		w, err := client.Window(ctx, tm.Model, cfg.Ollama.NumCtx)
+		numCtx := cfg.Ollama.NumCtx
+		if routedTo(cfg, tm.Model) != "" {
+			numCtx = 0 // the provider's own contextSize
+		}
+		w, err := client.Window(ctx, tm.Model, numCtx)
 		if err != nil && w.Tokens == 0 {
 			continue
 		}
@@ -492,4 +512,14 @@ func sandboxCheck(cfg workspace.Config) Check {
 		c.Hint = "agent commands run unconfined here; keep the command allowlist short"
 	}
 	return c
+}
+
+// routedTo is the type of the provider a model names with a prefix ("" for
+// the ollama: section's server).
+func routedTo(cfg workspace.Config, model string) string {
+	p, _ := llm.SplitModel(model, cfg.ProviderNames())
+	if p == "" {
+		return ""
+	}
+	return cfg.Providers[p].Type
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/events"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/secrets"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -81,6 +82,7 @@ type Local struct {
 	knowledgeArea
 	chatArea
 	teamArea
+	mcpArea
 }
 
 // core holds the services of one open workspace, most of them built on
@@ -89,7 +91,7 @@ type core struct {
 	ws  *workspace.Workspace
 	db  *storage.DB
 	bus *events.Broker[Event]
-	llm *llm.Client
+	llm llm.Provider
 
 	mu  sync.RWMutex
 	cfg workspace.Config
@@ -146,7 +148,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := NewLLMClient(ws.Config)
+	client, err := NewLLMClient(ws.Config, opts.Getenv)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -204,11 +206,72 @@ func newLocal(c *core) *Local {
 		knowledgeArea: knowledgeArea{c},
 		chatArea:      chatArea{c},
 		teamArea:      teamArea{c},
+		mcpArea:       mcpArea{c},
 	}
 }
 
-// NewLLMClient builds the Ollama client from a config.
-func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
+// NewLLMClient builds the model provider from a config: without
+// providers: the Ollama client of the ollama: section, exactly as before;
+// with providers: a router over them (each a pool of its hosts), where
+// models without a provider prefix go to the ollama: section's host (or to
+// a provider named "ollama"). ${VAR} in apiKey is read with getenv (nil:
+// os.Getenv).
+func NewLLMClient(cfg workspace.Config, getenv func(string) string) (llm.Provider, error) {
+	base := llmConfig(cfg)
+	c, err := llm.New(base)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)
+	}
+	if len(cfg.Providers) == 0 {
+		return c, nil
+	}
+	getenv = Getenv(getenv)
+	providers := map[string]llm.Provider{}
+	if _, ok := cfg.Providers[workspace.ProviderOllama]; !ok {
+		def, err := llm.NewPool(llm.PoolConfig{Name: workspace.ProviderOllama, Type: workspace.ProviderOllama}, c)
+		if err != nil {
+			return nil, err
+		}
+		providers[workspace.ProviderOllama] = def
+	}
+	for _, name := range cfg.ProviderNames() {
+		pc := cfg.Providers[name]
+		hc := base
+		if pc.ContextSize > 0 {
+			hc.NumCtx = pc.ContextSize
+		}
+		var hosts []llm.Provider
+		for _, u := range pc.URLs() {
+			switch pc.Type {
+			case workspace.ProviderOpenAI:
+				if pc.ContextSize == 0 {
+					hc.NumCtx = 0 // the server's report, else nothing
+				}
+				h, err := llm.NewOpenAI(name, u, mcp.Expand(pc.APIKey, getenv), hc)
+				if err != nil {
+					return nil, fmt.Errorf("providers.%s: %w", name, err)
+				}
+				hosts = append(hosts, h)
+			default:
+				hc.Host = u
+				h, err := llm.New(hc)
+				if err != nil {
+					return nil, fmt.Errorf("providers.%s: host %q: %w", name, u, err)
+				}
+				hosts = append(hosts, h)
+			}
+		}
+		p, err := llm.NewPool(llm.PoolConfig{Name: name, Type: pc.Type, Slots: pc.Slots}, hosts...)
+		if err != nil {
+			return nil, fmt.Errorf("providers.%s: %w", name, err)
+		}
+		providers[name] = p
+	}
+	return llm.NewRouter(workspace.ProviderOllama, providers)
+}
+
+// llmConfig is the client config of the ollama: section.
+func llmConfig(cfg workspace.Config) llm.Config {
 	retries := cfg.Ollama.Retries
 	if retries == 0 {
 		retries = -1 // llm: 0 means its default, negative means none
@@ -217,7 +280,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 	if idle == 0 {
 		idle = -1 // config 0 means none; llm: 0 means its default
 	}
-	c, err := llm.New(llm.Config{
+	return llm.Config{
 		Host:         cfg.Ollama.Host,
 		ChatTimeout:  cfg.Ollama.Timeout.D(),
 		IdleTimeout:  idle,
@@ -226,11 +289,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 		KeepAlive:    cfg.Ollama.KeepAlive.D(),
 		ReplyReserve: cfg.Budgets.ReplyReserve,
 		MaxReply:     cfg.Ollama.MaxReply,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ollama host %q: %w", cfg.Ollama.Host, err)
 	}
-	return c, nil
 }
 
 // The accessors below (DB, LLM, Dir, and the service accessors Vault,
@@ -242,7 +301,7 @@ func NewLLMClient(cfg workspace.Config) (*llm.Client, error) {
 func (l *core) DB() *storage.DB { return l.db }
 
 // LLM exposes the model client.
-func (l *core) LLM() *llm.Client { return l.llm }
+func (l *core) LLM() llm.Provider { return l.llm }
 
 // Dir returns the workspace's .nova path.
 func (l *core) Dir() string { return l.ws.Dir() }
@@ -299,7 +358,14 @@ type OllamaStatus struct {
 	Error     string  `json:"error,omitempty"`
 	// Tiers maps tier name to model name and whether it is installed.
 	Tiers []TierModel `json:"tiers"`
+	// Hosts are the hosts of the configured providers, each with its
+	// models and load (empty without providers: in the config).
+	Hosts []HostStatus `json:"hosts,omitempty"`
 }
+
+// HostStatus is one host of a configured provider: reachable, its models,
+// the models it has loaded, and its load (llm.HostStatus).
+type HostStatus = llm.HostStatus
 
 // HasModel reports whether name is installed ("llama3.2" matches
 // "llama3.2:latest").
@@ -322,7 +388,7 @@ type TierModel struct {
 
 // probeOllama probes the server; the error is the probe's failure (for
 // Doctor's root cause), already described in the status.
-func probeOllama(ctx context.Context, c *llm.Client, cfg workspace.Config) (OllamaStatus, error) {
+func probeOllama(ctx context.Context, c llm.Provider, cfg workspace.Config) (OllamaStatus, error) {
 	p := c.Probe(ctx)
 	st := OllamaStatus{Host: p.Host, Reachable: p.Reachable, Version: p.Version, Models: p.Models, LatencyMs: float64(p.Latency.Microseconds()) / 1000, Error: p.Error}
 	for _, tm := range []TierModel{

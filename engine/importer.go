@@ -33,7 +33,7 @@ func (l *core) Importer() *importer.Importer {
 		if cfg.Models.Embed != "" {
 			quick := cfg
 			quick.Ollama.Retries = 0
-			if c, err := NewLLMClient(quick); err == nil {
+			if c, err := NewLLMClient(quick, l.getenv); err == nil {
 				ic.Embedder, ic.EmbedModel = c, cfg.Models.Embed
 			}
 		}

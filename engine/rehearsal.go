@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/rehearsal"
+	"github.com/nova-dev/nova/engine/workspace"
 )
 
 // rehearsalState is the rehearsal service of a Local, built on first use.
@@ -35,7 +37,7 @@ func (l *core) Rehearsals() *rehearsal.Service {
 			LLM:         l.llm,
 			Changes:     l.Changes(),
 			Vault:       l.Vault(),
-			Config:      l.Config,
+			Config:      l.rehearsalConfig,
 			Now:         l.now,
 			CallTimeout: l.Config().Ollama.Timeout.D(),
 			Playbook: func(ctx context.Context, agent, task string, budget int) (string, []string, error) {
@@ -55,4 +57,21 @@ func (l *core) Rehearsals() *rehearsal.Service {
 		}
 	})
 	return l.rh.svc
+}
+
+// rehearsalConfig is the config rehearsals run with: when the large tier's
+// provider has several hosts, rehearsal.concurrency is raised to their
+// number (at most 3, the most branches), so the branches run on different
+// hosts at once instead of queueing on one.
+func (l *core) rehearsalConfig() workspace.Config {
+	cfg := l.Config()
+	r, ok := l.llm.(*llm.Router)
+	if !ok {
+		return cfg
+	}
+	p, _, _ := r.Resolve(cfg.Models.Large)
+	if pool, ok := p.(*llm.Pool); ok {
+		cfg.Rehearsal.Concurrency = min(3, max(cfg.Rehearsal.Concurrency, len(pool.Snapshot())))
+	}
+	return cfg
 }

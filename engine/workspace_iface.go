@@ -48,4 +48,5 @@ type Workspace interface {
 	KnowledgeVerbs
 	ChatVerbs
 	TeamVerbs
+	MCPVerbs
 }

@@ -126,7 +126,7 @@ type Outcome struct {
 
 // Reflector turns a task outcome into proposed deltas with a cheap model.
 type Reflector struct {
-	LLM   *llm.Client
+	LLM   llm.Provider
 	Model string // the small tier's model
 	Logf  func(string, ...any)
 }

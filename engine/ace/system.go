@@ -13,7 +13,7 @@ import (
 // Options configures a System.
 type Options struct {
 	// LLM and SmallModel run the reflector (nil or "": no reflection).
-	LLM        *llm.Client
+	LLM        llm.Provider
 	SmallModel string
 	// Autonomy returns the current autonomy level (nil: 0). The reflector
 	// and curator run after a task at autonomy ≥ 3.

@@ -115,7 +115,7 @@ func (s Settings) withDefaults() Settings {
 // is verified (Verify) and stored with the run. It is safe for concurrent
 // runs.
 type Runner struct {
-	LLM      *llm.Client
+	LLM      llm.Provider
 	Models   llm.Models
 	Tools    *tools.Registry
 	Changes  *changes.Store
@@ -856,6 +856,8 @@ func (st *loopState) llmFailure(runCtx, parent context.Context, limit time.Durat
 		return st.failAs(class, FailUnknown, "prompt_too_long", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBudgetExceeded):
 		return st.failAs(class, FailUnknown, "budget_exceeded", err.Error(), HintAskUser)
+	case errors.Is(err, llm.ErrAuth):
+		return st.failAs(class, FailUnknown, "auth", err.Error(), HintAskUser)
 	case errors.Is(err, llm.ErrBadRequest):
 		return st.failAs(class, FailUnknown, "bad_request", err.Error(), HintEscalateModel, HintAskUser)
 	case errors.Is(err, llm.ErrServer):

@@ -98,7 +98,7 @@ func classOf(kind FailureKind, cause string) failure.Kind {
 		return failure.Cancelled
 	case "ollama_unreachable":
 		return failure.Unreachable
-	case "model_not_found", "bad_request", "budget_exceeded", "prompt_too_long":
+	case "model_not_found", "bad_request", "auth", "budget_exceeded", "prompt_too_long":
 		return failure.Misconfigured
 	case "ollama_timeout", "run_timeout":
 		return failure.Stalled

@@ -165,7 +165,7 @@ type Deps struct {
 	Vault *vault.Vault
 	// LLM is used by the judge gate, and to check whether an unreachable
 	// model server is back (unless Ping is set).
-	LLM *llm.Client
+	LLM llm.Provider
 	// Ping reports whether the model server answers (nil error); nil means
 	// LLM.Version. Host names the server in reasons (nil means LLM.Host).
 	Ping func(ctx context.Context) error

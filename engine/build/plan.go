@@ -58,7 +58,7 @@ type PlanRequest struct {
 //
 // The warnings say what was dropped from the plan on the way (dependency
 // ids that name no task, see PRDFromPlanWarn).
-func Plan(ctx context.Context, c *llm.Client, req PlanRequest) (*prd.PRD, []string, error) {
+func Plan(ctx context.Context, c llm.Provider, req PlanRequest) (*prd.PRD, []string, error) {
 	goal := strings.TrimSpace(req.Goal)
 	if goal == "" {
 		return nil, nil, fmt.Errorf("%w: empty goal", ErrPlan)

@@ -29,7 +29,7 @@ type Options struct {
 	Facts *facts.Service
 	Docs  *docs.Fetcher
 	// LLM and SmallModel extract facts after builds (nil: no extraction).
-	LLM        *llm.Client
+	LLM        llm.Provider
 	SmallModel string
 	// SourceTimeout bounds each source of a search (default 2 s).
 	SourceTimeout time.Duration
@@ -53,7 +53,7 @@ type Service struct {
 	vault      func() VaultSearcher
 	facts      *facts.Service
 	docs       *docs.Fetcher
-	llm        *llm.Client
+	llm        llm.Provider
 	smallModel string
 	timeout    time.Duration
 	logf       func(string, ...any)

@@ -317,7 +317,10 @@ type Probe struct {
 	Version   string        `json:"version,omitempty"`
 	Models    []Model       `json:"models"`
 	Latency   time.Duration `json:"latency"` // of the version request, in ns
-	Error     string        `json:"error,omitempty"`
+	// Loaded are the models the server holds in memory (Ollama's /api/ps;
+	// an OpenAI-compatible server: every listed model).
+	Loaded []string `json:"loaded,omitempty"`
+	Error  string   `json:"error,omitempty"`
 	// Err is the error behind Error, for errors.Is.
 	Err error `json:"-"`
 }
@@ -382,7 +385,18 @@ func (c *Client) Probe(ctx context.Context) Probe {
 	})
 	if err != nil {
 		p.Error, p.Err = err.Error(), err
+		return p
 	}
+	_ = c.unary(ctx, "list running models", "", 0, timeout, func(ctx context.Context) error {
+		pr, err := c.api.ListRunning(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range pr.Models {
+			p.Loaded = append(p.Loaded, m.Name)
+		}
+		return nil
+	})
 	return p
 }
 
@@ -398,6 +412,12 @@ func (c *Client) keepAlive(d time.Duration) *api.Duration {
 
 // unary runs a non-streaming request with a per-attempt timeout and retries.
 func (c *Client) unary(ctx context.Context, op, model string, retries int, timeout time.Duration, do func(context.Context) error) error {
+	return c.unaryWith(ctx, op, model, retries, timeout, c.wrap, do)
+}
+
+// unaryWith is unary with the error wrapping of a provider (wrap).
+func (c *Client) unaryWith(ctx context.Context, op, model string, retries int, timeout time.Duration,
+	wrap func(op, model string, k kind, err error) error, do func(context.Context) error) error {
 	if c.cfg.IdleTimeout > 0 {
 		// A short answer that does not come within the idle timeout is a
 		// stalled server, whatever the request's own bound.
@@ -417,8 +437,9 @@ func (c *Client) unary(ctx context.Context, op, model string, retries int, timeo
 			return kindCtx, fmt.Errorf("%w: %s: no answer from %s within %s: %w",
 				ErrTimeout, op, c.Host(), timeout, context.DeadlineExceeded)
 		}
+		err = asStatus(err)
 		k := classify(err)
-		return k, c.wrap(op, model, k, err)
+		return k, wrap(op, model, k, err)
 	})
 }
 

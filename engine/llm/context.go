@@ -156,6 +156,12 @@ func (c *Client) calibrate(model string, areq *api.ChatRequest, promptTokens int
 	if est < calibrateMin {
 		return
 	}
+	c.learn(model, promptTokens, est)
+}
+
+// learn updates model's token factor from one chat: the server counted
+// promptTokens for a prompt nova estimated at est tokens.
+func (c *Client) learn(model string, promptTokens, est int) {
 	ratio := math.Min(float64(promptTokens)/float64(est), maxFactor)
 	c.models.mu.Lock()
 	defer c.models.mu.Unlock()

@@ -38,6 +38,10 @@ var (
 	// request as invalid (4xx other than 404), e.g. a model that does not
 	// support tools. Retrying the same request will not help.
 	ErrBadRequest error = failure.NewSentinel(failure.Misconfigured, "ollama rejected the request")
+	// ErrAuth: an OpenAI-compatible server refused nova's credentials (401
+	// or 403): the provider's apiKey is missing or wrong. Not retried, and
+	// not taken for a model that cannot do tools.
+	ErrAuth error = failure.NewSentinel(failure.Misconfigured, "the server refused the credentials")
 	// ErrPromptTooLong: the prompt does not fit the model's context (the
 	// server refused it, or nova's fitting found no room). Callers may trim
 	// and try again; otherwise it is a configuration problem.
@@ -59,9 +63,15 @@ var (
 type UnreachableError struct {
 	Host string
 	Err  error
+	// Provider names an OpenAI-compatible provider (empty: Ollama).
+	Provider string
 }
 
 func (e *UnreachableError) Error() string {
+	if e.Provider != "" {
+		return fmt.Sprintf("provider %s is not reachable at %s (%v): start the server, or fix providers.%s in .nova/config.yaml",
+			e.Provider, e.Host, e.Err, e.Provider)
+	}
 	return fmt.Sprintf("ollama is not reachable at %s (%v): start it with \"ollama serve\", "+
 		"or point nova at it with OLLAMA_HOST or ollama.host in .nova/config.yaml", e.Host, e.Err)
 }
@@ -80,9 +90,15 @@ func (e *UnreachableError) FailureKind() failure.Kind { return failure.Unreachab
 type ModelNotFoundError struct {
 	Model string
 	Host  string
+	// Provider names an OpenAI-compatible provider (empty: Ollama).
+	Provider string
 }
 
 func (e *ModelNotFoundError) Error() string {
+	if e.Provider != "" {
+		return fmt.Sprintf("model %s not found at %s (provider %s): load it in that server, or pick one it lists at /v1/models",
+			e.Model, e.Host, e.Provider)
+	}
 	return fmt.Sprintf("model %s not found — run \"ollama pull %s\"", e.Model, e.Model)
 }
 
@@ -169,7 +185,16 @@ func tooLong(err error) bool {
 		return false
 	}
 	m := strings.ToLower(se.ErrorMessage)
-	return strings.Contains(m, "exceeds") && strings.Contains(m, "context length")
+	switch {
+	case strings.Contains(m, "exceeds") && strings.Contains(m, "context length"): // ollama
+	case strings.Contains(m, "maximum context length"): // openai, vllm
+	case strings.Contains(m, "exceeds the available context size"): // llama.cpp
+	case strings.Contains(m, "context length exceeded"), strings.Contains(m, "context_length_exceeded"):
+	case strings.Contains(m, "context") && strings.Contains(m, "too long"):
+	default:
+		return false
+	}
+	return true
 }
 
 func isModelNotFound(msg string) bool {

@@ -69,7 +69,7 @@ func ValidateJSON(output string, sch *jsonschema.Schema) ([]byte, error) {
 // too the error wraps ErrInvalidOutput with the validation message.
 // Transport errors (ErrUnreachable, ...) are returned as from Chat. The
 // result's token counts cover both attempts.
-func Structured(ctx context.Context, c *Client, req ChatRequest, schema []byte, out any) (ChatResult, error) {
+func Structured(ctx context.Context, c Provider, req ChatRequest, schema []byte, out any) (ChatResult, error) {
 	if c == nil {
 		return ChatResult{}, errors.New("structured: nil client")
 	}

@@ -26,7 +26,7 @@ type PlaybookFunc func(ctx context.Context, agent, task string, budgetTokens int
 type Service struct {
 	DB      *storage.DB
 	Root    string
-	LLM     *llm.Client
+	LLM     llm.Provider
 	Changes *changes.Store
 	// Vault is optional: without it there is no vault context, taste
 	// alignment is neutral and nothing is learned.

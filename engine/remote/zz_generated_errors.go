@@ -142,6 +142,7 @@ func init() {
 	rpc.RegisterSentinel("workflow.ErrNotFound", workflow.ErrNotFound)
 	rpc.RegisterSentinel("workflow.ErrRunNotFound", workflow.ErrRunNotFound)
 	rpc.RegisterType[workflow.FieldError]("workflow.FieldError")
+	rpc.RegisterSentinel("llm.ErrAuth", llm.ErrAuth)
 	rpc.RegisterSentinel("llm.ErrBadRequest", llm.ErrBadRequest)
 	rpc.RegisterSentinel("llm.ErrBudgetExceeded", llm.ErrBudgetExceeded)
 	rpc.RegisterSentinel("llm.ErrInvalidOutput", llm.ErrInvalidOutput)

@@ -686,6 +686,13 @@ func (r *Workspace) ListWorkflows(ctx context.Context) (engine.WorkflowList, err
 	return res0, err
 }
 
+// MCPServers calls MCPServers in the owning nova process.
+func (r *Workspace) MCPServers(ctx context.Context) ([]engine.MCPServerStatus, error) {
+	var res0 []engine.MCPServerStatus
+	err := r.c.Call(ctx, "MCPServers", nil, []any{&res0}, rpc.CallOptions{Idempotent: true})
+	return res0, err
+}
+
 // MarkFact calls MarkFact in the owning nova process.
 func (r *Workspace) MarkFact(ctx context.Context, id string, helpful bool) (facts.Fact, error) {
 	var res0 facts.Fact

@@ -64,6 +64,9 @@ type Config struct {
 	// (DetectStack) gets them wrong: patterns about other stacks stay out
 	// of prompts.
 	Stack StackConfig `yaml:"stack" json:"stack"`
+	// Providers are model servers by name (ProviderConfig); tier models
+	// name one as "NAME/MODEL". Empty: only the ollama: section's server.
+	Providers map[string]ProviderConfig `yaml:"providers" json:"providers,omitempty"`
 }
 
 // ChatConfig is the chat: section.
@@ -98,6 +101,96 @@ type MCPServerConfig struct {
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
 	// Tools, when set, are the only tools of the server nova offers.
 	Tools []string `yaml:"tools" json:"tools,omitempty"`
+}
+
+// Provider types (providers.NAME.type).
+const (
+	ProviderOllama = "ollama" // Ollama's native API
+	ProviderOpenAI = "openai" // any OpenAI-compatible server
+)
+
+// ProviderConfig is one model provider: one or more hosts of one kind. The
+// ollama: section's timeouts, retries, idle timeout, keep-alive and reply cap
+// apply to every provider. A provider named "ollama" replaces the ollama:
+// section's single host for models without a provider prefix.
+type ProviderConfig struct {
+	// Type is "ollama" (native API, num_ctx per request) or "openai"
+	// (OpenAI-compatible chat completions).
+	Type string `yaml:"type" json:"type"`
+	// Hosts are the servers; calls go to the least busy one that has the
+	// model. For openai, each is a base URL (…/v1).
+	Hosts []string `yaml:"hosts" json:"hosts,omitempty"`
+	// BaseURL is one openai server (added to Hosts).
+	BaseURL string `yaml:"baseURL" json:"baseURL,omitempty"`
+	// APIKey is sent as a bearer token (openai); ${VAR} is read from the
+	// environment. Prefer ${VAR} to a literal key in the file.
+	APIKey string `yaml:"apiKey" json:"-"`
+	// ContextSize is the context nova fits prompts to when the server does
+	// not report one (openai), or num_ctx (ollama; 0: ollama.numCtx).
+	ContextSize int `yaml:"contextSize" json:"contextSize,omitempty"`
+	// Slots is how many requests one host serves at once (default 1).
+	Slots int `yaml:"slots" json:"slots,omitempty"`
+}
+
+// URLs are the provider's hosts, BaseURL last.
+func (p ProviderConfig) URLs() []string {
+	out := append([]string{}, p.Hosts...)
+	if strings.TrimSpace(p.BaseURL) != "" {
+		out = append(out, p.BaseURL)
+	}
+	return out
+}
+
+// ProviderNames returns the configured provider names, sorted.
+func (c Config) ProviderNames() []string {
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (c Config) validateProviders(bad func(field, format string, a ...any)) {
+	for _, name := range c.ProviderNames() {
+		p := c.Providers[name]
+		field := "providers." + name
+		if !mcpNamePattern.MatchString(name) {
+			bad(field, "provider name %q must start with a letter and hold only letters, digits, '-' or '_' (at most 32)", name)
+		}
+		switch p.Type {
+		case ProviderOllama, ProviderOpenAI:
+		default:
+			bad(field+".type", "must be %s or %s, got %q", ProviderOllama, ProviderOpenAI, p.Type)
+		}
+		urls := p.URLs()
+		if len(urls) == 0 {
+			bad(field, "needs hosts (a list of servers) or baseURL")
+		}
+		if len(urls) > 32 {
+			bad(field+".hosts", "at most 32 hosts, got %d", len(urls))
+		}
+		for i, h := range urls {
+			u, err := url.Parse(strings.TrimSpace(h))
+			switch {
+			case p.Type == ProviderOllama:
+				if _, err := NormalizeHost(h); err != nil {
+					bad(fmt.Sprintf("%s.hosts[%d]", field, i), "%v", err)
+				}
+			case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+				bad(fmt.Sprintf("%s.hosts[%d]", field, i), "want an http:// or https:// base URL such as http://127.0.0.1:1234/v1, got %q", h)
+			}
+		}
+		if p.APIKey != "" && p.Type == ProviderOllama {
+			bad(field+".apiKey", "applies to type openai only")
+		}
+		if p.ContextSize < 0 || p.ContextSize > 1<<24 {
+			bad(field+".contextSize", "must be between 0 and %d tokens, got %d", 1<<24, p.ContextSize)
+		}
+		if p.Slots < 0 || p.Slots > 64 {
+			bad(field+".slots", "must be between 0 and 64, got %d", p.Slots)
+		}
+	}
 }
 
 // DefaultMCPTimeout bounds an MCP server's initialize and each call when
@@ -677,6 +770,7 @@ func (c *Config) validate() []*ConfigError {
 	}
 	c.MCP.validate(bad)
 	c.Team.validate(bad)
+	c.validateProviders(bad)
 	return errs
 }
 

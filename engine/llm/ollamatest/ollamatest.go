@@ -162,6 +162,16 @@ func WithHandler(fn ChatFunc) Option { return func(s *Server) { s.chatFn = fn } 
 // handler is set (default Text("ok")).
 func WithDefaultReply(r Reply) Option { return func(s *Server) { s.defaultReply = r } }
 
+// WithSlots makes the server work on at most n chats at once, as one GPU
+// does (Ollama's OLLAMA_NUM_PARALLEL); the others wait their turn.
+func WithSlots(n int) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.slots = make(chan struct{}, n)
+		}
+	}
+}
+
 // WithEmbedDim sets the embedding length.
 func WithEmbedDim(n int) Option {
 	return func(s *Server) {
@@ -190,6 +200,8 @@ type Server struct {
 	toolCallN    int
 	truncations  int
 	streamed     atomic.Int64 // bytes of chat stream lines written
+	slots        chan struct{}
+	loaded       map[string]time.Time // models a chat used, for /api/ps
 }
 
 const (
@@ -198,6 +210,7 @@ const (
 	pathShow    = "/api/show"
 	pathEmbed   = "/api/embed"
 	pathVersion = "/api/version"
+	pathPs      = "/api/ps"
 )
 
 // New starts a fake Ollama; it is closed on t.Cleanup.
@@ -237,6 +250,7 @@ func StartOn(ln net.Listener, opts ...Option) *Server {
 	mux.HandleFunc(pathShow, s.handleShow)
 	mux.HandleFunc(pathEmbed, s.handleEmbed)
 	mux.HandleFunc(pathChat, s.handleChat)
+	mux.HandleFunc(pathPs, s.handlePs)
 	s.srv = httptest.NewUnstartedServer(mux)
 	if ln != nil {
 		_ = s.srv.Listener.Close()
@@ -596,6 +610,22 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// handlePs lists the models chats have used (loaded), as /api/ps does.
+func (s *Server) handlePs(w http.ResponseWriter, r *http.Request) {
+	s.record(r)
+	s.mu.Lock()
+	out := api.ProcessResponse{Models: []api.ProcessModelResponse{}}
+	for _, m := range s.models {
+		if at, ok := s.loaded[m.Name]; ok {
+			out.Models = append(out.Models, api.ProcessModelResponse{Name: m.Name, Model: m.Name, Size: m.Size,
+				Digest: digest(m.Name), Details: details(m), ExpiresAt: at.Add(5 * time.Minute), SizeVRAM: m.Size,
+				ContextLength: m.ContextLength})
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	body := s.record(r)
@@ -629,6 +659,22 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "registry.ollama.ai/library/"+m.Name+" does not support tools")
 		return
 	}
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		}
+	}
+	s.mu.Lock()
+	if s.loaded == nil {
+		s.loaded = map[string]time.Time{}
+	}
+	s.loaded[m.Name] = time.Now()
+	s.mu.Unlock()
 	if numCtx := contextOf(req, m); numCtx > 0 && promptTokens(req) > numCtx {
 		if req.Truncate != nil && !*req.Truncate {
 			writeError(w, http.StatusBadRequest, "the input length exceeds the context length")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nova-dev/nova/engine"
 	"github.com/nova-dev/nova/engine/build"
+	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/workspace"
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
@@ -37,6 +38,8 @@ type Source interface {
 	ListBuilds(ctx context.Context) ([]build.Build, error)
 	// TeamStatus is read only when the workspace joined a team.
 	TeamStatus(ctx context.Context) (engine.TeamStatus, error)
+	// MCPServers lists the MCP servers and their state, starting none.
+	MCPServers(ctx context.Context) ([]engine.MCPServerStatus, error)
 }
 
 // Model is the Home page.
@@ -55,6 +58,24 @@ type Model struct {
 	activity []activity
 	// team is the team state (nil until fetched, or not joined).
 	team *engine.TeamStatus
+	// mcp are the MCP servers (nil until fetched).
+	mcp []engine.MCPServerStatus
+}
+
+// mcpMsg carries the MCP servers' state.
+type mcpMsg struct{ servers []engine.MCPServerStatus }
+
+// fetchMCP lists the MCP servers off the UI goroutine (none when they
+// cannot be listed).
+func (m *Model) fetchMCP() tea.Cmd {
+	src, ctx := m.src, m.c.Ctx
+	return func() tea.Msg {
+		st, err := src.MCPServers(ctx)
+		if err != nil {
+			return mcpMsg{}
+		}
+		return mcpMsg{servers: st}
+	}
 }
 
 // New builds the page.
@@ -68,7 +89,7 @@ func (m *Model) Capturing() bool { return false }
 
 // Init implements common.Component.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam())
+	return tea.Batch(m.c.FetchSummary(m.src), m.fetchWork(), m.fetchTeam(), m.fetchMCP())
 }
 
 // teamMsg carries the team state.
@@ -131,6 +152,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case teamMsg:
 		st := msg.st
 		m.team = &st
+	case mcpMsg:
+		m.mcp = msg.servers
 	case common.OllamaMsg:
 		st := msg.Status
 		m.ollama = &st
@@ -148,7 +171,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.c.KeyMap.Refresh) {
-			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork(), m.fetchTeam())
+			return m, tea.Batch(m.c.FetchSummary(m.src), m.c.FetchOllama(m.src), m.fetchWork(), m.fetchTeam(), m.fetchMCP())
 		}
 	}
 	return m, nil
@@ -240,6 +263,9 @@ func (m *Model) compactView() string {
 // ollamaCompact is Ollama's state in two lines.
 func (m *Model) ollamaCompact(w int) string {
 	s := m.c.Styles
+	if m.ollama != nil && len(m.ollama.Hosts) > 0 {
+		return m.hostsCompact(w)
+	}
 	title := s.PanelTitleActive.Render("Ollama") + " "
 	switch {
 	case m.ollama == nil:
@@ -270,6 +296,35 @@ func (m *Model) ollamaCompact(w int) string {
 		line += s.Subtle.Render("  · " + pull)
 	}
 	return ansi.Truncate(head, w, "…") + "\n" + ansi.Truncate(line, w, "…")
+}
+
+// hostsCompact is the model hosts in two lines: each host's mark and load,
+// then the tiers.
+func (m *Model) hostsCompact(w int) string {
+	s := m.c.Styles
+	var hosts []string
+	for _, h := range m.ollama.Hosts {
+		addr := strings.TrimPrefix(strings.TrimPrefix(h.URL, "http://"), "https://")
+		if h.Up {
+			hosts = append(hosts, s.Success.Render("●")+" "+s.Text.Render(addr)+s.Muted.Render(fmt.Sprintf(" %d/%d", h.InFlight, h.Slots)))
+		} else {
+			hosts = append(hosts, s.Error.Render("✗")+" "+s.Text.Render(addr)+s.Error.Render(" down"))
+		}
+	}
+	head := s.PanelTitleActive.Render("Hosts") + " " + strings.Join(hosts, "  ")
+	var tiers []string
+	for _, t := range m.ollama.Tiers {
+		mark := s.Success.Render("✓")
+		switch {
+		case t.Installed:
+		case t.Optional:
+			mark = s.Warning.Render("○")
+		default:
+			mark = s.Error.Render("✗")
+		}
+		tiers = append(tiers, mark+" "+s.Muted.Render(t.Tier))
+	}
+	return ansi.Truncate(head, w, "…") + "\n" + ansi.Truncate(strings.Join(tiers, "  "), w, "…")
 }
 
 // withActivity adds the activity feed under body when there is room.
@@ -469,8 +524,94 @@ func firstLine(text string) string {
 
 func kv(s *themes.Styles, k, v string) string { return s.Muted.Render(k+" ") + s.Text.Render(v) }
 
-func (m *Model) ollamaView(w int) string {
+// maxHostLines bounds the hosts listed in the hosts panel.
+const maxHostLines = 4
+
+// hostsView is the model hosts of the configured providers: one line per
+// host (up or down, provider, address, models, loaded models, load), then
+// the tiers.
+func (m *Model) hostsView(w int) string {
 	s := m.c.Styles
+	var b strings.Builder
+	up := 0
+	for _, h := range m.ollama.Hosts {
+		if h.Up {
+			up++
+		}
+	}
+	b.WriteString(s.PanelTitleActive.Render("Model hosts") + " " + s.Muted.Render(fmt.Sprintf("%d of %d up", up, len(m.ollama.Hosts))))
+	for i, h := range m.ollama.Hosts {
+		if i == maxHostLines {
+			b.WriteString("\n" + s.Subtle.Render(fmt.Sprintf("… %d more (nova doctor lists them)", len(m.ollama.Hosts)-maxHostLines)))
+			break
+		}
+		b.WriteString("\n" + ansi.Truncate(hostLine(s, h), w, "…"))
+	}
+	for _, t := range m.ollama.Tiers {
+		mark := s.Success.Render("✓")
+		if !t.Installed {
+			mark = s.Error.Render("✗")
+			if t.Optional {
+				mark = s.Warning.Render("○")
+			}
+		}
+		b.WriteString("\n" + ansi.Truncate(mark+" "+s.Muted.Render(fmt.Sprintf("%-6s", t.Tier))+" "+s.Text.Render(t.Model), w, "…"))
+	}
+	return b.String()
+}
+
+// hostLine is one host: "● local 127.0.0.1:11434  2 models · load 1/1 · qwen2.5-coder:7b".
+func hostLine(s *themes.Styles, h engine.HostStatus) string {
+	addr := strings.TrimPrefix(strings.TrimPrefix(h.URL, "http://"), "https://")
+	if !h.Up {
+		return s.Error.Render("✗") + " " + s.Muted.Render(h.Provider) + " " + s.Text.Render(addr) + "  " + s.Error.Render("down")
+	}
+	load := s.Muted.Render(fmt.Sprintf("load %d/%d", h.InFlight, h.Slots))
+	if h.InFlight >= h.Slots {
+		load = s.Warning.Render(fmt.Sprintf("load %d/%d", h.InFlight, h.Slots))
+	}
+	line := s.Success.Render("●") + " " + s.Muted.Render(h.Provider) + " " + s.Text.Render(addr) + "  " +
+		s.Muted.Render(plural(len(h.Models), "model", "models")+" · ") + load
+	if len(h.Loaded) > 0 && h.Type == "ollama" {
+		line += s.Subtle.Render(" · " + strings.Join(h.Loaded, ", "))
+	}
+	return line
+}
+
+func (m *Model) ollamaView(w int) string {
+	if line := m.mcpLine(w); line != "" {
+		return m.modelView(w) + "\n" + line
+	}
+	return m.modelView(w)
+}
+
+// mcpLine is the MCP servers and their state in one line ("" without
+// servers): ready with its tool count, not started (it starts on first
+// use), failed or closed.
+func (m *Model) mcpLine(w int) string {
+	if len(m.mcp) == 0 {
+		return ""
+	}
+	s := m.c.Styles
+	parts := []string{s.PanelTitleActive.Render("MCP")}
+	for _, st := range m.mcp {
+		switch {
+		case st.State == mcp.StateFailed:
+			parts = append(parts, s.Error.Render("✗")+" "+s.Text.Render(st.Name)+" "+s.Error.Render("failed"))
+		case st.State == mcp.StateReady:
+			parts = append(parts, s.Success.Render("●")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(plural(st.Tools, "tool", "tools")))
+		default:
+			parts = append(parts, s.Muted.Render("○")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(string(st.State)))
+		}
+	}
+	return ansi.Truncate(strings.Join(parts, "  "), w, "…")
+}
+
+func (m *Model) modelView(w int) string {
+	s := m.c.Styles
+	if m.ollama != nil && len(m.ollama.Hosts) > 0 {
+		return m.hostsView(w)
+	}
 	var b strings.Builder
 	b.WriteString(s.PanelTitleActive.Render("Ollama") + "\n")
 	switch {
