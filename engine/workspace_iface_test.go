@@ -30,6 +30,7 @@ var (
 // the process that owns the workspace and are never sent to a client.
 var secrets = map[string]bool{
 	"workspace.Context7Config.APIKey": true, // docs.context7.apiKey: used by the owner's docs fetcher only
+	"workspace.ProviderConfig.APIKey": true, // providers.NAME.apiKey: sent by the owner to that provider only
 }
 
 // noCtx are the methods that do no I/O (documented as such).
