@@ -77,6 +77,15 @@ var (
 	BucketBlueprintUses     = []byte("blueprint_uses")
 )
 
+// Buckets of the repository map (engine/codemap), created by migration 9.
+var (
+	BucketCodemapFiles = []byte("codemap_files")
+	BucketCodemapSyms  = []byte("codemap_syms")
+)
+
+// CodemapBuckets lists the buckets of migration 9.
+var CodemapBuckets = [][]byte{BucketCodemapFiles, BucketCodemapSyms}
+
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
@@ -101,14 +110,16 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketGoalRuns, BucketGoalTurns, BucketBoards, BucketBoardArtifacts, BucketBoardHandoffs, // m5
 	BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketVaultJournal, // m6
 	BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses, // m7
+	BucketCodemapFiles, BucketCodemapSyms, // m9
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds
 // when they are empty: the vault's full-text index (its first write
 // transaction rebuilds it; a read-only process builds a copy in memory) and
-// its counters (recounted). Recover empties them when it lost records, so
+// its counters (recounted), and the repository map (parsed again from the
+// workspace's files by its next update). Recover empties them when it lost records, so
 // that they never disagree with what it copied.
-var DerivedBuckets = [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts}
+var DerivedBuckets = [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketCodemapFiles, BucketCodemapSyms}
 
 // Keys inside BucketMeta.
 var (

@@ -122,6 +122,14 @@
 //	                     key = name 0x00 version (8 bytes)
 //	blueprint_uses       (m7) builds made from a blueprint (version, parameters, outcome, duration,
 //	                     tokens); key = name 0x00 build id (8 bytes); evidence is computed from them
+//	codemap_files        (m9) the repository map (engine/codemap): one record per source file seen,
+//	                     key = workspace-relative slash path: size, modification time, sha-256 of
+//	                     the content, language, and why it is left out of the map (too large,
+//	                     minified, not UTF-8, does not parse); a file gone from disk loses its key.
+//	                     Derived: emptied, the next map parses every file again
+//	codemap_syms         (m9) the definitions (name, kind, line, signature) and references (name,
+//	                     count, first line, enclosing definition) of each mapped file, by the same
+//	                     key; a file left out has none
 //
 // # The user-level file
 //
@@ -151,6 +159,7 @@
 //	   transaction.
 //	7  library: workflow_runs, blueprints, blueprint_versions, blueprint_uses
 //	8  signed wisdom: the nested buckets keys and trusted of wisdom
+//	9  repository map: codemap_files, codemap_syms
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -26,6 +26,7 @@ var Migrations = []Migration{
 	{Version: 6, Name: "vault full-text index, counters and import journal", Up: migrateVaultIndex},
 	{Version: 7, Name: "library: workflow runs and blueprints", Up: migrateLibrary},
 	{Version: 8, Name: "signed wisdom: the workspace key and trusted keys", Up: migrateWisdomKeys},
+	{Version: 9, Name: "repository map: files and their symbols", Up: createBuckets(CodemapBuckets...)},
 }
 
 // createBuckets is the migration that adds new top-level buckets.

@@ -380,3 +380,32 @@ func TestMigration8CreatesWisdomKeyBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 9 adds the repository map's buckets to a schema-8 database and
+// keeps what it held.
+func TestMigration9CreatesCodemapBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:8]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		for _, name := range CodemapBuckets {
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 9", name)
+		}
+		return tx.Bucket(BucketRuns).Put(Key(1), []byte("run"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:9]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 9, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range CodemapBuckets {
+			assert.NotNil(t, tx.Bucket(name), "%s", name)
+		}
+		assert.Equal(t, "run", string(tx.Bucket(BucketRuns).Get(Key(1))))
+		return nil
+	}))
+}
