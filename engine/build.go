@@ -63,7 +63,7 @@ func (l *Local) Builds() *build.Engine {
 				return roster.Has
 			},
 			Hooks: func() build.Hooks {
-				return build.Hooks{Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
+				return build.Hooks{CodeMap: codeMapHook{l: l}, Playbook: l.build.Playbook, Rehearsal: l.build.Rehearsal, Knowledge: l.build.Knowledge, Board: l.build.Board,
 					Finished: blueprintHook{l: l}} // blueprint evidence (facade_library.go)
 			},
 			Publish: l.publishBuild,

@@ -93,6 +93,7 @@ type Local struct {
 	kn           knowledgeState // knowledge layer, built on first use (knowledge.go)
 	lib          libraryState   // skills, workflows, blueprints, built on first use (facade_library.go)
 	mc           mcpState       // MCP servers, started on first use (facade_mcp.go)
+	codeMapArea                 // repository map and language servers, built on first use (area_codemap.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -140,6 +141,7 @@ func Open(ctx context.Context, opts Options) (*Local, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
+	l.codeMapArea.l = l
 	l.acs.logf = opts.Logf
 	l.initRehearsal()
 	l.initACE()
@@ -255,6 +257,7 @@ func (l *Local) Close() error {
 	l.stopBuilds()
 	l.closeVault()
 	l.closeMCP()
+	l.closeCodeMap()
 	l.bus.Shutdown()
 	return l.db.Close()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/codemap"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/workspace"
@@ -77,6 +78,7 @@ func (l *Local) runtime() *runtimeState {
 		l.registerLibraryTools(rt.tools)   // runSkill, generateUIComponent (library.go)
 		l.registerKnowledgeTools(rt.tools) // knowledge.go
 		_ = board.Register(rt.tools)       // fixed names, registered once: cannot clash
+		l.registerCodeTools(rt.tools)      // findSymbol, references, outline (area_codemap.go)
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})
@@ -102,6 +104,9 @@ func (l *Local) runtime() *runtimeState {
 			// before it finishes (verified means executed).
 			Checks:       slices.Clone(cfg.Checks),
 			CheckTimeout: cfg.Commands.Timeout.D(),
+		}
+		if d := l.diagnoser(); d != nil {
+			rt.runner.Diagnose = d // language servers check every staged edit (area_codemap.go)
 		}
 		rt.approvals = map[string]pendingApproval{}
 		rt.logs = map[uint64][]agents.Event{}
@@ -179,8 +184,20 @@ func (l *Local) runAgent(ctx context.Context, agentID, task string, opts runRequ
 			return inner(ctx, req)
 		}
 	}
+	extra := opts.extra
+	if opts.buildID == "" && !slices.ContainsFunc(extra, func(b string) bool { return strings.HasPrefix(strings.TrimSpace(b), codemap.BlockTag) }) {
+		// The repository map for the task (a build task has its own, with
+		// provenance: build.go).
+		mapTier := string(tier)
+		if mapTier == "" {
+			mapTier = string(spec.Tier)
+		}
+		if block, _ := l.mapBlock(ctx, task, mapTier); block != "" {
+			extra = append(slices.Clone(extra), block)
+		}
+	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
-		Tier: tier, ExtraContext: opts.extra, Approve: approve,
+		Tier: tier, ExtraContext: extra, Approve: approve,
 		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks,
 		OnEvent: func(ev agents.Event) {
 			l.logRunEvent(ev)

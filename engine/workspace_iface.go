@@ -50,6 +50,9 @@ import (
 // Methods are grouped by area; keep new verbs in their group, with a doc
 // comment each.
 type Workspace interface {
+	// CodeMapVerbs: the repository map (area_codemap.go).
+	CodeMapVerbs
+
 	// ---- Workspace ----
 
 	// Info describes the workspace. It does no I/O (a remote implementation

@@ -48,6 +48,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newDocsCmd(env), newFactsCmd(env), newKnowledgeCmd(env))
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
 	root.AddCommand(newMCPCmd(env))
+	root.AddCommand(newMapCmd(env, nil, nil))
 	guideUsage(root)
 	return root
 }

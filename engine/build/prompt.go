@@ -25,6 +25,7 @@ type prompt struct {
 	wisdomIDs []uint64
 	ruleIDs   []string
 	knowIDs   []string
+	mapIDs    []string
 	tokens    int
 }
 
@@ -35,8 +36,9 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 // assemble builds a task's prompt: the task (and the previous attempt's
 // failure, the user's answer to its question), the dependency artifacts,
 // vault context (≤ VaultShare of the prompt budget), playbook context
-// (≤ PlaybookShare) and knowledge hits (≤ KnowledgeShare); a share of 0
-// leaves that context out. Every block opens with its tag
+// (≤ PlaybookShare), knowledge hits (≤ KnowledgeShare) and the repository
+// map (the CodeMap hook sizes it: budgets.mapShare); a share of 0 leaves
+// that context out. Every block opens with its tag
 // (<dependency_artifacts>, <taste_vault_context>, <playbook_context>,
 // <knowledge_context>) so the agent loop can trim them in promptfit's order
 // (knowledge, vault, playbook, dependency previews) when the model's context
@@ -117,6 +119,17 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 			}
 			p.extra = append(p.extra, block)
 			p.knowIDs = ids
+		}
+	}
+	if hooks.CodeMap != nil {
+		// The map last: promptfit trims it before the playbook and the
+		// dependency previews when the model's context is short.
+		block, paths, err := hooks.CodeMap.Block(ctx, query, t.Agent)
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "code map: %v", err)
+		} else if block = strings.TrimSpace(block); block != "" {
+			p.extra = append(p.extra, block)
+			p.mapIDs = paths
 		}
 	}
 	if p.vaultIDs == nil {

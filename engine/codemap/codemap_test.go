@@ -2,6 +2,7 @@ package codemap
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/tools"
 )
 
 func defNames(fs FileSyms) []string {
@@ -258,4 +261,40 @@ func TestQueries(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotMapped)
 	_, err = m.FindSymbol(ctx, "NoSuchThing")
 	require.ErrorIs(t, err, ErrNoSymbol)
+}
+
+// The code-map tools answer through the registry: definitions with
+// file:line and signature, references, an outline; an unknown name is an
+// answer, a path outside the workspace is refused.
+func TestTools(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, shop)
+	m := openMap(t, root)
+	reg := tools.NewRegistry()
+	require.NoError(t, tools.RegisterCode(reg, m.Index()))
+	ctx := context.Background()
+	env := &tools.Env{Root: root}
+	call := func(name, args string) tools.Result {
+		return reg.Execute(ctx, env, tools.Call{Name: name, Args: json.RawMessage(args)})
+	}
+	r := call(tools.NameFindSymbol, `{"name":"SaveOrder"}`)
+	require.True(t, r.OK(), r.Output)
+	assert.Equal(t, "store/store.go:16: func (s *Store) SaveOrder(o Order) error", r.Output)
+
+	r = call(tools.NameReferences, `{"symbol":"SaveOrder"}`)
+	require.True(t, r.OK(), r.Output)
+	assert.Contains(t, r.Output, "api/handler.go:10 (in CreateOrder)")
+
+	r = call(tools.NameOutline, `{"path":"tools/clean.py"}`)
+	require.True(t, r.OK(), r.Output)
+	assert.Contains(t, r.Output, "1│ def clean(path)")
+	assert.Contains(t, r.Output, "Cleaner: def run(self, p)")
+
+	r = call(tools.NameFindSymbol, `{"name":"Nope"}`)
+	require.True(t, r.OK(), r.Output)
+	assert.Contains(t, r.Output, "no definition named Nope")
+
+	r = call(tools.NameOutline, `{"path":"../../etc/passwd"}`)
+	assert.Equal(t, tools.StatusDenied, r.Status, r.Output)
 }

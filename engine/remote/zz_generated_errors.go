@@ -11,6 +11,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/checks"
+	"github.com/nova-dev/nova/engine/codemap"
 	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/goal"
@@ -24,6 +25,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/tmpl"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/lsp"
 	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
@@ -31,6 +33,7 @@ import (
 	"github.com/nova-dev/nova/engine/promptfit"
 	"github.com/nova-dev/nova/engine/rehearsal"
 	"github.com/nova-dev/nova/engine/rpc"
+	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/engine/textindex"
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/engine/vault"
@@ -42,6 +45,7 @@ import (
 // that errors.Is and errors.As hold across the socket (engine/rpc).
 // Scanned: github.com/nova-dev/nova/engine/..., github.com/nova-dev/nova/storage/....
 func init() {
+	rpc.RegisterSentinel("engine.ErrCodeMapOff", engine.ErrCodeMapOff)
 	rpc.RegisterSentinel("engine.ErrCounter", engine.ErrCounter)
 	rpc.RegisterSentinel("engine.ErrDamaged", engine.ErrDamaged)
 	rpc.RegisterSentinel("engine.ErrExists", engine.ErrExists)
@@ -82,6 +86,10 @@ func init() {
 	rpc.RegisterSentinel("changes.ErrNothingToRevert", changes.ErrNothingToRevert)
 	rpc.RegisterSentinel("changes.ErrReverted", changes.ErrReverted)
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
+	rpc.RegisterSentinel("codemap.ErrNoSymbol", codemap.ErrNoSymbol)
+	rpc.RegisterSentinel("codemap.ErrNotMapped", codemap.ErrNotMapped)
+	rpc.RegisterSentinel("codemap.ErrParse", codemap.ErrParse)
+	rpc.RegisterSentinel("codemap.ErrSkipped", codemap.ErrSkipped)
 	rpc.RegisterSentinel("edits.ErrAmbiguous", edits.ErrAmbiguous)
 	rpc.RegisterSentinel("edits.ErrEmptySearch", edits.ErrEmptySearch)
 	rpc.RegisterSentinel("edits.ErrHunk", edits.ErrHunk)
@@ -147,6 +155,9 @@ func init() {
 	rpc.RegisterSentinel("llm.ErrUnreachable", llm.ErrUnreachable)
 	rpc.RegisterType[*llm.ModelNotFoundError]("llm.ModelNotFoundError")
 	rpc.RegisterType[*llm.UnreachableError]("llm.UnreachableError")
+	rpc.RegisterSentinel("lsp.ErrProtocol", lsp.ErrProtocol)
+	rpc.RegisterSentinel("lsp.ErrServerDown", lsp.ErrServerDown)
+	rpc.RegisterSentinel("lsp.ErrTimeout", lsp.ErrTimeout)
 	rpc.RegisterSentinel("mcp.ErrUnknownServer", mcp.ErrUnknownServer)
 	rpc.RegisterSentinel("mcp.ErrUnknownTool", mcp.ErrUnknownTool)
 	rpc.RegisterSentinel("owner.ErrAlreadyServed", owner.ErrAlreadyServed)
@@ -180,6 +191,8 @@ func init() {
 	rpc.RegisterSentinel("rehearsal.ErrReasonNeeded", rehearsal.ErrReasonNeeded)
 	rpc.RegisterSentinel("rehearsal.ErrRejected", rehearsal.ErrRejected)
 	rpc.RegisterSentinel("rehearsal.ErrTier", rehearsal.ErrTier)
+	rpc.RegisterSentinel("run.ErrActive", run.ErrActive)
+	rpc.RegisterSentinel("run.ErrNotActive", run.ErrNotActive)
 	rpc.RegisterSentinel("textindex.ErrCorrupt", textindex.ErrCorrupt)
 	rpc.RegisterSentinel("textindex.ErrMinHashParams", textindex.ErrMinHashParams)
 	rpc.RegisterSentinel("textindex.ErrMismatch", textindex.ErrMismatch)
@@ -189,6 +202,7 @@ func init() {
 	rpc.RegisterSentinel("tools.ErrFileNotFound", tools.ErrFileNotFound)
 	rpc.RegisterSentinel("tools.ErrInvalidArgs", tools.ErrInvalidArgs)
 	rpc.RegisterSentinel("tools.ErrNoStage", tools.ErrNoStage)
+	rpc.RegisterSentinel("tools.ErrNotFound", tools.ErrNotFound)
 	rpc.RegisterSentinel("tools.ErrPolicyDenied", tools.ErrPolicyDenied)
 	rpc.RegisterSentinel("tools.ErrToolTimeout", tools.ErrToolTimeout)
 	rpc.RegisterSentinel("tools.ErrUnknownTool", tools.ErrUnknownTool)
