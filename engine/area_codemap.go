@@ -86,11 +86,7 @@ func (a *codeMapArea) codeMap() *codemap.Map {
 // prompt budget, half of it on the small tier (whose first turn must stay
 // small).
 func MapTokens(cfg workspace.Config, tier string) int {
-	n := int(float64(cfg.Budgets.PromptTokens) * cfg.Budgets.MapShare)
-	if tier == string(llm.TierSmall) {
-		n /= 2
-	}
-	return n
+	return codemap.Tokens(cfg.Budgets.PromptTokens, cfg.Budgets.MapShare, tier)
 }
 
 // mapBlock is the map block of a task on a tier ("" and no items when the

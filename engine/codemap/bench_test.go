@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nova-dev/nova/engine/workspace"
 )
 
 // genRepo writes a generated Go repository of n files (about 60 lines
@@ -50,15 +52,19 @@ func genRepo(tb testing.TB, n int) string {
 func BenchmarkFirstMap(b *testing.B) {
 	root := genRepo(b, 5000)
 	ctx := context.Background()
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		m := openMap(b, root)
 		b.StartTimer()
+		before := processCPU()
 		st, err := m.Update(ctx)
+		cpu += processCPU() - before
 		if err != nil || st.Files != 5000 {
 			b.Fatalf("update: %v (%d files)", err, st.Files)
 		}
 	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkRemapOneFile re-maps the 5,000-file repository after one file
@@ -72,6 +78,7 @@ func BenchmarkRemapOneFile(b *testing.B) {
 	}
 	target := filepath.Join(root, "p3", "f170.go")
 	n := 0
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		n++
@@ -86,17 +93,20 @@ func BenchmarkRemapOneFile(b *testing.B) {
 		t := time.Now().Add(time.Duration(n) * time.Second)
 		_ = os.Chtimes(target, t, t)
 		b.StartTimer()
+		before := processCPU()
 		st, err := m.Update(ctx)
+		cpu += processCPU() - before
 		if err != nil || st.Parsed != 1 {
 			b.Fatalf("update: %v (%d parsed)", err, st.Parsed)
 		}
 	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkBlockPerTier renders the map block of a task naming a function
-// at each tier's share of its prompt budget (budgets.mapShare 0.10 of
-// 7,168 tokens on the small tier; larger contexts above it), and reports
-// the block's tokens.
+// at each tier's budget with the default config (budgets.mapShare 0.10 of
+// promptTokens 7,168; half on the small tier), and reports the block's
+// tokens and definitions.
 func BenchmarkBlockPerTier(b *testing.B) {
 	root := genRepo(b, 5000)
 	m := openMap(b, root)
@@ -104,19 +114,25 @@ func BenchmarkBlockPerTier(b *testing.B) {
 	if _, err := m.Update(ctx); err != nil {
 		b.Fatal(err)
 	}
-	for _, tier := range []struct {
-		name   string
-		tokens int
-	}{{"small", 716}, {"medium", 1638}, {"large", 3276}} {
+	cfg := workspace.Defaults()
+	for _, name := range []string{"small", "medium", "large"} {
+		tier := struct {
+			name   string
+			tokens int
+		}{name, Tokens(cfg.Budgets.PromptTokens, cfg.Budgets.MapShare, name)}
 		b.Run(tier.name, func(b *testing.B) {
 			var text string
+			var cpu time.Duration
 			for b.Loop() {
 				var err error
+				before := processCPU()
 				text, _, err = m.Block(ctx, "Helper2170 returns the wrong value for negative input", tier.tokens)
+				cpu += processCPU() - before
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(estimate(text)), "tokens")
 			b.ReportMetric(float64(strings.Count(text, "│")), "defs")
 		})

@@ -15,7 +15,7 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 )
 
-func defNames(fs FileSyms) []string {
+func kindNames(fs FileSyms) []string {
 	var out []string
 	for _, d := range fs.Defs {
 		out = append(out, d.Kind+" "+d.Name)
@@ -61,7 +61,7 @@ func TestParseEachLanguage(t *testing.T) {
 			t.Parallel()
 			fs, err := Parse(context.Background(), c.name, []byte(c.src))
 			require.NoError(t, err)
-			assert.ElementsMatch(t, c.defs, defNames(fs))
+			assert.ElementsMatch(t, c.defs, kindNames(fs))
 			assert.Subset(t, refNames(fs), c.refs)
 			var sigs []string
 			for _, d := range fs.Defs {
@@ -253,7 +253,7 @@ func TestQueries(t *testing.T) {
 
 	o, err := m.Outline(ctx, "./tools/clean.py")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"func clean", "class Cleaner", "method run"}, defNames(FileSyms{Defs: o.Defs}))
+	assert.Equal(t, []string{"func clean", "class Cleaner", "method run"}, kindNames(FileSyms{Defs: o.Defs}))
 
 	_, err = m.Outline(ctx, "../etc/passwd")
 	require.Error(t, err)

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -123,6 +124,13 @@ func (m *Map) Update(ctx context.Context) (Stats, error) {
 		if !present[p] {
 			changes = append(changes, change{path: p, gone: true})
 		}
+	}
+	if len(todo) == 0 && len(changes) == 0 && m.snap != nil && m.recs != nil && txID == m.recsTx {
+		m.mu.RLock()
+		st := m.stats
+		m.mu.RUnlock()
+		st.Parsed, st.Removed = 0, 0
+		return st, nil // nothing changed since the last update
 	}
 	parsed := m.parseAll(ctx, todo, recs)
 	if err := ctx.Err(); err != nil {
@@ -341,10 +349,12 @@ func (m *Map) refresh(recs map[string]fileRec, changes []change) (map[string]fil
 			}
 		}
 	}
+	changed := map[string]bool{} // paths whose symbols differ from the old snapshot's
 	for p := range s.files {
 		if r, ok := final[p]; !ok || r.Skip != "" {
 			delete(s.files, p)
 			delete(s.hashes, p)
+			changed[p] = true
 		}
 	}
 	for p, r := range final {
@@ -354,25 +364,41 @@ func (m *Map) refresh(recs map[string]fileRec, changes []change) (map[string]fil
 		}
 		if fs, ok := fresh[p]; ok {
 			s.files[p], s.hashes[p] = fs, r.Hash
+			changed[p] = true
 		}
 	}
-	s.byName = map[string][]string{}
+	if old := m.snap; old != nil {
+		// Only the changed files' names move.
+		s.byName = maps.Clone(old.byName)
+		for p := range changed {
+			for _, name := range defNames(old.files[p].Defs) {
+				s.byName[name] = without(s.byName[name], p)
+				if len(s.byName[name]) == 0 {
+					delete(s.byName, name)
+				}
+			}
+			if fs, ok := s.files[p]; ok {
+				for _, name := range defNames(fs.Defs) {
+					s.byName[name] = with(s.byName[name], p)
+				}
+			}
+		}
+	} else {
+		s.byName = map[string][]string{}
+		for p, fs := range s.files {
+			for _, name := range defNames(fs.Defs) {
+				s.byName[name] = append(s.byName[name], p)
+			}
+		}
+		for _, ps := range s.byName {
+			sort.Strings(ps)
+		}
+	}
 	st := Stats{Parsed: parsedN, Removed: removed, Skipped: map[string]int{}, Langs: map[string]int{}}
-	for p, fs := range s.files {
+	for _, fs := range s.files {
 		st.Files++
 		st.Langs[fs.Lang]++
 		st.Defs += len(fs.Defs)
-		last := ""
-		for _, d := range fs.Defs {
-			if d.Name != last {
-				s.byName[d.Name] = append(s.byName[d.Name], p)
-				last = d.Name
-			}
-		}
-	}
-	for name, ps := range s.byName {
-		sort.Strings(ps)
-		s.byName[name] = compactStrings(ps)
 	}
 	for _, why := range s.skips {
 		st.Skipped[why]++
@@ -381,14 +407,35 @@ func (m *Map) refresh(recs map[string]fileRec, changes []change) (map[string]fil
 	return final, st, nil
 }
 
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
+// defNames are the distinct names of defs.
+func defNames(defs []Def) []string {
+	seen := make(map[string]bool, len(defs))
+	out := make([]string, 0, len(defs))
+	for _, d := range defs {
+		if !seen[d.Name] {
+			seen[d.Name] = true
+			out = append(out, d.Name)
 		}
 	}
 	return out
+}
+
+// without is sorted ps less p, as a new slice (snapshots share the old).
+func without(ps []string, p string) []string {
+	i, ok := slices.BinarySearch(ps, p)
+	if !ok {
+		return ps
+	}
+	return slices.Concat(ps[:i:i], ps[i+1:])
+}
+
+// with is sorted ps with p, as a new slice.
+func with(ps []string, p string) []string {
+	i, ok := slices.BinarySearch(ps, p)
+	if ok {
+		return ps
+	}
+	return slices.Concat(ps[:i:i], []string{p}, ps[i:])
 }
 
 // current is the snapshot, updating the map first.

@@ -16,6 +16,17 @@ const BlockTag = "<code_map>"
 // maxCallers is how many callers a named definition lists.
 const maxCallers = 5
 
+// Tokens is the map block's budget on a tier: share (budgets.mapShare) of
+// the prompt budget, half of it on the small tier, whose first turn must
+// stay small.
+func Tokens(promptTokens int, share float64, tier string) int {
+	n := int(float64(promptTokens) * share)
+	if tier == "small" {
+		n /= 2
+	}
+	return n
+}
+
 // estimate is nova's token estimate: ceil(runes/4).
 func estimate(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
 
