@@ -42,7 +42,7 @@ func TestParseEachLanguage(t *testing.T) {
 		sig       string
 	}{
 		{"a.go", "package a\n\ntype T struct{ X int }\n\nfunc (t *T) M(x int) error {\n\treturn helper(x)\n}\n\nfunc helper(x int) error { return nil }\n\ntype I interface{ Do(n int) error }\n\nconst K = 3\n",
-			[]string{"struct T", "method M", "func helper", "method Do", "interface I", "const K"}, []string{"helper"}, "func (t *T) M(x int) error"},
+			[]string{"field X", "struct T", "method M", "func helper", "method Do", "interface I", "const K"}, []string{"helper"}, "func (t *T) M(x int) error"},
 		{"a.py", "class Foo(Base):\n    def bar(self, x: int) -> str:\n        return helper(x)\n\ndef helper(y):\n    return Foo()\n",
 			[]string{"class Foo", "method bar", "func helper"}, []string{"Base", "helper", "Foo"}, "def bar(self, x: int) -> str"},
 		{"a.js", "function hello(name) { return greet(name) }\nconst greet = function(n) { return 'hi ' + n }\nclass A { m() { hello('x') } }\n",

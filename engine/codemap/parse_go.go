@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"strings"
 )
 
 // parseGo reads Go with go/parser: functions and methods (with their
@@ -50,6 +51,16 @@ func parseGo(name string, src []byte, c *collector) error {
 					switch t := s.Type.(type) {
 					case *ast.StructType:
 						kind, head = "struct", head+"struct"
+						// Fields are definitions too: a name many structs
+						// have (Name, ID) then counts as common, and x.Name
+						// does not make one file look central.
+						for _, fl := range t.Fields.List {
+							for _, n := range fl.Names {
+								own[n] = true
+								c.def(Def{Name: n.Name, Kind: "field", Line: line(n.Pos()), Parent: s.Name.Name,
+									Signature: text(fl.Pos(), fl.Type.End())})
+							}
+						}
 					case *ast.InterfaceType:
 						kind, head = "interface", head+"interface"
 						for _, m := range t.Methods.List {
@@ -76,19 +87,46 @@ func parseGo(name string, src []byte, c *collector) error {
 			}
 		}
 	}
+	// Package names (strings.Join) and Go's predeclared identifiers refer
+	// to no definition of the workspace, whatever a method is called.
+	skip := map[string]bool{}
+	for _, im := range f.Imports {
+		if im.Name != nil {
+			skip[im.Name.Name] = true
+			continue
+		}
+		p := strings.Trim(im.Path.Value, "`\"")
+		parts := strings.Split(p, "/")
+		last := parts[len(parts)-1]
+		if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+			last = parts[len(parts)-2] // example.com/pgx/v5 is package pgx
+		}
+		skip[strings.TrimPrefix(strings.TrimPrefix(last, "go-"), "go.")] = true
+		skip[last] = true
+	}
 	for _, decl := range f.Decls {
 		in := ""
 		if fd, ok := decl.(*ast.FuncDecl); ok {
 			in = fd.Name.Name
 		}
 		ast.Inspect(decl, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && !own[id] {
+			if id, ok := n.(*ast.Ident); ok && !own[id] && !skip[id.Name] && !goPredeclared[id.Name] {
 				c.ref(id.Name, line(id.Pos()), in)
 			}
 			return true
 		})
 	}
 	return nil
+}
+
+// goPredeclared are Go's predeclared identifiers.
+var goPredeclared = map[string]bool{
+	"bool": true, "byte": true, "complex64": true, "complex128": true, "error": true, "float32": true, "float64": true,
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "rune": true, "string": true, "uint": true,
+	"uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true, "any": true, "comparable": true,
+	"true": true, "false": true, "iota": true, "nil": true, "append": true, "cap": true, "clear": true, "close": true,
+	"complex": true, "copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true,
+	"new": true, "panic": true, "print": true, "println": true, "real": true, "recover": true,
 }
 
 // recvName is the type name of a method receiver (*T, T[P] → T).

@@ -197,11 +197,14 @@ func parseTree(ctx context.Context, lang string, src []byte, c *collector) error
 		return err
 	}
 	defer g.release(p)
-	tree := p.ParseCtx(ctx, src, nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Parse, not ParseCtx: go-tree-sitter v0.25.0's ParseCtx may store to
+	// a nil cancellation flag when the context ends as the parse does (a
+	// crash). A file is at most MaxFileBytes; its parse is short.
+	tree := p.Parse(src, nil)
 	if tree == nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		return fmt.Errorf("%w: the parser gave up", ErrParse)
 	}
 	defer tree.Close()

@@ -30,13 +30,19 @@ var (
 type mentions struct {
 	files  map[string]bool
 	idents map[string]bool
+	// folded are identifiers named only in another case (total for
+	// Total): they count, less than exact ones.
+	folded map[string]bool
 }
+
+// named reports whether the task names ident, exactly or in another case.
+func (mn mentions) named(ident string) bool { return mn.idents[ident] || mn.folded[ident] }
 
 // mentioned finds in task the mapped files it names (by path or base name)
 // and the defined identifiers it names (exactly, or, for names of five
 // characters or more, in any case; a.B names B too).
 func (s *snapshot) mentioned(task string) mentions {
-	mn := mentions{files: map[string]bool{}, idents: map[string]bool{}}
+	mn := mentions{files: map[string]bool{}, idents: map[string]bool{}, folded: map[string]bool{}}
 	if strings.TrimSpace(task) == "" {
 		return mn
 	}
@@ -80,7 +86,7 @@ func (s *snapshot) mentioned(task string) mentions {
 			}
 		}
 		for _, name := range lower[strings.ToLower(tok)] {
-			mn.idents[name] = true
+			mn.folded[name] = true
 		}
 	}
 	return mn
@@ -130,6 +136,8 @@ func (s *snapshot) rank(task string) ranked {
 			w := math.Sqrt(float64(r.Count))
 			if mn.idents[r.Name] {
 				w *= mentionBoost
+			} else if mn.folded[r.Name] {
+				w *= mentionBoost / 3
 			}
 			if len(defs) > commonDefs {
 				w *= 0.1
@@ -160,6 +168,12 @@ func (s *snapshot) rank(task string) ranked {
 		for _, p := range s.byName[name] {
 			pers[idx[p]] += 1
 			total++
+		}
+	}
+	for name := range mn.folded {
+		for _, p := range s.byName[name] {
+			pers[idx[p]] += 0.3
+			total += 0.3
 		}
 	}
 	if total == 0 {
@@ -205,9 +219,18 @@ func (s *snapshot) rank(task string) ranked {
 	for i, p := range paths {
 		rk.fileRank[p] = rank[i]
 		for _, d := range s.files[p].Defs {
+			if d.Kind == "field" && !mn.named(d.Name) {
+				continue // shown through its struct
+			}
 			sc := defScore[p+"\x00"+d.Name] + rank[i]*0.05
+			bonus := 10.0
+			if d.Kind == "field" {
+				bonus = 2 // "orders" in a task is more often a word than a field
+			}
 			if mn.idents[d.Name] {
-				sc += 10
+				sc += bonus
+			} else if mn.folded[d.Name] {
+				sc += bonus / 3
 			}
 			if mn.files[p] {
 				sc += 1

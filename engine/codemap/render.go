@@ -177,7 +177,12 @@ func (m *Map) Ranked(ctx context.Context, task string, n int) ([]RankedFile, err
 	rk := s.rank(task)
 	out := make([]RankedFile, 0, len(rk.fileRank))
 	for p, r := range rk.fileRank {
-		defs := append([]Def(nil), s.files[p].Defs...)
+		defs := make([]Def, 0, len(s.files[p].Defs))
+		for _, d := range s.files[p].Defs {
+			if d.Kind != "field" { // fields show through their struct (Outline lists them)
+				defs = append(defs, d)
+			}
+		}
 		sort.Slice(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
 		out = append(out, RankedFile{Path: p, Rank: r, Defs: defs})
 	}

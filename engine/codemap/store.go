@@ -22,7 +22,7 @@ type fileRec struct {
 }
 
 // parserVersion changes whenever what the parsers extract changes.
-const parserVersion = 1
+const parserVersion = 3
 
 var (
 	recCodec  = storage.Codec[fileRec]{Version: 1}
