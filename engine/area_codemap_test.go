@@ -128,7 +128,7 @@ func TestAgentRunGetsTheMapOfTheFunctionItNames(t *testing.T) {
 	assert.Equal(t, "store/store.go", res.Files[0].Path)
 	o, err := ws.CodeMapFile(ctx, filepath.Join(root, "api", "handler.go"))
 	require.NoError(t, err)
-	require.Len(t, o.Defs, 2)
+	require.Len(t, o.Defs, 3, "the struct, its field, the method")
 	_, err = ws.CodeMapFile(ctx, "api/handler.go")
 	require.ErrorIs(t, err, engine.ErrRelativePath)
 }
