@@ -70,7 +70,11 @@ func (s *snapshot) mentioned(task string) mentions {
 			continue
 		}
 		if _, ok := s.byName[tok]; ok {
-			mn.idents[tok] = true
+			if codeLike(tok) {
+				mn.idents[tok] = true
+			} else {
+				mn.folded[tok] = true // "rule", "empty": more often a word than a name
+			}
 			continue
 		}
 		if len(tok) < 5 {
@@ -90,6 +94,21 @@ func (s *snapshot) mentioned(task string) mentions {
 		}
 	}
 	return mn
+}
+
+// codeLike reports whether a task's word looks like an identifier rather
+// than English: a capital after the first letter (SaveOrder, parseURL), an
+// underscore or a digit (save_order, utf8).
+func codeLike(tok string) bool {
+	for i, r := range tok {
+		switch {
+		case r == '_', r >= '0' && r <= '9':
+			return true
+		case i > 0 && r >= 'A' && r <= 'Z':
+			return true
+		}
+	}
+	return false
 }
 
 // ranked is the outcome of ranking: files by rank and definitions by
