@@ -97,14 +97,11 @@ func (s *snapshot) mentioned(task string) mentions {
 }
 
 // codeLike reports whether a task's word looks like an identifier rather
-// than English: a capital after the first letter (SaveOrder, parseURL), an
+// than English: a capital letter (Lookup, SaveOrder, parseURL), an
 // underscore or a digit (save_order, utf8).
 func codeLike(tok string) bool {
-	for i, r := range tok {
-		switch {
-		case r == '_', r >= '0' && r <= '9':
-			return true
-		case i > 0 && r >= 'A' && r <= 'Z':
+	for _, r := range tok {
+		if r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' {
 			return true
 		}
 	}
@@ -238,7 +235,7 @@ func (s *snapshot) rank(task string) ranked {
 	for i, p := range paths {
 		rk.fileRank[p] = rank[i]
 		for _, d := range s.files[p].Defs {
-			if d.Kind == "field" && !mn.named(d.Name) {
+			if d.Kind == "field" && !mn.idents[d.Name] {
 				continue // shown through its struct
 			}
 			sc := defScore[p+"\x00"+d.Name] + rank[i]*0.05
