@@ -444,6 +444,7 @@ func Defaults() Config {
 		Orchestrator: OrchestratorConfig{Lead: "SUN", MaxTurns: 12, MaxTokens: 200000,
 			MaxDuration: Duration(30 * time.Minute)},
 		Agents: AgentsConfig{EditFormat: EditFormatAuto},
+		LSP:    LSPConfig{Timeout: Duration(DefaultLSPTimeout)},
 	}
 }
 
