@@ -19,6 +19,9 @@ const (
 	// commonDefs: a name defined in more files than this is generic
 	// (New, String, init): references to it weigh little.
 	commonDefs = 5
+	// maxDefiners: references to a name defined in more files than this
+	// make no edges at all.
+	maxDefiners = 50
 )
 
 var (
@@ -146,8 +149,8 @@ func (s *snapshot) rank(task string) ranked {
 	for i, p := range paths {
 		for _, r := range s.files[p].Refs {
 			defs := s.byName[r.Name]
-			if len(defs) == 0 {
-				continue
+			if len(defs) == 0 || len(defs) > maxDefiners {
+				continue // a name defined everywhere (ID, Name) says nothing, and would cost an edge per definer
 			}
 			w := math.Sqrt(float64(r.Count))
 			if mn.idents[r.Name] {
