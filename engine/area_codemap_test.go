@@ -66,6 +66,10 @@ func openShop(t *testing.T, config string, srv *ollamatest.Server) (*engine.Loca
 	cfgPath := filepath.Join(root, ".nova", "config.yaml")
 	data, err := os.ReadFile(cfgPath)
 	require.NoError(t, err)
+	// The shipped config ends with its lsp: section; the test's replaces it.
+	if i := strings.Index(string(data), "\nlsp:\n"); i >= 0 {
+		data = data[:i+1]
+	}
 	require.NoError(t, os.WriteFile(cfgPath, append(data, []byte("\n"+config)...), 0o644))
 	ws, err := engine.Open(context.Background(), engine.Options{Root: root, NoSync: true,
 		Getenv: envOf(map[string]string{"OLLAMA_HOST": srv.URL()})})
