@@ -69,6 +69,7 @@ func (l workspaceArea) Close() error {
 	l.stopBuilds()
 	l.closeVault()
 	l.closeMCP()
+	l.closeCodeMap()
 	l.bus.Shutdown()
 	return l.db.Close()
 }

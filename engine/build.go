@@ -64,7 +64,7 @@ func (l *core) Builds() *build.Engine {
 				roster, _ := l.Agents()
 				return roster.Has
 			},
-			Hooks: build.Hooks{Playbook: l.playbookHook(), Rehearsal: l.build.Rehearsal, Knowledge: l.knowledgeLearner(), Board: l.build.Board,
+			Hooks: build.Hooks{CodeMap: codeMapHook{l: l}, Playbook: l.playbookHook(), Rehearsal: l.build.Rehearsal, Knowledge: l.knowledgeLearner(), Board: l.build.Board,
 				Finished: blueprintHook{l: l}}, // blueprint evidence (library.go)
 			Publish: l.publishBuild,
 			Runs:    l.runs,

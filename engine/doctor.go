@@ -107,6 +107,7 @@ func Doctor(ctx context.Context, opts DoctorOptions) DoctorReport {
 			for _, c := range mcpChecks(ctx, root, cfg.MCP, getenv) {
 				add(c)
 			}
+			add(lspCheck(cfg.LSP))
 			if c, ok := gitignoreCheck(root); ok {
 				add(c)
 			}

@@ -83,6 +83,7 @@ type Local struct {
 	chatArea
 	teamArea
 	mcpArea
+	codeMapArea
 }
 
 // core holds the services of one open workspace, most of them built on
@@ -118,6 +119,7 @@ type core struct {
 	lib          libraryState   // skills, workflows, blueprints, built on first use (library.go)
 	mc           mcpState       // MCP servers, started on first use (mcp.go)
 	ch           chatState      // chat sessions, built on first use (area_chat.go)
+	cmap         codeMapState   // repository map and language servers, built on first use (area_codemap.go)
 
 	getenv func(string) string // the environment Open was given
 
@@ -207,6 +209,7 @@ func newLocal(c *core) *Local {
 		chatArea:      chatArea{c},
 		teamArea:      teamArea{c},
 		mcpArea:       mcpArea{c},
+		codeMapArea:   codeMapArea{c},
 	}
 }
 

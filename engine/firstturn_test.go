@@ -63,7 +63,9 @@ func newFirstTurnWorkspace(tb testing.TB) *firstTurnWorkspace {
 	if _, err := workspace.Init(root, nova.Defaults); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644); err != nil {
+	// A small server: its map block is in every first turn (the small
+	// tier's share is budgets.mapShare/2 of the prompt budget).
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte(firstTurnMain), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	cfg := workspace.Defaults()
@@ -87,6 +89,23 @@ func newFirstTurnWorkspace(tb testing.TB) *firstTurnWorkspace {
 	w.ws = ws
 	return w
 }
+
+const firstTurnMain = `package main
+
+import "net/http"
+
+// routes registers the handlers.
+func routes(mux *http.ServeMux) { mux.HandleFunc("/", index) }
+
+// index answers the home page.
+func index(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("hi")) }
+
+func main() {
+	mux := http.NewServeMux()
+	routes(mux)
+	_ = http.ListenAndServe(":8080", mux)
+}
+`
 
 // measure runs agent on tier through the engine (RunAgent, as `nova agent
 // run` does) and returns the size of its first request.
@@ -181,7 +200,7 @@ const smallTierTarget = 2500
 
 // Every shipped agent's first turn on the small tier, in a plain run and as
 // a build task (with the board), stays within the target; the small tier
-// is offered read, list, search and run, the write tools of an agent that
+// is offered read, search, run and findSymbol (the code map replaces list), the write tools of an agent that
 // writes (a native call must not be lost), and the shared tools its spec
 // lists, and told to write whole files.
 func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
@@ -196,7 +215,10 @@ func TestSmallTierFirstTurnFitsTheTarget(t *testing.T) {
 		f, req := w.measure(t, id, "small")
 		assert.LessOrEqual(t, f.total(), smallTierTarget, "%s: system %d + tools %d", id, f.system, f.tools)
 		for _, tl := range req.Tools {
-			minimal := slices.Contains([]string{"readFile", "listFiles", "searchFiles", "runCommand"}, tl.Function.Name) ||
+			// The code map stands in for listFiles (findSymbol, and the map
+			// block in the prompt).
+			assert.NotEqual(t, "listFiles", tl.Function.Name, id)
+			minimal := slices.Contains([]string{"readFile", "searchFiles", "runCommand", "findSymbol"}, tl.Function.Name) ||
 				spec.HasTool(tl.Function.Name) && slices.Contains([]string{"writeFile", "editFile"}, tl.Function.Name)
 			assert.True(t, minimal || spec.HasTool(tl.Function.Name) && slices.Contains(agents.SharedTools(), tl.Function.Name),
 				"%s is offered %s", id, tl.Function.Name)
@@ -242,5 +264,5 @@ func TestSmallTierOffersTheSharedToolsItsSpecLists(t *testing.T) {
 	for _, tl := range req.Tools {
 		names = append(names, tl.Function.Name)
 	}
-	assert.Equal(t, []string{"readFile", "listFiles", "searchFiles", "fetchDocs", "queryKnowledge"}, names)
+	assert.Equal(t, []string{"readFile", "searchFiles", "fetchDocs", "queryKnowledge", "findSymbol"}, names, "findSymbol and the map stand in for listFiles")
 }

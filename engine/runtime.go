@@ -14,6 +14,7 @@ import (
 	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/board"
 	"github.com/nova-dev/nova/engine/changes"
+	"github.com/nova-dev/nova/engine/codemap"
 	"github.com/nova-dev/nova/engine/llm"
 	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/tools"
@@ -85,6 +86,7 @@ func (l *core) runtime() *runtimeState {
 		l.registerLibraryTools(rt.tools)   // runSkill, generateUIComponent (library.go)
 		l.registerKnowledgeTools(rt.tools) // knowledge.go
 		_ = board.Register(rt.tools)       // fixed names, registered once: cannot clash
+		l.registerCodeTools(rt.tools)      // findSymbol, references, outline (area_codemap.go)
 		rt.changes = changes.New(l.db, l.ws.Root, changes.Options{Now: l.now, Notify: func(n changes.Notice) {
 			l.Publish(Event{Type: EventChanged, Topic: TopicChanges, Status: string(n.Status),
 				Text: fmt.Sprintf("changeset %d %s", n.ID, n.Action)})
@@ -110,6 +112,9 @@ func (l *core) runtime() *runtimeState {
 			// before it finishes (verified means executed).
 			Checks:       slices.Clone(cfg.Checks),
 			CheckTimeout: cfg.Commands.Timeout.D(),
+		}
+		if d := l.diagnoser(); d != nil {
+			rt.runner.Diagnose = d // language servers check every staged edit (area_codemap.go)
 		}
 		rt.approvals = map[string]pendingApproval{}
 		rt.logs = map[uint64][]agents.Event{}
@@ -196,8 +201,20 @@ func (l *core) runAgent(ctx context.Context, agentID, task string, opts runReque
 			return inner(ctx, req)
 		}
 	}
+	extra := opts.extra
+	if opts.buildID == "" && !slices.ContainsFunc(extra, func(b string) bool { return strings.HasPrefix(strings.TrimSpace(b), codemap.BlockTag) }) {
+		// The repository map for the task (a build task has its own, with
+		// provenance: build.go).
+		mapTier := string(tier)
+		if mapTier == "" {
+			mapTier = string(spec.Tier)
+		}
+		if block, _ := l.mapBlock(ctx, task, mapTier); block != "" {
+			extra = append(slices.Clone(extra), block)
+		}
+	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
-		Tier: tier, ExtraContext: opts.extra, Approve: approve,
+		Tier: tier, ExtraContext: extra, Approve: approve,
 		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks, Critical: opts.critical,
 		OnEvent: func(ev agents.Event) {
 			if opts.onEvent != nil {

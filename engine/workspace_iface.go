@@ -49,4 +49,5 @@ type Workspace interface {
 	ChatVerbs
 	TeamVerbs
 	MCPVerbs
+	CodeMapVerbs
 }

@@ -185,6 +185,39 @@ func TestWorkspaceMethodsDocumented(t *testing.T) {
 	}
 }
 
+// TestAreaVerbsDocumented: the verbs an area declares in its own file
+// (engine/area_<area>.go) have doc comments starting with their names too.
+func TestAreaVerbsDocumented(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("area_*.go")
+	require.NoError(t, err)
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ParseComments)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !strings.HasSuffix(ts.Name.Name, "Verbs") {
+				return true
+			}
+			for _, m := range ts.Type.(*ast.InterfaceType).Methods.List {
+				if len(m.Names) == 0 {
+					continue
+				}
+				name := m.Names[0].Name
+				doc := ""
+				if m.Doc != nil {
+					doc = m.Doc.Text()
+				}
+				assert.True(t, strings.HasPrefix(doc, name+" "), "%s: %s needs a doc comment starting with its name", file, name)
+			}
+			return false
+		})
+	}
+}
+
 // TestEventsCrossAProcessBoundary: an event survives JSON unchanged.
 func TestEventsCrossAProcessBoundary(t *testing.T) {
 	t.Parallel()

@@ -99,6 +99,15 @@ var (
 var TeamBuckets = [][]byte{BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState,
 	BucketTeamMembers, BucketTeamRefused}
 
+// Buckets of the repository map (engine/codemap), created by migration 12.
+var (
+	BucketCodemapFiles = []byte("codemap_files")
+	BucketCodemapSyms  = []byte("codemap_syms")
+)
+
+// CodemapBuckets lists the buckets of migration 12.
+var CodemapBuckets = [][]byte{BucketCodemapFiles, BucketCodemapSyms}
+
 // LibraryBuckets lists the buckets of migration 7.
 var LibraryBuckets = [][]byte{BucketWorkflowRuns, BucketBlueprints, BucketBlueprintVersions, BucketBlueprintUses}
 
@@ -136,14 +145,16 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketChatSessions, BucketChatTurns, // m10
 	BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState, // m11
 	BucketTeamMembers, BucketTeamRefused, // m11
+	BucketCodemapFiles, BucketCodemapSyms, // m12
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds
 // when they are empty: the vault's full-text index (its first write
 // transaction rebuilds it; a read-only process builds a copy in memory) and
-// its counters (recounted). Recover empties them when it lost records, so
+// its counters (recounted), and the repository map (parsed again from the
+// workspace's files by its next update). Recover empties them when it lost records, so
 // that they never disagree with what it copied.
-var DerivedBuckets = [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts}
+var DerivedBuckets = [][]byte{BucketVaultTerms, BucketVaultPostings, BucketVaultCounts, BucketCodemapFiles, BucketCodemapSyms}
 
 // Keys inside BucketMeta.
 var (

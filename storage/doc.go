@@ -152,6 +152,14 @@
 //	                     signed document; public key ("ed25519:" base64) → "1" for each member
 //	team_refused         (m11) the newest refused records (bad signature, non-member, future
 //	                     clock, too large); key = 8-byte sequence → reason and record summary
+//	codemap_files        (m12) the repository map (engine/codemap): one record per source file seen,
+//	                     key = workspace-relative slash path: size, modification time, sha-256 of
+//	                     the content, language, and why it is left out of the map (too large,
+//	                     minified, not UTF-8, does not parse); a file gone from disk loses its key.
+//	                     Derived: emptied, the next map parses every file again
+//	codemap_syms         (m12) the definitions (name, kind, line, signature) and references (name,
+//	                     count, first line, enclosing definition) of each mapped file, by the same
+//	                     key; a file left out has none
 //
 // # The user-level file
 //
@@ -186,6 +194,7 @@
 //	10  chat: chat_sessions, chat_turns
 //	11  team: team_records, team_subjects, team_outbox, team_state, team_members,
 //	    team_refused
+//	12  repository map: codemap_files, codemap_syms
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -29,6 +29,7 @@ var Migrations = []Migration{
 	{Version: 9, Name: "run index: every build, goal run and workflow run", Up: migrateRunIndex},
 	{Version: 10, Name: "chat: sessions and their turns", Up: createBuckets(ChatBuckets...)},
 	{Version: 11, Name: "team: shared records, their outbox, sync state, members and refusals", Up: createBuckets(TeamBuckets...)},
+	{Version: 12, Name: "repository map: files and their symbols", Up: createBuckets(CodemapBuckets...)},
 }
 
 // createBuckets is the migration that adds new top-level buckets.

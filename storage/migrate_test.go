@@ -513,3 +513,32 @@ func TestMigration11CreatesTeamBuckets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 11, v)
 }
+
+// Migration 12 adds the repository map's buckets to a schema-11 database
+// and keeps what it held.
+func TestMigration12CreatesCodemapBuckets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:11]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		for _, name := range CodemapBuckets {
+			assert.Nil(t, tx.Bucket(name), "%s belongs to migration 12", name)
+		}
+		return tx.Bucket(BucketRuns).Put(Key(1), []byte("run"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:12]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 12, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		for _, name := range CodemapBuckets {
+			assert.NotNil(t, tx.Bucket(name), "%s", name)
+		}
+		assert.Equal(t, "run", string(tx.Bucket(BucketRuns).Get(Key(1))))
+		return nil
+	}))
+}

@@ -50,6 +50,7 @@ func rootCmd(env *Env) *cobra.Command {
 	root.AddCommand(newSkillsCmd(env), newWorkflowCmd(env), newBlueprintCmd(env))
 	root.AddCommand(newMCPCmd(env))
 	root.AddCommand(newHubCmd(env, nil), newTeamCmd(env))
+	root.AddCommand(newMapCmd(env, nil, nil))
 	guideUsage(root)
 	return root
 }

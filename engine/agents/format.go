@@ -63,8 +63,10 @@ func ResolveEditFormat(f EditFormat, tier llm.Tier) EditFormat {
 // smallTierTools are the only tools the small tier is offered (with the
 // format's write tools when the format is tools): every schema costs
 // prompt tokens a small model's context cannot spare. Knowledge, skill,
-// docs and board tools come back when the run escalates.
-var smallTierTools = []string{ToolReadFile, ToolListFiles, ToolSearchFiles, ToolRunCommand}
+// docs and board tools come back when the run escalates. With the code map
+// on (findSymbol is registered), the small tier gets the map in its prompt
+// and findSymbol instead of the exploratory listFiles.
+var smallTierTools = []string{ToolReadFile, ToolListFiles, ToolSearchFiles, ToolRunCommand, ToolFindSymbol}
 
 // SelectTools picks, from every tool spec's agent may use (all), the ones
 // a run on tier with format is offered. Every format keeps writeFile and
@@ -76,6 +78,7 @@ var smallTierTools = []string{ToolReadFile, ToolListFiles, ToolSearchFiles, Tool
 // permits what the agent may use.
 func SelectTools(all []tools.Tool, spec Spec, tier llm.Tier, format EditFormat) []tools.Tool {
 	out := make([]tools.Tool, 0, len(all))
+	hasMap := slices.ContainsFunc(all, func(t tools.Tool) bool { return t.Name == ToolFindSymbol })
 	for _, t := range all {
 		// The write tools are offered in every format: a model that calls
 		// writeFile natively while told to write blocks must not be lost
@@ -85,6 +88,9 @@ func SelectTools(all []tools.Tool, spec Spec, tier llm.Tier, format EditFormat) 
 			core := slices.Contains(CoreTools(), t.Name)
 			if !write && !slices.Contains(smallTierTools, t.Name) && (core || !spec.HasTool(t.Name)) {
 				continue
+			}
+			if t.Name == ToolListFiles && hasMap {
+				continue // the map and findSymbol stand in for exploring
 			}
 			t = CompactTool(t)
 		}
@@ -103,6 +109,7 @@ var briefDescriptions = map[string]string{
 	ToolEditFile:    "Replace an exact piece of a file's text (staged for review).",
 	ToolDeleteFile:  "Delete a file (staged for review).",
 	ToolRunCommand:  "Run an allowed command such as go test ./... (no shell).",
+	ToolFindSymbol:  "Find where a function or type is defined: path:line and signature.",
 }
 
 // CompactTool returns t as the small tier is sent it: a brief description

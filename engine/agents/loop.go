@@ -130,6 +130,10 @@ type Runner struct {
 	Checks       []string
 	CheckTimeout time.Duration
 	CheckLimit   checks.Limit
+	// Diagnose, when set, shows the run's staged files to the workspace's
+	// language servers after every staged edit: their errors come back to
+	// the model in the same turn and fail the verdict (loop_lsp.go).
+	Diagnose Diagnoser
 
 	capMu sync.Mutex
 	caps  map[string]bool // model -> native tool calling
@@ -306,6 +310,7 @@ type loopState struct {
 
 	checkState         // configured checks of the final answer (loop_checks.go)
 	track      tracker // progress and findings (progress.go)
+	lspState           // language servers' diagnostics of the staged files (loop_lsp.go)
 }
 
 // applyTier resolves the edit format and the tools offered for the run's
@@ -750,6 +755,9 @@ func (st *loopState) callToolVia(ctx context.Context, call tools.Call, via strin
 		// The staged state changed: earlier identical calls may now be
 		// legitimate again.
 		clear(st.seen)
+		if note := st.diagnoseStaged(ctx); note != "" {
+			obs += "\n" + note
+		}
 	}
 	switch res.Status {
 	case tools.StatusInvalid:
@@ -889,7 +897,7 @@ func (st *loopState) finish(ctx context.Context, out SpecialistOutcome, took tim
 	checked.Result = board.Body(out.Result)
 	execs, checkRun := st.executionChecks(context.WithoutCancel(ctx))
 	run.Verdict = Verify(VerifyInput{Outcome: checked, Traces: st.traces, StagedHash: st.stagedHash,
-		StagedContent: st.stagedContent, Executions: execs})
+		StagedContent: st.stagedContent, Executions: execs, FastChecks: st.fastChecks(context.WithoutCancel(ctx))})
 	run.Verified, run.Checked = run.Verdict.Status == VerdictPassed, checkRun
 	run.FinishedAt = time.Now().UTC()
 	switch {

@@ -25,6 +25,10 @@ type VerifyInput struct {
 	// changeset (tier execution, subject "check: <command>"): they ran
 	// after the last write by construction.
 	Executions []Check
+	// FastChecks are the language servers' verdicts on the final changeset
+	// (loop_lsp.go): a failed one (errors) fails the verdict; a passed one
+	// is evidence, never execution (it does not make a change verified).
+	FastChecks []Check
 }
 
 // Verify checks what a run claims against what it did, in three tiers:
@@ -153,6 +157,7 @@ func Verify(in VerifyInput) Verdict {
 		v.Checks = append(v.Checks, c)
 	}
 	v.Checks = append(v.Checks, in.Executions...)
+	v.Checks = append(v.Checks, in.FastChecks...)
 	executed := slices.ContainsFunc(v.Checks, func(c Check) bool { return c.Tier == TierExecution && c.Status == VerdictPassed })
 	if len(fileOrder) > 0 && !executed && len(in.Executions) == 0 {
 		v.Checks = append(v.Checks, Check{Tier: TierExecution, Subject: "execution", Status: VerdictUnverified,

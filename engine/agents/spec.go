@@ -69,6 +69,11 @@ const (
 	ToolResolveBlocker      = "resolveBlocker"
 	ToolSetGoal             = "setGoal"
 	ToolReadArtifact        = "readArtifact"
+	// The code-map tools (engine/tools.CodeTools): read-only answers from
+	// the repository map.
+	ToolFindSymbol = "findSymbol"
+	ToolReferences = "references"
+	ToolOutline    = "outline"
 )
 
 // CoreTools returns the workspace tools a spec grants, in a stable order.
@@ -86,6 +91,7 @@ func SharedTools() []string {
 		ToolFetchDocs, ToolQueryKnowledge, ToolRecall, ToolRemember, ToolCorrect,
 		ToolRunSkill, ToolGenerateUIComponent,
 		ToolAddDecision, ToolAddBlocker, ToolResolveBlocker, ToolSetGoal, ToolReadArtifact,
+		ToolFindSymbol, ToolReferences, ToolOutline,
 	}
 }
 

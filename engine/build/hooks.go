@@ -91,11 +91,22 @@ type RehearsalOutcome struct {
 
 // Hooks are the optional collaborators of a build engine; nil = off.
 type Hooks struct {
+	// CodeMap renders the repository map into a task's prompt.
+	CodeMap   CodeMapHook
 	Playbook  PlaybookHook
 	Rehearsal RehearsalHook
 	Knowledge KnowledgeLearner
 	Board     BoardHook
 	Finished  FinishHook
+}
+
+// CodeMapHook is the repository map (engine/codemap, wired by the engine;
+// the lead moves it behind promptctx). Block returns the map block of a
+// task for the agent that runs it, sized for that agent's tier, and the
+// workspace paths it shows (recorded on the task as provenance). A nil
+// CodeMapHook leaves the map out of build prompts.
+type CodeMapHook interface {
+	Block(ctx context.Context, task, agent string) (block string, paths []string, err error)
 }
 
 // FinishHook hears of every build that ends done or failed, after the end

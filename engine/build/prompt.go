@@ -27,6 +27,7 @@ type prompt struct {
 	wisdomIDs []uint64
 	ruleIDs   []string
 	knowIDs   []string
+	mapIDs    []string
 	tokens    int
 }
 
@@ -37,8 +38,9 @@ func TaskHeader(id, title string) string { return fmt.Sprintf("PRD task %s: %s",
 // assemble builds a task's prompt: the task (and the previous attempt's
 // failure, the user's answer to its question), the dependency artifacts,
 // the board block, and the prompt-context provider's vault, playbook and
-// knowledge blocks (each within its share of the prompt budget; a share of
-// 0 leaves that context out). Every block opens with its tag
+// knowledge blocks (each within its share of the prompt budget), and the
+// repository map (the CodeMap hook sizes it: budgets.mapShare); a share of
+// 0 leaves that context out. Every block opens with its tag
 // (<dependency_artifacts>, <taste_vault_context>, <playbook_context>,
 // <knowledge_context>) so the agent loop can trim them in promptfit's order
 // (knowledge, vault, playbook, dependency previews) when the model's context
@@ -94,6 +96,17 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 		}
 		p.vaultIDs, p.wisdomIDs = nodeIDs(blocks.IDs(promptctx.BlockVault)), nodeIDs(blocks.IDs(promptctx.BlockWisdom))
 		p.ruleIDs, p.knowIDs = blocks.IDs(promptctx.BlockPlaybook), blocks.IDs(promptctx.BlockKnowledge)
+	}
+	if hooks.CodeMap != nil {
+		// The map last: promptfit trims it before the playbook and the
+		// dependency previews when the model's context is short.
+		block, paths, err := hooks.CodeMap.Block(ctx, t.Title+" "+t.Description, t.Agent)
+		if err != nil {
+			e.logf(t.BuildID, t.ID, "code map: %v", err)
+		} else if block = strings.TrimSpace(block); block != "" {
+			p.extra = append(p.extra, block)
+			p.mapIDs = paths
+		}
 	}
 	if p.vaultIDs == nil {
 		p.vaultIDs = []uint64{}

@@ -91,6 +91,7 @@ func (e *Engine) runTask(ctx context.Context, b Build, t Task, deps []Task, upst
 		att := Attempt{N: t.Attempts + 1, StartedAt: start, Agent: t.Agent, Tier: t.Tier}
 		pr := e.assemble(ctx, b, t, deps, upstream, feedback, hooks)
 		t.VaultNodeIDs, t.WisdomIDs, t.RuleIDs, t.KnowledgeIDs = pr.vaultIDs, pr.wisdomIDs, pr.ruleIDs, pr.knowIDs
+		t.CodeMapPaths = pr.mapIDs
 		t.History = append(t.History, att)
 		nb, err := e.commit(t, nil)
 		if err != nil {

@@ -279,7 +279,10 @@ type Task struct {
 	RuleIDs      []string `json:"ruleIds"`
 	// KnowledgeIDs are the facts, docs and patterns injected by the
 	// knowledge hook ("fact:f3", "docs:local:…", "vault:12").
-	KnowledgeIDs []string  `json:"knowledgeIds"`
+	KnowledgeIDs []string `json:"knowledgeIds"`
+	// CodeMapPaths are the workspace files the repository map block showed
+	// (engine/codemap), most relevant first.
+	CodeMapPaths []string  `json:"codeMapPaths,omitempty"`
 	StartedAt    time.Time `json:"startedAt,omitzero"`
 	FinishedAt   time.Time `json:"finishedAt,omitzero"`
 }

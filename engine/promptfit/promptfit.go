@@ -37,13 +37,15 @@ const (
 	Knowledge      Kind = "knowledge"
 	Vault          Kind = "vault"
 	Playbook       Kind = "playbook"
-	Dependencies   Kind = "dependencies"
-	Examples       Kind = "examples"
-	Other          Kind = "context"
+	// CodeMap is the repository map (engine/codemap, <code_map>).
+	CodeMap      Kind = "codemap"
+	Dependencies Kind = "dependencies"
+	Examples     Kind = "examples"
+	Other        Kind = "context"
 )
 
 // TrimOrder is the order in which kinds give up their room.
-var TrimOrder = []Kind{KnowledgeTools, Knowledge, Vault, Playbook, Dependencies, Examples}
+var TrimOrder = []Kind{KnowledgeTools, Knowledge, Vault, CodeMap, Playbook, Dependencies, Examples}
 
 // Tags that open the blocks nova's context sources render.
 var tags = []struct {
@@ -55,6 +57,7 @@ var tags = []struct {
 	{"<global_wisdom", Vault},
 	{"<playbook_context", Playbook},
 	{"<dependency_artifacts", Dependencies},
+	{"<code_map", CodeMap},
 }
 
 // KindOf classifies a context block by the tag it opens with.
@@ -161,6 +164,8 @@ func (k Kind) label() string {
 		return "playbook rules"
 	case Dependencies:
 		return "dependency previews"
+	case CodeMap:
+		return "code map"
 	case Examples:
 		return "worked examples"
 	}

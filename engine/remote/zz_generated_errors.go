@@ -12,6 +12,7 @@ import (
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/checks"
+	"github.com/nova-dev/nova/engine/codemap"
 	"github.com/nova-dev/nova/engine/edits"
 	"github.com/nova-dev/nova/engine/failure"
 	"github.com/nova-dev/nova/engine/goal"
@@ -25,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/engine/library/tmpl"
 	"github.com/nova-dev/nova/engine/library/workflow"
 	"github.com/nova-dev/nova/engine/llm"
+	"github.com/nova-dev/nova/engine/lsp"
 	"github.com/nova-dev/nova/engine/mcp"
 	"github.com/nova-dev/nova/engine/owner"
 	"github.com/nova-dev/nova/engine/patterns"
@@ -45,6 +47,7 @@ import (
 // that errors.Is and errors.As hold across the socket (engine/rpc).
 // Scanned: github.com/nova-dev/nova/engine/..., github.com/nova-dev/nova/storage/....
 func init() {
+	rpc.RegisterSentinel("engine.ErrCodeMapOff", engine.ErrCodeMapOff)
 	rpc.RegisterSentinel("engine.ErrCounter", engine.ErrCounter)
 	rpc.RegisterSentinel("engine.ErrDamaged", engine.ErrDamaged)
 	rpc.RegisterSentinel("engine.ErrExists", engine.ErrExists)
@@ -90,6 +93,10 @@ func init() {
 	rpc.RegisterSentinel("chat.ErrNothingToResume", chat.ErrNothingToResume)
 	rpc.RegisterSentinel("chat.ErrNothingToUndo", chat.ErrNothingToUndo)
 	rpc.RegisterSentinel("checks.ErrCopyTooLarge", checks.ErrCopyTooLarge)
+	rpc.RegisterSentinel("codemap.ErrNoSymbol", codemap.ErrNoSymbol)
+	rpc.RegisterSentinel("codemap.ErrNotMapped", codemap.ErrNotMapped)
+	rpc.RegisterSentinel("codemap.ErrParse", codemap.ErrParse)
+	rpc.RegisterSentinel("codemap.ErrSkipped", codemap.ErrSkipped)
 	rpc.RegisterSentinel("edits.ErrAmbiguous", edits.ErrAmbiguous)
 	rpc.RegisterSentinel("edits.ErrEmptySearch", edits.ErrEmptySearch)
 	rpc.RegisterSentinel("edits.ErrHunk", edits.ErrHunk)
@@ -157,6 +164,9 @@ func init() {
 	rpc.RegisterSentinel("llm.ErrUnreachable", llm.ErrUnreachable)
 	rpc.RegisterType[*llm.ModelNotFoundError]("llm.ModelNotFoundError")
 	rpc.RegisterType[*llm.UnreachableError]("llm.UnreachableError")
+	rpc.RegisterSentinel("lsp.ErrProtocol", lsp.ErrProtocol)
+	rpc.RegisterSentinel("lsp.ErrServerDown", lsp.ErrServerDown)
+	rpc.RegisterSentinel("lsp.ErrTimeout", lsp.ErrTimeout)
 	rpc.RegisterSentinel("mcp.ErrUnknownServer", mcp.ErrUnknownServer)
 	rpc.RegisterSentinel("mcp.ErrUnknownTool", mcp.ErrUnknownTool)
 	rpc.RegisterSentinel("owner.ErrAlreadyServed", owner.ErrAlreadyServed)
@@ -210,6 +220,7 @@ func init() {
 	rpc.RegisterSentinel("tools.ErrFileNotFound", tools.ErrFileNotFound)
 	rpc.RegisterSentinel("tools.ErrInvalidArgs", tools.ErrInvalidArgs)
 	rpc.RegisterSentinel("tools.ErrNoStage", tools.ErrNoStage)
+	rpc.RegisterSentinel("tools.ErrNotFound", tools.ErrNotFound)
 	rpc.RegisterSentinel("tools.ErrPolicyDenied", tools.ErrPolicyDenied)
 	rpc.RegisterSentinel("tools.ErrToolTimeout", tools.ErrToolTimeout)
 	rpc.RegisterSentinel("tools.ErrUnknownTool", tools.ErrUnknownTool)

@@ -13,6 +13,7 @@ import (
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/chat"
+	"github.com/nova-dev/nova/engine/codemap"
 	"github.com/nova-dev/nova/engine/goal"
 	"github.com/nova-dev/nova/engine/importer"
 	"github.com/nova-dev/nova/engine/knowledge"
@@ -202,6 +203,20 @@ func (r *Workspace) CheckDB(ctx context.Context) (engine.CheckReport, error) {
 
 // Close closes the client (never the owner's workspace).
 func (r *Workspace) Close() error { return r.c.Close() }
+
+// CodeMap calls CodeMap in the owning nova process.
+func (r *Workspace) CodeMap(ctx context.Context, opts engine.CodeMapOptions) (engine.CodeMapResult, error) {
+	var res0 engine.CodeMapResult
+	err := r.c.Call(ctx, "CodeMap", []any{opts}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// CodeMapFile calls CodeMapFile in the owning nova process.
+func (r *Workspace) CodeMapFile(ctx context.Context, path string) (codemap.Outline, error) {
+	var res0 codemap.Outline
+	err := r.c.Call(ctx, "CodeMapFile", []any{path}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
 
 // CollectWisdom calls CollectWisdom in the owning nova process.
 func (r *Workspace) CollectWisdom(ctx context.Context) (vault.CollectReport, error) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,6 +68,11 @@ type Config struct {
 	// Providers are model servers by name (ProviderConfig); tier models
 	// name one as "NAME/MODEL". Empty: only the ollama: section's server.
 	Providers map[string]ProviderConfig `yaml:"providers" json:"providers,omitempty"`
+	// CodeMap governs the repository map (engine/codemap).
+	CodeMap CodeMapConfig `yaml:"codemap" json:"codemap"`
+	// LSP governs the language servers whose diagnostics check an agent's
+	// edits (engine/lsp).
+	LSP LSPConfig `yaml:"lsp" json:"lsp"`
 }
 
 // ChatConfig is the chat: section.
@@ -80,6 +86,44 @@ type ChatConfig struct {
 	// AttachShare is the part of the prompt budget @path attachments may take.
 	AttachShare float64 `yaml:"attachShare" json:"attachShare"`
 }
+
+// CodeMapConfig is the codemap: section.
+type CodeMapConfig struct {
+	// Off leaves the map out of prompts and turns its tools off.
+	Off bool `yaml:"off" json:"off,omitempty"`
+	// MaxFiles bounds the source files mapped (default 20000).
+	MaxFiles int `yaml:"maxFiles" json:"maxFiles,omitempty"`
+	// Exclude are glob patterns of paths (or base names) never mapped, on
+	// top of .gitignore.
+	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
+}
+
+// LSPConfig is the lsp: section. Without servers, nova looks for gopls,
+// pyright (or basedpyright), typescript-language-server and rust-analyzer
+// on the PATH.
+type LSPConfig struct {
+	// Off turns language servers off.
+	Off bool `yaml:"off" json:"off,omitempty"`
+	// Timeout bounds starting a server and each wait for its diagnostics
+	// (default 10s).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Servers by name replace or add to the built-in ones (a built-in name
+	// with off: true turns that one off).
+	Servers map[string]LSPServerConfig `yaml:"servers" json:"servers,omitempty"`
+}
+
+// LSPServerConfig is one language server started over stdio.
+type LSPServerConfig struct {
+	Command string   `yaml:"command" json:"command,omitempty"`
+	Args    []string `yaml:"args" json:"args,omitempty"`
+	// Languages it serves: go, python, javascript, typescript, tsx, rust, java.
+	Languages []string `yaml:"languages" json:"languages,omitempty"`
+	Off       bool     `yaml:"off" json:"off,omitempty"`
+}
+
+// DefaultLSPTimeout bounds a language server's start and each wait for its
+// diagnostics when lsp.timeout is not set.
+const DefaultLSPTimeout = 10 * time.Second
 
 // MCPConfig is the mcp: section.
 type MCPConfig struct {
@@ -191,6 +235,15 @@ func (c Config) validateProviders(bad func(field, format string, a ...any)) {
 			bad(field+".slots", "must be between 0 and 64, got %d", p.Slots)
 		}
 	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DefaultMCPTimeout bounds an MCP server's initialize and each call when
@@ -362,7 +415,10 @@ type BudgetsConfig struct {
 	// RulesShare is the part of every prompt given to the project's rule
 	// files (AGENTS.md, CLAUDE.md, CONVENTIONS.md, .cursorrules,
 	// .github/copilot-instructions.md); 0 leaves them out.
-	RulesShare  float64 `yaml:"rulesShare" json:"rulesShare"`
+	RulesShare float64 `yaml:"rulesShare" json:"rulesShare"`
+	// MapShare is the part of a prompt given to the repository map
+	// (engine/codemap); 0 leaves the map out.
+	MapShare    float64 `yaml:"mapShare" json:"mapShare"`
 	BuildTokens int     `yaml:"buildTokens" json:"buildTokens"`
 	ToolOutput  int     `yaml:"toolOutput" json:"toolOutput"`
 	// ReplyReserve is the room (tokens) every prompt leaves for the reply
@@ -500,6 +556,7 @@ func Defaults() Config {
 			PlaybookShare:  0.10,
 			KnowledgeShare: 0.10,
 			RulesShare:     0.05,
+			MapShare:       0.10,
 			ToolOutput:     800,
 			ReplyReserve:   1024,
 		},
@@ -523,6 +580,7 @@ func Defaults() Config {
 			BudgetShares: BudgetShares{Lead: 10, Research: 30, Implement: 60}},
 		Agents: AgentsConfig{EditFormat: EditFormatAuto},
 		Chat:   ChatConfig{HistoryShare: 0.35, AttachShare: 0.25},
+		LSP:    LSPConfig{Timeout: Duration(DefaultLSPTimeout)},
 	}
 }
 
@@ -689,6 +747,26 @@ func (c *Config) validate() []*ConfigError {
 	}
 	if c.Chat.AttachShare < 0 || c.Chat.AttachShare > 0.5 {
 		bad("chat.attachShare", "must be between 0 and 0.5, got %g", c.Chat.AttachShare)
+	}
+	if c.Budgets.MapShare < 0 || c.Budgets.MapShare > 0.25 {
+		bad("budgets.mapShare", "must be between 0 and 0.25 (0 leaves the code map out), got %g", c.Budgets.MapShare)
+	}
+	if c.CodeMap.MaxFiles < 0 {
+		bad("codemap.maxFiles", "must not be negative (0 means the default, 20000)")
+	}
+	for i, pat := range c.CodeMap.Exclude {
+		if _, err := path.Match(pat, ""); err != nil {
+			bad(fmt.Sprintf("codemap.exclude[%d]", i), "bad glob %q: %v", pat, err)
+		}
+	}
+	if c.LSP.Timeout == invalidDuration || c.LSP.Timeout < 0 {
+		bad("lsp.timeout", "want a duration like 10s")
+	}
+	for _, name := range sortedKeys(c.LSP.Servers) {
+		sv := c.LSP.Servers[name]
+		if !sv.Off && strings.TrimSpace(sv.Command) == "" && !slices.Contains([]string{"gopls", "pyright", "typescript", "rust-analyzer"}, name) {
+			bad("lsp.servers."+name+".command", "must name the server's program")
+		}
 	}
 	if c.Docs.MaxTokens < 100 || c.Docs.MaxTokens > 32000 {
 		bad("docs.maxTokens", "must be between 100 and 32000, got %d", c.Docs.MaxTokens)

@@ -438,3 +438,26 @@ func TestConfigMaxReply(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ollama.maxReply")
 }
+
+// The code map's keys: budgets.mapShare (default 0.10, at most 0.25),
+// codemap: and lsp: with their checks.
+func TestCodeMapAndLSPConfig(t *testing.T) {
+	t.Parallel()
+	def := Defaults()
+	assert.InDelta(t, 0.10, def.Budgets.MapShare, 1e-9)
+	assert.False(t, def.CodeMap.Off)
+	cfg, err := ParseConfig("c.yaml", []byte("budgets:\n  mapShare: 0.2\ncodemap:\n  maxFiles: 500\n  exclude: [\"gen/*\"]\n"+
+		"lsp:\n  timeout: 3s\n  servers:\n    pyls:\n      command: pylsp\n      languages: [python]\n    gopls:\n      off: true\n"))
+	require.NoError(t, err)
+	assert.InDelta(t, 0.2, cfg.Budgets.MapShare, 1e-9)
+	assert.Equal(t, 500, cfg.CodeMap.MaxFiles)
+	assert.Equal(t, []string{"gen/*"}, cfg.CodeMap.Exclude)
+	assert.Equal(t, 3*time.Second, cfg.LSP.Timeout.D())
+	assert.Equal(t, "pylsp", cfg.LSP.Servers["pyls"].Command)
+	assert.True(t, cfg.LSP.Servers["gopls"].Off)
+	for _, bad := range []string{"budgets:\n  mapShare: 0.5\n", "codemap:\n  exclude: [\"[\"]\n", "lsp:\n  timeout: soon\n",
+		"lsp:\n  servers:\n    mine:\n      languages: [go]\n"} {
+		_, err := ParseConfig("c.yaml", []byte(bad))
+		require.ErrorIs(t, err, ErrConfig, bad)
+	}
+}

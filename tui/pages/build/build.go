@@ -611,11 +611,12 @@ func (m *Model) selectedTaskID() string {
 }
 
 // provItems are the provenance entries of the selected task, in display
-// order: vault nodes, then rules.
+// order: vault nodes, rules, knowledge, then the code map's files.
 type provItem struct {
-	vault *VaultRef
-	rule  *RuleRef
-	know  *KnowledgeRef
+	vault   *VaultRef
+	rule    *RuleRef
+	know    *KnowledgeRef
+	mapFile string
 }
 
 func (m *Model) provItems() []provItem {
@@ -632,6 +633,9 @@ func (m *Model) provItems() []provItem {
 	}
 	for i := range t.Knowledge {
 		items = append(items, provItem{know: &t.Knowledge[i]})
+	}
+	for _, p := range t.CodeMap {
+		items = append(items, provItem{mapFile: p})
 	}
 	return items
 }
@@ -735,6 +739,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			it := items[m.provSel]
+			if it.mapFile != "" {
+				return common.Toast("in the code map block: " + it.mapFile + " (`nova map show " + it.mapFile + "` lists its signatures)")
+			}
 			if it.know != nil {
 				ref := it.know.Ref
 				return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: ref} }

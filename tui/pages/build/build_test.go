@@ -491,3 +491,29 @@ func TestProvenanceStaysVisibleWhenFocusedOnASmallScreen(t *testing.T) {
 	}
 	assert.Contains(t, l.plain(), "fact:f9 (no longer available)")
 }
+
+// The files of a task's code-map block are part of its provenance: counted
+// in the panel's title, listed with a "map" tag, and enter says how to see
+// their signatures.
+func TestProvenanceShowsTheCodeMapFiles(t *testing.T) {
+	t.Parallel()
+	data := sample()
+	for i := range data.builds[0].Tasks {
+		if tk := &data.builds[0].Tasks[i]; tk.ID == "ua-03" {
+			tk.CodeMap = []string{"internal/usage/aggregate.go", "internal/usage/store.go"}
+		}
+	}
+	l := newLoop(t, newSource(t, data.builds...), 160, 45)
+	require.Equal(t, "ua-03", l.m.selectedTaskID())
+	view := l.plain()
+	assert.Contains(t, view, "3 knowledge items · 2 map files")
+	assert.Regexp(t, `map +internal/usage/aggregate.go`, view)
+	l.press("tab")
+	require.Equal(t, focusProvenance, l.m.focus)
+	for range 6 {
+		l.press("j")
+	}
+	l.press("enter")
+	l.until(func() bool { return len(l.toasts) == 1 })
+	assert.Contains(t, l.toasts[0], "nova map show internal/usage/aggregate.go")
+}

@@ -123,6 +123,7 @@ func getBuild(ctx context.Context, src Source, id string) (Detail, error) {
 		for _, id := range t.KnowledgeIDs {
 			task.Knowledge = append(task.Knowledge, known[id])
 		}
+		task.CodeMap = append([]string(nil), t.CodeMapPaths...)
 		d.Tasks = append(d.Tasks, task)
 	}
 	return d, nil

@@ -115,6 +115,7 @@ func engineTask(t Task) enginebuild.Task {
 	for _, r := range t.Rules {
 		out.RuleIDs = append(out.RuleIDs, r.ID)
 	}
+	out.CodeMapPaths = append(out.CodeMapPaths, t.CodeMap...)
 	for _, k := range t.Knowledge {
 		out.KnowledgeIDs = append(out.KnowledgeIDs, k.Ref)
 	}

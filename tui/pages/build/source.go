@@ -123,6 +123,9 @@ type Task struct {
 	VaultNodes []VaultRef
 	Rules      []RuleRef
 	Knowledge  []KnowledgeRef
+	// CodeMap are the files the repository map block showed (most
+	// relevant first).
+	CodeMap []string
 }
 
 // Shown is the task's status for people: "done (unverified)" for a done

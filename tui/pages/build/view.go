@@ -397,6 +397,9 @@ func (m *Model) taskDetailView(w, h int) string {
 	if len(t.Knowledge) > 0 {
 		counts += " · " + plural(len(t.Knowledge), "knowledge item")
 	}
+	if len(t.CodeMap) > 0 {
+		counts += " · " + plural(len(t.CodeMap), "map file")
+	}
 	b = append(b, ptitle+" "+s.Muted.Render(common.Truncate(counts, max(0, inner-lipgloss.Width(ptitle)-1))))
 	if len(items) == 0 {
 		hint := "Nothing from the vault or the playbook was injected."
@@ -421,6 +424,9 @@ func (m *Model) taskDetailView(w, h int) string {
 		it := items[i]
 		var tag, text string
 		switch {
+		case it.mapFile != "":
+			tag = s.Badge.Render("map")
+			text = it.mapFile
 		case it.know != nil:
 			switch it.know.Source {
 			case "facts":
