@@ -41,7 +41,7 @@
 //   - reach the engine only through `opts.Workspace` / `opts.withWorkspace` (the one seam is
 //     `openWorkspace` in open.go: `owner.Join` makes the command the client of the nova that owns the
 //     workspace, or the owner itself — serving the others on `.nova/nova.sock` while it runs);
-//     `TestCLIReachesTheEngineOnlyThroughTheFacade` fails on `storage`, `engine/llm`, `*engine.Local`. Plain
+//     `TestCLIReachesTheEngineOnlyThroughTheFacade` fails on `storage`, `engine/llm` and the engine's own Local type. Plain
 //     engine functions that read files only (`engine.Doctor`, `engine.LoadRoster`, `prd.Load`) and the exclusive
 //     operations that need the database to themselves (`engine.Compact`, inside `runExclusive`, i.e.
 //     `owner.RunExclusive`: refused, naming the owner, while another nova owns the workspace) are called
