@@ -457,21 +457,21 @@ func (a teamArea) TeamJoin(ctx context.Context, req TeamJoinRequest) (TeamStatus
 	if err := workspace.SetTeamConfig(a.ws.ConfigPath(), kv, order); err != nil {
 		return TeamStatus{}, fmt.Errorf("save team config: %w", err)
 	}
-	a.core.mu.Lock()
-	a.core.cfg.Team.URL, a.core.cfg.Team.Admin = url, admin
+	a.mu.Lock()
+	a.cfg.Team.URL, a.cfg.Team.Admin = url, admin
 	if req.Name != "" {
-		a.core.cfg.Team.Name = req.Name
+		a.cfg.Team.Name = req.Name
 	}
 	if req.Token != "" {
-		a.core.cfg.Team.Token = req.Token
+		a.cfg.Team.Token = req.Token
 	}
 	if req.NKey != "" {
-		a.core.cfg.Team.NKey = req.NKey
+		a.cfg.Team.NKey = req.NKey
 	}
 	if req.Creds != "" {
-		a.core.cfg.Team.Creds = req.Creds
+		a.cfg.Team.Creds = req.Creds
 	}
-	a.core.mu.Unlock()
+	a.mu.Unlock()
 	if err := a.startTeam(); err != nil {
 		return TeamStatus{}, err
 	}

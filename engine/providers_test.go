@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,7 +121,7 @@ func TestProvidersConfigIsValidated(t *testing.T) {
 		writeConfig(t, root, yaml)
 		_, err := workspace.Load(root, envOf(nil))
 		require.Error(t, err, yaml)
-		assert.True(t, strings.Contains(err.Error(), want), "%s in %v", want, err)
+		assert.Contains(t, err.Error(), want, "%s in %v", want, err)
 	}
 }
 

@@ -437,7 +437,7 @@ func TestMigration9IndexesEveryRun(t *testing.T) {
 				return err
 			}
 		}
-		assert.Equal(t, `{"id":1,"workflow":"review","name":"Review","status":"running","steps":[{"id":"s","buildId":3}]}`,
+		assert.JSONEq(t, `{"id":1,"workflow":"review","name":"Review","status":"running","steps":[{"id":"s","buildId":3}]}`,
 			string(tx.Bucket(BucketWorkflowRuns).Get(Key(1))[2:]), "the runs' own records stay as they were")
 		return nil
 	}))

@@ -112,7 +112,7 @@ func attachOne(root, p string) (Attached, error) {
 	if err != nil {
 		var se *safefile.Error
 		if errors.As(err, &se) {
-			return Attached{}, fmt.Errorf("%v (%s)", se.Err, se.Detail)
+			return Attached{}, fmt.Errorf("%w (%s)", se.Err, se.Detail)
 		}
 		return Attached{}, err
 	}

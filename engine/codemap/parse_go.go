@@ -1,6 +1,7 @@
 package codemap
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -151,7 +152,8 @@ func recvName(e ast.Expr) string {
 
 // firstErr is the first of a scanner.ErrorList (the rest repeat it).
 func firstErr(err error) error {
-	if l, ok := err.(scanner.ErrorList); ok && len(l) > 0 {
+	var l scanner.ErrorList
+	if errors.As(err, &l) && len(l) > 0 {
 		return l[0]
 	}
 	return err

@@ -38,9 +38,6 @@ type mentions struct {
 	folded map[string]bool
 }
 
-// named reports whether the task names ident, exactly or in another case.
-func (mn mentions) named(ident string) bool { return mn.idents[ident] || mn.folded[ident] }
-
 // mentioned finds in task the mapped files it names (by path or base name)
 // and the defined identifiers it names (exactly, or, for names of five
 // characters or more, in any case; a.B names B too).

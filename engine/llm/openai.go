@@ -608,7 +608,7 @@ func (o *OpenAI) streamOnce(callCtx context.Context, params openai.ChatCompletio
 		}
 		args, perr := ParseToolArguments(p.args.String())
 		if perr != nil {
-			return acc, fmt.Errorf("%w: %s: %s sent a call of %s whose %w: %v (%q)", ErrInvalidOutput, op, o.Host(),
+			return acc, fmt.Errorf("%w: %s: %s sent a call of %s whose %w: %w (%q)", ErrInvalidOutput, op, o.Host(),
 				p.name, errBadToolArgs, perr, clipText(p.args.String(), 120))
 		}
 		tc := ToolCall{ID: p.id, Index: i, Name: p.name, Arguments: args}
@@ -741,7 +741,7 @@ func (o *OpenAI) toParams(req ChatRequest) (openai.ChatCompletionNewParams, erro
 			// that derive a grammar from the schema keep its key order (the
 			// order a model is asked to write them in).
 			p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "nova_output", Schema: json.RawMessage(req.Format)},
+				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "nova_output", Schema: req.Format},
 			}
 		}
 	}

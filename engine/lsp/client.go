@@ -156,7 +156,7 @@ func Start(ctx context.Context, spec ServerSpec, root string, opts Options) (*Cl
 	go c.readLoop(stdout)
 	go func() {
 		err := cmd.Wait()
-		c.end(fmt.Errorf("%w: %s exited (%v)%s", ErrServerDown, spec.Name, err, c.stderrNote()))
+		c.end(fmt.Errorf("%w: %s exited (%w)%s", ErrServerDown, spec.Name, err, c.stderrNote()))
 	}()
 
 	ictx, cancel := context.WithTimeout(ctx, opts.Timeout)

@@ -457,7 +457,7 @@ func TestAMemberRemovedWhileOffline(t *testing.T) {
 		_, err := b.AddFact(ctx, FactBody{Content: fmt.Sprintf("written offline after removal %d", i)})
 		require.NoError(t, err)
 	}
-	mb = startMember(t, b, c)
+	_ = startMember(t, b, c)
 	require.Eventually(t, func() bool {
 		st, err := a.LocalStatus(ctx)
 		bs, berr := b.LocalStatus(ctx)

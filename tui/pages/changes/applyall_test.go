@@ -2,7 +2,6 @@ package changes
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -87,5 +86,5 @@ func TestApplyAllOfABuild(t *testing.T) {
 	cs, err := ws.GetChange(t.Context(), lone)
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusPending, cs.Status)
-	assert.True(t, strings.Contains(h.plain(), "1 pending"), h.plain())
+	assert.Contains(t, h.plain(), "1 pending")
 }

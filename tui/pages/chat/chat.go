@@ -465,7 +465,7 @@ func (m *Model) complete() tea.Cmd {
 		word = v[i+1:]
 	}
 	slash := strings.HasPrefix(word, "/") && word == v
-	if !(strings.HasPrefix(word, "@") || slash) {
+	if !strings.HasPrefix(word, "@") && !slash {
 		m.comps = nil
 		return nil
 	}

@@ -595,10 +595,10 @@ func (m *Model) mcpLine(w int) string {
 	s := m.c.Styles
 	parts := []string{s.PanelTitleActive.Render("MCP")}
 	for _, st := range m.mcp {
-		switch {
-		case st.State == mcp.StateFailed:
+		switch st.State {
+		case mcp.StateFailed:
 			parts = append(parts, s.Error.Render("✗")+" "+s.Text.Render(st.Name)+" "+s.Error.Render("failed"))
-		case st.State == mcp.StateReady:
+		case mcp.StateReady:
 			parts = append(parts, s.Success.Render("●")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(plural(st.Tools, "tool", "tools")))
 		default:
 			parts = append(parts, s.Muted.Render("○")+" "+s.Text.Render(st.Name)+" "+s.Muted.Render(string(st.State)))
