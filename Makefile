@@ -52,6 +52,7 @@ test: fmt-check
 test-unit:
 	@$(call timed,vet,$(GO) vet ./...)
 	@$(call timed,unit tests,$(GO) test -race -count=1 -timeout 12m ./...)
+	@$(call timed,team cluster (no race detector),$(GO) test -count=1 -timeout 3m -run TestClusterOfThreeHealsWithoutLossOrDoubles ./engine/team)
 	@$(call timed,CLI suite as a client,NOVA_CLI_WORKSPACE=owner $(GO) test -race -count=1 -timeout 6m ./cmd/nova)
 
 ## test-real: the real-server suite alone: nova against the real Ollama server (realollama/, its own
