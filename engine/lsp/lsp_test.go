@@ -84,7 +84,7 @@ func TestHangingServerTimesOutOnceAndIsLeftAlone(t *testing.T) {
 // of diagnostics for one) is capped, and the real answer still arrives.
 func TestFloodingServerIsCapped(t *testing.T) {
 	t.Parallel()
-	p := NewPool(t.TempDir(), []ServerSpec{fakeSpec(t, "flood")}, Options{Timeout: 10 * time.Second}, langGo)
+	p := NewPool(t.TempDir(), []ServerSpec{fakeSpec(t, "flood")}, Options{Timeout: 10 * time.Second, Settle: 2 * time.Second}, langGo)
 	defer p.Close()
 	rep, err := p.Diagnose(context.Background(), []File{{Path: "a.go", Content: "package a\nvar x = BROKEN\n"}})
 	require.NoError(t, err)
