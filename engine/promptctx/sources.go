@@ -92,10 +92,10 @@ func (s Sources) Blocks(ctx context.Context, req Request) (Blocks, error) {
 			out.Vault = vc.Text
 			vaultIDs = vc.NodeIDs
 			for _, id := range vc.NodeIDs {
-				out.Provenance = append(out.Provenance, Item{Block: BlockVault, Source: "vault", ID: strconv.FormatUint(id, 10)})
+				out.Provenance = append(out.Provenance, Item{Block: BlockVault, Source: "vault", ID: strconv.FormatUint(id, 10), Title: "node " + strconv.FormatUint(id, 10)})
 			}
 			for _, id := range vc.WisdomIDs {
-				out.Provenance = append(out.Provenance, Item{Block: BlockWisdom, Source: "vault", ID: strconv.FormatUint(id, 10)})
+				out.Provenance = append(out.Provenance, Item{Block: BlockWisdom, Source: "vault", ID: strconv.FormatUint(id, 10), Title: "pattern " + strconv.FormatUint(id, 10)})
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func (s Sources) Blocks(ctx context.Context, req Request) (Blocks, error) {
 		} else if block = strings.TrimSpace(block); block != "" {
 			out.Playbook = CutTokens(block, pb)
 			for _, id := range ids {
-				out.Provenance = append(out.Provenance, Item{Block: BlockPlaybook, Source: "ace", ID: id})
+				out.Provenance = append(out.Provenance, Item{Block: BlockPlaybook, Source: "ace", ID: id, Title: "rule " + id})
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func (s Sources) Blocks(ctx context.Context, req Request) (Blocks, error) {
 			}
 			out.Knowledge = block
 			for _, id := range ids {
-				out.Provenance = append(out.Provenance, Item{Block: BlockKnowledge, Source: "knowledge", ID: id})
+				out.Provenance = append(out.Provenance, Item{Block: BlockKnowledge, Source: "knowledge", ID: id, Title: id})
 			}
 		}
 	}
