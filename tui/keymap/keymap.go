@@ -183,3 +183,10 @@ func (k *KeyMap) MoveCursor(msg fmt.Stringer, sel, n, page int) (int, bool) {
 	}
 	return max(0, min(sel, n-1)), true
 }
+
+// Bind makes a binding with its help text: a page's keymap declares each
+// of its bindings once with this, so its help never has to be rewritten
+// at the place it is shown.
+func Bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
