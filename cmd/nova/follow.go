@@ -119,13 +119,24 @@ func (f follower[T]) settle(ctx context.Context, env *Env, printed <-chan struct
 		}
 		stopSub()
 		<-printed
+		// The run stops where it runs: through an owner, this call
+		// returned at once while the owner still winds the run down, so
+		// its state is read until it leaves "going" (bounded).
 		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		got, _, st, gerr := f.get(gctx)
-		if gerr != nil || st == runGoing {
-			return v, err
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			got, _, st, gerr := f.get(gctx)
+			if gerr == nil && st != runGoing {
+				return got, nil
+			}
+			select {
+			case <-gctx.Done():
+				return v, err
+			case <-tick.C:
+			}
 		}
-		return got, nil
 	case err != nil:
 		stopSub()
 		<-printed
