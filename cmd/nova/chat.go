@@ -320,7 +320,7 @@ func (c *chatCLI) send(ctx context.Context, msg string) (*chat.Turn, error) {
 	var mu sync.Mutex
 	enc := json.NewEncoder(c.opts.IO.Out)
 	enc.SetEscapeHTML(false)
-	streamed := false
+	streamed, lastProgress := false, ""
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -342,6 +342,11 @@ func (c *chatCLI) send(ctx context.Context, msg string) (*chat.Turn, error) {
 				case chat.EventTool:
 					if t := ev.Chat.Tool; t != nil && t.Status == "" {
 						c.opts.IO.Logf("\n  → %s %s\n", t.Tool, clipLine(t.Args, 100))
+					}
+				case chat.EventProgress:
+					if ev.Chat.Text != lastProgress { // shown when it changes
+						lastProgress = ev.Chat.Text
+						c.opts.IO.Logf("\n  · %s\n", ev.Chat.Text)
 					}
 				case chat.EventWaiting, chat.EventCompacted:
 					c.opts.IO.Logf("\n  … %s\n", ev.Chat.Text)

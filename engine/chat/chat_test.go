@@ -94,6 +94,7 @@ func newRig(t *testing.T, tweak func(*chat.Deps)) *rig {
 				req.OnEvent(agents.Event{Type: agents.EventDelta, Text: "tok"})
 				req.OnEvent(agents.Event{Type: agents.EventToolCall, Tool: "readFile", Args: `{"path":"foo.go"}`})
 				req.OnEvent(agents.Event{Type: agents.EventToolResult, Tool: "readFile", Status: "ok", Text: "package foo"})
+				req.OnEvent(agents.Event{Type: agents.EventProgress, Progress: &agents.Progress{Percent: 20, Milestone: "stage a change"}})
 			}
 			return r.answer(n, req)
 		},
@@ -261,6 +262,10 @@ func TestTurnCarriesHistoryContextAndProvenance(t *testing.T) {
 	assert.Contains(t, types, chat.EventDelta)
 	assert.Contains(t, types, chat.EventTool)
 	assert.Contains(t, types, chat.EventTurn)
+	assert.Contains(t, types, chat.EventProgress, "the run's progress estimate reaches the chat (issue 31)")
+	require.NotNil(t, tr.Turns[0].Progress, "the turn keeps its last estimate")
+	assert.Equal(t, 20, tr.Turns[0].Progress.Percent)
+	assert.Equal(t, "stage a change", tr.Turns[0].Progress.Milestone)
 }
 
 func TestOlderTurnsAreCompactedIntoAVisibleSummary(t *testing.T) {

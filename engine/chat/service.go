@@ -474,6 +474,12 @@ func (s *Service) onAgentEvent(t *Turn, ev agents.Event) {
 		tc := ToolCall{Tool: ev.Tool, Args: ev.Args}
 		t.Tools = append(t.Tools, tc)
 		s.d.Publish(Event{Type: EventTool, Session: t.Session, N: t.N, Tool: &tc, Op: s.opOf(t.RunKey)})
+	case agents.EventProgress:
+		if ev.Progress != nil {
+			p := *ev.Progress
+			t.Progress = &p
+			s.d.Publish(Event{Type: EventProgress, Session: t.Session, N: t.N, Text: p.Line(), Progress: &p, Op: s.opOf(t.RunKey)})
+		}
 	case agents.EventToolResult:
 		for i := len(t.Tools) - 1; i >= 0; i-- {
 			if t.Tools[i].Tool == ev.Tool && t.Tools[i].Status == "" {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/promptctx"
 	"github.com/nova-dev/nova/engine/run"
 )
@@ -102,11 +103,13 @@ type Turn struct {
 	Provenance []promptctx.Item `json:"provenance,omitempty"`
 	// HistoryTokens is the size of the session history the prompt carried;
 	// Compacted is set when this turn compacted older turns.
-	HistoryTokens int       `json:"historyTokens"`
-	Compacted     bool      `json:"compacted,omitempty"`
-	Error         string    `json:"error,omitempty"`
-	StartedAt     time.Time `json:"startedAt"`
-	FinishedAt    time.Time `json:"finishedAt,omitzero"`
+	HistoryTokens int `json:"historyTokens"`
+	// Progress is the run's last progress estimate (tool-using turns).
+	Progress   *agents.Progress `json:"progress,omitempty"`
+	Compacted  bool             `json:"compacted,omitempty"`
+	Error      string           `json:"error,omitempty"`
+	StartedAt  time.Time        `json:"startedAt"`
+	FinishedAt time.Time        `json:"finishedAt,omitzero"`
 }
 
 // Finished reports whether the turn has ended.
@@ -137,6 +140,9 @@ const (
 	EventCompacted EventType = "compacted"
 	// EventSession: the session changed (agent, tier, title, summary).
 	EventSession EventType = "session"
+	// EventProgress: the turn's progress estimate after a tool call
+	// (Progress is set).
+	EventProgress EventType = "progress"
 )
 
 // Event is what a chat session publishes while a turn runs.
@@ -147,6 +153,8 @@ type Event struct {
 	Text    string    `json:"text,omitempty"`
 	Tool    *ToolCall `json:"tool,omitempty"`
 	Turn    *Turn     `json:"turn,omitempty"`
+	// Progress is the estimate an EventProgress carries.
+	Progress *agents.Progress `json:"progress,omitempty"`
 	// Op is the Op of the call that runs the turn.
 	Op string `json:"op,omitempty"`
 }

@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
 	chg "github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/run"
@@ -99,9 +100,11 @@ type Model struct {
 	sending  bool
 	sendOp   string
 	// approval is the command this window's turn wants to run (y/n).
-	approval   *tools.ApprovalRequest
-	streams    map[int]*strings.Builder
-	liveTools  map[int][]chat.ToolCall
+	approval  *tools.ApprovalRequest
+	streams   map[int]*strings.Builder
+	liveTools map[int][]chat.ToolCall
+	// progress is each running turn's last progress estimate.
+	progress   map[int]agents.Progress
 	expanded   map[string]bool
 	offered    map[string]bool // turns whose change was put under the keys
 	showProv   bool
@@ -127,7 +130,7 @@ func New(c *common.Common, src Source) *Model {
 	in.CharLimit = chat.MaxMessageBytes
 	in.SetStyles(c.Styles.TextInput)
 	m := &Model{c: c, src: src, getenv: os.Getenv, input: in, streams: map[int]*strings.Builder{},
-		liveTools: map[int][]chat.ToolCall{}, expanded: map[string]bool{}, offered: map[string]bool{}, changes: map[uint64]chg.Changeset{}, sel: -1}
+		liveTools: map[int][]chat.ToolCall{}, progress: map[int]agents.Progress{}, expanded: map[string]bool{}, offered: map[string]bool{}, changes: map[uint64]chg.Changeset{}, sel: -1}
 	m.input.Focus()
 	return m
 }
@@ -227,6 +230,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			if t.Finished() {
 				delete(m.streams, t.N)
 				delete(m.liveTools, t.N)
+				delete(m.progress, t.N)
 			}
 		}
 		if p := m.pendingTurn(); p >= 0 && !m.running() && m.input.Value() == "" && m.focus == focusInput {
@@ -403,6 +407,10 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 				tools = append(tools, *c.Tool)
 			}
 			m.liveTools[c.N] = tools
+		}
+	case chat.EventProgress:
+		if c.Progress != nil {
+			m.progress[c.N] = *c.Progress
 		}
 	case chat.EventTurn:
 		if c.Turn != nil {

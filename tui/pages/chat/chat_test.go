@@ -15,6 +15,7 @@ import (
 
 	nova "github.com/nova-dev/nova"
 	"github.com/nova-dev/nova/engine"
+	"github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/llm/ollamatest"
 	"github.com/nova-dev/nova/engine/promptctx"
@@ -251,4 +252,29 @@ func TestApprovalIsAskedOnTheScreen(t *testing.T) {
 	l.Send(tuitest.Key("y"))
 	assert.Nil(t, l.m.approval)
 	require.NotEmpty(t, l.Errs, "an approval nobody waits for any more says so")
+}
+
+// A running turn shows the run's progress estimate (issue 31), stuck in
+// the warning style; the finished turn drops it.
+func TestRunningTurnShowsItsProgress(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels("qwen2.5-coder:1.5b", "qwen2.5-coder:7b", "qwen2.5-coder:14b"))
+	ws := newWS(t, srv)
+	l := newLoop(t, ws, nil, 80, 24)
+	l.m.session = 1
+	turn := chat.Turn{Session: 1, N: 1, Request: "fix foo", Agent: "implementer", Status: run.Running}
+	l.Send(common.EventMsg{Event: engine.Event{Topic: engine.TopicChat, Chat: &chat.Event{Type: chat.EventTurn, Session: 1, N: 1, Turn: &turn}}})
+	assert.NotContains(t, l.Plain(), "next:")
+	p := agents.Progress{Percent: 50, Milestone: "run the checks"}
+	l.Send(common.EventMsg{Event: engine.Event{Topic: engine.TopicChat, Type: engine.EventProgress,
+		Chat: &chat.Event{Type: chat.EventProgress, Session: 1, N: 1, Progress: &p}}})
+	assert.Contains(t, l.Plain(), "50% · next: run the checks")
+	p = agents.Progress{Percent: 20, Milestone: "stage a change", Stuck: true, Idle: 10}
+	l.Send(common.EventMsg{Event: engine.Event{Topic: engine.TopicChat, Type: engine.EventProgress,
+		Chat: &chat.Event{Type: chat.EventProgress, Session: 1, N: 1, Progress: &p}}})
+	assert.Contains(t, l.Plain(), "stuck (10 calls found nothing new)")
+	turn.Status = run.Done
+	turn.Answer = "fixed"
+	l.m.upsert(turn)
+	assert.NotContains(t, l.Plain(), "next:", "a finished turn shows its answer, not an estimate")
 }

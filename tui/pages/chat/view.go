@@ -77,7 +77,7 @@ func (m *Model) headerLine(w int) string {
 	if tier == "" {
 		tier = "auto"
 	}
-	right := fmt.Sprintf("agent %s · tier %s · %d sessions", agent, tier, len(m.sessions))
+	right := fmt.Sprintf("agent %s · tier %s · %s", agent, tier, plural(len(m.sessions), "session", "sessions"))
 	left := common.Truncate(title, max(10, w-lipgloss.Width(right)-2))
 	gap := max(1, w-lipgloss.Width(left)-lipgloss.Width(right))
 	return st.Title.Render(left) + strings.Repeat(" ", gap) + st.Muted.Render(right)
@@ -213,6 +213,14 @@ func (m *Model) turnLines(i int, t chat.Turn, w int) []string {
 	}
 	head := fmt.Sprintf("%s · %s", t.Agent, t.Route)
 	out = append(out, mark+st.Primary.Render(common.Truncate(head, w-lipgloss.Width(status)-6))+" "+badge.Render(status))
+	if p, ok := m.progress[t.N]; ok && !t.Finished() {
+		line := common.Truncate("  "+p.Line(), w-2)
+		if p.Stuck {
+			out = append(out, mark+st.Warning.Render(line))
+		} else {
+			out = append(out, mark+st.Muted.Render(line))
+		}
+	}
 	tools := t.Tools
 	if !t.Finished() && len(m.liveTools[t.N]) > len(tools) {
 		tools = m.liveTools[t.N]
