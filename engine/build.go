@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -30,6 +32,11 @@ type buildState struct {
 	ready atomic.Pointer[build.Engine] // eng, once built (read by Close)
 
 	policy sync.Map // build id (string) → ApprovalPolicy of its RunBuild
+
+	// ctxOnce makes ctxCache: each specialist's vault and playbook blocks,
+	// kept between delegations while their sources are unchanged.
+	ctxOnce  sync.Once
+	ctxCache *promptctx.Cache
 }
 
 // Builds is the build engine: create, run, resume, pause, cancel, list and
@@ -94,7 +101,7 @@ type knowledgeSource interface {
 // knowledge layer, each within its budgets.* share of the prompt.
 func (l *core) PromptContext() promptctx.Provider {
 	cfg := l.Config()
-	src := promptctx.Sources{Vault: l.Vault(), Shares: promptctx.Shares{
+	src := promptctx.Sources{Vault: l.Vault(), Cache: l.contextCache(), Shares: promptctx.Shares{
 		Vault: cfg.Budgets.VaultShare, Playbook: cfg.Budgets.PlaybookShare, Knowledge: cfg.Budgets.KnowledgeShare}}
 	if l.build.Playbook.S != nil {
 		src.Playbook = l.build.Playbook
@@ -103,6 +110,48 @@ func (l *core) PromptContext() promptctx.Provider {
 		src.Knowledge = l.build.Knowledge
 	}
 	return src
+}
+
+// contextCache is the workspace's cache of specialist contexts
+// (promptctx.Cache): an entry holds while contextRevision is unchanged.
+func (l *core) contextCache() *promptctx.Cache {
+	l.build.ctxOnce.Do(func() {
+		l.build.ctxCache = promptctx.NewCache(0, l.contextRevision)
+	})
+	return l.build.ctxCache
+}
+
+// contextRevision names the state of what a request's vault and playbook
+// blocks are drawn from: the vault's change counter, the tier's global
+// wisdom (ids and status), and the agent's playbook rules with their
+// confidence (counters change it without a version bump).
+func (l *core) contextRevision(ctx context.Context, req promptctx.Request) (string, error) {
+	v := l.Vault()
+	rev, err := v.Revision(ctx)
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New64a()
+	if w := v.Wisdom(); w != nil {
+		ps, err := w.ForTier(ctx, req.Tier)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range ps {
+			fmt.Fprintf(h, "w%d:%s;", p.ID, p.Status)
+		}
+	}
+	if sys := l.acs.sys; sys != nil && req.Agent != "" {
+		pb, err := sys.Playbooks().GetPlaybook(ctx, req.Agent)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "v%d;", pb.Version)
+		for _, r := range pb.Rules {
+			fmt.Fprintf(h, "%s:%.4f:%d:%d;", r.ID, r.Confidence, r.SuccessCount, r.HarmfulCount)
+		}
+	}
+	return fmt.Sprintf("%d/%x", rev, h.Sum64()), nil
 }
 
 // playbookHook is the playbook learner of builds (nil: playbooks off).

@@ -2,10 +2,12 @@ package ace
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/nova-dev/nova/engine/build"
 	"github.com/nova-dev/nova/engine/promptctx"
+	"github.com/nova-dev/nova/storage"
 )
 
 // BuildHook adapts a System to build.PlaybookHook (learning after each
@@ -13,8 +15,9 @@ import (
 type BuildHook struct{ S *System }
 
 var (
-	_ build.PlaybookHook       = BuildHook{}
-	_ promptctx.PlaybookSource = BuildHook{}
+	_ build.PlaybookHook        = BuildHook{}
+	_ promptctx.PlaybookSource  = BuildHook{}
+	_ promptctx.AppliedRecorder = BuildHook{}
 )
 
 // NewBuildHook returns the playbook hook of builds and prompt context.
@@ -45,5 +48,15 @@ func (h BuildHook) AfterTask(ctx context.Context, r build.TaskResult) error {
 		Success: r.Success, Reason: r.Reason, GateScore: r.GateScore, RuleIDs: r.RuleIDs, Autonomy: r.Autonomy,
 		AutonomySet: true, // the build's autonomy governs everything in the build
 	}, false)
+	return err
+}
+
+// Applied implements promptctx.AppliedRecorder: the rules of a reused
+// playbook block are counted as applied, as Context counts them.
+func (h BuildHook) Applied(ctx context.Context, agent string, ids []string) error {
+	err := h.S.Playbooks().IncrementApplied(ctx, agent, ids)
+	if errors.Is(err, storage.ErrReadOnly) {
+		return nil
+	}
 	return err
 }

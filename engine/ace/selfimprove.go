@@ -359,7 +359,8 @@ func (s *System) RunReview(ctx context.Context, agent string, force bool) (Revie
 	return rep, nil
 }
 
-// styleAdaptations turns the vault's confident Preference nodes into rules
+// styleAdaptations turns the vault's confident Preference nodes of the
+// user's own (never ones imported from a pattern library) into rules
 // labelled by their origin (source vault, tag style): they are learned, not
 // the user's own words, so they are never shown as manual.
 func (s *System) styleAdaptations(ctx context.Context) []Delta {
@@ -377,7 +378,12 @@ func (s *System) styleAdaptations(ctx context.Context) []Delta {
 	}
 	var out []Delta
 	for _, n := range nodes {
-		if n.Confidence < StyleMinConfidence {
+		if n.Confidence < StyleMinConfidence || n.Imported() {
+			// Library patterns (the starter set included) are shared
+			// knowledge that reaches prompts through the vault block,
+			// filtered by the project's stack: made into rules they
+			// taught a spec writer about Ollama streaming in a Go
+			// project. Only the user's own preferences adapt the style.
 			continue
 		}
 		out = append(out, Delta{Op: OpAdd, Kind: KindPreference, Source: SourceVault, Content: n.Content,

@@ -131,6 +131,15 @@ func TestReviewStyleAdaptationsFromVault(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.vault.Add(ctx(), vault.Node{Type: vault.Strategy, Content: "Not a preference", Confidence: 0.99})
 	require.NoError(t, err)
+	// A library pattern (here a starter one) is shared knowledge, not the
+	// user's taste: it never becomes a style rule (issue 32: EARTH learned
+	// Ollama streaming rules in a Go project).
+	_, err = e.vault.Add(ctx(), vault.Node{Type: vault.Preference, Content: "Request stream: true from Ollama", Confidence: 0.92,
+		Tags: []string{"performance", "ollama"}, Meta: map[string]string{vault.MetaImportUser: "nova-starter", vault.MetaLibrary: ".nova/patterns"}})
+	require.NoError(t, err)
+	_, err = e.vault.Add(ctx(), vault.Node{Type: vault.Preference, Content: "Look strings up by message ID", Confidence: 0.91,
+		Meta: map[string]string{vault.MetaLibrary: "team-patterns"}})
+	require.NoError(t, err)
 	rep, err := e.sys.RunReview(ctx(), "venus", true)
 	require.NoError(t, err)
 	require.Len(t, rep.Deltas, 1)

@@ -89,6 +89,9 @@ func (e *Engine) assemble(ctx context.Context, b Build, t Task, deps []Task, ups
 		for _, err := range unjoin(err) {
 			e.logf(t.BuildID, t.ID, "%v", err)
 		}
+		if blocks.Cached {
+			e.logf(t.BuildID, t.ID, "context: %s's vault and playbook blocks reused (their sources are unchanged since it last had this task)", t.Agent)
+		}
 		for _, block := range []string{blocks.Vault, blocks.Playbook, blocks.Knowledge} {
 			if block != "" {
 				p.extra = append(p.extra, block)

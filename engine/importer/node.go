@@ -15,11 +15,11 @@ const (
 	MetaReusability  = "reusability"
 	MetaCodeExamples = "codeExamples"
 	MetaContentHash  = "contentHash"
-	MetaImportUser   = "importUser"
+	MetaImportUser   = vault.MetaImportUser
 	MetaAnchor       = "anchor"
 	MetaParentSource = "parentSource"
 	// MetaLibrary is the label of the library a node was imported from.
-	MetaLibrary = "library"
+	MetaLibrary = vault.MetaLibrary
 )
 
 // nodeFor turns a draft into a vault node: the mapping documented in the package comment,

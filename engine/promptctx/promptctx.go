@@ -63,6 +63,9 @@ type Blocks struct {
 	CodeMap string `json:"codeMap,omitempty"`
 	// Provenance lists what the blocks carry, block by block.
 	Provenance []Item `json:"provenance,omitempty"`
+	// Cached is set when the vault and playbook blocks were reused from
+	// an earlier prompt of the same agent and task (Cache).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Item is one thing a block carries.

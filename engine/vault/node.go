@@ -441,3 +441,17 @@ func clamp01(x float64) float64 {
 	}
 	return min(1, max(0, x))
 }
+
+// Meta keys the importer sets that mark a node as imported from a pattern
+// library (engine/importer uses the same names).
+const (
+	MetaImportUser = "importUser"
+	MetaLibrary    = "library"
+)
+
+// Imported reports whether n came from a pattern library (the shipped
+// starter patterns or one the user imported) rather than from the user's
+// own work: such a node is shared knowledge, not this user's taste.
+func (n Node) Imported() bool {
+	return n.Meta[MetaImportUser] != "" || n.Meta[MetaLibrary] != ""
+}
