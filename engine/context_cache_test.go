@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,39 @@ func TestWorkspaceContextIsReusedUntilItsSourcesChange(t *testing.T) {
 		applied += r.AppliedCount
 	}
 	assert.Equal(t, 1+1+2+2+2, applied, "each prompt counts its rules as applied, reused or not")
+}
+
+// BenchmarkSpecialistContext measures the vault, playbook and knowledge
+// blocks of a delegation on a workspace made from the shipped defaults
+// (starter patterns in the vault, the query embedded on a fake Ollama over
+// HTTP): "fresh" is a specialist's first time with a task, "reused" the
+// same specialist given the same task again with nothing changed (issue
+// 31: contexts cached between delegations).
+func BenchmarkSpecialistContext(b *testing.B) {
+	w := newFirstTurnWorkspace(b)
+	ctx := context.Background()
+	pc := w.ws.PromptContext()
+	b.Run("fresh", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			_, err := pc.Blocks(ctx, promptctx.Request{Task: fmt.Sprintf("add a health endpoint to the server, variant %d", i),
+				Agent: "MARS", Tier: "free", PromptTokens: 8000})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reused", func(b *testing.B) {
+		req := promptctx.Request{Task: "add a health endpoint to the server", Agent: "MARS", Tier: "free", PromptTokens: 8000}
+		if _, err := pc.Blocks(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			blk, err := pc.Blocks(ctx, req)
+			if err != nil || !blk.Cached {
+				b.Fatalf("not reused: %v", err)
+			}
+		}
+	})
 }
