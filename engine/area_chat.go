@@ -100,7 +100,7 @@ func (l *core) Chat() *chat.Service {
 			},
 			Run: func(ctx context.Context, req chat.RunRequest) (agents.Run, error) {
 				return l.runAgent(ctx, req.Agent, req.Task, runRequest{RunOptions: RunOptions{Tier: req.Tier, Op: req.Op},
-					extra: req.Extra, noContext: true, onEvent: req.OnEvent})
+					extra: req.Extra, noContext: true, onEvent: req.OnEvent, title: req.Title})
 			},
 			Context:      promptctx.ProviderFunc(l.promptContext),
 			Root:         l.ws.Root,

@@ -49,6 +49,8 @@ type runRequest struct {
 	noContext bool
 	// onEvent, when set, hears the run's events too (a chat turn).
 	onEvent func(agents.Event)
+	// title names the run in listings (a chat turn's message).
+	title string
 }
 
 // maxRunEvents bounds the events kept per run for RunEvents, and
@@ -215,7 +217,7 @@ func (l *core) runAgent(ctx context.Context, agentID, task string, opts runReque
 	}
 	return rt.runner.Run(ctx, spec, task, agents.RunOptions{
 		Tier: tier, ExtraContext: extra, Approve: approve,
-		TaskID: opts.taskID, BuildID: opts.buildID, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks, Critical: opts.critical,
+		TaskID: opts.taskID, BuildID: opts.buildID, Title: opts.title, Autonomy: opts.autonomy, Board: opts.board, Checks: opts.checks, Critical: opts.critical,
 		OnEvent: func(ev agents.Event) {
 			if opts.onEvent != nil {
 				opts.onEvent(ev)

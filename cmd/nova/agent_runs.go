@@ -70,7 +70,7 @@ func runAgentRunsList(ctx context.Context, opts *agentRunsOptions) error {
 				where = fmt.Sprintf("  build %s/%s", r.BuildID, r.TaskID)
 			}
 			opts.IO.Printf("%4d  %-12s %-18s %-6s %s  %s%s\n", r.ID, r.Agent, status, r.Tier,
-				r.StartedAt.Local().Format("2006-01-02 15:04"), clipLine(r.Task, 60), where)
+				r.StartedAt.Local().Format("2006-01-02 15:04"), clipLine(r.Label(), 60), where)
 		}
 		opts.IO.Printf("details and tool calls: nova agent runs show ID\n")
 		return nil
@@ -108,7 +108,11 @@ func runAgentRunsShow(ctx context.Context, opts *agentRunsOptions) error {
 		r := rt.Run
 		p := opts.IO.Printf
 		p("run %d: %s, %s (tier %s, %s)\n", r.ID, r.Agent, agents.DisplayStatus(string(r.Status), len(r.Files), r.Verified), r.Tier, r.Model)
-		p("task: %s\n", clipLine(r.Task, 200))
+		if r.Title != "" {
+			p("request: %s\n", clipLine(r.Title, 200))
+		} else {
+			p("task: %s\n", clipLine(r.Task, 200))
+		}
 		if r.BuildID != "" {
 			p("build: %s, task %s\n", r.BuildID, r.TaskID)
 		}

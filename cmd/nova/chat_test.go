@@ -91,6 +91,13 @@ func TestChatFixesABugAndRemembersTheConversation(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "## Turn 2")
 	assert.Contains(t, r.stdout, "rules AGENTS.md")
+
+	// The runs are listed by the message, not by the history the prompt
+	// opens with.
+	r = runNova(t, dir, env, "agent", "runs", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "what about the minimum int?")
+	assert.NotContains(t, r.stdout, "<chat_history>")
 }
 
 func TestChatJSONStreamsEventsAndTheTurn(t *testing.T) {

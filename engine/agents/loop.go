@@ -154,6 +154,8 @@ type RunOptions struct {
 	OnEvent func(Event)
 	// TaskID and BuildID link the run to a build task.
 	TaskID, BuildID string
+	// Title names the run in listings when the task is a whole prompt.
+	Title string
 	// Meter, when set, also records the run's tokens (under "run:<id>" and
 	// the task/build keys).
 	Meter *llm.Meter
@@ -204,7 +206,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, task string, opts RunOption
 		return Run{}, fmt.Errorf("run %s: %w", spec.ID, err)
 	}
 	run, err := r.Runs.Create(ctx, Run{
-		Agent: spec.ID, Task: task, TaskID: opts.TaskID, BuildID: opts.BuildID,
+		Agent: spec.ID, Task: task, Title: opts.Title, TaskID: opts.TaskID, BuildID: opts.BuildID,
 		Status: RunRunning, Tier: string(tier), Model: model, StartedAt: time.Now().UTC(),
 		AnswerOnly: !spec.CanWrite(),
 	})

@@ -201,11 +201,22 @@ type Verdict struct {
 	Checks []Check       `json:"checks"`
 }
 
+// Label is the run as a listing names it: its title, else its task.
+func (r Run) Label() string {
+	if r.Title != "" {
+		return r.Title
+	}
+	return r.Task
+}
+
 // Run is one agent run as stored in the runs bucket.
 type Run struct {
-	ID      uint64    `json:"id"`
-	Agent   string    `json:"agent"`
-	Task    string    `json:"task"`
+	ID    uint64 `json:"id"`
+	Agent string `json:"agent"`
+	Task  string `json:"task"`
+	// Title is what the run is about in a listing, when the task is a
+	// whole prompt (a chat turn's history and message): the request.
+	Title   string    `json:"title,omitempty"`
 	TaskID  string    `json:"taskId,omitempty"`
 	BuildID string    `json:"buildId,omitempty"`
 	Status  RunStatus `json:"status"`

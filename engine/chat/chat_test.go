@@ -245,6 +245,7 @@ func TestTurnCarriesHistoryContextAndProvenance(t *testing.T) {
 	assert.Contains(t, r.prompts[1].Task, "fix the bug in foo.go", "the follow-up carries the first request")
 	assert.Contains(t, r.prompts[1].Task, "answer 1", "and the first answer")
 	assert.True(t, strings.HasSuffix(r.prompts[1].Task, "no, also handle nil"))
+	assert.Equal(t, "no, also handle nil", r.prompts[1].Title, "the run is listed by the message, not the history")
 	assert.Positive(t, rep2.Turn.HistoryTokens)
 
 	tr, err := r.svc.Transcript(ctx, rep.Session.ID)

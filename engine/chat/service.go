@@ -18,6 +18,9 @@ import (
 // RunRequest is one agent run of a turn.
 type RunRequest struct {
 	Agent, Task, Tier, Op string
+	// Title is the user's message: what the run is about in listings (its
+	// Task carries the session's history too).
+	Title string
 	// Extra are the system-prompt context blocks (rules, vault, playbook,
 	// knowledge, wisdom).
 	Extra   []string
@@ -398,7 +401,7 @@ func (s *Service) runTurn(ctx context.Context, c *run.Control, t *Turn, specs []
 	t.Status = run.Running
 	s.save(ctx, t, true)
 	for {
-		res, err := s.d.Run(ctx, RunRequest{Agent: t.Agent, Task: task, Tier: t.Tier, Op: o.Op, Extra: extra,
+		res, err := s.d.Run(ctx, RunRequest{Agent: t.Agent, Task: task, Title: t.Request, Tier: t.Tier, Op: o.Op, Extra: extra,
 			OnEvent: func(ev agents.Event) { s.onAgentEvent(t, ev) }})
 		t.RunID = res.ID
 		if ctx.Err() != nil || failure.Of(err) == failure.Cancelled {
