@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -94,6 +95,49 @@ func (c Codec[T]) Put(b *bolt.Bucket, key []byte, v T) error {
 		return err
 	}
 	return b.Put(key, raw)
+}
+
+// All decodes every value of b, in key order (an empty slice for none).
+func (c Codec[T]) All(b *bolt.Bucket) ([]T, error) {
+	out := []T{}
+	if b == nil {
+		return out, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		x, err := c.Unmarshal(v)
+		if err != nil {
+			return fmt.Errorf("key %x: %w", k, err)
+		}
+		out = append(out, x)
+		return nil
+	})
+	return out, err
+}
+
+// Children decodes the values of b whose keys start with parent's Key —
+// the children ChildKey numbers (a chat session's turns, a goal run's
+// turns) — in order (an empty slice for none).
+func (c Codec[T]) Children(b *bolt.Bucket, parent uint64) ([]T, error) {
+	out := []T{}
+	if b == nil {
+		return out, nil
+	}
+	prefix := Key(parent)
+	cur := b.Cursor()
+	for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		x, err := c.Unmarshal(v)
+		if err != nil {
+			return out, fmt.Errorf("key %x: %w", k, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// ChildKey is the key of a parent's n-th child: the parent's Key and n,
+// both big-endian, so that a parent's children sort together, in order.
+func ChildKey(parent uint64, n int) []byte {
+	return append(Key(parent), Key(uint64(n))...)
 }
 
 // Key encodes a sequence id as an 8-byte big-endian key, so bbolt's byte

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -381,6 +382,54 @@ func TestReleaseMappedKeepsData(t *testing.T) {
 	require.NoError(t, db.View(func(tx *bolt.Tx) error {
 		db.ReleaseMapped() // even under an open read transaction
 		assert.Equal(t, val, tx.Bucket(BucketSettings).Get(Key(7)))
+		return nil
+	}))
+}
+
+// Children reads one parent's numbered children in order and nothing of
+// its neighbours; All reads a bucket; a bad record names its key.
+func TestCodecChildrenAndAll(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	c := Codec[rec]{Version: 1}
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("children_test"))
+		if err != nil {
+			return err
+		}
+		for _, p := range []uint64{1, 2, 3} {
+			for n := 3; n >= 1; n-- { // written out of order
+				if err := c.Put(b, ChildKey(p, n), rec{Name: fmt.Sprintf("%d/%d", p, n), N: n}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("children_test"))
+		kids, err := c.Children(b, 2)
+		require.NoError(t, err)
+		assert.Equal(t, []rec{{"2/1", 1}, {"2/2", 2}, {"2/3", 3}}, kids)
+		none, err := c.Children(b, 9)
+		require.NoError(t, err)
+		assert.Equal(t, []rec{}, none)
+		all, err := c.All(b)
+		require.NoError(t, err)
+		assert.Len(t, all, 9)
+		assert.Equal(t, "1/1", all[0].Name)
+		missing, err := c.All(nil)
+		require.NoError(t, err)
+		assert.Empty(t, missing)
+		return nil
+	}))
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("children_test")).Put(ChildKey(2, 2), []byte("{not a record"))
+	}))
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		_, err := c.Children(tx.Bucket([]byte("children_test")), 2)
+		assert.ErrorIs(t, err, ErrBadRecord)
+		assert.Contains(t, err.Error(), fmt.Sprintf("%x", ChildKey(2, 2)))
 		return nil
 	}))
 }

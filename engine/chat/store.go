@@ -33,9 +33,7 @@ func NewStore(db *storage.DB, now func() time.Time) *Store {
 	return &Store{db: db, now: now}
 }
 
-func turnKey(session uint64, n int) []byte {
-	return append(storage.Key(session), storage.Key(uint64(n))...)
-}
+func turnKey(session uint64, n int) []byte { return storage.ChildKey(session, n) }
 
 func notFound(id uint64) error { return fmt.Errorf("%w: %d", ErrNotFound, id) }
 
@@ -84,16 +82,11 @@ func (s *Store) List(ctx context.Context) ([]Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := []Session{}
+	var out []Session
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(storage.BucketChatSessions).ForEach(func(_, v []byte) error {
-			r, err := sessionCodec.Unmarshal(v)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
+		var err error
+		out, err = sessionCodec.All(tx.Bucket(storage.BucketChatSessions))
+		return err
 	})
 	slices.SortStableFunc(out, func(a, b Session) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
@@ -195,14 +188,9 @@ func (s *Store) Turns(ctx context.Context, session uint64) ([]Turn, error) {
 		if _, err := getSession(tx, session); err != nil {
 			return err
 		}
-		prefix := storage.Key(session)
-		c := tx.Bucket(storage.BucketChatTurns).Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			t, err := turnCodec.Unmarshal(v)
-			if err != nil {
-				return fmt.Errorf("chat session %d turn %x: %w", session, k, err)
-			}
-			out = append(out, t)
+		var err error
+		if out, err = turnCodec.Children(tx.Bucket(storage.BucketChatTurns), session); err != nil {
+			return fmt.Errorf("chat session %d turns: %w", session, err)
 		}
 		return nil
 	})

@@ -1,7 +1,6 @@
 package goal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +33,7 @@ func NewStore(db *storage.DB, now func() time.Time) *Store {
 	return &Store{db: db, now: now}
 }
 
-func turnKey(runID uint64, n int) []byte {
-	return append(storage.Key(runID), storage.Key(uint64(n))...)
-}
+func turnKey(runID uint64, n int) []byte { return storage.ChildKey(runID, n) }
 
 // create stores a new run (its id is set).
 func (s *Store) create(ctx context.Context, r *Run) error {
@@ -85,20 +82,17 @@ func (s *Store) List(ctx context.Context) ([]Run, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := []Run{}
+	var out []Run
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(storage.BucketGoalRuns).ForEach(func(_, v []byte) error {
-			r, err := runCodec.Unmarshal(v)
-			if err != nil {
-				return err
-			}
-			if r.Agents == nil {
-				r.Agents = []string{}
-			}
-			out = append(out, r)
-			return nil
-		})
+		var err error
+		out, err = runCodec.All(tx.Bucket(storage.BucketGoalRuns))
+		return err
 	})
+	for i := range out {
+		if out[i].Agents == nil {
+			out[i].Agents = []string{}
+		}
+	}
 	slices.Reverse(out)
 	return out, err
 }
@@ -113,14 +107,9 @@ func (s *Store) Turns(ctx context.Context, id uint64) ([]Turn, error) {
 		if tx.Bucket(storage.BucketGoalRuns).Get(storage.Key(id)) == nil {
 			return fmt.Errorf("%w: %d", ErrNotFound, id)
 		}
-		prefix := storage.Key(id)
-		c := tx.Bucket(storage.BucketGoalTurns).Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			t, err := turnCodec.Unmarshal(v)
-			if err != nil {
-				return fmt.Errorf("goal run %d turn %x: %w", id, k, err)
-			}
-			out = append(out, t)
+		var err error
+		if out, err = turnCodec.Children(tx.Bucket(storage.BucketGoalTurns), id); err != nil {
+			return fmt.Errorf("goal run %d turns: %w", id, err)
 		}
 		return nil
 	})
