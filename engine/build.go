@@ -138,7 +138,7 @@ func (l *core) contextRevision(ctx context.Context, req promptctx.Request) (stri
 			return "", err
 		}
 		for _, p := range ps {
-			fmt.Fprintf(h, "w%d:%s;", p.ID, p.Status)
+			_, _ = fmt.Fprintf(h, "w%d:%s;", p.ID, p.Status)
 		}
 	}
 	if sys := l.acs.sys; sys != nil && req.Agent != "" {
@@ -146,9 +146,9 @@ func (l *core) contextRevision(ctx context.Context, req promptctx.Request) (stri
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(h, "v%d;", pb.Version)
+		_, _ = fmt.Fprintf(h, "v%d;", pb.Version)
 		for _, r := range pb.Rules {
-			fmt.Fprintf(h, "%s:%.4f:%d:%d;", r.ID, r.Confidence, r.SuccessCount, r.HarmfulCount)
+			_, _ = fmt.Fprintf(h, "%s:%.4f:%d:%d;", r.ID, r.Confidence, r.SuccessCount, r.HarmfulCount)
 		}
 	}
 	return fmt.Sprintf("%d/%x", rev, h.Sum64()), nil

@@ -17,7 +17,7 @@ func parseGo(name string, src []byte, c *collector) error {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrParse, firstErr(err))
+		return fmt.Errorf("%w: %w", ErrParse, firstErr(err))
 	}
 	tf := fset.File(f.Pos())
 	line := func(p token.Pos) int { return tf.Line(p) }

@@ -238,7 +238,7 @@ func (c *Client) writeLoop() {
 			return
 		case b := <-c.out:
 			if _, err := c.stdin.Write(b); err != nil {
-				c.end(fmt.Errorf("%w: write to %s: %v", ErrServerDown, c.spec.Name, err))
+				c.end(fmt.Errorf("%w: write to %s: %w", ErrServerDown, c.spec.Name, err))
 				return
 			}
 		}

@@ -78,7 +78,7 @@ func readMessage(r *bufio.Reader) (message, error) {
 	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
-		return message{}, fmt.Errorf("%w: %v", ErrProtocol, err)
+		return message{}, fmt.Errorf("%w: %w", ErrProtocol, err)
 	}
 	return m, nil
 }
