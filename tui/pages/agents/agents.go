@@ -79,9 +79,9 @@ type Model struct {
 	roster *vlist.Model[entry]
 	keys   keyMap
 	mode   mode
-	input textinput.Model
-	rv    *runview.Model
-	seq   int
+	input  textinput.Model
+	rv     *runview.Model
+	seq    int
 	// under is the roster and detail while the new-run dialog is open.
 	under common.ViewCache
 }
