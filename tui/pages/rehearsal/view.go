@@ -128,31 +128,30 @@ func (m *Model) listView() string {
 		}
 		b.WriteString(m.c.Empty("No rehearsals here.", lipgloss.Wrap(hint, inner, " ")))
 	default:
-		vis := m.visible()
 		rows := max(1, m.height-3)
-		start := max(0, min(m.sel-rows+1, len(vis)-rows))
 		b.WriteString(s.Subtle.Render(common.Truncate(fmt.Sprintf("  %-5s %-10s %-12s %-9s %-8s %-6s %-14s %s", "ID", "STATUS", "TASK", "AGENT", "BRANCHES", "BEST", "CREATED", "DECISION"), inner)) + "\n")
-		for i := start; i < len(vis) && i < start+rows-1; i++ {
-			x := vis[i]
-			best := "-"
-			if r := x.Ranked(); len(r) > 0 {
-				best = fmt.Sprintf("%.2f", r[0].Score)
-			}
-			line := fmt.Sprintf("  #%-4d %-10s %-12s %-9s %-8d %-6s %-14s %s", x.ID, x.Status, common.Truncate(x.TaskID, 12),
-				common.Truncate(x.AgentName, 9), len(x.Branches), best, age(m.now(), x.CreatedAt), decision(x))
-			line = common.Truncate(line, inner)
-			if i == m.sel {
-				b.WriteString(s.Selected.Width(inner).Render(line) + "\n")
-			} else {
-				st := s.Text
-				if !x.Pending() {
-					st = s.Muted
-				}
-				b.WriteString(st.Render(line) + "\n")
-			}
-		}
+		b.WriteString(m.list.FramedView(inner, max(1, rows-1)))
 	}
 	return s.PanelFocused.Width(m.width).Height(m.height).Render(strings.TrimRight(b.String(), "\n"))
+}
+
+// renderSession draws one session of the list.
+func (m *Model) renderSession(x rh.Session, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	best := "-"
+	if r := x.Ranked(); len(r) > 0 {
+		best = fmt.Sprintf("%.2f", r[0].Score)
+	}
+	line := fmt.Sprintf("#%-4d %-10s %-12s %-9s %-8d %-6s %-14s %s", x.ID, x.Status, common.Truncate(x.TaskID, 12),
+		common.Truncate(x.AgentName, 9), len(x.Branches), best, age(m.now(), x.CreatedAt), decision(x))
+	line = common.Truncate(line, w)
+	switch {
+	case selected:
+		return s.Selected.Width(w).Render(line)
+	case !x.Pending():
+		return s.Muted.Render(line)
+	}
+	return s.Text.Render(line)
 }
 
 func decision(x rh.Session) string {
