@@ -84,7 +84,7 @@ type Model struct {
 	// list is the filtered sessions, newest first.
 	list *vlist.Model[rh.Session]
 	keys keyMap
-	want     uint64
+	want uint64
 	// wantPending opens the first pending session once the list is loaded
 	// (the palette's "Open the rehearsal waiting for review").
 	wantPending bool
