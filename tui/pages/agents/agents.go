@@ -178,7 +178,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			// the top, with the first heading, not at the kept agent.
 			m.roster.SetSize(m.rosterWidth()-4, max(1, m.height-3))
 			m.roster.ReplaceRows(entries(specs), func(e entry) bool { return e.agent >= 0 && specs[e.agent].ID == keep })
-			m.skipHeading(true)
+			m.roster.SkipHeading(isHeading, true)
 		}
 		return m, nil
 	case runsMsg:
@@ -233,20 +233,8 @@ func (m *Model) selected() (eng.Spec, bool) {
 	return m.specs[e.agent], true
 }
 
-// skipHeading moves the cursor off a group's heading onto the next agent
-// (down) or the previous one (up; the next when the heading is first).
-func (m *Model) skipHeading(down bool) {
-	e, ok := m.roster.Selected()
-	if !ok || e.agent >= 0 {
-		return
-	}
-	i := m.roster.Cursor()
-	if !down && i > 0 {
-		m.roster.SetCursor(i - 1)
-		return
-	}
-	m.roster.SetCursor(i + 1)
-}
+// isHeading tells a group's heading from an agent in the roster.
+func isHeading(e entry) bool { return e.agent < 0 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
@@ -293,7 +281,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	before := m.roster.Cursor()
 	if ok, cmd := m.roster.HandleKey(msg); ok {
-		m.skipHeading(m.roster.Cursor() >= before)
+		m.roster.SkipHeading(isHeading, m.roster.Cursor() >= before)
 		return cmd
 	}
 	return nil
@@ -408,13 +396,7 @@ func (m *Model) rosterView(w, h int) string {
 	}
 	rows := max(1, h-3-len(errLines))
 	m.roster.SetSize(inner, rows)
-	if i := m.roster.Cursor(); i > 0 && i == m.roster.Top() {
-		if e, ok := m.roster.Row(i - 1); ok && e.agent < 0 {
-			// Keep the group's heading in view with its first agent.
-			m.roster.SetCursor(i - 1)
-			m.roster.SetCursor(i)
-		}
-	}
+	m.roster.KeepHeadingInView(isHeading)
 	content := head + "\n" + m.roster.FramedView(inner, rows)
 	if len(errLines) > 0 {
 		content = common.FitHeight(content, h-2-len(errLines)) + "\n" + strings.Join(errLines, "\n")
