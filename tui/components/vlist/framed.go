@@ -39,3 +39,11 @@ func (m *Model[T]) Indicator() string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// CenterCursor scrolls the window so the cursor row sits in its middle (as
+// far as the list allows): for a cursor the owner placed itself (a list
+// opening on the running task), after the list has its size.
+func (m *Model[T]) CenterCursor() {
+	m.top = m.cursor - m.visible()/2
+	m.clamp()
+}

@@ -37,3 +37,24 @@ func TestFramedViewIndicatorOnlyWhenRowsAreHidden(t *testing.T) {
 	assert.Contains(t, v, "40/40 · ↑ 36")
 	assert.Contains(t, v, "› row 39")
 }
+
+func TestCenterCursor(t *testing.T) {
+	t.Parallel()
+	m := New(newCommon(), func(r int, _ int, _, _ bool, _ int) string { return fmt.Sprintf("row %d", r) })
+	rows := make([]int, 40)
+	for i := range rows {
+		rows[i] = i
+	}
+	m.SetRows(rows)
+	m.SetCursor(20) // no size yet: the window is one row, at the cursor
+	m.SetSize(10, 10)
+	assert.Equal(t, 20, m.Top())
+	m.CenterCursor()
+	assert.Equal(t, 15, m.Top())
+	m.SetCursor(2)
+	m.CenterCursor()
+	assert.Equal(t, 0, m.Top(), "not before the first row")
+	m.SetCursor(39)
+	m.CenterCursor()
+	assert.Equal(t, 30, m.Top(), "not past the last row")
+}

@@ -78,10 +78,13 @@ type Model struct {
 	// that write, read-only ones), then the group's agents.
 	roster *vlist.Model[entry]
 	keys   keyMap
-	mode   mode
-	input  textinput.Model
-	rv     *runview.Model
-	seq    int
+	// place centres the roster's window on the cursor at the next render
+	// (the list gets its size there).
+	place bool
+	mode  mode
+	input textinput.Model
+	rv    *runview.Model
+	seq   int
 	// under is the roster and detail while the new-run dialog is open.
 	under common.ViewCache
 }
@@ -174,11 +177,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			}
 			m.specs, m.implicit, m.loadErrs = groupWriters(msg.specs), msg.implicit, msg.errs
 			specs := m.specs
-			// The list's size before the rows: the window then starts at
-			// the top, with the first heading, not at the kept agent.
-			m.roster.SetSize(m.rosterWidth()-4, max(1, m.height-3))
 			m.roster.ReplaceRows(entries(specs), func(e entry) bool { return e.agent >= 0 && specs[e.agent].ID == keep })
 			m.roster.SkipHeading(isHeading, true)
+			m.place = true
 		}
 		return m, nil
 	case runsMsg:
@@ -396,6 +397,10 @@ func (m *Model) rosterView(w, h int) string {
 	}
 	rows := max(1, h-3-len(errLines))
 	m.roster.SetSize(inner, rows)
+	if m.place {
+		m.place = false
+		m.roster.CenterCursor()
+	}
 	m.roster.KeepHeadingInView(isHeading)
 	content := head + "\n" + m.roster.FramedView(inner, rows)
 	if len(errLines) > 0 {

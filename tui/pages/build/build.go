@@ -116,6 +116,9 @@ type Model struct {
 	// tasks lists the tasks in order under their phases' headings.
 	tasks  *vlist.Model[taskRow]
 	follow bool // the selection follows the running task until the user moves it
+	// place centres the tasks' window on the cursor at the next render
+	// (the list gets its size there).
+	place  bool
 	order  []int
 	focus  focus
 	prov   *vlist.Model[provItem] // the selected task's provenance
@@ -621,6 +624,7 @@ func (m *Model) reorder(keep string) {
 	m.tasks.ReplaceRows(rows, nil)
 	defer m.tasks.SkipHeading(isPhase, true)
 	if keep == "" || m.follow {
+		m.place = true
 		// Follow the work: the first running task, else the first waiting
 		// one (for the model server, an answer).
 		for _, want := range []string{StatusRunning, StatusWaiting} {

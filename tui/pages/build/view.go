@@ -181,6 +181,10 @@ func (m *Model) tasksView(w, h int) string {
 	}
 	m.tasks.SetFocused(m.focus == focusTasks)
 	m.tasks.SetSize(inner, max(1, h-3))
+	if m.place {
+		m.place = false
+		m.tasks.CenterCursor()
+	}
 	m.tasks.KeepHeadingInView(isPhase)
 	st := s.Panel
 	if m.focus == focusTasks {
