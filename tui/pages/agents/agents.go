@@ -242,11 +242,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
 	case modeInput:
 		switch {
-		case key.Matches(msg, km.Back):
+		case key.Matches(msg, m.keys.CancelInput):
 			m.mode = modeRoster
 			m.input.Blur()
 			return nil
-		case msg.String() == "enter":
+		case key.Matches(msg, m.keys.Start):
 			task := strings.TrimSpace(m.input.Value())
 			spec, ok := m.selected()
 			if task == "" || !ok {
@@ -705,7 +705,8 @@ func (m *Model) inputView() string {
 	b.WriteString(s.Text.Render("What should it do?") + "\n")
 	b.WriteString(m.input.View() + "\n\n")
 	b.WriteString(s.Subtle.Render(common.Truncate(runPromise(m.selectedSpec()), w-6)) + "\n")
-	b.WriteString(s.Key.Render("enter") + " " + s.KeyDesc.Render("start") + s.Subtle.Render("  ·  ") + s.Key.Render("esc") + " " + s.KeyDesc.Render("cancel"))
+	st, ca := m.keys.Start.Help(), m.keys.CancelInput.Help()
+	b.WriteString(s.Key.Render(st.Key) + " " + s.KeyDesc.Render(st.Desc) + s.Subtle.Render("  ·  ") + s.Key.Render(ca.Key) + " " + s.KeyDesc.Render(ca.Desc))
 	return s.Dialog.Width(w).Render(b.String())
 }
 

@@ -303,13 +303,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if m.rejecting {
-		switch k.String() {
-		case "enter":
+		switch {
+		case key.Matches(k, m.keys.RejectAll):
 			m.rejecting = false
 			reason := strings.TrimSpace(m.reason.Value())
 			m.reason.Blur()
 			return m.reject(reason)
-		case "esc":
+		case key.Matches(k, m.keys.CancelReject):
 			m.rejecting = false
 			m.reason.Blur()
 			return nil

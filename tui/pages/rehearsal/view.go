@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	rh "github.com/nova-dev/nova/engine/rehearsal"
@@ -86,13 +87,23 @@ func (m *Model) View() string {
 	return body
 }
 
+// hint is a dialog's last line: its keys and what they do.
+func hint(keys ...key.Binding) string {
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		h := k.Help()
+		parts = append(parts, h.Key+" "+h.Desc)
+	}
+	return strings.Join(parts, " · ")
+}
+
 func (m *Model) reasonView() string {
 	s := m.c.Styles
 	w := min(72, max(30, m.width-8))
 	inner := w - 6
 	text := s.DialogTitle.Render("Reject every branch?") + "\n\n" +
 		s.Text.Render(lipgloss.Wrap("The task is blocked with your reason, and the vault learns from it. Nothing is written.", inner, " ")) +
-		"\n\n" + m.reason.View() + "\n\n" + s.Subtle.Render(common.Truncate("enter reject · esc cancel", inner))
+		"\n\n" + m.reason.View() + "\n\n" + s.Subtle.Render(common.Truncate(hint(m.keys.RejectAll, m.keys.CancelReject), inner))
 	return s.Dialog.Width(w).Render(text)
 }
 
