@@ -118,12 +118,14 @@ type Model struct {
 	follow bool // the selection follows the running task until the user moves it
 	// place centres the tasks' window on the cursor at the next render
 	// (the list gets its size there).
-	place  bool
-	order  []int
-	focus  focus
-	prov   *vlist.Model[provItem] // the selected task's provenance
-	scroll int                    // output lines scrolled up from the bottom
-	keys   keyMap
+	place bool
+	// placeBuilds centres the builds list on the shown build when it opens.
+	placeBuilds bool
+	order       []int
+	focus       focus
+	prov        *vlist.Model[provItem] // the selected task's provenance
+	scroll      int                    // output lines scrolled up from the bottom
+	keys        keyMap
 
 	streams map[string]*strings.Builder // key build/task
 	pending map[string]*pendingDelta
@@ -723,6 +725,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				m.buildList.SetCursor(i)
 			}
 		}
+		m.placeBuilds = true
 		return nil
 	case key.Matches(msg, m.keys.Pause):
 		if m.detail == nil {

@@ -87,3 +87,18 @@ func TestListsScrollThroughTheListComponent(t *testing.T) {
 	assert.Contains(t, l.plain(), "› ✓ p20.json")
 	assert.Contains(t, helpDescs(l.m), "any PRD file by its path")
 }
+
+// The builds list opens on the shown build with the rows around it in view:
+// a running build second in the list still shows the newer one above it.
+func TestBuildsListOpensAroundTheShownBuild(t *testing.T) {
+	t.Parallel()
+	src := many(t, 30)
+	src.builds[1].Status, src.builds[1].Active = StatusRunning, true
+	l := newLoop(t, src, 80, 21)
+	require.Equal(t, "29", l.m.cur, "a running build is shown first")
+	l.press("b")
+	out := l.plain()
+	assert.Contains(t, out, "› 29  build 29")
+	assert.Contains(t, out, "30  the newest build", "the newer build above stays in view")
+	assert.Contains(t, out, "2/30 · ↓")
+}

@@ -542,8 +542,13 @@ func (m *Model) buildsView() string {
 	w := m.dialogWidth()
 	inner := w - 6
 	b := []string{s.DialogTitle.Render(fmt.Sprintf("Builds (%d)", len(m.builds))), ""}
-	maxRows := max(3, m.height-10)
-	b = append(b, m.buildList.FramedView(inner, min(maxRows, len(m.builds))))
+	rows := min(max(3, m.height-10), len(m.builds))
+	if m.placeBuilds {
+		m.placeBuilds = false
+		m.buildList.SetSize(inner, rows)
+		m.buildList.CenterCursor()
+	}
+	b = append(b, m.buildList.FramedView(inner, rows))
 	b = append(b, "", helpLine(s, m.keys.ShowBuild, m.keys.CloseBuilds))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }

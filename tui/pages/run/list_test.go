@@ -79,3 +79,18 @@ func TestListsScrollThroughTheListComponent(t *testing.T) {
 	l.Until(func() bool { return l.m.detail != nil && l.m.detail.Run.ID == 1 })
 	assert.False(t, l.m.runsOpen)
 }
+
+// The runs list opens on the shown run with the rows around it in view: a
+// live run second in the list still shows the newer one above it.
+func TestRunsListOpensAroundTheShownRun(t *testing.T) {
+	t.Parallel()
+	src := long(30)
+	src.runs[1].Run.Active = true
+	l := newLoop(t, src, 80, 21)
+	require.Equal(t, uint64(29), l.m.cur, "a live run is shown first")
+	l.PressAsync("b")
+	out := l.Plain()
+	assert.Regexp(t, `›\s+29  `, out)
+	assert.Contains(t, out, "the newest goal", "the newer run above stays in view")
+	assert.Contains(t, out, "2/30 · ↓")
+}

@@ -147,6 +147,8 @@ type Model struct {
 	confirm   *confirm.Model
 	runsOpen  bool
 	runsList  *vlist.Model[goal.Run] // newest first
+	// placeRuns centres the runs list on the shown run when it opens.
+	placeRuns bool
 	approvals []approval
 	under     common.ViewCache // the page under a dialog
 }
@@ -692,6 +694,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				m.runsList.SetCursor(i)
 			}
 		}
+		m.placeRuns = true
 		return nil
 	case key.Matches(msg, m.keys.Answer):
 		if m.detail == nil || m.detail.Run.Question == "" {

@@ -574,6 +574,11 @@ func (m *Model) runsView() string {
 	inner := w - 6
 	b := []string{s.DialogTitle.Render("Goal runs"), ""}
 	room := max(3, min(len(m.runs), m.height-8))
+	if m.placeRuns {
+		m.placeRuns = false
+		m.runsList.SetSize(inner, room)
+		m.runsList.CenterCursor()
+	}
 	b = append(b, m.runsList.FramedView(inner, room))
 	show, closeRuns := m.keys.ShowRun.Help(), m.keys.CloseRuns.Help()
 	b = append(b, "", s.Key.Render(show.Key)+" "+s.KeyDesc.Render(show.Desc)+s.Subtle.Render("  ·  ")+s.Key.Render(closeRuns.Key)+" "+s.KeyDesc.Render(closeRuns.Desc))
