@@ -45,3 +45,16 @@ func TestHeadingsAreSkipped(t *testing.T) {
 	m.SkipHeading(isHead, true)
 	assert.Equal(t, 1, m.Cursor(), "a heading last: back up")
 }
+
+func TestIndicatorSkippingCountsRowsNotHeadings(t *testing.T) {
+	t.Parallel()
+	isHead := func(r int) bool { return r == 0 || r == 3 }
+	m := New(newCommon(), func(r int, _ int, _, _ bool, _ int) string { return "" })
+	m.SetRows([]int{0, 1, 2, 3, 4, 5, 6, 7})
+	m.SetSize(10, 4)
+	m.SetCursor(4)
+	v := m.FramedViewSkipping(30, 4, isHead)
+	// Window rows 2 3 4 (top 2): above are 0 (heading) and 1; below 5 6 7.
+	assert.Contains(t, v, "3/6 · ↑ 1 · ↓ 3 more")
+	assert.Equal(t, "5/8 · ↑ 2 · ↓ 3 more", m.Indicator())
+}

@@ -402,7 +402,7 @@ func (m *Model) rosterView(w, h int) string {
 		m.roster.CenterCursor()
 	}
 	m.roster.KeepHeadingInView(isHeading)
-	content := head + "\n" + m.roster.FramedView(inner, rows)
+	content := head + "\n" + m.roster.FramedViewSkipping(inner, rows, isHeading)
 	if len(errLines) > 0 {
 		content = common.FitHeight(content, h-2-len(errLines)) + "\n" + strings.Join(errLines, "\n")
 	}

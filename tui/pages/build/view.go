@@ -190,7 +190,7 @@ func (m *Model) tasksView(w, h int) string {
 	if m.focus == focusTasks {
 		st = s.PanelFocused
 	}
-	return st.Width(w).Height(h).Render(title + "\n" + m.tasks.FramedView(inner, max(1, h-3)))
+	return st.Width(w).Height(h).Render(title + "\n" + m.tasks.FramedViewSkipping(inner, max(1, h-3), isPhase))
 }
 
 // renderTask draws one row of the task list: a phase's heading with its
