@@ -19,6 +19,7 @@ import (
 	eng "github.com/nova-dev/nova/engine/agents"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/runview"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -73,7 +74,13 @@ type Model struct {
 	runs     []eng.Run
 	runsErr  error
 
-	sel   int
+	// roster is the agents list: a heading row before each group (agents
+	// that write, read-only ones), then the group's agents.
+	roster *vlist.Model[entry]
+	keys   keyMap
+	// place centres the roster's window on the cursor at the next render
+	// (the list gets its size there).
+	place bool
 	mode  mode
 	input textinput.Model
 	rv    *runview.Model
@@ -89,7 +96,33 @@ func New(c *common.Common, src Source) *Model {
 	in.Prompt = "› "
 	in.CharLimit = 4000
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: c.Clock(), input: in, rv: runview.New(c, src)}
+	m := &Model{c: c, src: src, now: c.Clock(), input: in, rv: runview.New(c, src), keys: newKeyMap()}
+	m.roster = vlist.New(c, m.renderEntry)
+	m.roster.SetMarker(true)
+	m.roster.SetEmptyText("No agent loaded.")
+	return m
+}
+
+// entry is one roster row: an agent (its index in specs) or a group's
+// heading (agent -1).
+type entry struct {
+	agent   int
+	heading string
+}
+
+// entries lays the roster out: a heading before each group, then its agents.
+func entries(specs []eng.Spec) []entry {
+	var all []entry
+	for i, sp := range specs {
+		switch {
+		case i == 0 && !sp.ReadOnly():
+			all = append(all, entry{agent: -1, heading: "write files or run commands"})
+		case sp.ReadOnly() && (i == 0 || !specs[i-1].ReadOnly()):
+			all = append(all, entry{agent: -1, heading: "read-only"})
+		}
+		all = append(all, entry{agent: i})
+	}
+	return all
 }
 
 // Title implements common.Page.
@@ -143,12 +176,10 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 				keep = startAgent // a first look starts on the one that does the work
 			}
 			m.specs, m.implicit, m.loadErrs = groupWriters(msg.specs), msg.implicit, msg.errs
-			m.sel = 0
-			for i, s := range m.specs {
-				if s.ID == keep {
-					m.sel = i
-				}
-			}
+			specs := m.specs
+			m.roster.ReplaceRows(entries(specs), func(e entry) bool { return e.agent >= 0 && specs[e.agent].ID == keep })
+			m.roster.SkipHeading(isHeading, true)
+			m.place = true
 		}
 		return m, nil
 	case runsMsg:
@@ -191,29 +222,31 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 }
 
 func (m *Model) selectedID() string {
-	if m.sel >= 0 && m.sel < len(m.specs) {
-		return m.specs[m.sel].ID
-	}
-	return ""
+	sp, _ := m.selected()
+	return sp.ID
 }
 
 func (m *Model) selected() (eng.Spec, bool) {
-	if m.sel >= 0 && m.sel < len(m.specs) {
-		return m.specs[m.sel], true
+	e, ok := m.roster.Selected()
+	if !ok || e.agent < 0 || e.agent >= len(m.specs) {
+		return eng.Spec{}, false
 	}
-	return eng.Spec{}, false
+	return m.specs[e.agent], true
 }
+
+// isHeading tells a group's heading from an agent in the roster.
+func isHeading(e entry) bool { return e.agent < 0 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	switch m.mode {
 	case modeInput:
 		switch {
-		case key.Matches(msg, km.Back):
+		case key.Matches(msg, m.keys.CancelInput):
 			m.mode = modeRoster
 			m.input.Blur()
 			return nil
-		case msg.String() == "enter":
+		case key.Matches(msg, m.keys.Start):
 			task := strings.TrimSpace(m.input.Value())
 			spec, ok := m.selected()
 			if task == "" || !ok {
@@ -239,27 +272,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadRoster(), m.loadRuns())
-	case key.Matches(msg, km.New):
+	case key.Matches(msg, m.keys.NewRun):
 		return m.newRun()
-	case key.Matches(msg, km.Enter):
+	case key.Matches(msg, m.keys.OpenRun):
 		if m.rv.State() != runview.Idle {
 			m.mode = modeRun
 		}
 		return nil
-	case key.Matches(msg, km.Down):
-		m.sel = min(m.sel+1, len(m.specs)-1)
-	case key.Matches(msg, km.Up):
-		m.sel = max(m.sel-1, 0)
-	case key.Matches(msg, km.PageDown):
-		m.sel = min(m.sel+5, len(m.specs)-1)
-	case key.Matches(msg, km.PageUp):
-		m.sel = max(m.sel-5, 0)
-	case key.Matches(msg, km.Top):
-		m.sel = 0
-	case key.Matches(msg, km.Bottom):
-		m.sel = len(m.specs) - 1
 	}
-	m.sel = max(0, m.sel)
+	before := m.roster.Cursor()
+	if ok, cmd := m.roster.HandleKey(msg); ok {
+		m.roster.SkipHeading(isHeading, m.roster.Cursor() >= before)
+		return cmd
+	}
 	return nil
 }
 
@@ -308,7 +333,7 @@ func (m *Model) baseView() string {
 		body = s.Panel.Width(m.width).Height(m.height).Render(m.c.Empty("No agents.",
 			"Agent definitions live in .nova/agents/<ID>.yaml; `nova init` writes the shipped roster."))
 	default:
-		lw := max(30, min(52, m.width*2/5))
+		lw := m.rosterWidth()
 		left := m.rosterView(lw, m.height)
 		rw := m.width - lw
 		runsH := 0
@@ -323,6 +348,9 @@ func (m *Model) baseView() string {
 	}
 	return common.FitHeight(body, m.height)
 }
+
+// rosterWidth is the width of the roster's panel.
+func (m *Model) rosterWidth() int { return max(30, min(52, m.width*2/5)) }
 
 // startAgent is the agent the screen starts on: the roster's general
 // implementer (the first agent that writes when there is none).
@@ -368,66 +396,45 @@ func (m *Model) rosterView(w, h int) string {
 		}
 	}
 	rows := max(1, h-3-len(errLines))
-	// The roster in lines: a heading before each group (agents that write,
-	// read-only ones), then the agents; the window keeps the selection.
-	type entry struct {
-		agent   int // -1: a heading
-		heading string
+	m.roster.SetSize(inner, rows)
+	if m.place {
+		m.place = false
+		m.roster.CenterCursor()
 	}
-	var all []entry
-	selLine := 0
-	for i, sp := range m.specs {
-		switch {
-		case i == 0 && !sp.ReadOnly():
-			all = append(all, entry{agent: -1, heading: "write files or run commands"})
-		case sp.ReadOnly() && (i == 0 || !m.specs[i-1].ReadOnly()):
-			all = append(all, entry{agent: -1, heading: "read-only"})
-		}
-		if i == m.sel {
-			selLine = len(all)
-		}
-		all = append(all, entry{agent: i})
-	}
-	start := max(0, min(selLine-rows+1, len(all)-rows))
-	if selLine-1 >= 0 && selLine-1 < start+rows && all[selLine-1].agent < 0 && start == selLine {
-		start = selLine - 1 // keep the group's heading in view with its first agent
-	}
-	var lines []string
-	for li := start; li < len(all) && li < start+rows; li++ {
-		if all[li].agent < 0 {
-			label := common.Truncate("── "+all[li].heading+" ", inner)
-			lines = append(lines, s.Subtle.Render(label+strings.Repeat("─", max(0, inner-lipgloss.Width(label)))))
-			continue
-		}
-		i := all[li].agent
-		sp := m.specs[i].WithDefaults()
-		emoji := sp.Display.Emoji
-		if emoji == "" {
-			emoji = "·"
-		}
-		emoji = padCells(emoji, 2)
-		right := string(sp.Tier)
-		if sp.Domain != "" {
-			right = sp.Domain + " · " + right
-		}
-		name := sp.ID
-		room := inner - 3 - lipgloss.Width(name) - 1
-		right = common.Truncate(right, max(0, room))
-		gap := strings.Repeat(" ", max(1, inner-3-lipgloss.Width(name)-lipgloss.Width(right)))
-		if i == m.sel {
-			lines = append(lines, emoji+" "+s.Selected.Width(inner-3).Render(name+gap+right))
-		} else {
-			lines = append(lines, emoji+" "+s.Bold.Render(name)+gap+s.Muted.Render(right))
-		}
-	}
-	if len(m.specs) == 0 {
-		lines = append(lines, s.Muted.Render("No agent loaded."))
-	}
-	content := head + "\n" + strings.Join(lines, "\n")
+	m.roster.KeepHeadingInView(isHeading)
+	content := head + "\n" + m.roster.FramedViewSkipping(inner, rows, isHeading)
 	if len(errLines) > 0 {
 		content = common.FitHeight(content, h-2-len(errLines)) + "\n" + strings.Join(errLines, "\n")
 	}
 	return s.PanelFocused.Width(w).Height(h).Render(content)
+}
+
+// renderEntry draws one roster row: a group's heading, or an agent's
+// emoji, id, domain and tier.
+func (m *Model) renderEntry(e entry, _ int, selected, _ bool, inner int) string {
+	s := m.c.Styles
+	if e.agent < 0 {
+		label := common.Truncate("── "+e.heading+" ", inner)
+		return s.Subtle.Render(label + strings.Repeat("─", max(0, inner-lipgloss.Width(label))))
+	}
+	sp := m.specs[e.agent].WithDefaults()
+	emoji := sp.Display.Emoji
+	if emoji == "" {
+		emoji = "·"
+	}
+	emoji = padCells(emoji, 2)
+	right := string(sp.Tier)
+	if sp.Domain != "" {
+		right = sp.Domain + " · " + right
+	}
+	name := sp.ID
+	room := inner - 3 - lipgloss.Width(name) - 1
+	right = common.Truncate(right, max(0, room))
+	gap := strings.Repeat(" ", max(1, inner-3-lipgloss.Width(name)-lipgloss.Width(right)))
+	if selected {
+		return emoji + " " + s.Selected.Width(inner-3).Render(name+gap+right)
+	}
+	return emoji + " " + s.Bold.Render(name) + gap + s.Muted.Render(right)
 }
 
 // padCells pads an emoji to n cells so names line up.
@@ -583,9 +590,10 @@ func (m *Model) detailView(w, h int) string {
 		b = append(b[:max(0, room-1)], s.Subtle.Render(common.Truncate("… the full definition: "+orDash(sourceName(d.Source)), inner)))
 	}
 	b = append(b[:min(len(b), room)], "")
-	footer := s.Key.Render("n") + " " + s.KeyDesc.Render("new run")
+	nk, oh := m.keys.NewRun.Help(), m.keys.OpenRun.Help()
+	footer := s.Key.Render(nk.Key) + " " + s.KeyDesc.Render(nk.Desc)
 	if m.rv.State() != runview.Idle {
-		footer += s.Subtle.Render("  ·  ") + s.Key.Render("enter") + " " + s.KeyDesc.Render("open run ("+m.rv.State().String()+")")
+		footer += s.Subtle.Render("  ·  ") + s.Key.Render(oh.Key) + " " + s.KeyDesc.Render(oh.Desc+" ("+m.rv.State().String()+")")
 	}
 	content := common.FitHeight(strings.Join(b, "\n"), h-3) + "\n" + footer
 	return s.Panel.Width(w).Height(h).Render(content)
@@ -651,7 +659,7 @@ func (m *Model) runsView(w, h int) string {
 		tok := r.Outcome.Meta.PromptTokens + r.Outcome.Meta.EvalTokens
 		meta := s.Muted.Render(fmt.Sprintf(" %s tok · %s", formatTokens(tok), age(m.now(), r.StartedAt)))
 		left := s.Subtle.Render(fmt.Sprintf("#%-3d ", r.ID)) + s.Bold.Render(fmt.Sprintf("%-8s ", r.Agent)) + badge + verdict + meta
-		task := "  " + oneLine(r.Task)
+		task := "  " + oneLine(r.Label())
 		room := inner - lipgloss.Width(left)
 		if room > 6 {
 			left += s.Text.Render(common.Truncate(task, room))
@@ -697,7 +705,8 @@ func (m *Model) inputView() string {
 	b.WriteString(s.Text.Render("What should it do?") + "\n")
 	b.WriteString(m.input.View() + "\n\n")
 	b.WriteString(s.Subtle.Render(common.Truncate(runPromise(m.selectedSpec()), w-6)) + "\n")
-	b.WriteString(s.Key.Render("enter") + " " + s.KeyDesc.Render("start") + s.Subtle.Render("  ·  ") + s.Key.Render("esc") + " " + s.KeyDesc.Render("cancel"))
+	st, ca := m.keys.Start.Help(), m.keys.CancelInput.Help()
+	b.WriteString(s.Key.Render(st.Key) + " " + s.KeyDesc.Render(st.Desc) + s.Subtle.Render("  ·  ") + s.Key.Render(ca.Key) + " " + s.KeyDesc.Render(ca.Desc))
 	return s.Dialog.Width(w).Render(b.String())
 }
 
@@ -720,31 +729,4 @@ func runPromise(sp eng.Spec) string {
 		return "Commands ask for approval; it stages no files."
 	}
 	return "Read-only: it reads the workspace and answers; it changes no files and runs no commands."
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch m.mode {
-	case modeInput:
-		return []key.Binding{withHelp(km.Enter, "start"), withHelp(km.Back, "cancel")}
-	case modeRun:
-		return append(m.rv.ShortHelp(), withHelp(km.Back, "roster"))
-	}
-	return []key.Binding{km.Down, km.Up, withHelp(km.New, "new run"), withHelp(km.Enter, "open run")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	groups := [][]key.Binding{
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.New, "new run"), withHelp(km.Enter, "open run"), withHelp(km.Back, "back to roster"), km.Refresh},
-	}
-	return append(groups, m.rv.FullHelp()...)
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }

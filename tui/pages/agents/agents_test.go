@@ -117,9 +117,9 @@ func (l *loop) typeText(s string) {
 }
 
 func selectAgent(l *loop, id string) {
-	for i, s := range l.m.specs {
-		if s.ID == id {
-			l.m.sel = i
+	for i := range l.m.roster.Len() {
+		l.m.roster.SetCursor(i)
+		if l.m.selectedID() == id {
 			return
 		}
 	}
@@ -313,4 +313,57 @@ func TestStartsOnTheImplementerAndGroupsWriters(t *testing.T) {
 	out = l.plain()
 	assert.Contains(t, out, "Read-only: it reads the workspace and answers")
 	assert.NotContains(t, out, "staged as a changeset")
+}
+
+// Issue 32: the roster is nova's list component: at 80x24 it shows the ›
+// marker and says how many agents are hidden; pgdn and G move the cursor
+// (never onto a group's heading), and the help lists the page's own keys.
+func TestRosterScrollsThroughTheListComponent(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, newWS(t, nil), 80, 24)
+	out := l.plain()
+	assert.Contains(t, out, "› 🛠️ implementer")
+	assert.Regexp(t, `\d+/23 · (↑ \d+ · )?↓ \d+ more`, out, "hidden rows are counted")
+
+	start := l.m.roster.Cursor()
+	l.press("pgdown")
+	assert.Greater(t, l.m.roster.Cursor(), start+1, "pgdn moves a page")
+	l.press("G")
+	assert.Equal(t, l.m.roster.Len()-1, l.m.roster.Cursor())
+	out = l.plain()
+	assert.Contains(t, out, "23/23 · ↑")
+	last := l.m.specs[len(l.m.specs)-1].ID
+	assert.Contains(t, out, "› ", "the marker follows the cursor")
+	assert.Equal(t, last, l.m.selectedID())
+
+	l.press("g")
+	_, ok := l.m.selected()
+	assert.True(t, ok, "top skips the first heading")
+	assert.Equal(t, 1, l.m.roster.Cursor())
+	for range l.m.roster.Len() {
+		l.press("down")
+		_, ok := l.m.selected()
+		require.True(t, ok, "the cursor never rests on a heading (row %d)", l.m.roster.Cursor())
+	}
+
+	var short []string
+	for _, b := range l.m.ShortHelp() {
+		short = append(short, b.Help().Desc)
+	}
+	assert.Contains(t, short, "new run")
+	assert.Contains(t, short, "open run")
+	var full []string
+	for _, g := range l.m.FullHelp() {
+		for _, b := range g {
+			full = append(full, b.Help().Desc)
+		}
+	}
+	assert.Contains(t, full, "page down")
+	assert.Contains(t, full, "bottom")
+	l.press("n")
+	short = short[:0]
+	for _, b := range l.m.ShortHelp() {
+		short = append(short, b.Help().Desc)
+	}
+	assert.Equal(t, []string{"start", "cancel"}, short)
 }

@@ -99,15 +99,15 @@ func (m *Model) answerTask() tea.Cmd {
 
 // askKey handles a key while the dialog is open.
 func (m *Model) askKey(msg tea.KeyPressMsg) tea.Cmd {
-	a, km := m.ask, m.c.KeyMap
+	a := m.ask
 	switch {
-	case key.Matches(msg, km.Back):
+	case key.Matches(msg, m.keys.KeepWaiting):
 		if a.sending {
 			return nil
 		}
 		a.Close()
 		return common.Toast(fmt.Sprintf("%s keeps waiting for your answer — a answers it", a.task))
-	case msg.String() == "enter":
+	case key.Matches(msg, m.keys.SendAnswer):
 		if a.sending {
 			return nil
 		}
@@ -165,7 +165,6 @@ func (m *Model) askView() string {
 	default:
 		b = append(b, s.Subtle.Render(common.Truncate("The answer goes into the task's next attempt.", inner)))
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("answer")+s.Subtle.Render("  ·  ")+
-		s.Key.Render("esc")+" "+s.KeyDesc.Render("keep it waiting"))
+	b = append(b, "", helpLine(s, m.keys.SendAnswer, m.keys.KeepWaiting))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
 	"github.com/nova-dev/nova/tui/components/pathinput"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -107,17 +108,24 @@ type Model struct {
 	listErr error
 	loaded  bool
 
-	cur     string // the shown build's id
-	detail  *Detail
-	detErr  error
-	gen     int
-	seq     int
-	sel     int  // selected task index in order
-	follow  bool // the selection follows the running task until the user moves it
-	order   []int
-	focus   focus
-	provSel int
-	scroll  int // output lines scrolled up from the bottom
+	cur    string // the shown build's id
+	detail *Detail
+	detErr error
+	gen    int
+	seq    int
+	// tasks lists the tasks in order under their phases' headings.
+	tasks  *vlist.Model[taskRow]
+	follow bool // the selection follows the running task until the user moves it
+	// place centres the tasks' window on the cursor at the next render
+	// (the list gets its size there).
+	place bool
+	// placeBuilds centres the builds list on the shown build when it opens.
+	placeBuilds bool
+	order       []int
+	focus       focus
+	prov        *vlist.Model[provItem] // the selected task's provenance
+	scroll      int                    // output lines scrolled up from the bottom
+	keys        keyMap
 
 	streams map[string]*strings.Builder // key build/task
 	pending map[string]*pendingDelta
@@ -130,15 +138,15 @@ type Model struct {
 	prds      []prdFile
 	prdDir    string
 	prdErr    error
-	prdSel    int
+	prdList   *vlist.Model[prdFile]
 	prdLoaded bool
 	prdPath   *pathinput.Model // a PRD anywhere, typed (/ ~ .)
 	starting  bool
 	startErr  error
 
-	buildSel int
-	confirm  *confirm.Model
-	ask      *askDialog
+	buildList *vlist.Model[Summary] // newest first
+	confirm   *confirm.Model
+	ask       *askDialog
 
 	// runs maps agent run ids to the build task they run (from the
 	// agent events, which carry both); approvals are the command
@@ -172,10 +180,45 @@ type pendingDelta struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
+	m := &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), ask: newAskDialog(c), follow: true,
 		streams: map[string]*strings.Builder{}, pending: map[string]*pendingDelta{},
 		runs: map[string][2]string{}, waiting: map[string]string{}, estimates: map[string]string{},
-		prdPath: pathinput.New(c, pathinput.File, "", "")}
+		prdPath: pathinput.New(c, pathinput.File, "", ""), keys: newKeyMap()}
+	m.tasks = vlist.New(c, m.renderTask)
+	m.tasks.SetMarker(true)
+	m.prov = vlist.New(c, m.renderProv)
+	m.prov.SetMarker(true)
+	m.prdList = vlist.New(c, m.renderPRD)
+	m.prdList.SetMarker(true)
+	m.buildList = vlist.New(c, m.renderBuild)
+	m.buildList.SetMarker(true)
+	return m
+}
+
+// taskRow is one row of the task list: a task (its index in order) or a
+// phase's heading (order -1).
+type taskRow struct {
+	order int
+	phase int
+}
+
+func isPhase(r taskRow) bool { return r.order < 0 }
+
+// show switches to build id, its tasks shown once loaded.
+func (m *Model) show(id string) {
+	m.cur, m.detail = id, nil
+	m.tasks.SetRows(nil)
+	m.prov.SetCursor(0)
+}
+
+// selectOrder puts the cursor on the task at index i of order.
+func (m *Model) selectOrder(i int) {
+	for r := range m.tasks.Len() {
+		if row, ok := m.tasks.Row(r); ok && row.order == i {
+			m.tasks.SetCursor(r)
+			return
+		}
+	}
 }
 
 // SetClock fixes the page's clock (golden tests).
@@ -337,7 +380,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case prdsMsg:
 		m.prdLoaded, m.prdErr, m.prdDir = true, msg.err, msg.dir
 		m.prds = msg.files
-		m.prdSel = min(m.prdSel, max(0, len(m.prds)-1))
+		m.prdList.ReplaceRows(m.prds, nil)
 		return m, nil
 	case startedMsg:
 		m.starting = false
@@ -346,7 +389,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, nil
 		}
 		m.mode, m.startErr = modeGraph, nil
-		m.cur, m.sel, m.focus, m.detail, m.follow = msg.id, 0, focusTasks, nil, true
+		m.show(msg.id)
+		m.focus, m.follow = focusTasks, true
 		return m, tea.Batch(m.runCmd(msg.id), m.loadList(), m.loadDetail(), common.Toast("build "+msg.id+" started from "+filepath.Base(msg.path)))
 	case ranMsg:
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
@@ -402,7 +446,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 				return m, m.openPicker()
 			}
 			if id, ok := msg.Arg.(string); ok && id != "" && id != m.cur {
-				m.cur, m.sel, m.detail = id, 0, nil
+				m.show(id)
 				return m, m.loadDetail()
 			}
 		}
@@ -482,7 +526,7 @@ func (m *Model) event(ev engine.Event) tea.Cmd {
 	if m.followsLive(ev) {
 		// A build started elsewhere (another window, `nova build run`)
 		// while the one shown is over: show the live one.
-		m.cur, m.sel, m.detail = ev.BuildID, 0, nil
+		m.show(ev.BuildID)
 		return tea.Batch(m.refresh(), m.loadDetail())
 	}
 	return m.refresh()
@@ -572,13 +616,23 @@ func (m *Model) reorder(keep string) {
 	}
 	tasks := m.detail.Tasks
 	slices.SortStableFunc(m.order, func(a, b int) int { return tasks[a].Phase - tasks[b].Phase })
+	var rows []taskRow
+	for i, idx := range m.order {
+		if p := tasks[idx].Phase; i == 0 || p != tasks[m.order[i-1]].Phase {
+			rows = append(rows, taskRow{order: -1, phase: p})
+		}
+		rows = append(rows, taskRow{order: i})
+	}
+	m.tasks.ReplaceRows(rows, nil)
+	defer m.tasks.SkipHeading(isPhase, true)
 	if keep == "" || m.follow {
+		m.place = true
 		// Follow the work: the first running task, else the first waiting
 		// one (for the model server, an answer).
 		for _, want := range []string{StatusRunning, StatusWaiting} {
 			for i, idx := range m.order {
 				if tasks[idx].Status == want {
-					m.sel = i
+					m.selectOrder(i)
 					return
 				}
 			}
@@ -589,18 +643,18 @@ func (m *Model) reorder(keep string) {
 	}
 	for i, idx := range m.order {
 		if tasks[idx].ID == keep {
-			m.sel = i
+			m.selectOrder(i)
 			return
 		}
 	}
-	m.sel = min(m.sel, max(0, len(m.order)-1))
 }
 
 func (m *Model) selectedTask() (Task, bool) {
-	if m.detail == nil || m.sel < 0 || m.sel >= len(m.order) {
+	r, ok := m.tasks.Selected()
+	if m.detail == nil || !ok || r.order < 0 || r.order >= len(m.order) {
 		return Task{}, false
 	}
-	return m.detail.Tasks[m.order[m.sel]], true
+	return m.detail.Tasks[m.order[r.order]], true
 }
 
 func (m *Model) selectedTaskID() string {
@@ -658,21 +712,22 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadList(), m.loadDetail())
-	case key.Matches(msg, km.New):
+	case key.Matches(msg, m.keys.NewBuild):
 		return m.openPicker()
-	case key.Matches(msg, km.Branch):
+	case key.Matches(msg, m.keys.Builds):
 		if len(m.builds) == 0 {
 			return nil
 		}
 		m.mode = modeBuilds
-		m.buildSel = 0
+		m.buildList.SetRows(m.builds)
 		for i, b := range m.builds {
 			if b.ID == m.cur {
-				m.buildSel = i
+				m.buildList.SetCursor(i)
 			}
 		}
+		m.placeBuilds = true
 		return nil
-	case key.Matches(msg, km.Pause):
+	case key.Matches(msg, m.keys.Pause):
 		if m.detail == nil {
 			return nil
 		}
@@ -689,13 +744,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		// Finished (done, failed): the engine says what pausing means.
 		return m.control("pause")
-	case key.Matches(msg, km.Answer):
+	case key.Matches(msg, m.keys.Answer):
 		t, ok := m.selectedTask()
 		if !ok || m.detail == nil || t.Status != StatusWaiting || t.WaitFor != WaitUser {
 			return common.Toast("a answers a task that asks you a question; this one asks nothing")
 		}
 		return m.openAsk(m.detail.ID, t.ID, t.Question)
-	case key.Matches(msg, km.Cancelrun):
+	case key.Matches(msg, m.keys.Cancel):
 		if m.detail == nil || !m.detail.Live() {
 			return nil
 		}
@@ -704,27 +759,28 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				orDash(m.detail.Name), m.detail.Done, m.detail.Total, m.detail.ID),
 			Yes: "Cancel build", No: "Keep running", Danger: true})
 		return nil
-	case key.Matches(msg, km.Tab):
+	case key.Matches(msg, m.keys.NextFocus):
 		m.focus = (m.focus + 1) % 3
-		m.provSel, m.follow = 0, false
+		m.follow = false
+		m.prov.SetCursor(0)
 		return nil
-	case key.Matches(msg, km.ShiftTab):
+	case key.Matches(msg, m.keys.PrevFocus):
 		m.focus = (m.focus + 2) % 3
-		m.provSel, m.follow = 0, false
+		m.follow = false
+		m.prov.SetCursor(0)
 		return nil
-	case key.Matches(msg, km.Back):
+	case key.Matches(msg, m.keys.Tasks):
 		m.focus = focusTasks
 		return nil
 	}
 	switch m.focus {
 	case focusProvenance:
-		items := m.provItems()
+		m.prov.ReplaceRows(m.provItems(), nil)
+		if ok, cmd := m.prov.HandleKey(msg); ok {
+			return cmd
+		}
 		switch {
-		case key.Matches(msg, km.Down):
-			m.provSel = min(m.provSel+1, len(items)-1)
-		case key.Matches(msg, km.Up):
-			m.provSel = max(m.provSel-1, 0)
-		case key.Matches(msg, km.OpenKnowledge):
+		case key.Matches(msg, m.keys.AllKnowledge):
 			t, ok := m.selectedTask()
 			if !ok || len(t.Knowledge) == 0 || m.detail == nil {
 				return common.Toast("no knowledge was injected into this task's prompt")
@@ -734,11 +790,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				arg.Refs = append(arg.Refs, k.Ref)
 			}
 			return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: arg} }
-		case key.Matches(msg, km.Enter):
-			if m.provSel < 0 || m.provSel >= len(items) {
+		case key.Matches(msg, m.keys.OpenSource):
+			it, ok := m.prov.Selected()
+			if !ok {
 				return nil
 			}
-			it := items[m.provSel]
 			if it.mapFile != "" {
 				return common.Toast("in the code map block: " + it.mapFile + " (`nova map show " + it.mapFile + "` lists its signatures)")
 			}
@@ -756,7 +812,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return func() tea.Msg { return common.NavigateMsg{Page: "playbooks", Arg: ref} }
 		}
-		m.provSel = max(0, m.provSel)
 		return nil
 	case focusOutput:
 		switch {
@@ -773,14 +828,17 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	prev := m.sel
-	if sel, ok := km.MoveCursor(msg, m.sel, len(m.order), 8); ok {
-		m.sel = sel
-	} else if key.Matches(msg, km.Enter) {
-		m.focus, m.follow = focusProvenance, false
+	prev := m.tasks.Cursor()
+	if ok, cmd := m.tasks.HandleKey(msg); ok {
+		m.tasks.SkipHeading(isPhase, m.tasks.Cursor() >= prev)
+		if m.tasks.Cursor() != prev {
+			m.scroll, m.follow = 0, false
+			m.prov.SetCursor(0)
+		}
+		return cmd
 	}
-	if m.sel != prev {
-		m.scroll, m.provSel, m.follow = 0, 0, false
+	if key.Matches(msg, m.keys.OpenProvenance) {
+		m.focus, m.follow = focusProvenance, false
 	}
 	return nil
 }
@@ -791,7 +849,8 @@ func (m *Model) openPicker() tea.Cmd {
 		return nil
 	}
 	m.confirm.Close()
-	m.mode, m.prdLoaded, m.startErr, m.prdSel = modePicker, false, nil, 0
+	m.mode, m.prdLoaded, m.startErr = modePicker, false, nil
+	m.prdList.SetCursor(0)
 	m.prdPath.Blur()
 	return m.loadPRDs()
 }
@@ -820,28 +879,26 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prdPath.Focused() {
 		return m.pickerPathKey(msg)
 	}
+	if ok, cmd := m.prdList.HandleKey(msg); ok {
+		m.startErr = nil
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, km.TypePath):
+	case key.Matches(msg, m.keys.TypePath):
 		m.startErr = nil
 		m.prdPath.SetBase(m.src.Info().Root)
 		return m.prdPath.Focus(msg.Text)
-	case key.Matches(msg, km.Back):
+	case key.Matches(msg, m.keys.ClosePicker):
 		if !m.starting {
 			m.mode = modeGraph
 		}
-	case key.Matches(msg, km.Down):
-		m.prdSel = min(m.prdSel+1, max(0, len(m.prds)-1))
-		m.startErr = nil
-	case key.Matches(msg, km.Up):
-		m.prdSel = max(m.prdSel-1, 0)
-		m.startErr = nil
 	case key.Matches(msg, km.Refresh):
 		return m.loadPRDs()
-	case msg.String() == "enter":
-		if m.starting || m.prdSel >= len(m.prds) {
+	case key.Matches(msg, m.keys.StartBuild):
+		f, ok := m.prdList.Selected()
+		if m.starting || !ok {
 			return nil
 		}
-		f := m.prds[m.prdSel]
 		if f.Problem != "" {
 			m.startErr = fmt.Errorf("%s cannot start until it is fixed", f.Name)
 			return nil
@@ -853,66 +910,21 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) buildsKey(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	if ok, cmd := m.buildList.HandleKey(msg); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, km.Back, km.Branch):
+	case key.Matches(msg, m.keys.CloseBuilds):
 		m.mode = modeGraph
-	case key.Matches(msg, km.Down):
-		m.buildSel = min(m.buildSel+1, len(m.builds)-1)
-	case key.Matches(msg, km.Up):
-		m.buildSel = max(m.buildSel-1, 0)
-	case msg.String() == "enter":
+	case key.Matches(msg, m.keys.ShowBuild):
 		m.mode = modeGraph
-		if m.buildSel < len(m.builds) && m.builds[m.buildSel].ID != m.cur {
-			m.cur, m.sel, m.detail, m.focus, m.follow = m.builds[m.buildSel].ID, 0, nil, focusTasks, true
+		if b, ok := m.buildList.Selected(); ok && b.ID != m.cur {
+			m.show(b.ID)
+			m.focus, m.follow = focusTasks, true
 			return m.loadDetail()
 		}
 	}
 	return nil
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.ask.open:
-		return []key.Binding{withHelp(km.Enter, "answer"), withHelp(km.Back, "keep waiting")}
-	case m.confirm.Active():
-		return m.confirm.ShortHelp()
-	case m.mode == modePicker && m.prdPath.Focused():
-		return []key.Binding{withHelp(km.Enter, "start build"), withHelp(km.Tab, "complete"), withHelp(km.Back, "back to the list")}
-	case m.mode == modePicker:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "start build"), withHelp(km.TypePath, "any PRD file"), withHelp(km.Back, "close")}
-	case m.mode == modeBuilds:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "show build"), withHelp(km.Back, "close")}
-	case m.focus == focusProvenance:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open source"), withHelp(km.OpenKnowledge, "all knowledge"), withHelp(km.Tab, "focus")}
-	}
-	return []key.Binding{withHelp(km.New, "new build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel"),
-		withHelp(km.Branch, "builds"), withHelp(km.Tab, "focus")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	if m.mode == modePicker {
-		return [][]key.Binding{
-			{km.Down, km.Up, withHelp(km.Enter, "start a build from the PRD"), withHelp(km.Back, "close"), km.Refresh},
-			{withHelp(km.TypePath, "type the path of any PRD file"), withHelp(km.Tab, "complete the path")},
-		}
-	}
-	return [][]key.Binding{
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Tab, "tasks → provenance → output"), withHelp(km.Enter, "open provenance / jump to source"),
-			withHelp(km.OpenKnowledge, "the task's injected knowledge on the Knowledge screen"), withHelp(km.Back, "back to tasks")},
-		{withHelp(km.New, "start a build from a PRD"), withHelp(km.Branch, "switch build"), withHelp(km.Pause, "pause/resume"), withHelp(km.Cancelrun, "cancel build"), km.Refresh},
-		{withHelp(km.Answer, "answer a task that asks you")},
-	}
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }
 
 func orDash(s string) string {

@@ -284,7 +284,7 @@ func TestStartBuildRunsThroughPhases(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, idx, 0, "tiny.json is listed")
-	l.m.prdSel = idx
+	l.m.prdList.SetCursor(idx)
 	l.press("enter")
 	l.until(func() bool { return l.m.mode == modeGraph && l.m.cur != "" })
 	seen := map[string]bool{}
@@ -313,7 +313,7 @@ func TestStartBuildRunsThroughPhases(t *testing.T) {
 		assert.False(t, next.Started.Before(dep.Finished), "%s starts after %s finished", pair[1], pair[0])
 	}
 	// The finished task shows its output and gates.
-	l.m.sel = 0
+	l.m.selectOrder(0)
 	out = l.plain()
 	assert.Contains(t, out, "Done: the work is written up.")
 	assert.Contains(t, out, "Gates")

@@ -48,7 +48,7 @@ func TestPickerShowsHostilePlansAsDisabledRows(t *testing.T) {
 		if f.Problem == "" {
 			continue
 		}
-		l.m.prdSel = i
+		l.m.prdList.SetCursor(i)
 		l.press("enter")
 		l.settle(20 * time.Millisecond)
 		assert.Empty(t, src.started, f.Name)

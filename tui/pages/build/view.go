@@ -5,9 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
 )
 
@@ -177,85 +179,77 @@ func (m *Model) tasksView(w, h int) string {
 	if len(d.Tasks) == 0 {
 		return s.PanelFocused.Width(w).Height(h).Render(title + "\n" + s.Muted.Render("This build has no tasks."))
 	}
+	m.tasks.SetFocused(m.focus == focusTasks)
+	m.tasks.SetSize(inner, max(1, h-3))
+	if m.place {
+		m.place = false
+		m.tasks.CenterCursor()
+	}
+	m.tasks.KeepHeadingInView(isPhase)
+	st := s.Panel
+	if m.focus == focusTasks {
+		st = s.PanelFocused
+	}
+	return st.Width(w).Height(h).Render(title + "\n" + m.tasks.FramedViewSkipping(inner, max(1, h-3), isPhase))
+}
+
+// renderTask draws one row of the task list: a phase's heading with its
+// progress, or a task's icon, id, title, dependencies and time.
+func (m *Model) renderTask(r taskRow, _ int, selected, _ bool, inner int) string {
+	s := m.c.Styles
+	d := m.detail
+	if d == nil {
+		return ""
+	}
+	if r.order < 0 {
+		done, total := 0, 0
+		for _, u := range d.Tasks {
+			if u.Phase == r.phase {
+				total++
+				if u.Status == StatusDone {
+					done++
+				}
+			}
+		}
+		return s.Subtitle.Render(fmt.Sprintf("Phase %d", r.phase)) + " " + s.Subtle.Render(fmt.Sprintf("%d/%d", done, total))
+	}
 	idW := 0
 	for _, t := range d.Tasks {
 		idW = max(idW, lipgloss.Width(t.ID))
 	}
 	idW = min(idW, max(4, inner/4))
-	// One line per task plus a header per phase.
-	type row struct {
-		text string
-		task int // index in order, -1 for a phase header
+	t := d.Tasks[m.order[r.order]]
+	right := ""
+	if dur := t.Duration(m.now()); dur > 0 {
+		right = fmtDur(dur)
 	}
-	var rows []row
-	phase := -1
-	for i, idx := range m.order {
-		t := d.Tasks[idx]
-		if t.Phase != phase || i == 0 {
-			phase = t.Phase
-			done, total := 0, 0
-			for _, u := range d.Tasks {
-				if u.Phase == phase {
-					total++
-					if u.Status == StatusDone {
-						done++
-					}
-				}
-			}
-			rows = append(rows, row{text: s.Subtitle.Render(fmt.Sprintf("Phase %d", phase)) + " " + s.Subtle.Render(fmt.Sprintf("%d/%d", done, total)), task: -1})
-		}
-		right := ""
-		if dur := t.Duration(m.now()); dur > 0 {
-			right = fmtDur(dur)
-		}
-		if t.Attempts > 1 {
-			right = fmt.Sprintf("×%d ", t.Attempts) + right
-		}
-		if t.Warning != "" {
-			right = "⚠ " + right // done unverified: visible in the list too
-		}
-		if t.Unverified() {
-			right = "unverified " + right
-		}
-		id := truncLeft(t.ID, idW) // ids differ at the end (ua-001, ua-002)
-		id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
-		room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
-		label := t.Title
-		if len(t.Deps) > 0 {
-			label += "  ← " + strings.Join(t.Deps, ",")
-		}
-		label = common.Truncate(label, max(0, room))
-		gap := strings.Repeat(" ", max(1, inner-2-idW-1-lipgloss.Width(label)-lipgloss.Width(right)))
-		var text string
-		if i == m.sel {
-			text = m.taskIcon(t) + " " + s.Selected.Render(id+" "+label+gap+right)
-		} else {
-			title, deps, _ := strings.Cut(label, "  ← ")
-			lab := s.Text.Render(title)
-			if deps != "" {
-				lab += s.Subtle.Render("  ← " + deps)
-			}
-			text = m.taskIcon(t) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
-		}
-		rows = append(rows, row{text: text, task: i})
+	if t.Attempts > 1 {
+		right = fmt.Sprintf("×%d ", t.Attempts) + right
 	}
-	room := max(1, h-3)
-	selRow := 0
-	for i, r := range rows {
-		if r.task == m.sel {
-			selRow = i
-		}
+	if t.Warning != "" {
+		right = "⚠ " + right // done unverified: visible in the list too
 	}
-	start := max(0, min(selRow-room/2, len(rows)-room))
-	var lines []string
-	for i := start; i < len(rows) && len(lines) < room; i++ {
-		lines = append(lines, rows[i].text)
+	if t.Unverified() {
+		right = "unverified " + right
 	}
-	st := s.Panel
-	if m.focus == focusTasks {
-		st = s.PanelFocused
+	id := truncLeft(t.ID, idW) // ids differ at the end (ua-001, ua-002)
+	id += strings.Repeat(" ", max(0, idW-lipgloss.Width(id)))
+	room := inner - 2 - idW - 1 - lipgloss.Width(right) - 1
+	label := t.Title
+	if len(t.Deps) > 0 {
+		label += "  ← " + strings.Join(t.Deps, ",")
 	}
-	return st.Width(w).Height(h).Render(title + "\n" + strings.Join(lines, "\n"))
+	label = common.Truncate(label, max(0, room))
+	gap := strings.Repeat(" ", max(1, inner-2-idW-1-lipgloss.Width(label)-lipgloss.Width(right)))
+	if selected {
+		return m.taskIcon(t) + " " + s.Selected.Render(id+" "+label+gap+right)
+	}
+	title, deps, _ := strings.Cut(label, "  ← ")
+	lab := s.Text.Render(title)
+	if deps != "" {
+		lab += s.Subtle.Render("  ← " + deps)
+	}
+	return m.taskIcon(t) + " " + s.Bold.Render(id) + " " + lab + gap + s.Muted.Render(right)
 }
 
 func (m *Model) taskDetailView(w, h int) string {
@@ -416,44 +410,12 @@ func (m *Model) taskDetailView(w, h int) string {
 		b = append(b[:2:2], b[2+drop:]...)
 		room += drop
 	}
-	start := 0
-	if m.focus == focusProvenance && m.provSel >= room {
-		start = m.provSel - room + 1
+	if len(items) > 0 && room > 0 {
+		m.prov.ReplaceRows(items, nil)
+		m.prov.SetFocused(m.focus == focusProvenance)
+		b = append(b, m.prov.FramedView(inner, room))
 	}
-	for i := start; i < len(items) && i-start < max(0, room); i++ {
-		it := items[i]
-		var tag, text string
-		switch {
-		case it.mapFile != "":
-			tag = s.Badge.Render("map")
-			text = it.mapFile
-		case it.know != nil:
-			switch it.know.Source {
-			case "facts":
-				tag = s.BadgeOK.Render("fact")
-			case "docs":
-				tag = s.Badge.Render("docs")
-			default:
-				tag = s.BadgeInfo.Render("pattern")
-			}
-			text = it.know.Ref + " " + oneLine(it.know.Title)
-		case it.vault != nil:
-			tag = s.BadgeInfo.Render("vault")
-			text = fmt.Sprintf("#%d %s %s", it.vault.ID, it.vault.Type, oneLine(it.vault.Content))
-		default:
-			tag = s.BadgeAccent.Render("rule")
-			text = it.rule.ID + " " + oneLine(it.rule.Content)
-		}
-		text = common.Truncate(text, max(0, inner-lipgloss.Width(tag)-3))
-		cursor := "  "
-		if m.focus == focusProvenance && i == m.provSel {
-			cursor = s.Cursor.Render("› ")
-			text = s.Selected.Render(text)
-		} else {
-			text = s.Text.Render(text)
-		}
-		b = append(b, cursor+tag+" "+text)
-	}
+	b = strings.Split(strings.Join(b, "\n"), "\n")
 	if len(b) > h-2 {
 		b = b[:h-2]
 	}
@@ -548,30 +510,9 @@ func (m *Model) pickerView() string {
 	default:
 		b = append(b, s.Text.Render("PRDs in .nova/prds/:"))
 		maxRows := max(3, m.height/2-6)
-		start := max(0, min(m.prdSel-maxRows+1, len(m.prds)-maxRows))
-		for i := start; i < len(m.prds) && i-start < maxRows; i++ {
-			f := m.prds[i]
-			mark := s.Success.Render("✓")
-			info := orDash(f.Title) + " · " + plural(f.Tasks, "task")
-			text := s.Text
+		b = append(b, m.prdList.FramedView(inner, min(maxRows, len(m.prds))))
+		if f, ok := m.prdList.Selected(); ok && !m.prdPath.Focused() {
 			if f.Problem != "" {
-				// A disabled row: it cannot start; it says why in one line
-				// (the whole message shows below when it is selected).
-				mark, info, text = s.Error.Render("✗"), problemSummary(f.Name, f.Problem), s.Muted
-			}
-			line := common.Truncate(f.Name+"  "+info, inner-4)
-			switch {
-			case i == m.prdSel && f.Problem != "":
-				line = s.Cursor.Render("›") + " " + mark + " " + text.Underline(true).Render(line)
-			case i == m.prdSel:
-				line = s.Cursor.Render("›") + " " + mark + " " + s.Selected.Render(line)
-			default:
-				line = "  " + mark + " " + text.Render(line)
-			}
-			b = append(b, line)
-		}
-		if m.prdSel < len(m.prds) && !m.prdPath.Focused() {
-			if f := m.prds[m.prdSel]; f.Problem != "" {
 				b = append(b, "", s.Error.Bold(true).Render("Problems — nothing starts until they are fixed:"))
 				errLines := strings.Split(s.Error.Width(inner).Render(f.Problem), "\n")
 				if room := max(2, m.height-len(b)-10); len(errLines) > room {
@@ -589,11 +530,9 @@ func (m *Model) pickerView() string {
 		b = append(b, strings.Split(s.Error.Width(inner).Render(m.startErr.Error()), "\n")...)
 	}
 	if m.prdPath.Focused() {
-		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start from the file")+s.Subtle.Render("  ·  ")+
-			s.Key.Render("tab")+" "+s.KeyDesc.Render("complete")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("back to the list"))
+		b = append(b, "", helpLine(s, m.keys.StartBuild, m.keys.Complete, m.keys.BackToList))
 	} else {
-		b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("start")+s.Subtle.Render("  ·  ")+
-			s.Key.Render("↑/↓")+" "+s.KeyDesc.Render("choose")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+		b = append(b, "", helpLine(s, m.keys.StartBuild, m.c.KeyMap.Up, m.c.KeyMap.Down, m.keys.ClosePicker))
 	}
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }
@@ -603,24 +542,94 @@ func (m *Model) buildsView() string {
 	w := m.dialogWidth()
 	inner := w - 6
 	b := []string{s.DialogTitle.Render(fmt.Sprintf("Builds (%d)", len(m.builds))), ""}
-	maxRows := max(3, m.height-10)
-	start := max(0, min(m.buildSel-maxRows+1, len(m.builds)-maxRows))
-	for i := start; i < len(m.builds) && i-start < maxRows; i++ {
-		x := m.builds[i]
-		badge := s.Band(x.Status).Render(x.Status)
-		meta := fmt.Sprintf(" %d/%d · %s", x.Done, x.Total, age(m.now(), x.Started))
-		name := common.Truncate(x.ID+"  "+orDash(x.Name), max(0, inner-4-lipgloss.Width(badge)-len(meta)))
-		cursor := "  "
-		if i == m.buildSel {
-			cursor = s.Cursor.Render("› ")
-			name = s.Selected.Render(name)
-		} else {
-			name = s.Text.Render(name)
-		}
-		b = append(b, cursor+name+" "+badge+s.Muted.Render(meta))
+	rows := min(max(3, m.height-10), len(m.builds))
+	if m.placeBuilds {
+		m.placeBuilds = false
+		m.buildList.SetSize(inner, rows)
+		m.buildList.CenterCursor()
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("show")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	b = append(b, m.buildList.FramedView(inner, rows))
+	b = append(b, "", helpLine(s, m.keys.ShowBuild, m.keys.CloseBuilds))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
+}
+
+// renderProv draws one provenance item: its kind and what it is.
+func (m *Model) renderProv(it provItem, _ int, selected, focused bool, inner int) string {
+	s := m.c.Styles
+	var tag, text string
+	switch {
+	case it.mapFile != "":
+		tag = s.Badge.Render("map")
+		text = it.mapFile
+	case it.know != nil:
+		switch it.know.Source {
+		case "facts":
+			tag = s.BadgeOK.Render("fact")
+		case "docs":
+			tag = s.Badge.Render("docs")
+		default:
+			tag = s.BadgeInfo.Render("pattern")
+		}
+		text = it.know.Ref + " " + oneLine(it.know.Title)
+	case it.vault != nil:
+		tag = s.BadgeInfo.Render("vault")
+		text = fmt.Sprintf("#%d %s %s", it.vault.ID, it.vault.Type, oneLine(it.vault.Content))
+	default:
+		tag = s.BadgeAccent.Render("rule")
+		text = it.rule.ID + " " + oneLine(it.rule.Content)
+	}
+	text = common.Truncate(text, max(0, inner-lipgloss.Width(tag)-1))
+	if selected && focused {
+		return tag + " " + s.Selected.Render(text)
+	}
+	return tag + " " + s.Text.Render(text)
+}
+
+// renderPRD draws one PRD of the picker: ✓ and its title and tasks, or ✗
+// and what is wrong with it (a row that cannot start).
+func (m *Model) renderPRD(f prdFile, _ int, selected, _ bool, inner int) string {
+	s := m.c.Styles
+	mark := s.Success.Render("✓")
+	info := orDash(f.Title) + " · " + plural(f.Tasks, "task")
+	text := s.Text
+	if f.Problem != "" {
+		// A disabled row: it cannot start; it says why in one line
+		// (the whole message shows below when it is selected).
+		mark, info, text = s.Error.Render("✗"), problemSummary(f.Name, f.Problem), s.Muted
+	}
+	line := common.Truncate(f.Name+"  "+info, max(0, inner-2))
+	switch {
+	case selected && f.Problem != "":
+		return mark + " " + text.Underline(true).Render(line)
+	case selected:
+		return mark + " " + s.Selected.Render(line)
+	}
+	return mark + " " + text.Render(line)
+}
+
+// renderBuild draws one build of the builds list: id, name, status,
+// progress and age.
+func (m *Model) renderBuild(x Summary, _ int, selected, _ bool, inner int) string {
+	s := m.c.Styles
+	badge := s.Band(x.Status).Render(x.Status)
+	meta := fmt.Sprintf(" %d/%d · %s", x.Done, x.Total, age(m.now(), x.Started))
+	name := common.Truncate(x.ID+"  "+orDash(x.Name), max(0, inner-lipgloss.Width(badge)-len(meta)-1))
+	if selected {
+		name = s.Selected.Render(name)
+	} else {
+		name = s.Text.Render(name)
+	}
+	return name + " " + badge + s.Muted.Render(meta)
+}
+
+// helpLine is a dialog's last line: its keys and what they do.
+func helpLine(s *themes.Styles, keys ...key.Binding) string {
+	var parts []string
+	for _, k := range keys {
+		h := k.Help()
+		parts = append(parts, s.Key.Render(h.Key)+" "+s.KeyDesc.Render(h.Desc))
+	}
+	return strings.Join(parts, s.Subtle.Render("  ·  "))
 }
 
 func kvs(m *Model, k, v string) string {

@@ -27,6 +27,7 @@ import (
 	"github.com/nova-dev/nova/internal/editor"
 	"github.com/nova-dev/nova/internal/safefile"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the page's id.
@@ -96,7 +97,9 @@ type Model struct {
 	loaded   bool
 	loadErr  error
 	sessions []chat.Session
-	sessSel  int
+	// sessList is the sessions list (s, /sessions), most recent first.
+	sessList *vlist.Model[chat.Session]
+	keys     keyMap
 	sending  bool
 	sendOp   string
 	// approval is the command this window's turn wants to run (y/n).
@@ -104,17 +107,21 @@ type Model struct {
 	streams   map[int]*strings.Builder
 	liveTools map[int][]chat.ToolCall
 	// progress is each running turn's last progress estimate.
-	progress   map[int]agents.Progress
-	expanded   map[string]bool
-	offered    map[string]bool // turns whose change was put under the keys
-	showProv   bool
-	focus      focus
-	input      textinput.Model
-	comps      []engine.ChatCompletion
-	compSel    int
-	compSeq    int
-	compWord   string
-	sel        int // the selected turn (transcript focus), index in tr.Turns
+	progress map[int]agents.Progress
+	expanded map[string]bool
+	offered  map[string]bool // turns whose change was put under the keys
+	showProv bool
+	focus    focus
+	input    textinput.Model
+	comps    []engine.ChatCompletion
+	compSel  int
+	compSeq  int
+	compWord string
+	// turns holds the cursor over the turns (transcript focus); the
+	// transcript draws them itself (turns are of any height).
+	turns *vlist.Model[chat.Turn]
+	// reveal scrolls the selected turn into view at the next render.
+	reveal     bool
 	scroll     int // lines scrolled up from the bottom
 	note       string
 	width      int
@@ -130,7 +137,12 @@ func New(c *common.Common, src Source) *Model {
 	in.CharLimit = chat.MaxMessageBytes
 	in.SetStyles(c.Styles.TextInput)
 	m := &Model{c: c, src: src, getenv: os.Getenv, input: in, streams: map[int]*strings.Builder{},
-		liveTools: map[int][]chat.ToolCall{}, progress: map[int]agents.Progress{}, expanded: map[string]bool{}, offered: map[string]bool{}, changes: map[uint64]chg.Changeset{}, sel: -1}
+		liveTools: map[int][]chat.ToolCall{}, progress: map[int]agents.Progress{}, expanded: map[string]bool{}, offered: map[string]bool{}, changes: map[uint64]chg.Changeset{},
+		keys: newKeyMap()}
+	m.turns = vlist.New(c, func(chat.Turn, int, bool, bool, int) string { return "" })
+	m.sessList = vlist.New(c, m.renderSession)
+	m.sessList.SetMarker(true)
+	m.sessList.SetEmptyText("No sessions yet: type a request to start one.")
 	m.input.Focus()
 	return m
 }
@@ -208,7 +220,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.loaded, m.loadErr = true, msg.err
 			return m, nil
 		}
-		m.sessions = msg.list
+		m.setSessions(msg.list, false)
 		if msg.open && m.session == 0 && len(msg.list) > 0 {
 			m.session = msg.list[0].ID
 			return m, m.loadTranscript()
@@ -257,7 +269,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.tr, m.changes = chat.Transcript{Session: msg.rep.Session}, map[uint64]chg.Changeset{}
 			m.note = msg.rep.Text
 		case msg.rep.Command == "sessions":
-			m.sessions, m.sessSel, m.focus = msg.rep.Sessions, 0, focusSessions
+			m.setSessions(msg.rep.Sessions, true)
+			m.focus = focusSessions
 			m.input.Blur()
 		case msg.rep.Command == "rehearse" && msg.err == nil:
 			cmds = append(cmds, func() tea.Msg { return common.NavigateMsg{Page: RehearsalPage, Arg: msg.rep.RehearsalID} })
@@ -332,15 +345,41 @@ func (m *Model) paste(text string) tea.Cmd {
 
 func (m *Model) focusInputLine() {
 	m.focus = focusInput
-	m.sel = -1
 	m.input.Focus()
 }
 
 func (m *Model) focusTranscript(sel int) {
 	m.focus = focusTranscript
-	m.sel = sel
+	m.turns.SetRows(m.tr.Turns)
+	m.turns.SetCursor(sel)
 	m.input.Blur()
 	m.comps = nil
+}
+
+// sel is the selected turn, an index in tr.Turns (-1: the turns do not
+// have the keyboard).
+func (m *Model) sel() int {
+	if m.focus != focusTranscript || len(m.tr.Turns) == 0 {
+		return -1
+	}
+	if m.turns.Len() != len(m.tr.Turns) {
+		m.turns.ReplaceRows(m.tr.Turns, nil)
+	}
+	return m.turns.Cursor()
+}
+
+// setSessions shows list in the sessions list, on the same session
+// (first: on the most recent).
+func (m *Model) setSessions(list []chat.Session, first bool) {
+	m.sessions = list
+	var keep func(chat.Session) bool
+	if cur, ok := m.sessList.Selected(); ok && !first {
+		keep = func(s chat.Session) bool { return s.ID == cur.ID }
+	}
+	m.sessList.ReplaceRows(list, keep)
+	if first {
+		m.sessList.SetCursor(0)
+	}
 }
 
 // pendingTurn is the newest turn with a pending changeset (-1: none).
@@ -531,6 +570,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil // the question has the keys until it is answered
 	}
 	switch {
+	case m.focus == focusSessions:
+		// The list's own pages.
 	case key.Matches(msg, km.PageUp):
 		m.scroll += max(1, m.transcriptHeight()-2)
 		return nil
@@ -584,41 +625,37 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
-	n := len(m.tr.Turns)
-	if m.sel < 0 || m.sel >= n {
-		m.sel = n - 1
+	k := m.keys
+	sel := m.sel()
+	if ok, _ := m.turns.HandleKey(msg); ok {
+		m.reveal = true
+		return nil // a list of rows in memory fetches nothing
 	}
 	switch {
-	case key.Matches(msg, km.Up):
-		m.sel = max(0, m.sel-1)
-		return nil
-	case key.Matches(msg, km.Down):
-		m.sel = min(n-1, m.sel+1)
-		return nil
-	case key.Matches(msg, km.Apply):
+	case key.Matches(msg, k.Apply):
 		return m.apply(false)
-	case msg.String() == "A":
+	case key.Matches(msg, k.ApplyAll):
 		return m.apply(true)
-	case key.Matches(msg, km.Discard):
+	case key.Matches(msg, k.Discard):
 		return m.discard()
-	case key.Matches(msg, km.Edit):
+	case key.Matches(msg, k.Edit):
 		return m.edit()
-	case key.Matches(msg, km.Enter):
-		if m.sel >= 0 && m.sel < n {
-			k := fmt.Sprint(m.tr.Turns[m.sel].N)
-			m.expanded[k] = !m.expanded[k]
+	case key.Matches(msg, k.Expand):
+		if sel >= 0 {
+			n := fmt.Sprint(m.tr.Turns[sel].N)
+			m.expanded[n] = !m.expanded[n]
 		}
 		return nil
-	case msg.String() == "p":
+	case key.Matches(msg, k.Context):
 		m.showProv = !m.showProv
 		return nil
-	case msg.String() == "o":
+	case key.Matches(msg, k.OpenContext):
 		return m.openProvenance()
-	case msg.String() == "s":
-		m.focus, m.sessSel = focusSessions, 0
+	case key.Matches(msg, k.Sessions):
+		m.focus = focusSessions
+		m.sessList.SetCursor(0)
 		return m.loadSessions(false)
-	case key.Matches(msg, km.Tab), key.Matches(msg, km.Back), msg.String() == "i":
+	case key.Matches(msg, k.Type):
 		m.focusInputLine()
 		return m.input.Focus()
 	}
@@ -633,20 +670,18 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	if ok, cmd := m.sessList.HandleKey(msg); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, km.Up):
-		m.sessSel = max(0, m.sessSel-1)
-	case key.Matches(msg, km.Down):
-		m.sessSel = min(len(m.sessions)-1, m.sessSel+1)
-	case key.Matches(msg, km.Enter):
-		if m.sessSel >= 0 && m.sessSel < len(m.sessions) {
-			m.session = m.sessions[m.sessSel].ID
+	case key.Matches(msg, m.keys.OpenSession):
+		if s, ok := m.sessList.Selected(); ok {
+			m.session = s.ID
 			m.tr, m.changes, m.streams = chat.Transcript{}, map[uint64]chg.Changeset{}, map[int]*strings.Builder{}
 			m.focusInputLine()
 			return tea.Batch(m.loadTranscript(), m.input.Focus())
 		}
-	case key.Matches(msg, km.Back), msg.String() == "s":
+	case key.Matches(msg, m.keys.CloseSessions):
 		m.focusInputLine()
 		return m.input.Focus()
 	}
@@ -656,10 +691,11 @@ func (m *Model) sessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 // openProvenance opens what the selected turn's prompt context carried
 // from the vault and the knowledge layer on the Knowledge screen.
 func (m *Model) openProvenance() tea.Cmd {
-	if m.sel < 0 || m.sel >= len(m.tr.Turns) {
+	sel := m.sel()
+	if sel < 0 {
 		return nil
 	}
-	t := m.tr.Turns[m.sel]
+	t := m.tr.Turns[sel]
 	var refs []string
 	for _, p := range t.Provenance {
 		switch p.Block {
@@ -678,10 +714,11 @@ func (m *Model) openProvenance() tea.Cmd {
 
 // selected is the selected turn's pending changeset.
 func (m *Model) selected() (chat.Turn, chg.Changeset, bool) {
-	if m.sel < 0 || m.sel >= len(m.tr.Turns) {
+	sel := m.sel()
+	if sel < 0 {
 		return chat.Turn{}, chg.Changeset{}, false
 	}
-	t := m.tr.Turns[m.sel]
+	t := m.tr.Turns[sel]
 	cs, ok := m.changes[t.ChangesetID]
 	return t, cs, ok && t.ChangesetID != 0
 }
@@ -790,25 +827,3 @@ func (m *Model) editDone(msg editDoneMsg) tea.Cmd {
 		return decidedMsg{what: "edited " + r.path + " (a applies it)"}
 	}
 }
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	if m.focus == focusTranscript {
-		return []key.Binding{km.Apply, km.Discard, km.Edit, bind("A", "apply all"), bind("enter", "tools"), bind("tab", "type")}
-	}
-	return []key.Binding{bind("enter", "send"), bind("@", "file"), bind("/", "commands"), bind("tab", "changes"), bind("ctrl+c", "cancel turn")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{bind("enter", "send the request"), bind("@path", "attach a file (completes)"), bind("/", "commands: /help"), bind("@AGENT", "choose the agent"),
-			bind("ctrl+c", "cancel the running turn"), bind("tab/esc", "to the turns")},
-		{km.Apply, km.Discard, bind("e", "edit the change in $EDITOR"), bind("A", "apply all of the turn"), bind("enter", "expand tool calls"),
-			bind("p", "context (provenance)"), bind("o", "open the context on Knowledge"), bind("s", "sessions"), bind("pgup/pgdn", "scroll")},
-	}
-}
-
-func bind(k, help string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, help)) }

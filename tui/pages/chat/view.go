@@ -110,18 +110,17 @@ func (m *Model) sessionsView(w, h int) string {
 	if len(m.sessions) == 0 {
 		return common.FitHeight(m.c.Empty("No sessions yet", "type a request to start one"), h)
 	}
-	lines := []string{st.Subtitle.Render("Sessions")}
-	for i, s := range m.sessions {
-		line := fmt.Sprintf("%4d  %-9s %s  %s", s.ID, plural(s.Turns, "turn", "turns"), s.UpdatedAt.Local().Format("01-02 15:04"), s.Title)
-		line = common.Truncate(line, w-2)
-		if i == m.sessSel {
-			line = st.Selected.Render("▸ " + line)
-		} else {
-			line = "  " + line
-		}
-		lines = append(lines, line)
+	return st.Subtitle.Render("Sessions") + "\n" + m.sessList.FramedView(w, max(1, h-1))
+}
+
+// renderSession draws one session of the list: id, turns, last update,
+// title.
+func (m *Model) renderSession(s chat.Session, _ int, selected, _ bool, w int) string {
+	line := common.Truncate(fmt.Sprintf("%4d  %-9s %s  %s", s.ID, plural(s.Turns, "turn", "turns"), s.UpdatedAt.Local().Format("01-02 15:04"), s.Title), w)
+	if selected {
+		return m.c.Styles.Selected.Render(line)
 	}
-	return common.FitHeight(strings.Join(lines, "\n"), h)
+	return line
 }
 
 func plural(n int, one, many string) string {
@@ -160,11 +159,31 @@ func (m *Model) transcriptView(w, h int) string {
 		}
 		lines = append(lines, "")
 	}
+	sel, selStart, selEnd := m.sel(), -1, -1
 	for i, t := range m.tr.Turns {
+		if i == sel {
+			selStart = len(lines)
+		}
 		lines = append(lines, m.turnLines(i, t, w)...)
+		if i == sel {
+			selEnd = len(lines)
+		}
 		lines = append(lines, "")
 	}
 	m.lastRender = len(lines)
+	if m.reveal && selStart >= 0 {
+		// The cursor moved: scroll its turn into view (its top when it is
+		// taller than the transcript).
+		m.reveal = false
+		end := len(lines) - m.scroll
+		switch {
+		case selStart < end-h || selEnd-selStart > h:
+			m.scroll = len(lines) - min(len(lines), selStart+h)
+		case selEnd > end:
+			m.scroll = len(lines) - selEnd
+		}
+		m.scroll = max(0, m.scroll)
+	}
 	// The bottom is the newest; scroll counts lines up from it.
 	end := max(0, len(lines)-m.scroll)
 	if m.scroll > len(lines)-h {
@@ -179,7 +198,7 @@ func (m *Model) turnLines(i int, t chat.Turn, w int) []string {
 	st := m.c.Styles
 	var out []string
 	mark := "  "
-	if m.focus == focusTranscript && i == m.sel {
+	if i == m.sel() {
 		mark = st.Accent.Render("▌ ")
 	}
 	for j, l := range common.WrapWords(t.Request, w-4) {
@@ -266,7 +285,7 @@ func (m *Model) turnLines(i int, t chat.Turn, w int) []string {
 		out = append(out, m.changeLines(mark, t, w)...)
 	}
 	if len(t.Provenance) > 0 {
-		if m.showProv && i == m.sel {
+		if m.showProv && i == m.sel() {
 			out = append(out, mark+st.Muted.Render("  context of this turn's prompt:"))
 			for _, p := range t.Provenance {
 				tok := ""

@@ -798,12 +798,6 @@ func (m *Model) nextStepsView() string {
 	return s.Panel.Width(m.width).Render(title + "\n" + strings.Join(body, "\n"))
 }
 
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.c.KeyMap.Refresh} }
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{{m.c.KeyMap.Refresh}} }
-
 // nowLines are the running builds and what waits for approval, first in
 // the next-steps panel.
 func (m *Model) nowLines() []string {

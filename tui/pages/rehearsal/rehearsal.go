@@ -26,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
 	"github.com/nova-dev/nova/tui/components/diffview"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -80,8 +81,10 @@ type Model struct {
 	loaded   bool
 	loadErr  error
 	filter   int
-	sel      int
-	want     uint64
+	// list is the filtered sessions, newest first.
+	list *vlist.Model[rh.Session]
+	keys keyMap
+	want uint64
 	// wantPending opens the first pending session once the list is loaded
 	// (the palette's "Open the rehearsal waiting for review").
 	wantPending bool
@@ -109,7 +112,23 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "why none of the branches fits (optional)"
 	in.Prompt = "› "
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: c.Clock(), dialog: confirm.New(c), reason: in}
+	m := &Model{c: c, src: src, now: c.Clock(), dialog: confirm.New(c), reason: in, keys: newKeyMap()}
+	m.list = vlist.New(c, m.renderSession)
+	m.list.SetMarker(true)
+	return m
+}
+
+// refilter shows the sessions the filter keeps, the cursor staying on the
+// same session when it still shows (or reset to the newest: top).
+func (m *Model) refilter(top bool) {
+	var keep func(rh.Session) bool
+	if cur, ok := m.list.Selected(); ok && !top {
+		keep = func(x rh.Session) bool { return x.ID == cur.ID }
+	}
+	m.list.ReplaceRows(m.visible(), keep)
+	if top {
+		m.list.SetCursor(0)
+	}
 }
 
 // Title implements common.Page.
@@ -208,7 +227,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if msg.err == nil {
 			m.sessions = msg.sessions
 		}
-		m.sel = max(0, min(m.sel, len(m.visible())-1))
+		m.refilter(false)
 		if m.want != 0 {
 			id := m.want
 			m.want = 0
@@ -284,13 +303,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if m.rejecting {
-		switch k.String() {
-		case "enter":
+		switch {
+		case key.Matches(k, m.keys.RejectAll):
 			m.rejecting = false
 			reason := strings.TrimSpace(m.reason.Value())
 			m.reason.Blur()
 			return m.reject(reason)
-		case "esc":
+		case key.Matches(k, m.keys.CancelReject):
 			m.rejecting = false
 			m.reason.Blur()
 			return nil
@@ -305,37 +324,37 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := *m.sess
 	n := len(s.Branches)
 	switch {
-	case key.Matches(k, km.Back):
+	case key.Matches(k, m.keys.Sessions):
 		m.sess, m.why = nil, false
 		return m.load()
-	case key.Matches(k, km.Left):
+	case key.Matches(k, m.keys.PrevBranch):
 		m.setFocus(m.focus - 1)
-	case key.Matches(k, km.Right):
+	case key.Matches(k, m.keys.NextBranch):
 		m.setFocus(m.focus + 1)
-	case key.Matches(k, km.Jump1):
+	case key.Matches(k, m.keys.Branch1):
 		m.setFocus(0)
-	case key.Matches(k, km.Jump2):
+	case key.Matches(k, m.keys.Branch2):
 		m.setFocus(1)
-	case key.Matches(k, km.Jump3):
+	case key.Matches(k, m.keys.Branch3):
 		m.setFocus(2)
-	case key.Matches(k, km.Tab), key.Matches(k, km.ShiftTab):
+	case key.Matches(k, m.keys.NextFile, m.keys.PrevFile):
 		if n == 0 {
 			return nil
 		}
 		files := len(s.Branches[m.focus].Files)
 		d := 1
-		if key.Matches(k, km.ShiftTab) {
+		if key.Matches(k, m.keys.PrevFile) {
 			d = -1
 		}
 		m.fileSel[m.focus] = (m.fileSel[m.focus] + d + files) % max(1, files)
 		return m.refreshContent()
-	case key.Matches(k, km.SyncScroll):
+	case key.Matches(k, m.keys.SyncScroll):
 		m.sync = !m.sync
 		if m.sync && n > 0 {
 			m.syncFrom(m.focus)
 		}
 		return common.Toast(map[bool]string{true: "synchronised scrolling on", false: "synchronised scrolling off"}[m.sync])
-	case key.Matches(k, km.SplitToggle):
+	case key.Matches(k, m.keys.SplitToggle):
 		if n == 0 {
 			return nil
 		}
@@ -347,13 +366,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		for _, dv := range m.dvs {
 			dv.SetMode(mode)
 		}
-	case key.Matches(k, km.OpenKnowledge):
+	case key.Matches(k, m.keys.OpenKnowledge):
 		if len(s.KnowledgeIDs) == 0 {
 			return common.Toast("no knowledge was injected into this rehearsal's prompts")
 		}
 		arg := common.KnowledgeRefs{Title: fmt.Sprintf("Injected into rehearsal #%d (task %s)", s.ID, s.TaskID), Refs: append([]string{}, s.KnowledgeIDs...)}
 		return func() tea.Msg { return common.NavigateMsg{Page: "knowledge", Arg: arg} }
-	case key.Matches(k, km.Why):
+	case key.Matches(k, m.keys.Why):
 		m.why = !m.why
 		if m.why && m.whyNodes == nil {
 			return m.loadWhy()
@@ -367,7 +386,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.syncFrom(m.focus)
 		}
 		return cmd
-	case key.Matches(k, km.Approve):
+	case key.Matches(k, m.keys.Approve):
 		if !s.Pending() {
 			return common.Toast("this session is already decided (read-only)")
 		}
@@ -388,14 +407,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			Body: fmt.Sprintf("Writes %s through a changeset, and nothing else:\n%s",
 				countNoun(len(b.Files), "file", "files"), strings.Join(paths, "\n")),
 			Yes: "Approve", No: "Cancel"})
-	case key.Matches(k, km.Reject):
+	case key.Matches(k, m.keys.Reject):
 		if !s.Pending() {
 			return common.Toast("this session is already decided (read-only)")
 		}
 		m.rejecting = true
 		m.reason.SetValue("")
 		return m.reason.Focus()
-	case key.Matches(k, km.Regenerate):
+	case key.Matches(k, m.keys.Regenerate):
 		if !s.Pending() {
 			return common.Toast("this session is already decided (read-only)")
 		}
@@ -433,25 +452,19 @@ func countNoun(n int, one, many string) string {
 
 func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	vis := m.visible()
+	if ok, cmd := m.list.HandleKey(k); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(k, km.Up):
-		m.sel = max(0, m.sel-1)
-	case key.Matches(k, km.Down):
-		m.sel = max(0, min(len(vis)-1, m.sel+1))
-	case key.Matches(k, km.Top):
-		m.sel = 0
-	case key.Matches(k, km.Bottom):
-		m.sel = max(0, len(vis)-1)
-	case key.Matches(k, km.Tab):
+	case key.Matches(k, m.keys.NextFilter):
 		m.filter = (m.filter + 1) % filterCount
-		m.sel = 0
-	case key.Matches(k, km.ShiftTab):
+		m.refilter(true)
+	case key.Matches(k, m.keys.PrevFilter):
 		m.filter = (m.filter + filterCount - 1) % filterCount
-		m.sel = 0
-	case key.Matches(k, km.Enter):
-		if m.sel < len(vis) {
-			return m.open(vis[m.sel].ID)
+		m.refilter(true)
+	case key.Matches(k, m.keys.Review):
+		if x, ok := m.list.Selected(); ok {
+			return m.open(x.ID)
 		}
 	case key.Matches(k, km.Refresh):
 		return m.load()
@@ -610,37 +623,4 @@ func (m *Model) loadWhy() tea.Cmd {
 	}, func(error) tea.Msg {
 		return whyMsg{id: s.ID, nodes: map[uint64]string{}, knowledge: map[string]string{}}
 	})
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.dialog.Active():
-		return m.dialog.ShortHelp()
-	case m.rejecting:
-		return []key.Binding{withHelp(km.Enter, "reject all"), withHelp(km.Back, "cancel")}
-	case m.sess == nil:
-		return []key.Binding{withHelp(km.Enter, "review"), withHelp(km.Tab, "filter")}
-	}
-	return []key.Binding{withHelp(km.Left, "branch"), withHelp(km.Tab, "file"), km.Approve, withHelp(km.Reject, "reject all"), km.Why}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	if m.sess == nil {
-		return [][]key.Binding{{km.Up, km.Down, withHelp(km.Enter, "review"), withHelp(km.Tab, "next filter"), withHelp(km.ShiftTab, "previous filter"), km.Refresh}}
-	}
-	return [][]key.Binding{
-		{withHelp(km.Left, "previous branch"), withHelp(km.Right, "next branch"), km.Jump1, km.Jump2, km.Jump3},
-		{withHelp(km.Tab, "next file"), withHelp(km.ShiftTab, "previous file"), km.Down, km.Up, km.PageDown, km.PageUp},
-		{km.SyncScroll, km.SplitToggle, km.Why, withHelp(km.OpenKnowledge, "open the injected knowledge"), withHelp(km.Back, "sessions")},
-		{km.Approve, withHelp(km.Reject, "reject all"), km.Regenerate},
-	}
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	h := b.Help()
-	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, desc))
 }

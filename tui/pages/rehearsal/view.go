@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	rh "github.com/nova-dev/nova/engine/rehearsal"
@@ -86,13 +87,23 @@ func (m *Model) View() string {
 	return body
 }
 
+// hint is a dialog's last line: its keys and what they do.
+func hint(keys ...key.Binding) string {
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		h := k.Help()
+		parts = append(parts, h.Key+" "+h.Desc)
+	}
+	return strings.Join(parts, " · ")
+}
+
 func (m *Model) reasonView() string {
 	s := m.c.Styles
 	w := min(72, max(30, m.width-8))
 	inner := w - 6
 	text := s.DialogTitle.Render("Reject every branch?") + "\n\n" +
 		s.Text.Render(lipgloss.Wrap("The task is blocked with your reason, and the vault learns from it. Nothing is written.", inner, " ")) +
-		"\n\n" + m.reason.View() + "\n\n" + s.Subtle.Render(common.Truncate("enter reject · esc cancel", inner))
+		"\n\n" + m.reason.View() + "\n\n" + s.Subtle.Render(common.Truncate(hint(m.keys.RejectAll, m.keys.CancelReject), inner))
 	return s.Dialog.Width(w).Render(text)
 }
 
@@ -128,31 +139,30 @@ func (m *Model) listView() string {
 		}
 		b.WriteString(m.c.Empty("No rehearsals here.", lipgloss.Wrap(hint, inner, " ")))
 	default:
-		vis := m.visible()
 		rows := max(1, m.height-3)
-		start := max(0, min(m.sel-rows+1, len(vis)-rows))
 		b.WriteString(s.Subtle.Render(common.Truncate(fmt.Sprintf("  %-5s %-10s %-12s %-9s %-8s %-6s %-14s %s", "ID", "STATUS", "TASK", "AGENT", "BRANCHES", "BEST", "CREATED", "DECISION"), inner)) + "\n")
-		for i := start; i < len(vis) && i < start+rows-1; i++ {
-			x := vis[i]
-			best := "-"
-			if r := x.Ranked(); len(r) > 0 {
-				best = fmt.Sprintf("%.2f", r[0].Score)
-			}
-			line := fmt.Sprintf("  #%-4d %-10s %-12s %-9s %-8d %-6s %-14s %s", x.ID, x.Status, common.Truncate(x.TaskID, 12),
-				common.Truncate(x.AgentName, 9), len(x.Branches), best, age(m.now(), x.CreatedAt), decision(x))
-			line = common.Truncate(line, inner)
-			if i == m.sel {
-				b.WriteString(s.Selected.Width(inner).Render(line) + "\n")
-			} else {
-				st := s.Text
-				if !x.Pending() {
-					st = s.Muted
-				}
-				b.WriteString(st.Render(line) + "\n")
-			}
-		}
+		b.WriteString(m.list.FramedView(inner, max(1, rows-1)))
 	}
 	return s.PanelFocused.Width(m.width).Height(m.height).Render(strings.TrimRight(b.String(), "\n"))
+}
+
+// renderSession draws one session of the list.
+func (m *Model) renderSession(x rh.Session, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	best := "-"
+	if r := x.Ranked(); len(r) > 0 {
+		best = fmt.Sprintf("%.2f", r[0].Score)
+	}
+	line := fmt.Sprintf("#%-4d %-10s %-12s %-9s %-8d %-6s %-14s %s", x.ID, x.Status, common.Truncate(x.TaskID, 12),
+		common.Truncate(x.AgentName, 9), len(x.Branches), best, age(m.now(), x.CreatedAt), decision(x))
+	line = common.Truncate(line, w)
+	switch {
+	case selected:
+		return s.Selected.Width(w).Render(line)
+	case !x.Pending():
+		return s.Muted.Render(line)
+	}
+	return s.Text.Render(line)
 }
 
 func decision(x rh.Session) string {

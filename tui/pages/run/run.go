@@ -26,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -125,11 +126,12 @@ type Model struct {
 	gen    int
 	seq    int
 
-	sel      int  // selected turn
-	follow   bool // the selection follows the newest turn until the user moves it
-	focus    focus
-	boardSel int // selected board item (blockers, then artifacts newest first)
-	scroll   int // delegation stream lines scrolled up from the bottom
+	turns  *vlist.Model[goal.Turn] // the timeline, oldest first
+	follow bool                    // the selection follows the newest turn until the user moves it
+	focus  focus
+	board  *vlist.Model[boardItem] // blockers, then artifacts newest first
+	scroll int                     // delegation stream lines scrolled up from the bottom
+	keys   keyMap
 
 	streams map[string]*strings.Builder // run/task
 	pending map[string]*strings.Builder
@@ -144,18 +146,35 @@ type Model struct {
 	viewer    *viewer
 	confirm   *confirm.Model
 	runsOpen  bool
-	runsSel   int
+	runsList  *vlist.Model[goal.Run] // newest first
+	// placeRuns centres the runs list on the shown run when it opens.
+	placeRuns bool
 	approvals []approval
 	under     common.ViewCache // the page under a dialog
 }
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, follow: true, streams: map[string]*strings.Builder{}, pending: map[string]*strings.Builder{},
+	m := &Model{c: c, src: src, follow: true, streams: map[string]*strings.Builder{}, pending: map[string]*strings.Builder{},
 		mine: map[uint64]bool{}, confirm: confirm.New(c),
 		goalIn: newInputDialog(c, "add a health check endpoint with tests", 4000),
 		answer: newInputDialog(c, "your answer, e.g. use port 8080", 2000),
-		viewer: &viewer{c: c}}
+		viewer: &viewer{c: c}, keys: newKeyMap()}
+	m.turns = vlist.New(c, m.renderTurn)
+	m.turns.SetRowHeight(2) // the headline, the lead's reasoning under it
+	m.turns.SetMarker(true)
+	m.board = vlist.New(c, m.renderItem)
+	m.board.SetMarker(true)
+	m.runsList = vlist.New(c, m.renderRun)
+	m.runsList.SetMarker(true)
+	return m
+}
+
+// show switches to run id, on its newest turn once it is loaded.
+func (m *Model) show(id uint64) {
+	m.cur, m.detail, m.follow = id, nil, true
+	m.turns.SetRows(nil)
+	m.board.SetRows(nil)
 }
 
 // Title implements common.Page.
@@ -285,10 +304,19 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if msg.err == nil {
 			d := msg.detail
 			m.detail = &d
-			if m.follow || m.sel >= len(d.Turns) {
-				m.sel = max(0, len(d.Turns)-1)
+			var keepTurn func(goal.Turn) bool
+			if t, ok := m.turns.Selected(); ok {
+				keepTurn = func(x goal.Turn) bool { return x.N == t.N }
 			}
-			m.boardSel = min(m.boardSel, max(0, len(m.boardItems())-1))
+			m.turns.ReplaceRows(d.Turns, keepTurn)
+			if m.follow {
+				m.turns.SetCursor(len(d.Turns) - 1)
+			}
+			var keepItem func(boardItem) bool
+			if it, ok := m.board.Selected(); ok {
+				keepItem = func(x boardItem) bool { return x.id() == it.id() }
+			}
+			m.board.ReplaceRows(m.boardItems(), keepItem)
 			for _, t := range d.Turns { // a finished delegation's answer stands in for a lost stream
 				if t.Outcome != nil && t.TaskID != "" {
 					k := streamKey(d.Run.ID, t.TaskID)
@@ -318,7 +346,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, nil
 		}
 		m.goalIn.Close()
-		m.cur, m.detail, m.sel, m.follow, m.focus = msg.id, nil, 0, true, focusTimeline
+		m.show(msg.id)
+		m.focus = focusTimeline
 		return m, tea.Batch(m.runCmd(msg.id), m.loadList(), m.loadDetail(),
 			common.Toast(fmt.Sprintf("run %d started: the lead decides the first step", msg.id)))
 	case ranMsg:
@@ -385,7 +414,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			return m, m.openGoal()
 		case uint64:
 			if arg != m.cur {
-				m.cur, m.detail, m.sel, m.follow = arg, nil, 0, true
+				m.show(arg)
 				return m, m.loadDetail()
 			}
 		}
@@ -525,6 +554,17 @@ type boardItem struct {
 	artifact *board.ArtifactRef
 }
 
+// id tells items apart across refreshes.
+func (it boardItem) id() string {
+	if it.blocker != nil {
+		return "b/" + it.blocker.ID
+	}
+	if it.artifact != nil {
+		return "a/" + strconv.FormatUint(it.artifact.ID, 10)
+	}
+	return ""
+}
+
 func (m *Model) boardItems() []boardItem {
 	if m.detail == nil {
 		return nil
@@ -541,10 +581,10 @@ func (m *Model) boardItems() []boardItem {
 }
 
 func (m *Model) selectedTurn() (goal.Turn, bool) {
-	if m.detail == nil || m.sel < 0 || m.sel >= len(m.detail.Turns) {
+	if m.detail == nil {
 		return goal.Turn{}, false
 	}
-	return m.detail.Turns[m.sel], true
+	return m.turns.Selected()
 }
 
 func (m *Model) openGoal() tea.Cmd {
@@ -641,25 +681,27 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Refresh):
 		return tea.Batch(m.loadList(), m.loadDetail())
-	case key.Matches(msg, km.New):
+	case key.Matches(msg, m.keys.NewGoal):
 		return m.openGoal()
-	case key.Matches(msg, km.Branch):
+	case key.Matches(msg, m.keys.Runs):
 		if len(m.runs) == 0 {
 			return nil
 		}
-		m.runsOpen, m.runsSel = true, 0
+		m.runsOpen = true
+		m.runsList.SetRows(m.runs)
 		for i, r := range m.runs {
 			if r.ID == m.cur {
-				m.runsSel = i
+				m.runsList.SetCursor(i)
 			}
 		}
+		m.placeRuns = true
 		return nil
-	case key.Matches(msg, km.Answer):
+	case key.Matches(msg, m.keys.Answer):
 		if m.detail == nil || m.detail.Run.Question == "" {
 			return common.Toast("a answers the lead when it asks you something; it asks nothing now")
 		}
 		return m.openAnswer(m.detail.Run.ID, m.detail.Run.Question)
-	case key.Matches(msg, km.Pause):
+	case key.Matches(msg, m.keys.Resume):
 		if m.detail == nil {
 			return nil
 		}
@@ -672,7 +714,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.follow = true
 		return tea.Batch(m.runCmd(r.ID), common.Toast(fmt.Sprintf("resuming run %d", r.ID)))
-	case key.Matches(msg, km.Cancelrun):
+	case key.Matches(msg, m.keys.Cancel):
 		if m.detail == nil || !m.detail.Run.Active {
 			return nil
 		}
@@ -682,15 +724,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				oneLine(r.Goal), plural.Count(r.Turns, "turn", "turns"), r.ID),
 			Yes: "Cancel run", No: "Keep running", Danger: true})
 		return nil
-	case key.Matches(msg, km.Tab):
+	case key.Matches(msg, m.keys.NextFocus):
 		m.focus = (m.focus + 1) % 3
 		m.scroll = 0
 		return nil
-	case key.Matches(msg, km.ShiftTab):
+	case key.Matches(msg, m.keys.PrevFocus):
 		m.focus = (m.focus + 2) % 3
 		m.scroll = 0
 		return nil
-	case key.Matches(msg, km.Back):
+	case key.Matches(msg, m.keys.Timeline):
 		m.focus = focusTimeline
 		return nil
 	}
@@ -710,21 +752,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case focusBoard:
-		items := m.boardItems()
-		switch {
-		case key.Matches(msg, km.Down):
-			m.boardSel = min(m.boardSel+1, len(items)-1)
-		case key.Matches(msg, km.Up):
-			m.boardSel = max(m.boardSel-1, 0)
-		case key.Matches(msg, km.Top):
-			m.boardSel = 0
-		case key.Matches(msg, km.Bottom):
-			m.boardSel = len(items) - 1
-		case key.Matches(msg, km.Enter):
-			if m.boardSel < 0 || m.boardSel >= len(items) {
+		if ok, cmd := m.board.HandleKey(msg); ok {
+			return cmd
+		}
+		if key.Matches(msg, m.keys.OpenItem) {
+			it, ok := m.board.Selected()
+			if !ok {
 				return nil
 			}
-			it := items[m.boardSel]
 			if it.artifact != nil {
 				return m.openArtifact(it.artifact.ID)
 			}
@@ -732,82 +767,39 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.confirm.Open(confirm.Options{ID: "resolve-blocker", Title: "Resolve blocker " + x.ID + "?",
 				Body: fmt.Sprintf("%s\n\nraised by %s in %s. Resolving it lets the work that waits on it go on.", x.Text, orDash(x.By), orDash(x.Task)),
 				Yes:  "Resolve", No: "Keep it open", Payload: [2]string{m.detail.Board.Key, x.ID}})
-			return nil
 		}
-		m.boardSel = max(0, m.boardSel)
 		return nil
 	}
-	n := 0
-	if m.detail != nil {
-		n = len(m.detail.Turns)
+	prev := m.turns.Cursor()
+	if ok, cmd := m.turns.HandleKey(msg); ok {
+		if m.turns.Cursor() != prev {
+			m.scroll = 0
+			m.follow = m.turns.Cursor() == m.turns.Len()-1
+		}
+		return cmd
 	}
-	prev := m.sel
-	if sel, ok := km.MoveCursor(msg, m.sel, n, 8); ok {
-		m.sel = sel
-	} else if key.Matches(msg, km.Enter) {
+	if key.Matches(msg, m.keys.OpenTurn) {
 		m.focus = focusDelegation
-	}
-	if m.sel != prev {
-		m.scroll = 0
-		m.follow = m.sel == n-1
 	}
 	return nil
 }
 
 func (m *Model) runsKey(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	if ok, cmd := m.runsList.HandleKey(msg); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, km.Back, km.Branch):
+	case key.Matches(msg, m.keys.CloseRuns):
 		m.runsOpen = false
-	case key.Matches(msg, km.Down):
-		m.runsSel = min(m.runsSel+1, len(m.runs)-1)
-	case key.Matches(msg, km.Up):
-		m.runsSel = max(m.runsSel-1, 0)
-	case msg.String() == "enter":
+	case key.Matches(msg, m.keys.ShowRun):
 		m.runsOpen = false
-		if m.runsSel < len(m.runs) && m.runs[m.runsSel].ID != m.cur {
-			m.cur, m.detail, m.sel, m.follow, m.focus, m.boardSel = m.runs[m.runsSel].ID, nil, 0, true, focusTimeline, 0
+		if r, ok := m.runsList.Selected(); ok && r.ID != m.cur {
+			m.show(r.ID)
+			m.focus = focusTimeline
 			return m.loadDetail()
 		}
 	}
 	return nil
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.goalIn.open:
-		return []key.Binding{withHelp(km.Enter, "start"), withHelp(km.Back, "close")}
-	case m.answer.open:
-		return []key.Binding{withHelp(km.Enter, "answer"), withHelp(km.Back, "keep waiting")}
-	case m.viewer.open:
-		return []key.Binding{km.Down, km.Up, km.PageDown, withHelp(km.Back, "close")}
-	case m.confirm.Active():
-		return m.confirm.ShortHelp()
-	case m.runsOpen:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "show run"), withHelp(km.Back, "close")}
-	case m.focus == focusBoard:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open artifact / resolve blocker"), withHelp(km.Tab, "focus")}
-	}
-	return []key.Binding{withHelp(km.New, "run a goal"), withHelp(km.Answer, "answer"), withHelp(km.Pause, "resume"),
-		withHelp(km.Cancelrun, "cancel"), withHelp(km.Branch, "runs"), withHelp(km.Tab, "focus")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{withHelp(km.Tab, "timeline → delegation → board"), withHelp(km.Enter, "open a turn / an artifact / resolve a blocker"), withHelp(km.Back, "back to the timeline")},
-		{withHelp(km.New, "run a goal"), withHelp(km.Branch, "switch run"), withHelp(km.Pause, "resume a stopped run"), withHelp(km.Cancelrun, "cancel the run"), km.Refresh},
-		{withHelp(km.Answer, "answer the lead's question")},
-	}
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }
 
 func orDash(s string) string {

@@ -168,65 +168,61 @@ func (m *Model) turnIcon(t goal.Turn) string {
 	return s.Error.Render("⊘")
 }
 
-// turnRows renders the timeline: one headline per turn and a muted line
+// renderTurn draws one turn of the timeline: its headline and a muted line
 // under it (the lead's reasoning, the user's answer, why it was rejected).
-func (m *Model) turnRows(inner int) (rows []string, selRow int) {
+func (m *Model) renderTurn(t goal.Turn, _ int, selected, _ bool, inner int) string {
 	s := m.c.Styles
-	for i, t := range m.detail.Turns {
-		var what, tail, sub string
-		switch {
-		case t.Kind == goal.TurnInvalid:
-			what, sub = "unusable reply", t.Rejected
-		case t.Kind == goal.TurnRejected:
-			what = "rejected"
-			if t.Decision != nil && t.Decision.Agent != "" {
-				what += " " + t.Decision.Agent
-			}
-			sub = t.Rejected
-		case t.Decision == nil:
-			what = "turn"
-		default:
-			d := t.Decision
-			sub = d.Reasoning
-			switch d.Action {
-			case goal.ActionDelegate:
-				what = d.Agent + " " + oneLine(d.Task)
-				switch {
-				case t.Outcome != nil:
-					tail = t.Outcome.Status
-				case m.detail.Run.Active:
-					tail = "running"
-				default:
-					tail = "not finished"
-				}
-			case goal.ActionEscalate:
-				what = "asks: " + oneLine(d.Question)
-				if t.Answer != "" {
-					sub = "↳ " + t.Answer
-				} else {
-					tail = "waiting"
-				}
-			case goal.ActionComplete:
-				what = "complete: " + oneLine(d.Summary)
-			}
+	var what, tail, sub string
+	switch {
+	case t.Kind == goal.TurnInvalid:
+		what, sub = "unusable reply", t.Rejected
+	case t.Kind == goal.TurnRejected:
+		what = "rejected"
+		if t.Decision != nil && t.Decision.Agent != "" {
+			what += " " + t.Decision.Agent
 		}
-		num := fmt.Sprintf("%2d ", t.N)
-		room := max(0, inner-2-len(num)-lipgloss.Width(tail)-1)
-		label := common.Truncate(oneLine(what), room)
-		gap := strings.Repeat(" ", max(1, inner-2-len(num)-lipgloss.Width(label)-lipgloss.Width(tail)))
-		head := m.turnIcon(t) + " "
-		if i == m.sel {
-			head += s.Selected.Render(num + label + gap + tail)
-			selRow = len(rows)
-		} else {
-			head += s.Muted.Render(num) + s.Text.Render(label) + gap + s.Band(tail).UnsetPadding().UnsetBackground().UnsetBold().Render(tail)
-		}
-		rows = append(rows, head)
-		if sub = oneLine(sub); sub != "" {
-			rows = append(rows, "     "+s.Subtle.Render(common.Truncate(sub, max(0, inner-5))))
+		sub = t.Rejected
+	case t.Decision == nil:
+		what = "turn"
+	default:
+		d := t.Decision
+		sub = d.Reasoning
+		switch d.Action {
+		case goal.ActionDelegate:
+			what = d.Agent + " " + oneLine(d.Task)
+			switch {
+			case t.Outcome != nil:
+				tail = t.Outcome.Status
+			case m.detail != nil && m.detail.Run.Active:
+				tail = "running"
+			default:
+				tail = "not finished"
+			}
+		case goal.ActionEscalate:
+			what = "asks: " + oneLine(d.Question)
+			if t.Answer != "" {
+				sub = "↳ " + t.Answer
+			} else {
+				tail = "waiting"
+			}
+		case goal.ActionComplete:
+			what = "complete: " + oneLine(d.Summary)
 		}
 	}
-	return rows, selRow
+	num := fmt.Sprintf("%2d ", t.N)
+	room := max(0, inner-2-len(num)-lipgloss.Width(tail)-1)
+	label := common.Truncate(oneLine(what), room)
+	gap := strings.Repeat(" ", max(1, inner-2-len(num)-lipgloss.Width(label)-lipgloss.Width(tail)))
+	head := m.turnIcon(t) + " "
+	if selected {
+		head += s.Selected.Render(num + label + gap + tail)
+	} else {
+		head += s.Muted.Render(num) + s.Text.Render(label) + gap + s.Band(tail).UnsetPadding().UnsetBackground().UnsetBold().Render(tail)
+	}
+	if sub = oneLine(sub); sub != "" {
+		return head + "\n" + "   " + s.Subtle.Render(common.Truncate(sub, max(0, inner-3)))
+	}
+	return head
 }
 
 func (m *Model) timelineView(w, h int) string {
@@ -250,17 +246,17 @@ func (m *Model) timelineView(w, h int) string {
 		}
 		lines = append(lines, s.Muted.Render(common.Truncate(msg, inner)))
 	} else {
-		rows, selRow := m.turnRows(inner)
+		var deciding string
 		if d.Run.Active && d.Run.Question == "" && (len(d.Turns) == 0 || d.Turns[len(d.Turns)-1].Outcome != nil ||
 			d.Turns[len(d.Turns)-1].Kind != goal.TurnDecision) {
-			rows = append(rows, s.Warning.Render(m.spinner())+" "+s.Muted.Render(common.Truncate("the lead is deciding the next step…", inner-2)))
+			deciding = s.Warning.Render(m.spinner()) + " " + s.Muted.Render(common.Truncate("the lead is deciding the next step…", inner-2))
+			room = max(1, room-1)
 		}
-		start := max(0, min(selRow-room/2, len(rows)-room))
-		if m.follow {
-			start = max(0, len(rows)-room)
+		m.turns.SetFocused(m.focus == focusTimeline)
+		lines = append(lines, strings.TrimRight(m.turns.FramedView(inner, room), "\n "))
+		if deciding != "" {
+			lines = append(lines, deciding)
 		}
-		end := min(len(rows), start+room)
-		lines = append(lines, rows[start:end]...)
 	}
 	st := s.Panel
 	if m.focus == focusTimeline {
@@ -551,48 +547,19 @@ func (m *Model) boardView(w, h int) string {
 		b = append(b, s.Subtle.Render(common.Truncate("No blockers and no artifacts yet: tasks register what they produce here.", inner)))
 	}
 	room := h - 2 - len(b)
-	// Keep the selected item (and its preview line) in view.
-	start := 0
-	if m.focus == focusBoard && m.boardSel >= room-1 {
-		start = m.boardSel - room + 2
-	}
-	for i := start; i < len(items) && len(b) < h-2; i++ {
-		it := items[i]
-		sel := m.focus == focusBoard && i == m.boardSel
-		cursor := "  "
-		if sel {
-			cursor = s.Cursor.Render("› ")
+	if len(items) > 0 && room > 0 {
+		focused := m.focus == focusBoard
+		m.board.SetFocused(focused)
+		preview := ""
+		if it, ok := m.board.Selected(); ok && focused && it.artifact != nil && room >= 3 {
+			// The selected artifact's preview, under the list.
+			preview = "    " + s.Subtle.Render(common.Truncate(oneLine(it.artifact.Preview), max(0, inner-4)))
+			room--
 		}
-		var text string
-		if x := it.blocker; x != nil {
-			text = s.Error.Render("⊘ "+x.ID) + " " + s.Text.Render(common.Truncate(oneLine(x.Text)+" ("+orDash(x.By)+", "+orDash(x.Task)+")", max(0, inner-6-len(x.ID))))
-			if sel {
-				text = s.Selected.Render(ansi.Strip(text))
-			}
-			b = append(b, cursor+text)
-			continue
+		b = append(b, m.board.FramedView(inner, room))
+		if preview != "" {
+			b = append(b, preview)
 		}
-		a := it.artifact
-		meta := fmt.Sprintf(" %s · %s tok", orDash(a.By), fmtTokens(a.Tokens))
-		name := fmt.Sprintf("%s %s %s", a.Ref(), a.Type, oneLine(a.Name))
-		nameRoom := inner - 2 - lipgloss.Width(meta)
-		if inner >= 90 && !sel {
-			nameRoom = min(nameRoom, 50) // leave room for the preview beside it
-		}
-		name = common.Truncate(name, max(0, nameRoom))
-		if sel {
-			b = append(b, cursor+s.Selected.Render(name+meta))
-			if len(b) < h-2 {
-				b = append(b, "    "+s.Subtle.Render(common.Truncate(oneLine(a.Preview), max(0, inner-4))))
-			}
-			continue
-		}
-		line := cursor + s.Text.Render(name) + s.Subtle.Render(meta)
-		if room := inner - lipgloss.Width(line) - 2; room >= 24 && a.Preview != "" {
-			// Wide: the preview beside the reference.
-			line += "  " + s.Muted.Render(common.Truncate(oneLine(a.Preview), room))
-		}
-		b = append(b, line)
 	}
 	st := s.Panel
 	if m.focus == focusBoard {
@@ -606,21 +573,56 @@ func (m *Model) runsView() string {
 	w := m.dialogWidth()
 	inner := w - 6
 	b := []string{s.DialogTitle.Render("Goal runs"), ""}
-	room := max(3, m.height-8)
-	start := max(0, min(m.runsSel-room/2, len(m.runs)-room))
-	for i := start; i < len(m.runs) && i-start < room; i++ {
-		r := m.runs[i]
-		st := string(r.Status)
-		line := fmt.Sprintf("%3d  %-11s %s", r.ID, st, oneLine(r.Goal))
-		line = common.Truncate(line, inner)
-		if i == m.runsSel {
-			b = append(b, s.Selected.Render(line))
-		} else {
-			b = append(b, s.Text.Render(line))
-		}
+	room := max(3, min(len(m.runs), m.height-8))
+	if m.placeRuns {
+		m.placeRuns = false
+		m.runsList.SetSize(inner, room)
+		m.runsList.CenterCursor()
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render("show")+s.Subtle.Render("  ·  ")+s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	b = append(b, m.runsList.FramedView(inner, room))
+	show, closeRuns := m.keys.ShowRun.Help(), m.keys.CloseRuns.Help()
+	b = append(b, "", s.Key.Render(show.Key)+" "+s.KeyDesc.Render(show.Desc)+s.Subtle.Render("  ·  ")+s.Key.Render(closeRuns.Key)+" "+s.KeyDesc.Render(closeRuns.Desc))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
+}
+
+// renderRun draws one run of the runs list: id, status, goal.
+func (m *Model) renderRun(r goal.Run, _ int, selected, _ bool, w int) string {
+	line := common.Truncate(fmt.Sprintf("%3d  %-11s %s", r.ID, string(r.Status), oneLine(r.Goal)), w)
+	if selected {
+		return m.c.Styles.Selected.Render(line)
+	}
+	return m.c.Styles.Text.Render(line)
+}
+
+// renderItem draws one board item: a blocker, or an artifact with its
+// preview beside it when the pane is wide.
+func (m *Model) renderItem(it boardItem, _ int, selected, focused bool, inner int) string {
+	s := m.c.Styles
+	sel := selected && focused
+	if x := it.blocker; x != nil {
+		text := s.Error.Render("⊘ "+x.ID) + " " + s.Text.Render(common.Truncate(oneLine(x.Text)+" ("+orDash(x.By)+", "+orDash(x.Task)+")", max(0, inner-4-len(x.ID))))
+		if sel {
+			text = s.Selected.Render(ansi.Strip(text))
+		}
+		return text
+	}
+	a := it.artifact
+	meta := fmt.Sprintf(" %s · %s tok", orDash(a.By), fmtTokens(a.Tokens))
+	name := fmt.Sprintf("%s %s %s", a.Ref(), a.Type, oneLine(a.Name))
+	nameRoom := inner - lipgloss.Width(meta)
+	if inner >= 88 && !sel {
+		nameRoom = min(nameRoom, 50) // leave room for the preview beside it
+	}
+	name = common.Truncate(name, max(0, nameRoom))
+	if sel {
+		return s.Selected.Render(name + meta)
+	}
+	line := s.Text.Render(name) + s.Subtle.Render(meta)
+	if room := inner - lipgloss.Width(line) - 2; room >= 24 && a.Preview != "" {
+		// Wide: the preview beside the reference.
+		line += "  " + s.Muted.Render(common.Truncate(oneLine(a.Preview), room))
+	}
+	return line
 }
 
 // fmtTokens is 950, 1.2k, 22.7k, 1.3M.
