@@ -113,3 +113,31 @@ func TestArchiveEmpty(t *testing.T) {
 	a.Press("esc")
 	assert.Contains(t, a.Plain(), "/ search the vault")
 }
+
+// Issue 32: the conflicts view is nova's list: at 80×24 five pairs do not
+// fit, the view says where it is, pgdn and G move the › through the pairs.
+func TestConflictsScrollThroughList(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	fill(t, ws.v)
+	ctx := context.Background()
+	for _, e := range [][2]uint64{{3, 5}, {10, 12}, {11, 2}} {
+		_, err := ws.v.Link(ctx, e[0], e[1], engvault.Contradicts, 0.9)
+		require.NoError(t, err)
+	}
+	a := newApp(t, ws, 80, 24)
+	a.Press("c")
+	out := a.Plain()
+	assert.Contains(t, out, "5 contradicting pairs")
+	assert.Contains(t, out, "› 1/5 contradicts")
+	assert.Regexp(t, `1/5 · ↓ \d+ more`, out, "the hidden pairs are counted")
+	checkFits(t, out, [2]int{80, 24}, "conflicts")
+	a.Press("pgdown")
+	assert.NotContains(t, a.Plain(), "› 1/5 contradicts", "pgdn moved the cursor")
+	a.Press("G")
+	out = a.Plain()
+	assert.Contains(t, out, "› 5/5 contradicts")
+	assert.Contains(t, out, "5/5 · ↑")
+	a.Press("g")
+	assert.Contains(t, a.Plain(), "› 1/5 contradicts")
+}

@@ -205,7 +205,7 @@ func (d *detailPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if dd != nil && d.linkCursor < nLinks {
 			return send(jumpMsg{id: dd.links[d.linkCursor].node.ID}), true
 		}
-	case key.Matches(k, km.Back, km.HistoryBack):
+	case key.Matches(k, km.Back, d.keys.HistoryBack):
 		return send(backMsg{}), true
 	default:
 		return nil, false
