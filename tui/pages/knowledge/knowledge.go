@@ -23,6 +23,7 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 	"github.com/nova-dev/nova/tui/components/confirm"
 )
 
@@ -155,7 +156,12 @@ type Model struct {
 	searching bool
 	result    *knowledge.Result
 	searchErr error
-	hitSel    int
+	// hitList is the hits (or refs) in nova's list component; hitsShown
+	// is the slice it was given (syncHits compares it with hits()), hitPer
+	// the lines a hit takes.
+	hitList   *vlist.Model[knowledge.Hit]
+	hitsShown []knowledge.Hit
+	hitPer    int
 	// refs: the provenance list shown instead of search results.
 	refsTitle string
 	refs      []string
@@ -177,7 +183,8 @@ type Model struct {
 	docsStats  docs.Stats
 	docsErr    error
 	docsLoaded bool
-	docSel     int
+	docList    *vlist.Model[docs.EntryInfo]
+	docCols    [2]int // library and topic widths (docLines measures them)
 	fetching   string // a fetch or refresh under way ("react (hooks)")
 
 	det    *detail
@@ -195,7 +202,29 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "search the vault, facts and docs…"
 	in.CharLimit = 300
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c)}
+	m := &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c), hitPer: 2}
+	m.hitList = vlist.New(c, m.renderHit)
+	m.hitList.SetMarker(true)
+	m.docList = vlist.New(c, m.renderDoc)
+	m.docList.SetMarker(true)
+	return m
+}
+
+// syncHits gives the hit list the current hits when they changed (a new
+// search result, the refs' hits), keeping the cursor's place.
+func (m *Model) syncHits() {
+	h := m.hits()
+	if len(h) == len(m.hitsShown) && (len(h) == 0 || &h[0] == &m.hitsShown[0]) {
+		return
+	}
+	m.hitsShown = h
+	m.hitList.ReplaceRows(h, nil)
+}
+
+// selectedHit is the hit under the cursor.
+func (m *Model) selectedHit() (knowledge.Hit, bool) {
+	m.syncHits()
+	return m.hitList.Selected()
 }
 
 // SetClock fixes the page's clock (golden tests: ages and timelines).
@@ -365,7 +394,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			res := msg.res
 			m.result = &res
 		}
-		m.hitSel = min(m.hitSel, max(0, len(m.hits())-1))
+		m.syncHits()
 		return m, nil
 	case refsMsg:
 		if msg.gen == m.refsGen {
@@ -382,8 +411,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case docsMsg:
 		m.docsLoaded, m.docsErr = true, msg.err
 		if msg.err == nil {
+			keep, had := m.selectedDoc()
 			m.docsList, m.docsStats = msg.list, msg.stats
-			m.docSel = min(m.docSel, max(0, len(m.docsList)-1))
+			m.docList.ReplaceRows(m.docsList, func(e docs.EntryInfo) bool { return had && e.Ref == keep.Ref })
 		}
 		return m, nil
 	case itemMsg:
@@ -485,7 +515,7 @@ func (m *Model) navigate(arg any) tea.Cmd {
 			m.pane = paneDocs
 			for i, e := range m.docsList {
 				if e.Ref == a {
-					m.docSel = i
+					m.docList.SetCursor(i)
 				}
 			}
 		default:
@@ -495,7 +525,9 @@ func (m *Model) navigate(arg any) tea.Cmd {
 	case common.KnowledgeRefs:
 		m.pane = paneSearch
 		m.input.Blur()
-		m.refsTitle, m.refs, m.refHits, m.hitSel = a.Title, append([]string{}, a.Refs...), nil, 0
+		m.refsTitle, m.refs, m.refHits = a.Title, append([]string{}, a.Refs...), nil
+		m.syncHits()
+		m.hitList.SetCursor(0)
 		if len(a.Refs) == 0 {
 			return nil
 		}
@@ -584,12 +616,7 @@ func (m *Model) selectedFact() (facts.Fact, bool) {
 	return facts.Fact{}, false
 }
 
-func (m *Model) selectedDoc() (docs.EntryInfo, bool) {
-	if m.docSel >= 0 && m.docSel < len(m.docsList) {
-		return m.docsList[m.docSel], true
-	}
-	return docs.EntryInfo{}, false
-}
+func (m *Model) selectedDoc() (docs.EntryInfo, bool) { return m.docList.Selected() }
 
 // scopes lists the scopes present, for the filter cycle.
 func (m *Model) scopes() []string {
@@ -672,7 +699,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) clearSearch() {
 	m.input.SetValue("")
 	m.searchSeq++ // drop a search in flight
-	m.query, m.result, m.searchErr, m.searching, m.hitSel = "", nil, nil, false, 0
+	m.query, m.result, m.searchErr, m.searching = "", nil, nil, false
+	m.syncHits()
+	m.hitList.SetCursor(0)
 }
 
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -681,8 +710,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "enter", key.Matches(msg, km.Down):
 		m.input.Blur()
 		if msg.String() == "enter" {
-			if h := m.hits(); len(h) > 0 {
-				return m.open(h[m.hitSel].Ref)
+			if h, ok := m.selectedHit(); ok {
+				return m.open(h.Ref)
 			}
 		}
 		return nil
@@ -700,7 +729,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	m.searchSeq++
-	m.hitSel = 0
+	m.hitList.SetCursor(0)
 	if strings.TrimSpace(m.input.Value()) == "" {
 		m.query, m.result, m.searchErr, m.searching = "", nil, nil, false
 		return cmd
@@ -708,46 +737,27 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	return tea.Batch(cmd, common.Debounce(searchDebounce, searchTickMsg{seq: m.searchSeq}))
 }
 
-// move applies a list movement key to sel over n rows.
-func (m *Model) move(msg tea.KeyPressMsg, sel, n int) (int, bool) {
-	km := m.c.KeyMap
-	switch {
-	case key.Matches(msg, km.Down):
-		return min(sel+1, n-1), true
-	case key.Matches(msg, km.Up):
-		return max(sel-1, 0), true
-	case key.Matches(msg, km.PageDown):
-		return min(sel+10, n-1), true
-	case key.Matches(msg, km.PageUp):
-		return max(sel-10, 0), true
-	case key.Matches(msg, km.Top):
-		return 0, true
-	case key.Matches(msg, km.Bottom):
-		return n - 1, true
-	}
-	return sel, false
-}
-
 func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	hits := m.hits()
-	if sel, ok := m.move(msg, m.hitSel, len(hits)); ok {
-		if key.Matches(msg, km.Up) && m.hitSel == 0 && m.refs == nil {
-			m.input.SetStyles(m.c.Styles.TextInput)
-			return m.input.Focus() // up from the first hit edits the query
-		}
-		m.hitSel = max(0, sel)
-		return nil
+	m.syncHits()
+	if key.Matches(msg, km.Up) && m.hitList.Cursor() == 0 && m.refs == nil {
+		m.input.SetStyles(m.c.Styles.TextInput)
+		return m.input.Focus() // up from the first hit edits the query
 	}
-	if key.Matches(msg, km.Enter) && m.hitSel < len(hits) {
-		return m.open(hits[m.hitSel].Ref)
+	if ok, cmd := m.hitList.HandleKey(msg); ok {
+		return cmd
+	}
+	if h, ok := m.hitList.Selected(); ok && key.Matches(msg, km.Enter) {
+		return m.open(h.Ref)
 	}
 	return nil
 }
 
 func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	if sel, ok := m.move(msg, m.factSel, len(m.factRows)); ok {
+	// Facts are grouped under scope headers (not selectable): the cursor
+	// moves over the rows, then off a header in the direction it went.
+	if sel, ok := km.MoveCursor(msg, m.factSel, len(m.factRows), 10); ok {
 		dir := 1
 		if sel < m.factSel {
 			dir = -1
@@ -822,9 +832,8 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) docsKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	if sel, ok := m.move(msg, m.docSel, len(m.docsList)); ok {
-		m.docSel = max(0, sel)
-		return nil
+	if ok, cmd := m.docList.HandleKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, km.FetchDoc):

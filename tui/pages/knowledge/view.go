@@ -155,12 +155,16 @@ func (m *Model) searchLines(w, h int) []string {
 	if h-len(out) >= len(hits)*3 || w >= 100 {
 		per = 3
 	}
-	room := max(1, (h-len(out))/per)
-	start := max(0, min(m.hitSel-room+1, len(hits)-room))
-	for i := start; i < len(hits) && i < start+room; i++ {
-		out = append(out, m.hitLines(hits[i], i == m.hitSel, w, per)...)
-	}
-	return out
+	m.syncHits()
+	m.hitPer = per
+	m.hitList.SetRowHeight(per)
+	m.hitList.SetFocused(!m.focus && !m.input.Focused())
+	return append(out, strings.Split(m.hitList.ViewNoted(w, max(per, min(h-len(out), len(hits)*per))), "\n")...)
+}
+
+// renderHit draws one hit in hitPer lines (the list's gutter holds the ›).
+func (m *Model) renderHit(h knowledge.Hit, _ int, selected, _ bool, w int) string {
+	return strings.Join(m.hitLines(h, selected, w, m.hitPer), "\n")
 }
 
 // sourcesLine says how each source answered (and what failed).
@@ -197,16 +201,12 @@ func (m *Model) badge(source string) string {
 
 func (m *Model) hitLines(h knowledge.Hit, sel bool, w, per int) []string {
 	s := m.c.Styles
-	cursor := "  "
-	if sel {
-		cursor = s.Cursor.Render("› ")
-	}
 	b := m.badge(h.Source)
 	right := ""
 	if m.refs == nil {
 		right = " " + s.Bar(h.Score, 8) + s.Muted.Render(fmt.Sprintf(" %.2f", h.Score))
 	}
-	tw := max(4, w-2-lipgloss.Width(b)-1-lipgloss.Width(right))
+	tw := max(4, w-lipgloss.Width(b)-1-lipgloss.Width(right))
 	title := common.Truncate(oneLine(h.Title), tw)
 	title += strings.Repeat(" ", max(0, tw-lipgloss.Width(title)))
 	if sel {
@@ -214,9 +214,9 @@ func (m *Model) hitLines(h knowledge.Hit, sel bool, w, per int) []string {
 	} else {
 		title = s.Bold.Render(title)
 	}
-	out := []string{cursor + b + " " + title + right}
+	out := []string{b + " " + title + right}
 	snip := oneLine(h.Snippet)
-	indent := "    "
+	indent := "  "
 	out = append(out, indent+s.Muted.Render(common.Truncate(snip, w-len(indent))))
 	if per == 3 {
 		out = append(out, indent+s.Subtle.Render(common.Truncate(h.Ref, w-len(indent))))
@@ -413,40 +413,46 @@ func (m *Model) docLines(w, h int) []string {
 	}
 	now := m.now()
 	const srcW, verW, ageW, sizeW = 9, 9, 10, 7
-	flex := max(10, w-2-srcW-verW-ageW-sizeW-4)
+	_ = now
+	flex := max(10, w-2-docSrcW-docVerW-docAgeW-docSizeW-5) // the gutter, the scrollbar
 	libW := flex * 3 / 5
 	topW := flex - libW
-	pad := func(t string, n int) string {
-		t = common.Truncate(t, n)
-		return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
+	m.docCols = [2]int{libW, topW}
+	out = append(out, s.Subtle.Render("  "+padTo("source", docSrcW)+padTo("library", libW)+" "+padTo("topic", topW)+" "+padTo("version", docVerW)+padTo("age", docAgeW)+padTo("size", docSizeW)))
+	rows := max(1, h-len(out))
+	m.docList.SetFocused(!m.focus)
+	return append(out, strings.Split(m.docList.ViewNoted(w, min(rows, len(m.docsList))), "\n")...)
+}
+
+// The docs table's fixed columns.
+const docSrcW, docVerW, docAgeW, docSizeW = 9, 9, 10, 7
+
+// padTo cuts or pads t to n cells.
+func padTo(t string, n int) string {
+	t = common.Truncate(t, n)
+	return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
+}
+
+// renderDoc draws one cached docs entry in the table's columns.
+func (m *Model) renderDoc(e docs.EntryInfo, _ int, selected, _ bool, _ int) string {
+	s := m.c.Styles
+	libW, topW := m.docCols[0], m.docCols[1]
+	a := age(m.now(), e.FetchedAt)
+	ageText := s.Muted.Render(padTo(a, docAgeW))
+	if e.Stale {
+		ageText = s.Warning.Render(padTo(a+" stale", docAgeW))
 	}
-	out = append(out, s.Subtle.Render("  "+pad("source", srcW)+pad("library", libW)+" "+pad("topic", topW)+" "+pad("version", verW)+pad("age", ageW)+pad("size", sizeW)))
-	room := max(1, h-len(out))
-	start := max(0, min(m.docSel-room+1, len(m.docsList)-room))
-	for i := start; i < len(m.docsList) && i < start+room; i++ {
-		e := m.docsList[i]
-		a := age(now, e.FetchedAt)
-		ageText := s.Muted.Render(pad(a, ageW))
-		if e.Stale {
-			ageText = s.Warning.Render(pad(a+" stale", ageW))
-		}
-		src := s.Info.Render(pad(e.Source, srcW))
-		if e.Source == docs.SourceLocal {
-			src = s.Success.Render(pad(e.Source, srcW))
-		}
-		row := pad(e.Library, libW) + " " + pad(cmpOr(e.Topic, "—"), topW) + " "
-		ver := pad(cmpOr(e.Version, "—"), verW)
-		size := pad(sizeText(e.Bytes), sizeW)
-		cursor := "  "
-		if i == m.docSel {
-			cursor = s.Cursor.Render("› ")
-			row = s.Selected.Render(row)
-		} else {
-			row = s.Text.Render(row)
-		}
-		out = append(out, cursor+src+row+s.Muted.Render(ver)+ageText+s.Muted.Render(size))
+	src := s.Info.Render(padTo(e.Source, docSrcW))
+	if e.Source == docs.SourceLocal {
+		src = s.Success.Render(padTo(e.Source, docSrcW))
 	}
-	return out
+	row := padTo(e.Library, libW) + " " + padTo(cmpOr(e.Topic, "—"), topW) + " "
+	if selected {
+		row = s.Selected.Render(row)
+	} else {
+		row = s.Text.Render(row)
+	}
+	return src + row + s.Muted.Render(padTo(cmpOr(e.Version, "—"), docVerW)) + ageText + s.Muted.Render(padTo(sizeText(e.Bytes), docSizeW))
 }
 
 // ---- detail ----
