@@ -23,8 +23,8 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge/docs"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/tui/common"
-	"github.com/nova-dev/nova/tui/components/vlist"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
