@@ -141,6 +141,7 @@ type form struct {
 // Model is the Knowledge page.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	src    Source
 	width  int
 	height int
@@ -202,7 +203,7 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "search the vault, facts and docs…"
 	in.CharLimit = 300
 	in.SetStyles(c.Styles.TextInput)
-	m := &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c), hitPer: 2}
+	m := &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(), input: in, conf: confirm.New(c), hitPer: 2}
 	m.hitList = vlist.New(c, m.renderHit)
 	m.hitList.SetMarker(true)
 	m.docList = vlist.New(c, m.renderDoc)
@@ -769,10 +770,10 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case key.Matches(msg, km.ShowClosed):
+	case key.Matches(msg, m.keys.ShowClosed):
 		m.showClosed = !m.showClosed
 		return m.loadFacts()
-	case key.Matches(msg, km.ScopeFilter):
+	case key.Matches(msg, m.keys.ScopeFilter):
 		scopes := m.scopes()
 		next := ""
 		for i, sc := range scopes {
@@ -786,7 +787,7 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.scopeFilter = next
 		m.rebuildFacts()
 		return nil
-	case key.Matches(msg, km.AddFact):
+	case key.Matches(msg, m.keys.AddFact):
 		return m.openForm(formAdd, facts.Fact{})
 	}
 	f, ok := m.selectedFact()
@@ -796,17 +797,17 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Enter):
 		return m.open("fact:" + f.ID)
-	case key.Matches(msg, km.Correct):
+	case key.Matches(msg, m.keys.Correct):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
 		return m.openForm(formCorrect, f)
-	case key.Matches(msg, km.Invalidate):
+	case key.Matches(msg, m.keys.Invalidate):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
 		return m.openForm(formInvalidate, f)
-	case key.Matches(msg, km.Promote):
+	case key.Matches(msg, m.keys.Promote):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
@@ -814,7 +815,7 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Toast(f.ID + " is a user fact already: there is no broader scope")
 		}
 		return m.openForm(formPromote, f)
-	case key.Matches(msg, km.Keep):
+	case key.Matches(msg, m.keys.Keep):
 		if !f.Archived && f.Review == "" {
 			return common.Toast(f.ID + " is neither archived nor flagged: nothing to keep")
 		}
@@ -836,9 +837,9 @@ func (m *Model) docsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case key.Matches(msg, km.FetchDoc):
+	case key.Matches(msg, m.keys.FetchDoc):
 		return m.openForm(formFetch, facts.Fact{})
-	case key.Matches(msg, km.ClearDocs):
+	case key.Matches(msg, m.keys.ClearDocs):
 		if len(m.docsList) == 0 {
 			return common.Toast("the docs cache is empty")
 		}
@@ -854,9 +855,9 @@ func (m *Model) docsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Enter):
 		return m.open(e.Ref)
-	case key.Matches(msg, km.RefreshDoc):
+	case key.Matches(msg, m.keys.RefreshDoc):
 		return m.fetch(e.Library, e.Topic, true)
-	case key.Matches(msg, km.RemoveDoc):
+	case key.Matches(msg, m.keys.RemoveDoc):
 		m.conf.Open(confirm.Options{ID: "remove-doc", Title: "Remove " + describe(e.Library, e.Topic) + " from the cache?",
 			Body: fmt.Sprintf("%s docs, %s, fetched %s. The next fetch reads or downloads them again.", e.Source, sizeText(e.Bytes), day(e.FetchedAt)),
 			Yes:  "Remove", No: "Keep", Danger: true, Payload: e.Ref})
@@ -1171,68 +1172,6 @@ func broaderScopes(s facts.Scope) []facts.Scope {
 		}
 	}
 	return out
-}
-
-// ---- help ----
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.conf.Active():
-		return m.conf.ShortHelp()
-	case m.form != nil && m.form.kind == formPromote:
-		return []key.Binding{withHelp(km.Left, "←/→", "scope"), withHelp(km.Enter, "enter", "promote"), withHelp(km.Back, "esc", "cancel")}
-	case m.form != nil:
-		return []key.Binding{withHelp(km.Enter, "enter", "save"), withHelp(km.Tab, "tab", "field"), withHelp(km.Back, "esc", "cancel")}
-	case m.input.Focused():
-		return []key.Binding{withHelp(km.Enter, "enter", "open best"), withHelp(km.Down, "↓", "results"), withHelp(km.Back, "esc", "done")}
-	case m.det != nil && (m.focus || !m.wide()):
-		b := []key.Binding{withHelp(km.Down, "↑/↓", "scroll"), withHelp(km.Back, "esc", "close")}
-		switch {
-		case m.det.item.Fact != nil && m.pane == paneFacts:
-			b = append(b, withHelp(km.Enter, "enter", "follow chain"), km.Correct, km.Invalidate, km.Promote)
-		case m.det.item.Fact != nil:
-			b = append(b, withHelp(km.Enter, "enter", "follow chain"))
-		case m.det.item.Docs != nil && m.pane == paneDocs:
-			b = append(b, km.RefreshDoc, km.RemoveDoc)
-		}
-		return b
-	}
-	switch m.pane {
-	case paneFacts:
-		return []key.Binding{km.Tab, withHelp(km.Enter, "enter", "history"), km.Correct, km.Invalidate, km.Promote, km.AddFact, km.ShowClosed, km.ScopeFilter}
-	case paneDocs:
-		return []key.Binding{km.Tab, withHelp(km.Enter, "enter", "read"), km.RefreshDoc, km.RemoveDoc, km.ClearDocs, km.FetchDoc}
-	}
-	return []key.Binding{withHelp(km.Filter, "/", "search"), withHelp(km.Enter, "enter", "open"), withHelp(km.Tab, "tab", "facts/docs")}
-}
-
-// FullHelp implements help.KeyMap: the active pane's actions first (they
-// are what fits at 80 columns), then moving around, then the other panes'.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	general := []key.Binding{withHelp(km.Tab, "tab", "search → facts → docs"), withHelp(km.Filter, "/", "search as you type"),
-		withHelp(km.Enter, "enter", "open (history, text)"), withHelp(km.Back, "esc", "close / clear"),
-		withHelp(km.Right, "→/←", "detail ⇄ list (wide)"), km.Refresh}
-	factKeys := []key.Binding{withHelp(km.Correct, "c", "correct a fact"), withHelp(km.Invalidate, "x", "invalidate a fact"),
-		withHelp(km.Promote, "p", "promote it outward"), withHelp(km.Keep, "u", "keep (unarchive)"), km.AddFact,
-		withHelp(km.ShowClosed, "i", "show closed facts"), withHelp(km.ScopeFilter, "s", "cycle the scope")}
-	docKeys := []key.Binding{withHelp(km.RefreshDoc, "r", "refresh a doc"), withHelp(km.RemoveDoc, "d", "remove a doc"),
-		withHelp(km.ClearDocs, "D", "clear the cache"), withHelp(km.FetchDoc, "f", "fetch docs")}
-	moves := []key.Binding{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom}
-	switch m.pane {
-	case paneFacts:
-		return [][]key.Binding{factKeys, general, moves, docKeys}
-	case paneDocs:
-		return [][]key.Binding{docKeys, general, moves, factKeys}
-	}
-	return [][]key.Binding{general, moves, factKeys, docKeys}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // ---- small helpers ----

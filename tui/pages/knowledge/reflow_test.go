@@ -112,3 +112,23 @@ func TestHitsAndDocsScroll(t *testing.T) {
 	e, _ = l.m.selectedDoc()
 	assert.NotEqual(t, "lib00", e.Library)
 }
+
+// ? lists the page's own keymap, the active pane's actions first.
+func TestHelpShowsPageKeys(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := newWS(t)
+	l := newLoop(t, ws, 120, 40)
+	l.Press("tab", "tab")
+	require.Equal(t, paneDocs, l.m.pane)
+	groups := l.m.FullHelp()
+	require.NotEmpty(t, groups)
+	var first []string
+	for _, k := range groups[0] {
+		first = append(first, k.Help().Key+" "+k.Help().Desc)
+	}
+	assert.Equal(t, "r refresh a doc, d remove a doc, D clear the cache, f fetch docs", strings.Join(first, ", "))
+	l.Press("tab")
+	short := l.m.ShortHelp()
+	require.NotEmpty(t, short)
+	assert.Equal(t, "/", short[0].Help().Key)
+}
