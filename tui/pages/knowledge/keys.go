@@ -39,9 +39,9 @@ func newKeyMap() keyMap {
 		ClearDocs:  b("D", "clear the cache", "D"),
 		FetchDoc:   b("f", "fetch docs", "f"),
 
-		NextPane:   b("tab", "search → facts → docs", "tab"),
-		Search:     b("/", "search as you type", "/"),
-		Open:       b("enter", "open (history, text)", "enter"),
+		NextPane:   b("tab", "next pane", "tab"),
+		Search:     b("/", "search", "/"),
+		Open:       b("enter", "open", "enter"),
 		Close:      b("esc", "close / clear", "esc"),
 		DetailSide: b("→/←", "detail ⇄ list (wide)", "right", "left"),
 

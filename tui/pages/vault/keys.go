@@ -64,7 +64,7 @@ func newKeyMap() *keyMap {
 
 		SearchDone:  b("enter", "done", "enter"),
 		SearchMove:  b("↑/↓", "move", "up", "down"),
-		SearchClear: b("esc", "clear", "esc"),
+		SearchClear: b("esc", "clear search", "esc"),
 		Save:        b("enter", "save", "enter"),
 		Cancel:      b("esc", "cancel", "esc"),
 
