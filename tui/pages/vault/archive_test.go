@@ -141,3 +141,34 @@ func TestConflictsScrollThroughList(t *testing.T) {
 	a.Press("g")
 	assert.Contains(t, a.Plain(), "› 1/5 contradicts")
 }
+
+// Issue 32: a node's links are nova's list in its detail: at 80×24 eleven
+// links do not fit the half of the panel they get, the list says where it
+// is, ↓ and G move the ›, enter follows the chosen link.
+func TestDetailLinksScroll(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	fill(t, ws.v)
+	ctx := context.Background()
+	for _, to := range []uint64{3, 5, 6, 7, 8, 10, 11, 12} {
+		_, err := ws.v.Link(ctx, 1, to, engvault.Supports, 0.5)
+		require.NoError(t, err)
+	}
+	a := newApp(t, ws, 80, 24)
+	a.Press("G", "enter")
+	out := a.Plain()
+	assert.Contains(t, out, "Links (11)")
+	assert.Regexp(t, `› supports`, out)
+	assert.Regexp(t, `1/11 · ↓ \d+ more`, out, "the hidden links are counted")
+	checkFits(t, out, [2]int{80, 24}, "detail links")
+	a.Press("down")
+	assert.Contains(t, a.Plain(), "2/11 · ")
+	a.Press("G")
+	out = a.Plain()
+	assert.Contains(t, out, "11/11 · ↑")
+	assert.Regexp(t, `›\s+(supports|refines|contradicts)?\s*[─◀▶]+\s+\S+\s+#4 `, out, "the last link, #4 (refines), is chosen")
+	a.Press("enter")
+	out = a.Plain()
+	assert.Contains(t, out, "Links (2)", "enter followed the link: #4 has two")
+	assert.NotContains(t, out, "Links (11)")
+}

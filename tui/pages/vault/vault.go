@@ -309,7 +309,7 @@ func (m *Model) here() loc {
 		l.cursor = m.archive.cursor()
 	default:
 		if m.browse.focusDetail {
-			l.id, l.cursor = m.browse.detail.id, m.browse.detail.linkCursor
+			l.id, l.cursor = m.browse.detail.id, m.browse.detail.linkCursor()
 		}
 	}
 	return l
@@ -335,7 +335,7 @@ func (m *Model) back() tea.Cmd {
 		default:
 			if l.focusDetail {
 				d := m.browse.detail
-				d.id, d.linkCursor, d.scroll = l.id, l.cursor, 0
+				d.show(l.id, l.cursor)
 			}
 		}
 		return nil
