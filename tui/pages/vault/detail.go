@@ -36,6 +36,7 @@ type detailPane struct {
 	// drawn: the widest relation and its links.
 	relW      int
 	rendering *detailData
+	static    bool // drawing a preview's links, not the list
 
 	details   map[uint64]*detailData
 	detailErr map[uint64]error
@@ -257,7 +258,8 @@ func (d *detailPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 func (d *detailPane) renderLink(l linkRow, i int, selected, _ bool, w int) string {
 	s := d.c.Styles
 	rel := ""
-	if dd := d.rendering; dd == nil || i == 0 || i >= len(dd.links) || dd.links[i-1].rel != l.rel {
+	// The relation heads its group, and the first row in view.
+	if dd := d.rendering; dd == nil || i == 0 || i >= len(dd.links) || dd.links[i-1].rel != l.rel || (!d.static && i == d.links.Top()) {
 		rel = string(l.rel)
 	}
 	st := s.EdgeLabel
@@ -418,9 +420,11 @@ func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string,
 			lines = append(lines, strings.Split(d.links.ViewNoted(w, min(len(dd.links), d.maxLinkRows())), "\n")...)
 			cursorAt = start + d.links.Cursor() - d.links.Top()
 		} else {
+			d.static = true
 			for i, l := range dd.links {
 				add("  " + d.renderLink(l, i, false, false, w-2))
 			}
+			d.static = false
 		}
 	}
 	add("")
