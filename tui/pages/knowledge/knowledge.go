@@ -176,7 +176,9 @@ type Model struct {
 	showClosed  bool
 	scopeFilter string // "" = every scope
 	factRows    []factRow
-	factSel     int
+	factList    *vlist.Model[factRow] // factRows in nova's list (two lines a row)
+	factLo      time.Time             // the span the timelines share (factLines)
+	factHi      time.Time
 	wantFact    string // select this fact once loaded
 
 	// Docs.
@@ -206,6 +208,9 @@ func New(c *common.Common, src Source) *Model {
 	m := &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(), input: in, conf: confirm.New(c), hitPer: 2}
 	m.hitList = vlist.New(c, m.renderHit)
 	m.hitList.SetMarker(true)
+	m.factList = vlist.New(c, m.renderFact)
+	m.factList.SetRowHeight(2)
+	m.factList.SetMarker(true)
 	m.docList = vlist.New(c, m.renderDoc)
 	m.docList.SetMarker(true)
 	return m
@@ -577,12 +582,14 @@ func (m *Model) rebuildFacts() {
 	if m.wantFact != "" {
 		keep = m.wantFact
 	}
-	m.factSel = m.firstFactRow(0, 1)
+	sel := m.firstFactRow(0, 1)
 	for i, r := range m.factRows {
 		if r.header == "" && r.fact.ID == keep {
-			m.factSel = i
+			sel = i
 		}
 	}
+	m.factList.SetRows(m.factRows)
+	m.factList.SetCursor(sel)
 	m.selectWanted()
 }
 
@@ -593,7 +600,7 @@ func (m *Model) selectWanted() {
 	}
 	for i, r := range m.factRows {
 		if r.header == "" && r.fact.ID == m.wantFact {
-			m.factSel = i
+			m.factList.SetCursor(i)
 			m.wantFact = ""
 			return
 		}
@@ -611,8 +618,8 @@ func (m *Model) firstFactRow(i, dir int) int {
 }
 
 func (m *Model) selectedFact() (facts.Fact, bool) {
-	if m.factSel >= 0 && m.factSel < len(m.factRows) && m.factRows[m.factSel].header == "" {
-		return m.factRows[m.factSel].fact, true
+	if r, ok := m.factList.Selected(); ok && r.header == "" {
+		return r.fact, true
 	}
 	return facts.Fact{}, false
 }
@@ -758,16 +765,20 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	// Facts are grouped under scope headers (not selectable): the cursor
 	// moves over the rows, then off a header in the direction it went.
-	if sel, ok := km.MoveCursor(msg, m.factSel, len(m.factRows), 10); ok {
-		dir := 1
-		if sel < m.factSel {
+	before := m.factList.Cursor()
+	if ok, cmd := m.factList.HandleKey(msg); ok {
+		cur, dir := m.factList.Cursor(), 1
+		if cur < before {
 			dir = -1
 		}
-		m.factSel = m.firstFactRow(max(0, sel), dir)
-		if m.factRows != nil && m.factRows[m.factSel].header != "" {
-			m.factSel = m.firstFactRow(m.factSel, -dir)
+		if cur < len(m.factRows) && m.factRows[cur].header != "" {
+			j := m.firstFactRow(cur, dir)
+			if m.factRows[j].header != "" {
+				j = m.firstFactRow(cur, -dir)
+			}
+			m.factList.SetCursor(j)
 		}
-		return nil
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, m.keys.ShowClosed):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/knowledge"
 	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 )
 
 // Issue 32: local Go docs shown in a panel narrower than go doc's lines
@@ -131,4 +132,34 @@ func TestHelpShowsPageKeys(t *testing.T) {
 	short := l.m.ShortHelp()
 	require.NotEmpty(t, short)
 	assert.Equal(t, "/", short[0].Help().Key)
+}
+
+// Issue 32: the facts are nova's list too: the scope headers are passed
+// over, the list says where it is, G reaches the last fact and ↑ from the
+// first fact of a scope goes to the previous scope's last one.
+func TestFactsScroll(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := newWS(t)
+	l := newLoop(t, ws, 80, 24)
+	fs := []facts.Fact{{ID: "u1", Content: "a user fact", Scope: facts.User(), Status: facts.StatusValid}}
+	for i := range 20 {
+		fs = append(fs, facts.Fact{ID: fmt.Sprintf("f%d", i), Content: fmt.Sprintf("workspace fact %d", i), Scope: facts.Workspace(), Status: facts.StatusValid})
+	}
+	l.Send(factsMsg{res: facts.ListResult{Facts: fs}})
+	l.Press("tab")
+	require.Equal(t, paneFacts, l.m.pane)
+	out := ansi.Strip(l.m.View())
+	assert.Contains(t, out, "user · 1", "the first scope's header is in view")
+	assert.Contains(t, out, "› u1")
+	assert.Regexp(t, `2/23 · ↓ \d+ more`, out)
+	l.Press("down")
+	f, _ := l.m.selectedFact()
+	assert.Equal(t, "f0", f.ID, "↓ passes over the workspace header")
+	l.Press("up")
+	f, _ = l.m.selectedFact()
+	assert.Equal(t, "u1", f.ID, "↑ passes over it back")
+	l.Press("G")
+	f, _ = l.m.selectedFact()
+	assert.Equal(t, "f19", f.ID)
+	assert.Contains(t, ansi.Strip(l.m.View()), "23/23 · ↑")
 }

@@ -252,31 +252,26 @@ func (m *Model) factLines(w, h int) []string {
 		}
 		return append(out, "", m.c.Empty("No facts yet.", hint))
 	}
-	lo, hi := m.factSpan()
-	room := max(1, h-len(out))
-	// Rows take two lines (a fact and its timeline), headers one.
-	var blocks [][]string
-	selBlock := 0
-	for i, r := range m.factRows {
-		if r.header != "" {
-			blocks = append(blocks, []string{s.Subtitle.Render(r.header) + s.Muted.Render(fmt.Sprintf(" · %d", r.count))})
-		} else {
-			blocks = append(blocks, m.factBlock(r.fact, i == m.factSel, w, lo, hi))
-		}
-		if i == m.factSel {
-			selBlock = len(blocks) - 1
-		}
+	m.factLo, m.factHi = m.factSpan()
+	m.factList.SetFocused(!m.focus)
+	hh := max(2, min(h-len(out), 2*len(m.factRows)))
+	// A fact at the top of the window shows its scope's header above it.
+	m.factList.SetSize(w, hh)
+	if c := m.factList.Cursor(); c > 0 && c == m.factList.Top() && m.factRows[c-1].header != "" {
+		m.factList.SetCursor(c - 1)
+		m.factList.SetCursor(c)
 	}
-	start, used := selBlock, len(blocks[selBlock])
-	for start > 0 && used+len(blocks[start-1]) <= room {
-		start--
-		used += len(blocks[start])
+	return append(out, strings.Split(m.factList.ViewNoted(w, hh), "\n")...)
+}
+
+// renderFact draws a row of the facts list in two lines: a scope's header
+// (and a blank line), or a fact and its timeline.
+func (m *Model) renderFact(r factRow, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	if r.header != "" {
+		return s.Subtitle.Render(r.header) + s.Muted.Render(fmt.Sprintf(" · %d", r.count)) + "\n"
 	}
-	var body []string
-	for i := start; i < len(blocks) && len(body)+len(blocks[i]) <= room; i++ {
-		body = append(body, blocks[i]...)
-	}
-	return append(out, body...)
+	return strings.Join(m.factBlock(r.fact, selected, w, m.factLo, m.factHi), "\n")
 }
 
 // factSpan is the time range the timelines share: the oldest validFrom
@@ -315,14 +310,10 @@ func (m *Model) statusBadgeBare(f facts.Fact) string {
 
 func (m *Model) factBlock(f facts.Fact, sel bool, w int, lo, hi time.Time) []string {
 	s := m.c.Styles
-	cursor := "  "
-	if sel {
-		cursor = s.Cursor.Render("› ")
-	}
 	badge := m.statusBadge(f)
 	id := s.Muted.Render(fmt.Sprintf("%-4s", f.ID))
 	conf := s.Muted.Render(fmt.Sprintf(" %.2f", f.Confidence))
-	tw := max(4, w-2-lipgloss.Width(badge)-1-lipgloss.Width(id)-1-lipgloss.Width(conf))
+	tw := max(4, w-lipgloss.Width(badge)-1-lipgloss.Width(id)-1-lipgloss.Width(conf))
 	text := common.Truncate(oneLine(f.Content), tw)
 	text += strings.Repeat(" ", max(0, tw-lipgloss.Width(text)))
 	switch {
@@ -333,9 +324,9 @@ func (m *Model) factBlock(f facts.Fact, sel bool, w int, lo, hi time.Time) []str
 	default:
 		text = s.Text.Render(text)
 	}
-	line1 := cursor + id + " " + badge + " " + text + conf
+	line1 := id + " " + badge + " " + text + conf
 	barW := min(24, max(8, w/5))
-	line2 := "    " + m.timeline(f, lo, hi, barW) + " " + s.Subtle.Render(common.Truncate(validity(f), max(0, w-6-barW)))
+	line2 := "  " + m.timeline(f, lo, hi, barW) + " " + s.Subtle.Render(common.Truncate(validity(f), max(0, w-4-barW)))
 	return []string{line1, line2}
 }
 

@@ -132,7 +132,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		}
 	case m.browse.focusDetail:
 		return [][]key.Binding{
-			{k.ChooseLink, k.FollowLink, k.HistoryBack, k.ToList, km.PageUp, km.PageDown},
+			{k.ChooseLink, km.Top, km.Bottom, k.FollowLink, k.HistoryBack, k.ToList, km.PageUp, km.PageDown},
 			actions, views,
 		}
 	}
