@@ -20,7 +20,7 @@ type keyMap struct {
 
 func newKeyMap() keyMap {
 	return keyMap{
-		NextView:   keymap.Bind("tab", "rules/history/pending", "tab"),
+		NextView:   keymap.Bind("tab", "next view", "tab"),
 		PrevView:   keymap.Bind("shift+tab", "previous view", "shift+tab"),
 		Agents:     keymap.Bind("←/h", "agents", "left", "h"),
 		Panel:      keymap.Bind("→/enter", "rules/history/pending", "right", "l", "enter"),

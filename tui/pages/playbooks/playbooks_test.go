@@ -278,6 +278,7 @@ func TestRulesScrollThroughList(t *testing.T) {
 		assert.True(t, strings.HasSuffix(line, "┃") || strings.HasSuffix(line, "│"), "scrollbar on %q", line)
 	}
 	assert.True(t, strings.HasPrefix(r[0], "› "), "marker on the cursor row: %q", r[0])
+	assert.Regexp(t, `1/30 · ↓ \d+ more`, ansi.Strip(strings.Join(l.m.rules.view(70, 18, true), "\n")), "the hidden rules are counted")
 	sel := func() string { x, _ := l.m.rules.selected(); return x.Content }
 	assert.Equal(t, "Rule number 29", sel(), "highest confidence first")
 	l.press("pgdown")

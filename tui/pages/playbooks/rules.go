@@ -258,8 +258,7 @@ func (r *rulesPane) view(w, h int, focused bool) []string {
 	}
 	rows := max(1, h-len(out)-detailH)
 	r.list.SetFocused(focused)
-	r.list.SetSize(w, min(rows, len(r.rules)))
-	out = append(out, strings.Split(r.list.View(), "\n")...)
+	out = append(out, strings.Split(r.list.ViewNoted(w, min(rows, len(r.rules))), "\n")...)
 	if detailH > 0 {
 		if x, ok := r.selected(); ok {
 			out = strings.Split(common.FitHeight(strings.Join(out, "\n"), h-detailH), "\n")
