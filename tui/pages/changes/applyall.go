@@ -8,16 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	chg "github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/tui/common"
 )
-
-// applyAllKey applies every pending changeset of the selected one's build
-// (a build's tasks, or a goal run's delegations), after a confirmation.
-var applyAllKey = key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "apply all of its build"))
 
 // askApplyAll opens the confirmation of applying every pending changeset of
 // the selected changeset's build.

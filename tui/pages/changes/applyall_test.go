@@ -2,6 +2,7 @@ package changes
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -87,4 +88,54 @@ func TestApplyAllOfABuild(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, chg.StatusPending, cs.Status)
 	assert.Contains(t, h.plain(), "1 pending")
+}
+
+// Issue 32: a changeset with more files than its panel holds scrolls them
+// through nova's list: › on the chosen file, the place in words, pgdn and
+// G move the cursor (and the diff follows), a refresh keeps the file.
+func TestManyFilesScroll(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	var files [][2]string
+	for i := range 30 {
+		files = append(files, [2]string{fmt.Sprintf("pkg/f%02d.go", i), fmt.Sprintf("package pkg // %d\n", i)})
+	}
+	ws.stage(t, chg.Meta{Agent: "MARS", Task: "many files"}, files...)
+	h := newPage(t, ws, 80, 21)
+	out := h.plain()
+	assert.Contains(t, out, "› A pkg/f00.go")
+	assert.Regexp(t, `1/30 · ↓ \d+ more`, out)
+	h.press("tab", "pgdown")
+	f, ok := h.m.currentFile()
+	require.True(t, ok)
+	assert.NotEqual(t, "pkg/f00.go", f.Path, "pgdn moved the cursor")
+	h.press("G")
+	f, _ = h.m.currentFile()
+	assert.Equal(t, "pkg/f29.go", f.Path)
+	out = h.plain()
+	assert.Contains(t, out, "› A pkg/f29.go")
+	assert.Contains(t, out, "30/30 · ↑")
+	assert.Contains(t, out, "pkg/f29.go  new", "the diff shows the chosen file")
+	h.press("up")
+	h.run(h.m.load())
+	f, _ = h.m.currentFile()
+	assert.Equal(t, "pkg/f28.go", f.Path, "a refresh keeps the file")
+}
+
+// ? lists the page's own keys.
+func TestHelpShowsPageKeys(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	seedBuild(t, ws, 2)
+	h := newPage(t, ws, 100, 27)
+	var descs []string
+	for _, g := range h.m.FullHelp() {
+		for _, k := range g {
+			descs = append(descs, k.Help().Key+" "+k.Help().Desc)
+		}
+	}
+	all := strings.Join(descs, ", ")
+	for _, want := range []string{"a apply", "A apply all of its build", "x discard", "e edit file in $EDITOR", "R revert (undo an apply)", "s split/unified", "tab next pane", "pgdn page down", "G/end bottom"} {
+		assert.Contains(t, all, want)
+	}
 }

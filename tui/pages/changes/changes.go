@@ -119,10 +119,14 @@ type Model struct {
 	loadErr error
 	pending int
 
-	list    *vlist.Model[chg.Changeset]
-	moved   bool // the user moved in the list: a refresh keeps the selection, else it follows the newest
-	fileSel int
+	list  *vlist.Model[chg.Changeset]
+	moved bool // the user moved in the list: a refresh keeps the selection, else it follows the newest
+	// files is the selected changeset's files (nova's list component);
+	// filesOf is the id of the changeset they belong to.
+	files   *vlist.Model[fileRow]
+	filesOf uint64
 	focus   focus
+	keys    keyMap
 	want    uint64 // changeset to select once loaded (NavigateMsg)
 
 	dv       *diffview.Model
@@ -141,10 +145,13 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	m := &Model{c: c, src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
+	m := &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(), dv: diffview.New(c), getenv: os.Getenv}
 	m.list = vlist.New(c, m.renderSet)
 	m.list.SetRowHeight(2)
 	m.list.SetMarker(true)
+	m.files = vlist.New(c, m.renderFile)
+	m.files.SetMarker(true)
+	m.files.SetEmptyText("No files.")
 	return m
 }
 
@@ -299,16 +306,16 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 		m.loadErr = msg.err
 		return nil
 	}
-	var keepID uint64
-	var keepPath string
+	var keepID, prevID uint64
+	var keepPath, prevPath string
 	if cs, ok := m.current(); ok {
-		keepID = cs.ID
+		keepID, prevID = cs.ID, cs.ID
 		if f, ok := m.currentFile(); ok {
-			keepPath = f.Path
+			keepPath, prevPath = f.Path, f.Path
 		}
 	}
 	if m.want != 0 {
-		keepID, keepPath = m.want, ""
+		keepID, keepPath, prevPath = m.want, "", ""
 	}
 	m.loadErr = nil
 	m.sets, m.stats = msg.sets, msg.stats
@@ -321,21 +328,23 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 	if !m.moved && m.want == 0 {
 		keepID, keepPath = 0, "" // not moved by the user: the newest (pending first)
 	}
-	m.fileSel = 0
 	m.list.ReplaceRows(m.sets, func(cs chg.Changeset) bool { return cs.ID == keepID })
 	if keepID == 0 {
 		m.list.SetCursor(0)
 	}
-	if cs, ok := m.current(); ok && cs.ID == keepID {
+	cs, ok := m.current()
+	switch {
+	case ok && cs.ID == prevID:
+		keepPath = prevPath // the same changeset (newest before and after): the same file
+	case !ok || cs.ID != keepID:
+		keepPath = ""
+	}
+	m.syncFiles(keepPath)
+	if ok && cs.ID == keepID {
 		if m.want != 0 {
 			m.moved = true // opened on a changeset: keep it
 		}
 		m.want = 0
-		for j, f := range cs.Files {
-			if f.Path == keepPath {
-				m.fileSel = j
-			}
-		}
 	}
 	if m.want != 0 {
 		// The changeset is not listed (too old); stop looking for it.
@@ -355,14 +364,47 @@ func (m *Model) current() (chg.Changeset, bool) { return m.list.Selected() }
 func (m *Model) selectIndex(i int) {
 	m.list.SetCursor(i)
 	m.moved = true
+	m.syncFiles("")
+}
+
+// fileRow is one file of the selected changeset with its line counts.
+type fileRow struct {
+	f     chg.File
+	st    fileStat
+	count bool // st is known
+}
+
+// syncFiles shows the selected changeset's files, keeping the cursor on
+// keepPath when it is one of them (a refresh), else from the first file.
+func (m *Model) syncFiles(keepPath string) {
+	cs, _ := m.current()
+	st := m.stats[cs.ID]
+	rows := make([]fileRow, len(cs.Files))
+	found := false
+	for i, f := range cs.Files {
+		rows[i] = fileRow{f: f}
+		if i < len(st) {
+			rows[i].st, rows[i].count = st[i], true
+		}
+		found = found || (keepPath != "" && f.Path == keepPath)
+	}
+	m.filesOf = cs.ID
+	if !found {
+		m.files.SetRows(rows)
+		return
+	}
+	m.files.ReplaceRows(rows, func(r fileRow) bool { return r.f.Path == keepPath })
 }
 
 func (m *Model) currentFile() (chg.File, bool) {
-	cs, ok := m.current()
-	if !ok || m.fileSel < 0 || m.fileSel >= len(cs.Files) {
+	r, ok := m.files.Selected()
+	if !ok {
 		return chg.File{}, false
 	}
-	return cs.Files[m.fileSel], true
+	if cs, ok := m.current(); !ok || cs.ID != m.filesOf {
+		return chg.File{}, false
+	}
+	return r.f, true
 }
 
 // showFile puts the selected file into the diff view.
@@ -384,39 +426,39 @@ func (m *Model) showFile() tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	km, k := m.c.KeyMap, m.keys
 	if m.dialog != nil {
 		return m.dialogKey(msg)
 	}
 	switch {
 	case key.Matches(msg, km.Refresh):
 		return m.load()
-	case key.Matches(msg, km.Tab):
+	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % 3
 		return nil
-	case key.Matches(msg, km.ShiftTab):
+	case key.Matches(msg, k.PrevPane):
 		m.focus = (m.focus + 2) % 3
 		return nil
-	case key.Matches(msg, km.SplitToggle):
+	case key.Matches(msg, k.SplitToggle):
 		m.dv.ToggleMode()
 		m.userMode = true
 		return nil
-	case key.Matches(msg, applyAllKey):
+	case key.Matches(msg, k.ApplyAll):
 		return m.askApplyAll()
-	case key.Matches(msg, km.Apply):
+	case key.Matches(msg, k.Apply):
 		return m.ask(dialogApply)
-	case key.Matches(msg, km.Discard):
+	case key.Matches(msg, k.Discard):
 		return m.ask(dialogDiscard)
-	case key.Matches(msg, km.Revert):
+	case key.Matches(msg, k.Revert):
 		return m.askRevert()
-	case key.Matches(msg, km.Edit):
+	case key.Matches(msg, k.Edit):
 		return m.edit()
 	case key.Matches(msg, km.Back):
 		if m.focus > focusSets {
 			m.focus--
 		}
 		return nil
-	case key.Matches(msg, km.Enter):
+	case key.Matches(msg, k.Open):
 		if m.focus < focusDiff {
 			m.focus++
 		}
@@ -429,37 +471,17 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case focusSets:
 		before := m.list.Cursor()
 		if ok, cmd := m.list.HandleKey(msg); ok && m.list.Cursor() != before {
-			m.moved, m.fileSel = true, 0
+			m.moved = true
+			m.syncFiles("")
 			return tea.Batch(cmd, m.showFile())
 		}
 	case focusFiles:
-		cs, _ := m.current()
-		if n := m.move(msg, m.fileSel, len(cs.Files)); n != m.fileSel {
-			m.fileSel = n
-			return m.showFile()
+		before := m.files.Cursor()
+		if ok, cmd := m.files.HandleKey(msg); ok && m.files.Cursor() != before {
+			return tea.Batch(cmd, m.showFile())
 		}
 	}
 	return nil
-}
-
-// move applies a list-navigation key to index i of n items.
-func (m *Model) move(msg tea.KeyPressMsg, i, n int) int {
-	km := m.c.KeyMap
-	switch {
-	case key.Matches(msg, km.Down):
-		i++
-	case key.Matches(msg, km.Up):
-		i--
-	case key.Matches(msg, km.PageDown):
-		i += 5
-	case key.Matches(msg, km.PageUp):
-		i -= 5
-	case key.Matches(msg, km.Top):
-		i = 0
-	case key.Matches(msg, km.Bottom):
-		i = n - 1
-	}
-	return max(0, min(i, n-1))
 }
 
 // ask opens the confirmation of an apply or a discard.
@@ -610,26 +632,8 @@ func (m *Model) setsView(w, h int) string {
 	head := title.Render("Changesets") + " " + s.Muted.Render(fmt.Sprintf("%d pending", m.pending))
 	// The list's own scrollbar and a last line (the position, how many lie
 	// above and below) show that more changesets exist than fit.
-	rows := max(2, h-3)
 	m.list.SetFocused(m.focus == focusSets)
-	m.list.SetSize(inner, rows)
-	more := ""
-	if m.list.Below() > 0 || m.list.Above() > 0 {
-		m.list.SetSize(inner, rows-1)
-		parts := []string{m.list.Position()}
-		if n := m.list.Above(); n > 0 {
-			parts = append(parts, fmt.Sprintf("↑ %d", n))
-		}
-		if n := m.list.Below(); n > 0 {
-			parts = append(parts, fmt.Sprintf("↓ %d more", n))
-		}
-		more = s.Subtle.Render(common.Truncate("  "+strings.Join(parts, " · "), inner))
-	}
-	body := m.list.View()
-	if more != "" {
-		body += "\n" + more
-	}
-	return panel.Width(w).Height(h).Render(head + "\n" + body)
+	return panel.Width(w).Height(h).Render(head + "\n" + m.list.ViewNoted(inner, max(2, h-3)))
 }
 
 // renderSet draws one changeset in two lines: id, agent and status; files,
@@ -685,32 +689,35 @@ func (m *Model) filesView(w, h int) string {
 		}
 	}
 	rows := max(1, h-3-len(lines))
-	start := max(0, min(m.fileSel-rows+1, len(cs.Files)-rows))
-	st := m.stats[cs.ID]
-	for i := start; i < len(cs.Files) && i < start+rows; i++ {
-		f := cs.Files[i]
-		op := opBadge(s, f)
-		counts := ""
-		if i < len(st) {
-			counts = s.Success.Render(fmt.Sprintf("+%d", st[i].adds)) + " " + s.Error.Render(fmt.Sprintf("−%d", st[i].dels))
-		}
-		room := inner - 2 - lipgloss.Width(counts) - 1
-		path := truncLeft(f.Path, room)
-		gap := strings.Repeat(" ", max(1, inner-2-lipgloss.Width(path)-lipgloss.Width(counts)))
-		if i == m.fileSel {
-			ps := s.Selected
-			if m.focus != focusFiles {
-				ps = s.Bold
-			}
-			lines = append(lines, op+" "+ps.Render(path)+gap+counts)
-		} else {
-			lines = append(lines, op+" "+s.Text.Render(path)+gap+counts)
-		}
-	}
+	m.files.SetFocused(m.focus == focusFiles)
 	if len(cs.Files) == 0 {
 		lines = append(lines, s.Muted.Render("No files."))
+	} else {
+		lines = append(lines, m.files.ViewNoted(inner, min(rows, len(cs.Files))))
 	}
 	return panel.Width(w).Height(h).Render(head + "\n" + strings.Join(lines, "\n"))
+}
+
+// renderFile draws one staged file: its op, path (the end kept) and line
+// counts.
+func (m *Model) renderFile(r fileRow, _ int, selected, focused bool, w int) string {
+	s := m.c.Styles
+	op := opBadge(s, r.f)
+	counts := ""
+	if r.count {
+		counts = s.Success.Render(fmt.Sprintf("+%d", r.st.adds)) + " " + s.Error.Render(fmt.Sprintf("−%d", r.st.dels))
+	}
+	room := w - 2 - lipgloss.Width(counts) - 1
+	path := truncLeft(r.f.Path, room)
+	gap := strings.Repeat(" ", max(1, w-2-lipgloss.Width(path)-lipgloss.Width(counts)))
+	ps := s.Text
+	if selected {
+		ps = s.Selected
+		if !focused {
+			ps = s.Bold
+		}
+	}
+	return op + " " + ps.Render(path) + gap + counts
 }
 
 func (m *Model) dialogView() string {
@@ -798,29 +805,6 @@ func (m *Model) pathList(cs chg.Changeset, inner int) string {
 	return b.String()
 }
 
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	if m.dialog != nil {
-		return []key.Binding{km.Confirm, km.Cancel}
-	}
-	short := []key.Binding{withHelp(km.Tab, "next pane"), km.Apply}
-	if cs, ok := m.current(); ok && cs.BuildID != "" && cs.Status == chg.StatusPending {
-		short = append(short, applyAllKey)
-	}
-	return append(short, km.Discard, withHelp(km.Edit, "edit file"), km.Revert, km.SplitToggle)
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{km.Up, km.Down, withHelp(km.Tab, "next pane"), withHelp(km.ShiftTab, "previous pane"), withHelp(km.Enter, "open"), km.Back},
-		{km.Apply, applyAllKey, km.Discard, withHelp(km.Edit, "edit file in $EDITOR"), withHelp(km.Revert, "revert (undo an apply)"), km.SplitToggle, km.Refresh},
-		{km.PageDown, km.PageUp, km.Top, km.Bottom, km.Left, km.Right},
-	}
-}
-
 func statusBadge(s *themes.Styles, st chg.Status) string {
 	return s.Band(string(st)).Render(string(st))
 }
@@ -872,9 +856,4 @@ func truncLeft(p string, w int) string {
 		r = r[1:]
 	}
 	return "…" + string(r)
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }

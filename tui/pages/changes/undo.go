@@ -91,7 +91,7 @@ func (m *Model) askRevertNewest() tea.Cmd {
 		return common.Toast("no applied changeset to revert")
 	}
 	m.selectIndex(newest)
-	m.fileSel, m.focus = 0, focusSets
+	m.focus = focusSets
 	return tea.Batch(m.showFile(), m.askRevert())
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
 	"github.com/nova-dev/nova/tui/components/pathinput"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -61,6 +62,7 @@ var sortNames = []string{"path", "title", "category", "type", "priority", "reusa
 // Model is the import wizard.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	width  int
 	height int
 	src    Source
@@ -71,9 +73,9 @@ type Model struct {
 	// Source: the folder picker, or a typed path (/).
 	picker      dirPicker
 	path        *pathinput.Model
-	recents     []string
+	recents     []string // newest first
+	recentList  *vlist.Model[string]
 	recentFocus bool
-	recentIdx   int
 	source      string
 
 	// Work in flight. op tags the progress events of the scan or import
@@ -117,7 +119,7 @@ type Model struct {
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	m := &Model{c: c, src: src, excluded: map[string]bool{}, rendered: map[renderKey]string{}, unparsed: map[string]bool{}, confirm: confirm.New(c)}
+	m := &Model{c: c, keys: newKeyMap(), src: src, excluded: map[string]bool{}, rendered: map[renderKey]string{}, unparsed: map[string]bool{}, confirm: confirm.New(c)}
 	// The engine's defaults arrive from Init (defaultsMsg); these are the
 	// shipped ones until then.
 	m.defaults = engine.ImportOptions{User: patterns.DefaultUser, BaseConfidence: patterns.DefaultBaseConfidence, DedupThreshold: importer.DefaultDedupThreshold}
@@ -140,6 +142,8 @@ func New(c *common.Common, src Source) *Model {
 	m.vp = viewport.New()
 	m.summary = viewport.New()
 	m.path = pathinput.New(c, pathinput.Dir, "", "")
+	m.recentList = vlist.New(c, m.renderRecent)
+	m.recentList.SetMarker(true)
 	return m
 }
 
@@ -205,7 +209,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case recentMsg:
 		if msg.err == nil {
 			m.recents = msg.dirs
-			m.recentIdx = min(m.recentIdx, max(0, len(m.recents)-1))
+			m.recentList.ReplaceRows(m.recents, nil)
 			m.picker.setRoom(m.pickerRoom())
 		}
 	case defaultsMsg:
@@ -302,29 +306,26 @@ func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 	if m.path.Focused() {
 		return m.keyPath(msg)
 	}
+	if m.recentFocus {
+		if ok, cmd := m.recentList.HandleKey(msg); ok {
+			return cmd
+		}
+	}
 	switch {
-	case key.Matches(msg, km.TypePath):
+	case key.Matches(msg, m.keys.TypePath):
 		m.recentFocus = false
 		m.path.SetBase(m.src.Info().Root)
 		cmd := m.path.Focus(msg.Text)
 		m.picker.setRoom(m.pickerRoom())
 		return cmd
-	case key.Matches(msg, km.Tab, km.ShiftTab):
+	case key.Matches(msg, m.keys.SwitchList):
 		if len(m.recents) > 0 {
 			m.recentFocus = !m.recentFocus
 		}
 	case key.Matches(msg, km.Up):
-		if m.recentFocus {
-			m.recentIdx = max(0, m.recentIdx-1)
-		} else {
-			m.picker.move(-1)
-		}
+		m.picker.move(-1)
 	case key.Matches(msg, km.Down):
-		if m.recentFocus {
-			m.recentIdx = min(len(m.recents)-1, m.recentIdx+1)
-		} else {
-			m.picker.move(1)
-		}
+		m.picker.move(1)
 	case key.Matches(msg, km.PageUp):
 		m.picker.move(-m.pickerRoom())
 	case key.Matches(msg, km.PageDown):
@@ -333,20 +334,20 @@ func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 		m.picker.top()
 	case key.Matches(msg, km.Bottom):
 		m.picker.bottom()
-	case key.Matches(msg, km.OpenDir):
-		if m.recentFocus {
+	case key.Matches(msg, m.keys.OpenDir):
+		if r, ok := m.recentList.Selected(); ok && m.recentFocus {
 			m.recentFocus = false
-			return m.picker.list(m.recents[m.recentIdx])
+			return m.picker.list(r)
 		}
 		return m.picker.open()
-	case key.Matches(msg, km.ParentDir):
+	case key.Matches(msg, m.keys.ParentDir):
 		if !m.recentFocus {
 			return m.picker.parent()
 		}
 	case key.Matches(msg, km.Enter):
 		dir := m.picker.selected()
-		if m.recentFocus && m.recentIdx < len(m.recents) {
-			dir = m.recents[m.recentIdx]
+		if r, ok := m.recentList.Selected(); ok && m.recentFocus {
+			dir = r
 		}
 		return m.startScan(dir)
 	}
@@ -545,7 +546,7 @@ func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, km.Filter):
 		m.filtering = true
 		return m.filter.Focus()
-	case key.Matches(msg, km.Sort):
+	case key.Matches(msg, m.keys.Sort):
 		m.sortBy = (m.sortBy + 1) % len(sortNames)
 		m.refreshRows()
 		return nil
@@ -565,7 +566,7 @@ func (m *Model) keyPreview(msg tea.KeyPressMsg) tea.Cmd {
 		m.renderErr = nil
 		m.vp.GotoTop()
 		return m.layoutDetail()
-	case key.Matches(msg, km.NextStep):
+	case key.Matches(msg, m.keys.NextStep):
 		m.step = stepOptions
 		m.formErr = nil
 		return tea.Batch(m.form.setFocus(fieldSplit), m.repreview())
@@ -713,7 +714,7 @@ func (m *Model) canUndo() bool {
 func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	switch {
-	case key.Matches(msg, km.OpenVault):
+	case key.Matches(msg, m.keys.OpenVault):
 		var arg any
 		if m.result != nil && m.undone == nil {
 			for _, n := range m.result.Nodes {
@@ -724,7 +725,7 @@ func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return func() tea.Msg { return common.NavigateMsg{Page: "vault", Arg: arg} }
-	case key.Matches(msg, km.UndoImport):
+	case key.Matches(msg, m.keys.Undo):
 		if !m.canUndo() {
 			return nil
 		}
@@ -736,7 +737,7 @@ func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 			Yes: "Undo", No: "Keep", Danger: true,
 		})
 		return nil
-	case key.Matches(msg, km.Back, km.Enter, km.New):
+	case key.Matches(msg, m.keys.NewImport):
 		m.step = stepSource
 		m.result, m.undone = nil, nil
 		return tea.Batch(m.dropPlan(), m.picker.list(m.picker.path))
@@ -748,88 +749,6 @@ func (m *Model) keySummary(msg tea.KeyPressMsg) tea.Cmd {
 		m.summary.PageUp()
 	case key.Matches(msg, km.PageDown):
 		m.summary.PageDown()
-	}
-	return nil
-}
-
-// ---- help ----
-
-// summaryKeys are the summary's keys that do something now: `u` only while the batch
-// can still be undone (not after undoing it, for a dry run or read-only), as in the footer.
-func (m *Model) summaryKeys(undoHelp, enterKey string) []key.Binding {
-	km := m.c.KeyMap
-	keys := []key.Binding{km.OpenVault}
-	if m.canUndo() {
-		u := km.UndoImport
-		u.SetHelp("u", undoHelp)
-		keys = append(keys, u)
-	}
-	enter := km.Enter
-	enter.SetHelp(enterKey, "new import")
-	return append(keys, enter)
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
-	switch m.step {
-	case stepSource:
-		if m.path.Focused() {
-			return []key.Binding{h(km.Enter, "enter", "scan it"), h(km.Tab, "tab", "complete"), h(km.Back, "esc", "back to the folders")}
-		}
-		return []key.Binding{h(km.Enter, "enter", "scan folder"), km.TypePath, km.OpenDir, km.ParentDir, h(km.Tab, "tab", "recent")}
-	case stepScan, stepImport:
-		return []key.Binding{h(km.Back, "esc", "cancel")}
-	case stepPreview:
-		if m.detail != nil {
-			return []key.Binding{km.Up, km.Down, h(km.Back, "esc", "back to table")}
-		}
-		if m.filtering {
-			return []key.Binding{h(km.Enter, "enter", "keep filter"), h(km.Back, "esc", "clear filter")}
-		}
-		return []key.Binding{h(km.Select, "space", "include/exclude"), h(km.Enter, "enter", "preview file"), km.Sort, km.Filter, h(km.NextStep, "tab", "options"), h(km.Back, "esc", "back")}
-	case stepOptions:
-		return []key.Binding{h(km.Enter, "enter", "import"), h(km.Select, "space", "toggle"), h(km.Down, "↑/↓", "field"), h(km.Back, "esc", "back")}
-	case stepSummary:
-		return m.summaryKeys("undo import", "enter")
-	}
-	return nil
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	h := func(b key.Binding, k, desc string) key.Binding { b.SetHelp(k, desc); return b }
-	switch m.step {
-	case stepSource:
-		if m.path.Focused() {
-			return [][]key.Binding{{h(km.Enter, "enter", "scan the folder typed"), h(km.Tab, "tab", "complete the path"), h(km.Back, "esc", "back to the folders")}}
-		}
-		return [][]key.Binding{
-			{h(km.Enter, "enter", "scan the highlighted folder"), km.OpenDir, km.ParentDir, km.TypePath},
-			{km.Up, km.Down, km.Top, km.Bottom, h(km.Tab, "tab", "folders / recent sources")},
-		}
-	case stepScan, stepImport:
-		return [][]key.Binding{{h(km.Back, "esc", "cancel (nothing is written)")}}
-	case stepPreview:
-		if m.detail != nil {
-			return [][]key.Binding{{km.Up, km.Down, km.PageUp, km.PageDown, h(km.Back, "esc/enter", "back to the table")}}
-		}
-		return [][]key.Binding{
-			{h(km.Select, "space", "include / exclude file"), h(km.Enter, "enter", "preview file and node"), h(km.Sort, "o", "sort: "+strings.Join(sortNames, ", ")), h(km.Filter, "/", "filter")},
-			{km.Up, km.Down, km.Top, km.Bottom, h(km.NextStep, "tab", "next: options"), h(km.Back, "esc", "back: source")},
-		}
-	case stepOptions:
-		return [][]key.Binding{
-			{h(km.Down, "↑/↓ tab", "move between fields"), h(km.Select, "space", "toggle switch"), h(km.Enter, "enter", "start the import")},
-			{h(km.Back, "esc", "back: preview")},
-		}
-	case stepSummary:
-		return [][]key.Binding{
-			m.summaryKeys("undo this batch (asks first)", "enter/esc"),
-			{km.Up, km.Down, km.PageUp, km.PageDown},
-		}
 	}
 	return nil
 }

@@ -3,6 +3,9 @@ package importwiz
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -89,4 +92,41 @@ func TestGoldenOverTheCap(t *testing.T) {
 			t.Run("options", func(t *testing.T) { golden.RequireEqual(t, pinned(t, m)) })
 		})
 	}
+}
+
+// Issue 32: the recent sources are nova's list: at 80×24 six do not fit
+// the four rows, the panel says so, tab then pgdn/G move the › through
+// them (newest first, as the engine lists them) and → opens the chosen one.
+func TestRecentSourcesScroll(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	var dirs []string
+	for i := range 6 {
+		d := filepath.Join(ws.root, fmt.Sprintf("lib%d", i))
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		dirs = append(dirs, d)
+	}
+	m := newPage(t, ws, 80, 24)
+	driverOf(m).Send(recentMsg{dirs: dirs})
+	out := plain(m)
+	assert.Contains(t, out, "Recent sources")
+	assert.Regexp(t, `1/6 · ↓ \d+ more`, out, "the hidden sources are counted")
+	checkFits(t, m, 80, 24, "recent sources")
+	press(t, m, "tab", "pgdown")
+	r, _ := m.recentList.Selected()
+	assert.NotEqual(t, dirs[0], r, "pgdn moved the cursor")
+	press(t, m, "G")
+	r, _ = m.recentList.Selected()
+	assert.Equal(t, dirs[5], r)
+	assert.Contains(t, plain(m), "6/6 · ↑")
+	press(t, m, "right")
+	assert.False(t, m.recentFocus)
+	assert.Equal(t, dirs[5], m.picker.path, "→ opened the chosen source")
+	var descs []string
+	for _, g := range m.FullHelp() {
+		for _, k := range g {
+			descs = append(descs, k.Help().Key+" "+k.Help().Desc)
+		}
+	}
+	assert.Contains(t, strings.Join(descs, ", "), "tab folders / recent sources")
 }

@@ -147,23 +147,31 @@ func (m *Model) recentPanel(w, h int) string {
 	if len(m.recents) == 0 {
 		b.WriteString(s.Muted.Render(common.Truncate("None yet.", inner)) + "\n")
 		b.WriteString(s.Subtle.Render(lipgloss.Wrap("The folders you import from are listed here. The default is the library shipped with nova, "+m.display(m.defaultSource())+".", inner, " ")) + "\n")
-	} else {
-		for i, r := range m.recents {
-			if i >= max(1, h-2-1) {
-				break
-			}
-			label := common.Truncate(m.display(r), inner-2)
-			if m.recentFocus && i == m.recentIdx {
-				b.WriteString(s.Selected.Render("› "+label) + "\n")
-			} else {
-				b.WriteString(s.Text.Render("  "+label) + "\n")
-			}
-		}
 	}
+	hint := ""
 	if m.sourceWide() {
-		b.WriteString("\n" + s.Subtle.Render(lipgloss.Wrap("enter scans the highlighted folder (nothing is written yet) · → opens a folder · ← goes up · tab switches between folders and recent sources", inner, " ")))
+		hint = "\n" + s.Subtle.Render(lipgloss.Wrap("enter scans the highlighted folder (nothing is written yet) · → opens a folder · ← goes up · tab switches between folders and recent sources", inner, " "))
 	}
+	if len(m.recents) > 0 {
+		rows := max(1, h-2-1-lipgloss.Height(hint))
+		if hint == "" {
+			rows = max(1, h-2-1)
+		}
+		m.recentList.SetFocused(m.recentFocus)
+		b.WriteString(m.recentList.ViewNoted(inner, min(rows, len(m.recents))) + "\n")
+	}
+	b.WriteString(hint)
 	return st.Width(w).Height(h).Render(common.FitHeight(strings.TrimRight(b.String(), "\n"), max(1, h-2)))
+}
+
+// renderRecent draws one recent source folder.
+func (m *Model) renderRecent(dir string, _ int, selected, focused bool, w int) string {
+	s := m.c.Styles
+	label := common.Truncate(m.display(dir), w)
+	if selected && focused {
+		return s.Selected.Render(label)
+	}
+	return s.Text.Render(label)
 }
 
 // ---- progress (steps 2 and 4) ----

@@ -24,6 +24,7 @@ import (
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -140,6 +141,7 @@ type form struct {
 // Model is the Knowledge page.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	src    Source
 	width  int
 	height int
@@ -155,7 +157,12 @@ type Model struct {
 	searching bool
 	result    *knowledge.Result
 	searchErr error
-	hitSel    int
+	// hitList is the hits (or refs) in nova's list component; hitsShown
+	// is the slice it was given (syncHits compares it with hits()), hitPer
+	// the lines a hit takes.
+	hitList   *vlist.Model[knowledge.Hit]
+	hitsShown []knowledge.Hit
+	hitPer    int
 	// refs: the provenance list shown instead of search results.
 	refsTitle string
 	refs      []string
@@ -169,7 +176,9 @@ type Model struct {
 	showClosed  bool
 	scopeFilter string // "" = every scope
 	factRows    []factRow
-	factSel     int
+	factList    *vlist.Model[factRow] // factRows in nova's list (two lines a row)
+	factLo      time.Time             // the span the timelines share (factLines)
+	factHi      time.Time
 	wantFact    string // select this fact once loaded
 
 	// Docs.
@@ -177,7 +186,8 @@ type Model struct {
 	docsStats  docs.Stats
 	docsErr    error
 	docsLoaded bool
-	docSel     int
+	docList    *vlist.Model[docs.EntryInfo]
+	docCols    [2]int // library and topic widths (docLines measures them)
 	fetching   string // a fetch or refresh under way ("react (hooks)")
 
 	det    *detail
@@ -195,7 +205,32 @@ func New(c *common.Common, src Source) *Model {
 	in.Placeholder = "search the vault, facts and docs…"
 	in.CharLimit = 300
 	in.SetStyles(c.Styles.TextInput)
-	return &Model{c: c, src: src, now: c.Clock(), input: in, conf: confirm.New(c)}
+	m := &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(), input: in, conf: confirm.New(c), hitPer: 2}
+	m.hitList = vlist.New(c, m.renderHit)
+	m.hitList.SetMarker(true)
+	m.factList = vlist.New(c, m.renderFact)
+	m.factList.SetRowHeight(2)
+	m.factList.SetMarker(true)
+	m.docList = vlist.New(c, m.renderDoc)
+	m.docList.SetMarker(true)
+	return m
+}
+
+// syncHits gives the hit list the current hits when they changed (a new
+// search result, the refs' hits), keeping the cursor's place.
+func (m *Model) syncHits() {
+	h := m.hits()
+	if len(h) == len(m.hitsShown) && (len(h) == 0 || &h[0] == &m.hitsShown[0]) {
+		return
+	}
+	m.hitsShown = h
+	m.hitList.ReplaceRows(h, nil)
+}
+
+// selectedHit is the hit under the cursor.
+func (m *Model) selectedHit() (knowledge.Hit, bool) {
+	m.syncHits()
+	return m.hitList.Selected()
 }
 
 // SetClock fixes the page's clock (golden tests: ages and timelines).
@@ -365,7 +400,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			res := msg.res
 			m.result = &res
 		}
-		m.hitSel = min(m.hitSel, max(0, len(m.hits())-1))
+		m.syncHits()
 		return m, nil
 	case refsMsg:
 		if msg.gen == m.refsGen {
@@ -382,8 +417,9 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 	case docsMsg:
 		m.docsLoaded, m.docsErr = true, msg.err
 		if msg.err == nil {
+			keep, had := m.selectedDoc()
 			m.docsList, m.docsStats = msg.list, msg.stats
-			m.docSel = min(m.docSel, max(0, len(m.docsList)-1))
+			m.docList.ReplaceRows(m.docsList, func(e docs.EntryInfo) bool { return had && e.Ref == keep.Ref })
 		}
 		return m, nil
 	case itemMsg:
@@ -485,7 +521,7 @@ func (m *Model) navigate(arg any) tea.Cmd {
 			m.pane = paneDocs
 			for i, e := range m.docsList {
 				if e.Ref == a {
-					m.docSel = i
+					m.docList.SetCursor(i)
 				}
 			}
 		default:
@@ -495,7 +531,9 @@ func (m *Model) navigate(arg any) tea.Cmd {
 	case common.KnowledgeRefs:
 		m.pane = paneSearch
 		m.input.Blur()
-		m.refsTitle, m.refs, m.refHits, m.hitSel = a.Title, append([]string{}, a.Refs...), nil, 0
+		m.refsTitle, m.refs, m.refHits = a.Title, append([]string{}, a.Refs...), nil
+		m.syncHits()
+		m.hitList.SetCursor(0)
 		if len(a.Refs) == 0 {
 			return nil
 		}
@@ -544,12 +582,14 @@ func (m *Model) rebuildFacts() {
 	if m.wantFact != "" {
 		keep = m.wantFact
 	}
-	m.factSel = m.firstFactRow(0, 1)
+	sel := m.firstFactRow(0, 1)
 	for i, r := range m.factRows {
 		if r.header == "" && r.fact.ID == keep {
-			m.factSel = i
+			sel = i
 		}
 	}
+	m.factList.SetRows(m.factRows)
+	m.factList.SetCursor(sel)
 	m.selectWanted()
 }
 
@@ -560,7 +600,7 @@ func (m *Model) selectWanted() {
 	}
 	for i, r := range m.factRows {
 		if r.header == "" && r.fact.ID == m.wantFact {
-			m.factSel = i
+			m.factList.SetCursor(i)
 			m.wantFact = ""
 			return
 		}
@@ -578,18 +618,13 @@ func (m *Model) firstFactRow(i, dir int) int {
 }
 
 func (m *Model) selectedFact() (facts.Fact, bool) {
-	if m.factSel >= 0 && m.factSel < len(m.factRows) && m.factRows[m.factSel].header == "" {
-		return m.factRows[m.factSel].fact, true
+	if r, ok := m.factList.Selected(); ok && r.header == "" {
+		return r.fact, true
 	}
 	return facts.Fact{}, false
 }
 
-func (m *Model) selectedDoc() (docs.EntryInfo, bool) {
-	if m.docSel >= 0 && m.docSel < len(m.docsList) {
-		return m.docsList[m.docSel], true
-	}
-	return docs.EntryInfo{}, false
-}
+func (m *Model) selectedDoc() (docs.EntryInfo, bool) { return m.docList.Selected() }
 
 // scopes lists the scopes present, for the filter cycle.
 func (m *Model) scopes() []string {
@@ -672,7 +707,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) clearSearch() {
 	m.input.SetValue("")
 	m.searchSeq++ // drop a search in flight
-	m.query, m.result, m.searchErr, m.searching, m.hitSel = "", nil, nil, false, 0
+	m.query, m.result, m.searchErr, m.searching = "", nil, nil, false
+	m.syncHits()
+	m.hitList.SetCursor(0)
 }
 
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -681,8 +718,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "enter", key.Matches(msg, km.Down):
 		m.input.Blur()
 		if msg.String() == "enter" {
-			if h := m.hits(); len(h) > 0 {
-				return m.open(h[m.hitSel].Ref)
+			if h, ok := m.selectedHit(); ok {
+				return m.open(h.Ref)
 			}
 		}
 		return nil
@@ -700,7 +737,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	m.searchSeq++
-	m.hitSel = 0
+	m.hitList.SetCursor(0)
 	if strings.TrimSpace(m.input.Value()) == "" {
 		m.query, m.result, m.searchErr, m.searching = "", nil, nil, false
 		return cmd
@@ -708,61 +745,46 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	return tea.Batch(cmd, common.Debounce(searchDebounce, searchTickMsg{seq: m.searchSeq}))
 }
 
-// move applies a list movement key to sel over n rows.
-func (m *Model) move(msg tea.KeyPressMsg, sel, n int) (int, bool) {
-	km := m.c.KeyMap
-	switch {
-	case key.Matches(msg, km.Down):
-		return min(sel+1, n-1), true
-	case key.Matches(msg, km.Up):
-		return max(sel-1, 0), true
-	case key.Matches(msg, km.PageDown):
-		return min(sel+10, n-1), true
-	case key.Matches(msg, km.PageUp):
-		return max(sel-10, 0), true
-	case key.Matches(msg, km.Top):
-		return 0, true
-	case key.Matches(msg, km.Bottom):
-		return n - 1, true
-	}
-	return sel, false
-}
-
 func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	hits := m.hits()
-	if sel, ok := m.move(msg, m.hitSel, len(hits)); ok {
-		if key.Matches(msg, km.Up) && m.hitSel == 0 && m.refs == nil {
-			m.input.SetStyles(m.c.Styles.TextInput)
-			return m.input.Focus() // up from the first hit edits the query
-		}
-		m.hitSel = max(0, sel)
-		return nil
+	m.syncHits()
+	if key.Matches(msg, km.Up) && m.hitList.Cursor() == 0 && m.refs == nil {
+		m.input.SetStyles(m.c.Styles.TextInput)
+		return m.input.Focus() // up from the first hit edits the query
 	}
-	if key.Matches(msg, km.Enter) && m.hitSel < len(hits) {
-		return m.open(hits[m.hitSel].Ref)
+	if ok, cmd := m.hitList.HandleKey(msg); ok {
+		return cmd
+	}
+	if h, ok := m.hitList.Selected(); ok && key.Matches(msg, km.Enter) {
+		return m.open(h.Ref)
 	}
 	return nil
 }
 
 func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	if sel, ok := m.move(msg, m.factSel, len(m.factRows)); ok {
-		dir := 1
-		if sel < m.factSel {
+	// Facts are grouped under scope headers (not selectable): the cursor
+	// moves over the rows, then off a header in the direction it went.
+	before := m.factList.Cursor()
+	if ok, cmd := m.factList.HandleKey(msg); ok {
+		cur, dir := m.factList.Cursor(), 1
+		if cur < before {
 			dir = -1
 		}
-		m.factSel = m.firstFactRow(max(0, sel), dir)
-		if m.factRows != nil && m.factRows[m.factSel].header != "" {
-			m.factSel = m.firstFactRow(m.factSel, -dir)
+		if cur < len(m.factRows) && m.factRows[cur].header != "" {
+			j := m.firstFactRow(cur, dir)
+			if m.factRows[j].header != "" {
+				j = m.firstFactRow(cur, -dir)
+			}
+			m.factList.SetCursor(j)
 		}
-		return nil
+		return cmd
 	}
 	switch {
-	case key.Matches(msg, km.ShowClosed):
+	case key.Matches(msg, m.keys.ShowClosed):
 		m.showClosed = !m.showClosed
 		return m.loadFacts()
-	case key.Matches(msg, km.ScopeFilter):
+	case key.Matches(msg, m.keys.ScopeFilter):
 		scopes := m.scopes()
 		next := ""
 		for i, sc := range scopes {
@@ -776,7 +798,7 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.scopeFilter = next
 		m.rebuildFacts()
 		return nil
-	case key.Matches(msg, km.AddFact):
+	case key.Matches(msg, m.keys.AddFact):
 		return m.openForm(formAdd, facts.Fact{})
 	}
 	f, ok := m.selectedFact()
@@ -786,17 +808,17 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Enter):
 		return m.open("fact:" + f.ID)
-	case key.Matches(msg, km.Correct):
+	case key.Matches(msg, m.keys.Correct):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
 		return m.openForm(formCorrect, f)
-	case key.Matches(msg, km.Invalidate):
+	case key.Matches(msg, m.keys.Invalidate):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
 		return m.openForm(formInvalidate, f)
-	case key.Matches(msg, km.Promote):
+	case key.Matches(msg, m.keys.Promote):
 		if !f.Valid() {
 			return common.Toast(closedText(f))
 		}
@@ -804,7 +826,7 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Toast(f.ID + " is a user fact already: there is no broader scope")
 		}
 		return m.openForm(formPromote, f)
-	case key.Matches(msg, km.Keep):
+	case key.Matches(msg, m.keys.Keep):
 		if !f.Archived && f.Review == "" {
 			return common.Toast(f.ID + " is neither archived nor flagged: nothing to keep")
 		}
@@ -822,14 +844,13 @@ func (m *Model) factsKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) docsKey(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
-	if sel, ok := m.move(msg, m.docSel, len(m.docsList)); ok {
-		m.docSel = max(0, sel)
-		return nil
+	if ok, cmd := m.docList.HandleKey(msg); ok {
+		return cmd
 	}
 	switch {
-	case key.Matches(msg, km.FetchDoc):
+	case key.Matches(msg, m.keys.FetchDoc):
 		return m.openForm(formFetch, facts.Fact{})
-	case key.Matches(msg, km.ClearDocs):
+	case key.Matches(msg, m.keys.ClearDocs):
 		if len(m.docsList) == 0 {
 			return common.Toast("the docs cache is empty")
 		}
@@ -845,9 +866,9 @@ func (m *Model) docsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Enter):
 		return m.open(e.Ref)
-	case key.Matches(msg, km.RefreshDoc):
+	case key.Matches(msg, m.keys.RefreshDoc):
 		return m.fetch(e.Library, e.Topic, true)
-	case key.Matches(msg, km.RemoveDoc):
+	case key.Matches(msg, m.keys.RemoveDoc):
 		m.conf.Open(confirm.Options{ID: "remove-doc", Title: "Remove " + describe(e.Library, e.Topic) + " from the cache?",
 			Body: fmt.Sprintf("%s docs, %s, fetched %s. The next fetch reads or downloads them again.", e.Source, sizeText(e.Bytes), day(e.FetchedAt)),
 			Yes:  "Remove", No: "Keep", Danger: true, Payload: e.Ref})
@@ -1162,68 +1183,6 @@ func broaderScopes(s facts.Scope) []facts.Scope {
 		}
 	}
 	return out
-}
-
-// ---- help ----
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.conf.Active():
-		return m.conf.ShortHelp()
-	case m.form != nil && m.form.kind == formPromote:
-		return []key.Binding{withHelp(km.Left, "←/→", "scope"), withHelp(km.Enter, "enter", "promote"), withHelp(km.Back, "esc", "cancel")}
-	case m.form != nil:
-		return []key.Binding{withHelp(km.Enter, "enter", "save"), withHelp(km.Tab, "tab", "field"), withHelp(km.Back, "esc", "cancel")}
-	case m.input.Focused():
-		return []key.Binding{withHelp(km.Enter, "enter", "open best"), withHelp(km.Down, "↓", "results"), withHelp(km.Back, "esc", "done")}
-	case m.det != nil && (m.focus || !m.wide()):
-		b := []key.Binding{withHelp(km.Down, "↑/↓", "scroll"), withHelp(km.Back, "esc", "close")}
-		switch {
-		case m.det.item.Fact != nil && m.pane == paneFacts:
-			b = append(b, withHelp(km.Enter, "enter", "follow chain"), km.Correct, km.Invalidate, km.Promote)
-		case m.det.item.Fact != nil:
-			b = append(b, withHelp(km.Enter, "enter", "follow chain"))
-		case m.det.item.Docs != nil && m.pane == paneDocs:
-			b = append(b, km.RefreshDoc, km.RemoveDoc)
-		}
-		return b
-	}
-	switch m.pane {
-	case paneFacts:
-		return []key.Binding{km.Tab, withHelp(km.Enter, "enter", "history"), km.Correct, km.Invalidate, km.Promote, km.AddFact, km.ShowClosed, km.ScopeFilter}
-	case paneDocs:
-		return []key.Binding{km.Tab, withHelp(km.Enter, "enter", "read"), km.RefreshDoc, km.RemoveDoc, km.ClearDocs, km.FetchDoc}
-	}
-	return []key.Binding{withHelp(km.Filter, "/", "search"), withHelp(km.Enter, "enter", "open"), withHelp(km.Tab, "tab", "facts/docs")}
-}
-
-// FullHelp implements help.KeyMap: the active pane's actions first (they
-// are what fits at 80 columns), then moving around, then the other panes'.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	general := []key.Binding{withHelp(km.Tab, "tab", "search → facts → docs"), withHelp(km.Filter, "/", "search as you type"),
-		withHelp(km.Enter, "enter", "open (history, text)"), withHelp(km.Back, "esc", "close / clear"),
-		withHelp(km.Right, "→/←", "detail ⇄ list (wide)"), km.Refresh}
-	factKeys := []key.Binding{withHelp(km.Correct, "c", "correct a fact"), withHelp(km.Invalidate, "x", "invalidate a fact"),
-		withHelp(km.Promote, "p", "promote it outward"), withHelp(km.Keep, "u", "keep (unarchive)"), km.AddFact,
-		withHelp(km.ShowClosed, "i", "show closed facts"), withHelp(km.ScopeFilter, "s", "cycle the scope")}
-	docKeys := []key.Binding{withHelp(km.RefreshDoc, "r", "refresh a doc"), withHelp(km.RemoveDoc, "d", "remove a doc"),
-		withHelp(km.ClearDocs, "D", "clear the cache"), withHelp(km.FetchDoc, "f", "fetch docs")}
-	moves := []key.Binding{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom}
-	switch m.pane {
-	case paneFacts:
-		return [][]key.Binding{factKeys, general, moves, docKeys}
-	case paneDocs:
-		return [][]key.Binding{docKeys, general, moves, factKeys}
-	}
-	return [][]key.Binding{general, moves, factKeys, docKeys}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // ---- small helpers ----

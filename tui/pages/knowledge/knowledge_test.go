@@ -206,7 +206,7 @@ func TestInvalidatePromoteAndKeep(t *testing.T) {
 		t.Helper()
 		for i, r := range l.m.factRows {
 			if r.header == "" && strings.HasPrefix(r.fact.Content, prefix) {
-				l.m.factSel = i
+				l.m.factList.SetCursor(i)
 				return r.fact
 			}
 		}

@@ -1,11 +1,17 @@
 package knowledge
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/knowledge"
+	"github.com/nova-dev/nova/engine/knowledge/docs"
+	"github.com/nova-dev/nova/engine/knowledge/facts"
 )
 
 // Issue 32: local Go docs shown in a panel narrower than go doc's lines
@@ -68,4 +74,92 @@ func TestDocsFooterCountsAgree(t *testing.T) {
 	assert.Contains(t, ansi.Strip(foot), "1 entry · ")
 	assert.Contains(t, ansi.Strip(foot), "1 token · ")
 	assert.NotContains(t, ansi.Strip(foot), "1 entries")
+}
+
+// Issue 32: the hits and the docs are nova's list: at 80×24 thirty rows do
+// not fit, the panel says where it is, pgdn and G move the ›.
+func TestHitsAndDocsScroll(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := newWS(t)
+	l := newLoop(t, ws, 80, 24)
+	var hits []knowledge.Hit
+	var entries []docs.EntryInfo
+	for i := range 30 {
+		hits = append(hits, knowledge.Hit{Source: knowledge.SourceFacts, Title: fmt.Sprintf("hit %02d", i), Snippet: "a snippet", Score: 0.9, Ref: fmt.Sprintf("fact:f%d", i)})
+		entries = append(entries, docs.EntryInfo{Source: docs.SourceLocal, Library: fmt.Sprintf("lib%02d", i), Ref: fmt.Sprintf("docs:local:lib%02d", i)})
+	}
+	l.Send(searchMsg{seq: l.m.searchSeq, query: "hit", res: knowledge.Result{Hits: hits}})
+	out := ansi.Strip(l.m.View())
+	assert.Regexp(t, `› +FACT +hit 00`, out)
+	assert.Regexp(t, `1/30 · ↓ \d+ more`, out)
+	l.Press("pgdown")
+	h, _ := l.m.selectedHit()
+	assert.NotEqual(t, "hit 00", h.Title, "pgdn moved the cursor")
+	l.Press("G")
+	h, _ = l.m.selectedHit()
+	assert.Equal(t, "hit 29", h.Title)
+	assert.Contains(t, ansi.Strip(l.m.View()), "30/30 · ↑")
+
+	l.Send(docsMsg{list: entries})
+	l.Press("tab", "tab")
+	require.Equal(t, paneDocs, l.m.pane)
+	out = ansi.Strip(l.m.View())
+	assert.Contains(t, out, "› local    lib00")
+	assert.Regexp(t, `1/30 · ↓ \d+ more`, out)
+	l.Press("G")
+	e, _ := l.m.selectedDoc()
+	assert.Equal(t, "lib29", e.Library)
+	l.Press("g", "pgdown")
+	e, _ = l.m.selectedDoc()
+	assert.NotEqual(t, "lib00", e.Library)
+}
+
+// ? lists the page's own keymap, the active pane's actions first.
+func TestHelpShowsPageKeys(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := newWS(t)
+	l := newLoop(t, ws, 120, 40)
+	l.Press("tab", "tab")
+	require.Equal(t, paneDocs, l.m.pane)
+	groups := l.m.FullHelp()
+	require.NotEmpty(t, groups)
+	var first []string
+	for _, k := range groups[0] {
+		first = append(first, k.Help().Key+" "+k.Help().Desc)
+	}
+	assert.Equal(t, "r refresh a doc, d remove a doc, D clear the cache, f fetch docs", strings.Join(first, ", "))
+	l.Press("tab")
+	short := l.m.ShortHelp()
+	require.NotEmpty(t, short)
+	assert.Equal(t, "/", short[0].Help().Key)
+}
+
+// Issue 32: the facts are nova's list too: the scope headers are passed
+// over, the list says where it is, G reaches the last fact and ↑ from the
+// first fact of a scope goes to the previous scope's last one.
+func TestFactsScroll(t *testing.T) {
+	t.Parallel()
+	ws, _, _ := newWS(t)
+	l := newLoop(t, ws, 80, 24)
+	fs := []facts.Fact{{ID: "u1", Content: "a user fact", Scope: facts.User(), Status: facts.StatusValid}}
+	for i := range 20 {
+		fs = append(fs, facts.Fact{ID: fmt.Sprintf("f%d", i), Content: fmt.Sprintf("workspace fact %d", i), Scope: facts.Workspace(), Status: facts.StatusValid})
+	}
+	l.Send(factsMsg{res: facts.ListResult{Facts: fs}})
+	l.Press("tab")
+	require.Equal(t, paneFacts, l.m.pane)
+	out := ansi.Strip(l.m.View())
+	assert.Contains(t, out, "user · 1", "the first scope's header is in view")
+	assert.Contains(t, out, "› u1")
+	assert.Regexp(t, `2/23 · ↓ \d+ more`, out)
+	l.Press("down")
+	f, _ := l.m.selectedFact()
+	assert.Equal(t, "f0", f.ID, "↓ passes over the workspace header")
+	l.Press("up")
+	f, _ = l.m.selectedFact()
+	assert.Equal(t, "u1", f.ID, "↑ passes over it back")
+	l.Press("G")
+	f, _ = l.m.selectedFact()
+	assert.Equal(t, "f19", f.ID)
+	assert.Contains(t, ansi.Strip(l.m.View()), "23/23 · ↑")
 }

@@ -155,12 +155,16 @@ func (m *Model) searchLines(w, h int) []string {
 	if h-len(out) >= len(hits)*3 || w >= 100 {
 		per = 3
 	}
-	room := max(1, (h-len(out))/per)
-	start := max(0, min(m.hitSel-room+1, len(hits)-room))
-	for i := start; i < len(hits) && i < start+room; i++ {
-		out = append(out, m.hitLines(hits[i], i == m.hitSel, w, per)...)
-	}
-	return out
+	m.syncHits()
+	m.hitPer = per
+	m.hitList.SetRowHeight(per)
+	m.hitList.SetFocused(!m.focus && !m.input.Focused())
+	return append(out, strings.Split(m.hitList.ViewNoted(w, max(per, min(h-len(out), len(hits)*per))), "\n")...)
+}
+
+// renderHit draws one hit in hitPer lines (the list's gutter holds the ›).
+func (m *Model) renderHit(h knowledge.Hit, _ int, selected, _ bool, w int) string {
+	return strings.Join(m.hitLines(h, selected, w, m.hitPer), "\n")
 }
 
 // sourcesLine says how each source answered (and what failed).
@@ -197,16 +201,12 @@ func (m *Model) badge(source string) string {
 
 func (m *Model) hitLines(h knowledge.Hit, sel bool, w, per int) []string {
 	s := m.c.Styles
-	cursor := "  "
-	if sel {
-		cursor = s.Cursor.Render("› ")
-	}
 	b := m.badge(h.Source)
 	right := ""
 	if m.refs == nil {
 		right = " " + s.Bar(h.Score, 8) + s.Muted.Render(fmt.Sprintf(" %.2f", h.Score))
 	}
-	tw := max(4, w-2-lipgloss.Width(b)-1-lipgloss.Width(right))
+	tw := max(4, w-lipgloss.Width(b)-1-lipgloss.Width(right))
 	title := common.Truncate(oneLine(h.Title), tw)
 	title += strings.Repeat(" ", max(0, tw-lipgloss.Width(title)))
 	if sel {
@@ -214,9 +214,9 @@ func (m *Model) hitLines(h knowledge.Hit, sel bool, w, per int) []string {
 	} else {
 		title = s.Bold.Render(title)
 	}
-	out := []string{cursor + b + " " + title + right}
+	out := []string{b + " " + title + right}
 	snip := oneLine(h.Snippet)
-	indent := "    "
+	indent := "  "
 	out = append(out, indent+s.Muted.Render(common.Truncate(snip, w-len(indent))))
 	if per == 3 {
 		out = append(out, indent+s.Subtle.Render(common.Truncate(h.Ref, w-len(indent))))
@@ -252,31 +252,26 @@ func (m *Model) factLines(w, h int) []string {
 		}
 		return append(out, "", m.c.Empty("No facts yet.", hint))
 	}
-	lo, hi := m.factSpan()
-	room := max(1, h-len(out))
-	// Rows take two lines (a fact and its timeline), headers one.
-	var blocks [][]string
-	selBlock := 0
-	for i, r := range m.factRows {
-		if r.header != "" {
-			blocks = append(blocks, []string{s.Subtitle.Render(r.header) + s.Muted.Render(fmt.Sprintf(" · %d", r.count))})
-		} else {
-			blocks = append(blocks, m.factBlock(r.fact, i == m.factSel, w, lo, hi))
-		}
-		if i == m.factSel {
-			selBlock = len(blocks) - 1
-		}
+	m.factLo, m.factHi = m.factSpan()
+	m.factList.SetFocused(!m.focus)
+	hh := max(2, min(h-len(out), 2*len(m.factRows)))
+	// A fact at the top of the window shows its scope's header above it.
+	m.factList.SetSize(w, hh)
+	if c := m.factList.Cursor(); c > 0 && c == m.factList.Top() && m.factRows[c-1].header != "" {
+		m.factList.SetCursor(c - 1)
+		m.factList.SetCursor(c)
 	}
-	start, used := selBlock, len(blocks[selBlock])
-	for start > 0 && used+len(blocks[start-1]) <= room {
-		start--
-		used += len(blocks[start])
+	return append(out, strings.Split(m.factList.ViewNoted(w, hh), "\n")...)
+}
+
+// renderFact draws a row of the facts list in two lines: a scope's header
+// (and a blank line), or a fact and its timeline.
+func (m *Model) renderFact(r factRow, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	if r.header != "" {
+		return s.Subtitle.Render(r.header) + s.Muted.Render(fmt.Sprintf(" · %d", r.count)) + "\n"
 	}
-	var body []string
-	for i := start; i < len(blocks) && len(body)+len(blocks[i]) <= room; i++ {
-		body = append(body, blocks[i]...)
-	}
-	return append(out, body...)
+	return strings.Join(m.factBlock(r.fact, selected, w, m.factLo, m.factHi), "\n")
 }
 
 // factSpan is the time range the timelines share: the oldest validFrom
@@ -315,14 +310,10 @@ func (m *Model) statusBadgeBare(f facts.Fact) string {
 
 func (m *Model) factBlock(f facts.Fact, sel bool, w int, lo, hi time.Time) []string {
 	s := m.c.Styles
-	cursor := "  "
-	if sel {
-		cursor = s.Cursor.Render("› ")
-	}
 	badge := m.statusBadge(f)
 	id := s.Muted.Render(fmt.Sprintf("%-4s", f.ID))
 	conf := s.Muted.Render(fmt.Sprintf(" %.2f", f.Confidence))
-	tw := max(4, w-2-lipgloss.Width(badge)-1-lipgloss.Width(id)-1-lipgloss.Width(conf))
+	tw := max(4, w-lipgloss.Width(badge)-1-lipgloss.Width(id)-1-lipgloss.Width(conf))
 	text := common.Truncate(oneLine(f.Content), tw)
 	text += strings.Repeat(" ", max(0, tw-lipgloss.Width(text)))
 	switch {
@@ -333,9 +324,9 @@ func (m *Model) factBlock(f facts.Fact, sel bool, w int, lo, hi time.Time) []str
 	default:
 		text = s.Text.Render(text)
 	}
-	line1 := cursor + id + " " + badge + " " + text + conf
+	line1 := id + " " + badge + " " + text + conf
 	barW := min(24, max(8, w/5))
-	line2 := "    " + m.timeline(f, lo, hi, barW) + " " + s.Subtle.Render(common.Truncate(validity(f), max(0, w-6-barW)))
+	line2 := "  " + m.timeline(f, lo, hi, barW) + " " + s.Subtle.Render(common.Truncate(validity(f), max(0, w-4-barW)))
 	return []string{line1, line2}
 }
 
@@ -413,40 +404,46 @@ func (m *Model) docLines(w, h int) []string {
 	}
 	now := m.now()
 	const srcW, verW, ageW, sizeW = 9, 9, 10, 7
-	flex := max(10, w-2-srcW-verW-ageW-sizeW-4)
+	_ = now
+	flex := max(10, w-2-docSrcW-docVerW-docAgeW-docSizeW-5) // the gutter, the scrollbar
 	libW := flex * 3 / 5
 	topW := flex - libW
-	pad := func(t string, n int) string {
-		t = common.Truncate(t, n)
-		return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
+	m.docCols = [2]int{libW, topW}
+	out = append(out, s.Subtle.Render("  "+padTo("source", docSrcW)+padTo("library", libW)+" "+padTo("topic", topW)+" "+padTo("version", docVerW)+padTo("age", docAgeW)+padTo("size", docSizeW)))
+	rows := max(1, h-len(out))
+	m.docList.SetFocused(!m.focus)
+	return append(out, strings.Split(m.docList.ViewNoted(w, min(rows, len(m.docsList))), "\n")...)
+}
+
+// The docs table's fixed columns.
+const docSrcW, docVerW, docAgeW, docSizeW = 9, 9, 10, 7
+
+// padTo cuts or pads t to n cells.
+func padTo(t string, n int) string {
+	t = common.Truncate(t, n)
+	return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
+}
+
+// renderDoc draws one cached docs entry in the table's columns.
+func (m *Model) renderDoc(e docs.EntryInfo, _ int, selected, _ bool, _ int) string {
+	s := m.c.Styles
+	libW, topW := m.docCols[0], m.docCols[1]
+	a := age(m.now(), e.FetchedAt)
+	ageText := s.Muted.Render(padTo(a, docAgeW))
+	if e.Stale {
+		ageText = s.Warning.Render(padTo(a+" stale", docAgeW))
 	}
-	out = append(out, s.Subtle.Render("  "+pad("source", srcW)+pad("library", libW)+" "+pad("topic", topW)+" "+pad("version", verW)+pad("age", ageW)+pad("size", sizeW)))
-	room := max(1, h-len(out))
-	start := max(0, min(m.docSel-room+1, len(m.docsList)-room))
-	for i := start; i < len(m.docsList) && i < start+room; i++ {
-		e := m.docsList[i]
-		a := age(now, e.FetchedAt)
-		ageText := s.Muted.Render(pad(a, ageW))
-		if e.Stale {
-			ageText = s.Warning.Render(pad(a+" stale", ageW))
-		}
-		src := s.Info.Render(pad(e.Source, srcW))
-		if e.Source == docs.SourceLocal {
-			src = s.Success.Render(pad(e.Source, srcW))
-		}
-		row := pad(e.Library, libW) + " " + pad(cmpOr(e.Topic, "—"), topW) + " "
-		ver := pad(cmpOr(e.Version, "—"), verW)
-		size := pad(sizeText(e.Bytes), sizeW)
-		cursor := "  "
-		if i == m.docSel {
-			cursor = s.Cursor.Render("› ")
-			row = s.Selected.Render(row)
-		} else {
-			row = s.Text.Render(row)
-		}
-		out = append(out, cursor+src+row+s.Muted.Render(ver)+ageText+s.Muted.Render(size))
+	src := s.Info.Render(padTo(e.Source, docSrcW))
+	if e.Source == docs.SourceLocal {
+		src = s.Success.Render(padTo(e.Source, docSrcW))
 	}
-	return out
+	row := padTo(e.Library, libW) + " " + padTo(cmpOr(e.Topic, "—"), topW) + " "
+	if selected {
+		row = s.Selected.Render(row)
+	} else {
+		row = s.Text.Render(row)
+	}
+	return src + row + s.Muted.Render(padTo(cmpOr(e.Version, "—"), docVerW)) + ageText + s.Muted.Render(padTo(sizeText(e.Bytes), docSizeW))
 }
 
 // ---- detail ----

@@ -26,6 +26,7 @@ import (
 	"github.com/nova-dev/nova/engine/tools"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // ID is the router id of the page.
@@ -141,13 +142,14 @@ type (
 // Model is the Library page.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	src    Source
 	width  int
 	height int
 	now    func() time.Time
 
 	pane   pane
-	sel    [paneCount]int
+	lists  [paneCount]*vlist.Model[listRow] // each pane's list (nova's list component)
 	loaded [paneCount]bool
 	errs   [paneCount]error
 
@@ -179,7 +181,7 @@ type Model struct {
 	run     *workflow.Run
 	runID   uint64
 	runErr  error
-	stepSel int
+	steps   *vlist.Model[workflow.StepState]
 	follow  bool
 	builds  map[string]string // step id → build id (from the events)
 	streams map[string]*strings.Builder
@@ -201,9 +203,22 @@ type Model struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: c.Clock(), confirm: confirm.New(c), follow: true,
+	m := &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(), confirm: confirm.New(c), follow: true,
 		builds: map[string]string{}, streams: map[string]*strings.Builder{}, running: map[uint64]bool{}, ops: map[string]bool{}}
+	for p := range paneCount {
+		m.lists[p] = vlist.New(c, m.renderRow)
+		m.lists[p].SetMarker(true)
+	}
+	m.steps = vlist.New(c, m.renderStep)
+	m.steps.SetMarker(true)
+	return m
 }
+
+// sel is the cursor of pane p's list.
+func (m *Model) sel(p pane) int { return m.lists[p].Cursor() }
+
+// stepSel is the cursor of the run's steps.
+func (m *Model) stepSel() int { return m.steps.Cursor() }
 
 // SetClock fixes the page's clock (golden tests).
 func (m *Model) SetClock(now func() time.Time) { m.now = now }
@@ -436,28 +451,28 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		if msg.err == nil {
 			m.skills = msg.list
 		}
-		m.clampSel()
+		m.syncLists()
 		return m, nil
 	case workflowsMsg:
 		m.loaded[paneWorkflows], m.errs[paneWorkflows] = true, msg.err
 		if msg.err == nil {
 			m.workflows = msg.list
 		}
-		m.clampSel()
+		m.syncLists()
 		return m, nil
 	case runsMsg:
 		m.loaded[paneRuns], m.errs[paneRuns] = true, msg.err
 		if msg.err == nil {
 			m.runs = msg.runs
 		}
-		m.clampSel()
+		m.syncLists()
 		return m, nil
 	case blueprintsMsg:
 		m.loaded[paneBlueprints], m.errs[paneBlueprints] = true, msg.err
 		if msg.err == nil {
 			m.blueprints = msg.list
 		}
-		m.clampSel()
+		m.syncLists()
 		return m, m.loadBlueprint(m.selectedBlueprint(), false)
 	case agentsMsg:
 		m.agents = msg.ids
@@ -506,7 +521,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		} else if msg.err == nil {
 			if m.run != nil && m.run.ID == msg.id {
 				r := msg.run
-				m.run = &r
+				m.setRun(&r)
 			}
 			cmds = append(cmds, common.Toast(fmt.Sprintf("workflow run %d %s", msg.id, runEndText(msg.run))))
 		}
@@ -518,7 +533,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		m.runErr = msg.err
 		if msg.err == nil {
 			r := msg.run
-			m.run = &r
+			m.setRun(&r)
 			for _, s := range r.Steps {
 				if s.BuildID != 0 {
 					m.builds[s.ID] = strconv.FormatUint(s.BuildID, 10)
@@ -539,7 +554,8 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, nil
 	case matchMsg:
 		if m.request != nil && msg.seq == m.request.seq {
-			m.request.matches, m.request.err, m.request.sel = msg.matches, msg.err, 0
+			m.request.matches, m.request.err = msg.matches, msg.err
+			m.request.list.SetRows(msg.matches)
 		}
 		return m, nil
 	case previewMsg:
@@ -627,10 +643,19 @@ func runEndText(r workflow.Run) string {
 func (m *Model) openRun(r *workflow.Run) {
 	if m.runID != r.ID {
 		m.builds, m.streams = map[string]string{}, map[string]*strings.Builder{}
-		m.stepSel, m.follow, m.scroll = 0, true, 0
+		m.follow, m.scroll = true, 0
+		m.steps.SetRows(r.Steps)
+	} else {
+		m.steps.ReplaceRows(r.Steps, nil)
 	}
 	m.view, m.run, m.runID, m.runErr = viewRun, r, r.ID, nil
 	m.followStep()
+}
+
+// setRun shows a fresh copy of the run, the step cursor in place.
+func (m *Model) setRun(r *workflow.Run) {
+	m.run = r
+	m.steps.ReplaceRows(r.Steps, nil)
 }
 
 // followStep keeps the selection on the running step until the user moves.
@@ -640,11 +665,10 @@ func (m *Model) followStep() {
 	}
 	for i, s := range m.run.Steps {
 		if s.Status == workflow.StepRunning {
-			m.stepSel = i
+			m.steps.SetCursor(i)
 			return
 		}
 	}
-	m.stepSel = min(m.stepSel, max(0, len(m.run.Steps)-1))
 }
 
 // event handles one engine event.
@@ -776,14 +800,16 @@ func (m *Model) count(p pane) int {
 	return 0
 }
 
-func (m *Model) clampSel() {
+// syncLists gives every pane's list its fresh rows, the cursor at the
+// same place (a new run, listed first, is then the one chosen).
+func (m *Model) syncLists() {
 	for p := range paneCount {
-		m.sel[p] = min(max(0, m.sel[p]), max(0, m.count(p)-1))
+		m.lists[p].ReplaceRows(m.rows(p), nil)
 	}
 }
 
 func (m *Model) selectedBlueprint() string {
-	if i := m.sel[paneBlueprints]; i < len(m.blueprints) {
+	if i := m.sel(paneBlueprints); i < len(m.blueprints) {
 		return m.blueprints[i].Name
 	}
 	return ""
@@ -825,28 +851,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.request.SetWidth(m.width)
 		return m.request.input.Focus()
 	}
-	n := m.count(m.pane)
-	prev := m.sel[m.pane]
-	switch {
-	case key.Matches(msg, km.Down):
-		m.sel[m.pane] = min(prev+1, max(0, n-1))
-	case key.Matches(msg, km.Up):
-		m.sel[m.pane] = max(prev-1, 0)
-	case key.Matches(msg, km.PageDown):
-		m.sel[m.pane] = min(prev+8, max(0, n-1))
-	case key.Matches(msg, km.PageUp):
-		m.sel[m.pane] = max(prev-8, 0)
-	case key.Matches(msg, km.Top):
-		m.sel[m.pane] = 0
-	case key.Matches(msg, km.Bottom):
-		m.sel[m.pane] = max(0, n-1)
-	default:
+	prev := m.sel(m.pane)
+	ok, cmd := m.lists[m.pane].HandleKey(msg)
+	if !ok {
 		return m.action(msg)
 	}
-	if m.pane == paneBlueprints && m.sel[m.pane] != prev {
-		return m.loadBlueprint(m.selectedBlueprint(), false)
+	if m.pane == paneBlueprints && m.sel(m.pane) != prev {
+		return tea.Batch(cmd, m.loadBlueprint(m.selectedBlueprint(), false))
 	}
-	return nil
+	return cmd
 }
 
 func (m *Model) paneChanged() tea.Cmd {
@@ -858,31 +871,30 @@ func (m *Model) paneChanged() tea.Cmd {
 
 // action handles the pane's own keys.
 func (m *Model) action(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
 	enter := msg.String() == "enter"
 	switch m.pane {
 	case paneSkills:
-		if (key.Matches(msg, km.Run) || enter) && m.count(paneSkills) > 0 {
-			return m.openSkillForm(m.skills.Skills[m.sel[paneSkills]].Name, nil)
+		if (key.Matches(msg, m.keys.RunSkill) || enter) && m.count(paneSkills) > 0 {
+			return m.openSkillForm(m.skills.Skills[m.sel(paneSkills)].Name, nil)
 		}
 	case paneWorkflows:
-		if (key.Matches(msg, km.Run) || enter) && m.count(paneWorkflows) > 0 {
-			return m.openWorkflowForm(m.workflows.Workflows[m.sel[paneWorkflows]].ID, nil)
+		if (key.Matches(msg, m.keys.RunWorkflow) || enter) && m.count(paneWorkflows) > 0 {
+			return m.openWorkflowForm(m.workflows.Workflows[m.sel(paneWorkflows)].ID, nil)
 		}
 	case paneRuns:
 		if m.count(paneRuns) == 0 {
 			return nil
 		}
-		r := m.runs[m.sel[paneRuns]]
+		r := m.runs[m.sel(paneRuns)]
 		switch {
 		case enter:
 			m.openRun(&r)
 			return m.loadRun(r.ID)
-		case key.Matches(msg, km.Resume):
+		case key.Matches(msg, m.keys.Resume):
 			return m.resume(r)
 		}
 	case paneBlueprints:
-		if (key.Matches(msg, km.Use) || enter || msg.String() == "p") && m.count(paneBlueprints) > 0 {
+		if (key.Matches(msg, m.keys.UseBlueprint) || enter) && m.count(paneBlueprints) > 0 {
 			name := m.selectedBlueprint()
 			if m.bp == nil || m.bp.Name != name {
 				return m.loadBlueprint(name, true)
@@ -1001,7 +1013,7 @@ func (m *Model) resultKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.scroll = max(0, m.scroll-10)
 	case key.Matches(msg, km.Top):
 		m.scroll = 0
-	case key.Matches(msg, km.Run):
+	case key.Matches(msg, m.keys.RunAgain):
 		if !m.skillRunning {
 			return m.openSkillForm(m.skillName, m.skillVals)
 		}
@@ -1023,21 +1035,18 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case key.Matches(msg, km.Down):
-		m.stepSel, m.follow, m.scroll = min(m.stepSel+1, len(r.Steps)-1), false, 0
-	case key.Matches(msg, km.Up):
-		m.stepSel, m.follow, m.scroll = max(m.stepSel-1, 0), false, 0
-	case key.Matches(msg, km.Top):
-		m.stepSel, m.follow, m.scroll = 0, false, 0
-	case key.Matches(msg, km.Bottom):
-		m.stepSel, m.follow, m.scroll = max(0, len(r.Steps)-1), false, 0
+	case key.Matches(msg, km.Down, km.Up, km.Top, km.Bottom):
+		// The steps move; page keys scroll the output.
+		_, cmd := m.steps.HandleKey(msg)
+		m.follow, m.scroll = false, 0
+		return cmd
 	case key.Matches(msg, km.PageUp):
 		m.scroll += 10
 	case key.Matches(msg, km.PageDown):
 		m.scroll = max(0, m.scroll-10)
-	case key.Matches(msg, km.Resume):
+	case key.Matches(msg, m.keys.Resume):
 		return m.resume(*r)
-	case key.Matches(msg, km.Cancelrun):
+	case key.Matches(msg, m.keys.CancelRun):
 		if r.Status != workflow.RunRunning || !m.running[r.ID] {
 			return common.Toast(fmt.Sprintf("workflow run %d is not running here", r.ID))
 		}
@@ -1047,8 +1056,7 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 			Yes: "Cancel run", No: "Keep running", Danger: true, Payload: r.ID})
 		return nil
 	case msg.String() == "enter":
-		if m.stepSel < len(r.Steps) {
-			st := r.Steps[m.stepSel]
+		if st, ok := m.steps.Selected(); ok {
 			id := m.builds[st.ID]
 			if id == "" {
 				return common.Toast(fmt.Sprintf("step %s has no build (skill steps and skipped steps run none)", st.ID))
@@ -1064,7 +1072,7 @@ func (m *Model) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, km.Back):
 		m.view = viewBrowse
-	case key.Matches(msg, km.ToggleView):
+	case key.Matches(msg, m.keys.ToggleView):
 		m.previewJSON, m.scroll = !m.previewJSON, 0
 	case key.Matches(msg, km.Down):
 		m.scroll++
@@ -1074,7 +1082,7 @@ func (m *Model) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.scroll += 10
 	case key.Matches(msg, km.PageUp):
 		m.scroll = max(0, m.scroll-10)
-	case key.Matches(msg, km.Use):
+	case key.Matches(msg, m.keys.ChangeValues):
 		if m.bp != nil {
 			return m.openBlueprintForm()
 		}
@@ -1089,56 +1097,6 @@ func (m *Model) previewKey(msg tea.KeyPressMsg) tea.Cmd {
 			Yes: "Run it", No: "Not now"})
 	}
 	return nil
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.confirm.Active():
-		return m.confirm.ShortHelp()
-	case m.form != nil:
-		return []key.Binding{withHelp(km.Enter, strings.ToLower(m.form.action)), withHelp(km.Tab, "next field"), withHelp(km.Back, "close")}
-	case m.request != nil:
-		return []key.Binding{withHelp(km.Enter, "open form"), km.Down, km.Up, withHelp(km.Back, "close")}
-	}
-	switch m.view {
-	case viewSkillResult:
-		return []key.Binding{withHelp(km.Run, "run again"), withHelp(km.Down, "scroll"), withHelp(km.Back, "back")}
-	case viewRun:
-		return []key.Binding{km.Down, km.Up, withHelp(km.Enter, "open build"), withHelp(km.Resume, "resume"), withHelp(km.Cancelrun, "cancel"), withHelp(km.Back, "back")}
-	case viewPreview:
-		return []key.Binding{withHelp(km.Enter, "run this PRD"), km.ToggleView, withHelp(km.Use, "change values"), withHelp(km.Back, "back")}
-	}
-	keys := []key.Binding{withHelp(km.Tab, "next list")}
-	switch m.pane {
-	case paneSkills:
-		keys = append(keys, withHelp(km.Run, "run skill"))
-	case paneWorkflows:
-		keys = append(keys, withHelp(km.Run, "run workflow"), withHelp(km.Filter, "find by request"))
-	case paneRuns:
-		keys = append(keys, withHelp(km.Enter, "open run"), withHelp(km.Resume, "resume"))
-	case paneBlueprints:
-		keys = append(keys, withHelp(km.Use, "use (preview)"))
-	}
-	return append(keys, km.Down, km.Up)
-}
-
-// FullHelp implements help.KeyMap: two columns, so that the help fits 80
-// columns (the form and the dialogs show their own keys).
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{withHelp(km.Tab, "next list"), withHelp(km.ShiftTab, "previous list"), km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom, km.Refresh},
-		{withHelp(km.Run, "run skill or workflow"), withHelp(km.Filter, "find workflow by request"), withHelp(km.Enter, "open run · step's build"),
-			withHelp(km.Resume, "resume a run"), withHelp(km.Cancelrun, "cancel the run"), withHelp(km.Use, "use blueprint: preview"),
-			withHelp(km.ToggleView, "preview: table or JSON"), withHelp(km.Back, "back")},
-	}
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }
 
 func orDash(s string) string {
@@ -1166,8 +1124,8 @@ type requestBox struct {
 	input   textinput.Model
 	seq     int
 	matches []workflow.Match
+	list    *vlist.Model[workflow.Match] // the matches, best first
 	err     error
-	sel     int
 	width   int
 }
 
@@ -1177,7 +1135,10 @@ func newRequestBox(c *common.Common) *requestBox {
 	in.Placeholder = "what should happen? e.g. add tests for parse.go"
 	in.CharLimit = 500
 	in.SetStyles(c.Styles.TextInput)
-	return &requestBox{c: c, input: in}
+	r := &requestBox{c: c, input: in}
+	r.list = vlist.New(c, r.renderMatch)
+	r.list.SetMarker(true)
+	return r
 }
 
 func (r *requestBox) SetWidth(w int) {
@@ -1204,23 +1165,22 @@ func (m *Model) requestKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.request = nil
 		return nil
 	case msg.String() == "enter":
-		if r.sel >= len(r.matches) {
+		mt, ok := r.list.Selected()
+		if !ok {
 			return nil
 		}
-		mt := r.matches[r.sel]
 		m.request = nil
 		for i, w := range m.workflows.Workflows {
 			if w.ID == mt.ID {
-				m.sel[paneWorkflows] = i
+				m.lists[paneWorkflows].SetCursor(i)
 			}
 		}
 		return m.openWorkflowForm(mt.ID, mt.Params)
-	case msg.String() == "down":
-		r.sel = min(r.sel+1, max(0, len(r.matches)-1))
-		return nil
-	case msg.String() == "up":
-		r.sel = max(r.sel-1, 0)
-		return nil
+	case msg.String() == "down", msg.String() == "up", msg.String() == "pgdown", msg.String() == "pgup":
+		// Only the arrows and page keys move: letters (j, k, g, G) are
+		// typed into the request.
+		_, cmd := r.list.HandleKey(msg)
+		return cmd
 	}
 	var cmd tea.Cmd
 	r.input, cmd = r.input.Update(msg)

@@ -427,3 +427,38 @@ func TestLiveOutputWrapsByWords(t *testing.T) {
 	}
 	assert.Greater(t, seen, 10)
 }
+
+// Issue 32: a pane's list is nova's list: at 80×24 forty runs do not fit,
+// the pane says where it is, pgdn and G move the › (newest first, as the
+// engine lists the runs), and ? shows the page's own keys.
+func TestRunsListScrolls(t *testing.T) {
+	t.Parallel()
+	l := newLoop(t, cannedSource(t), 80, 21)
+	var runs []workflow.Run
+	for i := 40; i >= 1; i-- {
+		runs = append(runs, workflow.Run{ID: uint64(i), Workflow: "add-test", Status: workflow.RunDone})
+	}
+	l.Send(runsMsg{runs: runs})
+	l.PressAsync("tab", "tab")
+	require.Equal(t, paneRuns, l.m.pane)
+	out := l.Plain()
+	assert.Contains(t, out, "› #40 add-test", "the newest first")
+	assert.Regexp(t, `1/40 · ↓ \d+ more`, out)
+	l.PressAsync("pgdown")
+	assert.Greater(t, l.m.sel(paneRuns), 1, "pgdn moved the cursor")
+	l.PressAsync("G")
+	assert.Equal(t, 39, l.m.sel(paneRuns))
+	out = l.Plain()
+	assert.Contains(t, out, "› #1 add-test")
+	assert.Contains(t, out, "40/40 · ↑")
+	var descs []string
+	for _, g := range l.m.FullHelp() {
+		for _, k := range g {
+			descs = append(descs, k.Help().Key+" "+k.Help().Desc)
+		}
+	}
+	all := strings.Join(descs, ", ")
+	for _, want := range []string{"r run skill", "r run workflow", "/ find workflow by request", "R resume a run", "u use blueprint: preview", "G/end bottom"} {
+		assert.Contains(t, all, want)
+	}
+}

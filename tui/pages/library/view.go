@@ -89,7 +89,9 @@ func (m *Model) browseView() string {
 }
 
 // listRow is one row of a list: name on the left, a note on the right.
-type listRow struct{ name, note string }
+// listRow is one row of a pane's list; band, when set, colours the note
+// (a run's status).
+type listRow struct{ name, note, band string }
 
 func (m *Model) rows(p pane) []listRow {
 	var out []listRow
@@ -100,20 +102,21 @@ func (m *Model) rows(p pane) []listRow {
 			if len(sk.Agents) > 0 {
 				who = strings.Join(sk.Agents, ",")
 			}
-			out = append(out, listRow{sk.Name, who})
+			out = append(out, listRow{name: sk.Name, note: who})
 		}
 	case paneWorkflows:
 		for _, w := range m.workflows.Workflows {
-			out = append(out, listRow{w.ID, fmt.Sprintf("%d steps", len(w.Steps))})
+			out = append(out, listRow{name: w.ID, note: fmt.Sprintf("%d steps", len(w.Steps))})
 		}
 	case paneRuns:
 		for _, r := range m.runs {
 			done, total := r.Counts()
-			out = append(out, listRow{fmt.Sprintf("#%d %s", r.ID, r.Workflow), fmt.Sprintf("%s %d/%d", m.runStatus(r), done, total)})
+			st := m.runStatus(r)
+			out = append(out, listRow{fmt.Sprintf("#%d %s", r.ID, r.Workflow), fmt.Sprintf("%s %d/%d", st, done, total), st})
 		}
 	case paneBlueprints:
 		for _, b := range m.blueprints {
-			out = append(out, listRow{b.Name, fmt.Sprintf("v%d · %s", b.Version, plural(b.Status.UsageCount, "use"))})
+			out = append(out, listRow{name: b.Name, note: fmt.Sprintf("v%d · %s", b.Version, plural(b.Status.UsageCount, "use"))})
 		}
 	}
 	return out
@@ -166,32 +169,31 @@ func (m *Model) listView(w, h int) string {
 	case m.count(p) == 0:
 		lines = append(lines, strings.Split(m.emptyText(p, inner), "\n")...)
 	default:
-		rows := m.rows(p)
 		room := max(1, h-3-len(probLines))
-		sel := m.sel[p]
-		start := max(0, min(sel-room+1, len(rows)-room))
-		for i := start; i < len(rows) && i < start+room; i++ {
-			r := rows[i]
-			note := common.Truncate(r.note, max(0, inner-lipgloss.Width(r.name)-3))
-			name := common.Truncate(r.name, inner-2)
-			gap := strings.Repeat(" ", max(1, inner-2-lipgloss.Width(name)-lipgloss.Width(note)))
-			if i == sel {
-				lines = append(lines, s.Cursor.Render("›")+" "+s.Selected.Width(inner-2).Render(name+gap+note))
-			} else {
-				noteStyle := s.Muted
-				if p == paneRuns {
-					noteStyle = s.Band(m.runStatus(m.runs[i]))
-					noteStyle = lipgloss.NewStyle().Foreground(noteStyle.GetBackground())
-				}
-				lines = append(lines, "  "+s.Bold.Render(name)+gap+noteStyle.Render(note))
-			}
-		}
+		lines = append(lines, m.lists[p].ViewNoted(inner, min(room, m.count(p))))
 	}
 	content := title + "\n" + strings.Join(lines, "\n")
 	if len(probLines) > 0 {
 		content = common.FitHeight(content, h-2-len(probLines)) + "\n" + strings.Join(probLines, "\n")
 	}
 	return s.PanelFocused.Width(w).Height(h).Render(common.FitHeight(content, h-2))
+}
+
+// renderRow draws one item of a pane's list: its name and a note at the
+// right (a run's note in its status colour).
+func (m *Model) renderRow(r listRow, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	note := common.Truncate(r.note, max(0, w-lipgloss.Width(r.name)-1))
+	name := common.Truncate(r.name, w)
+	gap := strings.Repeat(" ", max(1, w-lipgloss.Width(name)-lipgloss.Width(note)))
+	if selected {
+		return s.Selected.Width(w).Render(name + gap + note)
+	}
+	noteStyle := s.Muted
+	if r.band != "" {
+		noteStyle = lipgloss.NewStyle().Foreground(s.Band(r.band).GetBackground())
+	}
+	return s.Bold.Render(name) + gap + noteStyle.Render(note)
 }
 
 func (m *Model) emptyText(p pane, w int) string {
@@ -216,7 +218,7 @@ func (m *Model) detailView(w int) string {
 	if !m.loaded[p] || m.errs[p] != nil || m.count(p) == 0 {
 		return ""
 	}
-	i := m.sel[p]
+	i := m.sel(p)
 	switch p {
 	case paneSkills:
 		return m.skillDetail(m.skills.Skills[i], w)
@@ -640,33 +642,55 @@ func (m *Model) stepsView(w, h int) string {
 	inner := w - 4
 	r := m.run
 	lines := []string{s.PanelTitleActive.Render("Steps") + " " + s.Muted.Render(fmt.Sprint(len(r.Steps)))}
-	for i, st := range r.Steps {
-		name := common.Truncate(st.ID, inner-4)
-		who := common.Truncate(stepWho(st), max(0, inner-3-lipgloss.Width(name)))
-		gap := strings.Repeat(" ", max(1, inner-2-lipgloss.Width(name)-lipgloss.Width(who)))
-		if i == m.stepSel {
-			lines = append(lines, m.stepGlyph(st.Status)+" "+s.Selected.Width(inner-2).Render(name+gap+who))
-		} else {
-			lines = append(lines, m.stepGlyph(st.Status)+" "+s.Bold.Render(name)+gap+s.Muted.Render(who))
-		}
-		if st.Status == workflow.StepSkipped || st.Status == workflow.StepFailed {
-			lines = append(lines, "  "+s.Subtle.Render(common.Truncate(oneLine(strings.TrimPrefix(st.Reason, "skipped: ")), inner-2)))
-		}
-	}
+	var reason []string
 	if r.Reason != "" {
-		lines = append(lines, "")
-		lines = append(lines, strings.Split(s.Muted.Width(inner).Render(r.Reason), "\n")...)
+		reason = append([]string{""}, strings.Split(s.Muted.Width(inner).Render(r.Reason), "\n")...)
 	}
+	per := 1
+	for _, st := range r.Steps {
+		if stepWhy(st) != "" {
+			per = 2
+		}
+	}
+	m.steps.SetRowHeight(per)
+	room := max(per, h-3-len(reason))
+	lines = append(lines, m.steps.ViewNoted(inner, min(room, len(r.Steps)*per)))
+	lines = append(lines, reason...)
 	return s.PanelFocused.Width(w).Height(h).Render(common.FitHeight(strings.Join(lines, "\n"), h-2))
+}
+
+// renderStep draws one step of a run: its status glyph, id and who runs
+// it; when a step of the run was skipped or failed, every step takes two
+// lines and the second says why.
+func (m *Model) renderStep(st workflow.StepState, _ int, selected, _ bool, w int) string {
+	s := m.c.Styles
+	name := common.Truncate(st.ID, max(1, w-4))
+	who := common.Truncate(stepWho(st), max(0, w-3-lipgloss.Width(name)))
+	gap := strings.Repeat(" ", max(1, w-2-lipgloss.Width(name)-lipgloss.Width(who)))
+	line := m.stepGlyph(st.Status) + " " + s.Bold.Render(name) + gap + s.Muted.Render(who)
+	if selected {
+		line = m.stepGlyph(st.Status) + " " + s.Selected.Width(max(1, w-2)).Render(name+gap+who)
+	}
+	if why := stepWhy(st); why != "" {
+		line += "\n  " + s.Subtle.Render(common.Truncate(why, max(1, w-2)))
+	}
+	return line
+}
+
+// stepWhy is why a step was skipped or failed ("" for the others).
+func stepWhy(st workflow.StepState) string {
+	if st.Status != workflow.StepSkipped && st.Status != workflow.StepFailed {
+		return ""
+	}
+	return oneLine(strings.TrimPrefix(st.Reason, "skipped: "))
 }
 
 func (m *Model) stepDetail(w, h int) string {
 	s := m.c.Styles
-	r := m.run
-	if m.stepSel >= len(r.Steps) {
+	st, ok := m.steps.Selected()
+	if !ok {
 		return ""
 	}
-	st := r.Steps[m.stepSel]
 	lines := []string{s.Bold.Render(common.Truncate(orDash(st.Title), w-12)) + "  " + s.Band(string(st.Status)).Render(string(st.Status))}
 	who := "agent " + st.Agent
 	if st.Skill != "" {
@@ -710,11 +734,9 @@ func (m *Model) stepDetail(w, h int) string {
 
 func (m *Model) outputView(w, h int) string {
 	s := m.c.Styles
-	r := m.run
 	title := s.PanelTitle.Render("Output")
 	var text string
-	if m.stepSel < len(r.Steps) {
-		st := r.Steps[m.stepSel]
+	if st, ok := m.steps.Selected(); ok {
 		if b := m.builds[st.ID]; b != "" && st.Status == workflow.StepRunning {
 			title = s.PanelTitle.Render("Live") + " " + s.Muted.Render("build "+b)
 			if sb := m.streams[b]; sb != nil {
@@ -857,6 +879,29 @@ func (m *Model) previewTable(w int) []string {
 
 // --- request box ------------------------------------------------------------
 
+// renderMatch draws one workflow that matches the request: its id, the
+// trigger that matched, the score and the values read from the request.
+func (r *requestBox) renderMatch(mt workflow.Match, _ int, selected, _ bool, w int) string {
+	s := r.c.Styles
+	trigger := "its name"
+	if mt.Trigger != "" {
+		trigger = "“" + mt.Trigger + "”"
+	}
+	line := fmt.Sprintf("%-12s %s %.2f", mt.ID, trigger, mt.Score)
+	if len(mt.Params) > 0 {
+		vals := map[string]any{}
+		for k, v := range mt.Params {
+			vals[k] = v
+		}
+		line += "  " + paramText(vals)
+	}
+	line = common.Truncate(line, w)
+	if selected {
+		return s.Selected.Render(line)
+	}
+	return s.Text.Render(line)
+}
+
 func (m *Model) requestView() string {
 	s := m.c.Styles
 	r := m.request
@@ -871,29 +916,7 @@ func (m *Model) requestView() string {
 	case len(r.matches) == 0:
 		b = append(b, s.Muted.Render(common.Truncate("No workflow matches; esc and pick one from the list.", inner)))
 	default:
-		for i, mt := range r.matches {
-			if i == 5 {
-				break
-			}
-			trigger := "its name"
-			if mt.Trigger != "" {
-				trigger = "“" + mt.Trigger + "”"
-			}
-			line := fmt.Sprintf("%-12s %s %.2f", mt.ID, trigger, mt.Score)
-			if len(mt.Params) > 0 {
-				vals := map[string]any{}
-				for k, v := range mt.Params {
-					vals[k] = v
-				}
-				line += "  " + paramText(vals)
-			}
-			line = common.Truncate(line, inner-2)
-			if i == r.sel {
-				b = append(b, s.Cursor.Render("›")+" "+s.Selected.Render(line))
-			} else {
-				b = append(b, "  "+s.Text.Render(line))
-			}
-		}
+		b = append(b, r.list.ViewNoted(inner, min(5, len(r.matches))))
 	}
 	b = append(b, "", s.Subtle.Render(common.Truncate("enter opens its form with these values · ↑/↓ choose · esc close", inner)))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))

@@ -78,6 +78,7 @@ type findMsg struct{ agent string }
 // Model is the Playbooks page.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	src    Source
 	width  int
 	height int
@@ -99,7 +100,7 @@ type Model struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: c.Clock(),
+	return &Model{c: c, keys: newKeyMap(), src: src, now: c.Clock(),
 		agents: &agentList{c: c}, rules: newRulesPane(c), history: &historyPane{c: c}, pending: &pendingPane{c: c},
 		confirm: confirm.New(c)}
 }
@@ -389,27 +390,27 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // pageKey handles the keys that work in every view.
-func (m *Model) pageKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	km := m.c.KeyMap
+func (m *Model) pageKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	km, k := m.c.KeyMap, m.keys
 	switch {
-	case key.Matches(k, km.Refresh):
+	case key.Matches(msg, km.Refresh):
 		return m.reloadAll(), true
-	case key.Matches(k, km.Tab):
+	case key.Matches(msg, k.NextView):
 		m.view, m.right = (m.view+1)%3, true
-	case key.Matches(k, km.ShiftTab):
+	case key.Matches(msg, k.PrevView):
 		m.view, m.right = (m.view+2)%3, true
-	case key.Matches(k, km.Left) && m.right:
+	case key.Matches(msg, k.Agents) && m.right:
 		m.right = false
-	case key.Matches(k, km.Right, km.Enter) && !m.right:
+	case key.Matches(msg, k.Panel) && !m.right:
 		m.right = true
-	case key.Matches(k, km.Back) && m.right:
+	case key.Matches(msg, km.Back) && m.right:
 		m.right = false
-	case key.Matches(k, km.Filter):
+	case key.Matches(msg, k.Filter):
 		m.view, m.right = viewRules, true
 		return m.rules.startFilter(), true
-	case key.Matches(k, km.Sort):
+	case key.Matches(msg, k.Sort):
 		m.rules.nextSort()
-	case key.Matches(k, km.New):
+	case key.Matches(msg, k.Add):
 		if m.view == viewPending {
 			m.view = viewRules
 		}
@@ -421,14 +422,13 @@ func (m *Model) pageKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 func (m *Model) rulesKey(k tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
 	r, ok := m.rules.selected()
 	switch {
-	case key.Matches(k, km.Edit):
+	case key.Matches(k, m.keys.Edit):
 		if ok {
 			return m.openForm(&r)
 		}
-	case key.Matches(k, km.Delete):
+	case key.Matches(k, m.keys.Delete):
 		if ok {
 			m.confirm.Open(confirm.Options{ID: "delete-rule", Title: "Delete rule " + r.ID + "?",
 				Body: common.Truncate(oneLine(r.Content), 180) + "\n\nThe playbook gets a new version; the rule stays in its history.",
@@ -441,10 +441,9 @@ func (m *Model) rulesKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) pendingKey(k tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
 	p, ok := m.pending.selected()
 	switch {
-	case key.Matches(k, km.Approve):
+	case key.Matches(k, m.keys.Approve):
 		if ok {
 			src, ctx := m.src, m.c.Ctx
 			return m.act(fmt.Sprintf("approved delta #%d for %s", p.ID, p.Agent), func() error {
@@ -452,7 +451,7 @@ func (m *Model) pendingKey(k tea.KeyPressMsg) tea.Cmd {
 				return err
 			})
 		}
-	case key.Matches(k, km.Reject):
+	case key.Matches(k, m.keys.Reject):
 		if ok {
 			m.confirm.Open(confirm.Options{ID: "reject-pending", Title: fmt.Sprintf("Reject delta #%d for %s?", p.ID, p.Agent),
 				Body: string(p.Delta.Op) + ": " + common.Truncate(oneLine(m.pending.text(p)), 180) + "\n\nIt leaves the queue and is not applied.",
@@ -514,41 +513,6 @@ func (m *Model) formKey(k tea.KeyPressMsg) tea.Cmd {
 		_, err := src.EditRule(ctx, e.agent, e.ruleID, e.content, e.tags, 0)
 		return err
 	})
-}
-
-// ---- help ------------------------------------------------------------------
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.confirm.Active():
-		return m.confirm.ShortHelp()
-	case m.form != nil:
-		return []key.Binding{withHelp(km.Enter, "save"), withHelp(km.Tab, "field"), withHelp(km.Back, "cancel")}
-	case m.rules.filterOn:
-		return []key.Binding{withHelp(km.Enter, "keep filter"), withHelp(km.Back, "clear")}
-	case m.view == viewPending:
-		return []key.Binding{withHelp(km.Approve, "approve"), withHelp(km.Reject, "reject"), withHelp(km.Tab, "view")}
-	}
-	return []key.Binding{withHelp(km.Tab, "rules/history/pending"), withHelp(km.Filter, "filter"), withHelp(km.Sort, "sort"),
-		withHelp(km.New, "add"), withHelp(km.Edit, "edit"), withHelp(km.Delete, "delete")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{km.Down, km.Up, withHelp(km.Left, "agents"), withHelp(km.Right, "rules/history/pending"), km.Top, km.Bottom},
-		{withHelp(km.Tab, "next view"), withHelp(km.ShiftTab, "previous view"), withHelp(km.Filter, "filter rules"), withHelp(km.Sort, "sort rules"), km.Refresh},
-		{withHelp(km.New, "add rule"), withHelp(km.Edit, "edit rule"), withHelp(km.Delete, "delete rule"),
-			withHelp(km.Approve, "approve pending"), withHelp(km.Reject, "reject pending")},
-	}
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -186,11 +188,7 @@ func TestAddEditDeleteRule(t *testing.T) {
 
 	// Edit r5.
 	l.press("l")
-	for i, x := range l.m.rules.rules {
-		if x.ID == "r5" {
-			l.m.rules.sel = i
-		}
-	}
+	require.True(t, l.m.rules.choose("r5"))
 	l.press("e")
 	require.NotNil(t, l.m.form)
 	assert.Equal(t, "Prefer table-driven tests", l.m.form.content.Value())
@@ -247,4 +245,69 @@ func TestNavigateToRule(t *testing.T) {
 	r, _ = l.m.rules.selected()
 	assert.Equal(t, "r2", r.ID)
 	assert.True(t, l.m.right)
+}
+
+// A playbook taller than its panel scrolls through nova's list: a
+// scrollbar shows the hidden rows, pgdn and G move the cursor, the cursor
+// row carries the › marker.
+func TestRulesScrollThroughList(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	mgr := ace.NewManager(ws.DB(), clock(), nil)
+	ctx := context.Background()
+	for i := range 30 {
+		_, _, err := mgr.AddRule(ctx, "MARS", fmt.Sprintf("Rule number %02d", i), nil, 0.5+float64(i)/100)
+		require.NoError(t, err)
+	}
+	l := newLoop(t, managerSource{Manager: mgr, ws: ws}, 80, 21)
+	selectAgent(l, "MARS")
+	l.press("l")
+	rows := func() []string {
+		var out []string
+		for _, line := range strings.Split(ansi.Strip(strings.Join(l.m.rules.view(70, 18, true), "\n")), "\n") {
+			if strings.Contains(line, "Rule number") && strings.Contains(line, "█") { // a table row, not the detail
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	r := rows()
+	require.NotEmpty(t, r)
+	require.Less(t, len(r), 30, "the panel hides rows")
+	for _, line := range r {
+		assert.True(t, strings.HasSuffix(line, "┃") || strings.HasSuffix(line, "│"), "scrollbar on %q", line)
+	}
+	assert.True(t, strings.HasPrefix(r[0], "› "), "marker on the cursor row: %q", r[0])
+	assert.Regexp(t, `1/30 · ↓ \d+ more`, ansi.Strip(strings.Join(l.m.rules.view(70, 18, true), "\n")), "the hidden rules are counted")
+	sel := func() string { x, _ := l.m.rules.selected(); return x.Content }
+	assert.Equal(t, "Rule number 29", sel(), "highest confidence first")
+	l.press("pgdown")
+	assert.Greater(t, l.m.rules.list.Cursor(), 1)
+	l.press("G")
+	assert.Equal(t, "Rule number 00", sel())
+	r = rows()
+	assert.True(t, strings.HasPrefix(r[len(r)-1], "› "), "the last row is in view: %q", r[len(r)-1])
+	l.press("g")
+	assert.Equal(t, 0, l.m.rules.list.Cursor())
+}
+
+// ? shows the page's own keymap, per state.
+func TestHelpShowsPageKeys(t *testing.T) {
+	t.Parallel()
+	l, _ := seeded(t, 120, 37)
+	descs := func(groups [][]key.Binding) string {
+		var b []string
+		for _, g := range groups {
+			for _, k := range g {
+				b = append(b, k.Help().Key+" "+k.Help().Desc)
+			}
+		}
+		return strings.Join(b, ", ")
+	}
+	full := descs(l.m.FullHelp())
+	for _, want := range []string{"o sort rules", "n add rule", "e edit rule", "d delete rule", "enter approve", "x reject", "/ filter rules", "pgdn page down"} {
+		assert.Contains(t, full, want)
+	}
+	l.press("n")
+	assert.Equal(t, "enter save, tab field, esc cancel", descs([][]key.Binding{l.m.ShortHelp()}))
 }

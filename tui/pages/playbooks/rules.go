@@ -12,6 +12,7 @@ import (
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 type sortKey uint8
@@ -39,18 +40,33 @@ type rulesPane struct {
 	agent string // whose playbook pb is
 
 	rules    []ace.Rule // filtered and sorted
-	sel      int
+	list     *vlist.Model[ace.Rule]
 	sortBy   sortKey
 	filter   textinput.Model
 	filterOn bool
+
+	// The table's columns, measured by view for renderRow.
+	cols ruleCols
 }
+
+// ruleCols are the widths of the rules table's columns.
+type ruleCols struct {
+	id, flex, tags int
+	showSrc        bool
+}
+
+const srcW, confW, numW = 7, 11, 5
 
 func newRulesPane(c *common.Common) *rulesPane {
 	f := textinput.New()
 	f.Prompt = "/ "
 	f.Placeholder = "filter rules (content, tag, source, id)"
 	f.SetStyles(c.Styles.TextInput)
-	return &rulesPane{c: c, filter: f}
+	r := &rulesPane{c: c, filter: f}
+	r.list = vlist.New(c, r.renderRow)
+	r.list.SetMarker(true)
+	r.list.SetEmptyText("")
+	return r
 }
 
 // set shows agent's playbook (or the error loading it).
@@ -59,30 +75,26 @@ func (r *rulesPane) set(agent string, pb *ace.Playbook, err error) {
 	if err != nil {
 		return
 	}
-	if r.agent != agent {
-		r.sel = 0
-	}
+	newAgent := r.agent != agent
 	r.pb, r.agent = pb, agent
 	r.applyFilter()
+	if newAgent {
+		r.list.SetCursor(0)
+	}
 }
 
 // choose selects rule id; it reports whether it is shown.
 func (r *rulesPane) choose(id string) bool {
 	for i, x := range r.rules {
 		if x.ID == id {
-			r.sel = i
+			r.list.SetCursor(i)
 			return true
 		}
 	}
 	return false
 }
 
-func (r *rulesPane) selected() (ace.Rule, bool) {
-	if r.sel >= 0 && r.sel < len(r.rules) {
-		return r.rules[r.sel], true
-	}
-	return ace.Rule{}, false
-}
+func (r *rulesPane) selected() (ace.Rule, bool) { return r.list.Selected() }
 
 // applyFilter recomputes the shown rules from the playbook, the filter and
 // the sort order, keeping the selected rule.
@@ -91,7 +103,8 @@ func (r *rulesPane) applyFilter() {
 	if x, ok := r.selected(); ok {
 		keep = x.ID
 	}
-	r.rules = r.rules[:0]
+	r.rules = nil
+	defer func() { r.list.ReplaceRows(r.rules, func(x ace.Rule) bool { return x.ID == keep }) }()
 	if r.pb == nil {
 		return
 	}
@@ -123,12 +136,6 @@ func (r *rulesPane) applyFilter() {
 		}
 		return cmp(a.Confidence, b.Confidence)
 	})
-	r.sel = min(r.sel, max(0, len(r.rules)-1))
-	for i, x := range r.rules {
-		if x.ID == keep {
-			r.sel = i
-		}
-	}
 }
 
 func matches(r ace.Rule, q string) bool {
@@ -190,22 +197,7 @@ func (r *rulesPane) update(msg tea.Msg) tea.Cmd {
 
 // key moves the selection.
 func (r *rulesPane) key(k tea.KeyPressMsg) {
-	km := r.c.KeyMap
-	switch {
-	case key.Matches(k, km.Down):
-		r.sel = min(r.sel+1, len(r.rules)-1)
-	case key.Matches(k, km.Up):
-		r.sel = max(r.sel-1, 0)
-	case key.Matches(k, km.PageDown):
-		r.sel = min(r.sel+10, len(r.rules)-1)
-	case key.Matches(k, km.PageUp):
-		r.sel = max(r.sel-10, 0)
-	case key.Matches(k, km.Top):
-		r.sel = 0
-	case key.Matches(k, km.Bottom):
-		r.sel = len(r.rules) - 1
-	}
-	r.sel = max(0, r.sel)
+	_, _ = r.list.HandleKey(k) // a static list fetches nothing
 }
 
 // view is the rules table with its filter line and the selected rule's
@@ -233,30 +225,25 @@ func (r *rulesPane) view(w, h int, focused bool) []string {
 		return append(out, "", s.Muted.Render("No rule matches the filter."), s.Subtle.Render("/ changes it, esc inside the filter clears it."))
 	}
 	// Columns: id, content, source, confidence, applied, success, tags.
+	// Two cells go to the list's › gutter and one to its scrollbar.
+	tw := max(1, w-3)
 	idW := 4
 	for _, x := range r.rules {
 		idW = max(idW, min(8, lipgloss.Width(x.ID)))
 	}
-	const srcW, confW, numW = 7, 11, 5
-	showSrc := w >= 70
+	showSrc := tw >= 70
 	fixed := idW + 1 + confW + 1 + numW + 1 + numW
 	if showSrc {
 		fixed += srcW + 1
 	}
-	flex := max(10, w-fixed-1)
+	flex := max(10, tw-fixed-1)
 	tagsW := 0
-	if w >= 100 {
+	if tw >= 100 {
 		tagsW = min(28, flex/3)
 		flex -= tagsW + 1
 	}
-	pad := func(t string, n int) string {
-		t = common.Truncate(t, n)
-		return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
-	}
-	lpad := func(t string, n int) string {
-		return strings.Repeat(" ", max(0, n-lipgloss.Width(t))) + t
-	}
-	hdr := pad("id", idW) + " " + pad("rule", flex)
+	r.cols = ruleCols{id: idW, flex: flex, tags: tagsW, showSrc: showSrc}
+	hdr := "  " + pad("id", idW) + " " + pad("rule", flex)
 	if showSrc {
 		hdr += " " + pad("source", srcW)
 	}
@@ -270,32 +257,8 @@ func (r *rulesPane) view(w, h int, focused bool) []string {
 		detailH = min(6, h/4)
 	}
 	rows := max(1, h-len(out)-detailH)
-	start := max(0, min(r.sel-rows+1, len(r.rules)-rows))
-	for i := start; i < len(r.rules) && i < start+rows; i++ {
-		x := r.rules[i]
-		ok := "—"
-		if x.AppliedCount > 0 {
-			ok = fmt.Sprintf("%.0f%%", x.SuccessRate()*100)
-		}
-		selected := i == r.sel && focused
-		cell := func(st lipgloss.Style, t string) string {
-			if selected {
-				return s.Selected.Render(t)
-			}
-			return st.Render(t)
-		}
-		sp := cell(s.Text, " ")
-		line := cell(s.Muted, pad(x.ID, idW)) + sp + cell(s.Text, pad(oneLine(x.Content), flex))
-		if showSrc {
-			line += sp + cell(r.sourceStyle(x.Source), pad(string(x.Source), srcW))
-		}
-		line += sp + s.Bar(x.Confidence, 6) + cell(s.Muted, fmt.Sprintf(" %.2f", x.Confidence)) + sp +
-			cell(s.Text, lpad(fmt.Sprintf("%d", x.AppliedCount), numW)) + sp + cell(s.Text, lpad(ok, numW))
-		if tagsW > 0 {
-			line += sp + cell(s.Accent, pad(strings.Join(x.Tags, ","), tagsW))
-		}
-		out = append(out, line)
-	}
+	r.list.SetFocused(focused)
+	out = append(out, strings.Split(r.list.ViewNoted(w, min(rows, len(r.rules))), "\n")...)
 	if detailH > 0 {
 		if x, ok := r.selected(); ok {
 			out = strings.Split(common.FitHeight(strings.Join(out, "\n"), h-detailH), "\n")
@@ -307,6 +270,44 @@ func (r *rulesPane) view(w, h int, focused bool) []string {
 		}
 	}
 	return out
+}
+
+// renderRow draws one rule in the table's columns (view measures them).
+func (r *rulesPane) renderRow(x ace.Rule, _ int, selected, focused bool, _ int) string {
+	s := r.c.Styles
+	c := r.cols
+	ok := "—"
+	if x.AppliedCount > 0 {
+		ok = fmt.Sprintf("%.0f%%", x.SuccessRate()*100)
+	}
+	hi := selected && focused
+	cell := func(st lipgloss.Style, t string) string {
+		if hi {
+			return s.Selected.Render(t)
+		}
+		return st.Render(t)
+	}
+	sp := cell(s.Text, " ")
+	line := cell(s.Muted, pad(x.ID, c.id)) + sp + cell(s.Text, pad(oneLine(x.Content), c.flex))
+	if c.showSrc {
+		line += sp + cell(r.sourceStyle(x.Source), pad(string(x.Source), srcW))
+	}
+	line += sp + s.Bar(x.Confidence, 6) + cell(s.Muted, fmt.Sprintf(" %.2f", x.Confidence)) + sp +
+		cell(s.Text, lpad(fmt.Sprintf("%d", x.AppliedCount), numW)) + sp + cell(s.Text, lpad(ok, numW))
+	if c.tags > 0 {
+		line += sp + cell(s.Accent, pad(strings.Join(x.Tags, ","), c.tags))
+	}
+	return line
+}
+
+// pad cuts or pads t to n cells; lpad pads it on the left.
+func pad(t string, n int) string {
+	t = common.Truncate(t, n)
+	return t + strings.Repeat(" ", max(0, n-lipgloss.Width(t)))
+}
+
+func lpad(t string, n int) string {
+	return strings.Repeat(" ", max(0, n-lipgloss.Width(t))) + t
 }
 
 func (r *rulesPane) sourceStyle(src ace.Source) lipgloss.Style {

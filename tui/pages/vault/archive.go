@@ -13,6 +13,7 @@ import (
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/confirm"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // confirmRestore is the restore question's id.
@@ -25,9 +26,9 @@ type archivePane struct {
 	*shared
 	width, height int
 
-	list       []engvault.ArchivedNode
+	list       []engvault.ArchivedNode // most recently archived first
+	rows       *vlist.Model[engvault.ArchivedNode]
 	loaded     bool
-	cursor     int
 	seq        int
 	err        error // loading failed
 	restoreErr error // the last restore was refused
@@ -45,7 +46,12 @@ type restoredMsg struct {
 	err error
 }
 
-func newArchivePane(sh *shared) *archivePane { return &archivePane{shared: sh} }
+func newArchivePane(sh *shared) *archivePane {
+	a := &archivePane{shared: sh}
+	a.rows = vlist.New(sh.c, a.renderRow)
+	a.rows.SetMarker(true)
+	return a
+}
 
 func (a *archivePane) setSize(w, h int) { a.width, a.height = w, h }
 
@@ -61,12 +67,10 @@ func (a *archivePane) load() tea.Cmd {
 	}
 }
 
-func (a *archivePane) selected() (engvault.ArchivedNode, bool) {
-	if a.cursor >= 0 && a.cursor < len(a.list) {
-		return a.list[a.cursor], true
-	}
-	return engvault.ArchivedNode{}, false
-}
+func (a *archivePane) selected() (engvault.ArchivedNode, bool) { return a.rows.Selected() }
+
+// cursor is the index of the chosen archived node.
+func (a *archivePane) cursor() int { return a.rows.Cursor() }
 
 func (a *archivePane) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -78,8 +82,9 @@ func (a *archivePane) update(msg tea.Msg) tea.Cmd {
 			a.err = msg.err
 			return common.Failure(fmt.Errorf("archive: %w", msg.err))
 		}
+		keep, had := a.selected()
 		a.list, a.loaded, a.err = msg.list, true, nil
-		a.cursor = min(a.cursor, max(0, len(a.list)-1))
+		a.rows.ReplaceRows(a.list, func(an engvault.ArchivedNode) bool { return had && an.Node.ID == keep.Node.ID })
 	case confirm.ResultMsg:
 		if msg.ID != confirmRestore || !msg.Confirmed || a.src == nil {
 			return nil
@@ -117,21 +122,11 @@ func (a *archivePane) update(msg tea.Msg) tea.Cmd {
 // key handles the archive's keys; confirm asks the restore question.
 func (a *archivePane) key(k tea.KeyPressMsg, ask func(confirm.Options)) (tea.Cmd, bool) {
 	km := a.c.KeyMap
-	n := len(a.list)
+	if ok, cmd := a.rows.HandleKey(k); ok {
+		return cmd, true
+	}
 	switch {
-	case key.Matches(k, km.Up):
-		a.cursor = max(0, a.cursor-1)
-	case key.Matches(k, km.Down):
-		a.cursor = max(0, min(n-1, a.cursor+1))
-	case key.Matches(k, km.PageUp):
-		a.cursor = max(0, a.cursor-10)
-	case key.Matches(k, km.PageDown):
-		a.cursor = max(0, min(n-1, a.cursor+10))
-	case key.Matches(k, km.Top):
-		a.cursor = 0
-	case key.Matches(k, km.Bottom):
-		a.cursor = max(0, n-1)
-	case key.Matches(k, km.Enter):
+	case key.Matches(k, a.keys.Restore):
 		an, ok := a.selected()
 		if !ok {
 			return nil, true
@@ -143,7 +138,7 @@ func (a *archivePane) key(k tea.KeyPressMsg, ask func(confirm.Options)) (tea.Cmd
 		body += ". A full vault refuses it: forget or archive a node first."
 		ask(confirm.Options{ID: confirmRestore, Title: fmt.Sprintf("Restore node #%d?", an.Node.ID),
 			Body: body, Yes: "Restore", No: "Cancel", Danger: true, Payload: an.Node.ID})
-	case key.Matches(k, km.Back, km.HistoryBack):
+	case key.Matches(k, km.Back, a.keys.HistoryBack):
 		return send(backMsg{}), true
 	default:
 		return nil, false
@@ -165,7 +160,7 @@ func (a *archivePane) view() string {
 		info = plural(len(a.list), "archived node", "archived nodes")
 	}
 	headLine := head + "  " + s.Muted.Render(info)
-	hint := s.Subtle.Render("↑/↓ choose · enter restores (asks first) · a or esc closes")
+	hint := s.Subtle.Render("↑/↓ choose · enter restores (asks first) · a or esc closes · most recent first")
 	top := ansi.Truncate(headLine, a.width, "…") + "\n" + ansi.Truncate(hint, a.width, "…")
 	ph := max(3, a.height-topLines)
 	inner := a.width - 4
@@ -200,19 +195,7 @@ func (a *archivePane) listView(w, h int) string {
 	}
 	detail := a.detailLines(w)
 	rowsH := max(1, h-len(detail)-len(errLines)-1)
-	first := max(0, a.cursor-rowsH+1)
-	var lines []string
-	for i := first; i < len(a.list) && i < first+rowsH; i++ {
-		an := a.list[i]
-		when := s.Muted.Render(fmtTime(an.ArchivedAt))
-		textW := max(4, w-2-6-lipgloss.Width(when)-1)
-		text := clip(fmt.Sprintf("#%d %s", an.Node.ID, label(an.Node)), textW)
-		if i == a.cursor {
-			lines = append(lines, s.Cursor.Render("▌")+" "+a.badge(an.Node.Type)+" "+s.Selected.Render(pad(text, textW))+" "+when)
-		} else {
-			lines = append(lines, "  "+a.badge(an.Node.Type)+" "+s.Text.Render(pad(text, textW))+" "+when)
-		}
-	}
+	lines := strings.Split(a.rows.ViewNoted(w, rowsH), "\n")
 	for len(lines) < rowsH {
 		lines = append(lines, "")
 	}
@@ -220,6 +203,20 @@ func (a *archivePane) listView(w, h int) string {
 	lines = append(lines, detail...)
 	lines = append(lines, errLines...)
 	return strings.Join(lines, "\n")
+}
+
+// renderRow draws one archived node: its type, id and label, and when it
+// was archived.
+func (a *archivePane) renderRow(an engvault.ArchivedNode, _ int, selected, _ bool, w int) string {
+	s := a.c.Styles
+	when := s.Muted.Render(fmtTime(an.ArchivedAt))
+	textW := max(4, w-6-lipgloss.Width(when)-1)
+	text := clip(fmt.Sprintf("#%d %s", an.Node.ID, label(an.Node)), textW)
+	st := s.Text
+	if selected {
+		st = s.Selected
+	}
+	return a.badge(an.Node.Type) + " " + st.Render(pad(text, textW)) + " " + when
 }
 
 func (a *archivePane) detailLines(w int) []string {

@@ -113,3 +113,62 @@ func TestArchiveEmpty(t *testing.T) {
 	a.Press("esc")
 	assert.Contains(t, a.Plain(), "/ search the vault")
 }
+
+// Issue 32: the conflicts view is nova's list: at 80×24 five pairs do not
+// fit, the view says where it is, pgdn and G move the › through the pairs.
+func TestConflictsScrollThroughList(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	fill(t, ws.v)
+	ctx := context.Background()
+	for _, e := range [][2]uint64{{3, 5}, {10, 12}, {11, 2}} {
+		_, err := ws.v.Link(ctx, e[0], e[1], engvault.Contradicts, 0.9)
+		require.NoError(t, err)
+	}
+	a := newApp(t, ws, 80, 24)
+	a.Press("c")
+	out := a.Plain()
+	assert.Contains(t, out, "5 contradicting pairs")
+	assert.Contains(t, out, "› 1/5 contradicts")
+	assert.Regexp(t, `1/5 · ↓ \d+ more`, out, "the hidden pairs are counted")
+	checkFits(t, out, [2]int{80, 24}, "conflicts")
+	a.Press("pgdown")
+	assert.NotContains(t, a.Plain(), "› 1/5 contradicts", "pgdn moved the cursor")
+	a.Press("G")
+	out = a.Plain()
+	assert.Contains(t, out, "› 5/5 contradicts")
+	assert.Contains(t, out, "5/5 · ↑")
+	a.Press("g")
+	assert.Contains(t, a.Plain(), "› 1/5 contradicts")
+}
+
+// Issue 32: a node's links are nova's list in its detail: at 80×24 eleven
+// links do not fit the half of the panel they get, the list says where it
+// is, ↓ and G move the ›, enter follows the chosen link.
+func TestDetailLinksScroll(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	fill(t, ws.v)
+	ctx := context.Background()
+	for _, to := range []uint64{3, 5, 6, 7, 8, 10, 11, 12} {
+		_, err := ws.v.Link(ctx, 1, to, engvault.Supports, 0.5)
+		require.NoError(t, err)
+	}
+	a := newApp(t, ws, 80, 24)
+	a.Press("G", "enter")
+	out := a.Plain()
+	assert.Contains(t, out, "Links (11)")
+	assert.Regexp(t, `› supports`, out)
+	assert.Regexp(t, `1/11 · ↓ \d+ more`, out, "the hidden links are counted")
+	checkFits(t, out, [2]int{80, 24}, "detail links")
+	a.Press("down")
+	assert.Contains(t, a.Plain(), "2/11 · ")
+	a.Press("G")
+	out = a.Plain()
+	assert.Contains(t, out, "11/11 · ↑")
+	assert.Regexp(t, `›\s+(supports|refines|contradicts)?\s*[─◀▶]+\s+\S+\s+#4 `, out, "the last link, #4 (refines), is chosen")
+	a.Press("enter")
+	out = a.Plain()
+	assert.Contains(t, out, "Links (2)", "enter followed the link: #4 has two")
+	assert.NotContains(t, out, "Links (11)")
+}

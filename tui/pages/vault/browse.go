@@ -96,7 +96,7 @@ func (b *browsePane) reconcile(shown bool) tea.Cmd {
 	if id != b.lastTarget {
 		b.lastTarget = id
 		if !b.focusDetail {
-			b.detail.linkCursor, b.detail.scroll = 0, 0
+			b.detail.want, b.detail.scroll, b.detail.linksOf = 0, 0, nil
 		}
 	}
 	if !shown || (!b.wide() && !b.focusDetail) || id == 0 {
@@ -131,7 +131,7 @@ func (b *browsePane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if key.Matches(k, km.Enter, km.Tab) {
 		if n, ok := b.list.selected(); ok {
 			b.focusDetail = true
-			b.detail.id, b.detail.linkCursor, b.detail.scroll = n.ID, 0, 0
+			b.detail.show(n.ID, 0)
 			return send(forgetHistoryMsg{}), true
 		}
 		return nil, true

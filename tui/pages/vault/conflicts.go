@@ -11,6 +11,7 @@ import (
 
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // conflictsPane lists the pairs of nodes linked by "contradicts", side by
@@ -20,9 +21,10 @@ type conflictsPane struct {
 	width, height int
 
 	list   []engvault.Conflict
+	rows   *vlist.Model[engvault.Conflict] // a pair is one row of several lines
 	loaded bool
-	cursor int
 	side   int
+	cl     int // content lines of a side (view sets it for block)
 	seq    int
 	err    error
 }
@@ -33,7 +35,15 @@ type conflictsMsg struct {
 	err  error
 }
 
-func newConflictsPane(sh *shared) *conflictsPane { return &conflictsPane{shared: sh} }
+func newConflictsPane(sh *shared) *conflictsPane {
+	p := &conflictsPane{shared: sh}
+	p.rows = vlist.New(sh.c, p.block)
+	p.rows.SetMarker(true)
+	return p
+}
+
+// cursor is the index of the chosen pair.
+func (p *conflictsPane) cursor() int { return p.rows.Cursor() }
 
 func (p *conflictsPane) setSize(w, h int) { p.width, p.height = w, h }
 
@@ -56,17 +66,18 @@ func (p *conflictsPane) update(msg tea.Msg) tea.Cmd {
 		p.err = m.err
 		return common.Failure(fmt.Errorf("conflicts: %w", m.err))
 	}
+	keep, had := p.rows.Selected()
 	p.list, p.loaded, p.err = m.list, true, nil
-	p.cursor = min(p.cursor, max(0, len(p.list)-1))
+	p.rows.ReplaceRows(p.list, func(c engvault.Conflict) bool { return had && c.A.ID == keep.A.ID && c.B.ID == keep.B.ID })
 	return nil
 }
 
 // target is the chosen side of the chosen pair.
 func (p *conflictsPane) target() (engvault.Node, bool) {
-	if p.cursor >= len(p.list) {
+	c, ok := p.rows.Selected()
+	if !ok {
 		return engvault.Node{}, false
 	}
-	c := p.list[p.cursor]
 	if p.side == 1 {
 		return c.B, true
 	}
@@ -77,19 +88,10 @@ func (p *conflictsPane) target() (engvault.Node, bool) {
 func (p *conflictsPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	km := p.c.KeyMap
 	n := len(p.list)
+	if ok, cmd := p.rows.HandleKey(k); ok {
+		return cmd, true
+	}
 	switch {
-	case key.Matches(k, km.Up):
-		p.cursor = max(0, p.cursor-1)
-	case key.Matches(k, km.Down):
-		p.cursor = max(0, min(n-1, p.cursor+1))
-	case key.Matches(k, km.PageUp):
-		p.cursor = max(0, p.cursor-3)
-	case key.Matches(k, km.PageDown):
-		p.cursor = max(0, min(n-1, p.cursor+3))
-	case key.Matches(k, km.Top):
-		p.cursor = 0
-	case key.Matches(k, km.Bottom):
-		p.cursor = max(0, n-1)
 	case key.Matches(k, km.Left):
 		p.side = 0
 	case key.Matches(k, km.Right, km.Tab):
@@ -103,7 +105,7 @@ func (p *conflictsPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			t, _ := p.target()
 			return send(jumpMsg{id: t.ID}), true
 		}
-	case key.Matches(k, km.Back, km.HistoryBack):
+	case key.Matches(k, km.Back, p.keys.HistoryBack):
 		return send(backMsg{}), true
 	default:
 		return nil, false
@@ -136,28 +138,21 @@ func (p *conflictsPane) view() string {
 	if p.height >= 30 {
 		cl = 6
 	}
+	p.cl = cl
 	bh := 1 + 2 + 2 + cl
-	per := max(1, avail/bh)
-	first := max(0, p.cursor-per+1)
-	var blocks []string
-	for i := first; i < len(p.list) && i < first+per; i++ {
-		blocks = append(blocks, p.block(i, cl))
-	}
-	return top + "\n" + strings.Join(blocks, "\n")
+	p.rows.SetRowHeight(bh)
+	return top + "\n" + p.rows.ViewNoted(p.width, max(bh, avail))
 }
 
-func (p *conflictsPane) block(i, cl int) string {
+// block draws one pair in p.cl+5 lines of width cells: a head line, then
+// the two sides in panels (the chosen side's focused).
+func (p *conflictsPane) block(c engvault.Conflict, i int, sel, _ bool, width int) string {
 	s := p.c.Styles
-	c := p.list[i]
-	sel := i == p.cursor
-	marker := "  "
-	if sel {
-		marker = s.Cursor.Render("▌") + " "
-	}
-	head := marker + s.Muted.Render(fmt.Sprintf("%d/%d ", i+1, len(p.list))) + s.EdgeConflict.Render("contradicts") +
+	cl := p.cl
+	head := s.Muted.Render(fmt.Sprintf("%d/%d ", i+1, len(p.list))) + s.EdgeConflict.Render("contradicts") +
 		s.Subtle.Render(fmt.Sprintf(" · #%d ─▶ #%d · strength %.2f", c.A.ID, c.B.ID, c.Edge.Strength))
-	lw := (p.width - 1) / 2
-	rw := p.width - 1 - lw
+	lw := (width - 1) / 2
+	rw := width - 1 - lw
 	side := func(n engvault.Node, w int, focused bool) string {
 		inner := w - 4
 		var b strings.Builder
@@ -185,5 +180,5 @@ func (p *conflictsPane) block(i, cl int) string {
 		return panel.Width(w).Height(2 + 2 + cl).Render(common.FitHeight(strings.Join(lines, "\n"), 2+cl))
 	}
 	pair := lipgloss.JoinHorizontal(lipgloss.Top, side(c.A, lw, sel && p.side == 0), " ", side(c.B, rw, sel && p.side == 1))
-	return ansi.Truncate(head, p.width, "…") + "\n" + pair
+	return ansi.Truncate(head, width, "…") + "\n" + pair
 }

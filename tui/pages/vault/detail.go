@@ -12,6 +12,7 @@ import (
 	engvault "github.com/nova-dev/nova/engine/vault"
 	"github.com/nova-dev/nova/tui/common"
 	"github.com/nova-dev/nova/tui/components/markdown"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // detailPane shows one node: its facts, its links (grouped by relation,
@@ -22,10 +23,20 @@ type detailPane struct {
 	*shared
 	width, height int // the panel
 
-	id         uint64 // the node shown while the detail has the focus
-	linkCursor int
+	id uint64 // the node shown while the detail has the focus
+	// links is the focused node's links in nova's list component;
+	// linksOf is the detail they were taken from, want the cursor to put
+	// on them once they arrive (-1: none).
+	links      *vlist.Model[linkRow]
+	linksOf    *detailData
+	want       int
 	scroll     int
 	followLink bool // keep the chosen link in view (off after page keys)
+	// relW and rendering are what renderLink needs of the detail being
+	// drawn: the widest relation and its links.
+	relW      int
+	rendering *detailData
+	static    bool // drawing a preview's links, not the list
 
 	details   map[uint64]*detailData
 	detailErr map[uint64]error
@@ -85,9 +96,41 @@ type forgetHistoryMsg struct{}
 func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 func newDetailPane(sh *shared) *detailPane {
-	return &detailPane{shared: sh,
+	d := &detailPane{shared: sh,
 		details: map[uint64]*detailData{}, detailErr: map[uint64]error{}, pending: map[uint64]int{},
-		md: map[mdKey]string{}, mdPending: map[mdKey]bool{}}
+		md: map[mdKey]string{}, mdPending: map[mdKey]bool{}, want: -1}
+	d.links = vlist.New(sh.c, d.renderLink)
+	d.links.SetMarker(true)
+	return d
+}
+
+// maxLinkRows bounds the links shown at once in the detail: more scroll
+// inside their list (the rest of the detail scrolls with page keys).
+func (d *detailPane) maxLinkRows() int { return max(3, d.bodyHeight()/2) }
+
+// linkCursor is the chosen link of the focused node.
+func (d *detailPane) linkCursor() int {
+	if d.want >= 0 {
+		return d.want
+	}
+	return d.links.Cursor()
+}
+
+// syncLinks gives the links list the focused node's links when they
+// changed, and the cursor asked for.
+func (d *detailPane) syncLinks() {
+	dd := d.details[d.id]
+	if dd == nil {
+		return
+	}
+	if dd != d.linksOf {
+		d.linksOf = dd
+		d.links.ReplaceRows(dd.links, nil)
+	}
+	if d.want >= 0 {
+		d.links.SetCursor(d.want)
+		d.want = -1
+	}
 }
 
 func (d *detailPane) setSize(w, h int) { d.width, d.height = w, h }
@@ -99,7 +142,8 @@ func (d *detailPane) bodyHeight() int { return max(1, d.height-2) }
 
 // show focuses the pane on node id, at its top.
 func (d *detailPane) show(id uint64, cursor int) {
-	d.id, d.linkCursor, d.scroll = id, cursor, 0
+	d.id, d.want, d.scroll = id, cursor, 0
+	d.linksOf = nil
 	delete(d.detailErr, id)
 }
 
@@ -173,26 +217,20 @@ func (d *detailPane) mdKeyFor(n engvault.Node) mdKey {
 // key handles the keys of the focused detail; it reports whether it used k.
 func (d *detailPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	km := d.c.KeyMap
+	d.syncLinks()
 	dd := d.details[d.id]
 	nLinks := 0
 	if dd != nil {
 		nLinks = len(dd.links)
 	}
 	switch {
+	case key.Matches(k, km.Up, km.Down, km.Bottom) && nLinks > 0:
+		_, _ = d.links.HandleKey(k) // a static list fetches nothing
+		d.followLink = true
 	case key.Matches(k, km.Up):
-		if nLinks > 0 {
-			d.linkCursor = max(0, d.linkCursor-1)
-		} else {
-			d.scroll = max(0, d.scroll-1)
-		}
-		d.followLink = true
+		d.scroll = max(0, d.scroll-1)
 	case key.Matches(k, km.Down):
-		if nLinks > 0 {
-			d.linkCursor = min(nLinks-1, d.linkCursor+1)
-		} else {
-			d.scroll++
-		}
-		d.followLink = true
+		d.scroll++
 	case key.Matches(k, km.PageUp):
 		d.scroll = max(0, d.scroll-max(1, d.bodyHeight()-1))
 		d.followLink = false
@@ -200,18 +238,45 @@ func (d *detailPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		d.scroll += max(1, d.bodyHeight()-1)
 		d.followLink = false
 	case key.Matches(k, km.Top):
-		d.scroll, d.linkCursor = 0, 0
+		d.scroll = 0
+		d.links.SetCursor(0)
 	case key.Matches(k, km.Enter):
-		if dd != nil && d.linkCursor < nLinks {
-			return send(jumpMsg{id: dd.links[d.linkCursor].node.ID}), true
+		if l, ok := d.links.Selected(); ok && dd != nil && nLinks > 0 {
+			return send(jumpMsg{id: l.node.ID}), true
 		}
-	case key.Matches(k, km.Back, km.HistoryBack):
+	case key.Matches(k, km.Back, d.keys.HistoryBack):
 		return send(backMsg{}), true
 	default:
 		return nil, false
 	}
 	d.fixScroll()
 	return nil, true
+}
+
+// renderLink draws one link: its relation (on the first link of each
+// relation), the direction, and the node at the other end.
+func (d *detailPane) renderLink(l linkRow, i int, selected, _ bool, w int) string {
+	s := d.c.Styles
+	rel := ""
+	// The relation heads its group, and the first row in view.
+	if dd := d.rendering; dd == nil || i == 0 || i >= len(dd.links) || dd.links[i-1].rel != l.rel || (!d.static && i == d.links.Top()) {
+		rel = string(l.rel)
+	}
+	st := s.EdgeLabel
+	if l.rel == engvault.Contradicts {
+		st = s.EdgeConflict
+	}
+	relText := st.Render(rel) + strings.Repeat(" ", max(0, d.relW-lipgloss.Width(rel)))
+	arrow := s.Tree.Render(" ─▶ ")
+	if !l.out {
+		arrow = s.Tree.Render(" ◀─ ")
+	}
+	head := relText + arrow + d.badge(l.node.Type) + " "
+	text := clip(fmt.Sprintf("#%d %s", l.node.ID, label(l.node)), max(4, w-lipgloss.Width(head)))
+	if selected {
+		return head + s.Selected.Render(text)
+	}
+	return head + s.Text.Render(text)
 }
 
 // ---- commands --------------------------------------------------------------
@@ -274,19 +339,18 @@ func (d *detailPane) panel(id uint64, focused bool) string {
 	case dd == nil:
 		body = s.Subtle.Render("loading…")
 	default:
-		lines, linkAt := d.lines(dd, inner, focused)
-		scroll := d.effectiveScroll(lines, linkAt, h-2, focused)
+		lines, cursorAt := d.lines(dd, inner, focused && id == d.id)
+		scroll := d.effectiveScroll(lines, cursorAt, h-2, focused)
 		body = strings.Join(lines[min(scroll, len(lines)):], "\n")
 	}
 	return d.box(body, w, h, focused)
 }
 
 // effectiveScroll is the detail's scroll clamped to its content and moved
-// so the chosen link is visible.
-func (d *detailPane) effectiveScroll(lines []string, linkAt []int, h int, focused bool) int {
+// so the chosen link (at line at, -1: none) is visible.
+func (d *detailPane) effectiveScroll(lines []string, at, h int, focused bool) int {
 	scroll := d.scroll
-	if focused && d.followLink && d.linkCursor < len(linkAt) {
-		at := linkAt[d.linkCursor]
+	if focused && d.followLink && at >= 0 {
 		if at < scroll {
 			scroll = at - 1
 		}
@@ -301,13 +365,16 @@ func (d *detailPane) effectiveScroll(lines []string, linkAt []int, h int, focuse
 // start from what is on screen.
 func (d *detailPane) fixScroll() {
 	if dd := d.details[d.id]; dd != nil {
-		lines, linkAt := d.lines(dd, d.innerWidth(), true)
-		d.scroll = d.effectiveScroll(lines, linkAt, d.bodyHeight(), true)
+		lines, at := d.lines(dd, d.innerWidth(), true)
+		d.scroll = d.effectiveScroll(lines, at, d.bodyHeight(), true)
 	}
 }
 
-// lines renders a node's detail; linkAt gives the line of each link.
-func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string, linkAt []int) {
+// lines renders a node's detail; cursorAt is the line of the chosen link
+// (-1: none). Only the focused node's links are a list with a cursor; a
+// preview lists them as they are.
+func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string, cursorAt int) {
+	cursorAt = -1
 	s := d.c.Styles
 	n := dd.node
 	add := func(l string) { lines = append(lines, ansi.Truncate(l, w, "…")) }
@@ -342,31 +409,22 @@ func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string,
 		add(s.Subtitle.Render("Links") + s.Subtle.Render("  none yet · L links this node to another"))
 	} else {
 		add(s.Subtitle.Render("Links") + s.Subtle.Render(fmt.Sprintf(" (%d)", len(dd.links))))
-		var rel engvault.Relation
-		for i, l := range dd.links {
-			if l.rel != rel {
-				rel = l.rel
-				st := s.EdgeLabel
-				if rel == engvault.Contradicts {
-					st = s.EdgeConflict
-				}
-				add(" " + st.Render(string(rel)))
+		d.relW = 0
+		for _, l := range dd.links {
+			d.relW = max(d.relW, lipgloss.Width(string(l.rel)))
+		}
+		d.rendering = dd
+		if focused && dd == d.details[d.id] {
+			d.syncLinks()
+			start := len(lines)
+			lines = append(lines, strings.Split(d.links.ViewNoted(w, min(len(dd.links), d.maxLinkRows())), "\n")...)
+			cursorAt = start + d.links.Cursor() - d.links.Top()
+		} else {
+			d.static = true
+			for i, l := range dd.links {
+				add("  " + d.renderLink(l, i, false, false, w-2))
 			}
-			arrow := s.Tree.Render("─▶ ")
-			if !l.out {
-				arrow = s.Tree.Render("◀─ ")
-			}
-			text := clip(fmt.Sprintf("#%d %s", l.node.ID, label(l.node)), max(4, w-13))
-			sel := focused && i == d.linkCursor
-			marker := "  "
-			if sel {
-				marker = s.Cursor.Render("▌") + " "
-				text = s.Selected.Render(text)
-			} else {
-				text = s.Text.Render(text)
-			}
-			linkAt = append(linkAt, len(lines))
-			add(marker + " " + arrow + d.badge(l.node.Type) + " " + text)
+			d.static = false
 		}
 	}
 	add("")
@@ -383,5 +441,5 @@ func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string,
 			lines[i] = ansi.Truncate(l, w, "…")
 		}
 	}
-	return lines, linkAt
+	return lines, cursorAt
 }

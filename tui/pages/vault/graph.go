@@ -124,17 +124,17 @@ func (g *graphPane) set(msg graphMsg) {
 func (g *graphPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	km := g.c.KeyMap
 	switch {
-	case key.Matches(k, km.DepthMore):
+	case key.Matches(k, g.keys.DepthMore):
 		if g.depth < maxDepth {
 			return g.load(g.root, g.depth+1), true
 		}
 		return nil, true
-	case key.Matches(k, km.DepthLess):
+	case key.Matches(k, g.keys.DepthLess):
 		if g.depth > 1 {
 			return g.load(g.root, g.depth-1), true
 		}
 		return nil, true
-	case key.Matches(k, km.Depth):
+	case key.Matches(k, g.keys.Depth):
 		d := int(k.Code - '0')
 		if d >= 1 && d <= maxDepth && d != g.depth {
 			return g.load(g.root, d), true
@@ -145,7 +145,7 @@ func (g *graphPane) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			return send(jumpMsg{id: id}), true
 		}
 		return nil, true
-	case key.Matches(k, km.Back, km.HistoryBack):
+	case key.Matches(k, km.Back, g.keys.HistoryBack):
 		return send(backMsg{}), true
 	case key.Matches(k, km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom):
 		g.graph.Update(k)

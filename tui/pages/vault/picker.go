@@ -221,11 +221,11 @@ func (p *linkPicker) keyRelation(k tea.KeyPressMsg, link func(from, to uint64, r
 
 // ShortHelp is the dialog's keys.
 func (p *linkPicker) ShortHelp() []key.Binding {
-	km := p.c.KeyMap
+	k := p.keys
 	if p.step == pickRelation {
-		return []key.Binding{with(km.Up, "↑/↓", "relation"), with(km.Enter, "enter", "link"), with(km.Back, "esc", "back")}
+		return []key.Binding{k.PickRelation, k.DoLink, k.PickBack}
 	}
-	return []key.Binding{with(km.Up, "↑/↓", "choose"), with(km.Enter, "enter", "pick"), with(km.Back, "esc", "cancel")}
+	return []key.Binding{k.PickChoose, k.Pick, k.PickCancel}
 }
 
 // ---- view ------------------------------------------------------------------

@@ -18,9 +18,10 @@ import (
 // TUI's common context and the page's Source. Panes reach the engine only
 // through it, inside tea.Cmds.
 type shared struct {
-	c   *common.Common
-	src Source
-	now func() time.Time // the debounces' clock (tests pin it)
+	c    *common.Common
+	keys *keyMap // the page's own bindings
+	src  Source
+	now  func() time.Time // the debounces' clock (tests pin it)
 }
 
 func (s *shared) ctx() context.Context {

@@ -100,7 +100,7 @@ type refreshTickMsg struct{ seq int }
 
 // New builds the page.
 func New(c *common.Common, src Source) *Model {
-	sh := &shared{c: c, src: src, now: c.Clock()}
+	sh := &shared{c: c, keys: newKeyMap(), src: src, now: c.Clock()}
 	m := &Model{shared: sh, confirm: confirm.New(c)}
 	m.browse = newBrowsePane(sh)
 	m.graph = newGraphPane(sh)
@@ -304,12 +304,12 @@ func (m *Model) here() loc {
 	case viewGraph:
 		l.id = m.graph.root
 	case viewConflicts:
-		l.cursor = m.conflicts.cursor
+		l.cursor = m.conflicts.cursor()
 	case viewArchive:
-		l.cursor = m.archive.cursor
+		l.cursor = m.archive.cursor()
 	default:
 		if m.browse.focusDetail {
-			l.id, l.cursor = m.browse.detail.id, m.browse.detail.linkCursor
+			l.id, l.cursor = m.browse.detail.id, m.browse.detail.linkCursor()
 		}
 	}
 	return l
@@ -329,13 +329,13 @@ func (m *Model) back() tea.Cmd {
 		case viewGraph:
 			return m.graph.load(l.id, l.depth)
 		case viewConflicts:
-			m.conflicts.cursor = l.cursor
+			m.conflicts.rows.SetCursor(l.cursor)
 		case viewArchive:
-			m.archive.cursor = l.cursor
+			m.archive.rows.SetCursor(l.cursor)
 		default:
 			if l.focusDetail {
 				d := m.browse.detail
-				d.id, d.linkCursor, d.scroll = l.id, l.cursor, 0
+				d.show(l.id, l.cursor)
 			}
 		}
 		return nil
@@ -379,14 +379,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Filter):
 		m.view, m.browse.focusDetail = viewList, false
 		return m.browse.list.focusSearch()
-	case key.Matches(k, km.Conflicts):
+	case key.Matches(k, m.keys.Conflicts):
 		if m.view == viewConflicts {
 			return m.back()
 		}
 		m.push()
 		m.view = viewConflicts
 		return m.conflicts.load()
-	case key.Matches(k, km.Archive):
+	case key.Matches(k, m.keys.Archive):
 		if m.view == viewArchive {
 			return m.back()
 		}
@@ -415,7 +415,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 
 // keyAction handles the actions on the target node.
 func (m *Model) keyAction(k tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	km := m.keys
 	n, ok := m.target()
 	if !ok {
 		return nil
@@ -425,7 +425,7 @@ func (m *Model) keyAction(k tea.KeyPressMsg) tea.Cmd {
 		return m.reinforceCmd(n.ID)
 	case key.Matches(k, km.Demote):
 		return m.demoteCmd(n.ID)
-	case key.Matches(k, km.Delete):
+	case key.Matches(k, km.Forget):
 		m.confirm.Open(confirm.Options{
 			ID:      confirmForget,
 			Title:   fmt.Sprintf("Forget node #%d?", n.ID),
@@ -558,7 +558,7 @@ func (m *Model) View() string {
 }
 
 // ArchiveCursor is the archive view's selection (tests).
-func (m *Model) ArchiveCursor() int { return m.archive.cursor }
+func (m *Model) ArchiveCursor() int { return m.archive.cursor() }
 
 // dialogOpen reports a dialog over the view (it has the keyboard).
 func (m *Model) dialogOpen() bool { return m.confirm.Active() || m.picker.active() || m.tags.open }
@@ -577,73 +577,6 @@ func (m *Model) baseView() string {
 		out = m.browse.view()
 	}
 	return common.FitHeight(out, m.height)
-}
-
-// ---- help ------------------------------------------------------------------
-
-func with(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.confirm.Active():
-		return m.confirm.ShortHelp()
-	case m.picker.active():
-		return m.picker.ShortHelp()
-	case m.tags.open:
-		return []key.Binding{with(km.Enter, "enter", "save"), with(km.Back, "esc", "cancel")}
-	case m.browse.list.capturing():
-		return []key.Binding{with(km.Enter, "enter", "done"), with(km.Up, "↑/↓", "move"), with(km.Back, "esc", "clear")}
-	case m.view == viewGraph:
-		return []key.Binding{with(km.Enter, "enter", "open"), km.DepthMore, km.DepthLess, with(km.Graph, "v", "close")}
-	case m.view == viewConflicts:
-		return []key.Binding{with(km.Left, "←/→", "side"), with(km.Enter, "enter", "open"), with(km.Back, "esc", "back")}
-	case m.view == viewArchive:
-		return []key.Binding{with(km.Up, "↑/↓", "choose"), with(km.Enter, "enter", "restore"), with(km.Archive, "a", "close")}
-	case m.browse.focusDetail:
-		return []key.Binding{with(km.Enter, "enter", "follow link"), km.HistoryBack, km.Graph, km.Reinforce}
-	}
-	return []key.Binding{km.Filter, with(km.Left, "←/→", "type"), with(km.Enter, "enter", "open"), km.Graph, km.Reinforce, with(km.Delete, "d", "forget")}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	actions := []key.Binding{km.Reinforce, km.Demote, with(km.Delete, "d", "forget"), km.Link, km.Tags}
-	views := []key.Binding{km.Graph, km.Conflicts, km.Archive, km.Filter, km.Refresh}
-	switch {
-	case m.view == viewGraph:
-		return [][]key.Binding{
-			{km.Up, km.Down, km.PageUp, km.PageDown, with(km.Enter, "enter", "open node")},
-			{km.DepthMore, km.DepthLess, km.Depth, km.HistoryBack},
-			{with(km.Graph, "v", "close graph"), km.Conflicts, with(km.Delete, "d", "forget"), km.Link, km.Tags},
-		}
-	case m.view == viewConflicts:
-		return [][]key.Binding{
-			{with(km.Up, "↑/↓", "pair"), with(km.Left, "←/→", "side"), with(km.Enter, "enter", "open node"), km.HistoryBack},
-			actions,
-			{with(km.Conflicts, "c", "close conflicts"), km.Graph, km.Refresh},
-		}
-	case m.view == viewArchive:
-		return [][]key.Binding{
-			{with(km.Up, "↑/↓", "choose"), km.PageUp, km.PageDown, km.Top, km.Bottom},
-			{with(km.Enter, "enter", "restore (asks)"), with(km.Archive, "a", "close archive"), km.HistoryBack, km.Refresh},
-		}
-	case m.browse.focusDetail:
-		return [][]key.Binding{
-			{with(km.Up, "↑/↓", "choose link"), with(km.Enter, "enter", "follow link"), km.HistoryBack, with(km.Tab, "tab", "to the list"), km.PageUp, km.PageDown},
-			actions, views,
-		}
-	}
-	return [][]key.Binding{
-		{km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom},
-		{with(km.Left, "←/→", "type tab"), with(km.Enter, "enter", "open detail"), km.Filter, with(km.Back, "esc", "clear search")},
-		actions, {km.Graph, km.Conflicts, km.Archive, km.Refresh},
-	}
 }
 
 var _ common.Page = (*Model)(nil)
