@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,10 +135,12 @@ func newTeamCmd(env *Env) *cobra.Command {
 	}
 	members := &cobra.Command{Use: "members", Short: "Change the team's membership list (needs the admin key)"}
 	members.AddCommand(newTeamMembersCmd(env, "add", nil), newTeamMembersCmd(env, "remove", nil))
-	share := &cobra.Command{Use: "share", Short: "Share a vault node or a playbook rule with the team"}
+	share := &cobra.Command{Use: "share", Short: "Mark a vault node or a playbook rule shared: its later edits are published too"}
 	share.AddCommand(newTeamShareNodeCmd(env, nil), newTeamShareRuleCmd(env, nil))
+	unshare := &cobra.Command{Use: "unshare", Short: "Stop publishing the edits of a shared node or rule (what was sent stays)"}
+	unshare.AddCommand(newTeamUnshareCmd(env, "node", nil), newTeamUnshareCmd(env, "rule", nil))
 	cmd.AddCommand(newTeamJoinCmd(env, nil), newTeamStatusCmd(env, nil), newTeamSyncCmd(env, nil), members, share,
-		newTeamSharedCmd(env, nil))
+		unshare, newTeamSharedCmd(env, nil))
 	return cmd
 }
 
@@ -383,8 +386,22 @@ func runTeamShared(ctx context.Context, opts *teamSharedOptions) error {
 		if err != nil {
 			return err
 		}
+		marks, err := ws.TeamMarks(ctx)
+		if err != nil {
+			return err
+		}
 		if opts.JSON {
-			return opts.IO.PrintJSON(v)
+			return opts.IO.PrintJSON(struct {
+				team.Views
+				Marked []team.Mark `json:"marked"`
+			}{v, marks})
+		}
+		for _, m := range marks {
+			if m.Kind == team.KindRule {
+				opts.IO.Printf("marked shared: rule %s %s as %s\n", m.Agent, m.RuleID, m.Subject)
+			} else {
+				opts.IO.Printf("marked shared: node %d as %s\n", m.NodeID, m.Subject)
+			}
 		}
 		for _, w := range v.Wisdom {
 			opts.IO.Printf("pattern %s  %-7s backers %d  harm %d  %s\n", w.Subject, w.Status, len(w.Backers), len(w.Harm), clipLine(w.Pattern.Content, 70))
@@ -398,10 +415,16 @@ func runTeamShared(ctx context.Context, opts *teamSharedOptions) error {
 			opts.IO.Printf("fact %s  %d version(s)  %s  %s\n", c.Subject, len(c.Versions), by, clipLine(text, 70))
 		}
 		for _, k := range sortedKeys(v.Rules) {
-			opts.IO.Printf("rule %s  %d version(s)\n", k, len(v.Rules[k]))
+			vs := v.Rules[k]
+			var b team.RuleBody
+			_ = json.Unmarshal(vs[len(vs)-1].Body, &b)
+			opts.IO.Printf("rule %s  %d version(s)  %s  %s  %s\n", k, len(vs), team.ShortKey(vs[len(vs)-1].Author), b.Agent, clipLine(b.Text, 60))
 		}
 		for _, k := range sortedKeys(v.Nodes) {
-			opts.IO.Printf("node %s  %d version(s)\n", k, len(v.Nodes[k]))
+			vs := v.Nodes[k]
+			var b team.NodeBody
+			_ = json.Unmarshal(vs[len(vs)-1].Body, &b)
+			opts.IO.Printf("node %s  %d version(s)  %s  %s\n", k, len(vs), team.ShortKey(vs[len(vs)-1].Author), clipLine(b.Content, 60))
 		}
 		if len(v.Wisdom)+len(v.Facts)+len(v.Rules)+len(v.Nodes) == 0 {
 			opts.IO.Printf("nothing shared yet\n")
@@ -420,7 +443,7 @@ func newTeamShareNodeCmd(env *Env, runF func(context.Context, *teamShareNodeOpti
 	opts := &teamShareNodeOptions{Env: env}
 	return &cobra.Command{
 		Use:   "node ID",
-		Short: "Share a vault node with the team (again: a new version)",
+		Short: "Mark a vault node shared: it and each later edit are published to the team",
 		Args:  exactArgs(1, "a vault node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
@@ -439,7 +462,7 @@ func runTeamShareNode(ctx context.Context, opts *teamShareNodeOptions) error {
 		if err != nil {
 			return err
 		}
-		opts.IO.Printf("shared node %d as %s\n", opts.ID, r.Subject)
+		opts.IO.Printf("shared node %d as %s; its edits are published until `nova team unshare node %d`\n", opts.ID, r.Subject, opts.ID)
 		return nil
 	})
 }
@@ -454,7 +477,7 @@ func newTeamShareRuleCmd(env *Env, runF func(context.Context, *teamShareRuleOpti
 	opts := &teamShareRuleOptions{Env: env}
 	return &cobra.Command{
 		Use:   "rule AGENT RULE",
-		Short: "Share a playbook rule with the team (again: a new version)",
+		Short: "Mark a playbook rule shared: it and each later edit are published to the team",
 		Args:  exactArgs(2, "an agent and a rule id (r3)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Req = engine.TeamShareRuleRequest{Agent: args[0], RuleID: args[1]}
@@ -469,7 +492,59 @@ func runTeamShareRule(ctx context.Context, opts *teamShareRuleOptions) error {
 		if err != nil {
 			return err
 		}
-		opts.IO.Printf("shared %s %s as %s\n", opts.Req.Agent, opts.Req.RuleID, r.Subject)
+		opts.IO.Printf("shared %s %s as %s; its edits are published until `nova team unshare rule %s %s`\n", opts.Req.Agent,
+			opts.Req.RuleID, r.Subject, opts.Req.Agent, opts.Req.RuleID)
+		return nil
+	})
+}
+
+// teamUnshareOptions is `nova team unshare node ID` and `nova team unshare
+// rule AGENT RULE`.
+type teamUnshareOptions struct {
+	*Env
+	Req engine.TeamUnshareRequest
+}
+
+func newTeamUnshareCmd(env *Env, what string, runF func(context.Context, *teamUnshareOptions) error) *cobra.Command {
+	opts := &teamUnshareOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "node ID",
+		Short: "Stop publishing a vault node's edits",
+		Args:  exactArgs(1, "a vault node id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
+			if err != nil || id == 0 {
+				return usagef("%q is not a node id", args[0])
+			}
+			opts.Req = engine.TeamUnshareRequest{NodeID: id}
+			return pick(runF, runTeamUnshare)(cmd.Context(), opts)
+		},
+	}
+	if what == "rule" {
+		cmd.Use, cmd.Short, cmd.Args = "rule AGENT RULE", "Stop publishing a playbook rule's edits", exactArgs(2, "an agent and a rule id (r3)")
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			opts.Req = engine.TeamUnshareRequest{Agent: args[0], RuleID: args[1]}
+			return pick(runF, runTeamUnshare)(cmd.Context(), opts)
+		}
+	}
+	return cmd
+}
+
+func runTeamUnshare(ctx context.Context, opts *teamUnshareOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		r, err := ws.TeamUnshare(ctx, opts.Req)
+		if err != nil {
+			return err
+		}
+		what := fmt.Sprintf("node %d", opts.Req.NodeID)
+		if opts.Req.RuleID != "" {
+			what = opts.Req.Agent + " " + opts.Req.RuleID
+		}
+		if !r.WasShared {
+			opts.IO.Printf("%s was not marked shared\n", what)
+			return nil
+		}
+		opts.IO.Printf("%s is no longer shared: later edits stay here (what was sent stays with the team)\n", what)
 		return nil
 	})
 }

@@ -106,3 +106,67 @@ func TestTeamStatusOutsideATeam(t *testing.T) {
 	assert.NotEqual(t, 0, r.code)
 	assert.Contains(t, r.stderr, "nova team join")
 }
+
+// As a user would: a rule and a vault node marked shared in one workspace
+// appear in the other's playbook and vault, marked as the team's with their
+// author; an edit in the first reaches the second without sharing again.
+func TestTeamSharedRuleAndNodeAsAUserWould(t *testing.T) {
+	t.Parallel()
+	hub := startTestHubCmd(t)
+	var dirs []string
+	for range 2 {
+		dir := initDir(t)
+		novaOK(t, dir, "team", "join", hub.URL)
+		var st struct {
+			Key string `json:"key"`
+		}
+		novaJSON(t, dir, &st, "team", "status")
+		novaOK(t, dir, "team", "members", "add", st.Key, "--admin-key", hub.AdminKey)
+		dirs = append(dirs, dir)
+	}
+	a, b := dirs[0], dirs[1]
+	var rule struct {
+		ID string `json:"id"`
+	}
+	novaJSON(t, a, &rule, "playbook", "add", "mars", "Run the linters before pushing", "--json")
+	out := novaOK(t, a, "team", "share", "rule", "mars", rule.ID)
+	assert.Contains(t, out, "edits are published")
+	var node struct {
+		ID uint64 `json:"id"`
+	}
+	novaJSON(t, a, &node, "vault", "add", "--type", "Preference", "--content", "Small pull requests, one concern each")
+	novaOK(t, a, "team", "share", "node", fmt.Sprint(node.ID))
+	novaOK(t, a, "team", "sync", "--timeout", "2s")
+
+	require.Eventually(t, func() bool {
+		novaOK(t, b, "team", "sync", "--timeout", "2s")
+		return strings.Contains(novaOK(t, b, "playbook", "show", "MARS"), "Run the linters before pushing")
+	}, 20*time.Second, 100*time.Millisecond)
+	show := novaOK(t, b, "playbook", "show", "MARS")
+	assert.Contains(t, show, "team")
+	assert.Contains(t, show, "[team: k-")
+	var nodes []struct {
+		Content string            `json:"content"`
+		Source  string            `json:"source"`
+		Meta    map[string]string `json:"meta"`
+	}
+	novaJSON(t, b, &nodes, "vault", "list")
+	var shared []string
+	for _, n := range nodes {
+		if n.Source == "team" {
+			assert.True(t, strings.HasPrefix(n.Meta["team.author"], "k-"), "marked with its author")
+			shared = append(shared, n.Content)
+		}
+	}
+	assert.Equal(t, []string{"Small pull requests, one concern each"}, shared)
+
+	novaOK(t, a, "playbook", "edit", "mars", rule.ID, "Run the linters and the tests before pushing")
+	novaOK(t, a, "team", "sync", "--timeout", "2s")
+	require.Eventually(t, func() bool {
+		novaOK(t, b, "team", "sync", "--timeout", "2s")
+		return strings.Contains(novaOK(t, b, "playbook", "show", "MARS"), "the linters and the tests")
+	}, 20*time.Second, 100*time.Millisecond, "the edit is published without sharing again")
+	out = novaOK(t, a, "team", "unshare", "rule", "mars", rule.ID)
+	assert.Contains(t, out, "no longer shared")
+	assert.Contains(t, novaOK(t, a, "team", "unshare", "rule", "mars", rule.ID), "was not marked shared")
+}
