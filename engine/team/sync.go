@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,9 @@ func Connect(ctx context.Context, c Config, name string) (*nats.Conn, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if err := c.CheckLogin(); err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
 		nats.ReconnectJitter(50*time.Millisecond, 200*time.Millisecond), nats.Timeout(5 * time.Second),
 		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1)}
@@ -106,8 +110,20 @@ func Connect(ctx context.Context, c Config, name string) (*nats.Conn, error) {
 	if c.CAFile != "" || c.CertFile != "" {
 		opts = append(opts, nats.Secure(&tls.Config{MinVersion: tls.VersionTLS12}))
 	}
+	// A first attempt without retrying tells refused credentials or TLS
+	// (which no retry mends: the error says what to fix) from a hub that is
+	// down (retried until it is back).
+	first := append(slices.Clone(opts), nats.RetryOnFailedConnect(false))
+	if nc, err := nats.Connect(c.URL, first...); err == nil {
+		return nc, nil
+	} else if lerr := loginRefused(c, err); lerr != nil {
+		return nil, lerr
+	}
 	nc, err := nats.Connect(c.URL, opts...)
 	if err != nil {
+		if lerr := loginRefused(c, err); lerr != nil {
+			return nil, lerr
+		}
 		return nil, fmt.Errorf("connect to the team at %s: %w", c.URL, err)
 	}
 	return nc, nil
