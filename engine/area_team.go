@@ -91,6 +91,13 @@ type TeamStatus struct {
 	RefusedTotal  int                  `json:"refusedTotal"`
 	RecentRefused []team.RefusedRecord `json:"recentRefused"`
 	Shared        TeamCounts           `json:"shared"`
+	// Marked counts the rules and nodes this workspace marked shared.
+	Marked int `json:"marked"`
+	// Resyncs counts the reads of the team's snapshot by this process's
+	// sync (its position was behind the stream's retention); Lost counts
+	// records dropped by retention that no snapshot brought back.
+	Resyncs int    `json:"resyncs"`
+	Lost    uint64 `json:"lost"`
 }
 
 // TeamMember is one member key.
@@ -188,7 +195,8 @@ func (a teamArea) teamConfig() team.Config {
 	}
 	return team.Config{URL: c.URL, Name: c.Name, Token: tok, NKeyFile: workspace.TeamPath(root, c.NKey),
 		CredsFile: workspace.TeamPath(root, c.Creds), CAFile: workspace.TeamPath(root, c.TLS.CA),
-		CertFile: workspace.TeamPath(root, c.TLS.Cert), KeyFile: workspace.TeamPath(root, c.TLS.Key), Replicas: c.Replicas}
+		CertFile: workspace.TeamPath(root, c.TLS.Cert), KeyFile: workspace.TeamPath(root, c.TLS.Key), Replicas: c.Replicas,
+		MaxAge: time.Duration(c.Retention.MaxAge), MaxBytes: c.Retention.MaxBytes}
 }
 
 // teamStore returns the store, built on first use (it makes the workspace
@@ -388,9 +396,13 @@ func (a teamArea) TeamStatus(ctx context.Context) (TeamStatus, error) {
 	if y := a.syncerNow(); y != nil {
 		ys := y.Status()
 		st.Connected, st.LastError, st.StreamLast = ys.Connected, ys.LastError, ys.StreamLast
+		st.Resyncs, st.Lost = ys.Resyncs, ys.Lost
 		if p, last, ok := y.Pending(ctx); ok {
 			st.Lag, st.LagKnown, st.StreamLast = p, true, last
 		}
+	}
+	if ms, err := s.Marks(ctx); err == nil {
+		st.Marked = len(ms)
 	}
 	if v, err := s.Views(ctx); err == nil {
 		st.Shared = TeamCounts{Patterns: len(v.Wisdom), Facts: len(v.Facts), Rules: len(v.Rules), Nodes: len(v.Nodes)}

@@ -25,6 +25,9 @@ type hubOptions struct {
 	Dir, Host, Token, Name string
 	Port                   int
 	JSON                   bool
+	// MaxAge and MaxBytes are the stream's retention (0: the defaults).
+	MaxAge   time.Duration
+	MaxBytes int64
 	// ready, when set (tests), receives the hub once it listens.
 	ready func(hubReport)
 }
@@ -35,6 +38,9 @@ type hubReport struct {
 	Admin    string `json:"admin"`
 	AdminKey string `json:"adminKey"`
 	Team     string `json:"team"`
+	// MaxAge and MaxBytes are the stream's retention.
+	MaxAge   string `json:"maxAge"`
+	MaxBytes int64  `json:"maxBytes"`
 }
 
 func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.Command {
@@ -45,7 +51,10 @@ func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.C
 		Long: "nova hub runs an embedded NATS server with JetStream, its data in --dir (default\n" +
 			"~/.nova-hub), and prints its URL, the team's admin key and how to add members. The\n" +
 			"admin key (DIR/admin.key, made on first run) signs the team's membership list: keep it\n" +
-			"on this machine. Any NATS cluster with JetStream works as a hub too.",
+			"on this machine. Any NATS cluster with JetStream works as a hub too.\n\n" +
+			"Retention: the team's stream keeps records for --max-age (default 30 days) and up to\n" +
+			"--max-bytes (default 1 GiB), oldest dropped first; the team's snapshot keeps what the team\n" +
+			"holds (compacted per kind), and a workspace that was away longer reads it again.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return pick(runF, runHub)(cmd.Context(), opts)
@@ -57,6 +66,8 @@ func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.C
 	cmd.Flags().StringVar(&opts.Token, "token", "", "require this token of clients (members set team.token)")
 	cmd.Flags().StringVar(&opts.Name, "team", team.DefaultTeam, "the team's name")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the URL and admin key as one JSON document")
+	cmd.Flags().DurationVar(&opts.MaxAge, "max-age", team.DefaultMaxAge, "how long the team's stream keeps a record (at least 1h)")
+	cmd.Flags().Int64Var(&opts.MaxBytes, "max-bytes", team.DefaultMaxBytes, "how many bytes the team's stream keeps (at least 1 MiB)")
 	return cmd
 }
 
@@ -70,6 +81,9 @@ func runHub(ctx context.Context, opts *hubOptions) error {
 		dir = filepath.Join(home, ".nova-hub")
 	}
 	dir = opts.abs(dir)
+	if opts.MaxAge < time.Hour || opts.MaxBytes < 1<<20 {
+		return usagef("--max-age must be at least 1h and --max-bytes at least 1048576")
+	}
 	admin, _, err := team.AdminKey(dir)
 	if err != nil {
 		return err
@@ -79,20 +93,21 @@ func runHub(ctx context.Context, opts *hubOptions) error {
 		return err
 	}
 	defer h.Shutdown()
-	c := team.Config{URL: h.URL, Name: opts.Name, Token: opts.Token}
+	c := team.Config{URL: h.URL, Name: opts.Name, Token: opts.Token, MaxAge: opts.MaxAge, MaxBytes: opts.MaxBytes}
 	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := initHub(ictx, c, admin); err != nil {
 		return err
 	}
 	rep := hubReport{URL: h.URL, Dir: dir, Admin: team.FormatKey(admin.Public().(ed25519.PublicKey)),
-		AdminKey: filepath.Join(dir, team.AdminKeyFile), Team: opts.Name}
+		AdminKey: filepath.Join(dir, team.AdminKeyFile), Team: opts.Name, MaxAge: opts.MaxAge.String(), MaxBytes: opts.MaxBytes}
 	if opts.JSON {
 		if err := opts.IO.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
 		opts.IO.Printf("nova hub: %s (team %q, data in %s)\n", rep.URL, rep.Team, rep.Dir)
+		opts.IO.Printf("retention: the stream keeps %s and %d bytes; the snapshot keeps the rest\n", rep.MaxAge, rep.MaxBytes)
 		opts.IO.Printf("admin key: %s\n  (private part: %s — keep it on this machine)\n\n", rep.Admin, rep.AdminKey)
 		opts.IO.Printf("In each workspace:   nova team join %s\n", rep.URL)
 		opts.IO.Printf("Then, from a workspace on this machine that joined, for each key `nova team join` printed:\n")
@@ -117,7 +132,11 @@ func initHub(ctx context.Context, c team.Config, admin ed25519.PrivateKey) error
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	if _, err := team.EnsureStream(ctx, js, c); err != nil {
+	// The hub's retention applies to the stream, made now or before.
+	if _, err := team.SetRetention(ctx, js, c); err != nil {
+		return err
+	}
+	if _, err := team.EnsureSnapshot(ctx, js, c); err != nil {
 		return err
 	}
 	_, err = team.InitMembers(ctx, js, c, admin)
@@ -264,8 +283,11 @@ func printTeamStatus(io *IOStreams, st engine.TeamStatus) {
 		last = st.LastSync.Local().Format("2006-01-02 15:04:05")
 	}
 	io.Printf("last sync: %s\n", last)
-	io.Printf("shared: %d patterns (%d active), %d facts, %d rules, %d nodes\n", st.Shared.Patterns, st.Shared.ActivePatterns,
-		st.Shared.Facts, st.Shared.Rules, st.Shared.Nodes)
+	io.Printf("shared: %d patterns (%d active), %d facts, %d rules, %d nodes; marked shared here: %d\n", st.Shared.Patterns,
+		st.Shared.ActivePatterns, st.Shared.Facts, st.Shared.Rules, st.Shared.Nodes, st.Marked)
+	if st.Resyncs > 0 || st.Lost > 0 {
+		io.Printf("retention: read the team's snapshot again %d time(s); %d record(s) past retention could not be read\n", st.Resyncs, st.Lost)
+	}
 	io.Printf("refused: %d", st.RefusedTotal)
 	if st.RefusedTotal > 0 {
 		var parts []string

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/nova-dev/nova/engine/team"
 )
 
 // startTestHubCmd runs `nova hub` in this process until the test ends.
@@ -17,7 +19,8 @@ func startTestHubCmd(t *testing.T) hubReport {
 	ready := make(chan hubReport, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	e, _, _ := newTestEnv(t, t.TempDir(), nil, "")
-	opts := &hubOptions{Env: e, Dir: t.TempDir(), Host: "127.0.0.1", Port: 0, Name: "nova", ready: func(r hubReport) { ready <- r }}
+	opts := &hubOptions{Env: e, Dir: t.TempDir(), Host: "127.0.0.1", Port: 0, Name: "nova", MaxAge: team.DefaultMaxAge,
+		MaxBytes: team.DefaultMaxBytes, ready: func(r hubReport) { ready <- r }}
 	done := make(chan error, 1)
 	go func() { done <- runHub(ctx, opts) }()
 	t.Cleanup(func() {

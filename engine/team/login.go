@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -108,11 +109,20 @@ func loginRefused(c Config, err error) error {
 	case strings.Contains(msg, "x509") || strings.Contains(msg, "tls:") || strings.Contains(msg, "certificate"):
 		return fmt.Errorf("%w: TLS with the servers at %s failed (%s): check team.tls (ca, cert, key) in .nova/config.yaml",
 			ErrLogin, c.URL, err)
+	case c.usesTLS() && (errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset") || strings.Contains(msg, "broken pipe")):
+		// A server that requires a client certificate it did not get (or
+		// did not accept) closes the connection right after the handshake.
+		return fmt.Errorf("%w: the servers at %s closed the TLS connection (%s): a client certificate missing or not accepted? check team.tls.cert and team.tls.key in .nova/config.yaml",
+			ErrLogin, c.URL, err)
 	case strings.Contains(msg, "secure connection"):
 		return fmt.Errorf("%w: the servers at %s and this workspace disagree on TLS (%s): check team.tls in .nova/config.yaml",
 			ErrLogin, c.URL, err)
 	}
 	return nil
+}
+
+func (c Config) usesTLS() bool {
+	return c.CAFile != "" || c.CertFile != "" || strings.Contains(strings.ToLower(c.URL), "tls://")
 }
 
 func (c Config) loginSetting() string {

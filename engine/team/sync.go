@@ -37,6 +37,10 @@ type Config struct {
 	// Replicas of the stream when it is created (0: the most the servers
 	// offer, up to 3).
 	Replicas int
+	// Retention of the stream when it is created (0: DefaultMaxAge,
+	// DefaultMaxBytes); see the package's retention notes.
+	MaxAge   time.Duration
+	MaxBytes int64
 }
 
 // DefaultTeam is the team name when none is configured.
@@ -142,7 +146,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c Config) (jetstr
 	cfg := jetstream.StreamConfig{
 		Name: c.StreamName(), Subjects: []string{c.subjectRoot() + ".>"}, Storage: jetstream.FileStorage,
 		Retention: jetstream.LimitsPolicy, Duplicates: 10 * time.Minute, MaxMsgSize: MaxRecordBytes,
-		Discard: jetstream.DiscardOld, Description: "nova team records",
+		Discard: jetstream.DiscardOld, Description: "nova team records", MaxAge: c.maxAge(), MaxBytes: c.maxBytes(),
 	}
 	reps := []int{c.Replicas}
 	if c.Replicas <= 0 {
@@ -256,6 +260,12 @@ type SyncStatus struct {
 	Published   int       `json:"published"`
 	Received    int       `json:"received"`
 	Resets      int       `json:"resets"`
+	// Resyncs counts the full reads of the team's snapshot (the position
+	// was behind what the stream keeps).
+	Resyncs int `json:"resyncs"`
+	// Lost counts stream records dropped before this workspace read them
+	// that no snapshot could bring back (a team without a snapshot).
+	Lost uint64 `json:"lost"`
 }
 
 // Syncer moves records between a Store and the team's stream.
@@ -272,6 +282,9 @@ type Syncer struct {
 	st SyncStatus
 	nc *nats.Conn
 	js jetstream.JetStream
+
+	// snapReady: the snapshot bucket was found or made (publish loop only).
+	snapReady bool
 }
 
 // NewSyncer returns a syncer; Run starts it.
@@ -381,8 +394,14 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 		return 0, err
 	}
 	type pending struct {
-		key uint64
-		f   jetstream.PubAckFuture
+		key     uint64
+		f, snap jetstream.PubAckFuture
+	}
+	if !y.snapReady {
+		if _, err := EnsureSnapshot(ctx, js, y.cfg); err != nil {
+			return 0, err
+		}
+		y.snapReady = true
 	}
 	ps := make([]pending, 0, len(entries))
 	var firstErr error
@@ -393,7 +412,19 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 			firstErr = err
 			break
 		}
-		ps = append(ps, pending{key: e.Key, f: f})
+		// The record enters the snapshot too: an entry leaves the outbox
+		// once both acknowledged it.
+		sm, err := y.cfg.snapshotMsg(e.Data)
+		if err != nil {
+			firstErr = err
+			break
+		}
+		sf, err := js.PublishMsgAsync(sm)
+		if err != nil {
+			firstErr = err
+			break
+		}
+		ps = append(ps, pending{key: e.Key, f: f, snap: sf})
 	}
 	var acked []uint64
 	timeout := time.NewTimer(5 * time.Second)
@@ -401,21 +432,32 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 	var last uint64
 wait:
 	for _, p := range ps {
-		select {
-		case a := <-p.f.Ok():
+		ok := 0
+		for _, f := range []jetstream.PubAckFuture{p.f, p.snap} {
+			select {
+			case a := <-f.Ok():
+				ok++
+				if f == p.f {
+					last = max(last, a.Sequence)
+				}
+			case err := <-f.Err():
+				if firstErr == nil {
+					firstErr = err
+				}
+				if errors.Is(err, jetstream.ErrNoStreamResponse) || strings.Contains(err.Error(), "no responders") {
+					y.snapReady = false // the snapshot bucket may be gone: made again next round
+				}
+			case <-timeout.C:
+				if firstErr == nil {
+					firstErr = errors.New("the hub did not acknowledge in 5s")
+				}
+				break wait
+			case <-ctx.Done():
+				break wait
+			}
+		}
+		if ok == 2 {
 			acked = append(acked, p.key)
-			last = max(last, a.Sequence)
-		case err := <-p.f.Err():
-			if firstErr == nil {
-				firstErr = err
-			}
-		case <-timeout.C:
-			if firstErr == nil {
-				firstErr = errors.New("the hub did not acknowledge in 5s")
-			}
-			break wait
-		case <-ctx.Done():
-			break wait
 		}
 	}
 	if err := y.store.Acked(acked); err != nil {
@@ -532,6 +574,13 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 		}
 		pos = 0
 	}
+	if first := info.State.FirstSeq; first > pos+1 {
+		// Records this workspace never read were dropped (retention).
+		if err := y.catchUp(ctx, js, pos, first-1); err != nil {
+			return err
+		}
+		pos = first - 1
+	}
 	cons, err := js.Consumer(ctx, y.cfg.StreamName(), y.ConsumerName())
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		cc := jetstream.ConsumerConfig{Durable: y.ConsumerName(), AckPolicy: jetstream.AckExplicitPolicy,
@@ -599,6 +648,9 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 				default:
 					break drain
 				}
+			}
+			if err := y.fillGap(ctx, js, batch); err != nil {
+				return err
 			}
 			if err := y.apply(ctx, batch); err != nil {
 				return err
