@@ -157,7 +157,11 @@ func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
 			opts.IO.Printf("no rules\n")
 			return nil
 		}
-		opts.IO.Printf("%-6s %-8s %-10s %-5s %-8s %-7s %s\n", "ID", "SOURCE", "KIND", "CONF", "APPLIED", "SUCCESS", "RULE")
+		idW := 6 // team rules' ids are longer (t and 10 hex digits)
+		for _, r := range view.Rules {
+			idW = max(idW, len(r.ID))
+		}
+		opts.IO.Printf("%-*s %-8s %-10s %-5s %-8s %-7s %s\n", idW, "ID", "SOURCE", "KIND", "CONF", "APPLIED", "SUCCESS", "RULE")
 		for _, r := range view.Rules {
 			text := clipLine(r.Content, 70)
 			if r.Team != nil {
@@ -169,7 +173,7 @@ func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
 				}
 				text += "]"
 			}
-			opts.IO.Printf("%-6s %-8s %-10s %-5.2f %-8d %-7s %s\n", r.ID, r.Source, r.Kind, r.Confidence,
+			opts.IO.Printf("%-*s %-8s %-10s %-5.2f %-8d %-7s %s\n", idW, r.ID, r.Source, r.Kind, r.Confidence,
 				r.AppliedCount, percent(r.SuccessRate, r.AppliedCount), text)
 		}
 		return nil
