@@ -60,6 +60,10 @@ type TeamVerbs interface {
 	// TeamMarks lists the rules and vault nodes this workspace marked
 	// shared.
 	TeamMarks(ctx context.Context) ([]team.Mark, error)
+	// TeamTake applies a teammate's current version of a shared rule or
+	// vault node here over the local edit that kept it out (a teammate's
+	// newer version never overwrites a local edit by itself).
+	TeamTake(ctx context.Context, req TeamUnshareRequest) (TeamTakeResult, error)
 }
 
 // TeamStatus is the workspace's team state.
@@ -161,6 +165,11 @@ type TeamUnshareRequest struct {
 // TeamUnshareResult says whether the item was marked.
 type TeamUnshareResult struct {
 	WasShared bool `json:"wasShared"`
+}
+
+// TeamTakeResult says whether the local copy changed.
+type TeamTakeResult struct {
+	Changed bool `json:"changed"`
 }
 
 // TeamShareResult is the shared item.
@@ -656,6 +665,24 @@ func (a teamArea) TeamUnshare(ctx context.Context, req TeamUnshareRequest) (Team
 	}
 	found, err := s.Unmark(ctx, key)
 	return TeamUnshareResult{WasShared: found}, err
+}
+
+// TeamTake implements TeamVerbs.
+func (a teamArea) TeamTake(ctx context.Context, req TeamUnshareRequest) (TeamTakeResult, error) {
+	l, err := a.teamLinker()
+	if err != nil {
+		return TeamTakeResult{}, err
+	}
+	var changed bool
+	switch {
+	case req.NodeID != 0 && req.RuleID == "":
+		changed, err = l.TakeNode(ctx, req.NodeID)
+	case req.NodeID == 0 && req.Agent != "" && req.RuleID != "":
+		changed, err = l.TakeRule(ctx, req.Agent, req.RuleID)
+	default:
+		return TeamTakeResult{}, fmt.Errorf("%w: take names a vault node id, or an agent and a rule id", team.ErrInvalid)
+	}
+	return TeamTakeResult{Changed: changed}, err
 }
 
 // TeamMarks implements TeamVerbs.

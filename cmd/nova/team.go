@@ -158,8 +158,10 @@ func newTeamCmd(env *Env) *cobra.Command {
 	share.AddCommand(newTeamShareNodeCmd(env, nil), newTeamShareRuleCmd(env, nil))
 	unshare := &cobra.Command{Use: "unshare", Short: "Stop publishing the edits of a shared node or rule (what was sent stays)"}
 	unshare.AddCommand(newTeamUnshareCmd(env, "node", nil), newTeamUnshareCmd(env, "rule", nil))
+	take := &cobra.Command{Use: "take", Short: "Replace your edit of a teammate's node or rule with the teammate's current version"}
+	take.AddCommand(newTeamTakeCmd(env, "node", nil), newTeamTakeCmd(env, "rule", nil))
 	cmd.AddCommand(newTeamJoinCmd(env, nil), newTeamStatusCmd(env, nil), newTeamSyncCmd(env, nil), members, share,
-		unshare, newTeamSharedCmd(env, nil))
+		unshare, take, newTeamSharedCmd(env, nil))
 	return cmd
 }
 
@@ -567,6 +569,39 @@ func runTeamUnshare(ctx context.Context, opts *teamUnshareOptions) error {
 			return nil
 		}
 		opts.IO.Printf("%s is no longer shared: later edits stay here (what was sent stays with the team)\n", what)
+		return nil
+	})
+}
+
+// newTeamTakeCmd is `nova team take node ID` and `nova team take rule
+// AGENT RULE`.
+func newTeamTakeCmd(env *Env, what string, runF func(context.Context, *teamUnshareOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runTeamTake
+	}
+	cmd := newTeamUnshareCmd(env, what, runF)
+	cmd.Short = "Take the teammate's current version of this node over your edit"
+	if what == "rule" {
+		cmd.Short = "Take the teammate's current version of this rule over your edit"
+	}
+	return cmd
+}
+
+func runTeamTake(ctx context.Context, opts *teamUnshareOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		r, err := ws.TeamTake(ctx, opts.Req)
+		if err != nil {
+			return err
+		}
+		what := fmt.Sprintf("node %d", opts.Req.NodeID)
+		if opts.Req.RuleID != "" {
+			what = opts.Req.Agent + " " + opts.Req.RuleID
+		}
+		if !r.Changed {
+			opts.IO.Printf("%s already holds the teammate's current version\n", what)
+			return nil
+		}
+		opts.IO.Printf("%s now holds the teammate's current version; their later versions apply again\n", what)
 		return nil
 	})
 }

@@ -169,6 +169,26 @@ func TestTeamSharedRuleAndNodeAsAUserWould(t *testing.T) {
 		novaOK(t, b, "team", "sync", "--timeout", "2s")
 		return strings.Contains(novaOK(t, b, "playbook", "show", "MARS"), "the linters and the tests")
 	}, 20*time.Second, 100*time.Millisecond, "the edit is published without sharing again")
+	// b edits its copy; a's next version does not overwrite it until b
+	// takes it.
+	var pb struct {
+		Rules []struct {
+			ID string `json:"id"`
+		} `json:"rules"`
+	}
+	novaJSON(t, b, &pb, "playbook", "show", "MARS", "--json")
+	require.Len(t, pb.Rules, 1)
+	novaOK(t, b, "playbook", "edit", "MARS", pb.Rules[0].ID, "Run the linters, the tests and vet before pushing")
+	novaOK(t, a, "playbook", "edit", "mars", rule.ID, "Run the linters and the race tests before pushing")
+	novaOK(t, a, "team", "sync", "--timeout", "2s")
+	require.Eventually(t, func() bool {
+		novaOK(t, b, "team", "sync", "--timeout", "2s")
+		return strings.Contains(novaOK(t, b, "playbook", "show", "MARS"), "a newer version is not applied")
+	}, 20*time.Second, 100*time.Millisecond)
+	assert.Contains(t, novaOK(t, b, "playbook", "show", "MARS"), "the tests and vet", "the local edit stays")
+	assert.Contains(t, novaOK(t, b, "team", "take", "rule", "MARS", pb.Rules[0].ID), "now holds the teammate's current version")
+	assert.Contains(t, novaOK(t, b, "playbook", "show", "MARS"), "the race tests")
+
 	out = novaOK(t, a, "team", "unshare", "rule", "mars", rule.ID)
 	assert.Contains(t, out, "no longer shared")
 	assert.Contains(t, novaOK(t, a, "team", "unshare", "rule", "mars", rule.ID), "was not marked shared")

@@ -47,6 +47,9 @@ type TeamRule struct {
 	Content string
 	Deleted bool
 	At      time.Time
+	// Force applies the version over a local edit (the user took the
+	// teammate's version).
+	Force bool
 }
 
 // TeamRuleID is the local id of a teammate's shared rule: "t" and 10 hex
@@ -111,11 +114,11 @@ func (m *Manager) PutTeamRuleTx(tx *bolt.Tx, agent string, tr TeamRule) (TeamRul
 			ch, res = Change{Op: OpAdd, RuleID: id, After: &after, Reason: "shared by " + tr.Author}, TeamRuleAdded
 		default:
 			r := &p.Rules[i]
-			if r.Team == nil || r.Team.Version == tr.Version {
+			if r.Team == nil || (r.Team.Version == tr.Version && !tr.Force) {
 				return false, nil
 			}
 			before := r.clone()
-			if TextHash(r.Content) != r.Team.Hash {
+			if TextHash(r.Content) != r.Team.Hash && !tr.Force {
 				if r.Team.Newer == tr.Version {
 					res = TeamRuleKept
 					return false, nil

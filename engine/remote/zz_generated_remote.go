@@ -1085,6 +1085,13 @@ func (r *Workspace) TeamSync(ctx context.Context, req engine.TeamSyncRequest) (e
 	return res0, err
 }
 
+// TeamTake calls TeamTake in the owning nova process.
+func (r *Workspace) TeamTake(ctx context.Context, req engine.TeamUnshareRequest) (engine.TeamTakeResult, error) {
+	var res0 engine.TeamTakeResult
+	err := r.c.Call(ctx, "TeamTake", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // TeamUnshare calls TeamUnshare in the owning nova process.
 func (r *Workspace) TeamUnshare(ctx context.Context, req engine.TeamUnshareRequest) (engine.TeamUnshareResult, error) {
 	var res0 engine.TeamUnshareResult

@@ -53,6 +53,9 @@ type TeamNode struct {
 	Language string
 	Deleted  bool
 	At       time.Time
+	// Force applies the version over a local edit (the user took the
+	// teammate's version).
+	Force bool
 }
 
 // NodeTextHash hashes what a shared node carries (type, title, content,
@@ -132,14 +135,14 @@ func (v *Vault) putTeamNode(tx *bolt.Tx, ws *writeSet, id uint64, tn TeamNode) (
 	if old.HasBody {
 		old.Body = getBody(tx, id)
 	}
-	if old.Meta[MetaTeamVersion] == tn.Version {
+	if old.Meta[MetaTeamVersion] == tn.Version && !tn.Force {
 		return TeamNodeUnchanged, id, nil
 	}
 	next := old.clone()
 	if next.Meta == nil {
 		next.Meta = map[string]string{}
 	}
-	if NodeTextHash(old) != old.Meta[MetaTeamHash] {
+	if NodeTextHash(old) != old.Meta[MetaTeamHash] && !tn.Force {
 		if old.Meta[MetaTeamNewer] == tn.Version {
 			return TeamNodeKept, id, nil
 		}

@@ -249,3 +249,81 @@ func (l *Linker) NodeHook(tx *bolt.Tx, n vault.Node, removed bool) error {
 	_, err := l.store.PublishMarkedTx(tx, team.NodeMarkKey(n.ID), b, removed)
 	return err
 }
+
+// TakeRule applies the teammate's current version of a team rule over the
+// local edit that kept it out (TeamRef.Newer). It reports whether the rule
+// changed.
+func (l *Linker) TakeRule(ctx context.Context, agent, ruleID string) (bool, error) {
+	pb := l.pbs()
+	if pb == nil {
+		return false, fmt.Errorf("%w: playbooks are not linked to the team", team.ErrInvalid)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	changed := false
+	err := l.store.DB().Update(func(tx *bolt.Tx) error {
+		r, ok := pb.RuleTx(tx, agent, ruleID)
+		if !ok || r.Team == nil {
+			return fmt.Errorf("playbook %s has no teammate's rule %q: %w", ace.CanonAgent(agent), ruleID, team.ErrNotFound)
+		}
+		vs, err := l.store.VersionsTx(tx, team.Item{Kind: team.KindRule, Subject: r.Team.Subject})
+		if err != nil {
+			return err
+		}
+		cur, ok := holding(vs)
+		if !ok {
+			return fmt.Errorf("team rule %s: %w", r.Team.Subject, team.ErrNotFound)
+		}
+		var b team.RuleBody
+		if err := json.Unmarshal(cur.Body, &b); err != nil {
+			return fmt.Errorf("%w: team rule %s: %w", team.ErrInvalid, r.Team.Subject, err)
+		}
+		res, err := pb.PutTeamRuleTx(tx, agent, ace.TeamRule{Subject: r.Team.Subject, Author: team.ShortKey(cur.Author),
+			Version: cur.ID, Kind: b.Section, Content: b.Text, Deleted: b.Deleted, At: cur.Clock.Time(), Force: true})
+		changed = res != ace.TeamRuleUnchanged
+		return err
+	})
+	if err == nil && changed {
+		pb.NotifyTeam(agent)
+	}
+	return changed, err
+}
+
+// TakeNode applies the teammate's current version of a team node over the
+// local edit that kept it out (vault.MetaTeamNewer).
+func (l *Linker) TakeNode(ctx context.Context, id uint64) (bool, error) {
+	v := l.vlt()
+	if v == nil {
+		return false, fmt.Errorf("%w: the vault is not linked to the team", team.ErrInvalid)
+	}
+	n, err := v.Get(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	subject := n.Meta[vault.MetaTeamSubject]
+	if n.TeamAuthor() == "" || subject == "" {
+		return false, fmt.Errorf("node %d is not a teammate's: %w", id, team.ErrNotFound)
+	}
+	changed := false
+	err = l.store.DB().Update(func(tx *bolt.Tx) error {
+		vs, err := l.store.VersionsTx(tx, team.Item{Kind: team.KindVaultNode, Subject: subject})
+		if err != nil {
+			return err
+		}
+		cur, ok := holding(vs)
+		if !ok {
+			return fmt.Errorf("team node %s: %w", subject, team.ErrNotFound)
+		}
+		var b team.NodeBody
+		if err := json.Unmarshal(cur.Body, &b); err != nil {
+			return fmt.Errorf("%w: team node %s: %w", team.ErrInvalid, subject, err)
+		}
+		_, res, err := v.PutTeamNodeTx(tx, id, vault.TeamNode{Subject: subject, Author: team.ShortKey(cur.Author), Version: cur.ID,
+			Type: b.Type, Title: b.Title, Content: b.Content, Body: b.Body, Tags: b.Tags, Language: b.Language,
+			Deleted: b.Deleted, At: cur.Clock.Time(), Force: true})
+		changed = res != vault.TeamNodeUnchanged
+		return err
+	})
+	return changed, err
+}
