@@ -544,6 +544,52 @@ func (y *Syncer) consumeLoop(ctx context.Context, js jetstream.JetStream) {
 
 const applyBatch = 1000
 
+// The consumer's pull requests: how long one waits, and the heartbeat the
+// server sends meanwhile (two missed: the request is made again).
+const (
+	consumeExpiry    = 10 * time.Second
+	consumeHeartbeat = 2 * time.Second
+)
+
+// watchStream looks at the stream every second until ctx ends; it reports
+// on gone when the stream was deleted or made anew, and keeps the stream's
+// last sequence in the status.
+func (y *Syncer) watchStream(ctx context.Context, js jetstream.JetStream, created string, gone chan<- error) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		si, err := js.Stream(cctx, y.cfg.StreamName())
+		cancel()
+		var report error
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			report = errors.New("the team stream is gone; making it again")
+		case err == nil:
+			if c := si.CachedInfo(); c != nil {
+				if c.Created.UTC().Format(time.RFC3339Nano) != created {
+					report = errors.New("the team stream was made anew")
+				}
+				y.mu.Lock()
+				y.st.StreamLast = c.State.LastSeq
+				y.mu.Unlock()
+			}
+		}
+		if report != nil {
+			select {
+			case gone <- report:
+			default:
+			}
+			return
+		}
+	}
+}
+
 func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 	stream, err := EnsureStream(ctx, js, y.cfg)
 	if err != nil {
@@ -601,43 +647,40 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 		case msgs <- m:
 		case <-ctx.Done():
 		}
-	}, jetstream.PullMaxMessages(applyBatch), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
-			errors.Is(err, jetstream.ErrNoHeartbeat) {
-			select {
-			case fail <- err:
-			default:
+	}, jetstream.PullMaxMessages(applyBatch),
+		// A pull request lost with the server that held it (killed, or a
+		// consumer leader that moved) is noticed after two missed
+		// heartbeats: 4 s, not the 30 s of the defaults.
+		jetstream.PullExpiry(consumeExpiry), jetstream.PullHeartbeat(consumeHeartbeat),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
+				errors.Is(err, jetstream.ErrNoHeartbeat) {
+				select {
+				case fail <- err:
+				default:
+				}
 			}
-		}
-	}))
+		}))
 	if err != nil {
 		return fmt.Errorf("team consumer: %w", err)
 	}
 	defer cctx.Stop()
 	y.setErr(nil)
-	check := time.NewTicker(time.Second)
-	defer check.Stop()
+	// The stream is looked at apart from the messages: a slow answer (a
+	// stream leader being elected) never holds up applying them, and so
+	// never the consumer's heartbeats.
+	gone := make(chan error, 1)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go y.watchStream(wctx, js, created, gone)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case err := <-fail:
 			return fmt.Errorf("team consumer: %w", err)
-		case <-check.C:
-			si, err := js.Stream(ctx, y.cfg.StreamName())
-			if errors.Is(err, jetstream.ErrStreamNotFound) {
-				return errors.New("the team stream is gone; making it again")
-			}
-			if err == nil {
-				if c := si.CachedInfo(); c != nil {
-					if c.Created.UTC().Format(time.RFC3339Nano) != created {
-						return errors.New("the team stream was made anew")
-					}
-					y.mu.Lock()
-					y.st.StreamLast = c.State.LastSeq
-					y.mu.Unlock()
-				}
-			}
+		case err := <-gone:
+			return err
 		case m := <-msgs:
 			batch := []jetstream.Msg{m}
 		drain:
