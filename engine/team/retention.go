@@ -244,11 +244,14 @@ func (y *Syncer) catchUp(ctx context.Context, js jetstream.JetStream, pos, upTo 
 	}
 	_, err := y.resync(ctx, js, upTo, why)
 	if errors.Is(err, errNoSnapshot) {
+		if err := y.store.AdvancePosition(upTo); err != nil {
+			return err
+		}
 		y.mu.Lock()
 		y.st.Lost += upTo - pos
 		y.mu.Unlock()
 		y.logf("team: %s and the team keeps no snapshot: those records cannot be read here", why)
-		return y.store.AdvancePosition(upTo)
+		return nil
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package teamlink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -103,6 +104,11 @@ func (l *Linker) projectRule(tx *bolt.Tx, s *team.Store, subject string) error {
 		return nil
 	}
 	res, err := pb.PutTeamRuleTx(tx, agent, tr)
+	if errors.Is(err, ace.ErrInvalid) {
+		// A version the playbook cannot hold (no text, a bad agent name)
+		// is left out: it must not stop the team's other records.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -145,6 +151,9 @@ func (l *Linker) projectNode(tx *bolt.Tx, s *team.Store, subject string) error {
 			At: cur.Clock.Time()}
 	}
 	nid, _, err := v.PutTeamNodeTx(tx, id, tn)
+	if errors.Is(err, vault.ErrInvalid) {
+		return nil // as for rules: a node the vault cannot hold is left out
+	}
 	if err != nil {
 		return err
 	}

@@ -307,3 +307,26 @@ func TestTeamRulesAndNodesReachPromptsAsData(t *testing.T) {
 	assert.Contains(t, vc.Text, "shared by teammate "+team.ShortKey(a.store.Self()))
 	assert.Equal(t, 1, strings.Count(vc.Text, "</taste_vault_context>"), "the node's closing tag is inert")
 }
+
+// A teammate's rule or node that the playbook or the vault cannot hold (no
+// text, an unknown node type) is left out; the team's other records still
+// apply.
+func TestUnfitTeamRulesAndNodesDoNotStopTheSync(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b := newSharedWS(t, 1), newSharedWS(t, 2)
+	admitAll(t, a.ws, b.ws)
+	_, err := a.store.ShareRule(ctx, "", team.RuleBody{Agent: "MARS", Text: "   "})
+	require.NoError(t, err)
+	_, err = a.store.ShareRule(ctx, "", team.RuleBody{Agent: "", Text: "no agent"})
+	require.NoError(t, err)
+	_, err = a.store.ShareNode(ctx, "", team.NodeBody{Type: "Nonsense", Content: "an unknown type"})
+	require.NoError(t, err)
+	_, err = a.store.ShareRule(ctx, "", team.RuleBody{Agent: "MARS", Text: "A fine rule"})
+	require.NoError(t, err)
+	res, err := b.store.Apply(ctx, outbox(t, a))
+	require.NoError(t, err)
+	assert.Equal(t, 4, res.Applied)
+	assert.Equal(t, []string{"A fine rule"}, contents(teamRules(t, b, "MARS")))
+	assert.Empty(t, teamNodes(t, b))
+}
