@@ -150,12 +150,17 @@ func (l *Linker) projectNode(tx *bolt.Tx, s *team.Store, subject string) error {
 			Title: b.Title, Content: b.Content, Body: b.Body, Tags: b.Tags, Language: b.Language, Deleted: b.Deleted,
 			At: cur.Clock.Time()}
 	}
-	nid, _, err := v.PutTeamNodeTx(tx, id, tn)
+	nid, res, err := v.PutTeamNodeTx(tx, id, tn)
 	if errors.Is(err, vault.ErrInvalid) {
 		return nil // as for rules: a node the vault cannot hold is left out
 	}
 	if err != nil {
 		return err
+	}
+	if res == vault.TeamNodeRemoved {
+		// Removed by its author (or with them from the team), not by the
+		// user here: a later version may bring it back.
+		return team.DeleteLinkTx(tx, nsNode, subject)
 	}
 	if nid != 0 && nid != id {
 		return team.SetLinkTx(tx, nsNode, subject, storage.Key(nid))

@@ -2,8 +2,10 @@ package teamlink_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -329,4 +331,48 @@ func TestUnfitTeamRulesAndNodesDoNotStopTheSync(t *testing.T) {
 	assert.Equal(t, 4, res.Applied)
 	assert.Equal(t, []string{"A fine rule"}, contents(teamRules(t, b, "MARS")))
 	assert.Empty(t, teamNodes(t, b))
+}
+
+// A member removed from the team takes their shared rules and nodes out of
+// the other workspaces (unless edited there), in the apply of the new list.
+func TestARemovedMembersRulesAndNodesLeave(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b := newSharedWS(t, 1), newSharedWS(t, 2)
+	_, admin, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	list := func(version uint64, ws ...*sharedWS) []byte {
+		m := team.Membership{Team: "t", Version: version, At: time.Now()}
+		for _, w := range ws {
+			m.Members = append(m.Members, w.store.Self())
+		}
+		_, data, err := team.SignMembership(m, admin)
+		require.NoError(t, err)
+		return data
+	}
+	for _, w := range []*sharedWS{a, b} {
+		_, err := w.store.SetMembership(ctx, list(1, a, b))
+		require.NoError(t, err)
+	}
+	r, _, err := a.pb.AddRule(ctx, "mars", "Keep functions short", nil, 0.8)
+	require.NoError(t, err)
+	_, err = a.linker.ShareRule(ctx, "mars", r.ID)
+	require.NoError(t, err)
+	n, err := a.vault.Add(ctx, vault.Node{Type: "Pattern", Content: "Name things for what they do"})
+	require.NoError(t, err)
+	_, err = a.linker.ShareNode(ctx, n.ID)
+	require.NoError(t, err)
+	apply(t, b, outbox(t, a))
+	require.Len(t, teamRules(t, b, "MARS"), 1)
+	require.Len(t, teamNodes(t, b), 1)
+
+	_, err = b.store.SetMembership(ctx, list(2, b))
+	require.NoError(t, err)
+	assert.Empty(t, teamRules(t, b, "MARS"), "a is no longer a member")
+	assert.Empty(t, teamNodes(t, b))
+
+	_, err = b.store.SetMembership(ctx, list(3, a, b))
+	require.NoError(t, err)
+	assert.Len(t, teamRules(t, b, "MARS"), 1, "admitted again: the rule is back")
+	assert.Len(t, teamNodes(t, b), 1, "and the node")
 }
