@@ -273,3 +273,81 @@ func (y *Syncer) fillGap(ctx context.Context, js jetstream.JetStream, batch []je
 	}
 	return nil
 }
+
+// stateSnapFilled holds the creation time of the snapshot bucket this
+// workspace last filled with every record it holds.
+var stateSnapFilled = []byte("snapFilled")
+
+// fillSnapshot puts every record this workspace holds into the snapshot
+// bucket, once per bucket (a bucket made later, or made anew by hand, is
+// filled again): a team whose stream was made before there was a snapshot,
+// or whose snapshot was lost, gets its records back into it from the
+// workspaces, so that retention drops nothing the snapshot lacks.
+func (y *Syncer) fillSnapshot(ctx context.Context, js jetstream.JetStream) error {
+	s, err := js.Stream(ctx, "KV_"+y.cfg.SnapshotBucket())
+	if err != nil {
+		return fmt.Errorf("team snapshot: %w", err)
+	}
+	info := s.CachedInfo()
+	if info == nil {
+		return nil
+	}
+	created := info.Created.UTC().Format(time.RFC3339Nano)
+	var filled string
+	var data [][]byte
+	err = y.store.db.View(func(tx *bolt.Tx) error {
+		st, err := bucket(tx, storage.BucketTeamState)
+		if err != nil {
+			return err
+		}
+		if filled = string(st.Get(stateSnapFilled)); filled == created {
+			return nil
+		}
+		recs, err := bucket(tx, storage.BucketTeamRecords)
+		if err != nil {
+			return err
+		}
+		return recs.ForEach(func(_, v []byte) error {
+			data = append(data, append([]byte(nil), v...))
+			return nil
+		})
+	})
+	if err != nil || filled == created {
+		return err
+	}
+	for start := 0; start < len(data); start += publishBatch {
+		var fs []jetstream.PubAckFuture
+		for _, d := range data[start:min(len(data), start+publishBatch)] {
+			m, err := y.cfg.snapshotMsg(d)
+			if err != nil {
+				continue // a record this workspace refused: not the team's
+			}
+			f, err := js.PublishMsgAsync(m)
+			if err != nil {
+				return fmt.Errorf("fill the team snapshot: %w", err)
+			}
+			fs = append(fs, f)
+		}
+		for _, f := range fs {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("fill the team snapshot: %w", err)
+			case <-time.After(10 * time.Second):
+				return errors.New("fill the team snapshot: no answer in 10s")
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	if len(data) > 0 {
+		y.logf("team: put the %d record(s) held here into the team's snapshot", len(data))
+	}
+	return y.store.db.Update(func(tx *bolt.Tx) error {
+		st, err := bucket(tx, storage.BucketTeamState)
+		if err != nil {
+			return err
+		}
+		return st.Put(stateSnapFilled, []byte(created))
+	})
+}

@@ -180,3 +180,47 @@ func TestWithoutASnapshotDroppedRecordsAreCountedLost(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, last, pos)
 }
+
+// A snapshot made after the team's records (a team from before snapshots,
+// or a snapshot deleted by hand) is filled from the workspaces' records, so
+// that a later resync finds them.
+func TestTheSnapshotIsFilledFromTheWorkspaces(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	hub := startTestHub(t, dir, 0)
+	admin, _, err := AdminKey(dir)
+	require.NoError(t, err)
+	c := Config{URL: hub.URL, Name: "fill"}
+	a, late := newStore(t, nil), newStore(t, nil)
+	addMembers(t, c, admin, a, late)
+	ma := startMember(t, a, c)
+	for i := range 4 {
+		_, err := a.AddFact(ctx, FactBody{Content: fmt.Sprintf("fact %d", i)})
+		require.NoError(t, err)
+	}
+	converged(t, 4, 10*time.Second, ma)
+	ma.stop()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	nc, err := Connect(cctx, c, "admin")
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, js.DeleteKeyValue(cctx, c.SnapshotBucket()))
+	purgeStream(t, c)
+
+	ma = startMember(t, a, c) // a's sync makes the snapshot again and fills it
+	require.Eventually(t, func() bool {
+		kv, err := js.KeyValue(cctx, c.SnapshotBucket())
+		if err != nil {
+			return false
+		}
+		st, err := kv.Status(cctx)
+		return err == nil && st.Values() == 4
+	}, 10*time.Second, 20*time.Millisecond)
+	ml := startMember(t, late, c)
+	converged(t, 4, 10*time.Second, ma, ml)
+	assert.Equal(t, 1, ml.syncer.Status().Resyncs)
+}

@@ -389,6 +389,21 @@ func (y *Syncer) publishLoop(ctx context.Context, js jetstream.JetStream) {
 const publishBatch = 512
 
 func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int, error) {
+	if !y.snapReady {
+		// Only a workspace that holds records makes and fills the
+		// snapshot: an empty one made by a newcomer would hide that the
+		// records are missing from it.
+		if st, err := y.store.LocalStatus(ctx); err != nil || st.Records == 0 {
+			return 0, err
+		}
+		if _, err := EnsureSnapshot(ctx, js, y.cfg); err != nil {
+			return 0, err
+		}
+		if err := y.fillSnapshot(ctx, js); err != nil {
+			return 0, err
+		}
+		y.snapReady = true
+	}
 	entries, err := y.store.Outbox(publishBatch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
@@ -396,12 +411,6 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 	type pending struct {
 		key     uint64
 		f, snap jetstream.PubAckFuture
-	}
-	if !y.snapReady {
-		if _, err := EnsureSnapshot(ctx, js, y.cfg); err != nil {
-			return 0, err
-		}
-		y.snapReady = true
 	}
 	ps := make([]pending, 0, len(entries))
 	var firstErr error
