@@ -104,18 +104,18 @@ func loginRefused(c Config, err error) error {
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked),
 		strings.Contains(msg, "authorization violation"), strings.Contains(msg, "authentication"):
-		return fmt.Errorf("%w: the servers at %s refused this workspace's credentials (%s): check team.%s in .nova/config.yaml",
-			ErrLogin, c.URL, err, c.loginSetting())
+		return fmt.Errorf("%w: the servers at %s refused this workspace's credentials: check team.%s in .nova/config.yaml: %w",
+			ErrLogin, c.URL, c.loginSetting(), err)
 	case strings.Contains(msg, "x509") || strings.Contains(msg, "tls:") || strings.Contains(msg, "certificate"):
-		return fmt.Errorf("%w: TLS with the servers at %s failed (%s): check team.tls (ca, cert, key) in .nova/config.yaml",
+		return fmt.Errorf("%w: TLS with the servers at %s failed: check team.tls (ca, cert, key) in .nova/config.yaml: %w",
 			ErrLogin, c.URL, err)
 	case c.usesTLS() && (errors.Is(err, io.EOF) || strings.Contains(msg, "connection reset") || strings.Contains(msg, "broken pipe")):
 		// A server that requires a client certificate it did not get (or
 		// did not accept) closes the connection right after the handshake.
-		return fmt.Errorf("%w: the servers at %s closed the TLS connection (%s): a client certificate missing or not accepted? check team.tls.cert and team.tls.key in .nova/config.yaml",
+		return fmt.Errorf("%w: the servers at %s closed the TLS connection (a client certificate missing or not accepted?): check team.tls.cert and team.tls.key in .nova/config.yaml: %w",
 			ErrLogin, c.URL, err)
 	case strings.Contains(msg, "secure connection"):
-		return fmt.Errorf("%w: the servers at %s and this workspace disagree on TLS (%s): check team.tls in .nova/config.yaml",
+		return fmt.Errorf("%w: the servers at %s and this workspace disagree on TLS: check team.tls in .nova/config.yaml: %w",
 			ErrLogin, c.URL, err)
 	}
 	return nil

@@ -31,7 +31,7 @@ func TestTeamFactsShowTheirAuthor(t *testing.T) {
 			require.True(t, ok)
 			assert.Equal(t, facts.Team(), f.Scope)
 			view := l.Pinned()
-			assert.Contains(t, string(view), "teammate k-1a2b3c4d")
+			assert.Contains(t, view, "teammate k-1a2b3c4d")
 			golden.RequireEqual(t, view)
 		})
 	}

@@ -52,7 +52,7 @@ func TestTeamNodesShowTheirAuthor(t *testing.T) {
 				a := newApp(t, ws, size[0], size[1])
 				a.Press(v.keys...)
 				view := a.Pinned()
-				assert.Contains(t, string(view), "k-1a2b3c4d")
+				assert.Contains(t, view, "k-1a2b3c4d")
 				golden.RequireEqual(t, view)
 			})
 		}
