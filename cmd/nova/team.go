@@ -136,9 +136,9 @@ func initHub(ctx context.Context, c team.Config, admin ed25519.PrivateKey) error
 	if _, err := team.SetRetention(ctx, js, c); err != nil {
 		return err
 	}
-	if _, err := team.EnsureSnapshot(ctx, js, c); err != nil {
-		return err
-	}
+	// The snapshot is made by the first workspace that holds records (and
+	// fills it with them): one made empty here would hide, from a newcomer,
+	// records that retention dropped before any workspace filled it.
 	_, err = team.InitMembers(ctx, js, c, admin)
 	return err
 }
