@@ -45,11 +45,25 @@ type TeamVerbs interface {
 	// TeamShared lists the shared items as the team's records merge them:
 	// patterns with their backers, fact chains, rule and node versions.
 	TeamShared(ctx context.Context) (team.Views, error)
-	// TeamShareNode shares a vault node with the team (a new version of it
-	// when shared before); it returns the shared item's subject.
+	// TeamShareNode marks a vault node shared with the team and publishes
+	// it (a new version when it changed since); from then on each edit of
+	// the node is published as a new version in the edit's transaction,
+	// until TeamUnshare. It returns the shared item's subject.
 	TeamShareNode(ctx context.Context, id uint64) (TeamShareResult, error)
-	// TeamShareRule shares a playbook rule (agent and rule id) with the team.
+	// TeamShareRule marks a playbook rule (agent and rule id) shared with
+	// the team, as TeamShareNode does for a node.
 	TeamShareRule(ctx context.Context, req TeamShareRuleRequest) (TeamShareResult, error)
+	// TeamUnshare removes the shared mark of a rule or a vault node: later
+	// edits are no longer published (what was published stays with the
+	// team).
+	TeamUnshare(ctx context.Context, req TeamUnshareRequest) (TeamUnshareResult, error)
+	// TeamMarks lists the rules and vault nodes this workspace marked
+	// shared.
+	TeamMarks(ctx context.Context) ([]team.Mark, error)
+	// TeamTake applies a teammate's current version of a shared rule or
+	// vault node here over the local edit that kept it out (a teammate's
+	// newer version never overwrites a local edit by itself).
+	TeamTake(ctx context.Context, req TeamUnshareRequest) (TeamTakeResult, error)
 }
 
 // TeamStatus is the workspace's team state.
@@ -81,6 +95,13 @@ type TeamStatus struct {
 	RefusedTotal  int                  `json:"refusedTotal"`
 	RecentRefused []team.RefusedRecord `json:"recentRefused"`
 	Shared        TeamCounts           `json:"shared"`
+	// Marked counts the rules and nodes this workspace marked shared.
+	Marked int `json:"marked"`
+	// Resyncs counts the reads of the team's snapshot by this process's
+	// sync (its position was behind the stream's retention); Lost counts
+	// records dropped by retention that no snapshot brought back.
+	Resyncs int    `json:"resyncs"`
+	Lost    uint64 `json:"lost"`
 }
 
 // TeamMember is one member key.
@@ -133,6 +154,24 @@ type TeamShareRuleRequest struct {
 	RuleID string `json:"ruleId"`
 }
 
+// TeamUnshareRequest names a marked item: a vault node id, or an agent and
+// a rule id.
+type TeamUnshareRequest struct {
+	NodeID uint64 `json:"nodeId,omitempty"`
+	Agent  string `json:"agent,omitempty"`
+	RuleID string `json:"ruleId,omitempty"`
+}
+
+// TeamUnshareResult says whether the item was marked.
+type TeamUnshareResult struct {
+	WasShared bool `json:"wasShared"`
+}
+
+// TeamTakeResult says whether the local copy changed.
+type TeamTakeResult struct {
+	Changed bool `json:"changed"`
+}
+
 // TeamShareResult is the shared item.
 type TeamShareResult struct {
 	Subject string `json:"subject"`
@@ -165,7 +204,8 @@ func (a teamArea) teamConfig() team.Config {
 	}
 	return team.Config{URL: c.URL, Name: c.Name, Token: tok, NKeyFile: workspace.TeamPath(root, c.NKey),
 		CredsFile: workspace.TeamPath(root, c.Creds), CAFile: workspace.TeamPath(root, c.TLS.CA),
-		CertFile: workspace.TeamPath(root, c.TLS.Cert), KeyFile: workspace.TeamPath(root, c.TLS.Key), Replicas: c.Replicas}
+		CertFile: workspace.TeamPath(root, c.TLS.Cert), KeyFile: workspace.TeamPath(root, c.TLS.Key), Replicas: c.Replicas,
+		MaxAge: time.Duration(c.Retention.MaxAge), MaxBytes: c.Retention.MaxBytes}
 }
 
 // teamStore returns the store, built on first use (it makes the workspace
@@ -215,6 +255,7 @@ func (l *core) attachTeamWisdom(v *vault.Vault) {
 	}
 	l.tm.linker.SetWisdom(v.Wisdom())
 	v.Wisdom().SetTeamHook(l.tm.linker.WisdomHook)
+	l.tm.linker.SetVault(v)
 }
 
 // startTeam starts the background sync of a joined, writable workspace
@@ -232,6 +273,10 @@ func (l *core) startTeam() error {
 	a.tm.linker.SetWisdom(l.Vault().Wisdom())
 	l.Vault().Wisdom().SetTeamHook(a.tm.linker.WisdomHook)
 	l.Knowledge().Facts().SetTeam(a.tm.linker)
+	// Teammates' rules and nodes merge into the playbooks and the vault;
+	// edits of the ones marked shared here are published.
+	a.tm.linker.SetPlaybooks(l.ACE().Playbooks())
+	a.tm.linker.SetVault(l.Vault())
 	a.tm.mu.Lock()
 	defer a.tm.mu.Unlock()
 	if a.tm.syncer != nil {
@@ -360,9 +405,13 @@ func (a teamArea) TeamStatus(ctx context.Context) (TeamStatus, error) {
 	if y := a.syncerNow(); y != nil {
 		ys := y.Status()
 		st.Connected, st.LastError, st.StreamLast = ys.Connected, ys.LastError, ys.StreamLast
+		st.Resyncs, st.Lost = ys.Resyncs, ys.Lost
 		if p, last, ok := y.Pending(ctx); ok {
 			st.Lag, st.LagKnown, st.StreamLast = p, true, last
 		}
+	}
+	if ms, err := s.Marks(ctx); err == nil {
+		st.Marked = len(ms)
 	}
 	if v, err := s.Views(ctx); err == nil {
 		st.Shared = TeamCounts{Patterns: len(v.Wisdom), Facts: len(v.Facts), Rules: len(v.Rules), Nodes: len(v.Nodes)}
@@ -565,44 +614,84 @@ func (a teamArea) joinedStore() (*team.Store, error) {
 	return a.teamStore()
 }
 
+// teamLinker is the linker of a joined, writable workspace with the
+// playbooks and the vault linked.
+func (a teamArea) teamLinker() (*teamlink.Linker, error) {
+	if _, err := a.joinedStore(); err != nil {
+		return nil, err
+	}
+	if err := a.startTeam(); err != nil {
+		return nil, err
+	}
+	a.tm.linker.SetPlaybooks(a.ACE().Playbooks())
+	a.tm.linker.SetVault(a.Vault())
+	return a.tm.linker, nil
+}
+
 // TeamShareNode implements TeamVerbs.
 func (a teamArea) TeamShareNode(ctx context.Context, id uint64) (TeamShareResult, error) {
-	s, err := a.joinedStore()
+	l, err := a.teamLinker()
 	if err != nil {
 		return TeamShareResult{}, err
 	}
-	n, err := a.Vault().Get(ctx, id)
-	if err != nil {
-		return TeamShareResult{}, err
-	}
-	subject := fmt.Sprintf("n-%s-%d", strings.TrimPrefix(team.ShortKey(s.Self()), "k-"), id)
-	subject, err = s.ShareNode(ctx, subject, team.NodeBody{Type: string(n.Type), Title: n.Title, Content: n.Content,
-		Body: n.Body, Tags: n.Tags, Language: n.Language})
-	return TeamShareResult{Subject: subject}, err
+	m, err := l.ShareNode(ctx, id)
+	return TeamShareResult{Subject: m.Subject}, err
 }
 
 // TeamShareRule implements TeamVerbs.
 func (a teamArea) TeamShareRule(ctx context.Context, req TeamShareRuleRequest) (TeamShareResult, error) {
+	l, err := a.teamLinker()
+	if err != nil {
+		return TeamShareResult{}, err
+	}
+	m, err := l.ShareRule(ctx, req.Agent, req.RuleID)
+	return TeamShareResult{Subject: m.Subject}, err
+}
+
+// TeamUnshare implements TeamVerbs.
+func (a teamArea) TeamUnshare(ctx context.Context, req TeamUnshareRequest) (TeamUnshareResult, error) {
 	s, err := a.joinedStore()
 	if err != nil {
-		return TeamShareResult{}, err
+		return TeamUnshareResult{}, err
 	}
-	pb, err := a.ACE().Playbooks().GetPlaybook(ctx, req.Agent)
+	var key []byte
+	switch {
+	case req.NodeID != 0 && req.RuleID == "":
+		key = team.NodeMarkKey(req.NodeID)
+	case req.NodeID == 0 && req.Agent != "" && req.RuleID != "":
+		key = team.RuleMarkKey(ace.CanonAgent(req.Agent), req.RuleID)
+	default:
+		return TeamUnshareResult{}, fmt.Errorf("%w: unshare names a vault node id, or an agent and a rule id", team.ErrInvalid)
+	}
+	found, err := s.Unmark(ctx, key)
+	return TeamUnshareResult{WasShared: found}, err
+}
+
+// TeamTake implements TeamVerbs.
+func (a teamArea) TeamTake(ctx context.Context, req TeamUnshareRequest) (TeamTakeResult, error) {
+	l, err := a.teamLinker()
 	if err != nil {
-		return TeamShareResult{}, err
+		return TeamTakeResult{}, err
 	}
-	var rule *ace.Rule
-	for i := range pb.Rules {
-		if pb.Rules[i].ID == req.RuleID {
-			rule = &pb.Rules[i]
-		}
+	var changed bool
+	switch {
+	case req.NodeID != 0 && req.RuleID == "":
+		changed, err = l.TakeNode(ctx, req.NodeID)
+	case req.NodeID == 0 && req.Agent != "" && req.RuleID != "":
+		changed, err = l.TakeRule(ctx, req.Agent, req.RuleID)
+	default:
+		return TeamTakeResult{}, fmt.Errorf("%w: take names a vault node id, or an agent and a rule id", team.ErrInvalid)
 	}
-	if rule == nil {
-		return TeamShareResult{}, fmt.Errorf("playbook %s has no rule %q: %w", pb.Agent, req.RuleID, team.ErrNotFound)
+	return TeamTakeResult{Changed: changed}, err
+}
+
+// TeamMarks implements TeamVerbs.
+func (a teamArea) TeamMarks(ctx context.Context) ([]team.Mark, error) {
+	s, err := a.teamStore()
+	if err != nil {
+		return nil, err
 	}
-	subject := fmt.Sprintf("r-%s-%s-%s", strings.TrimPrefix(team.ShortKey(s.Self()), "k-"), strings.ToLower(pb.Agent), rule.ID)
-	subject, err = s.ShareRule(ctx, subject, team.RuleBody{Agent: pb.Agent, Section: string(rule.Kind), Text: rule.Content})
-	return TeamShareResult{Subject: subject}, err
+	return s.Marks(ctx)
 }
 
 // attachTeamFacts links the facts service to the team when the workspace

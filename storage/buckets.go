@@ -99,6 +99,12 @@ var (
 var TeamBuckets = [][]byte{BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState,
 	BucketTeamMembers, BucketTeamRefused}
 
+// BucketTeamShared holds the items an author marked shared with the team
+// (engine/team): "rule" 0x00 agent 0x00 rule id, or "node" 0x00 Key(node
+// id), to the shared item's subject and the hash of the version last
+// published. Created by migration 13.
+var BucketTeamShared = []byte("team_shared")
+
 // Buckets of the repository map (engine/codemap), created by migration 12.
 var (
 	BucketCodemapFiles = []byte("codemap_files")
@@ -146,6 +152,7 @@ var Registry = append(append([][]byte{}, registryV1...),
 	BucketTeamRecords, BucketTeamSubjects, BucketTeamOutbox, BucketTeamState, // m11
 	BucketTeamMembers, BucketTeamRefused, // m11
 	BucketCodemapFiles, BucketCodemapSyms, // m12
+	BucketTeamShared, // m13
 )
 
 // DerivedBuckets hold data computed from other buckets, which nova rebuilds

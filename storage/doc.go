@@ -160,6 +160,10 @@
 //	codemap_syms         (m12) the definitions (name, kind, line, signature) and references (name,
 //	                     count, first line, enclosing definition) of each mapped file, by the same
 //	                     key; a file left out has none
+//	team_shared          (m13) the items an author marked shared with the team: "rule" 0x00 agent
+//	                     0x00 rule id, or "node" 0x00 8-byte node id → JSON {subject, hash of the
+//	                     version last published}; an edit of a marked item is published as a new
+//	                     version in the edit's transaction; unmarking deletes the key
 //
 // # The user-level file
 //
@@ -195,6 +199,7 @@
 //	11  team: team_records, team_subjects, team_outbox, team_state, team_members,
 //	    team_refused
 //	12  repository map: codemap_files, codemap_syms
+//	13  team: team_shared (the items an author marked shared)
 //
 // Each migration has a test in migrate_test.go. A database written by a newer nova is
 // refused with [ErrSchemaTooNew].

@@ -30,6 +30,7 @@ var Migrations = []Migration{
 	{Version: 10, Name: "chat: sessions and their turns", Up: createBuckets(ChatBuckets...)},
 	{Version: 11, Name: "team: shared records, their outbox, sync state, members and refusals", Up: createBuckets(TeamBuckets...)},
 	{Version: 12, Name: "repository map: files and their symbols", Up: createBuckets(CodemapBuckets...)},
+	{Version: 13, Name: "team: the items an author marked shared", Up: createBuckets(BucketTeamShared)},
 }
 
 // createBuckets is the migration that adds new top-level buckets.

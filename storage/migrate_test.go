@@ -542,3 +542,28 @@ func TestMigration12CreatesCodemapBuckets(t *testing.T) {
 		return nil
 	}))
 }
+
+// Migration 13 adds the team's shared marks to a schema-12 database and
+// keeps what the team buckets held.
+func TestMigration13CreatesTeamSharedMarks(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "nova.db")
+	db, err := Open(path, Options{Migrations: Migrations[:12]})
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bolt.Tx) error {
+		assert.Nil(t, tx.Bucket(BucketTeamShared), "team_shared belongs to migration 13")
+		return tx.Bucket(BucketTeamRecords).Put([]byte("id"), []byte("record"))
+	}))
+	require.NoError(t, db.Close())
+	db, err = Open(path, Options{Migrations: Migrations[:13]})
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	v, err := db.SchemaVersion()
+	require.NoError(t, err)
+	assert.Equal(t, 13, v)
+	require.NoError(t, db.View(func(tx *bolt.Tx) error {
+		assert.NotNil(t, tx.Bucket(BucketTeamShared))
+		assert.Equal(t, "record", string(tx.Bucket(BucketTeamRecords).Get([]byte("id"))))
+		return nil
+	}))
+}

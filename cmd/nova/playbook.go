@@ -112,7 +112,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 		Args:  exactArgs(1, "an agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if source != "" && !ace.Source(source).Valid() {
-				return badValue("source", source, []string{"learned", "manual", "global", "vault"})
+				return badValue("source", source, []string{"learned", "manual", "global", "vault", "team"})
 			}
 			if kind != "" && !ace.Kind(kind).Valid() {
 				return badValue("kind", kind, []string{"strategy", "mistake", "preference", "pattern"})
@@ -127,7 +127,7 @@ func newPlaybookShowCmd(env *Env, runF func(context.Context, *playbookShowOption
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&source, "source", "", "only rules from learned, manual, global or vault (adapted from vault preferences)")
+	cmd.Flags().StringVar(&source, "source", "", "only rules from learned, manual, global, vault (adapted from vault preferences) or team (teammates' shared rules)")
 	cmd.Flags().StringVar(&kind, "kind", "", "only strategy, mistake, preference or pattern rules")
 	cmd.Flags().StringVar(&opts.Filter.Tag, "tag", "", "only rules with this tag")
 	cmd.Flags().StringVar(&sort, "sort", "", "order by id (default), confidence, applied, success or updated")
@@ -157,10 +157,24 @@ func runPlaybookShow(ctx context.Context, opts *playbookShowOptions) error {
 			opts.IO.Printf("no rules\n")
 			return nil
 		}
-		opts.IO.Printf("%-6s %-8s %-10s %-5s %-8s %-7s %s\n", "ID", "SOURCE", "KIND", "CONF", "APPLIED", "SUCCESS", "RULE")
+		idW := 6 // team rules' ids are longer (t and 10 hex digits)
 		for _, r := range view.Rules {
-			opts.IO.Printf("%-6s %-8s %-10s %-5.2f %-8d %-7s %s\n", r.ID, r.Source, r.Kind, r.Confidence,
-				r.AppliedCount, percent(r.SuccessRate, r.AppliedCount), clipLine(r.Content, 70))
+			idW = max(idW, len(r.ID))
+		}
+		opts.IO.Printf("%-*s %-8s %-10s %-5s %-8s %-7s %s\n", idW, "ID", "SOURCE", "KIND", "CONF", "APPLIED", "SUCCESS", "RULE")
+		for _, r := range view.Rules {
+			text := clipLine(r.Content, 70)
+			if r.Team != nil {
+				// A teammate's rule: its author, and a newer version left
+				// unapplied over a local edit.
+				text += "  [team: " + r.Team.Author
+				if r.Team.Newer != "" {
+					text += "; edited here, a newer version is not applied"
+				}
+				text += "]"
+			}
+			opts.IO.Printf("%-*s %-8s %-10s %-5.2f %-8d %-7s %s\n", idW, r.ID, r.Source, r.Kind, r.Confidence,
+				r.AppliedCount, percent(r.SuccessRate, r.AppliedCount), text)
 		}
 		return nil
 	})

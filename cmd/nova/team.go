@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,6 +25,9 @@ type hubOptions struct {
 	Dir, Host, Token, Name string
 	Port                   int
 	JSON                   bool
+	// MaxAge and MaxBytes are the stream's retention (0: the defaults).
+	MaxAge   time.Duration
+	MaxBytes int64
 	// ready, when set (tests), receives the hub once it listens.
 	ready func(hubReport)
 }
@@ -34,6 +38,9 @@ type hubReport struct {
 	Admin    string `json:"admin"`
 	AdminKey string `json:"adminKey"`
 	Team     string `json:"team"`
+	// MaxAge and MaxBytes are the stream's retention.
+	MaxAge   string `json:"maxAge"`
+	MaxBytes int64  `json:"maxBytes"`
 }
 
 func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.Command {
@@ -44,7 +51,10 @@ func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.C
 		Long: "nova hub runs an embedded NATS server with JetStream, its data in --dir (default\n" +
 			"~/.nova-hub), and prints its URL, the team's admin key and how to add members. The\n" +
 			"admin key (DIR/admin.key, made on first run) signs the team's membership list: keep it\n" +
-			"on this machine. Any NATS cluster with JetStream works as a hub too.",
+			"on this machine. Any NATS cluster with JetStream works as a hub too.\n\n" +
+			"Retention: the team's stream keeps records for --max-age (default 30 days) and up to\n" +
+			"--max-bytes (default 1 GiB), oldest dropped first; the team's snapshot keeps what the team\n" +
+			"holds (compacted per kind), and a workspace that was away longer reads it again.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return pick(runF, runHub)(cmd.Context(), opts)
@@ -56,6 +66,8 @@ func newHubCmd(env *Env, runF func(context.Context, *hubOptions) error) *cobra.C
 	cmd.Flags().StringVar(&opts.Token, "token", "", "require this token of clients (members set team.token)")
 	cmd.Flags().StringVar(&opts.Name, "team", team.DefaultTeam, "the team's name")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the URL and admin key as one JSON document")
+	cmd.Flags().DurationVar(&opts.MaxAge, "max-age", team.DefaultMaxAge, "how long the team's stream keeps a record (at least 1h)")
+	cmd.Flags().Int64Var(&opts.MaxBytes, "max-bytes", team.DefaultMaxBytes, "how many bytes the team's stream keeps (at least 1 MiB)")
 	return cmd
 }
 
@@ -69,6 +81,9 @@ func runHub(ctx context.Context, opts *hubOptions) error {
 		dir = filepath.Join(home, ".nova-hub")
 	}
 	dir = opts.abs(dir)
+	if opts.MaxAge < time.Hour || opts.MaxBytes < 1<<20 {
+		return usagef("--max-age must be at least 1h and --max-bytes at least 1048576")
+	}
 	admin, _, err := team.AdminKey(dir)
 	if err != nil {
 		return err
@@ -78,20 +93,21 @@ func runHub(ctx context.Context, opts *hubOptions) error {
 		return err
 	}
 	defer h.Shutdown()
-	c := team.Config{URL: h.URL, Name: opts.Name, Token: opts.Token}
+	c := team.Config{URL: h.URL, Name: opts.Name, Token: opts.Token, MaxAge: opts.MaxAge, MaxBytes: opts.MaxBytes}
 	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := initHub(ictx, c, admin); err != nil {
 		return err
 	}
 	rep := hubReport{URL: h.URL, Dir: dir, Admin: team.FormatKey(admin.Public().(ed25519.PublicKey)),
-		AdminKey: filepath.Join(dir, team.AdminKeyFile), Team: opts.Name}
+		AdminKey: filepath.Join(dir, team.AdminKeyFile), Team: opts.Name, MaxAge: opts.MaxAge.String(), MaxBytes: opts.MaxBytes}
 	if opts.JSON {
 		if err := opts.IO.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
 		opts.IO.Printf("nova hub: %s (team %q, data in %s)\n", rep.URL, rep.Team, rep.Dir)
+		opts.IO.Printf("retention: the stream keeps %s and %d bytes; the snapshot keeps the rest\n", rep.MaxAge, rep.MaxBytes)
 		opts.IO.Printf("admin key: %s\n  (private part: %s — keep it on this machine)\n\n", rep.Admin, rep.AdminKey)
 		opts.IO.Printf("In each workspace:   nova team join %s\n", rep.URL)
 		opts.IO.Printf("Then, from a workspace on this machine that joined, for each key `nova team join` printed:\n")
@@ -116,9 +132,13 @@ func initHub(ctx context.Context, c team.Config, admin ed25519.PrivateKey) error
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	if _, err := team.EnsureStream(ctx, js, c); err != nil {
+	// The hub's retention applies to the stream, made now or before.
+	if _, err := team.SetRetention(ctx, js, c); err != nil {
 		return err
 	}
+	// The snapshot is made by the first workspace that holds records (and
+	// fills it with them): one made empty here would hide, from a newcomer,
+	// records that retention dropped before any workspace filled it.
 	_, err = team.InitMembers(ctx, js, c, admin)
 	return err
 }
@@ -134,10 +154,14 @@ func newTeamCmd(env *Env) *cobra.Command {
 	}
 	members := &cobra.Command{Use: "members", Short: "Change the team's membership list (needs the admin key)"}
 	members.AddCommand(newTeamMembersCmd(env, "add", nil), newTeamMembersCmd(env, "remove", nil))
-	share := &cobra.Command{Use: "share", Short: "Share a vault node or a playbook rule with the team"}
+	share := &cobra.Command{Use: "share", Short: "Mark a vault node or a playbook rule shared: its later edits are published too"}
 	share.AddCommand(newTeamShareNodeCmd(env, nil), newTeamShareRuleCmd(env, nil))
+	unshare := &cobra.Command{Use: "unshare", Short: "Stop publishing the edits of a shared node or rule (what was sent stays)"}
+	unshare.AddCommand(newTeamUnshareCmd(env, "node", nil), newTeamUnshareCmd(env, "rule", nil))
+	take := &cobra.Command{Use: "take", Short: "Replace your edit of a teammate's node or rule with the teammate's current version"}
+	take.AddCommand(newTeamTakeCmd(env, "node", nil), newTeamTakeCmd(env, "rule", nil))
 	cmd.AddCommand(newTeamJoinCmd(env, nil), newTeamStatusCmd(env, nil), newTeamSyncCmd(env, nil), members, share,
-		newTeamSharedCmd(env, nil))
+		unshare, take, newTeamSharedCmd(env, nil))
 	return cmd
 }
 
@@ -261,8 +285,11 @@ func printTeamStatus(io *IOStreams, st engine.TeamStatus) {
 		last = st.LastSync.Local().Format("2006-01-02 15:04:05")
 	}
 	io.Printf("last sync: %s\n", last)
-	io.Printf("shared: %d patterns (%d active), %d facts, %d rules, %d nodes\n", st.Shared.Patterns, st.Shared.ActivePatterns,
-		st.Shared.Facts, st.Shared.Rules, st.Shared.Nodes)
+	io.Printf("shared: %d patterns (%d active), %d facts, %d rules, %d nodes; marked shared here: %d\n", st.Shared.Patterns,
+		st.Shared.ActivePatterns, st.Shared.Facts, st.Shared.Rules, st.Shared.Nodes, st.Marked)
+	if st.Resyncs > 0 || st.Lost > 0 {
+		io.Printf("retention: read the team's snapshot again %d time(s); %d record(s) past retention could not be read\n", st.Resyncs, st.Lost)
+	}
 	io.Printf("refused: %d", st.RefusedTotal)
 	if st.RefusedTotal > 0 {
 		var parts []string
@@ -383,8 +410,22 @@ func runTeamShared(ctx context.Context, opts *teamSharedOptions) error {
 		if err != nil {
 			return err
 		}
+		marks, err := ws.TeamMarks(ctx)
+		if err != nil {
+			return err
+		}
 		if opts.JSON {
-			return opts.IO.PrintJSON(v)
+			return opts.IO.PrintJSON(struct {
+				team.Views
+				Marked []team.Mark `json:"marked"`
+			}{v, marks})
+		}
+		for _, m := range marks {
+			if m.Kind == team.KindRule {
+				opts.IO.Printf("marked shared: rule %s %s as %s\n", m.Agent, m.RuleID, m.Subject)
+			} else {
+				opts.IO.Printf("marked shared: node %d as %s\n", m.NodeID, m.Subject)
+			}
 		}
 		for _, w := range v.Wisdom {
 			opts.IO.Printf("pattern %s  %-7s backers %d  harm %d  %s\n", w.Subject, w.Status, len(w.Backers), len(w.Harm), clipLine(w.Pattern.Content, 70))
@@ -398,10 +439,16 @@ func runTeamShared(ctx context.Context, opts *teamSharedOptions) error {
 			opts.IO.Printf("fact %s  %d version(s)  %s  %s\n", c.Subject, len(c.Versions), by, clipLine(text, 70))
 		}
 		for _, k := range sortedKeys(v.Rules) {
-			opts.IO.Printf("rule %s  %d version(s)\n", k, len(v.Rules[k]))
+			vs := v.Rules[k]
+			var b team.RuleBody
+			_ = json.Unmarshal(vs[len(vs)-1].Body, &b)
+			opts.IO.Printf("rule %s  %d version(s)  %s  %s  %s\n", k, len(vs), team.ShortKey(vs[len(vs)-1].Author), b.Agent, clipLine(b.Text, 60))
 		}
 		for _, k := range sortedKeys(v.Nodes) {
-			opts.IO.Printf("node %s  %d version(s)\n", k, len(v.Nodes[k]))
+			vs := v.Nodes[k]
+			var b team.NodeBody
+			_ = json.Unmarshal(vs[len(vs)-1].Body, &b)
+			opts.IO.Printf("node %s  %d version(s)  %s  %s\n", k, len(vs), team.ShortKey(vs[len(vs)-1].Author), clipLine(b.Content, 60))
 		}
 		if len(v.Wisdom)+len(v.Facts)+len(v.Rules)+len(v.Nodes) == 0 {
 			opts.IO.Printf("nothing shared yet\n")
@@ -420,7 +467,7 @@ func newTeamShareNodeCmd(env *Env, runF func(context.Context, *teamShareNodeOpti
 	opts := &teamShareNodeOptions{Env: env}
 	return &cobra.Command{
 		Use:   "node ID",
-		Short: "Share a vault node with the team (again: a new version)",
+		Short: "Mark a vault node shared: it and each later edit are published to the team",
 		Args:  exactArgs(1, "a vault node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
@@ -439,7 +486,7 @@ func runTeamShareNode(ctx context.Context, opts *teamShareNodeOptions) error {
 		if err != nil {
 			return err
 		}
-		opts.IO.Printf("shared node %d as %s\n", opts.ID, r.Subject)
+		opts.IO.Printf("shared node %d as %s; its edits are published until `nova team unshare node %d`\n", opts.ID, r.Subject, opts.ID)
 		return nil
 	})
 }
@@ -454,7 +501,7 @@ func newTeamShareRuleCmd(env *Env, runF func(context.Context, *teamShareRuleOpti
 	opts := &teamShareRuleOptions{Env: env}
 	return &cobra.Command{
 		Use:   "rule AGENT RULE",
-		Short: "Share a playbook rule with the team (again: a new version)",
+		Short: "Mark a playbook rule shared: it and each later edit are published to the team",
 		Args:  exactArgs(2, "an agent and a rule id (r3)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Req = engine.TeamShareRuleRequest{Agent: args[0], RuleID: args[1]}
@@ -469,7 +516,92 @@ func runTeamShareRule(ctx context.Context, opts *teamShareRuleOptions) error {
 		if err != nil {
 			return err
 		}
-		opts.IO.Printf("shared %s %s as %s\n", opts.Req.Agent, opts.Req.RuleID, r.Subject)
+		opts.IO.Printf("shared %s %s as %s; its edits are published until `nova team unshare rule %s %s`\n", opts.Req.Agent,
+			opts.Req.RuleID, r.Subject, opts.Req.Agent, opts.Req.RuleID)
+		return nil
+	})
+}
+
+// teamUnshareOptions is `nova team unshare node ID` and `nova team unshare
+// rule AGENT RULE`.
+type teamUnshareOptions struct {
+	*Env
+	Req engine.TeamUnshareRequest
+}
+
+func newTeamUnshareCmd(env *Env, what string, runF func(context.Context, *teamUnshareOptions) error) *cobra.Command {
+	opts := &teamUnshareOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "node ID",
+		Short: "Stop publishing a vault node's edits",
+		Args:  exactArgs(1, "a vault node id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
+			if err != nil || id == 0 {
+				return usagef("%q is not a node id", args[0])
+			}
+			opts.Req = engine.TeamUnshareRequest{NodeID: id}
+			return pick(runF, runTeamUnshare)(cmd.Context(), opts)
+		},
+	}
+	if what == "rule" {
+		cmd.Use, cmd.Short, cmd.Args = "rule AGENT RULE", "Stop publishing a playbook rule's edits", exactArgs(2, "an agent and a rule id (r3)")
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			opts.Req = engine.TeamUnshareRequest{Agent: args[0], RuleID: args[1]}
+			return pick(runF, runTeamUnshare)(cmd.Context(), opts)
+		}
+	}
+	return cmd
+}
+
+func runTeamUnshare(ctx context.Context, opts *teamUnshareOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		r, err := ws.TeamUnshare(ctx, opts.Req)
+		if err != nil {
+			return err
+		}
+		what := fmt.Sprintf("node %d", opts.Req.NodeID)
+		if opts.Req.RuleID != "" {
+			what = opts.Req.Agent + " " + opts.Req.RuleID
+		}
+		if !r.WasShared {
+			opts.IO.Printf("%s was not marked shared\n", what)
+			return nil
+		}
+		opts.IO.Printf("%s is no longer shared: later edits stay here (what was sent stays with the team)\n", what)
+		return nil
+	})
+}
+
+// newTeamTakeCmd is `nova team take node ID` and `nova team take rule
+// AGENT RULE`.
+func newTeamTakeCmd(env *Env, what string, runF func(context.Context, *teamUnshareOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runTeamTake
+	}
+	cmd := newTeamUnshareCmd(env, what, runF)
+	cmd.Short = "Take the teammate's current version of this node over your edit"
+	if what == "rule" {
+		cmd.Short = "Take the teammate's current version of this rule over your edit"
+	}
+	return cmd
+}
+
+func runTeamTake(ctx context.Context, opts *teamUnshareOptions) error {
+	return opts.withWorkspace(ctx, func(ws engine.Workspace) error {
+		r, err := ws.TeamTake(ctx, opts.Req)
+		if err != nil {
+			return err
+		}
+		what := fmt.Sprintf("node %d", opts.Req.NodeID)
+		if opts.Req.RuleID != "" {
+			what = opts.Req.Agent + " " + opts.Req.RuleID
+		}
+		if !r.Changed {
+			opts.IO.Printf("%s already holds the teammate's current version\n", what)
+			return nil
+		}
+		opts.IO.Printf("%s now holds the teammate's current version; their later versions apply again\n", what)
 		return nil
 	})
 }

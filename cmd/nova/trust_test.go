@@ -479,5 +479,5 @@ func TestPlaybookShowAcceptsTheVaultSource(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	r = runNova(t, dir, nil, "playbook", "show", "MARS", "--source", "nope")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "learned, manual, global or vault")
+	assert.Contains(t, r.stderr, "learned, manual, global, vault or team")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nova-dev/nova/engine/untrusted"
 )
 
 // ContextShare is the playbook block's share of the prompt token budget.
@@ -55,7 +57,12 @@ func (m *Manager) Generate(ctx context.Context, agent, task string, budgetTokens
 		return b.String()
 	}
 	for _, r := range ranked {
-		line := "- [" + r.ID + "] " + oneLine(r.Content) + " (" + string(r.Kind) + ", confidence " +
+		text, from := oneLine(r.Content), ""
+		if r.Team != nil {
+			// A teammate's rule is data from outside: its markers are made inert.
+			text, from = untrusted.Neutralize(text), ", shared by teammate "+r.Team.Author
+		}
+		line := "- [" + r.ID + "] " + text + " (" + string(r.Kind) + from + ", confidence " +
 			strconv.FormatFloat(r.Confidence, 'f', 2, 64) + ")\n"
 		candIDs := append(append([]string(nil), ids...), r.ID)
 		candLines := append(append([]string(nil), lines...), line)

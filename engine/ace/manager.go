@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -54,6 +55,10 @@ type Manager struct {
 	// OnChange, when set, is called after every committed write with the
 	// operation ("playbook", "pending") and the agent.
 	OnChange func(op, agent string)
+
+	// ruleHook sees every change of rules' content in the write's
+	// transaction (SetRuleHook).
+	ruleHook atomic.Pointer[RuleHook]
 }
 
 func (m *Manager) changed(op, agent string) {
@@ -295,6 +300,9 @@ func (m *Manager) UpdatePlaybook(ctx context.Context, agent string, deltas []Del
 		p.Version++
 		ver = Version{Agent: p.Agent, Version: p.Version, Origin: origin,
 			Deltas: slices.Clone(deltas), Changes: changes, At: now}
+		if err := m.ruleHookTx(tx, p.Agent, changes); err != nil {
+			return false, err
+		}
 		return true, versionCodec.Put(tx.Bucket(storage.BucketPlaybookHistory), historyKey(p.Agent, p.Version), ver)
 	})
 	if err != nil {
@@ -345,6 +353,9 @@ func applyDelta(p *Playbook, d Delta, now time.Time) (Change, error) {
 		}
 		before := p.Rules[i].clone()
 		p.Rules = slices.Delete(p.Rules, i, i+1)
+		if before.Team != nil && !slices.Contains(p.TeamDropped, before.Team.Subject) {
+			p.TeamDropped = append(p.TeamDropped, before.Team.Subject)
+		}
 		return Change{Op: OpRemove, RuleID: before.ID, Before: &before, Reason: d.Reason}, nil
 	}
 }

@@ -37,11 +37,14 @@ const (
 	// SourceVault: the self-improvement review adapted it from a confident
 	// Preference node of the taste vault.
 	SourceVault Source = "vault"
+	// SourceTeam: a teammate's shared rule, merged from the team's records
+	// (engine/team); Rule.Team names its author and version.
+	SourceTeam Source = "team"
 )
 
 // Valid reports whether s is a known source.
 func (s Source) Valid() bool {
-	return s == SourceLearned || s == SourceManual || s == SourceGlobal || s == SourceVault
+	return s == SourceLearned || s == SourceManual || s == SourceGlobal || s == SourceVault || s == SourceTeam
 }
 
 // Kind is what a rule teaches (the vault's node types, lower case).
@@ -86,6 +89,8 @@ type Rule struct {
 	// VaultNodeID is set once the rule was promoted to the vault as a
 	// global node.
 	VaultNodeID uint64 `json:"vaultNodeId,omitempty"`
+	// Team is set on a teammate's shared rule (SourceTeam).
+	Team *TeamRef `json:"team,omitempty"`
 }
 
 // SuccessRate is successCount / appliedCount (0 when never applied).
@@ -111,6 +116,10 @@ func (r Rule) harmRate() float64 {
 
 func (r Rule) clone() Rule {
 	r.Tags = slices.Clone(r.Tags)
+	if r.Team != nil {
+		t := *r.Team
+		r.Team = &t
+	}
 	return r
 }
 
@@ -126,6 +135,10 @@ type Playbook struct {
 	Successes int       `json:"successes"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
+	// TeamDropped lists the teammates' shared rules (subjects) the user
+	// removed from this playbook: newer versions of them do not bring them
+	// back.
+	TeamDropped []string `json:"teamDropped,omitempty"`
 }
 
 // SuccessRate is the share of recorded tasks that succeeded (0 when none).
@@ -156,6 +169,7 @@ func (p Playbook) index(id string) int {
 }
 
 func (p Playbook) clone() Playbook {
+	p.TeamDropped = slices.Clone(p.TeamDropped)
 	p.Rules = slices.Clone(p.Rules)
 	for i := range p.Rules {
 		p.Rules[i] = p.Rules[i].clone()

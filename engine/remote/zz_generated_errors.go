@@ -206,6 +206,7 @@ func init() {
 	rpc.RegisterSentinel("team.ErrBadSignature", team.ErrBadSignature)
 	rpc.RegisterSentinel("team.ErrFutureClock", team.ErrFutureClock)
 	rpc.RegisterSentinel("team.ErrInvalid", team.ErrInvalid)
+	rpc.RegisterSentinel("team.ErrLogin", team.ErrLogin)
 	rpc.RegisterSentinel("team.ErrNotAdmin", team.ErrNotAdmin)
 	rpc.RegisterSentinel("team.ErrNotFound", team.ErrNotFound)
 	rpc.RegisterSentinel("team.ErrNotJoined", team.ErrNotJoined)

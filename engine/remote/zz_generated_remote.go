@@ -1036,6 +1036,13 @@ func (r *Workspace) TeamJoin(ctx context.Context, req engine.TeamJoinRequest) (e
 	return res0, err
 }
 
+// TeamMarks calls TeamMarks in the owning nova process.
+func (r *Workspace) TeamMarks(ctx context.Context) ([]team.Mark, error) {
+	var res0 []team.Mark
+	err := r.c.Call(ctx, "TeamMarks", nil, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
 // TeamMembersChange calls TeamMembersChange in the owning nova process.
 func (r *Workspace) TeamMembersChange(ctx context.Context, req engine.TeamMembersRequest) (team.Membership, error) {
 	var res0 team.Membership
@@ -1075,6 +1082,20 @@ func (r *Workspace) TeamStatus(ctx context.Context) (engine.TeamStatus, error) {
 func (r *Workspace) TeamSync(ctx context.Context, req engine.TeamSyncRequest) (engine.TeamStatus, error) {
 	var res0 engine.TeamStatus
 	err := r.c.Call(ctx, "TeamSync", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamTake calls TeamTake in the owning nova process.
+func (r *Workspace) TeamTake(ctx context.Context, req engine.TeamUnshareRequest) (engine.TeamTakeResult, error) {
+	var res0 engine.TeamTakeResult
+	err := r.c.Call(ctx, "TeamTake", []any{req}, []any{&res0}, rpc.CallOptions{})
+	return res0, err
+}
+
+// TeamUnshare calls TeamUnshare in the owning nova process.
+func (r *Workspace) TeamUnshare(ctx context.Context, req engine.TeamUnshareRequest) (engine.TeamUnshareResult, error) {
+	var res0 engine.TeamUnshareResult
+	err := r.c.Call(ctx, "TeamUnshare", []any{req}, []any{&res0}, rpc.CallOptions{})
 	return res0, err
 }
 

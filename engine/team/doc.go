@@ -41,6 +41,24 @@
 // chain of versions (a correction never overwrites, the newest by clock then
 // author holds); shared rules and nodes keep every version.
 //
+// # Shared rules and nodes
+//
+// An author marks a playbook rule or a vault node shared once (MarkTx,
+// storage migration 13); every later edit of it is published as a new
+// version in the edit's own transaction (PublishMarkedTx, called from the
+// playbooks' and the vault's hooks) until it is unmarked. engine/team/teamlink
+// merges a teammate's versions into the local playbook of the agent the rule
+// names (source "team", its author) and into the vault (source "team", Meta
+// team.author): the version that holds is the newest of the subject's first
+// author; a version never overwrites a local edit (the newer one is noted
+// and taken on request); a team item the user removed stays removed.
+//
+// # Retention
+//
+// See retention.go: the stream keeps records for MaxAge and up to MaxBytes;
+// a compacted snapshot bucket keeps what the team holds, and a workspace
+// behind retention reads it again.
+//
 // Only records of the team's members count (the membership list is a signed
 // document in a JetStream key-value bucket: only the admin key's signature is
 // accepted). A record with a bad signature, a clock too far ahead or too large

@@ -51,3 +51,12 @@ func LinksTx(tx *bolt.Tx, ns, prefix string) map[string][]byte {
 	}
 	return out
 }
+
+// DeleteLinkTx removes the link of key in namespace ns.
+func DeleteLinkTx(tx *bolt.Tx, ns, key string) error {
+	b, err := bucket(tx, storage.BucketTeamState)
+	if err != nil {
+		return err
+	}
+	return b.Delete(linkKey(ns, key))
+}

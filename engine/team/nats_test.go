@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -295,7 +296,7 @@ func TestClusterOfThreeHealsWithoutLossOrDoubles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster test: skipped with -short")
 	}
-	if raceEnabled {
+	if raceEnabled && os.Getenv("NOVA_CLUSTER_RACE") == "" {
 		// Three servers, a kill and a restart under the race detector on
 		// two shared cores time the servers' own heartbeats out; `make
 		// test` runs this test on its own without it (test-unit).

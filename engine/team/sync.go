@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	// Replicas of the stream when it is created (0: the most the servers
 	// offer, up to 3).
 	Replicas int
+	// Retention of the stream when it is created (0: DefaultMaxAge,
+	// DefaultMaxBytes); see the package's retention notes.
+	MaxAge   time.Duration
+	MaxBytes int64
 }
 
 // DefaultTeam is the team name when none is configured.
@@ -82,6 +87,9 @@ func Connect(ctx context.Context, c Config, name string) (*nats.Conn, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if err := c.CheckLogin(); err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond),
 		nats.ReconnectJitter(50*time.Millisecond, 200*time.Millisecond), nats.Timeout(5 * time.Second),
 		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1)}
@@ -106,8 +114,20 @@ func Connect(ctx context.Context, c Config, name string) (*nats.Conn, error) {
 	if c.CAFile != "" || c.CertFile != "" {
 		opts = append(opts, nats.Secure(&tls.Config{MinVersion: tls.VersionTLS12}))
 	}
+	// A first attempt without retrying tells refused credentials or TLS
+	// (which no retry mends: the error says what to fix) from a hub that is
+	// down (retried until it is back).
+	first := append(slices.Clone(opts), nats.RetryOnFailedConnect(false))
+	if nc, err := nats.Connect(c.URL, first...); err == nil {
+		return nc, nil
+	} else if lerr := loginRefused(c, err); lerr != nil {
+		return nil, lerr
+	}
 	nc, err := nats.Connect(c.URL, opts...)
 	if err != nil {
+		if lerr := loginRefused(c, err); lerr != nil {
+			return nil, lerr
+		}
 		return nil, fmt.Errorf("connect to the team at %s: %w", c.URL, err)
 	}
 	return nc, nil
@@ -126,7 +146,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c Config) (jetstr
 	cfg := jetstream.StreamConfig{
 		Name: c.StreamName(), Subjects: []string{c.subjectRoot() + ".>"}, Storage: jetstream.FileStorage,
 		Retention: jetstream.LimitsPolicy, Duplicates: 10 * time.Minute, MaxMsgSize: MaxRecordBytes,
-		Discard: jetstream.DiscardOld, Description: "nova team records",
+		Discard: jetstream.DiscardOld, Description: "nova team records", MaxAge: c.maxAge(), MaxBytes: c.maxBytes(),
 	}
 	reps := []int{c.Replicas}
 	if c.Replicas <= 0 {
@@ -240,6 +260,12 @@ type SyncStatus struct {
 	Published   int       `json:"published"`
 	Received    int       `json:"received"`
 	Resets      int       `json:"resets"`
+	// Resyncs counts the full reads of the team's snapshot (the position
+	// was behind what the stream keeps).
+	Resyncs int `json:"resyncs"`
+	// Lost counts stream records dropped before this workspace read them
+	// that no snapshot could bring back (a team without a snapshot).
+	Lost uint64 `json:"lost"`
 }
 
 // Syncer moves records between a Store and the team's stream.
@@ -256,6 +282,9 @@ type Syncer struct {
 	st SyncStatus
 	nc *nats.Conn
 	js jetstream.JetStream
+
+	// snapReady: the snapshot bucket was found or made (publish loop only).
+	snapReady bool
 }
 
 // NewSyncer returns a syncer; Run starts it.
@@ -360,13 +389,28 @@ func (y *Syncer) publishLoop(ctx context.Context, js jetstream.JetStream) {
 const publishBatch = 512
 
 func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int, error) {
+	if !y.snapReady {
+		// Only a workspace that holds records makes and fills the
+		// snapshot: an empty one made by a newcomer would hide that the
+		// records are missing from it.
+		if st, err := y.store.LocalStatus(ctx); err != nil || st.Records == 0 {
+			return 0, err
+		}
+		if _, err := EnsureSnapshot(ctx, js, y.cfg); err != nil {
+			return 0, err
+		}
+		if err := y.fillSnapshot(ctx, js); err != nil {
+			return 0, err
+		}
+		y.snapReady = true
+	}
 	entries, err := y.store.Outbox(publishBatch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
 	type pending struct {
-		key uint64
-		f   jetstream.PubAckFuture
+		key     uint64
+		f, snap jetstream.PubAckFuture
 	}
 	ps := make([]pending, 0, len(entries))
 	var firstErr error
@@ -377,7 +421,19 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 			firstErr = err
 			break
 		}
-		ps = append(ps, pending{key: e.Key, f: f})
+		// The record enters the snapshot too: an entry leaves the outbox
+		// once both acknowledged it.
+		sm, err := y.cfg.snapshotMsg(e.Data)
+		if err != nil {
+			firstErr = err
+			break
+		}
+		sf, err := js.PublishMsgAsync(sm)
+		if err != nil {
+			firstErr = err
+			break
+		}
+		ps = append(ps, pending{key: e.Key, f: f, snap: sf})
 	}
 	var acked []uint64
 	timeout := time.NewTimer(5 * time.Second)
@@ -385,21 +441,32 @@ func (y *Syncer) publishBatch(ctx context.Context, js jetstream.JetStream) (int,
 	var last uint64
 wait:
 	for _, p := range ps {
-		select {
-		case a := <-p.f.Ok():
+		ok := 0
+		for _, f := range []jetstream.PubAckFuture{p.f, p.snap} {
+			select {
+			case a := <-f.Ok():
+				ok++
+				if f == p.f {
+					last = max(last, a.Sequence)
+				}
+			case err := <-f.Err():
+				if firstErr == nil {
+					firstErr = err
+				}
+				if errors.Is(err, jetstream.ErrNoStreamResponse) || strings.Contains(err.Error(), "no responders") {
+					y.snapReady = false // the snapshot bucket may be gone: made again next round
+				}
+			case <-timeout.C:
+				if firstErr == nil {
+					firstErr = errors.New("the hub did not acknowledge in 5s")
+				}
+				break wait
+			case <-ctx.Done():
+				break wait
+			}
+		}
+		if ok == 2 {
 			acked = append(acked, p.key)
-			last = max(last, a.Sequence)
-		case err := <-p.f.Err():
-			if firstErr == nil {
-				firstErr = err
-			}
-		case <-timeout.C:
-			if firstErr == nil {
-				firstErr = errors.New("the hub did not acknowledge in 5s")
-			}
-			break wait
-		case <-ctx.Done():
-			break wait
 		}
 	}
 	if err := y.store.Acked(acked); err != nil {
@@ -486,6 +553,52 @@ func (y *Syncer) consumeLoop(ctx context.Context, js jetstream.JetStream) {
 
 const applyBatch = 1000
 
+// The consumer's pull requests: how long one waits, and the heartbeat the
+// server sends meanwhile (two missed: the request is made again).
+const (
+	consumeExpiry    = 10 * time.Second
+	consumeHeartbeat = 2 * time.Second
+)
+
+// watchStream looks at the stream every second until ctx ends; it reports
+// on gone when the stream was deleted or made anew, and keeps the stream's
+// last sequence in the status.
+func (y *Syncer) watchStream(ctx context.Context, js jetstream.JetStream, created string, gone chan<- error) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		si, err := js.Stream(cctx, y.cfg.StreamName())
+		cancel()
+		var report error
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			report = errors.New("the team stream is gone; making it again")
+		case err == nil:
+			if c := si.CachedInfo(); c != nil {
+				if c.Created.UTC().Format(time.RFC3339Nano) != created {
+					report = errors.New("the team stream was made anew")
+				}
+				y.mu.Lock()
+				y.st.StreamLast = c.State.LastSeq
+				y.mu.Unlock()
+			}
+		}
+		if report != nil {
+			select {
+			case gone <- report:
+			default:
+			}
+			return
+		}
+	}
+}
+
 func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 	stream, err := EnsureStream(ctx, js, y.cfg)
 	if err != nil {
@@ -516,6 +629,13 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 		}
 		pos = 0
 	}
+	if first := info.State.FirstSeq; first > pos+1 {
+		// Records this workspace never read were dropped (retention).
+		if err := y.catchUp(ctx, js, pos, first-1); err != nil {
+			return err
+		}
+		pos = first - 1
+	}
 	cons, err := js.Consumer(ctx, y.cfg.StreamName(), y.ConsumerName())
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		cc := jetstream.ConsumerConfig{Durable: y.ConsumerName(), AckPolicy: jetstream.AckExplicitPolicy,
@@ -536,43 +656,40 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 		case msgs <- m:
 		case <-ctx.Done():
 		}
-	}, jetstream.PullMaxMessages(applyBatch), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
-			errors.Is(err, jetstream.ErrNoHeartbeat) {
-			select {
-			case fail <- err:
-			default:
+	}, jetstream.PullMaxMessages(applyBatch),
+		// A pull request lost with the server that held it (killed, or a
+		// consumer leader that moved) is noticed after two missed
+		// heartbeats: 4 s, not the 30 s of the defaults.
+		jetstream.PullExpiry(consumeExpiry), jetstream.PullHeartbeat(consumeHeartbeat),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
+				errors.Is(err, jetstream.ErrNoHeartbeat) {
+				select {
+				case fail <- err:
+				default:
+				}
 			}
-		}
-	}))
+		}))
 	if err != nil {
 		return fmt.Errorf("team consumer: %w", err)
 	}
 	defer cctx.Stop()
 	y.setErr(nil)
-	check := time.NewTicker(time.Second)
-	defer check.Stop()
+	// The stream is looked at apart from the messages: a slow answer (a
+	// stream leader being elected) never holds up applying them, and so
+	// never the consumer's heartbeats.
+	gone := make(chan error, 1)
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go y.watchStream(wctx, js, created, gone)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case err := <-fail:
 			return fmt.Errorf("team consumer: %w", err)
-		case <-check.C:
-			si, err := js.Stream(ctx, y.cfg.StreamName())
-			if errors.Is(err, jetstream.ErrStreamNotFound) {
-				return errors.New("the team stream is gone; making it again")
-			}
-			if err == nil {
-				if c := si.CachedInfo(); c != nil {
-					if c.Created.UTC().Format(time.RFC3339Nano) != created {
-						return errors.New("the team stream was made anew")
-					}
-					y.mu.Lock()
-					y.st.StreamLast = c.State.LastSeq
-					y.mu.Unlock()
-				}
-			}
+		case err := <-gone:
+			return err
 		case m := <-msgs:
 			batch := []jetstream.Msg{m}
 		drain:
@@ -583,6 +700,9 @@ func (y *Syncer) consume(ctx context.Context, js jetstream.JetStream) error {
 				default:
 					break drain
 				}
+			}
+			if err := y.fillGap(ctx, js, batch); err != nil {
+				return err
 			}
 			if err := y.apply(ctx, batch); err != nil {
 				return err

@@ -183,7 +183,10 @@ func (v *Vault) Update(ctx context.Context, id uint64, p Patch) (Node, error) {
 			return nil
 		}, p.Title != nil || p.Content != nil || p.Body != nil || p.Tags != nil)
 		out = n
-		return err
+		if err != nil {
+			return err
+		}
+		return v.nodeHookTx(tx, n, false)
 	})
 	return out, err
 }
@@ -229,6 +232,9 @@ func (v *Vault) Remove(ctx context.Context, id uint64) error {
 			return err
 		}
 		if err := putTombstoneTx(tx, n, v.now()); err != nil {
+			return err
+		}
+		if err := v.nodeHookTx(tx, n, true); err != nil {
 			return err
 		}
 		return removeNodeTx(tx, ws, id)

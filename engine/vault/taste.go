@@ -250,8 +250,14 @@ func (v *Vault) BuildVaultContext(ctx context.Context, task, agent, tier string,
 			if v.foreign(h.Node) {
 				continue
 			}
+			text := oneLine(h.Content, contextEntryLen)
+			if a := h.TeamAuthor(); a != "" {
+				// A teammate's shared node is data from outside: its
+				// markers are made inert and its author named.
+				text = untrusted.Neutralize(text) + " (shared by teammate " + a + ")"
+			}
 			personal = append(personal, entry{
-				line: fmt.Sprintf("- [%s, confidence %.2f] %s", h.Type, h.Confidence, oneLine(h.Content, contextEntryLen)),
+				line: fmt.Sprintf("- [%s, confidence %.2f] %s", h.Type, h.Confidence, text),
 				id:   h.ID,
 			})
 		}

@@ -116,6 +116,7 @@ type Vault struct {
 	wisdom    *Wisdom
 	identity  func() string // Options.Identity, resolved once (identityOf)
 	teamHook  atomic.Pointer[TeamHook]
+	nodeHook  atomic.Pointer[NodeHook]
 
 	bgCtx    context.Context
 	bgCancel context.CancelFunc

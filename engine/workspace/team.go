@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
@@ -41,6 +42,19 @@ type TeamConfig struct {
 	// Replicas of the stream when nova creates it (0: 3 when the servers
 	// can, else 1).
 	Replicas int `yaml:"replicas" json:"replicas,omitempty"`
+	// Retention of the team's stream when nova creates it (engine/team's
+	// retention policy; `nova hub --max-age/--max-bytes` changes a running
+	// team's).
+	Retention TeamRetention `yaml:"retention" json:"retention"`
+}
+
+// TeamRetention is team.retention: how long and how much the team's stream
+// keeps (0: the defaults, 30 days and 1 GiB). Records older or beyond are
+// dropped from the stream, never from the team's snapshot: a workspace
+// that fell behind reads the snapshot again.
+type TeamRetention struct {
+	MaxAge   Duration `yaml:"maxAge" json:"maxAge,omitempty"`
+	MaxBytes int64    `yaml:"maxBytes" json:"maxBytes,omitempty"`
 }
 
 // TeamTLSConfig is team.tls.
@@ -79,6 +93,12 @@ func (c TeamConfig) validate(bad func(field, format string, a ...any)) {
 	}
 	if c.Replicas < 0 || c.Replicas > 5 {
 		bad("team.replicas", "must be between 0 and 5, got %d", c.Replicas)
+	}
+	if c.Retention.MaxAge == invalidDuration || (c.Retention.MaxAge > 0 && time.Duration(c.Retention.MaxAge) < time.Hour) {
+		bad("team.retention.maxAge", "want a duration of at least 1h (720h is 30 days)")
+	}
+	if c.Retention.MaxBytes < 0 || (c.Retention.MaxBytes > 0 && c.Retention.MaxBytes < 1<<20) {
+		bad("team.retention.maxBytes", "want bytes, at least 1048576 (1 MiB), got %d", c.Retention.MaxBytes)
 	}
 }
 

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"time"
+
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,11 +40,17 @@ func TestTeamConfigIsValidated(t *testing.T) {
 		"team:\n  url: nats://h:4222\n  name: 'a b'\n",
 		"team:\n  url: nats://h:4222\n  token: t\n  nkey: f\n",
 		"team:\n  url: nats://h:4222\n  replicas: 9\n",
+		"team:\n  url: nats://h:4222\n  retention:\n    maxAge: soon\n",
+		"team:\n  url: nats://h:4222\n  retention:\n    maxAge: 5m\n",
+		"team:\n  url: nats://h:4222\n  retention:\n    maxBytes: -1\n",
 	} {
 		_, err := ParseConfig("config.yaml", []byte(bad))
 		assert.Error(t, err, bad)
 	}
-	cfg, err := ParseConfig("config.yaml", []byte("team:\n  url: nats://a:4222,nats://b:4222\n  token: ${NOVA_TEAM_TOKEN}\n"))
+	cfg, err := ParseConfig("config.yaml", []byte("team:\n  url: nats://a:4222,nats://b:4222\n  token: ${NOVA_TEAM_TOKEN}\n"+
+		"  retention:\n    maxAge: 168h\n    maxBytes: 268435456\n"))
 	require.NoError(t, err)
 	assert.True(t, cfg.Team.Joined())
+	assert.Equal(t, 168*time.Hour, time.Duration(cfg.Team.Retention.MaxAge))
+	assert.Equal(t, int64(256<<20), cfg.Team.Retention.MaxBytes)
 }

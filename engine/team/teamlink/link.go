@@ -1,7 +1,10 @@
 // Package teamlink ties engine/team's merged views to the workspace's own
 // stores: team patterns into global wisdom (engine/vault), team fact chains
-// into facts at the team scope (engine/knowledge/facts); and the identity's
-// wisdom actions and team-scope facts out to the team as signed records.
+// into facts at the team scope (engine/knowledge/facts), teammates' shared
+// rules into the playbooks (engine/ace) and their shared nodes into the
+// taste vault; and the identity's wisdom actions, team-scope facts and the
+// edits of the rules and nodes it marked shared out to the team as signed
+// records.
 package teamlink
 
 import (
@@ -12,6 +15,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/engine/knowledge/facts"
 	"github.com/nova-dev/nova/engine/team"
 	"github.com/nova-dev/nova/engine/vault"
@@ -26,9 +30,11 @@ const (
 
 // Linker projects team views and shares local actions.
 type Linker struct {
-	store  *team.Store
-	mu     sync.Mutex
-	wisdom *vault.Wisdom
+	store     *team.Store
+	mu        sync.Mutex
+	wisdom    *vault.Wisdom
+	playbooks *ace.Manager
+	vault     *vault.Vault
 }
 
 // New links store to wisdom (nil: wisdom is not projected) and sets itself
@@ -61,6 +67,10 @@ func (l *Linker) Project(tx *bolt.Tx, s *team.Store, items []team.Item, all bool
 			err = l.projectPattern(tx, s, it.Subject)
 		case team.KindFact:
 			err = projectFact(tx, s, it.Subject)
+		case team.KindRule:
+			err = l.projectRule(tx, s, it.Subject)
+		case team.KindVaultNode:
+			err = l.projectNode(tx, s, it.Subject)
 		}
 		if err != nil {
 			return err

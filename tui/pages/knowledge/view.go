@@ -362,8 +362,13 @@ func (m *Model) timeline(f facts.Fact, lo, hi time.Time, width int) string {
 	return s.Subtle.Render(strings.Repeat("·", from)) + on.Render(strings.Repeat("━", to-from)) + s.Subtle.Render(strings.Repeat("·", width-to))
 }
 
-// validity is a fact's span in words.
+// validity is a fact's span in words (after its author, for a teammate's
+// fact).
 func validity(f facts.Fact) string {
+	if f.Source.Type == facts.SourceTeam && f.Author != "" {
+		f.Source.Type = ""
+		return "teammate " + f.Author + " · " + validity(f)
+	}
 	if f.ValidUntil.IsZero() {
 		s := "since " + day(f.ValidFrom)
 		switch {

@@ -398,6 +398,12 @@ func (d *detailPane) lines(dd *detailData, w int, focused bool) (lines []string,
 		scope = s.Info.Render("global wisdom")
 	}
 	add(s.Subtle.Render("source ") + s.Text.Render(clip(n.Source, max(4, w-40))) + s.Subtle.Render(" · user ") + s.Text.Render(n.UserID) + s.Subtle.Render(" · scope ") + scope)
+	if a := n.TeamAuthor(); a != "" {
+		add(s.Info.Render("shared by teammate "+a) + s.Subtle.Render(" · version ") + s.Text.Render(clip(n.Meta[engvault.MetaTeamVersion], 12)))
+		if n.Meta[engvault.MetaTeamNewer] != "" {
+			add(s.Warning.Render("edited here: the teammate's newer version is not applied"))
+		}
+	}
 	when := s.Subtle.Render("created ") + s.Text.Render(fmtTime(n.CreatedAt)) + s.Subtle.Render(" · updated ") + s.Text.Render(fmtTime(n.UpdatedAt))
 	if n.Language != "" {
 		when += s.Subtle.Render(" · ") + s.Text.Render(n.Language)

@@ -354,6 +354,12 @@ func (l *listPane) drawRow(r row, selected, focused bool, w int) string {
 		rightW += 1 + tagW
 	}
 	textW := max(4, w-1-1-5-1-1-rightW)
+	// A teammate's node: its author before the title.
+	team := ""
+	if a := n.TeamAuthor(); a != "" && textW > 24 {
+		team = "team " + a + " "
+		textW -= lipgloss.Width(team)
+	}
 	title := clip(label(n), textW)
 	var text string
 	rest := textW - lipgloss.Width(title)
@@ -373,6 +379,9 @@ func (l *listPane) drawRow(r row, selected, focused bool, w int) string {
 			text += "  " + s.Subtle.Render(detail)
 		}
 		text = pad(text, textW)
+	}
+	if team != "" {
+		text = s.Info.Render(team) + text
 	}
 	line := marker + " " + l.badge(n.Type) + " " + text + " " + right
 	// The list trusts rows to be exactly w cells (vlist.SetExactRows).
