@@ -9,13 +9,12 @@ import (
 	"github.com/nova-dev/nova/tui/tuitest"
 )
 
-// The diff view declares its own split toggle: it neither reads nor shows
-// the global keymap's page actions.
+// The diff view declares its own split toggle: its help and its keys are
+// that binding, not the global keymap's.
 func TestSplitToggleIsTheViewsOwnBinding(t *testing.T) {
 	t.Parallel()
-	c := newCommon()
-	c.KeyMap.SplitToggle = keymap.Bind("S", "global toggle", "S")
-	m := New(c)
+	m := New(newCommon())
+	m.keys.SplitToggle = keymap.Bind("S", "split or not", "S")
 	m.SetSize(120, 20)
 	m.SetMode(Unified)
 
@@ -23,11 +22,12 @@ func TestSplitToggleIsTheViewsOwnBinding(t *testing.T) {
 	for _, b := range m.ShortHelp() {
 		short = append(short, b.Help().Key+" "+b.Help().Desc)
 	}
-	assert.Equal(t, []string{"↓/j down", "↑/k up", "s split/unified"}, short)
+	assert.Equal(t, []string{"↓/j down", "↑/k up", "S split or not"}, short)
 	assert.Equal(t, m.keys.SplitToggle, m.FullHelp()[1][2])
 
-	m.Update(tuitest.Key("S"))
-	assert.Equal(t, Unified, m.Mode(), "the global binding is not the view's")
 	m.Update(tuitest.Key("s"))
+	assert.Equal(t, Unified, m.Mode(), "the view answers to its own binding only")
+	m.Update(tuitest.Key("S"))
 	assert.Equal(t, Split, m.Mode())
+	assert.Equal(t, "s", newKeyMap().SplitToggle.Help().Key, "s by default")
 }
