@@ -130,11 +130,14 @@ func DefaultPages() []PageFactory {
 
 // Model is the root model.
 type Model struct {
-	c       *common.Common
-	ws      Source
-	themes  *themes.Registry
-	pages   []common.Page
-	ids     []string
+	c      *common.Common
+	ws     Source
+	themes *themes.Registry
+	pages  []common.Page
+	ids    []string
+	// screens are the keys that show each screen, named by its title
+	// (alt+1 … for the first twelve).
+	screens []key.Binding
 	active  int
 	events  <-chan engine.Event
 	help    help.Model
@@ -199,6 +202,7 @@ func New(ctx context.Context, ws engine.Workspace, opts Options) *Model {
 		m.pages = append(m.pages, f.New(c, pagesWS))
 		m.ids = append(m.ids, f.ID)
 	}
+	m.screens = screenKeys(c.KeyMap, m.pages)
 	if i := m.index(opts.Start); opts.Start != "" && i >= 0 {
 		m.active = i
 	}
@@ -275,10 +279,10 @@ func (m *Model) index(id string) int {
 	return -1
 }
 
-// goKey is the key that shows screen i ("" past the tenth).
+// goKey is the key that shows screen i ("" past the last GoTo key).
 func (m *Model) goKey(i int) string {
-	if i < len(m.c.KeyMap.GoTo) {
-		return m.c.KeyMap.GoTo[i].Help().Key
+	if i < len(m.screens) {
+		return m.screens[i].Help().Key
 	}
 	return ""
 }
@@ -538,8 +542,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	// alt+N never types text: it switches screens even while a page takes
 	// text input.
-	for i, b := range km.GoTo {
-		if key.Matches(msg, b) && i < len(m.pages) {
+	for i, b := range m.screens {
+		if key.Matches(msg, b) {
 			return m, m.navigate(m.ids[i])
 		}
 	}
@@ -583,19 +587,25 @@ func (m *Model) toggleHelp(on bool) {
 // globalHelp is every key the root handles.
 func (m *Model) globalHelp() [][]key.Binding {
 	km := m.c.KeyMap
-	screens := make([]key.Binding, 0, len(m.pages))
-	for i, p := range m.pages {
-		if i < len(km.GoTo) {
-			b := km.GoTo[i]
-			b.SetHelp(b.Help().Key, p.Title())
-			screens = append(screens, b)
-		}
-	}
 	return [][]key.Binding{
 		{km.Help, km.Palette, km.Back, km.Quit, km.ForceQuit},
 		{km.NextPage, km.PrevPage, km.Refresh},
-		screens,
+		m.screens,
 	}
+}
+
+// screenKeys are the GoTo keys of the pages there are, each helped by its
+// screen's title: built once, when the pages are.
+func screenKeys(km *keymap.KeyMap, pages []common.Page) []key.Binding {
+	out := make([]key.Binding, 0, min(len(pages), len(km.GoTo)))
+	for i, p := range pages {
+		if i == len(km.GoTo) {
+			break
+		}
+		b := km.GoTo[i]
+		out = append(out, keymap.Bind(b.Help().Key, p.Title(), b.Keys()...))
+	}
+	return out
 }
 
 const quitDialogID = "quit"

@@ -52,6 +52,7 @@ const hscrollStep = 8
 // Model is one diff view.
 type Model struct {
 	c         *common.Common
+	keys      keyMap
 	width     int
 	height    int
 	mode      Mode
@@ -83,7 +84,7 @@ type rowCache struct {
 
 // New returns an empty view.
 func New(c *common.Common) *Model {
-	m := &Model{c: c, intraLine: true, focused: true}
+	m := &Model{c: c, keys: newKeyMap(), intraLine: true, focused: true}
 	m.doc = newDocument("", "", "")
 	return m
 }
@@ -239,7 +240,7 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 			m.SetXOffset(m.xoff + hscrollStep)
 		case key.Matches(msg, km.Left):
 			m.SetXOffset(m.xoff - hscrollStep)
-		case key.Matches(msg, km.SplitToggle):
+		case key.Matches(msg, m.keys.SplitToggle):
 			m.ToggleMode()
 		}
 	}
@@ -422,19 +423,4 @@ func humanBytes(n int) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	return []key.Binding{km.Down, km.Up, km.SplitToggle}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{km.Left, km.Right, km.SplitToggle},
-	}
 }

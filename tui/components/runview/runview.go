@@ -154,6 +154,7 @@ type item struct {
 // Model is the run view.
 type Model struct {
 	c      *common.Common
+	keys   keyMap
 	src    Source
 	width  int
 	height int
@@ -196,7 +197,7 @@ type Model struct {
 
 // New returns an idle view.
 func New(c *common.Common, src Source) *Model {
-	return &Model{c: c, src: src, now: time.Now, follow: true}
+	return &Model{c: c, src: src, keys: newKeyMap(), now: time.Now, follow: true}
 }
 
 // State returns where the run is.
@@ -225,7 +226,7 @@ func (m *Model) Start(spec agents.Spec, task string) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.c.Ctx)
 	st := &stream{ctx: ctx, op: engine.NewOp(), ch: make(chan agents.Event, streamBuffer)}
-	*m = Model{c: m.c, src: m.src, width: m.width, height: m.height, now: m.now, follow: true,
+	*m = Model{c: m.c, src: m.src, keys: m.keys, width: m.width, height: m.height, now: m.now, follow: true,
 		spec: spec, task: task, st: st, cancel: cancel, state: Running, started: m.now()}
 	src := m.src
 	run := func() tea.Msg {
@@ -383,15 +384,15 @@ func dirOf(d string) string {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	km := m.c.KeyMap
+	km, k := m.c.KeyMap, m.keys
 	if m.approval != nil && !m.answering {
 		// Running a command the model chose takes a deliberate y: the
 		// question can arrive while the user is pressing enter for
 		// something else, so enter neither approves nor denies.
 		switch {
-		case msg.String() == "y":
+		case key.Matches(msg, k.Approve):
 			return m.answer(true)
-		case key.Matches(msg, km.Cancel):
+		case key.Matches(msg, k.Deny):
 			return m.answer(false)
 		case msg.String() == "enter":
 			return nil
@@ -399,11 +400,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	body := m.bodyHeight()
 	switch {
-	case key.Matches(msg, km.ToggleView) && m.canTrace():
+	case key.Matches(msg, k.ShowTrace) && m.canTrace():
 		return m.toggleTrace()
-	case key.Matches(msg, km.Cancelrun):
+	case key.Matches(msg, k.CancelRun):
 		m.Cancel()
-	case key.Matches(msg, km.Enter):
+	case key.Matches(msg, k.ReviewChanges):
 		if m.result != nil && m.result.ChangesetID != 0 {
 			id := m.result.ChangesetID
 			return func() tea.Msg { return common.NavigateMsg{Page: ChangesPage, Arg: id} }
@@ -829,7 +830,6 @@ func (m *Model) statusLabel() string {
 // footer is the approval prompt, or the outcome of a finished run.
 func (m *Model) footer() string {
 	s := m.c.Styles
-	km := m.c.KeyMap
 	w := m.width
 	switch {
 	case m.approval != nil:
@@ -845,8 +845,7 @@ func (m *Model) footer() string {
 		if m.answering {
 			b.WriteString(s.Subtle.Render("answering…"))
 		} else {
-			b.WriteString(s.Key.Render("y") + " " + s.KeyDesc.Render("approve") + s.Subtle.Render("  ·  ") +
-				s.Key.Render(km.Cancel.Help().Key) + " " + s.KeyDesc.Render("deny"))
+			b.WriteString(hint(s, m.keys.Approve) + s.Subtle.Render("  ·  ") + hint(s, m.keys.Deny))
 		}
 		return s.PanelFocused.Width(w).Render(b.String())
 	case m.err != nil:
@@ -863,7 +862,6 @@ func (m *Model) footer() string {
 
 func (m *Model) outcome(w int) string {
 	s := m.c.Styles
-	km := m.c.KeyMap
 	r := m.result
 	o := r.Outcome
 	var lines []string
@@ -928,7 +926,7 @@ func (m *Model) outcome(w int) string {
 	}
 	if r.ChangesetID != 0 {
 		link := fmt.Sprintf("changeset #%d · %d file%s staged", r.ChangesetID, len(r.Files), plural(len(r.Files)))
-		lines = append(lines, s.Link.Render(link)+"  "+s.Key.Render(km.Enter.Help().Key)+" "+s.KeyDesc.Render("review in Changes"))
+		lines = append(lines, s.Link.Render(link)+"  "+s.Key.Render(m.keys.ReviewChanges.Help().Key)+" "+s.KeyDesc.Render("review in Changes"))
 	} else if o.OK {
 		lines = append(lines, s.Subtle.Render("No files were staged."))
 	}
@@ -972,50 +970,4 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-}
-
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding {
-	km := m.c.KeyMap
-	switch {
-	case m.approval != nil:
-		return []key.Binding{approveKey("approve"), withHelp(km.Cancel, "deny")}
-	case m.state == Running:
-		return []key.Binding{km.Cancelrun, km.Down, km.Up}
-	case m.canTrace() && m.result.ChangesetID != 0:
-		return []key.Binding{withHelp(km.Enter, "review changes"), m.traceKey(), km.Down, km.Up}
-	case m.result != nil && m.result.ChangesetID != 0:
-		return []key.Binding{withHelp(km.Enter, "review changes"), km.Down, km.Up}
-	case m.canTrace():
-		return []key.Binding{m.traceKey(), km.Down, km.Up}
-	}
-	return []key.Binding{km.Down, km.Up}
-}
-
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	km := m.c.KeyMap
-	return [][]key.Binding{
-		{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom},
-		{approveKey("approve command"), withHelp(km.Cancel, "deny command"), km.Cancelrun, withHelp(km.Enter, "review changes"),
-			withHelp(km.ToggleView, "tool calls")},
-	}
-}
-
-// traceKey is t, named for what it does now.
-func (m *Model) traceKey() key.Binding {
-	if m.traceOn {
-		return withHelp(m.c.KeyMap.ToggleView, "hide tool calls")
-	}
-	return withHelp(m.c.KeyMap.ToggleView, "tool calls")
-}
-
-func withHelp(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
-// approveKey is y alone: approving a command never takes enter.
-func approveKey(desc string) key.Binding {
-	return key.NewBinding(key.WithKeys("y"), key.WithHelp("y", desc))
 }

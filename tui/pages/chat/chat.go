@@ -555,9 +555,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.approval != nil {
-		switch msg.String() {
-		case "y", "n":
-			req, ok := *m.approval, msg.String() == "y"
+		if key.Matches(msg, m.keys.Allow, m.keys.Deny) {
+			req, ok := *m.approval, key.Matches(msg, m.keys.Allow)
 			m.approval = nil
 			src, ctx := m.src, m.c.Ctx
 			return func() tea.Msg {
@@ -616,7 +615,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.focusTranscript(len(m.tr.Turns) - 1)
 		}
 		return nil
-	case msg.String() == "?" && m.input.Value() == "":
+	case key.Matches(msg, m.keys.Help) && m.input.Value() == "":
 		return func() tea.Msg { return common.HelpMsg{} }
 	}
 	var cmd tea.Cmd

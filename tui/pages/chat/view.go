@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
-	chg "github.com/nova-dev/nova/engine/changes"
 	"github.com/nova-dev/nova/engine/chat"
 	"github.com/nova-dev/nova/engine/run"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // maxDiffLines bounds one file's diff in the transcript (enter shows all).
@@ -55,7 +56,7 @@ func (m *Model) View() string {
 		in = st.Muted.Render(common.Truncate("› "+m.input.Value(), w))
 	}
 	b.WriteString(in + "\n")
-	b.WriteString(common.Truncate(m.hintLine(), w))
+	b.WriteString(common.Truncate(m.hintLine(w), w))
 	return b.String()
 }
 
@@ -83,26 +84,18 @@ func (m *Model) headerLine(w int) string {
 	return st.Title.Render(left) + strings.Repeat(" ", gap) + st.Muted.Render(right)
 }
 
-func (m *Model) hintLine() string {
-	st := m.c.Styles
+func (m *Model) hintLine(w int) string {
+	st, k := m.c.Styles, m.keys
 	if m.note != "" {
 		return st.Info.Render(m.note)
 	}
 	if r := m.approval; r != nil {
-		return st.Warning.Render(fmt.Sprintf("%s wants to run `%s` — y allow · n deny", r.Agent, r.Command))
+		return st.Warning.Render(fmt.Sprintf("%s wants to run `%s` — %s", r.Agent, r.Command, hint(w, k.Allow, k.Deny)))
 	}
-	switch {
-	case m.running():
-		return st.Warning.Render("a turn is running · ctrl+c cancels it (the session stays) · you can type the next message")
-	case m.focus == focusTranscript:
-		if _, cs, ok := m.selected(); ok && cs.Status == chg.StatusPending {
-			return st.Muted.Render("a apply · x discard · e edit · A apply all of the turn · enter tools · p context · tab type")
-		}
-		return st.Muted.Render("↑/↓ turns · enter tools · p context · o open it · s sessions · tab type · ? help")
-	case m.focus == focusSessions:
-		return st.Muted.Render("enter open · esc back")
+	if m.running() {
+		return st.Warning.Render("a turn is running · " + hint(w, k.CancelTurn) + " (the session stays) · you can type the next message")
 	}
-	return st.Muted.Render("enter send · @ attach a file · / commands · tab to the turns · ? help (empty line)")
+	return st.Muted.Render(hint(w, m.hintKeys()...))
 }
 
 func (m *Model) sessionsView(w, h int) string {
@@ -159,39 +152,70 @@ func (m *Model) transcriptView(w, h int) string {
 		}
 		lines = append(lines, "")
 	}
-	sel, selStart, selEnd := m.sel(), -1, -1
+	sel := m.sel()
+	spans := make([][2]int, len(m.tr.Turns)) // each turn's lines
 	for i, t := range m.tr.Turns {
-		if i == sel {
-			selStart = len(lines)
-		}
+		spans[i][0] = len(lines)
 		lines = append(lines, m.turnLines(i, t, w)...)
-		if i == sel {
-			selEnd = len(lines)
-		}
+		spans[i][1] = len(lines)
 		lines = append(lines, "")
 	}
 	m.lastRender = len(lines)
-	if m.reveal && selStart >= 0 {
-		// The cursor moved: scroll its turn into view (its top when it is
-		// taller than the transcript).
-		m.reveal = false
-		end := len(lines) - m.scroll
+	reveal := m.reveal
+	m.reveal = false
+	if len(lines) > h && h >= 2 {
+		// Turns out of view: the last line counts them.
+		start, end := m.window(len(lines), h-1, spans, sel, reveal)
+		if counter := m.turnCounter(spans, start, end); counter != "" {
+			return common.FitHeight(strings.Join(lines[start:end], "\n"), h-1) + "\n" +
+				st.Subtle.Render(common.Truncate("  "+counter, w))
+		}
+	}
+	start, end := m.window(len(lines), h, spans, sel, reveal)
+	return common.FitHeight(strings.Join(lines[start:end], "\n"), h)
+}
+
+// window is the lines of the transcript in view in h lines: the bottom is
+// the newest, m.scroll counts lines up from it. reveal scrolls the selected
+// turn into view (its top when it is taller than the window).
+func (m *Model) window(n, h int, spans [][2]int, sel int, reveal bool) (start, end int) {
+	if reveal && sel >= 0 && sel < len(spans) {
+		selStart, selEnd := spans[sel][0], spans[sel][1]
+		end := n - m.scroll
 		switch {
 		case selStart < end-h || selEnd-selStart > h:
-			m.scroll = len(lines) - min(len(lines), selStart+h)
+			m.scroll = n - min(n, selStart+h)
 		case selEnd > end:
-			m.scroll = len(lines) - selEnd
+			m.scroll = n - selEnd
 		}
 		m.scroll = max(0, m.scroll)
 	}
-	// The bottom is the newest; scroll counts lines up from it.
-	end := max(0, len(lines)-m.scroll)
-	if m.scroll > len(lines)-h {
-		m.scroll = max(0, len(lines)-h)
-		end = max(0, len(lines)-m.scroll)
+	end = max(0, n-m.scroll)
+	if m.scroll > n-h {
+		m.scroll = max(0, n-h)
+		end = max(0, n-m.scroll)
 	}
-	start := max(0, end-h)
-	return common.FitHeight(strings.Join(lines[start:end], "\n"), h)
+	return max(0, end-h), end
+}
+
+// turnCounter says where the selected turn is and how many turns lie out
+// of the window's lines [start, end) ("7/30 · ↑ 6 · ↓ 23 more"); without a
+// selected turn it counts them all ("30 turns · ↑ 27"). "" when every turn
+// shows at least in part.
+func (m *Model) turnCounter(spans [][2]int, start, end int) string {
+	above, below := 0, 0
+	for _, sp := range spans {
+		switch {
+		case sp[1] <= start:
+			above++
+		case sp[0] >= end:
+			below++
+		}
+	}
+	if m.sel() < 0 {
+		return vlist.Counter(plural(len(spans), "turn", "turns"), above, below)
+	}
+	return m.turns.IndicatorOf(above, below)
 }
 
 func (m *Model) turnLines(i int, t chat.Turn, w int) []string {
@@ -341,8 +365,12 @@ func (m *Model) changeLines(mark string, t chat.Turn, w int) []string {
 				out = append(out, mark+st.Accent.Render("  │ ")+st.Muted.Render(fmt.Sprintf("… %d more lines (enter shows them)", cut)))
 			}
 		}
-		out = append(out, mark+st.Accent.Render("  └ ")+st.Key.Render("a")+st.Muted.Render(" apply  ")+st.Key.Render("x")+
-			st.Muted.Render(" discard  ")+st.Key.Render("e")+st.Muted.Render(" edit  ")+st.Key.Render("A")+st.Muted.Render(" apply all of this turn"))
+		k := m.keys
+		parts := make([]string, 0, 4)
+		for _, b := range []key.Binding{k.Apply, k.Discard, k.Edit, k.ApplyAll} {
+			parts = append(parts, st.Key.Render(b.Help().Key)+" "+st.Muted.Render(b.Help().Desc))
+		}
+		out = append(out, mark+st.Accent.Render("  └ ")+strings.Join(parts, "  "))
 	} else {
 		out = append(out, mark+st.Accent.Render("  └ ")+st.Muted.Render(changeNote(state)))
 	}

@@ -1,9 +1,7 @@
 package run
 
 import (
-	"errors"
 	"fmt"
-	"github.com/nova-dev/nova/internal/plural"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,8 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/nova-dev/nova/engine/board"
+	"github.com/nova-dev/nova/internal/plural"
+	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
-	"github.com/nova-dev/nova/tui/keymap"
 )
 
 // inputDialog is a one-line text dialog: the goal of a new run, the answer
@@ -27,6 +26,9 @@ type inputDialog struct {
 	sending bool
 	err     error
 	cmd     tea.Cmd
+	// submit and dismiss are the page's bindings for this dialog (its footer
+	// and its keys).
+	submit, dismiss key.Binding
 }
 
 type inputResult uint8
@@ -37,13 +39,13 @@ const (
 	inputClose
 )
 
-func newInputDialog(c *common.Common, placeholder string, limit int) *inputDialog {
+func newInputDialog(c *common.Common, placeholder string, limit int, submit, dismiss key.Binding) *inputDialog {
 	in := textinput.New()
 	in.Placeholder = placeholder
 	in.Prompt = "› "
 	in.CharLimit = limit
 	in.SetStyles(c.Styles.TextInput)
-	return &inputDialog{c: c, input: in}
+	return &inputDialog{c: c, input: in, submit: submit, dismiss: dismiss}
 }
 
 // Open shows the dialog with an empty field, focused.
@@ -67,22 +69,22 @@ func (d *inputDialog) Value() string { return strings.TrimSpace(d.input.Value())
 // SetWidth sizes the field to the dialog.
 func (d *inputDialog) SetWidth(w int) { d.input.SetWidth(max(10, w-10)) }
 
-// key handles a key: enter submits a non-empty value, esc closes; other
-// keys edit (d.cmd is the field's command).
-func (d *inputDialog) key(msg tea.KeyPressMsg, km *keymap.KeyMap) inputResult {
+// key handles a key: submit (enter) sends a non-empty value, dismiss (esc)
+// closes; other keys edit (d.cmd is the field's command).
+func (d *inputDialog) key(msg tea.KeyPressMsg) inputResult {
 	d.cmd = nil
 	switch {
-	case key.Matches(msg, km.Back):
+	case key.Matches(msg, d.dismiss):
 		if d.sending {
 			return inputNone
 		}
 		return inputClose
-	case msg.String() == "enter":
+	case key.Matches(msg, d.submit):
 		if d.sending {
 			return inputNone
 		}
 		if d.Value() == "" {
-			d.err = errors.New("write something first (esc closes)")
+			d.err = fmt.Errorf("write something first (%s closes)", d.dismiss.Help().Key)
 			return inputNone
 		}
 		d.err = nil
@@ -94,7 +96,7 @@ func (d *inputDialog) key(msg tea.KeyPressMsg, km *keymap.KeyMap) inputResult {
 }
 
 // view renders the dialog w cells wide, at most h lines of body text.
-func (d *inputDialog) view(w, h int, action string) string {
+func (d *inputDialog) view(w, h int) string {
 	s := d.c.Styles
 	inner := w - 6
 	b := []string{s.DialogTitle.Render(common.Truncate(d.title, inner)), ""}
@@ -115,14 +117,19 @@ func (d *inputDialog) view(w, h int, action string) string {
 	case d.note != "":
 		b = append(b, s.Subtle.Render(common.Truncate(d.note, inner)))
 	}
-	b = append(b, "", s.Key.Render("enter")+" "+s.KeyDesc.Render(action)+s.Subtle.Render("  ·  ")+
-		s.Key.Render("esc")+" "+s.KeyDesc.Render("close"))
+	b = append(b, "", footer(s, d.ShortHelp()...))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
 }
 
+// ShortHelp is the dialog's keys: its footer and the page's help.
+func (d *inputDialog) ShortHelp() []key.Binding { return []key.Binding{d.submit, d.dismiss} }
+
 // viewer shows one artifact in full, scrollable.
 type viewer struct {
-	c       *common.Common
+	c *common.Common
+	// keys are the page's bindings; the viewer scrolls with the shared
+	// navigation keys.
+	keys    keyMap
 	open    bool
 	id      uint64
 	art     *board.Artifact
@@ -147,11 +154,12 @@ func (v *viewer) loaded(a board.Artifact, err error) {
 	}
 }
 
-func (v *viewer) key(msg tea.KeyPressMsg, km *keymap.KeyMap, h int) {
+func (v *viewer) key(msg tea.KeyPressMsg, h int) {
+	km := v.c.KeyMap
 	room := max(1, h-6)
 	last := max(0, len(v.lines)-room)
 	switch {
-	case key.Matches(msg, km.Back), msg.String() == "q", msg.String() == "enter":
+	case key.Matches(msg, v.keys.CloseViewer):
 		v.open = false
 	case key.Matches(msg, km.Down):
 		v.scroll = min(v.scroll+1, last)
@@ -196,7 +204,18 @@ func (v *viewer) view(w, h int) string {
 	if len(v.lines) > room {
 		pos = fmt.Sprintf("  lines %d–%d of %d", v.scroll+1, min(len(v.lines), v.scroll+room), len(v.lines))
 	}
-	b = append(b, s.Key.Render("↑/↓ pgup/pgdn")+" "+s.KeyDesc.Render("scroll")+s.Subtle.Render("  ·  ")+
-		s.Key.Render("esc")+" "+s.KeyDesc.Render("close")+s.Subtle.Render(pos))
+	b = append(b, footer(s, v.ShortHelp()...)+s.Subtle.Render(pos))
 	return s.Dialog.Width(w).Render(strings.Join(b, "\n"))
+}
+
+// ShortHelp is the viewer's keys: its footer and the page's help.
+func (v *viewer) ShortHelp() []key.Binding { return []key.Binding{v.keys.Scroll, v.keys.CloseViewer} }
+
+// footer is a dialog's last line: its keys and what they do.
+func footer(s *themes.Styles, keys ...key.Binding) string {
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, s.Key.Render(k.Help().Key)+" "+s.KeyDesc.Render(k.Help().Desc))
+	}
+	return strings.Join(parts, s.Subtle.Render("  ·  "))
 }

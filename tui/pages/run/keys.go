@@ -16,6 +16,9 @@ type keyMap struct {
 	ShowRun, CloseRuns key.Binding
 	// The dialogs: the goal, the answer to the lead, the artifact viewer.
 	StartGoal, CloseDialog, SendAnswer, KeepWaiting key.Binding
+	// Scroll only describes the navigation keys in the artifact viewer;
+	// CloseViewer closes it.
+	Scroll, CloseViewer key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -35,10 +38,12 @@ func newKeyMap() keyMap {
 		ShowRun:   keymap.Bind("enter", "show run", "enter"),
 		CloseRuns: keymap.Bind("esc/b", "close", "esc", "b"),
 
-		StartGoal:   keymap.Bind("enter", "start", "enter"),
+		StartGoal:   keymap.Bind("enter", "start the run", "enter"),
 		CloseDialog: keymap.Bind("esc", "close", "esc"),
 		SendAnswer:  keymap.Bind("enter", "answer", "enter"),
 		KeepWaiting: keymap.Bind("esc", "keep waiting", "esc"),
+		Scroll:      keymap.Bind("↑/↓ pgup/pgdn", "scroll", "up", "down", "pgup", "pgdown"),
+		CloseViewer: keymap.Bind("esc", "close", "esc", "q", "enter"),
 	}
 }
 
@@ -47,11 +52,11 @@ func (m *Model) ShortHelp() []key.Binding {
 	km, k := m.c.KeyMap, m.keys
 	switch {
 	case m.goalIn.open:
-		return []key.Binding{k.StartGoal, k.CloseDialog}
+		return m.goalIn.ShortHelp()
 	case m.answer.open:
-		return []key.Binding{k.SendAnswer, k.KeepWaiting}
+		return m.answer.ShortHelp()
 	case m.viewer.open:
-		return []key.Binding{km.Down, km.Up, km.PageDown, k.CloseDialog}
+		return m.viewer.ShortHelp()
 	case m.confirm.Active():
 		return m.confirm.ShortHelp()
 	case m.runsOpen:
@@ -67,11 +72,11 @@ func (m *Model) FullHelp() [][]key.Binding {
 	km, k := m.c.KeyMap, m.keys
 	switch {
 	case m.goalIn.open:
-		return [][]key.Binding{{k.StartGoal, k.CloseDialog}}
+		return [][]key.Binding{m.goalIn.ShortHelp()}
 	case m.answer.open:
-		return [][]key.Binding{{k.SendAnswer, k.KeepWaiting}}
+		return [][]key.Binding{m.answer.ShortHelp()}
 	case m.viewer.open:
-		return [][]key.Binding{{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom, k.CloseDialog}}
+		return [][]key.Binding{{km.Down, km.Up, km.PageDown, km.PageUp, km.Top, km.Bottom, k.CloseViewer}}
 	case m.confirm.Active():
 		return m.confirm.FullHelp()
 	case m.runsOpen:

@@ -155,11 +155,12 @@ type Model struct {
 
 // New builds the page over src (the workspace, or a test's fake).
 func New(c *common.Common, src Source) *Model {
+	k := newKeyMap()
 	m := &Model{c: c, src: src, follow: true, streams: map[string]*strings.Builder{}, pending: map[string]*strings.Builder{},
 		mine: map[uint64]bool{}, confirm: confirm.New(c),
-		goalIn: newInputDialog(c, "add a health check endpoint with tests", 4000),
-		answer: newInputDialog(c, "your answer, e.g. use port 8080", 2000),
-		viewer: &viewer{c: c}, keys: newKeyMap()}
+		goalIn: newInputDialog(c, "add a health check endpoint with tests", 4000, k.StartGoal, k.CloseDialog),
+		answer: newInputDialog(c, "your answer, e.g. use port 8080", 2000, k.SendAnswer, k.KeepWaiting),
+		viewer: &viewer{c: c, keys: k}, keys: k}
 	m.turns = vlist.New(c, m.renderTurn)
 	m.turns.SetRowHeight(2) // the headline, the lead's reasoning under it
 	m.turns.SetMarker(true)
@@ -651,7 +652,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	km := m.c.KeyMap
 	switch {
 	case m.goalIn.open:
-		switch m.goalIn.key(msg, km) {
+		switch m.goalIn.key(msg) {
 		case inputSubmit:
 			m.goalIn.sending = true
 			return m.start(m.goalIn.Value())
@@ -660,7 +661,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.goalIn.cmd
 	case m.answer.open:
-		switch m.answer.key(msg, km) {
+		switch m.answer.key(msg) {
 		case inputSubmit:
 			m.answer.sending = true
 			return m.answerCmd(m.answerRun, m.answer.Value())
@@ -670,7 +671,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.answer.cmd
 	case m.viewer.open:
-		m.viewer.key(msg, km, m.height)
+		m.viewer.key(msg, m.height)
 		return nil
 	case m.confirm.Active():
 		_, cmd := m.confirm.Update(msg)

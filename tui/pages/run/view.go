@@ -32,9 +32,9 @@ func (m *Model) View() string {
 	dw := m.dialogWidth()
 	switch {
 	case m.goalIn.open:
-		body = common.Overlay(body, m.goalIn.view(dw, m.height, "start the run"), m.width, m.height)
+		body = common.Overlay(body, m.goalIn.view(dw, m.height), m.width, m.height)
 	case m.answer.open:
-		body = common.Overlay(body, m.answer.view(dw, m.height, "answer"), m.width, m.height)
+		body = common.Overlay(body, m.answer.view(dw, m.height), m.width, m.height)
 	case m.viewer.open:
 		body = common.Overlay(body, m.viewer.view(max(40, m.width-4), max(8, m.height-2)), m.width, m.height)
 	case m.confirm.Active():
