@@ -3,38 +3,39 @@ package keymap
 import (
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/assert"
 )
 
-func TestMoveCursorStaysInTheList(t *testing.T) {
+// Bind makes a binding that matches its keys and carries its help.
+func TestBindCarriesItsHelp(t *testing.T) {
+	t.Parallel()
+	b := Bind("a", "apply", "a", "A")
+	assert.Equal(t, "a", b.Help().Key)
+	assert.Equal(t, "apply", b.Help().Desc)
+	assert.True(t, key.Matches(tea.KeyPressMsg{Code: 'A', Text: "A"}, b))
+	assert.False(t, key.Matches(tea.KeyPressMsg{Code: 'x', Text: "x"}, b))
+}
+
+// The global keymap holds only what every screen shares: each page declares
+// its own actions (tui/pages/*/keys.go). No two global bindings share a key,
+// except the dialog pair, which is only read inside dialogs.
+func TestGlobalKeysDoNotCollide(t *testing.T) {
 	t.Parallel()
 	km := DefaultKeyMap()
-	press := func(code rune, text string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: code, Text: text} }
-	down, up := press(tea.KeyDown, ""), press(tea.KeyUp, "")
-	pgdn, pgup := press(tea.KeyPgDown, ""), press(tea.KeyPgUp, "")
-	top, bottom := press('g', "g"), press('G', "G")
-	cases := []struct {
-		name      string
-		msg       tea.KeyPressMsg
-		sel, n    int
-		want      int
-		wantMoved bool
-	}{
-		{"down", down, 2, 10, 3, true},
-		{"down at the end", down, 9, 10, 9, true},
-		{"up at the top", up, 0, 10, 0, true},
-		{"page down clamps", pgdn, 5, 10, 9, true},
-		{"page up clamps", pgup, 5, 10, 0, true},
-		{"top", top, 7, 10, 0, true},
-		{"bottom", bottom, 2, 10, 9, true},
-		{"empty list", down, 0, 0, 0, true},
-		{"bottom of an empty list", bottom, 0, 0, 0, true},
-		{"another key", press('x', "x"), 4, 10, 4, false},
+	global := []key.Binding{km.Quit, km.ForceQuit, km.Help, km.Palette, km.Back, km.NextPage, km.PrevPage, km.Refresh}
+	global = append(global, km.GoTo[:]...)
+	global = append(global, km.Up, km.Down, km.Left, km.Right, km.PageUp, km.PageDown, km.Top, km.Bottom,
+		km.Enter, km.Select, km.Filter, km.Tab, km.ShiftTab)
+	seen := map[string]string{}
+	for _, b := range global {
+		for _, k := range b.Keys() {
+			if other, dup := seen[k]; dup {
+				t.Errorf("key %q is bound twice: %q and %q", k, other, b.Help().Desc)
+			}
+			seen[k] = b.Help().Desc
+		}
 	}
-	for _, tc := range cases {
-		got, moved := km.MoveCursor(tc.msg, tc.sel, tc.n, 8)
-		assert.Equal(t, tc.want, got, tc.name)
-		assert.Equal(t, tc.wantMoved, moved, tc.name)
-	}
+	assert.Len(t, global, 33)
 }
