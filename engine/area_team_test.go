@@ -52,6 +52,26 @@ func TestTeamVerbsShareAFactBetweenWorkspaces(t *testing.T) {
 		_, err = l.TeamMembersChange(ctx, engine.TeamMembersRequest{Key: st.Key, AdminKeyFile: keyFile})
 		require.NoError(t, err)
 	}
+	// A workspace that joined, was added while it was closed, and syncs
+	// once in a new process (`nova team sync`) with nothing to pull reports
+	// itself a member on that first sync: the sync waits for the hub's
+	// membership list.
+	root := newWorkspace(t)
+	late, err := engine.Open(ctx, engine.Options{Root: root, Getenv: envOf(nil), NoSync: true})
+	require.NoError(t, err)
+	joined, err := late.TeamJoin(ctx, engine.TeamJoinRequest{URL: hub.URL, WaitMS: 2000})
+	require.NoError(t, err)
+	require.False(t, joined.Member)
+	require.NoError(t, late.Close())
+	_, err = ws[0].TeamMembersChange(ctx, engine.TeamMembersRequest{Key: joined.Key, AdminKeyFile: keyFile})
+	require.NoError(t, err)
+	late, err = engine.Open(ctx, engine.Options{Root: root, Getenv: envOf(nil), NoSync: true})
+	require.NoError(t, err)
+	defer func() { _ = late.Close() }()
+	st, err := late.TeamSync(ctx, engine.TeamSyncRequest{TimeoutMS: 10000})
+	require.NoError(t, err)
+	assert.True(t, st.Member, "the first sync knows the list the hub holds")
+	assert.Len(t, st.Members, 3)
 	f, err := ws[0].Knowledge().Facts().Add(ctx, facts.NewFact{Content: "release branches are cut on Tuesdays", Scope: facts.Team()})
 	require.NoError(t, err)
 	assert.Equal(t, facts.Team(), f.Scope)
@@ -59,17 +79,18 @@ func TestTeamVerbsShareAFactBetweenWorkspaces(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		st, err := ws[1].TeamSync(ctx, engine.TeamSyncRequest{TimeoutMS: 500})
-		return err == nil && st.Shared.Facts == 1 && len(st.Members) == 2
+		return err == nil && st.Shared.Facts == 1 && len(st.Members) == 3
 	}, 15e9, 50e6)
 	res, err := ws[1].Knowledge().Facts().Search(ctx, "release branches Tuesdays", facts.SearchOptions{Scope: facts.Workspace()})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Facts)
 	assert.Equal(t, facts.Team(), res.Facts[0].Scope)
-	st, err := ws[1].TeamStatus(ctx)
+	st, err = ws[1].TeamStatus(ctx)
 	require.NoError(t, err)
 	assert.True(t, st.Member)
 	assert.Zero(t, st.RefusedTotal)
 	assert.Zero(t, st.Outbox)
+
 }
 
 func selfKey(t *testing.T, l *engine.Local) string {

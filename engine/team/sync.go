@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -285,6 +286,10 @@ type Syncer struct {
 
 	// snapReady: the snapshot bucket was found or made (publish loop only).
 	snapReady bool
+	// membersRead is set once the membership list as the hub holds it was
+	// read (the watch's initial values): until then this workspace may not
+	// know yet that it is a member.
+	membersRead atomic.Bool
 }
 
 // NewSyncer returns a syncer; Run starts it.
@@ -520,7 +525,11 @@ func (y *Syncer) watchMembers(ctx context.Context, js jetstream.JetStream) error
 			if !ok {
 				return errors.New("membership watch ended")
 			}
-			if e == nil || e.Operation() != jetstream.KeyValuePut {
+			if e == nil { // the initial values were all delivered
+				y.membersRead.Store(true)
+				continue
+			}
+			if e.Operation() != jetstream.KeyValuePut {
 				continue
 			}
 			if _, err := y.store.SetMembership(ctx, e.Value()); err != nil {
@@ -768,7 +777,8 @@ func (y *Syncer) Pending(ctx context.Context) (pending, last uint64, ok bool) {
 	return info.NumPending + uint64(info.NumAckPending), last, true
 }
 
-// Idle waits until the outbox is empty and nothing is pending, or ctx ends.
+// Idle waits until the membership list was read, the outbox is empty and
+// nothing is pending, or ctx ends.
 func (y *Syncer) Idle(ctx context.Context) error {
 	t := time.NewTicker(25 * time.Millisecond)
 	defer t.Stop()
@@ -777,7 +787,7 @@ func (y *Syncer) Idle(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if st.Outbox == 0 {
+		if st.Outbox == 0 && y.membersRead.Load() {
 			if p, _, ok := y.Pending(ctx); ok && p == 0 {
 				return nil
 			}
