@@ -379,7 +379,7 @@ func runTeamMembers(ctx context.Context, opts *teamMembersOptions) error {
 		if opts.Req.Remove {
 			verb = "removed"
 		}
-		opts.IO.Printf("%s %s; the team has %d member(s) (list version %d)\n", verb, team.ShortKey(strings.TrimSpace(opts.Req.Key)), len(m.Members), m.Version)
+		opts.IO.Printf("%s %s; the team has %s (list version %d)\n", verb, team.ShortKey(strings.TrimSpace(opts.Req.Key)), plural(len(m.Members), "member", "members"), m.Version)
 		return nil
 	})
 }
