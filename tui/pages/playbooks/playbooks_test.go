@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/nova-dev/nova/engine/ace"
 	"github.com/nova-dev/nova/tui/common"
@@ -310,4 +311,29 @@ func TestHelpShowsPageKeys(t *testing.T) {
 	}
 	l.press("n")
 	assert.Equal(t, "enter save, tab field, esc cancel", descs([][]key.Binding{l.m.ShortHelp()}))
+}
+
+// A teammate's rule names its author in the rule's detail (issue 33).
+func TestTeamRuleNamesItsAuthor(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	mgr := ace.NewManager(ws.DB(), clock(), nil)
+	seed(t, mgr)
+	require.NoError(t, ws.DB().Update(func(tx *bolt.Tx) error {
+		_, err := mgr.PutTeamRuleTx(tx, "MARS", ace.TeamRule{Subject: "r-k1a2b3c4d-mars-r1", Author: "k-1a2b3c4d", Version: "v1",
+			Kind: "strategy", Content: "Return errors wrapped with the operation that failed", At: clock()()})
+		return err
+	}))
+	l := newLoop(t, managerSource{Manager: mgr, ws: ws}, 120, 37)
+	selectAgent(l, "MARS")
+	id := ace.TeamRuleID("r-k1a2b3c4d-mars-r1")
+	for i := range l.m.rules.rules {
+		if l.m.rules.rules[i].ID == id {
+			l.exec(l.m.rules.list.SetCursor(i))
+		}
+	}
+	r, ok := l.m.rules.selected()
+	require.True(t, ok)
+	require.Equal(t, id, r.ID)
+	assert.Contains(t, l.plain(), "shared by teammate k-1a2b3c4d")
 }

@@ -265,6 +265,15 @@ func (r *rulesPane) view(w, h int, focused bool) []string {
 			d := []string{s.Subtle.Render(strings.Repeat("─", w))}
 			meta := fmt.Sprintf("%s · %s · %s · helpful %d · harmful %d · created %s", x.ID, x.Kind, x.Source, x.HelpfulCount, x.HarmfulCount, x.CreatedAt.Format("2006-01-02"))
 			d = append(d, s.Muted.Render(common.Truncate(meta, w)))
+			if t := x.Team; t != nil {
+				// A teammate's rule names its author, and a newer version
+				// left unapplied over an edit made here.
+				line := "shared by teammate " + t.Author
+				if t.Newer != "" {
+					line += " · edited here: the teammate's newer version is not applied (nova team take rule)"
+				}
+				d = append(d, s.Accent.Render(common.Truncate(line, w)))
+			}
 			d = append(d, strings.Split(s.Text.Width(w).Render(oneLine(x.Content)), "\n")...)
 			out = append(out, d[:min(len(d), detailH)]...)
 		}
