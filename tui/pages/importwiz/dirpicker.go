@@ -12,30 +12,40 @@ import (
 
 	"github.com/nova-dev/nova/themes"
 	"github.com/nova-dev/nova/tui/common"
+	"github.com/nova-dev/nova/tui/components/vlist"
 )
 
 // dirPicker chooses a directory: the current folder ("use this folder") and its
-// subfolders, with open (→) and parent (←).
+// subfolders, with open (→) and parent (←). The rows are nova's list (vlist): it keeps
+// the cursor, the window, the › marker and the scroll note.
 //
-// Hand-written rather than bubbles/filepicker: the filepicker stats every visible entry
-// (DirEntry.Info, EvalSymlinks) inside View and Update, which nova does not allow (all I/O
-// runs in tea.Cmds), and it cannot hide files. Here the listing, symlink checks included,
+// Not bubbles/filepicker: the filepicker stats every visible entry (DirEntry.Info,
+// EvalSymlinks) inside View and Update, which nova does not allow (all I/O runs in
+// tea.Cmds), and it cannot hide files. Here the listing, symlink checks included,
 // happens in one command and View only draws what it returned.
 type dirPicker struct {
+	c       *common.Common
 	path    string // current folder (absolute)
 	dirs    []dirEntry
-	md      int // markdown files directly in path
-	cursor  int // 0 = the folder itself, i = dirs[i-1]
-	offset  int
-	room    int // rows of folders on screen (set by the page's layout)
+	md      int                    // markdown files directly in path
+	rows    *vlist.Model[dirEntry] // row 0 is the folder itself, row i is dirs[i-1]
 	loading bool
 	err     error
 	seq     int
 }
 
+func newDirPicker(c *common.Common) *dirPicker {
+	p := &dirPicker{c: c}
+	p.rows = vlist.New(c, p.renderRow)
+	p.rows.SetMarker(true)
+	p.rows.SetRows([]dirEntry{{self: true}})
+	return p
+}
+
 type dirEntry struct {
 	name string
 	link bool // a symlink to a directory
+	self bool // the row for the current folder itself
 }
 
 // dirListedMsg is the result of listing one folder.
@@ -54,7 +64,8 @@ func (p *dirPicker) list(path string) tea.Cmd {
 	}
 	p.seq++
 	p.path, p.loading, p.err = path, true, nil
-	p.dirs, p.md, p.cursor, p.offset = nil, 0, 0, 0
+	p.dirs, p.md = nil, 0
+	p.rows.SetRows([]dirEntry{{self: true}})
 	seq := p.seq
 	return func() tea.Msg { return readDir(seq, path) }
 }
@@ -105,44 +116,31 @@ func (p *dirPicker) update(msg dirListedMsg) {
 	p.loading = false
 	p.err = msg.err
 	p.dirs, p.md = msg.dirs, msg.md
-	p.cursor, p.offset = 0, 0
+	p.rows.SetRows(append([]dirEntry{{self: true}}, msg.dirs...))
 }
 
-func (p *dirPicker) rows() int { return len(p.dirs) + 1 }
+// setSize sets the room of the folder rows (the page's layout), so keys
+// move by the right page before the next View.
+func (p *dirPicker) setSize(w, h int) { p.rows.SetSize(max(1, w), max(1, h)) }
 
-func (p *dirPicker) move(delta int) {
-	p.cursor = max(0, min(p.rows()-1, p.cursor+delta))
-	p.scroll()
-}
-
-func (p *dirPicker) top()    { p.cursor = 0; p.scroll() }
-func (p *dirPicker) bottom() { p.cursor = p.rows() - 1; p.scroll() }
-
-// setRoom sets how many folder rows fit on screen.
-func (p *dirPicker) setRoom(n int) { p.room = max(1, n); p.scroll() }
-
-func (p *dirPicker) scroll() {
-	room := max(1, p.room)
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if p.cursor >= p.offset+room {
-		p.offset = p.cursor - room + 1
-	}
-	p.offset = max(0, min(p.offset, p.rows()-1))
+// handleKey moves the cursor for a movement key (the shared keymap's up,
+// down, page up/down, top, bottom) and reports whether the key was one.
+func (p *dirPicker) handleKey(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	return p.rows.HandleKey(msg)
 }
 
 // selected is the highlighted folder: the current one or a subfolder.
 func (p *dirPicker) selected() string {
-	if p.cursor == 0 || p.cursor > len(p.dirs) {
+	d, ok := p.rows.Selected()
+	if !ok || d.self {
 		return p.path
 	}
-	return filepath.Join(p.path, p.dirs[p.cursor-1].name)
+	return filepath.Join(p.path, d.name)
 }
 
 // open enters the highlighted subfolder.
 func (p *dirPicker) open() tea.Cmd {
-	if p.cursor == 0 || p.loading && p.err == nil {
+	if d, ok := p.rows.Selected(); !ok || d.self || p.loading && p.err == nil {
 		return nil
 	}
 	return p.list(p.selected())
@@ -157,7 +155,28 @@ func (p *dirPicker) parent() tea.Cmd {
 	return p.list(up)
 }
 
-// view draws the picker in width×height (lines), focused or not.
+// renderRow draws one folder row (the list adds the › marker).
+func (p *dirPicker) renderRow(d dirEntry, _ int, selected, focused bool, w int) string {
+	s := p.c.Styles
+	label := "./  (this folder)"
+	if !d.self {
+		label = d.name + "/"
+		if d.link {
+			label += "  → link"
+		}
+	}
+	label = common.Truncate(label, w)
+	switch {
+	case selected && focused:
+		return s.Selected.Render(label)
+	case selected:
+		return s.Muted.Render(label)
+	}
+	return s.Text.Render(label)
+}
+
+// view draws the picker in width×height (lines), focused or not: the folder,
+// its counts, then the rows (with a scroll note when they do not all fit).
 func (p *dirPicker) view(s *themes.Styles, width, height int, focused bool, display func(string) string) string {
 	if height <= 0 || width <= 0 {
 		return ""
@@ -176,33 +195,9 @@ func (p *dirPicker) view(s *themes.Styles, width, height int, focused bool, disp
 	info := countNoun(len(p.dirs), "folder", "folders") + " · " + countNoun(p.md, "markdown file", "markdown files") + " here"
 	lines = append(lines, s.Subtle.Render(common.Truncate(info, width)))
 	room := max(1, height-len(lines))
-	offset := p.offset
-	if p.cursor >= offset+room { // the layout gave less room than setRoom said
-		offset = p.cursor - room + 1
-	}
-	for i := offset; i < p.rows() && i < offset+room; i++ {
-		var label string
-		if i == 0 {
-			label = "./  (this folder)"
-		} else {
-			d := p.dirs[i-1]
-			label = d.name + "/"
-			if d.link {
-				label += "  → link"
-			}
-		}
-		label = common.Truncate(label, width-2)
-		if i == p.cursor {
-			st := s.Muted
-			if focused {
-				st = s.Selected
-			}
-			lines = append(lines, st.Render("› "+label))
-			continue
-		}
-		lines = append(lines, s.Text.Render("  "+label))
-	}
-	if p.rows() == 1 {
+	p.rows.SetFocused(focused)
+	lines = append(lines, p.rows.ViewNoted(width, min(room, p.rows.Len())))
+	if len(p.dirs) == 0 {
 		lines = append(lines, s.Subtle.Render(common.Truncate("  no subfolders", width)))
 	}
 	return strings.Join(lines, "\n")

@@ -71,7 +71,7 @@ type Model struct {
 	defaults engine.ImportOptions
 
 	// Source: the folder picker, or a typed path (/).
-	picker      dirPicker
+	picker      *dirPicker
 	path        *pathinput.Model
 	recents     []string // newest first
 	recentList  *vlist.Model[string]
@@ -142,6 +142,7 @@ func New(c *common.Common, src Source) *Model {
 	m.vp = viewport.New()
 	m.summary = viewport.New()
 	m.path = pathinput.New(c, pathinput.Dir, "", "")
+	m.picker = newDirPicker(c)
 	m.recentList = vlist.New(c, m.renderRecent)
 	m.recentList.SetMarker(true)
 	return m
@@ -185,7 +186,7 @@ func (m *Model) layout() {
 	m.form.setWidth(inputWidth)
 	m.confirm.SetSize(m.width, m.height)
 	m.path.SetWidth(m.pickerPanelWidth() - 4)
-	m.picker.setRoom(m.pickerRoom())
+	m.sizePicker()
 	m.layoutTable()
 	m.layoutDetail()
 	m.layoutSummary()
@@ -205,12 +206,12 @@ func (m *Model) Update(msg tea.Msg) (common.Component, tea.Cmd) {
 		return m, m.handleKey(msg)
 	case dirListedMsg:
 		m.picker.update(msg)
-		m.picker.setRoom(m.pickerRoom())
+		m.sizePicker()
 	case recentMsg:
 		if msg.err == nil {
 			m.recents = msg.dirs
 			m.recentList.ReplaceRows(m.recents, nil)
-			m.picker.setRoom(m.pickerRoom())
+			m.sizePicker()
 		}
 	case defaultsMsg:
 		if msg.err == nil && (m.step == stepSource || m.step == stepScan) {
@@ -310,30 +311,20 @@ func (m *Model) keySource(msg tea.KeyPressMsg) tea.Cmd {
 		if ok, cmd := m.recentList.HandleKey(msg); ok {
 			return cmd
 		}
+	} else if ok, cmd := m.picker.handleKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, m.keys.TypePath):
 		m.recentFocus = false
 		m.path.SetBase(m.src.Info().Root)
 		cmd := m.path.Focus(msg.Text)
-		m.picker.setRoom(m.pickerRoom())
+		m.sizePicker()
 		return cmd
 	case key.Matches(msg, m.keys.SwitchList):
 		if len(m.recents) > 0 {
 			m.recentFocus = !m.recentFocus
 		}
-	case key.Matches(msg, km.Up):
-		m.picker.move(-1)
-	case key.Matches(msg, km.Down):
-		m.picker.move(1)
-	case key.Matches(msg, km.PageUp):
-		m.picker.move(-m.pickerRoom())
-	case key.Matches(msg, km.PageDown):
-		m.picker.move(m.pickerRoom())
-	case key.Matches(msg, km.Top):
-		m.picker.top()
-	case key.Matches(msg, km.Bottom):
-		m.picker.bottom()
 	case key.Matches(msg, m.keys.OpenDir):
 		if r, ok := m.recentList.Selected(); ok && m.recentFocus {
 			m.recentFocus = false
@@ -360,7 +351,7 @@ func (m *Model) keyPath(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.c.KeyMap.Back):
 		m.path.Blur()
-		m.picker.setRoom(m.pickerRoom())
+		m.sizePicker()
 		return nil
 	case msg.String() == "enter":
 		if !m.path.Valid() {
@@ -368,7 +359,7 @@ func (m *Model) keyPath(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		dir := strings.TrimSuffix(m.path.Resolve(), "/")
 		m.path.Blur()
-		m.picker.setRoom(m.pickerRoom())
+		m.sizePicker()
 		return tea.Batch(m.picker.list(dir), m.startScan(dir))
 	}
 	return m.path.Update(msg)
@@ -390,13 +381,35 @@ func (m *Model) pathLines() int {
 	return 1
 }
 
-// pickerRoom is the number of folder rows the source step shows.
-func (m *Model) pickerRoom() int {
-	h := m.bodyHeight() - 2 - 2 - m.pathLines() // panel border, path and info lines, the path field
-	if !m.sourceWide() && len(m.recents) > 0 {
-		h -= min(len(m.recents), 4) + 3
+// recentHeight is the height of the recent sources panel under the
+// folders on a narrow screen (0 without recent sources).
+func (m *Model) recentHeight() int {
+	if len(m.recents) == 0 {
+		return 0
 	}
-	return max(1, h)
+	return min(len(m.recents), 4) + 3
+}
+
+// pickerPanelHeight is the height of the folder panel on the source step.
+func (m *Model) pickerPanelHeight() int {
+	h := m.bodyHeight()
+	switch {
+	case m.sourceWide():
+		return h
+	case len(m.recents) == 0:
+		return h - 1 // the hint line under the panel
+	}
+	return h - m.recentHeight()
+}
+
+// pickerHeight is the picker's room in the folder panel: the panel less its
+// border, title and path field.
+func (m *Model) pickerHeight() int { return max(1, m.pickerPanelHeight()-3-m.pathLines()) }
+
+// sizePicker gives the folder rows their room (the picker's two header
+// lines come off), so keys page by what View shows.
+func (m *Model) sizePicker() {
+	m.picker.setSize(m.pickerPanelWidth()-4, m.pickerHeight()-2)
 }
 
 func (m *Model) sourceWide() bool { return m.width >= 110 }

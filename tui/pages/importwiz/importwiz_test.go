@@ -426,7 +426,7 @@ func TestPickerNavigation(t *testing.T) {
 	assert.Contains(t, plain(m), "other/")
 	for i, d := range m.picker.dirs {
 		if d.name == "other" {
-			m.picker.cursor = i + 1
+			m.picker.rows.SetCursor(i + 1)
 		}
 	}
 	press(t, m, "right")

@@ -130,3 +130,43 @@ func TestRecentSourcesScroll(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(descs, ", "), "tab folders / recent sources")
 }
+
+// Issue 32: the folder picker is nova's list too: at 80×24 a folder with
+// 40 subfolders shows the › on "this folder" and says how many lie below;
+// pgdn and G move through them (hidden folders last) and → opens the
+// highlighted one.
+func TestPickerScrollsManyFolders(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t)
+	many := filepath.Join(ws.root, "many")
+	for i := range 39 {
+		require.NoError(t, os.MkdirAll(filepath.Join(many, fmt.Sprintf("dir%02d", i), "inner"), 0o755))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(many, ".hidden"), 0o755))
+	m := newPage(t, ws, 80, 24)
+	drive(t, m, m.picker.list(many))
+	out := plain(m)
+	assert.Contains(t, out, "40 folders · 0 markdown files here")
+	assert.Contains(t, out, "› ./  (this folder)", "the marker shows the cursor")
+	assert.Regexp(t, `1/41 · ↓ \d+ more`, out, "the hidden folders are counted")
+	checkFits(t, m, 80, 24, "many folders")
+
+	press(t, m, "pgdown")
+	require.Positive(t, m.picker.rows.Cursor(), "pgdn moved the cursor")
+	d, _ := m.picker.rows.Selected()
+	out = plain(m)
+	assert.Contains(t, out, "› "+d.name+"/")
+	assert.Regexp(t, `\d+/41 · ↑ \d+ · ↓ \d+ more`, out)
+	checkFits(t, m, 80, 24, "many folders, paged")
+
+	press(t, m, "G")
+	d, _ = m.picker.rows.Selected()
+	assert.Equal(t, ".hidden", d.name, "hidden folders come last")
+	assert.Contains(t, plain(m), "41/41 · ↑")
+
+	press(t, m, "up", "right")
+	assert.Equal(t, filepath.Join(many, "dir38"), m.picker.path, "→ opened the highlighted folder")
+	out = plain(m)
+	assert.Contains(t, out, "inner/")
+	assert.NotContains(t, out, "41", "a short folder has no scroll note")
+}

@@ -107,15 +107,11 @@ func (m *Model) sourceView() string {
 		right := m.recentPanel(rw, h)
 		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right)
 	}
-	rh := 0
-	if len(m.recents) > 0 {
-		rh = min(len(m.recents), 4) + 3
+	if len(m.recents) == 0 {
+		return m.pickerPanel(m.width, m.pickerPanelHeight()) + "\n" + s.Subtle.Render(common.Truncate("enter scans the highlighted folder · → opens it · ← goes up", m.width))
 	}
-	if rh == 0 {
-		return m.pickerPanel(m.width, h-1) + "\n" + s.Subtle.Render(common.Truncate("enter scans the highlighted folder · → opens it · ← goes up", m.width))
-	}
-	left := m.pickerPanel(m.width, h-rh)
-	return lipgloss.JoinVertical(lipgloss.Left, left, m.recentPanel(m.width, rh))
+	left := m.pickerPanel(m.width, m.pickerPanelHeight())
+	return lipgloss.JoinVertical(lipgloss.Left, left, m.recentPanel(m.width, m.recentHeight()))
 }
 
 func (m *Model) pickerPanel(w, h int) string {
@@ -131,7 +127,7 @@ func (m *Model) pickerPanel(w, h int) string {
 		field = m.path.View(inner)
 	}
 	field = common.FitHeight(field, m.pathLines())
-	content := title + "\n" + field + "\n" + m.picker.view(s, inner, max(1, h-3-m.pathLines()), !m.recentFocus && !m.path.Focused(), m.display)
+	content := title + "\n" + field + "\n" + m.picker.view(s, inner, m.pickerHeight(), !m.recentFocus && !m.path.Focused(), m.display)
 	return st.Width(w).Height(h).Render(common.FitHeight(content, max(1, h-2)))
 }
 
