@@ -407,9 +407,6 @@ func (m *Model) docLines(w, h int) []string {
 		return append(out, "", m.c.Empty("The docs cache is empty.",
 			"f fetches a library's docs: the project's Go modules and npm packages are read from disk at their exact versions, others come from Context7 (docs.context7.url). Agents fill it too with their fetchDocs tool."))
 	}
-	now := m.now()
-	const srcW, verW, ageW, sizeW = 9, 9, 10, 7
-	_ = now
 	flex := max(10, w-2-docSrcW-docVerW-docAgeW-docSizeW-5) // the gutter, the scrollbar
 	libW := flex * 3 / 5
 	topW := flex - libW

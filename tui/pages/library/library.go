@@ -217,9 +217,6 @@ func New(c *common.Common, src Source) *Model {
 // sel is the cursor of pane p's list.
 func (m *Model) sel(p pane) int { return m.lists[p].Cursor() }
 
-// stepSel is the cursor of the run's steps.
-func (m *Model) stepSel() int { return m.steps.Cursor() }
-
 // SetClock fixes the page's clock (golden tests).
 func (m *Model) SetClock(now func() time.Time) { m.now = now }
 
