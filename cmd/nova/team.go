@@ -470,9 +470,9 @@ func newTeamShareNodeCmd(env *Env, runF func(context.Context, *teamShareNodeOpti
 		Short: "Mark a vault node shared: it and each later edit are published to the team",
 		Args:  exactArgs(1, "a vault node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
+			id, err := parseID(args[0], "vault node", "nova vault list")
 			if err != nil {
-				return usagef("%q is not a node id", args[0])
+				return err
 			}
 			opts.ID = id
 			return pick(runF, runTeamShareNode)(cmd.Context(), opts)
@@ -536,9 +536,9 @@ func newTeamUnshareCmd(env *Env, what string, runF func(context.Context, *teamUn
 		Short: "Stop publishing a vault node's edits",
 		Args:  exactArgs(1, "a vault node id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "#"), 10, 64)
-			if err != nil || id == 0 {
-				return usagef("%q is not a node id", args[0])
+			id, err := parseID(args[0], "vault node", "nova vault list")
+			if err != nil {
+				return err
 			}
 			opts.Req = engine.TeamUnshareRequest{NodeID: id}
 			return pick(runF, runTeamUnshare)(cmd.Context(), opts)
@@ -560,10 +560,7 @@ func runTeamUnshare(ctx context.Context, opts *teamUnshareOptions) error {
 		if err != nil {
 			return err
 		}
-		what := fmt.Sprintf("node %d", opts.Req.NodeID)
-		if opts.Req.RuleID != "" {
-			what = opts.Req.Agent + " " + opts.Req.RuleID
-		}
+		what := teamItem(opts.Req)
 		if !r.WasShared {
 			opts.IO.Printf("%s was not marked shared\n", what)
 			return nil
@@ -571,6 +568,14 @@ func runTeamUnshare(ctx context.Context, opts *teamUnshareOptions) error {
 		opts.IO.Printf("%s is no longer shared: later edits stay here (what was sent stays with the team)\n", what)
 		return nil
 	})
+}
+
+// teamItem names the node or rule of an unshare or take request.
+func teamItem(req engine.TeamUnshareRequest) string {
+	if req.RuleID != "" {
+		return req.Agent + " " + req.RuleID
+	}
+	return fmt.Sprintf("node %d", req.NodeID)
 }
 
 // newTeamTakeCmd is `nova team take node ID` and `nova team take rule
@@ -593,10 +598,7 @@ func runTeamTake(ctx context.Context, opts *teamUnshareOptions) error {
 		if err != nil {
 			return err
 		}
-		what := fmt.Sprintf("node %d", opts.Req.NodeID)
-		if opts.Req.RuleID != "" {
-			what = opts.Req.Agent + " " + opts.Req.RuleID
-		}
+		what := teamItem(opts.Req)
 		if !r.Changed {
 			opts.IO.Printf("%s already holds the teammate's current version\n", what)
 			return nil
