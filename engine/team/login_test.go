@@ -46,10 +46,7 @@ func startAuthServer(t *testing.T, opts *server.Options, scheme string) string {
 func roundTrip(t *testing.T, c Config) {
 	t.Helper()
 	admin := newKey(t)
-	a, b := newStore(t, nil), newStore(t, nil)
-	addMembers(t, c, admin, a, b)
-	ma, mb := startMember(t, a, c), startMember(t, b, c)
-	membersKnown(t, 2, ma, mb)
+	a, _, ma, mb := twoMembers(t, c, admin)
 	_, err := a.AddFact(context.Background(), FactBody{Content: "logged in and shared"})
 	require.NoError(t, err)
 	converged(t, 1, 20*time.Second, ma, mb)

@@ -69,11 +69,7 @@ func addMembers(t testing.TB, c Config, admin ed25519.PrivateKey, stores ...*Sto
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	nc, err := Connect(ctx, c, "admin")
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := jsOf(ctx, t, c, "admin")
 	for _, s := range stores {
 		_, err := ChangeMembers(ctx, js, c, admin, s.Self(), true)
 		require.NoError(t, err)
@@ -138,11 +134,7 @@ func membersKnown(t testing.TB, n int, ms ...*member) {
 func TestThreeWorkspacesConvergeThroughOneHub(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	hub := startTestHub(t, dir, 0)
-	admin, _, err := AdminKey(dir)
-	require.NoError(t, err)
-	c := Config{URL: hub.URL, Name: "one"}
+	c, admin := testTeam(t, "one")
 	stores := []*Store{newStore(t, nil), newStore(t, nil), newStore(t, nil)}
 	addMembers(t, c, admin, stores...)
 	var ms []*member
@@ -176,10 +168,7 @@ func TestOfflineWorkSyncsAndTheHubRestartLosesNothing(t *testing.T) {
 	admin, _, err := AdminKey(dir)
 	require.NoError(t, err)
 	c := Config{URL: hub.URL, Name: "restart"}
-	a, b := newStore(t, nil), newStore(t, nil)
-	addMembers(t, c, admin, a, b)
-	ma, mb := startMember(t, a, c), startMember(t, b, c)
-	membersKnown(t, 2, ma, mb)
+	a, b, ma, mb := twoMembers(t, c, admin)
 	for i := range 50 {
 		_, err := a.AddFact(ctx, FactBody{Content: fmt.Sprintf("before %d", i)})
 		require.NoError(t, err)
@@ -202,25 +191,14 @@ func TestOfflineWorkSyncsAndTheHubRestartLosesNothing(t *testing.T) {
 func TestAStreamDeletedByHandIsMadeAgainFromTheWorkspaces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	hub := startTestHub(t, dir, 0)
-	admin, _, err := AdminKey(dir)
-	require.NoError(t, err)
-	c := Config{URL: hub.URL, Name: "deleted"}
-	a, b := newStore(t, nil), newStore(t, nil)
-	addMembers(t, c, admin, a, b)
-	ma, mb := startMember(t, a, c), startMember(t, b, c)
-	membersKnown(t, 2, ma, mb)
+	c, admin := testTeam(t, "deleted")
+	a, b, ma, mb := twoMembers(t, c, admin)
 	for i := range 10 {
 		_, err := a.AddFact(ctx, FactBody{Content: fmt.Sprintf("a %d", i)})
 		require.NoError(t, err)
 	}
 	converged(t, 10, 10*time.Second, ma, mb)
-	nc, err := Connect(ctx, c, "vandal")
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := jsOf(ctx, t, c, "vandal")
 	require.NoError(t, js.DeleteStream(ctx, c.StreamName()))
 	for i := range 5 {
 		_, err := b.AddFact(ctx, FactBody{Content: fmt.Sprintf("b %d", i)})
@@ -238,21 +216,13 @@ func TestAStreamDeletedByHandIsMadeAgainFromTheWorkspaces(t *testing.T) {
 func TestForgedRecordsOnTheStreamAreRefusedAndCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	hub := startTestHub(t, dir, 0)
-	admin, _, err := AdminKey(dir)
-	require.NoError(t, err)
-	c := Config{URL: hub.URL, Name: "forged"}
+	c, admin := testTeam(t, "forged")
 	a := newStore(t, nil)
 	addMembers(t, c, admin, a)
 	ma := startMember(t, a, c)
 	membersKnown(t, 1, ma)
-	nc, err := Connect(ctx, c, "forger")
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	_, err = EnsureStream(ctx, js, c)
+	js := jsOf(ctx, t, c, "forger")
+	_, err := EnsureStream(ctx, js, c)
 	require.NoError(t, err)
 	// A non-member's well-signed record, and one claiming a member's key.
 	other := newStore(t, nil)
@@ -398,25 +368,14 @@ func TestClusterOfThreeHealsWithoutLossOrDoubles(t *testing.T) {
 func TestAReplayedStreamDoublesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	hub := startTestHub(t, dir, 0)
-	admin, _, err := AdminKey(dir)
-	require.NoError(t, err)
-	c := Config{URL: hub.URL, Name: "replay"}
-	a, b := newStore(t, nil), newStore(t, nil)
-	addMembers(t, c, admin, a, b)
-	ma, mb := startMember(t, a, c), startMember(t, b, c)
-	membersKnown(t, 2, ma, mb)
+	c, admin := testTeam(t, "replay")
+	a, b, ma, mb := twoMembers(t, c, admin)
 	for i := range 20 {
 		_, err := a.AddFact(ctx, FactBody{Content: fmt.Sprintf("fact %d", i)})
 		require.NoError(t, err)
 	}
 	converged(t, 20, 10*time.Second, ma, mb)
-	nc, err := Connect(ctx, c, "replayer")
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := jsOf(ctx, t, c, "replayer")
 	s, err := js.Stream(ctx, c.StreamName())
 	require.NoError(t, err)
 	var old [][]byte
@@ -443,24 +402,13 @@ func TestAReplayedStreamDoublesNothing(t *testing.T) {
 func TestAMemberRemovedWhileOffline(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	hub := startTestHub(t, dir, 0)
-	admin, _, err := AdminKey(dir)
-	require.NoError(t, err)
-	c := Config{URL: hub.URL, Name: "removed"}
-	a, b := newStore(t, nil), newStore(t, nil)
-	addMembers(t, c, admin, a, b)
-	ma, mb := startMember(t, a, c), startMember(t, b, c)
-	membersKnown(t, 2, ma, mb)
-	_, err = b.AddFact(ctx, FactBody{Content: "written while a member"})
+	c, admin := testTeam(t, "removed")
+	a, b, ma, mb := twoMembers(t, c, admin)
+	_, err := b.AddFact(ctx, FactBody{Content: "written while a member"})
 	require.NoError(t, err)
 	converged(t, 1, 10*time.Second, ma, mb)
 	mb.stop()
-	nc, err := Connect(ctx, c, "admin")
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := jsOf(ctx, t, c, "admin")
 	_, err = ChangeMembers(ctx, js, c, admin, b.Self(), false)
 	require.NoError(t, err)
 	for i := range 3 {
@@ -479,4 +427,38 @@ func TestAMemberRemovedWhileOffline(t *testing.T) {
 	_, n, err := a.Digest(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 4, n, "kept (they count again if the admin adds the key back), never applied")
+}
+
+// testTeam starts a hub in a fresh directory and returns the config of a
+// team on it named name and the team's admin key.
+func testTeam(t testing.TB, name string) (Config, ed25519.PrivateKey) {
+	t.Helper()
+	dir := t.TempDir()
+	hub := startTestHub(t, dir, 0)
+	admin, _, err := AdminKey(dir)
+	require.NoError(t, err)
+	return Config{URL: hub.URL, Name: name}, admin
+}
+
+// jsOf connects to c's hub as name, for a test's own look at (or damage
+// to) the team's streams; the connection closes when the test ends.
+func jsOf(ctx context.Context, t testing.TB, c Config, name string) jetstream.JetStream {
+	t.Helper()
+	nc, err := Connect(ctx, c, name)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return js
+}
+
+// twoMembers makes two workspaces members of c's team and starts their
+// sync; they return once both know the membership list.
+func twoMembers(t testing.TB, c Config, admin ed25519.PrivateKey) (a, b *Store, ma, mb *member) {
+	t.Helper()
+	a, b = newStore(t, nil), newStore(t, nil)
+	addMembers(t, c, admin, a, b)
+	ma, mb = startMember(t, a, c), startMember(t, b, c)
+	membersKnown(t, 2, ma, mb)
+	return a, b, ma, mb
 }
