@@ -151,27 +151,14 @@ func (r ChatResult) Usage() Usage {
 //     once, then fails with ErrTimeout (stalled).
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta)) (ChatResult, error) {
 	start := time.Now()
-	if strings.TrimSpace(req.Model) == "" {
-		return ChatResult{}, fmt.Errorf("%w: chat: no model given", ErrBadRequest)
-	}
-	for _, b := range req.Budgets {
-		if err := b.Check(); err != nil {
-			return ChatResult{}, fmt.Errorf("chat %s: %w", req.Model, err)
-		}
+	if err := checkChat(req); err != nil {
+		return ChatResult{}, err
 	}
 	areq, err := c.toAPIChat(req, true)
 	if err != nil {
 		return ChatResult{}, err
 	}
-
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = c.cfg.ChatTimeout
-	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, timeout)
-	}
+	callCtx, cancel, timeout := c.chatContext(ctx, req)
 	defer cancel()
 
 	st := &chatState{onDelta: onDelta}
@@ -589,4 +576,32 @@ func fromAPIToolCalls(calls []api.ToolCall) []ToolCall {
 		out = append(out, ToolCall{ID: tc.ID, Index: tc.Function.Index, Name: tc.Function.Name, Arguments: args})
 	}
 	return out
+}
+
+// checkChat refuses a chat request with no model or a budget already spent
+// (both providers check the same way).
+func checkChat(req ChatRequest) error {
+	if strings.TrimSpace(req.Model) == "" {
+		return fmt.Errorf("%w: chat: no model given", ErrBadRequest)
+	}
+	for _, b := range req.Budgets {
+		if err := b.Check(); err != nil {
+			return fmt.Errorf("chat %s: %w", req.Model, err)
+		}
+	}
+	return nil
+}
+
+// chatContext is the context one chat call runs in, and its timeout:
+// req.Timeout, else the configured chat timeout (none when both are 0).
+func (c *Client) chatContext(ctx context.Context, req ChatRequest) (context.Context, context.CancelFunc, time.Duration) {
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = c.cfg.ChatTimeout
+	}
+	if timeout > 0 {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		return cctx, cancel, timeout
+	}
+	return ctx, func() {}, 0
 }

@@ -323,26 +323,14 @@ func asStatus(err error) error {
 func (o *OpenAI) Chat(ctx context.Context, req ChatRequest, onDelta func(Delta)) (ChatResult, error) {
 	start := time.Now()
 	c := o.core
-	if strings.TrimSpace(req.Model) == "" {
-		return ChatResult{}, fmt.Errorf("%w: chat: no model given", ErrBadRequest)
-	}
-	for _, b := range req.Budgets {
-		if err := b.Check(); err != nil {
-			return ChatResult{}, fmt.Errorf("chat %s: %w", req.Model, err)
-		}
+	if err := checkChat(req); err != nil {
+		return ChatResult{}, err
 	}
 	params, err := o.toParams(req)
 	if err != nil {
 		return ChatResult{}, err
 	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = c.cfg.ChatTimeout
-	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, timeout)
-	}
+	callCtx, cancel, timeout := c.chatContext(ctx, req)
 	defer cancel()
 
 	st := &chatState{onDelta: onDelta}
